@@ -1,0 +1,16 @@
+/* cmd/builtin.h: the root nodes of the command groups, one per cmd-*.c. */
+#ifndef PTDB_CMD_BUILTIN_H
+#define PTDB_CMD_BUILTIN_H
+
+#include "cmd/cmd.h"
+
+#define PTDB_VERSION "0.1.0"
+
+extern const struct cmd_node cmd_help_node_def;
+extern const struct cmd_node cmd_apropos_node;
+extern const struct cmd_node cmd_quit_node;
+extern const struct cmd_node cmd_version_node;
+extern const struct cmd_node cmd_command_node;
+extern const struct cmd_node cmd_settings_node;
+
+#endif

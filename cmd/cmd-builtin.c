@@ -1,0 +1,182 @@
+/* cmd/cmd-builtin.c: help, apropos, quit, version, command source, settings. */
+#include "cmd/cmd.h"
+#include "cmd/builtin.h"
+#include "cmd/script.h"
+#include "core/session.h"
+#include "core/size.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+static void help_list_one(const struct cmd_node *node, const char *path, void *out)
+{
+	fprintf(out, "  %s -- %s\n", path, node->summary);
+}
+
+static enum cmd_status exec_help(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	char path[256], msg[512];
+	const struct cmd_node *node;
+	int used;
+
+	if (cmd_opt_given(ctx->node, a, "all")) {
+		cmd_walk(help_list_one, ctx->out);
+		return CMD_OK;
+	}
+	if (a->argc == 0) {
+		cmd_help_all(ctx->out);
+		return CMD_OK;
+	}
+	/* Aliases are shown as what they stand for. */
+	for (const struct cmd_alias *al = cmd_aliases(); al->name; al++)
+		if (a->argc == 1 && !strcmp(al->name, a->argv[0])) {
+			fprintf(ctx->out, "'%s' is an abbreviation for '%s'\n", al->name, al->expansion);
+			return CMD_OK;
+		}
+	node = cmd_lookup(a->argv, a->argc, &used, path, sizeof(path), msg, sizeof(msg));
+	if (!node)
+		return cmd_error(ctx, "%s", msg);
+	if (used < a->argc)
+		return cmd_error(ctx, "'%s' does not have a subcommand named '%s'. Try 'help %s'.",
+			path, a->argv[used], path);
+	cmd_help_node(node, path, ctx->out);
+	return CMD_OK;
+}
+
+struct apropos_ctx {
+	const char *word;
+	FILE *out;
+	int hits;
+};
+
+static void apropos_one(const struct cmd_node *node, const char *path, void *p)
+{
+	struct apropos_ctx *ac = p;
+
+	if (strcasestr(path, ac->word) || strcasestr(node->summary, ac->word) ||
+	    (node->details && strcasestr(node->details, ac->word))) {
+		if (!ac->hits++)
+			fprintf(ac->out, "The following commands may relate to '%s':\n", ac->word);
+		fprintf(ac->out, "  %s -- %s\n", path, node->summary);
+	}
+}
+
+static enum cmd_status exec_apropos(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct apropos_ctx ac = { a->argv[0], ctx->out, 0 };
+
+	cmd_walk(apropos_one, &ac);
+	if (!ac.hits)
+		fprintf(ctx->out, "No commands found pertaining to '%s'. "
+			"Try 'help' to see a complete list of debugger commands.\n", a->argv[0]);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_quit(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	(void)ctx;
+	(void)a;
+	return CMD_EXIT;
+}
+
+static enum cmd_status exec_version(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	(void)a;
+	fprintf(ctx->out, "ptdb version %s\n", PTDB_VERSION);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_source(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	enum cmd_status st;
+	int failed = 0;
+	FILE *f;
+
+	if (ctx->s->depth >= 16)
+		return cmd_error(ctx, "command source nested too deeply (16 levels)");
+	f = fopen(a->argv[0], "r");
+	if (!f)
+		return cmd_error(ctx, "cannot open command file '%s': %s", a->argv[0], strerror(errno));
+	ctx->s->depth++;
+	st = script_run_file(ctx->s, f, ctx->out, ctx->err, &failed);
+	ctx->s->depth--;
+	fclose(f);
+	if (st == CMD_EXIT)
+		return CMD_EXIT;
+	return failed ? CMD_ERROR : CMD_OK;
+}
+
+static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct ptdb_err err;
+	char value[1024] = "";
+	size_t off = 0;
+
+	/* The value is the rest of the line, words joined by single spaces. */
+	for (int i = 1; i < a->argc; i++)
+		off += (size_t)snprintf(value + off, sizeof(value) - (off < sizeof(value) ? off : sizeof(value)),
+			"%s%s", i > 1 ? " " : "", a->argv[i]);
+	if (settings_set(&ctx->s->settings, a->argv[0], value, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_settings_show(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct ptdb_err err;
+
+	if (settings_show(&ctx->s->settings, a->argc ? a->argv[0] : NULL, ctx->out, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	return CMD_OK;
+}
+
+const struct cmd_node cmd_help_node_def = {
+	.name = "help", .summary = "Show a list of all debugger commands, or give details about a specific command.",
+	.syntax = "[<cmd-name> ...]", .min_args = 0, .max_args = -1, .exec = exec_help,
+	.opts = (const struct cmd_opt[]){
+		{ 'a', "all", OPT_FLAG, NULL, "List every command and subcommand with its summary." },
+		{ 0 } },
+};
+
+const struct cmd_node cmd_apropos_node = {
+	.name = "apropos", .summary = "List debugger commands related to a word or subject.",
+	.syntax = "<search-word>", .min_args = 1, .max_args = 1, .exec = exec_apropos,
+};
+
+const struct cmd_node cmd_quit_node = {
+	.name = "quit", .summary = "Quit the debugger, killing a launched inferior.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_quit,
+};
+
+const struct cmd_node cmd_version_node = {
+	.name = "version", .summary = "Show the ptdb version.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_version,
+};
+
+static const struct cmd_node command_source = {
+	.name = "source", .summary = "Read and run debugger commands from a file.",
+	.syntax = "<filename>", .min_args = 1, .max_args = 1, .flags = CMD_ARGS_FILES, .exec = exec_source,
+	.details = "Each line is one command, echoed before it runs; '#' starts a comment line.",
+};
+
+const struct cmd_node cmd_command_node = {
+	.name = "command", .summary = "Commands for running debugger command scripts.",
+	.children = (const struct cmd_node *const[]){ &command_source, NULL },
+};
+
+static const struct cmd_node settings_set_node = {
+	.name = "set", .summary = "Set the value of a debugger setting.",
+	.syntax = "<setting-name> <value>", .min_args = 2, .max_args = -1, .flags = CMD_RAW_ARGS,
+	.exec = exec_settings_set,
+};
+
+static const struct cmd_node settings_show_node = {
+	.name = "show", .summary = "Show debugger settings and their values.",
+	.syntax = "[<setting-name>]", .min_args = 0, .max_args = 1, .exec = exec_settings_show,
+};
+
+const struct cmd_node cmd_settings_node = {
+	.name = "settings", .summary = "Commands for managing debugger settings.",
+	.children = (const struct cmd_node *const[]){ &settings_set_node, &settings_show_node, NULL },
+};

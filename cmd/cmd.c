@@ -1,0 +1,368 @@
+/* cmd/cmd.c: word splitting, lookup by alias/name/unique prefix, option
+ * parsing and dispatch over the command tree. */
+#include "cmd/cmd.h"
+#include "core/session.h"
+#include "core/size.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum cmd_status cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(ctx->out);
+	fputs("error: ", ctx->err);
+	va_start(ap, fmt);
+	vfprintf(ctx->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', ctx->err);
+	fflush(ctx->err);
+	ctx->failed = 1;
+	return CMD_ERROR;
+}
+
+void cmd_argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (char **p = argv; *p; p++)
+		free(*p);
+	free(argv);
+}
+
+int cmd_split(const char *line, char ***argv, const char **errmsg)
+{
+	size_t cap = 8, n = 0, len = strlen(line);
+	char **v = xcalloc(cap, sizeof(*v));
+	char *word = xmalloc(len + 1);
+	const char *p = line;
+
+	for (;;) {
+		size_t w = 0;
+		char quote = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		while (*p && (quote || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r'))) {
+			if (quote) {
+				if (*p == quote) {
+					quote = 0;
+				} else if (*p == '\\' && quote == '"' && (p[1] == '"' || p[1] == '\\')) {
+					word[w++] = *++p;
+				} else {
+					word[w++] = *p;
+				}
+			} else if (*p == '\'' || *p == '"') {
+				quote = *p;
+			} else if (*p == '\\' && p[1]) {
+				word[w++] = *++p;
+			} else {
+				word[w++] = *p;
+			}
+			p++;
+		}
+		if (quote) {
+			*errmsg = "unterminated quote in command line";
+			free(word);
+			v[n] = NULL;
+			cmd_argv_free(v);
+			return -1;
+		}
+		word[w] = '\0';
+		if (n + 2 > cap)
+			v = xrealloc(v, (cap *= 2) * sizeof(*v));
+		v[n++] = xstrdup(word);
+	}
+	v[n] = NULL;
+	free(word);
+	*argv = v;
+	return (int)n;
+}
+
+/* Finds a child by exact name, then unique prefix.  Returns NULL and fills
+ * msg when there is none or the prefix is ambiguous. */
+static const struct cmd_node *find_child(const struct cmd_node *const *kids,
+	const char *word, const char *parent, char *msg, size_t msgsz)
+{
+	const struct cmd_node *hit = NULL;
+	int nhits = 0;
+	size_t len = strlen(word), off;
+
+	for (const struct cmd_node *const *k = kids; *k; k++) {
+		if (!strcmp((*k)->name, word))
+			return *k;
+		if (!strncmp((*k)->name, word, len)) {
+			hit = *k;
+			nhits++;
+		}
+	}
+	if (nhits == 1)
+		return hit;
+	if (nhits == 0) {
+		if (parent)
+			snprintf(msg, msgsz, "'%s' does not have a subcommand named '%s'. "
+				"Try 'help %s'.", parent, word, parent);
+		else
+			snprintf(msg, msgsz, "'%s' is not a valid command.", word);
+		return NULL;
+	}
+	off = (size_t)snprintf(msg, msgsz, "ambiguous command '%s'. Possible matches:", word);
+	for (const struct cmd_node *const *k = kids; *k && off < msgsz; k++)
+		if (!strncmp((*k)->name, word, len))
+			off += (size_t)snprintf(msg + off, msgsz - off, " %s", (*k)->name);
+	return NULL;
+}
+
+const struct cmd_node *cmd_lookup(char **words, int nwords, int *used,
+	char *path, size_t pathsz, char *msg, size_t msgsz)
+{
+	const struct cmd_node *node = cmd_root();
+	int i = 0;
+
+	path[0] = '\0';
+	while (i < nwords && node->children) {
+		const struct cmd_node *kid;
+
+		if (i > 0 && words[i][0] == '-')
+			break;
+		kid = find_child(node->children, words[i], i ? path : NULL, msg, msgsz);
+		if (!kid) {
+			if (i == 0 || !node->exec)
+				return NULL;
+			break;	/* a group with its own handler takes arguments */
+		}
+		node = kid;
+		snprintf(path + strlen(path), pathsz - strlen(path), "%s%s", i ? " " : "", node->name);
+		i++;
+	}
+	*used = i;
+	return node;
+}
+
+static int opt_count(const struct cmd_node *node)
+{
+	int n = 0;
+
+	while (node->opts && (node->opts[n].long_name || node->opts[n].short_name))
+		n++;
+	return n;
+}
+
+static int set_opt(const struct cmd_node *node, int idx, char **words, int nwords,
+	int *i, const char *inline_val, struct cmd_args *a, const char *shown, char *msg, size_t msgsz)
+{
+	const struct cmd_opt *o = &node->opts[idx];
+	const char *val = inline_val;
+	struct ptdb_err err;
+	uint64_t v;
+
+	if (o->type == OPT_FLAG) {
+		if (inline_val) {
+			snprintf(msg, msgsz, "option '%s' takes no value", shown);
+			return -1;
+		}
+		a->opt_set[idx] = 1;
+		a->opt_value[idx] = "";
+		return 0;
+	}
+	if (!val) {
+		if (*i + 1 >= nwords) {
+			snprintf(msg, msgsz, "option '%s' requires a value <%s>", shown,
+				o->arg_name ? o->arg_name : "value");
+			return -1;
+		}
+		val = words[++*i];
+	}
+	if ((o->type == OPT_UINT && uint_parse(val, &v, &err) < 0) ||
+	    (o->type == OPT_SIZE && size_parse(val, 1, &v, &err) < 0)) {
+		snprintf(msg, msgsz, "invalid value for option '%s': %s", shown, err.msg);
+		return -1;
+	}
+	a->opt_set[idx] = 1;
+	a->opt_value[idx] = val;
+	return 0;
+}
+
+int cmd_parse_args(const struct cmd_node *node, char **words, int nwords,
+	struct cmd_args *a, char *msg, size_t msgsz)
+{
+	int nopts = opt_count(node), npos = 0, only_pos = node->flags & CMD_RAW_ARGS;
+
+	memset(a, 0, sizeof(*a));
+	a->argv = xcalloc((size_t)nwords + 1, sizeof(char *));
+	for (int i = 0; i < nwords; i++) {
+		const char *w = words[i];
+
+		if (only_pos || w[0] != '-' || !w[1] || (w[1] >= '0' && w[1] <= '9')) {
+			a->argv[npos++] = words[i];
+			continue;
+		}
+		if (!strcmp(w, "--")) {
+			only_pos = 1;
+			continue;
+		}
+		if (w[1] == '-') {
+			const char *name = w + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			int idx = -1;
+
+			for (int k = 0; k < nopts; k++)
+				if (node->opts[k].long_name && strlen(node->opts[k].long_name) == len &&
+				    !strncmp(node->opts[k].long_name, name, len))
+					idx = k;
+			if (idx < 0) {
+				snprintf(msg, msgsz, "invalid option: '%.*s'", (int)(len + 2), w);
+				return -1;
+			}
+			if (set_opt(node, idx, words, nwords, &i, eq ? eq + 1 : NULL, a,
+				    words[i], msg, msgsz) < 0)
+				return -1;
+			continue;
+		}
+		for (const char *c = w + 1; *c; c++) {
+			int idx = -1;
+			char shown[3] = { '-', *c, 0 };
+
+			for (int k = 0; k < nopts; k++)
+				if (node->opts[k].short_name == *c)
+					idx = k;
+			if (idx < 0) {
+				snprintf(msg, msgsz, "invalid option: '-%c'", *c);
+				return -1;
+			}
+			if (node->opts[idx].type != OPT_FLAG) {
+				if (set_opt(node, idx, words, nwords, &i, c[1] ? c + 1 : NULL, a,
+					    shown, msg, msgsz) < 0)
+					return -1;
+				break;
+			}
+			set_opt(node, idx, words, nwords, &i, NULL, a, shown, msg, msgsz);
+		}
+	}
+	a->argc = npos;
+	if (npos < node->min_args) {
+		snprintf(msg, msgsz, "'%s' requires %s%d argument%s", node->name,
+			node->max_args == node->min_args ? "" : "at least ", node->min_args,
+			node->min_args == 1 ? "" : "s");
+		return -1;
+	}
+	if (node->max_args >= 0 && npos > node->max_args) {
+		if (node->max_args == 0)
+			snprintf(msg, msgsz, "'%s' takes no arguments", node->name);
+		else
+			snprintf(msg, msgsz, "'%s' takes at most %d argument%s", node->name,
+				node->max_args, node->max_args == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_index(const struct cmd_node *node, const char *long_name)
+{
+	int n = opt_count(node);
+
+	for (int k = 0; k < n; k++)
+		if (node->opts[k].long_name && !strcmp(node->opts[k].long_name, long_name))
+			return k;
+	return -1;
+}
+
+const char *cmd_opt(const struct cmd_node *node, const struct cmd_args *args, const char *long_name)
+{
+	int k = opt_index(node, long_name);
+
+	return k >= 0 && args->opt_set[k] ? args->opt_value[k] : NULL;
+}
+
+int cmd_opt_given(const struct cmd_node *node, const struct cmd_args *args, const char *long_name)
+{
+	return cmd_opt(node, args, long_name) != NULL;
+}
+
+/* Replaces an alias in the first word by its expansion. */
+static char **expand_alias(char **words, int *n)
+{
+	const struct cmd_alias *al;
+	char **exp, **out;
+	const char *errmsg;
+	int ne;
+
+	for (al = cmd_aliases(); al->name; al++)
+		if (!strcmp(al->name, words[0]))
+			break;
+	if (!al->name)
+		return words;
+	ne = cmd_split(al->expansion, &exp, &errmsg);
+	if (ne < 0)
+		return words;
+	out = xcalloc((size_t)(ne + *n), sizeof(char *));
+	for (int i = 0; i < ne; i++)
+		out[i] = exp[i];
+	for (int i = 1; i < *n; i++)
+		out[ne + i - 1] = words[i];
+	free(words[0]);
+	free(words);
+	free(exp);
+	*n = ne + *n - 1;
+	out[*n] = NULL;
+	return out;
+}
+
+enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FILE *errf)
+{
+	struct cmd_ctx ctx = { .s = s, .out = out, .err = errf };
+	char path[256], msg[1024];
+	const struct cmd_node *node;
+	struct cmd_args args;
+	enum cmd_status st;
+	const char *errmsg;
+	char **words;
+	int n, used;
+
+	n = cmd_split(line, &words, &errmsg);
+	if (n < 0)
+		return cmd_error(&ctx, "%s", errmsg);
+	if (n == 0) {
+		cmd_argv_free(words);
+		return CMD_OK;
+	}
+	words = expand_alias(words, &n);
+	node = cmd_lookup(words, n, &used, path, sizeof(path), msg, sizeof(msg));
+	if (!node) {
+		cmd_argv_free(words);
+		return cmd_error(&ctx, "%s", msg);
+	}
+	ctx.node = node;
+	ctx.path = path;
+	if (!node->exec) {
+		if (used < n)
+			st = cmd_error(&ctx, "'%s' does not have a subcommand named '%s'. Try 'help %s'.",
+				path, words[used], path);
+		else
+			st = cmd_error(&ctx, "'%s' is a group of commands; try 'help %s'.", path, path);
+		cmd_argv_free(words);
+		return st;
+	}
+	if (cmd_parse_args(node, words + used, n - used, &args, msg, sizeof(msg)) < 0) {
+		st = cmd_error(&ctx, "%s", msg);
+		fputs("Usage: ", errf);
+		cmd_usage(node, path, errf);
+		free(args.argv);
+		cmd_argv_free(words);
+		return st;
+	}
+	st = node->exec(&ctx, &args);
+	if (st == CMD_WRONG_ARGS) {
+		fputs("Usage: ", errf);
+		cmd_usage(node, path, errf);
+		st = CMD_ERROR;
+	}
+	fflush(out);
+	free(args.argv);
+	cmd_argv_free(words);
+	return st;
+}

@@ -1,0 +1,109 @@
+/* cmd/main.c: ptdb's entry point: options, batch scripts, then the prompt. */
+#include "cmd/builtin.h"
+#include "cmd/repl.h"
+#include "cmd/script.h"
+#include "core/session.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fputs("Usage: ptdb [options] [--] [program [args...]]\n"
+	      "\n"
+	      "Options:\n"
+	      "  -s, --source FILE     run the commands in FILE ('-' is stdin)\n"
+	      "  -o, --one-line CMD    run CMD (repeatable; runs in order with -s)\n"
+	      "  -b, --batch           quit after running the commands\n"
+	      "  -h, --help            show this help\n"
+	      "  -V, --version         show the version\n", out);
+}
+
+struct action {
+	int is_file;
+	const char *text;
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "source", required_argument, NULL, 's' },
+		{ "one-line", required_argument, NULL, 'o' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct action *acts = calloc((size_t)argc + 1, sizeof(*acts));
+	struct session s;
+	int nacts = 0, batch = 0, failed = 0, c, rc = 0;
+	enum cmd_status st = CMD_OK;
+
+	if (!acts)
+		return 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+s:o:bhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+		case 'o':
+			acts[nacts].is_file = c == 's';
+			acts[nacts++].text = optarg;
+			break;
+		case 'b':
+			batch = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			free(acts);
+			return 0;
+		case 'V':
+			printf("ptdb version %s\n", PTDB_VERSION);
+			free(acts);
+			return 0;
+		default:
+			if (optopt)
+				fprintf(stderr, "error: invalid option or missing value: '-%c'\n", optopt);
+			else
+				fprintf(stderr, "error: invalid option: '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			free(acts);
+			return 2;
+		}
+	}
+	session_init(&s);
+	s.batch = batch;
+	if (optind < argc) {
+		fprintf(stderr, "error: no debugger support for programs yet: '%s'\n", argv[optind]);
+		failed = 1;
+	}
+	for (int i = 0; i < nacts && st != CMD_EXIT; i++) {
+		if (acts[i].is_file) {
+			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;
+
+			if (!f) {
+				fprintf(stderr, "error: cannot open command file '%s': %s\n",
+					acts[i].text, strerror(errno));
+				failed = 1;
+				continue;
+			}
+			st = script_run_file(&s, f, stdout, stderr, &failed);
+			if (f != stdin)
+				fclose(f);
+		} else {
+			st = script_run_line(&s, acts[i].text, stdout, stderr, &failed);
+		}
+		if (failed && settings_get_bool(&s.settings, SETTING_STOP_ON_ERROR))
+			break;
+	}
+	if (!batch && st != CMD_EXIT)
+		repl_run(&s);
+	else if (batch && failed)
+		rc = 1;
+	fflush(stdout);
+	session_release(&s);
+	free(acts);
+	return rc;
+}

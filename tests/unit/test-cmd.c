@@ -1,0 +1,259 @@
+/* tests/unit/test-cmd.c: word splitting, lookup, option parsing, completion
+ * and help generation of the command tree. */
+#include "tests/unit/test.h"
+#include "cmd/cmd.h"
+#include "core/session.h"
+
+#include <stdlib.h>
+
+TEST(split_plain)
+{
+	char **v;
+	const char *e;
+
+	CHECK_INT(cmd_split("  thread   trace start ", &v, &e), 3);
+	CHECK_STR(v[0], "thread");
+	CHECK_STR(v[2], "start");
+	CHECK(v[3] == NULL);
+	cmd_argv_free(v);
+}
+
+TEST(split_quotes)
+{
+	char **v;
+	const char *e;
+
+	CHECK_INT(cmd_split("set prompt '(x) ' \"a\\\"b\" c\\ d", &v, &e), 5);
+	CHECK_STR(v[1], "prompt");
+	CHECK_STR(v[2], "(x) ");
+	CHECK_STR(v[3], "a\"b");
+	CHECK_STR(v[4], "c d");
+	cmd_argv_free(v);
+	CHECK_INT(cmd_split("x c\\ d ''", &v, &e), 3);
+	CHECK_STR(v[1], "c d");
+	CHECK_STR(v[2], "");
+	cmd_argv_free(v);
+}
+
+TEST(split_unterminated)
+{
+	char **v = NULL;
+	const char *e = NULL;
+
+	CHECK_INT(cmd_split("help 'oops", &v, &e), -1);
+	CHECK(e != NULL);
+}
+
+static const struct cmd_node *look(const char *line, int *used, char *path, char *msg)
+{
+	char **v;
+	const char *e;
+	int n = cmd_split(line, &v, &e);
+	const struct cmd_node *node = cmd_lookup(v, n, used, path, 256, msg, 512);
+
+	cmd_argv_free(v);
+	return node;
+}
+
+TEST(lookup_exact_and_prefix)
+{
+	char path[256], msg[512];
+	int used;
+	const struct cmd_node *n = look("sett sh", &used, path, msg);
+
+	CHECK(n != NULL);
+	CHECK_STR(path, "settings show");
+	CHECK_INT(used, 2);
+	n = look("help settings", &used, path, msg);
+	CHECK_STR(n->name, "help");
+	CHECK_INT(used, 1);
+}
+
+TEST(lookup_unknown)
+{
+	char path[256], msg[512];
+	int used;
+
+	CHECK(look("bogus", &used, path, msg) == NULL);
+	CHECK_STR(msg, "'bogus' is not a valid command.");
+	CHECK(look("settings frob", &used, path, msg) == NULL);
+	CHECK_STR(msg, "'settings' does not have a subcommand named 'frob'. Try 'help settings'.");
+}
+
+TEST(lookup_ambiguous)
+{
+	char path[256], msg[512];
+	int used;
+
+	CHECK(look("settings s", &used, path, msg) == NULL);
+	CHECK_STR(msg, "ambiguous command 's'. Possible matches: set show");
+}
+
+static const struct cmd_opt test_opts[] = {
+	{ 'c', "count", OPT_UINT, "count", "How many." },
+	{ 'f', "forwards", OPT_FLAG, NULL, "Forwards." },
+	{ 'a', "all", OPT_FLAG, NULL, "All." },
+	{ 's', "size", OPT_SIZE, "size", "Size." },
+	{ 0, "backend", OPT_STRING, "name", "Backend." },
+	{ 0 },
+};
+static const struct cmd_node test_leaf = {
+	.name = "leaf", .summary = "A test leaf.", .syntax = "[<index> ...]",
+	.opts = test_opts, .min_args = 0, .max_args = 2,
+};
+
+static int parse(const char *line, struct cmd_args *a, char *msg)
+{
+	char **v;
+	const char *e;
+	int n = cmd_split(line, &v, &e), rc;
+
+	rc = cmd_parse_args(&test_leaf, v, n, a, msg, 512);
+	/* Values point into v: keep v alive for the test (small leak is fine
+	 * in a unit test, but free what we can). */
+	(void)rc;
+	return rc;
+}
+
+TEST(parse_options)
+{
+	struct cmd_args a;
+	char msg[512];
+
+	CHECK_INT(parse("-c 5 -fa 2", &a, msg), 0);
+	CHECK_STR(cmd_opt(&test_leaf, &a, "count"), "5");
+	CHECK(cmd_opt_given(&test_leaf, &a, "forwards"));
+	CHECK(cmd_opt_given(&test_leaf, &a, "all"));
+	CHECK_INT(a.argc, 1);
+	CHECK_STR(a.argv[0], "2");
+	free(a.argv);
+	CHECK_INT(parse("--count=7 -c8 --backend software", &a, msg), 0);
+	CHECK_STR(cmd_opt(&test_leaf, &a, "count"), "8");
+	CHECK_STR(cmd_opt(&test_leaf, &a, "backend"), "software");
+	free(a.argv);
+}
+
+TEST(parse_errors)
+{
+	struct cmd_args a;
+	char msg[512];
+
+	CHECK_INT(parse("-z", &a, msg), -1);
+	CHECK_STR(msg, "invalid option: '-z'");
+	CHECK_INT(parse("--bogus", &a, msg), -1);
+	CHECK_STR(msg, "invalid option: '--bogus'");
+	CHECK_INT(parse("-c", &a, msg), -1);
+	CHECK_STR(msg, "option '-c' requires a value <count>");
+	CHECK_INT(parse("--count abc", &a, msg), -1);
+	CHECK_STR(msg, "invalid value for option '--count': invalid number: \"abc\"");
+	CHECK_INT(parse("--size -1", &a, msg), -1);
+	CHECK_INT(parse("--size 99999999999TB", &a, msg), -1);
+	CHECK_STR(msg, "invalid value for option '--size': size too large: \"99999999999TB\"");
+	CHECK_INT(parse("1 2 3", &a, msg), -1);
+	CHECK_STR(msg, "'leaf' takes at most 2 arguments");
+	CHECK_INT(parse("--forwards=1", &a, msg), -1);
+}
+
+TEST(parse_double_dash)
+{
+	struct cmd_args a;
+	char msg[512];
+
+	CHECK_INT(parse("-- -c 5", &a, msg), 0);
+	CHECK_INT(a.argc, 2);
+	CHECK_STR(a.argv[0], "-c");
+	CHECK(!cmd_opt_given(&test_leaf, &a, "count"));
+	free(a.argv);
+	/* A negative number is a positional, not an option. */
+	CHECK_INT(parse("-5", &a, msg), 0);
+	CHECK_STR(a.argv[0], "-5");
+	free(a.argv);
+}
+
+TEST(usage_generated)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cmd_usage(&test_leaf, "thread leaf", f);
+	fclose(f);
+	CHECK_STR(buf, "thread leaf [-c <count>] [-f] [-a] [-s <size>] [--backend <name>] [<index> ...]\n");
+	free(buf);
+}
+
+TEST(help_lists_groups)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cmd_help_all(f);
+	fclose(f);
+	CHECK(strstr(buf, "Debugger commands:\n") != NULL);
+	CHECK(strstr(buf, "  settings -- Commands for managing debugger settings.\n") != NULL);
+	CHECK(strstr(buf, "  q    -- ('quit')\n") != NULL);
+	free(buf);
+}
+
+static int complete(const char *line, char ***m, size_t *wl)
+{
+	return cmd_complete(line, m, wl);
+}
+
+TEST(complete_commands)
+{
+	char **m;
+	size_t wl;
+
+	CHECK_INT(complete("sett", &m, &wl), 1);
+	CHECK_STR(m[0], "settings");
+	CHECK_INT(wl, 4);
+	cmd_argv_free(m);
+	CHECK_INT(complete("settings s", &m, &wl), 2);
+	CHECK_STR(m[0], "set");
+	CHECK_STR(m[1], "show");
+	cmd_argv_free(m);
+	CHECK_INT(complete("zzz", &m, &wl), 0);
+}
+
+TEST(complete_options_and_files)
+{
+	char **m;
+	size_t wl;
+
+	CHECK_INT(complete("help --a", &m, &wl), 1);
+	CHECK_STR(m[0], "--all");
+	cmd_argv_free(m);
+	CHECK_INT(complete("command source tests/unit/test.", &m, &wl), 1);
+	CHECK_STR(m[0], "tests/unit/test.h");
+	cmd_argv_free(m);
+}
+
+TEST(run_line_status)
+{
+	struct session s;
+	char *ob = NULL, *eb = NULL;
+	size_t ol = 0, el = 0;
+	FILE *out = open_memstream(&ob, &ol), *err = open_memstream(&eb, &el);
+
+	session_init(&s);
+	CHECK_INT(cmd_run_line(&s, "version", out, err), CMD_OK);
+	CHECK_INT(cmd_run_line(&s, "bogus", out, err), CMD_ERROR);
+	CHECK_INT(cmd_run_line(&s, "q", out, err), CMD_EXIT);
+	CHECK_INT(cmd_run_line(&s, "   ", out, err), CMD_OK);
+	CHECK_INT(cmd_run_line(&s, "settings set prompt '(x) '", out, err), CMD_OK);
+	CHECK_STR(settings_get(&s.settings, SETTING_PROMPT), "(x) ");
+	fclose(out);
+	fclose(err);
+	CHECK(strstr(ob, "ptdb version") != NULL);
+	CHECK_STR(eb, "error: 'bogus' is not a valid command.\n");
+	free(ob);
+	free(eb);
+	session_release(&s);
+}
+
+TEST_MAIN(split_plain, split_quotes, split_unterminated, lookup_exact_and_prefix,
+	lookup_unknown, lookup_ambiguous, parse_options, parse_errors, parse_double_dash,
+	usage_generated, help_lists_groups, complete_commands, complete_options_and_files,
+	run_line_status)
