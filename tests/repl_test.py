@@ -1,0 +1,154 @@
+"""REPL tests under a real pseudo-terminal: completion, history, Ctrl-C, Ctrl-D."""
+import os
+import pty
+import select
+import signal
+import tempfile
+import time
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+
+
+class Pty:
+    def __init__(self, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(PTDB, [PTDB], env)
+        self.buf = b""
+
+    def read_until(self, text, timeout=10.0):
+        end = time.time() + timeout
+        while text.encode() not in self.buf and time.time() < end:
+            r, _, _ = select.select([self.fd], [], [], 0.1)
+            if r:
+                try:
+                    data = os.read(self.fd, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                self.buf += data
+        return text.encode() in self.buf
+
+    def send(self, s):
+        os.write(self.fd, s.encode())
+
+    def close(self):
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid == 0:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                return None
+            return status
+        finally:
+            os.close(self.fd)
+
+    def wait_exit(self, timeout=10.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            self.read_until("\x00", 0.1)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                os.close(self.fd)
+                return status
+        return self.close()
+
+
+def session(tmp):
+    env = dict(os.environ, HOME=tmp, PTDB_HISTORY=os.path.join(tmp, "hist"), TERM="xterm")
+    return Pty(env)
+
+
+def t_completion(tmp):
+    p = session(tmp)
+    try:
+        if not p.read_until("(ptdb) "):
+            return "no prompt"
+        p.send("sett\t")
+        if not p.read_until("ings "):
+            return "sett<TAB> did not complete to 'settings '"
+        p.send("sh\t\r")
+        if not p.read_until("stop-on-error (boolean)"):
+            return "'settings sh<TAB>' did not complete and run 'settings show'"
+        p.send("settings set --\t")
+        p.send("\x15")  # kill line
+        p.send("quit\r")
+        st = p.wait_exit()
+        if st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 0:
+            return "quit did not exit cleanly"
+    finally:
+        if p.fd:
+            pass
+    return None
+
+
+def t_history(tmp):
+    p = session(tmp)
+    if not p.read_until("(ptdb) "):
+        p.close()
+        return "no prompt"
+    p.send("version\r")
+    p.read_until("ptdb version")
+    p.buf = b""
+    p.send("\x1b[A\r")  # up arrow recalls 'version'
+    ok = p.read_until("ptdb version")
+    p.send("\x04")  # Ctrl-D exits
+    st = p.wait_exit()
+    if not ok:
+        return "up arrow did not recall the previous command"
+    if st is None or not os.WIFEXITED(st):
+        return "Ctrl-D did not exit"
+    with open(os.path.join(tmp, "hist")) as f:
+        if "version" not in f.read():
+            return "history file does not hold 'version'"
+    # A new session sees the saved history.
+    p = session(tmp)
+    p.read_until("(ptdb) ")
+    p.buf = b""
+    p.send("\x1b[A\r")
+    ok = p.read_until("ptdb version")
+    p.send("quit\r")
+    p.wait_exit()
+    return None if ok else "history was not loaded by a new session"
+
+
+def t_ctrl_c(tmp):
+    p = session(tmp)
+    if not p.read_until("(ptdb) "):
+        p.close()
+        return "no prompt"
+    p.send("bogus-half-typed")
+    p.read_until("bogus-half-typed")
+    os.kill(p.pid, signal.SIGINT)  # as the terminal's ^C does, to the process
+    p.send("\x03")
+    time.sleep(0.3)
+    p.buf = b""
+    p.send("version\r")
+    ok = p.read_until("ptdb version")
+    bad = b"not a valid command" in p.buf
+    p.send("quit\r")
+    st = p.wait_exit()
+    if not ok:
+        return "ptdb did not survive Ctrl-C or the prompt did not come back"
+    if bad:
+        return "Ctrl-C did not clear the line"
+    if st is None or not os.WIFEXITED(st):
+        return "ptdb did not exit after quit"
+    return None
+
+
+def run_all():
+    for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c)):
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                why = fn(tmp)
+            except Exception as e:  # a harness error is a failure, not a crash
+                why = "exception: %r" % (e,)
+            if why:
+                results.fail("repl " + name, why)
+            else:
+                results.ok("repl " + name)

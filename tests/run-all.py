@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Runs every ptdb test and prints one summary line 'N passed, N failed'.
+
+Usage: tests/run-all.py UNIT_BINARY...
+
+Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
+Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
+REPL tests under a pty (tests/repl_test.py) and the man page checks
+(tests/check_man.py) run; each reports results through tests/results.py.
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results  # noqa: E402
+import transcripts  # noqa: E402
+import repl_test  # noqa: E402
+import check_man  # noqa: E402
+
+
+def run_unit(binary):
+    try:
+        p = subprocess.run([binary], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        results.fail(binary, "timed out after 300 s")
+        return
+    seen = 0
+    detail = []
+    for line in p.stdout.splitlines():
+        if line.startswith("#"):
+            detail.append(line)
+        elif line.startswith("ok - "):
+            seen += 1
+            results.ok("%s: %s" % (os.path.basename(binary), line[5:]))
+            detail = []
+        elif line.startswith("not ok - "):
+            seen += 1
+            results.fail("%s: %s" % (os.path.basename(binary), line[9:]), "\n".join(detail))
+            detail = []
+    if p.returncode != 0 and (p.returncode < 0 or seen == 0 or not any(
+            l.startswith("not ok") for l in p.stdout.splitlines())):
+        results.fail(os.path.basename(binary),
+                     "exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
+
+
+def main():
+    for b in sys.argv[1:]:
+        run_unit(b)
+    transcripts.run_all()
+    repl_test.run_all()
+    check_man.run_all()
+    return results.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
