@@ -10,8 +10,11 @@ CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I/usr/include/libdwarf
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldwarf -lipt -lZydis -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
-CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+export ASAN_OPTIONS ?= detect_leaks=1
+export LSAN_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan.supp
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
 
 # Debian packages the build and the tests use.

@@ -102,16 +102,19 @@ static const struct cmd_node test_leaf = {
 	.opts = test_opts, .min_args = 0, .max_args = 2,
 };
 
+/* The words of the last parse: option values point into them. */
+static char **parsed_words;
+
 static int parse(const char *line, struct cmd_args *a, char *msg)
 {
-	char **v;
 	const char *e;
-	int n = cmd_split(line, &v, &e), rc;
+	int n, rc;
 
-	rc = cmd_parse_args(&test_leaf, v, n, a, msg, 512);
-	/* Values point into v: keep v alive for the test (small leak is fine
-	 * in a unit test, but free what we can). */
-	(void)rc;
+	cmd_argv_free(parsed_words);
+	n = cmd_split(line, &parsed_words, &e);
+	rc = cmd_parse_args(&test_leaf, parsed_words, n, a, msg, 512);
+	if (rc < 0)
+		free(a->argv);
 	return rc;
 }
 
@@ -253,7 +256,13 @@ TEST(run_line_status)
 	session_release(&s);
 }
 
+TEST(parse_cleanup)
+{
+	cmd_argv_free(parsed_words);
+	parsed_words = NULL;
+}
+
 TEST_MAIN(split_plain, split_quotes, split_unterminated, lookup_exact_and_prefix,
 	lookup_unknown, lookup_ambiguous, parse_options, parse_errors, parse_double_dash,
 	usage_generated, help_lists_groups, complete_commands, complete_options_and_files,
-	run_line_status)
+	run_line_status, parse_cleanup)
