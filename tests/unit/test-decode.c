@@ -1,0 +1,441 @@
+/* tests/unit/test-decode.c: trace/decode against streams written by
+ * trace/ptw for a hand-assembled program at 0x400000: exact instruction
+ * sequences, events, decoding from every PSB, ring wrap, corruption gaps,
+ * and memory per instruction. */
+#include "tests/unit/test.h"
+#include "trace/decode.h"
+#include "trace/ptw.h"
+#include "trace/ring.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define BASE 0x400000ull
+/* 0x00 mov $N,%ecx | 0x05 L: dec %ecx | 0x07 jnz L | 0x09 call 0x18 |
+ * 0x0e jmp *%rax | 0x10 nop | 0x11 syscall | 0x13-0x16 nop | 0x17 ret |
+ * 0x18 nop | 0x19 ret */
+static uint8_t code[] = {
+	0xb9, 0x04, 0x00, 0x00, 0x00, 0xff, 0xc9, 0x75, 0xfc, 0xe8, 0x0a, 0x00, 0x00, 0x00,
+	0xff, 0xe0, 0x90, 0x0f, 0x05, 0x90, 0x90, 0x90, 0x90, 0xc3, 0x90, 0xc3,
+};
+
+static uint64_t next_ip(void *ctx, uint64_t ip)
+{
+	static const uint8_t len[] = { 5, 0, 0, 0, 0, 2, 0, 2, 0, 5, 0, 0, 0, 0,
+		2, 0, 1, 2, 0, 1, 1, 1, 1, 1, 1, 1 };
+	(void)ctx;
+	if (ip < BASE || ip >= BASE + sizeof(code) || !len[ip - BASE])
+		return 0;
+	if (ip == BASE + 0x09)
+		return BASE + 0x18;    /* direct call: the block follows it */
+	return ip + len[ip - BASE];
+}
+
+struct sim {
+	struct trace_ring ring;
+	struct trace_ptw w;
+	uint64_t *exp;
+	size_t n, cap;
+};
+
+static void I(struct sim *s, uint64_t off)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->exp = realloc(s->exp, s->cap * sizeof(*s->exp));
+	}
+	s->exp[s->n++] = BASE + off;
+}
+
+static void P(struct sim *s, uint64_t off)
+{
+	trace_ptw_maybe_psb(&s->w, BASE + off);
+}
+
+static void sim_init(struct sim *s, size_t ring, size_t period)
+{
+	struct trace_ptw_config c = { period, 1 };
+
+	memset(s, 0, sizeof(*s));
+	trace_ring_init(&s->ring, ring, NULL);
+	trace_ptw_init(&s->w, &s->ring, &c, NULL);
+}
+
+static void sim_free(struct sim *s)
+{
+	trace_ptw_release(&s->w);
+	trace_ring_release(&s->ring);
+	free(s->exp);
+}
+
+/* mov; loop of iters; call/ret (compressed, or to 0x10 when other_ret);
+ * jmp *%rax to 0x10; syscall; nops with an async stop at 0x15. */
+static void program(struct sim *s, unsigned iters, int other_ret)
+{
+	uint64_t t = s->w.now;
+
+	trace_ptw_set_time(&s->w, t + 10);
+	trace_ptw_enable(&s->w, BASE);
+	I(s, 0); P(s, 5);
+	for (unsigned i = 0; i < iters; i++) {
+		I(s, 5); P(s, 7);
+		I(s, 7); trace_ptw_cond(&s->w, i + 1 < iters); P(s, i + 1 < iters ? 5 : 9);
+	}
+	I(s, 9); trace_ptw_call_direct(&s->w, BASE + 0x0e, 0); P(s, 0x18);
+	I(s, 0x18); P(s, 0x19);
+	I(s, 0x19);
+	if (other_ret) {
+		trace_ptw_ret(&s->w, BASE + 0x10); P(s, 0x10);
+	} else {
+		trace_ptw_ret(&s->w, BASE + 0x0e); P(s, 0x0e);
+		I(s, 0x0e); trace_ptw_jump_indirect(&s->w, BASE + 0x10); P(s, 0x10);
+	}
+	I(s, 0x10); P(s, 0x11);
+	I(s, 0x11); trace_ptw_set_time(&s->w, t + 20); trace_ptw_syscall(&s->w); P(s, 0x13);
+	trace_ptw_set_time(&s->w, t + 30);
+	trace_ptw_enable(&s->w, BASE + 0x13);
+	I(s, 0x13); P(s, 0x14);
+	I(s, 0x14); P(s, 0x15);
+	trace_ptw_disable_async(&s->w, BASE + 0x15);     /* stop, resume same ip */
+	P(s, 0x15);
+	trace_ptw_enable(&s->w, BASE + 0x15);
+	I(s, 0x15); P(s, 0x16);
+	trace_ptw_disable_async(&s->w, BASE + 0x16);     /* stop, resume elsewhere */
+}
+
+static char path[64];
+
+static int make_image(struct trace_image *img)
+{
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ptdb-test-decode-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, code, sizeof(code)) != (ssize_t)sizeof(code))
+		return -1;
+	close(fd);
+	if (trace_image_init(img, NULL) < 0)
+		return -1;
+	return trace_image_add_file(img, path, 0, sizeof(code), BASE, NULL);
+}
+
+static void free_image(struct trace_image *img)
+{
+	trace_image_release(img);
+	unlink(path);
+}
+
+/* Decodes buf and stores the instruction IPs; returns the decoded. */
+static struct trace_decoded *dec_ips(const uint8_t *buf, size_t len, struct trace_image *img,
+				     uint64_t **ips, size_t *n)
+{
+	struct trace_decoded *d = NULL;
+	struct trace_item it;
+	uint64_t cnt;
+
+	if (trace_decode(buf, len, img, &d, NULL) < 0)
+		return NULL;
+	cnt = trace_decoded_item_count(d);
+	*ips = malloc((cnt + 1) * sizeof(**ips));
+	*n = 0;
+	for (uint64_t i = 0; i < cnt; i++) {
+		if (trace_decoded_item(d, i, &it, next_ip, NULL) < 0)
+			break;
+		if (it.kind == TRACE_ITEM_INSN)
+			(*ips)[(*n)++] = it.ip;
+	}
+	return d;
+}
+
+static int is_tail(const uint64_t *full, size_t nf, const uint64_t *t, size_t nt)
+{
+	return nt <= nf && !memcmp(full + (nf - nt), t, nt * sizeof(*t));
+}
+
+static int run_exact(unsigned iters, int other_ret, size_t period)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	uint8_t *buf;
+	size_t len, n;
+	uint64_t *ips;
+	int ok;
+
+	sim_init(&s, 1 << 20, period);
+	program(&s, iters, other_ret);
+	program(&s, iters, !other_ret);
+	if (make_image(&img) < 0)
+		return 0;
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	d = dec_ips(buf, len, &img, &ips, &n);
+	ok = d && n == s.n && !memcmp(ips, s.exp, n * sizeof(*ips)) &&
+	     trace_decoded_gap_count(d) == 0 && trace_decoded_insn_count(d) == n;
+	if (!ok && d)
+		printf("#   decoded %zu insns, expected %zu, gaps %llu\n", n, s.n,
+		       (unsigned long long)trace_decoded_gap_count(d));
+	trace_decoded_free(d);
+	free(ips);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+	return ok;
+}
+
+TEST(decode_small_loop)      { CHECK(run_exact(4, 0, 4096)); }
+TEST(decode_long_loop)       { CHECK(run_exact(1000, 0, 4096)); }
+TEST(decode_ret_other)       { CHECK(run_exact(3, 1, 4096)); }
+TEST(decode_psb_64)          { CHECK(run_exact(300, 0, 64)); }
+
+TEST(decode_events)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_item it;
+	uint8_t *buf;
+	size_t len;
+	int kinds[32], nk = 0, resumed[32];
+	uint64_t evip[32], tsc[32];
+
+	sim_init(&s, 1 << 16, 4096);
+	program(&s, 2, 0);
+	trace_ptw_enable(&s.w, BASE);
+	trace_ptw_disable_async(&s.w, BASE);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
+		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
+		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK && nk < 32) {
+			resumed[nk] = it.resumed;
+			evip[nk] = it.ip;
+			tsc[nk] = it.has_tsc ? it.tsc : 0;
+			kinds[nk++] = it.event;
+		}
+	}
+	CHECK_INT(nk, 8);
+	CHECK_INT(kinds[0], TRACE_EV_ENABLED);  CHECK_INT(evip[0], BASE); CHECK_INT(tsc[0], 10);
+	CHECK_INT(kinds[1], TRACE_EV_DISABLED); CHECK_INT(tsc[1], 20);
+	CHECK_INT(kinds[2], TRACE_EV_ENABLED);  CHECK_INT(evip[2], BASE + 0x13);
+	CHECK_INT(resumed[2], 1);               CHECK_INT(tsc[2], 30);
+	CHECK_INT(kinds[3], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[3], BASE + 0x15);
+	CHECK_INT(kinds[4], TRACE_EV_ENABLED);  CHECK_INT(resumed[4], 1);
+	CHECK_INT(kinds[5], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[5], BASE + 0x16);
+	CHECK_INT(kinds[6], TRACE_EV_ENABLED);  CHECK_INT(resumed[6], 0);
+	CHECK_INT(kinds[7], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[7], BASE);
+	trace_decoded_free(d);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+static size_t find_psbs(const uint8_t *b, size_t len, size_t *offs, size_t max)
+{
+	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	size_t n = 0;
+
+	for (size_t i = 0; i + 16 <= len && n < max; i++)
+		if (!memcmp(b + i, psb, 16))
+			offs[n++] = i;
+	return n;
+}
+
+TEST(decode_from_every_psb)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	uint8_t *buf;
+	size_t len, n, nt, npsb, offs[4096];
+	uint64_t *ips, *t;
+
+	sim_init(&s, 1 << 20, 64);
+	for (int k = 0; k < 30; k++)
+		program(&s, 60 + k * 7, k & 1);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	d = dec_ips(buf, len, &img, &ips, &n);
+	CHECK(d && n == s.n);
+	trace_decoded_free(d);
+	npsb = find_psbs(buf, len, offs, 4096);
+	CHECK(npsb > 20);
+	for (size_t i = 0; i < npsb; i++) {
+		d = dec_ips(buf + offs[i], len - offs[i], &img, &t, &nt);
+		CHECK(d);
+		CHECK_INT(trace_decoded_gap_count(d), 0);
+		CHECK(is_tail(ips, n, t, nt));
+		CHECK(i == 0 || nt < n);
+		trace_decoded_free(d);
+		free(t);
+	}
+	free(ips);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+TEST(decode_ring_wrap)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	uint8_t *buf;
+	size_t len, n;
+	uint64_t *ips;
+
+	sim_init(&s, 4096, 256);
+	for (int k = 0; k < 40; k++)
+		program(&s, 50 + k, k & 1);
+	CHECK(s.ring.wrapped);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(len, 4096);
+	d = dec_ips(buf, len, &img, &ips, &n);
+	CHECK(d);
+	CHECK_INT(trace_decoded_gap_count(d), 0);
+	CHECK(n > 500 && n < s.n);
+	CHECK(is_tail(s.exp, s.n, ips, n));
+	trace_decoded_free(d);
+	free(ips);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+TEST(decode_corrupt_gap)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_item it;
+	uint8_t *buf;
+	size_t len, n, offs[512], npsb;
+	uint64_t *ips, gap = 0, after = 0;
+	int found = 0;
+
+	sim_init(&s, 1 << 16, 64);
+	for (int k = 0; k < 30; k++)
+		program(&s, 100, 0);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	npsb = find_psbs(buf, len, offs, 512);
+	CHECK(npsb > 6);
+	buf[offs[3] + 40] = 0x02;     /* extended opcode prefix ... */
+	buf[offs[3] + 41] = 0xff;     /* ... with an undefined opcode */
+	d = dec_ips(buf, len, &img, &ips, &n);
+	CHECK(d);
+	CHECK(trace_decoded_gap_count(d) >= 1);
+	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
+		trace_decoded_item(d, i, &it, next_ip, NULL);
+		if (it.kind == TRACE_ITEM_GAP && !found) {
+			found = 1;
+			gap = i;
+			CHECK(it.error && *it.error);
+			CHECK(it.offset >= offs[3] && it.offset < offs[5]);
+		} else if (found && it.kind == TRACE_ITEM_INSN) {
+			after++;
+		}
+	}
+	CHECK(found && gap > 0);
+	CHECK(after > 100);
+	CHECK(is_tail(s.exp, s.n, ips + (n - after), after));  /* resumed exactly */
+	trace_decoded_free(d);
+	free(ips);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+TEST(iterate_backward_and_random)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_item a, b;
+	uint8_t *buf;
+	size_t len, n;
+	uint64_t *ips, cnt;
+
+	sim_init(&s, 1 << 16, 256);
+	for (int k = 0; k < 4; k++)
+		program(&s, 30 + k, k & 1);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	d = dec_ips(buf, len, &img, &ips, &n);
+	CHECK(d && n == s.n);
+	cnt = trace_decoded_item_count(d);
+	CHECK(cnt > n);
+	{
+		size_t k = n;
+
+		for (uint64_t i = cnt; i-- > 0;) {
+			CHECK_INT(trace_decoded_item(d, i, &a, next_ip, NULL), 0);
+			if (a.kind == TRACE_ITEM_INSN)
+				CHECK_INT(a.ip, ips[--k]);
+		}
+		CHECK_INT(k, 0);
+	}
+	srand(7);
+	for (int r = 0; r < 2000; r++) {
+		uint64_t i = (uint64_t)rand() % cnt, j = (uint64_t)rand() % cnt;
+
+		trace_decoded_item(d, i, &a, next_ip, NULL);
+		trace_decoded_item(d, j, &b, next_ip, NULL);
+		trace_decoded_item(d, i, &b, next_ip, NULL);
+		CHECK_INT(a.kind, b.kind);
+		CHECK_INT(a.ip, b.ip);
+	}
+	CHECK_INT(trace_decoded_item(d, cnt, &a, next_ip, NULL), -1);
+	trace_decoded_free(d);
+	free(ips);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+TEST(bytes_per_insn_long_loop)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	uint8_t *buf;
+	size_t len;
+	double bpi;
+
+	sim_init(&s, 1 << 22, 4096);
+	program(&s, 2000000, 0);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	CHECK_INT(trace_decoded_insn_count(d), s.n);
+	bpi = (double)trace_decoded_mem_bytes(d) / (double)trace_decoded_insn_count(d);
+	printf("# long loop: %llu insns, %llu blocks, %zu trace bytes (%.4f B/insn), "
+	       "decoded %zu bytes = %.5f B/insn\n",
+	       (unsigned long long)trace_decoded_insn_count(d),
+	       (unsigned long long)trace_decoded_block_count(d), len,
+	       (double)len / (double)s.n, trace_decoded_mem_bytes(d), bpi);
+	CHECK(bpi < 2.0);
+	trace_decoded_free(d);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+TEST(decode_empty_and_no_psb)
+{
+	struct trace_decoded *d;
+	uint8_t junk[64] = { 0 };
+
+	CHECK_INT(trace_decode(junk, 0, NULL, &d, NULL), 0);
+	CHECK_INT(trace_decoded_item_count(d), 0);
+	trace_decoded_free(d);
+	CHECK_INT(trace_decode(junk, 48, NULL, &d, NULL), 0);
+	CHECK_INT(trace_decoded_insn_count(d), 0);
+	trace_decoded_free(d);
+}
+
+TEST_MAIN(decode_small_loop, decode_long_loop, decode_ret_other, decode_psb_64, decode_events,
+	  decode_from_every_psb, decode_ring_wrap, decode_corrupt_gap, iterate_backward_and_random,
+	  bytes_per_insn_long_loop, decode_empty_and_no_psb)

@@ -1,0 +1,485 @@
+/* trace/decode.c: libipt block-decoder loop (pt-packets.md §13) producing a
+ * compact decoded thread, and the item iterator over it.
+ *
+ * Storage: a dictionary of distinct blocks (ip, end_ip, ninsn, flags) and a
+ * run-length list of block occurrences: each run is (dictionary index,
+ * repeat count), 8 bytes; a loop body decoded a million times is one run.
+ * Gaps and events are side-table entries that occupy one item each and are
+ * referenced from the run list with TRACE_RUN_SIDE.  Every 64 runs a
+ * checkpoint stores the first item index of that run for random access. */
+#include "trace/decode.h"
+
+#include <intel-pt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACE_RUN_SIDE 0x80000000u
+#define TRACE_CKPT_SHIFT 6
+
+struct trace_dblock {
+	uint64_t ip;
+	uint64_t end_ip;
+	uint32_t ninsn;
+	uint32_t flags;
+};
+
+struct trace_run {
+	uint32_t what;      /* dictionary index, or TRACE_RUN_SIDE | side index */
+	uint32_t rep;
+};
+
+struct trace_side {
+	uint8_t kind;
+	uint8_t event;
+	uint8_t resumed;
+	uint8_t has_tsc;
+	int libipt_type;
+	uint64_t ip;
+	uint64_t tsc;
+	uint64_t offset;
+	const char *error;
+};
+
+struct trace_decoded {
+	struct trace_dblock *dict;
+	size_t ndict, cdict;
+	uint32_t *htab;     /* dictionary index + 1, 0 = empty */
+	size_t hcap;
+	struct trace_run *runs;
+	size_t nruns, cruns;
+	uint64_t *ckpt;     /* first item of run k << TRACE_CKPT_SHIFT */
+	size_t nckpt, cckpt;
+	struct trace_side *side;
+	size_t nside, cside;
+	uint64_t items, insns, blocks, gaps;
+	/* cursor */
+	size_t cur_run;
+	uint64_t cur_first;
+	uint32_t cache_dict;
+	uint64_t *cache_ips;
+	size_t cache_cap;
+};
+
+int trace_image_init(struct trace_image *img, struct ptdb_err *err)
+{
+	img->image = pt_image_alloc("ptdb");
+	img->iscache = pt_iscache_alloc("ptdb");
+	if (!img->image || !img->iscache) {
+		trace_image_release(img);
+		return ptdb_err_set(err, "cannot allocate the trace image");
+	}
+	return 0;
+}
+
+void trace_image_release(struct trace_image *img)
+{
+	if (img->image)
+		pt_image_free(img->image);
+	if (img->iscache)
+		pt_iscache_free(img->iscache);
+	img->image = NULL;
+	img->iscache = NULL;
+}
+
+int trace_image_add_file(struct trace_image *img, const char *path,
+			 uint64_t file_offset, uint64_t size, uint64_t vaddr,
+			 struct ptdb_err *err)
+{
+	int isid = pt_iscache_add_file(img->iscache, path, file_offset, size, vaddr);
+	int st;
+
+	if (isid < 0)
+		return ptdb_err_set(err, "trace image: cannot add %s: %s", path,
+				    pt_errstr(pt_errcode(isid)));
+	st = pt_image_add_cached(img->image, img->iscache, isid, NULL);
+	if (st < 0)
+		return ptdb_err_set(err, "trace image: cannot map %s at 0x%llx: %s", path,
+				    (unsigned long long)vaddr, pt_errstr(pt_errcode(st)));
+	return 0;
+}
+
+static uint64_t run_items(const struct trace_decoded *d, const struct trace_run *r)
+{
+	if (r->what & TRACE_RUN_SIDE)
+		return 1;
+	return (uint64_t)r->rep * d->dict[r->what].ninsn;
+}
+
+static void add_run(struct trace_decoded *d, uint32_t what)
+{
+	if (d->nruns == d->cruns) {
+		d->cruns = d->cruns ? 2 * d->cruns : 256;
+		d->runs = xrealloc(d->runs, d->cruns * sizeof(*d->runs));
+	}
+	if (!(d->nruns & ((1u << TRACE_CKPT_SHIFT) - 1))) {
+		if (d->nckpt == d->cckpt) {
+			d->cckpt = d->cckpt ? 2 * d->cckpt : 64;
+			d->ckpt = xrealloc(d->ckpt, d->cckpt * sizeof(*d->ckpt));
+		}
+		d->ckpt[d->nckpt++] = d->items;
+	}
+	d->runs[d->nruns].what = what;
+	d->runs[d->nruns].rep = 1;
+	d->nruns++;
+}
+
+static uint64_t block_hash(const struct trace_dblock *b)
+{
+	uint64_t h = b->ip * 0x9e3779b97f4a7c15ull;
+
+	h ^= (b->end_ip + ((uint64_t)b->ninsn << 32) + b->flags) * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
+static void dict_grow(struct trace_decoded *d)
+{
+	size_t cap = d->hcap ? 2 * d->hcap : 1024;
+
+	free(d->htab);
+	d->htab = xcalloc(cap, sizeof(*d->htab));
+	d->hcap = cap;
+	for (size_t i = 0; i < d->ndict; i++) {
+		size_t h = (size_t)block_hash(&d->dict[i]) & (cap - 1);
+
+		while (d->htab[h])
+			h = (h + 1) & (cap - 1);
+		d->htab[h] = (uint32_t)i + 1;
+	}
+}
+
+static int dict_find(struct trace_decoded *d, const struct trace_dblock *b, uint32_t *idx)
+{
+	size_t h;
+
+	if (2 * (d->ndict + 1) > d->hcap)
+		dict_grow(d);
+	h = (size_t)block_hash(b) & (d->hcap - 1);
+	while (d->htab[h]) {
+		const struct trace_dblock *e = &d->dict[d->htab[h] - 1];
+
+		if (e->ip == b->ip && e->end_ip == b->end_ip && e->ninsn == b->ninsn &&
+		    e->flags == b->flags) {
+			*idx = d->htab[h] - 1;
+			return 0;
+		}
+		h = (h + 1) & (d->hcap - 1);
+	}
+	if (d->ndict >= TRACE_RUN_SIDE - 1)
+		return -1;
+	if (d->ndict == d->cdict) {
+		d->cdict = d->cdict ? 2 * d->cdict : 256;
+		d->dict = xrealloc(d->dict, d->cdict * sizeof(*d->dict));
+	}
+	d->dict[d->ndict] = *b;
+	d->htab[h] = (uint32_t)d->ndict + 1;
+	*idx = (uint32_t)d->ndict++;
+	return 0;
+}
+
+static int add_block(struct trace_decoded *d, const struct pt_block *blk)
+{
+	struct trace_dblock b;
+	uint32_t idx;
+	struct trace_run *last;
+
+	if (!blk->ninsn)
+		return 0;
+	b.ip = blk->ip;
+	b.end_ip = blk->end_ip;
+	b.ninsn = blk->ninsn;
+	b.flags = (uint32_t)blk->mode | (blk->truncated ? 0x100u : 0u);
+	if (dict_find(d, &b, &idx) < 0)
+		return -1;
+	last = d->nruns ? &d->runs[d->nruns - 1] : NULL;
+	if (last && last->what == idx && last->rep < UINT32_MAX)
+		last->rep++;
+	else
+		add_run(d, idx);
+	d->items += b.ninsn;
+	d->insns += b.ninsn;
+	d->blocks++;
+	return 0;
+}
+
+static struct trace_side *add_side(struct trace_decoded *d)
+{
+	struct trace_side *s;
+
+	if (d->nside == d->cside) {
+		d->cside = d->cside ? 2 * d->cside : 64;
+		d->side = xrealloc(d->side, d->cside * sizeof(*d->side));
+	}
+	s = &d->side[d->nside];
+	memset(s, 0, sizeof(*s));
+	add_run(d, TRACE_RUN_SIDE | (uint32_t)d->nside);
+	d->nside++;
+	d->items++;
+	return s;
+}
+
+static void add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int status)
+{
+	struct trace_side *s = add_side(d);
+	uint64_t off = 0;
+
+	pt_blk_get_offset(dec, &off);
+	s->kind = TRACE_ITEM_GAP;
+	s->error = pt_errstr(pt_errcode(status));
+	s->offset = off;
+	d->gaps++;
+}
+
+static void add_event(struct trace_decoded *d, const struct pt_event *ev)
+{
+	struct trace_side *s;
+	int kind;
+	uint64_t ip = 0;
+
+	if (ev->status_update)
+		return;     /* PSB+ bookkeeping (§13) */
+	switch (ev->type) {
+	case ptev_enabled:
+		kind = TRACE_EV_ENABLED;
+		ip = ev->variant.enabled.ip;
+		break;
+	case ptev_disabled:
+		kind = TRACE_EV_DISABLED;
+		ip = ev->ip_suppressed ? 0 : ev->variant.disabled.ip;
+		break;
+	case ptev_async_disabled:
+		kind = TRACE_EV_ASYNC_DISABLED;
+		ip = ev->variant.async_disabled.at;
+		break;
+	case ptev_overflow:
+		kind = TRACE_EV_OVERFLOW;
+		ip = ev->ip_suppressed ? 0 : ev->variant.overflow.ip;
+		break;
+	case ptev_tick:
+		kind = TRACE_EV_TICK;
+		ip = ev->ip_suppressed ? 0 : ev->variant.tick.ip;
+		break;
+	case ptev_exec_mode:
+	case ptev_cbr:
+		return;
+	default:
+		kind = TRACE_EV_OTHER;
+		break;
+	}
+	s = add_side(d);
+	s->kind = TRACE_ITEM_EVENT;
+	s->event = (uint8_t)kind;
+	s->libipt_type = ev->type;
+	s->ip = ip;
+	s->resumed = ev->type == ptev_enabled && ev->variant.enabled.resumed;
+	s->has_tsc = ev->has_tsc;
+	s->tsc = ev->tsc;
+}
+
+static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int status)
+{
+	while (status >= 0 && (status & pts_event_pending)) {
+		struct pt_event ev;
+
+		status = pt_blk_event(dec, &ev, sizeof(ev));
+		if (status >= 0)
+			add_event(d, &ev);
+	}
+	return status;
+}
+
+int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
+		 struct trace_decoded **out, struct ptdb_err *err)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *dec;
+	struct trace_decoded *d;
+	uint64_t prev_sync = 0;
+	int have_prev = 0;
+
+	*out = NULL;
+	d = xcalloc(1, sizeof(*d));
+	d->cache_dict = UINT32_MAX;
+	if (!len) {
+		*out = d;
+		return 0;
+	}
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.enable_tick_events = 1;
+	dec = pt_blk_alloc_decoder(&cfg);
+	if (!dec) {
+		trace_decoded_free(d);
+		return ptdb_err_set(err, "cannot allocate the Intel PT block decoder");
+	}
+	if (img && pt_blk_set_image(dec, img->image) < 0) {
+		pt_blk_free_decoder(dec);
+		trace_decoded_free(d);
+		return ptdb_err_set(err, "cannot set the trace image");
+	}
+	for (;;) {
+		uint64_t sync = 0;
+		int status = pt_blk_sync_forward(dec);
+
+		if (status < 0) {
+			if (status != -pte_eos)
+				add_gap(d, dec, status);
+			break;
+		}
+		pt_blk_get_sync_offset(dec, &sync);
+		if (have_prev && sync <= prev_sync)
+			break;
+		prev_sync = sync;
+		have_prev = 1;
+		for (;;) {
+			struct pt_block blk;
+
+			status = drain(d, dec, status);
+			if (status < 0)
+				break;
+			memset(&blk, 0, sizeof(blk));
+			status = pt_blk_next(dec, &blk, sizeof(blk));
+			if (add_block(d, &blk) < 0) {
+				pt_blk_free_decoder(dec);
+				trace_decoded_free(d);
+				return ptdb_err_set(err, "decoded trace too large");
+			}
+			if (status < 0)
+				break;
+		}
+		if (status == -pte_eos)
+			break;
+		add_gap(d, dec, status);
+	}
+	pt_blk_free_decoder(dec);
+	*out = d;
+	return 0;
+}
+
+void trace_decoded_free(struct trace_decoded *d)
+{
+	if (!d)
+		return;
+	free(d->dict);
+	free(d->htab);
+	free(d->runs);
+	free(d->ckpt);
+	free(d->side);
+	free(d->cache_ips);
+	free(d);
+}
+
+uint64_t trace_decoded_insn_count(const struct trace_decoded *d) { return d->insns; }
+uint64_t trace_decoded_item_count(const struct trace_decoded *d) { return d->items; }
+uint64_t trace_decoded_block_count(const struct trace_decoded *d) { return d->blocks; }
+uint64_t trace_decoded_gap_count(const struct trace_decoded *d) { return d->gaps; }
+
+size_t trace_decoded_mem_bytes(const struct trace_decoded *d)
+{
+	return sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
+	       d->cruns * sizeof(*d->runs) + d->cckpt * sizeof(*d->ckpt) +
+	       d->cside * sizeof(*d->side) + d->cache_cap * sizeof(*d->cache_ips);
+}
+
+/* Moves the cursor to the run holding item index (index < d->items). */
+static void seek_run(struct trace_decoded *d, uint64_t index)
+{
+	uint64_t n;
+
+	if (d->cur_run < d->nruns) {
+		n = run_items(d, &d->runs[d->cur_run]);
+		if (index >= d->cur_first && index < d->cur_first + n)
+			return;
+		if (index == d->cur_first + n && d->cur_run + 1 < d->nruns) {
+			d->cur_first += n;
+			d->cur_run++;
+			return;
+		}
+		if (d->cur_run > 0 && index + 1 == d->cur_first) {
+			d->cur_run--;
+			d->cur_first -= run_items(d, &d->runs[d->cur_run]);
+			return;
+		}
+	}
+	{
+		size_t lo = 0, hi = d->nckpt;     /* last ckpt <= index */
+
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (d->ckpt[mid] <= index)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		d->cur_run = lo << TRACE_CKPT_SHIFT;
+		d->cur_first = d->ckpt[lo];
+	}
+	for (;;) {
+		n = run_items(d, &d->runs[d->cur_run]);
+		if (index < d->cur_first + n)
+			return;
+		d->cur_first += n;
+		d->cur_run++;
+	}
+}
+
+static int fill_cache(struct trace_decoded *d, uint32_t di, trace_next_ip_fn next_ip, void *ctx)
+{
+	const struct trace_dblock *b = &d->dict[di];
+	uint64_t ip = b->ip;
+
+	if (d->cache_dict == di)
+		return 0;
+	d->cache_dict = UINT32_MAX;
+	if (d->cache_cap < b->ninsn) {
+		free(d->cache_ips);
+		d->cache_cap = b->ninsn;
+		d->cache_ips = xmalloc(d->cache_cap * sizeof(*d->cache_ips));
+	}
+	for (uint32_t k = 0; k < b->ninsn; k++) {
+		d->cache_ips[k] = ip;
+		if (k + 1 < b->ninsn) {
+			if (!next_ip)
+				return -1;
+			ip = next_ip(ctx, ip);
+			if (!ip)
+				return -1;
+		}
+	}
+	if (ip != b->end_ip)
+		return -1;
+	d->cache_dict = di;
+	return 0;
+}
+
+int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
+		       trace_next_ip_fn next_ip, void *ctx)
+{
+	const struct trace_run *r;
+
+	memset(it, 0, sizeof(*it));
+	if (index >= d->items)
+		return -1;
+	seek_run(d, index);
+	r = &d->runs[d->cur_run];
+	if (r->what & TRACE_RUN_SIDE) {
+		const struct trace_side *s = &d->side[r->what & ~TRACE_RUN_SIDE];
+
+		it->kind = (enum trace_item_kind)s->kind;
+		it->ip = s->ip;
+		it->error = s->error;
+		it->offset = s->offset;
+		it->event = s->event;
+		it->resumed = s->resumed;
+		it->libipt_type = s->libipt_type;
+		it->tsc = s->tsc;
+		it->has_tsc = s->has_tsc;
+		return 0;
+	}
+	it->kind = TRACE_ITEM_INSN;
+	if (fill_cache(d, r->what, next_ip, ctx) < 0)
+		return -1;
+	it->ip = d->cache_ips[(index - d->cur_first) % d->dict[r->what].ninsn];
+	return 0;
+}

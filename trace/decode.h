@@ -1,0 +1,86 @@
+/* trace/decode.h: decoding an Intel PT snapshot (hardware or software
+ * backend) with libipt's block decoder into a compact decoded thread that
+ * stores blocks, not instructions (design.md §3.4), and the item iterator
+ * (instruction | gap | event) over it. */
+#ifndef PTDB_TRACE_DECODE_H
+#define PTDB_TRACE_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+struct pt_image;
+struct pt_image_section_cache;
+
+/* The memory image the decoder reads code from: file-backed sections in a
+ * section cache (pt-packets.md §13: keeps the block cache effective). */
+struct trace_image {
+	struct pt_image *image;
+	struct pt_image_section_cache *iscache;
+};
+
+int trace_image_init(struct trace_image *img, struct ptdb_err *err);
+void trace_image_release(struct trace_image *img);
+/* Maps size bytes of path at file_offset to vaddr. */
+int trace_image_add_file(struct trace_image *img, const char *path,
+			 uint64_t file_offset, uint64_t size, uint64_t vaddr,
+			 struct ptdb_err *err);
+
+enum trace_item_kind {
+	TRACE_ITEM_INSN = 0,
+	TRACE_ITEM_GAP,         /* decode error; error text and offset set */
+	TRACE_ITEM_EVENT,
+};
+
+enum trace_event_kind {
+	TRACE_EV_ENABLED = 1,   /* ip = where tracing resumed; resumed flag */
+	TRACE_EV_DISABLED,      /* synchronous disable (after SYSCALL); ip 0 */
+	TRACE_EV_ASYNC_DISABLED,/* stop / signal / INT; ip = the 'at' address */
+	TRACE_EV_OVERFLOW,      /* ip = resume ip or 0 */
+	TRACE_EV_TICK,          /* time changed; ip = the branch */
+	TRACE_EV_OTHER,         /* any other libipt event; ip 0, libipt_type set */
+};
+
+struct trace_item {
+	enum trace_item_kind kind;
+	uint64_t ip;            /* instruction address, or the event's ip */
+	const char *error;      /* gap: libipt's error text (static) */
+	uint64_t offset;        /* gap: trace offset of the error */
+	int event;              /* event: enum trace_event_kind */
+	int resumed;            /* enabled event: resumed where it stopped */
+	int libipt_type;        /* event: enum pt_event_type */
+	uint64_t tsc;
+	int has_tsc;
+};
+
+/* Where execution goes after the instruction at ip *inside a block*: ip +
+ * its length, or the target of a direct JMP/CALL (libipt's blocks follow
+ * direct branches: "executed sequentially but not necessarily contiguous").
+ * Returns 0 if the instruction cannot be read. */
+typedef uint64_t (*trace_next_ip_fn)(void *ctx, uint64_t ip);
+
+struct trace_decoded;
+
+/* Decodes buf[0,len) (which must be followed by 16 readable bytes; ring
+ * snapshots are) from its first PSB; errors become gap items and decoding
+ * resumes at the next PSB.  *out is heap; free with trace_decoded_free. */
+int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
+		 struct trace_decoded **out, struct ptdb_err *err);
+void trace_decoded_free(struct trace_decoded *d);
+
+uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
+uint64_t trace_decoded_item_count(const struct trace_decoded *d);  /* insns + gaps + events */
+uint64_t trace_decoded_block_count(const struct trace_decoded *d);
+uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
+/* Heap bytes held by d (block dictionary, runs, side tables, cursor cache). */
+size_t trace_decoded_mem_bytes(const struct trace_decoded *d);
+
+/* Item index (0..count-1).  Sequential forward and backward walks are O(1)
+ * per item (a cursor remembers the position and the current block's
+ * instruction addresses); other jumps are a binary search.  Returns 0, or -1
+ * if index is out of range or next_ip failed (it->ip is 0 then). */
+int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
+		       trace_next_ip_fn next_ip, void *ctx);
+
+#endif

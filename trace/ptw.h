@@ -1,0 +1,82 @@
+/* trace/ptw.h: the software backend's Intel PT packet writer.  It mirrors
+ * the decoder's state (docs/pt-packets.md §1) and emits, with libipt's
+ * encoder, exactly the packet sequences of pt-packets.md for each event the
+ * collector observes, appending whole packets to a trace_ring. */
+#ifndef PTDB_TRACE_PTW_H
+#define PTDB_TRACE_PTW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "trace/ring.h"
+
+struct pt_encoder;
+
+#define TRACE_PTW_STACK 64
+#define TRACE_PTW_MIN_PERIOD 64
+#define TRACE_PTW_DEFAULT_PERIOD 4096
+
+struct trace_ptw_config {
+	size_t psb_period;  /* bytes between PSB+; 0 = 4096, minimum 64 */
+	int tsc;            /* emit TSC packets (§11) */
+};
+
+struct trace_ptw {
+	struct trace_ring *ring;
+	struct pt_encoder *enc;
+	uint8_t scratch[64];
+	size_t psb_period;
+	int tsc_on;
+	uint64_t now;
+	int started;        /* the first PSB+ has been written */
+	int packet_en;      /* between TIP.PGE and TIP.PGD */
+	uint64_t tnt_bits;  /* pending outcomes, oldest in the top used bit */
+	unsigned tnt_n;     /* 0..47 */
+	uint64_t last_ip;
+	int last_ip_valid;
+	uint64_t stack[TRACE_PTW_STACK];   /* shadow call stack (ring) */
+	unsigned stack_top; /* index of the next push */
+	unsigned stack_n;   /* entries in use, <= TRACE_PTW_STACK */
+	uint64_t last_psb;  /* ring->total at the last PSB */
+};
+
+/* All int functions return 0, or -1 on a sequence violation (e.g. a branch
+ * while disabled, enable while enabled) or an encoder failure; nothing is
+ * written then. */
+int trace_ptw_init(struct trace_ptw *w, struct trace_ring *ring,
+		   const struct trace_ptw_config *c, struct ptdb_err *err);
+void trace_ptw_release(struct trace_ptw *w);
+/* 'now' for the next timing packets. */
+void trace_ptw_set_time(struct trace_ptw *w, uint64_t tsc);
+/* Start/resume at ip: (first time: PSB [TSC] MODE PSBEND, §4.1)
+ * [TSC] MODE.Exec TIP.PGE(ip). */
+int trace_ptw_enable(struct trace_ptw *w, uint64_t ip);
+/* Stop the user sees / signal / end (§8): flush [TSC] FUP(next_ip) TIP.PGD(-). */
+int trace_ptw_disable_async(struct trace_ptw *w, uint64_t next_ip);
+/* After SYSCALL executed (§7.1): flush [TSC] TIP.PGD(-). */
+int trace_ptw_syscall(struct trace_ptw *w);
+/* The program's own INT3/INT n at clip (§7.2): flush [TSC] FUP(clip) TIP.PGD(-). */
+int trace_ptw_int(struct trace_ptw *w, uint64_t clip);
+/* Jcc / loop / jrcxz outcome. */
+int trace_ptw_cond(struct trace_ptw *w, int taken);
+/* Direct CALL: pushes nlip unless the displacement is 0. */
+int trace_ptw_call_direct(struct trace_ptw *w, uint64_t nlip, int disp_zero);
+int trace_ptw_call_indirect(struct trace_ptw *w, uint64_t nlip, uint64_t target);
+int trace_ptw_jump_indirect(struct trace_ptw *w, uint64_t target);
+/* Near RET: TNT(1) + pop when target is the shadow top, else TIP (no pop). */
+int trace_ptw_ret(struct trace_ptw *w, uint64_t target);
+/* Data loss, form A of §10.  Call trace_ptw_disable_async(X) when the loss
+ * starts; this emits, at the resume to resume_ip:
+ * OVF [TSC] MODE TIP.PGE(resume_ip, sext48). */
+int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip);
+/* Between instructions: when bytes since the last PSB >= period, emits PSB+
+ * (§4.2 with FUP(next_ip) when enabled, §4.3 when disabled).  Returns 1 if
+ * it wrote one, 0 if not, -1 on error. */
+int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip);
+/* Emits pending TNT bits now. */
+int trace_ptw_flush(struct trace_ptw *w);
+/* Bytes appended to the ring so far (PAD fill included). */
+size_t trace_ptw_bytes_written(const struct trace_ptw *w);
+
+#endif

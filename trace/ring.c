@@ -1,0 +1,103 @@
+/* trace/ring.c: overwrite-mode byte ring for the software backend's packet
+ * stream, snapshots oldest first, and the chronological copy of a cyclic
+ * (perf aux style) buffer.  See ring.h. */
+#include "trace/ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t trace_ring_round_size(size_t bytes)
+{
+	size_t s = TRACE_RING_PAGE;
+
+	while (s < bytes) {
+		if (s > ((size_t)-1) / 2)
+			return 0;
+		s <<= 1;
+	}
+	return s;
+}
+
+int trace_ring_init(struct trace_ring *r, size_t bytes, struct ptdb_err *err)
+{
+	size_t s = trace_ring_round_size(bytes);
+
+	memset(r, 0, sizeof(*r));
+	if (!s)
+		return ptdb_err_set(err, "trace buffer size %zu is too large", bytes);
+	r->buf = xcalloc(1, s);
+	r->size = s;
+	return 0;
+}
+
+void trace_ring_release(struct trace_ring *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+void trace_ring_reset(struct trace_ring *r)
+{
+	r->pos = 0;
+	r->wrapped = 0;
+	r->total = 0;
+	memset(r->buf, 0, r->size);
+}
+
+int trace_ring_write(struct trace_ring *r, const void *p, size_t n)
+{
+	if (n > 64 || n > r->size)
+		return -1;
+	if (n > r->size - r->pos) {
+		size_t pad = r->size - r->pos;
+
+		memset(r->buf + r->pos, 0, pad);
+		r->total += pad;
+		r->pos = 0;
+		r->wrapped = 1;
+	}
+	memcpy(r->buf + r->pos, p, n);
+	r->pos += n;
+	r->total += n;
+	if (r->pos == r->size) {
+		r->pos = 0;
+		r->wrapped = 1;
+	}
+	return 0;
+}
+
+int trace_ring_snapshot(const struct trace_ring *r, uint8_t **buf, size_t *len,
+			struct ptdb_err *err)
+{
+	size_t n = r->wrapped ? r->size : r->pos;
+	uint8_t *b;
+
+	(void)err;
+	b = xmalloc(n + TRACE_RING_SLACK);
+	if (r->wrapped) {
+		memcpy(b, r->buf + r->pos, r->size - r->pos);
+		memcpy(b + (r->size - r->pos), r->buf, r->pos);
+	} else {
+		memcpy(b, r->buf, r->pos);
+	}
+	memset(b + n, 0, TRACE_RING_SLACK);
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+long trace_cyclic_copy(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out)
+{
+	size_t off;
+
+	if (!size || (size & (size - 1)))
+		return -1;
+	if (head < size) {
+		memcpy(out, aux, (size_t)head);
+		return (long)head;
+	}
+	off = (size_t)(head & (size - 1));
+	memcpy(out, aux + off, size - off);
+	memcpy(out + (size - off), aux, off);
+	return (long)size;
+}

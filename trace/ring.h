@@ -1,0 +1,54 @@
+/* trace/ring.h: the byte ring buffer the software backend writes its Intel PT
+ * packet stream into (overwrite mode, power-of-two number of pages, the same
+ * size semantics as the hardware aux buffer), and the generic chronological
+ * copy of a cyclic buffer that both backends use. */
+#ifndef PTDB_TRACE_RING_H
+#define PTDB_TRACE_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define TRACE_RING_PAGE 4096u
+/* Readable zero bytes after every snapshot (libipt 2.0.5 reads 1 past end). */
+#define TRACE_RING_SLACK 16u
+
+struct trace_ring {
+	uint8_t *buf;
+	size_t size;        /* power of two, multiple of TRACE_RING_PAGE */
+	size_t pos;         /* next write offset, 0 <= pos < size */
+	int wrapped;        /* pos has gone past the end at least once */
+	uint64_t total;     /* bytes ever written, padding included */
+};
+
+/* bytes rounded up to a power-of-two number of pages (at least one page);
+ * 0 if that does not fit in a size_t. */
+size_t trace_ring_round_size(size_t bytes);
+
+/* Allocates a ring of trace_ring_round_size(bytes) bytes. */
+int trace_ring_init(struct trace_ring *r, size_t bytes, struct ptdb_err *err);
+void trace_ring_release(struct trace_ring *r);
+/* Forgets the contents. */
+void trace_ring_reset(struct trace_ring *r);
+
+/* Appends one whole packet (n <= 64 and n <= size).  When it does not fit
+ * before the end, the rest of the ring is filled with PAD (0x00) bytes and
+ * the packet goes to offset 0.  Returns 0, or -1 if n is too large. */
+int trace_ring_write(struct trace_ring *r, const void *p, size_t n);
+
+/* The contents oldest first ([pos,end) + [0,pos) after a wrap, else
+ * [0,pos)) in a new xmalloc'd buffer (free() it) followed by
+ * TRACE_RING_SLACK zero bytes that *len does not count. */
+int trace_ring_snapshot(const struct trace_ring *r, uint8_t **buf, size_t *len,
+			struct ptdb_err *err);
+
+/* Copies the cyclic buffer aux of size bytes (a power of two) in
+ * chronological order into out (room for size bytes).  head is the
+ * monotonically increasing write counter (perf's aux_head): before the first
+ * wrap (head < size) only [0,head) is valid and copied; after it the whole
+ * buffer is copied starting at head % size.  Returns the number of bytes
+ * copied, or -1 if size is 0 or not a power of two. */
+long trace_cyclic_copy(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out);
+
+#endif
