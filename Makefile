@@ -68,7 +68,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory ptdb tests/programs/trace_loop
-	./ptdb -b -s examples/demo.ptdb tests/programs/trace_loop
+	./ptdb -b -s examples/demo.ptdb
 
 bench: ptdb programs
 	@$(PYTHON) tests/bench/run.py
