@@ -1,0 +1,142 @@
+/* target/target.h: ptdb's process-control layer.  Launches or attaches to an
+ * x86-64 Linux inferior with ptrace (PTRACE_SEIZE), all-stop: whenever
+ * target_wait returns, every thread is in ptrace-stop.  Provides registers,
+ * memory (breakpoint bytes masked), refcounted int3 breakpoints with
+ * transparent step-over, thread bookkeeping, /proc maps and signal text.
+ * Functions returning int: >= 0 success, < 0 failure with err filled;
+ * TARGET_ERR_NOPROC (-2) means the process is gone (exited, killed,
+ * detached): the caller words it ("Process must be launched."). */
+#ifndef PTDB_TARGET_TARGET_H
+#define PTDB_TARGET_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "core/err.h"
+
+#define TARGET_ERR_NOPROC (-2)
+
+struct target_proc; /* a traced process */
+
+struct target_thread_info {
+	pid_t tid;
+	unsigned index;    /* 1-based, never reused within a process */
+	char name[32];     /* /proc/PID/task/TID/comm */
+};
+
+enum target_stop_kind {
+	TARGET_STOP_NONE,
+	TARGET_STOP_BREAKPOINT, /* pc rewound to the breakpoint address */
+	TARGET_STOP_STEP,       /* single-step trace trap */
+	TARGET_STOP_SIGNAL,     /* signal-delivery stop; re-delivered on resume */
+	TARGET_STOP_EXITED,     /* whole process exited; exit_status valid */
+	TARGET_STOP_SIGNALED,   /* whole process killed by signo */
+	TARGET_STOP_EXEC,       /* the process called execve (not the launch) */
+	TARGET_STOP_INTERRUPT   /* target_interrupt() or an external SIGSTOP */
+};
+
+struct target_stop {
+	enum target_stop_kind kind;
+	pid_t tid;        /* thread that stopped (leader for EXITED/SIGNALED) */
+	int signo;
+	int si_code;
+	uint64_t addr;    /* pc; for SIGSEGV/SIGBUS/SIGFPE/SIGILL the si_addr */
+	int exit_status;
+};
+
+struct target_launch_opts {
+	const char *path;
+	char *const *argv;   /* NULL = { path, NULL } */
+	char *const *envp;   /* NULL = environ */
+	int disable_aslr;
+};
+
+/* Notifications for trace collectors; any pointer may be NULL. */
+struct target_hooks {
+	void (*will_resume)(void *ctx, struct target_proc *p);
+	void (*did_stop)(void *ctx, struct target_proc *p,
+			 const struct target_stop *stop);
+	void (*thread_created)(void *ctx, struct target_proc *p, pid_t tid,
+			       unsigned index);
+	void (*thread_exited)(void *ctx, struct target_proc *p, pid_t tid,
+			      unsigned index);
+	void *ctx;
+};
+
+struct target_map {
+	uint64_t start, end, offset;
+	char perms[5];
+	char path[256];
+};
+
+/* Lifecycle.  target_launch forks, seizes, execs (no shell) and returns with
+ * the process stopped at its exec; exec failures are errors (child reaped). */
+int target_launch(const struct target_launch_opts *o, struct target_proc **out,
+		  struct ptdb_err *err);
+int target_attach(pid_t pid, struct target_proc **out, struct ptdb_err *err);
+int target_detach(struct target_proc *p, struct ptdb_err *err);
+int target_kill(struct target_proc *p); /* kills and reaps; 0 or NOPROC */
+void target_free(struct target_proc *p); /* kill if launched, else detach */
+pid_t target_pid(const struct target_proc *p);
+int target_is_alive(const struct target_proc *p);  /* traced and not exited */
+int target_exited(const struct target_proc *p);    /* exit/kill/detach seen */
+int target_was_launched(const struct target_proc *p);
+void target_set_hooks(struct target_proc *p, const struct target_hooks *h);
+
+/* Threads, ordered by index; returns the total count (may exceed max). */
+int target_threads(struct target_proc *p, struct target_thread_info *out,
+		   int max);
+/* Index of tid, 0 if unknown. */
+unsigned target_thread_index(const struct target_proc *p, pid_t tid);
+
+/* Registers of a stopped thread. */
+int target_get_regs(struct target_proc *p, pid_t tid,
+		    struct user_regs_struct *r, struct ptdb_err *err);
+int target_set_regs(struct target_proc *p, pid_t tid,
+		    const struct user_regs_struct *r, struct ptdb_err *err);
+int target_get_fpregs(struct target_proc *p, pid_t tid,
+		      struct user_fpregs_struct *r, struct ptdb_err *err);
+int target_set_fpregs(struct target_proc *p, pid_t tid,
+		      const struct user_fpregs_struct *r, struct ptdb_err *err);
+
+/* Memory.  Reads show original bytes under planted breakpoints; writes
+ * over a breakpoint update its saved byte and keep the int3. */
+int target_read_mem(struct target_proc *p, uint64_t addr, void *buf, size_t n,
+		    struct ptdb_err *err);
+int target_write_mem(struct target_proc *p, uint64_t addr, const void *buf,
+		     size_t n, struct ptdb_err *err);
+
+/* Software breakpoints, refcounted by address. */
+int target_bp_insert(struct target_proc *p, uint64_t addr,
+		     struct ptdb_err *err);
+int target_bp_remove(struct target_proc *p, uint64_t addr,
+		     struct ptdb_err *err);
+int target_bp_planted(const struct target_proc *p, uint64_t addr);
+
+/* All-stop execution control.  resume/step return once the threads run;
+ * target_wait blocks for the next user-visible stop and stops every thread.
+ * Events that race with the stop are queued and reported by later
+ * resume+wait pairs without running anything. */
+int target_resume(struct target_proc *p, struct ptdb_err *err);
+int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err);
+int target_wait(struct target_proc *p, struct target_stop *stop,
+		struct ptdb_err *err);
+/* Only kill(2): safe from a signal handler while the inferior runs. */
+int target_interrupt(struct target_proc *p);
+/* Signal delivered to tid on its next resume; 0 suppresses. */
+void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);
+int target_pending_signal(const struct target_proc *p, pid_t tid);
+uint64_t target_stop_id(const struct target_proc *p);
+
+/* /proc/PID/maps; caller frees *out. */
+int target_maps(struct target_proc *p, struct target_map **out, int *n,
+		struct ptdb_err *err);
+
+/* LLDB-style text, e.g. "integer divide by zero" for SIGFPE/FPE_INTDIV;
+ * falls back to the signal name ("SIGUSR1"). Never NULL. */
+const char *target_signal_description(int signo, int si_code);
+const char *target_signal_name(int signo); /* "SIGSEGV", NULL if unknown */
+
+#endif

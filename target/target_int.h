@@ -1,0 +1,73 @@
+/* target/target_int.h: private state shared by the target .c files
+ * (process, thread and breakpoint records). Not for use outside target/. */
+#ifndef PTDB_TARGET_INT_H
+#define PTDB_TARGET_INT_H
+
+#include "target/target.h"
+
+struct target_thread {
+	pid_t tid;
+	unsigned index;
+	int stopped;        /* in ptrace-stop */
+	int starting;       /* clone seen, initial stop not yet */
+	int stepping;       /* last resumed with PTRACE_SINGLESTEP */
+	int pending_sig;    /* delivered at next resume */
+	int has_event;      /* queued, not yet reported stop */
+	struct target_stop queued;
+};
+
+struct target_bp {
+	uint64_t addr;
+	unsigned char orig;
+	int refs;
+};
+
+struct target_proc {
+	pid_t pid;
+	int launched;
+	int alive;           /* threads traced and process not exited */
+	int exit_reported;
+	struct target_stop exit_stop;
+	int running;         /* resumed; target_wait expected */
+	int step_mode;       /* only step_tid was resumed */
+	pid_t step_tid;
+	int memfd;
+	struct target_thread *threads;
+	int nthreads, cap;
+	unsigned next_index;
+	struct target_bp *bps;
+	int nbps, bpcap;
+	int stepover_active; /* bp at stepover_addr lifted while stepping */
+	uint64_t stepover_addr;
+	pid_t stepover_tid;
+	uint64_t stop_id;
+	struct target_hooks hooks;
+};
+
+#define TARGET_PTRACE_OPTS (PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | \
+	PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD)
+
+/* target_proc.c */
+struct target_thread *target_find_thread(const struct target_proc *p,
+					 pid_t tid);
+struct target_thread *target_add_thread(struct target_proc *p, pid_t tid);
+void target_remove_thread(struct target_proc *p, pid_t tid);
+int target_open_mem(struct target_proc *p);
+int target_nproc_err(const struct target_proc *p, struct ptdb_err *err);
+
+/* target_mem.c */
+struct target_bp *target_find_bp(const struct target_proc *p, uint64_t addr);
+int target_raw_write(struct target_proc *p, uint64_t addr, const void *buf,
+		     size_t n);
+int target_raw_read(struct target_proc *p, uint64_t addr, void *buf,
+		    size_t n);
+void target_unplant_all(struct target_proc *p);
+
+/* target_run.c */
+enum { TARGET_EV_NONE, TARGET_EV_REPORT, TARGET_EV_EXIT };
+int target_next_event(struct target_proc *p, pid_t *tid, int *status);
+int target_handle_status(struct target_proc *p, pid_t tid, int status,
+			 struct target_stop *st);
+int target_stop_all(struct target_proc *p, struct target_stop *exit_st);
+
+#endif

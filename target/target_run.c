@@ -1,0 +1,458 @@
+/* target/target_run.c: all-stop execution control: resume, single-step,
+ * wait (classify ptrace stops, stop the other threads, queue racing
+ * events), breakpoint step-over and interrupt. No SIGCHLD handler: events
+ * come from waitid/waitpid(__WALL) loops. */
+#include "target/target_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int task_is_ours(struct target_proc *p, pid_t pid)
+{
+	char path[64], line[128];
+	int tgid = -1;
+	FILE *f;
+
+	if (pid == p->pid || target_find_thread(p, pid))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid == p->pid;
+}
+
+/* Next wait status of one of p's tasks; never consumes a foreign child's. */
+int target_next_event(struct target_proc *p, pid_t *tid, int *status)
+{
+	for (;;) {
+		siginfo_t si;
+		pid_t r;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOWAIT | __WALL)
+		    < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (si.si_pid > 0 && task_is_ours(p, si.si_pid)) {
+			r = waitpid(si.si_pid, status, __WALL);
+			if (r == si.si_pid) {
+				*tid = r;
+				return 0;
+			}
+			continue;
+		}
+		/* A foreign child is waitable: poll our own tasks. */
+		for (int i = -1; i < p->nthreads; i++) {
+			pid_t t = i < 0 ? p->pid : p->threads[i].tid;
+
+			r = waitpid(t, status, __WALL | WNOHANG);
+			if (r == t) {
+				*tid = r;
+				return 0;
+			}
+		}
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+}
+
+static uint64_t thread_pc(pid_t tid)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return 0;
+	return r.rip;
+}
+
+static void set_pc(pid_t tid, uint64_t pc)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return;
+	r.rip = pc;
+	ptrace(PTRACE_SETREGS, tid, 0, &r);
+}
+
+static void after_exec(struct target_proc *p, pid_t tid)
+{
+	struct target_thread keep;
+	struct target_thread *t = target_find_thread(p, tid);
+
+	keep = *t;
+	keep.tid = p->pid;
+	for (int i = p->nthreads - 1; i >= 0; i--)
+		if (p->threads[i].tid != tid)
+			target_remove_thread(p, p->threads[i].tid);
+	p->threads[0] = keep;
+	p->nthreads = 1;
+	p->nbps = 0;             /* the old image and its int3s are gone */
+	p->stepover_active = 0;
+	target_open_mem(p);
+}
+
+static int is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+	       sig == SIGILL;
+}
+
+int target_handle_status(struct target_proc *p, pid_t tid, int status,
+			 struct target_stop *st)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	int sig, ev;
+	siginfo_t si;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (tid != p->pid) {
+			if (t)
+				target_remove_thread(p, tid);
+			return TARGET_EV_NONE;
+		}
+		if (WIFEXITED(status)) {
+			st->kind = TARGET_STOP_EXITED;
+			st->exit_status = WEXITSTATUS(status);
+		} else {
+			st->kind = TARGET_STOP_SIGNALED;
+			st->signo = WTERMSIG(status);
+		}
+		while (p->nthreads > 0)
+			target_remove_thread(p, p->threads[p->nthreads - 1].tid);
+		p->alive = 0;
+		p->running = 0;
+		p->stepover_active = 0;
+		p->nbps = 0;
+		p->exit_stop = *st;
+		return TARGET_EV_EXIT;
+	}
+	if (!WIFSTOPPED(status))
+		return TARGET_EV_NONE;
+	if (!t)
+		t = target_add_thread(p, tid);
+	t->stopped = 1;
+	t->starting = 0;
+	sig = WSTOPSIG(status);
+	ev = status >> 16;
+	if (ev == PTRACE_EVENT_CLONE) {
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg &&
+		    !target_find_thread(p, (pid_t)msg))
+			target_add_thread(p, (pid_t)msg)->starting = 1;
+		return TARGET_EV_NONE;
+	}
+	if (ev == PTRACE_EVENT_EXEC) {
+		after_exec(p, tid);
+		t = target_find_thread(p, p->pid);
+		t->stepping = 0;
+		st->tid = p->pid;
+		st->kind = TARGET_STOP_EXEC;
+		st->addr = thread_pc(p->pid);
+		return TARGET_EV_REPORT;
+	}
+	if (ev != 0 || sig == (SIGTRAP | 0x80))
+		return TARGET_EV_NONE; /* interrupt, group-stop, syscall */
+	/* A reportable stop ends a step-over: re-plant the lifted int3.
+	 * (Interrupt/clone stops leave it lifted; the step goes on.) */
+	if (p->stepover_active && p->stepover_tid == tid) {
+		unsigned char cc = 0xCC;
+
+		p->stepover_active = 0;
+		if (target_find_bp(p, p->stepover_addr))
+			target_raw_write(p, p->stepover_addr, &cc, 1);
+	}
+	memset(&si, 0, sizeof(si));
+	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
+	st->signo = sig;
+	st->si_code = si.si_code;
+	st->addr = thread_pc(tid);
+	if (sig == SIGTRAP && (si.si_code == SI_KERNEL ||
+			       si.si_code == TRAP_BRKPT) &&
+	    target_find_bp(p, st->addr - 1)) {
+		st->addr -= 1;
+		set_pc(tid, st->addr);
+		st->kind = TARGET_STOP_BREAKPOINT;
+		t->pending_sig = 0;
+	} else if (sig == SIGTRAP && t->stepping &&
+		   (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT)) {
+		st->kind = TARGET_STOP_STEP;
+		t->pending_sig = 0;
+	} else if (sig == SIGSTOP) {
+		st->kind = TARGET_STOP_INTERRUPT;
+		st->signo = 0;
+		t->pending_sig = 0;
+	} else {
+		st->kind = TARGET_STOP_SIGNAL;
+		if (is_fault(sig))
+			st->addr = (uint64_t)(uintptr_t)si.si_addr;
+		/* a stray int3 in the program is reported, not re-delivered */
+		t->pending_sig = (sig == SIGTRAP && si.si_code == SI_KERNEL)
+				 ? 0 : sig;
+	}
+	t->stepping = 0;
+	return TARGET_EV_REPORT;
+}
+
+/* Stops every running thread; racing reportable stops are queued on their
+ * threads.  Returns TARGET_EV_EXIT (with *exit_st) if the process died. */
+int target_stop_all(struct target_proc *p, struct target_stop *exit_st)
+{
+	for (int i = 0; i < p->nthreads; i++)
+		if (!p->threads[i].stopped && !p->threads[i].starting)
+			ptrace(PTRACE_INTERRUPT, p->threads[i].tid, 0, 0);
+	for (;;) {
+		struct target_stop ev;
+		struct target_thread *t;
+		int busy = 0, st, r;
+		pid_t tid;
+
+		for (int i = 0; i < p->nthreads; i++)
+			busy |= !p->threads[i].stopped;
+		if (!busy)
+			return TARGET_EV_NONE;
+		if (target_next_event(p, &tid, &st) < 0)
+			return TARGET_EV_NONE;
+		t = target_find_thread(p, tid);
+		if (!t && WIFSTOPPED(st))
+			t = target_add_thread(p, tid);
+		r = target_handle_status(p, tid, st, &ev);
+		if (r == TARGET_EV_EXIT) {
+			*exit_st = ev;
+			return TARGET_EV_EXIT;
+		}
+		if (r == TARGET_EV_REPORT) {
+			t = target_find_thread(p, ev.tid);
+			if (t) {
+				t->has_event = 1;
+				t->queued = ev;
+			}
+		}
+	}
+}
+
+static void resume_thread(struct target_thread *t)
+{
+	int sig = t->pending_sig;
+
+	t->pending_sig = 0;
+	t->stopped = 0;
+	if (ptrace(t->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0,
+		   (void *)(long)sig) < 0 && errno == ESRCH)
+		t->stopped = 0; /* exiting; its exit status will arrive */
+}
+
+static int deliver(struct target_proc *p, struct target_stop *st)
+{
+	p->running = 0;
+	p->step_mode = 0;
+	p->stop_id++;
+	if (p->hooks.did_stop)
+		p->hooks.did_stop(p->hooks.ctx, p, st);
+	return 0;
+}
+
+/* Drops queued breakpoint stops whose breakpoint was removed meanwhile. */
+static int have_queued(struct target_proc *p, pid_t only)
+{
+	int any = 0;
+
+	for (int i = 0; i < p->nthreads; i++) {
+		struct target_thread *t = &p->threads[i];
+
+		if (!t->has_event || (only && t->tid != only))
+			continue;
+		if (t->queued.kind == TARGET_STOP_BREAKPOINT &&
+		    !target_find_bp(p, t->queued.addr)) {
+			t->has_event = 0;
+			continue;
+		}
+		any = 1;
+	}
+	return any;
+}
+
+/* Steps t synchronously over the breakpoint at its pc (others stopped). */
+static int step_over(struct target_proc *p, struct target_thread *t,
+		     uint64_t pc)
+{
+	unsigned char orig = target_find_bp(p, pc)->orig;
+	struct target_stop ev;
+	pid_t tid = t->tid;
+	int st, r;
+
+	if (target_raw_write(p, pc, &orig, 1) < 0)
+		return 0;
+	p->stepover_active = 1;
+	p->stepover_addr = pc;
+	p->stepover_tid = tid;
+	for (;;) {
+		t->stepping = 1;
+		t->stopped = 0;
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0) {
+			t->stopped = 1;
+			t->stepping = 0;
+			return 0;
+		}
+		while (waitpid(tid, &st, __WALL) < 0)
+			if (errno != EINTR)
+				return 0;
+		r = target_handle_status(p, tid, st, &ev);
+		if (r == TARGET_EV_EXIT)
+			return TARGET_EV_EXIT;
+		t = target_find_thread(p, tid);
+		if (!t)
+			return 0;
+		if (r == TARGET_EV_REPORT) {
+			if (ev.kind != TARGET_STOP_STEP) {
+				t->has_event = 1;
+				t->queued = ev;
+			}
+			return 0;
+		}
+	}
+}
+
+int target_resume(struct target_proc *p, struct ptdb_err *err)
+{
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (p->running)
+		return ptdb_err_set(err, "process is already running");
+	if (p->hooks.will_resume)
+		p->hooks.will_resume(p->hooks.ctx, p);
+	p->step_mode = 0;
+	if (!have_queued(p, 0)) {
+		for (int i = 0; i < p->nthreads; i++) {
+			struct target_thread *t = &p->threads[i];
+			uint64_t pc = thread_pc(t->tid);
+
+			if (!t->stopped || !target_find_bp(p, pc))
+				continue;
+			if (step_over(p, t, pc) == TARGET_EV_EXIT) {
+				p->running = 1;
+				return 0;
+			}
+		}
+	}
+	p->running = 1;
+	if (have_queued(p, 0))
+		return 0;
+	for (int i = 0; i < p->nthreads; i++) {
+		p->threads[i].stepping = 0;
+		if (p->threads[i].stopped)
+			resume_thread(&p->threads[i]);
+	}
+	return 0;
+}
+
+int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+{
+	struct target_thread *t;
+	uint64_t pc;
+
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (p->running)
+		return ptdb_err_set(err, "process is already running");
+	t = target_find_thread(p, tid);
+	if (!t || !t->stopped)
+		return ptdb_err_set(err, "no stopped thread %d", (int)tid);
+	if (p->hooks.will_resume)
+		p->hooks.will_resume(p->hooks.ctx, p);
+	p->running = 1;
+	p->step_mode = 1;
+	p->step_tid = tid;
+	if (have_queued(p, tid))
+		return 0;
+	pc = thread_pc(tid);
+	if (target_find_bp(p, pc)) {
+		unsigned char orig = target_find_bp(p, pc)->orig;
+
+		if (target_raw_write(p, pc, &orig, 1) == 0) {
+			p->stepover_active = 1;
+			p->stepover_addr = pc;
+			p->stepover_tid = tid;
+		}
+	}
+	t->stepping = 1;
+	resume_thread(t);
+	return 0;
+}
+
+int target_wait(struct target_proc *p, struct target_stop *stop,
+		struct ptdb_err *err)
+{
+	struct target_stop ev, ex;
+	pid_t tid;
+	int st, r;
+
+	memset(stop, 0, sizeof(*stop));
+	if (!p->alive) {
+		if (p->exit_reported)
+			return target_nproc_err(p, err);
+		p->exit_reported = 1;
+		*stop = p->exit_stop;
+		return deliver(p, stop);
+	}
+	if (!p->running)
+		return ptdb_err_set(err, "process is not running (resume first)");
+	for (int i = 0; i < p->nthreads; i++) {
+		struct target_thread *t = &p->threads[i];
+
+		if (t->has_event && (!p->step_mode || t->tid == p->step_tid)) {
+			t->has_event = 0;
+			*stop = t->queued;
+			return deliver(p, stop);
+		}
+	}
+	for (;;) {
+		struct target_thread *t;
+
+		if (target_next_event(p, &tid, &st) < 0)
+			return ptdb_err_errno(err, "waiting for the process");
+		r = target_handle_status(p, tid, st, &ev);
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			*stop = ev;
+			return deliver(p, stop);
+		}
+		if (r == TARGET_EV_REPORT)
+			break;
+		t = target_find_thread(p, tid);
+		if (!t || !t->stopped)
+			continue;
+		if (p->step_mode && tid != p->step_tid)
+			continue; /* new threads stay stopped while stepping */
+		resume_thread(t);
+	}
+	if (target_stop_all(p, &ex) == TARGET_EV_EXIT) {
+		p->exit_reported = 1;
+		*stop = ex;
+		return deliver(p, stop);
+	}
+	*stop = ev;
+	return deliver(p, stop);
+}
+
+int target_interrupt(struct target_proc *p)
+{
+	if (!p->alive)
+		return TARGET_ERR_NOPROC;
+	return kill(p->pid, SIGSTOP);
+}
