@@ -19,7 +19,7 @@ class Pty:
             os.execve(PTDB, [PTDB], env)
         self.buf = b""
 
-    def read_until(self, text, timeout=10.0):
+    def read_until(self, text, timeout=20.0):
         end = time.time() + timeout
         while text.encode() not in self.buf and time.time() < end:
             r, _, _ = select.select([self.fd], [], [], 0.1)
@@ -47,7 +47,7 @@ class Pty:
         finally:
             os.close(self.fd)
 
-    def wait_exit(self, timeout=10.0):
+    def wait_exit(self, timeout=30.0):
         end = time.time() + timeout
         while time.time() < end:
             self.read_until("\x00", 0.1)
