@@ -74,8 +74,8 @@ def t_completion(tmp):
         p.send("sh\t\r")
         if not p.read_until("stop-on-error (boolean)"):
             return "'settings sh<TAB>' did not complete and run 'settings show'"
-        p.send("settings set --\t")
-        p.send("\x15")  # kill line
+        p.buf = b""
+        p.read_until("(ptdb) ")
         p.send("quit\r")
         st = p.wait_exit()
         if st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 0:
@@ -96,6 +96,8 @@ def t_history(tmp):
     p.buf = b""
     p.send("\x1b[A\r")  # up arrow recalls 'version'
     ok = p.read_until("ptdb version")
+    p.buf = b""
+    p.read_until("(ptdb) ")  # keys typed before the prompt race the tty mode
     p.send("\x04")  # Ctrl-D exits
     st = p.wait_exit()
     if not ok:
