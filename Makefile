@@ -8,7 +8,7 @@ PKGS     = libedit libelf json-c capstone
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I/usr/include/libdwarf
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldwarf -lipt -lZydis -lz -lm -lpthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldwarf -lipt -lZydis -liberty -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -19,7 +19,7 @@ endif
 
 # Debian packages the build and the tests use.
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
-	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev \
+	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux
 
 LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \

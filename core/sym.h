@@ -1,0 +1,82 @@
+/* core/sym.h: modules and symbols — one ELF file (symtab, DWARF line tables,
+ * CFI) mapped at a load bias, address <-> function/line lookups, LLDB-style
+ * symbol-context strings and one-frame unwinding.
+ * Addresses given to and returned by these functions are runtime addresses
+ * (link address + bias).  Strings returned point into the module and live
+ * until sym_module_free. */
+#ifndef PTDB_CORE_SYM_H
+#define PTDB_CORE_SYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+struct sym_module;
+
+/* Opens and indexes (cheaply, lazily) the ELF file at path.  Errors:
+ * "'PATH' is not an ELF file", "'PATH' is not an x86-64 ELF file",
+ * "cannot open 'PATH': strerror". */
+struct sym_module *sym_module_open(const char *path, struct ptdb_err *err);
+void sym_module_free(struct sym_module *m);
+/* bias = load address - link address (0 for a non-PIE executable). */
+void sym_module_set_bias(struct sym_module *m, uint64_t bias);
+uint64_t sym_module_bias(const struct sym_module *m);
+const char *sym_module_path(const struct sym_module *m);	/* absolute */
+const char *sym_module_name(const struct sym_module *m);	/* basename */
+uint64_t sym_module_entry(const struct sym_module *m);	/* runtime e_entry */
+int sym_module_is_pie(const struct sym_module *m);	/* ET_DYN */
+int sym_module_has_debug(const struct sym_module *m);	/* has .debug_line/.debug_info */
+
+struct sym_loc {
+	const char *func;	/* demangled function/symbol name or NULL */
+	uint64_t func_addr;	/* runtime start address of the function */
+	const char *file;	/* source path as in DWARF (full path) or NULL */
+	unsigned line, column;	/* 0 if unknown */
+};
+/* 0 if a symbol or a line covers addr, -1 if neither. */
+int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
+
+/* Functions named name (mangled, demangled "ns::f(int)", or base name "f"):
+ * fills entry[i] and after_prologue[i] (LLDB's breakpoint address: first
+ * prologue_end row, else the first row with a line different from the
+ * opening line, else the end of the first row).  after_prologue may be NULL.
+ * Returns the number of matches filled (<= max). */
+int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
+		    uint64_t *after_prologue, int max);
+
+/* Breakpoint addresses for file:line (file matched by full path, path suffix
+ * or basename).  If line has no code, the next line with code is used, and
+ * *actual_line (may be NULL) says which.  One address per function (the
+ * lowest is_stmt row); an address at a function entry is moved past the
+ * prologue.  Returns the number filled (<= max), 0 if none. */
+int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
+		    uint64_t *addrs, int max, unsigned *actual_line);
+
+/* The contiguous range [lo,hi) around addr whose rows all have addr's line
+ * (source-level stepping).  0 found, -1 not. */
+int sym_line_range(struct sym_module *m, uint64_t addr, uint64_t *lo,
+		   uint64_t *hi);
+
+/* The source file (DWARF path) holding main, or NULL. */
+const char *sym_main_file(struct sym_module *m);
+
+/* LLDB's symbol context: "trace_loop`main + 4 at trace_loop.c:2:7",
+ * "trace_loop`func + 12" without line info, "trace_loop`0x401000" without a
+ * symbol.  Returns buf. */
+char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n);
+
+/* Reads n bytes of target memory at addr; 0 ok, -1 failure. */
+typedef int (*sym_read_fn)(void *ctx, uint64_t addr, void *buf, size_t n);
+/* One frame of unwinding with CFI (.eh_frame, then .debug_frame), falling
+ * back to the frame pointer (rbp chain) when no CFI covers pc.
+ * 0 ok, -1 failure (memory unreadable, no caller). */
+int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
+		    uint64_t rbp, sym_read_fn rd, void *ctx, uint64_t *cpc,
+		    uint64_t *crsp, uint64_t *crbp);
+
+/* Demangles a C++ name with parameters ("_Z2f2v" -> "f2()"); NULL if name
+ * is not mangled.  Caller frees the result. */
+char *sym_demangle(const char *name);
+
+#endif

@@ -1,0 +1,469 @@
+/* core/sym_dwarf.c: DWARF through libdwarf, lazily — CU list and
+ * .debug_aranges to find the one CU holding an address, line tables decoded
+ * per CU on first use and cached; line/address/prologue lookups on them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sym_int.h"
+
+static void sym_dw_errfree(struct sym_module *m, Dwarf_Error *e)
+{
+	if (*e)
+		dwarf_dealloc(m->dbg, *e, DW_DLA_ERROR);
+	*e = NULL;
+}
+
+static int sym_cmp_ar(const void *a, const void *b)
+{
+	const struct sym_arange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static struct sym_cu *sym_cu_by_off(struct sym_module *m, uint64_t off,
+				    size_t *idx)
+{
+	size_t lo = 0, hi = m->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cus[mid].off == off) {
+			*idx = mid;
+			return &m->cus[mid];
+		}
+		if (m->cus[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void sym_load_aranges(struct sym_module *m)
+{
+	Dwarf_Arange *ar = NULL;
+	Dwarf_Signed n = 0;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_get_aranges(m->dbg, &ar, &n, &e) != DW_DLV_OK) {
+		sym_dw_errfree(m, &e);
+		return;
+	}
+	m->ar = xcalloc((size_t)n, sizeof(*m->ar));
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		Dwarf_Unsigned seg, segsz, len;
+		Dwarf_Addr start;
+		Dwarf_Off off;
+		size_t idx;
+
+		if (dwarf_get_arange_info_b(ar[i], &seg, &segsz, &start, &len,
+					    &off, &e) == DW_DLV_OK && len &&
+		    sym_cu_by_off(m, off, &idx)) {
+			m->ar[m->nar].lo = start;
+			m->ar[m->nar].hi = start + len;
+			m->ar[m->nar].cu = idx;
+			m->nar++;
+		}
+		sym_dw_errfree(m, &e);
+		dwarf_dealloc(m->dbg, ar[i], DW_DLA_ARANGE);
+	}
+	dwarf_dealloc(m->dbg, ar, DW_DLA_LIST);
+	qsort(m->ar, m->nar, sizeof(*m->ar), sym_cmp_ar);
+}
+
+int sym_dwarf_init(struct sym_module *m)
+{
+	Dwarf_Error e = NULL;
+	size_t cap = 0;
+
+	if (m->dw_state)
+		return m->dw_state > 0 ? 0 : -1;
+	m->dw_state = -1;
+	if (dwarf_init(m->fd, DW_DLC_READ, NULL, NULL, &m->dbg, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(NULL, e, DW_DLA_ERROR);
+		m->dbg = NULL;
+		return -1;
+	}
+	m->dw_state = 1;
+	for (;;) {
+		Dwarf_Unsigned hlen, typeoff, next;
+		Dwarf_Half ver, asz, lsz, esz, type;
+		Dwarf_Off abbr, off;
+		Dwarf_Sig8 sig;
+		Dwarf_Die die = NULL;
+		int rc = dwarf_next_cu_header_d(m->dbg, 1, &hlen, &ver, &abbr,
+						&asz, &lsz, &esz, &sig, &typeoff,
+						&next, &type, &e);
+		if (rc != DW_DLV_OK)
+			break;
+		if (dwarf_siblingof_b(m->dbg, NULL, 1, &die, &e) != DW_DLV_OK ||
+		    dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
+			sym_dw_errfree(m, &e);
+			continue;
+		}
+		if (m->ncus == cap) {
+			cap = cap ? cap * 2 : 16;
+			m->cus = xrealloc(m->cus, cap * sizeof(*m->cus));
+		}
+		memset(&m->cus[m->ncus], 0, sizeof(m->cus[0]));
+		m->cus[m->ncus].die = die;
+		m->cus[m->ncus].off = off;
+		m->ncus++;
+	}
+	sym_dw_errfree(m, &e);
+	sym_load_aranges(m);
+	return 0;
+}
+
+void sym_dwarf_free(struct sym_module *m)
+{
+	Dwarf_Error e = NULL;
+
+	for (size_t i = 0; i < m->ncus; i++) {
+		for (size_t j = 0; j < m->cus[i].nfiles; j++)
+			free(m->cus[i].files[j]);
+		free(m->cus[i].files);
+		free(m->cus[i].rows);
+	}
+	free(m->cus);
+	free(m->ar);
+	if (m->dbg)
+		dwarf_finish(m->dbg, &e);
+	m->dbg = NULL;
+}
+
+static int sym_cmp_row(const void *a, const void *b)
+{
+	const struct sym_row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end_seq != y->end_seq)	/* a sequence's end before the next's start */
+		return x->end_seq ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const char *sym_row_file(struct sym_module *m, struct sym_cu *cu,
+				Dwarf_Line ln)
+{
+	Dwarf_Unsigned fno;
+	Dwarf_Error e = NULL;
+	char *s = NULL;
+
+	if (dwarf_line_srcfileno(ln, &fno, &e) != DW_DLV_OK || fno > 65535) {
+		sym_dw_errfree(m, &e);
+		return NULL;
+	}
+	if (fno < cu->nfiles && cu->files[fno])
+		return cu->files[fno];
+	if (fno >= cu->nfiles) {
+		cu->files = xrealloc(cu->files, (fno + 1) * sizeof(char *));
+		memset(cu->files + cu->nfiles, 0,
+		       (fno + 1 - cu->nfiles) * sizeof(char *));
+		cu->nfiles = fno + 1;
+	}
+	if (dwarf_linesrc(ln, &s, &e) != DW_DLV_OK) {
+		sym_dw_errfree(m, &e);
+		return NULL;
+	}
+	cu->files[fno] = xstrdup(s);
+	dwarf_dealloc(m->dbg, s, DW_DLA_STRING);
+	return cu->files[fno];
+}
+
+static void sym_cu_load(struct sym_module *m, struct sym_cu *cu)
+{
+	Dwarf_Unsigned ver;
+	Dwarf_Small tables;
+	Dwarf_Line_Context ctx = NULL;
+	Dwarf_Line *lines = NULL;
+	Dwarf_Signed n = 0;
+	Dwarf_Error e = NULL;
+
+	if (cu->loaded)
+		return;
+	cu->loaded = 1;
+	if (dwarf_srclines_b(cu->die, &ver, &tables, &ctx, &e) != DW_DLV_OK) {
+		sym_dw_errfree(m, &e);
+		return;
+	}
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) != DW_DLV_OK ||
+	    n <= 0) {
+		sym_dw_errfree(m, &e);
+		dwarf_srclines_dealloc_b(ctx);
+		return;
+	}
+	cu->rows = xcalloc((size_t)n, sizeof(*cu->rows));
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		struct sym_row *r = &cu->rows[cu->nrows];
+		Dwarf_Addr addr;
+		Dwarf_Unsigned lineno = 0, col = 0, isa, disc;
+		Dwarf_Bool stmt = 0, end = 0, pend = 0, ebeg;
+
+		if (dwarf_lineaddr(lines[i], &addr, &e) != DW_DLV_OK) {
+			sym_dw_errfree(m, &e);
+			continue;
+		}
+		dwarf_lineno(lines[i], &lineno, &e);
+		sym_dw_errfree(m, &e);
+		dwarf_lineoff_b(lines[i], &col, &e);
+		sym_dw_errfree(m, &e);
+		dwarf_linebeginstatement(lines[i], &stmt, &e);
+		sym_dw_errfree(m, &e);
+		dwarf_lineendsequence(lines[i], &end, &e);
+		sym_dw_errfree(m, &e);
+		if (dwarf_prologue_end_etc(lines[i], &pend, &ebeg, &isa, &disc,
+					   &e) != DW_DLV_OK)
+			pend = 0;
+		sym_dw_errfree(m, &e);
+		r->addr = addr;
+		r->line = (unsigned)lineno;
+		r->col = (unsigned)col;
+		r->is_stmt = !!stmt;
+		r->end_seq = !!end;
+		r->prologue_end = !!pend;
+		r->seq = (uint32_t)cu->nrows;
+		r->file = sym_row_file(m, cu, lines[i]);
+		cu->nrows++;
+	}
+	dwarf_srclines_dealloc_b(ctx);
+	qsort(cu->rows, cu->nrows, sizeof(*cu->rows), sym_cmp_row);
+}
+
+/* Index of the row covering a in cu, or -1. */
+static long sym_cu_row(const struct sym_cu *cu, uint64_t a)
+{
+	size_t lo = 0, hi = cu->nrows;
+
+	while (lo < hi) {	/* first row with addr > a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (cu->rows[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || lo == cu->nrows || cu->rows[lo - 1].end_seq)
+		return -1;
+	return (long)(lo - 1);
+}
+
+static long sym_find_row_idx(struct sym_module *m, uint64_t a,
+			     struct sym_cu **cu_out)
+{
+	size_t lo = 0, hi;
+
+	*cu_out = NULL;
+	if (sym_dwarf_init(m) < 0)
+		return -1;
+	if (m->nar == 0) {	/* no aranges: try every CU (decodes all) */
+		for (size_t i = 0; i < m->ncus; i++) {
+			long r;
+			sym_cu_load(m, &m->cus[i]);
+			if ((r = sym_cu_row(&m->cus[i], a)) >= 0) {
+				*cu_out = &m->cus[i];
+				return r;
+			}
+		}
+		return -1;
+	}
+	hi = m->nar;
+	while (lo < hi) {	/* first arange with lo > a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ar[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || a >= m->ar[lo - 1].hi)
+		return -1;
+	*cu_out = &m->cus[m->ar[lo - 1].cu];
+	sym_cu_load(m, *cu_out);
+	return sym_cu_row(*cu_out, a);
+}
+
+const struct sym_row *sym_find_row(struct sym_module *m, uint64_t a,
+				   struct sym_cu **cu_out)
+{
+	struct sym_cu *cu;
+	long i = sym_find_row_idx(m, a, &cu);
+
+	if (cu_out)
+		*cu_out = cu;
+	return i >= 0 ? &cu->rows[i] : NULL;
+}
+
+uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
+{
+	struct sym_cu *cu;
+	long i = sym_find_row_idx(m, lo, &cu);
+	size_t k, n, pick = 0;
+	const struct sym_row *r;
+
+	if (i < 0)
+		return lo;
+	r = cu->rows;
+	n = cu->nrows;
+	/* prologue_end among the first few rows, as LLDB does */
+	for (k = (size_t)i + 1; k < n && k <= (size_t)i + 5; k++) {
+		if (r[k].end_seq || r[k].addr >= hi)
+			break;
+		if (r[k].prologue_end) {
+			pick = k;
+			break;
+		}
+	}
+	/* else the first row whose line differs from the opening line */
+	for (k = (size_t)i + 1; !pick && k < n && k <= (size_t)i + 5; k++) {
+		if (r[k].end_seq || r[k].addr >= hi)
+			break;
+		if (r[k].line != r[i].line && r[k].line != 0)
+			pick = k;
+	}
+	/* else the end of the first row */
+	for (k = (size_t)i + 1; !pick && k < n; k++)
+		if (r[k].addr > r[i].addr) {
+			pick = k;
+			break;
+		}
+	if (!pick)
+		return lo;
+	while (pick + 1 < n && r[pick].line == 0 && !r[pick].end_seq &&
+	       r[pick + 1].addr < hi)
+		pick++;
+	if (r[pick].addr <= lo || r[pick].addr >= hi)
+		return lo;
+	return r[pick].addr;
+}
+
+static int sym_file_matches(const char *path, const char *want)
+{
+	size_t pl, wl;
+
+	if (!path)
+		return 0;
+	if (!strcmp(path, want))
+		return 1;
+	pl = strlen(path);
+	wl = strlen(want);
+	return pl > wl && path[pl - wl - 1] == '/' && !strcmp(path + pl - wl, want);
+}
+
+/* Calls fn for every is_stmt row of file (matched cached per file pointer). */
+#define SYM_FOR_FILE_ROWS(m, want, cu, r, body) do {                       \
+	for (size_t ci_ = 0; ci_ < (m)->ncus; ci_++) {                      \
+		struct sym_cu *cu = &(m)->cus[ci_];                         \
+		const char *lastf_ = NULL;                                  \
+		int lastok_ = 0;                                            \
+		sym_cu_load((m), cu);                                       \
+		for (size_t ri_ = 0; ri_ < cu->nrows; ri_++) {              \
+			const struct sym_row *r = &cu->rows[ri_];           \
+			if (r->end_seq || !r->is_stmt || !r->file)          \
+				continue;                                   \
+			if (r->file != lastf_) {                            \
+				lastf_ = r->file;                           \
+				lastok_ = sym_file_matches(r->file, (want)); \
+			}                                                   \
+			if (lastok_) { body }                               \
+		}                                                           \
+	}                                                                   \
+} while (0)
+
+static int sym_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
+		    uint64_t *addrs, int max, unsigned *actual_line)
+{
+	unsigned best = 0;
+	uint64_t *funcs;
+	int n = 0;
+
+	if (actual_line)
+		*actual_line = 0;
+	if (sym_dwarf_init(m) < 0 || max <= 0)
+		return 0;
+	SYM_FOR_FILE_ROWS(m, file, cu, r, {
+		if (r->line >= line && (!best || r->line < best))
+			best = r->line;
+	});
+	if (!best)
+		return 0;
+	funcs = xcalloc((size_t)max, sizeof(*funcs));
+	SYM_FOR_FILE_ROWS(m, file, cu, r, {
+		struct sym_sym *s;
+		uint64_t f;
+		int j;
+
+		if (r->line != best)
+			continue;
+		s = sym_find_sym(m, r->addr);
+		f = s ? s->addr : r->addr;
+		for (j = 0; j < n && funcs[j] != f; j++)
+			;
+		if (j < n) {	/* one location per function: the lowest */
+			if (r->addr < addrs[j])
+				addrs[j] = r->addr;
+			continue;
+		}
+		if (n == max)
+			continue;
+		funcs[n] = f;
+		addrs[n++] = r->addr;
+	});
+	for (int j = 0; j < n; j++) {
+		struct sym_sym *s = sym_find_sym(m, addrs[j]);
+
+		if (s && s->addr == addrs[j] && s->size)
+			addrs[j] = sym_after_prologue(m, s->addr, s->addr + s->size);
+		addrs[j] += m->bias;
+	}
+	free(funcs);
+	qsort(addrs, (size_t)n, sizeof(*addrs), sym_cmp_u64);
+	if (actual_line)
+		*actual_line = best;
+	return n;
+}
+
+int sym_line_range(struct sym_module *m, uint64_t addr, uint64_t *lo,
+		   uint64_t *hi)
+{
+	struct sym_cu *cu;
+	long i = sym_find_row_idx(m, addr - m->bias, &cu);
+	size_t b, f;
+	const struct sym_row *r;
+
+	if (i < 0)
+		return -1;
+	r = cu->rows;
+	for (b = (size_t)i; b > 0 && !r[b - 1].end_seq && r[b - 1].line == r[i].line; b--)
+		;
+	for (f = (size_t)i + 1; f < cu->nrows && !r[f].end_seq &&
+	     (r[f].line == r[i].line || r[f].line == 0); f++)
+		;
+	if (f >= cu->nrows)
+		return -1;
+	*lo = r[b].addr + m->bias;
+	*hi = r[f].addr + m->bias;
+	return 0;
+}
+
+const char *sym_main_file(struct sym_module *m)
+{
+	uint64_t e;
+	const struct sym_row *r;
+
+	if (m->main_file_done)
+		return m->main_file;
+	m->main_file_done = 1;
+	if (sym_lookup_func(m, "main", &e, NULL, 1) != 1)
+		return NULL;
+	r = sym_find_row(m, e - m->bias, NULL);
+	if (r && r->file)
+		m->main_file = xstrdup(r->file);
+	return m->main_file;
+}

@@ -1,0 +1,337 @@
+/* core/sym_elf.c: opening a module — the ELF file mapped read-only, its
+ * function symbols (symtab, else dynsym), address/name lookups through them
+ * and LLDB's symbol-context formatting. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/sym_int.h"
+
+static int sym_cmp_sym(const void *a, const void *b)
+{
+	const struct sym_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Sized symbols first so the survivor of a duplicate has a size. */
+	if ((x->size == 0) != (y->size == 0))
+		return x->size ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
+{
+	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= m->maplen &&
+	       sh->sh_size <= m->maplen - sh->sh_offset;
+}
+
+/* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
+static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
+			    const Elf64_Shdr *sh)
+{
+	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	const Elf64_Shdr *strsh;
+	const Elf64_Sym *st;
+	const char *strs;
+	size_t n, cap;
+
+	if (sh->sh_link >= eh->e_shnum || !sym_section_ok(m, sh))
+		return;
+	strsh = &shs[sh->sh_link];
+	if (!sym_section_ok(m, strsh) || strsh->sh_size == 0)
+		return;
+	strs = (const char *)m->map + strsh->sh_offset;
+	st = (const Elf64_Sym *)(m->map + sh->sh_offset);
+	n = sh->sh_size / sizeof(Elf64_Sym);
+	cap = n;
+	m->syms = xcalloc(cap ? cap : 1, sizeof(*m->syms));
+	m->nsyms = 0;
+	for (size_t i = 0; i < n; i++) {
+		int type = ELF64_ST_TYPE(st[i].st_info);
+
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    st[i].st_shndx == SHN_UNDEF || st[i].st_value == 0 ||
+		    st[i].st_name >= strsh->sh_size)
+			continue;
+		/* The string table must be NUL-terminated somewhere. */
+		if (!memchr(strs + st[i].st_name, 0, strsh->sh_size - st[i].st_name))
+			continue;
+		m->syms[m->nsyms].addr = st[i].st_value;
+		m->syms[m->nsyms].size = st[i].st_size;
+		m->syms[m->nsyms].name = strs + st[i].st_name;
+		m->nsyms++;
+	}
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);
+	/* Keep one symbol per address. */
+	size_t j = 0;
+	for (size_t i = 0; i < m->nsyms; i++)
+		if (j == 0 || m->syms[j - 1].addr != m->syms[i].addr)
+			m->syms[j++] = m->syms[i];
+	m->nsyms = j;
+}
+
+static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+	const Elf64_Shdr *shs, *symtab = NULL, *dynsym = NULL;
+	const char *shstr = NULL;
+	size_t shstrsz = 0;
+
+	if (m->maplen < EI_NIDENT || memcmp(m->map, ELFMAG, SELFMAG) != 0)
+		return ptdb_err_set(err, "'%s' is not an ELF file", m->path);
+	if (m->map[EI_CLASS] != ELFCLASS64 || m->maplen < sizeof(*eh) ||
+	    eh->e_machine != EM_X86_64)
+		return ptdb_err_set(err, "'%s' is not an x86-64 ELF file", m->path);
+	m->entry = eh->e_entry;
+	m->pie = eh->e_type == ET_DYN;
+	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff > m->maplen ||
+	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->maplen - eh->e_shoff)
+		return 0;	/* no sections: no symbols, still a module */
+	shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	if (eh->e_shstrndx < eh->e_shnum && sym_section_ok(m, &shs[eh->e_shstrndx])) {
+		shstr = (const char *)m->map + shs[eh->e_shstrndx].sh_offset;
+		shstrsz = shs[eh->e_shstrndx].sh_size;
+	}
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (shs[i].sh_type == SHT_SYMTAB)
+			symtab = &shs[i];
+		else if (shs[i].sh_type == SHT_DYNSYM)
+			dynsym = &shs[i];
+		if (shstr && shs[i].sh_name < shstrsz &&
+		    (!strcmp(shstr + shs[i].sh_name, ".debug_info") ||
+		     !strcmp(shstr + shs[i].sh_name, ".debug_line")))
+			m->has_debug = 1;
+	}
+	if (symtab)
+		sym_load_symtab(m, eh, symtab);
+	if (m->nsyms == 0 && dynsym) {
+		free(m->syms);
+		m->syms = NULL;
+		sym_load_symtab(m, eh, dynsym);
+	}
+	return 0;
+}
+
+struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
+{
+	struct sym_module *m;
+	char real[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	void *map;
+
+	m = xcalloc(1, sizeof(*m));
+	m->fd = -1;
+	m->path = xstrdup(realpath(path, real) ? real : path);
+	slash = strrchr(m->path, '/');
+	m->name = xstrdup(slash ? slash + 1 : m->path);
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0) {
+		ptdb_err_errno(err, "cannot open '%s'", path);
+		goto fail;
+	}
+	if (fstat(m->fd, &st) < 0) {
+		ptdb_err_errno(err, "cannot open '%s'", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
+		ptdb_err_set(err, "'%s' is not an ELF file", m->path);
+		goto fail;
+	}
+	m->maplen = (size_t)st.st_size;
+	map = mmap(NULL, m->maplen, PROT_READ, MAP_PRIVATE, m->fd, 0);
+	if (map == MAP_FAILED) {
+		m->maplen = 0;
+		ptdb_err_errno(err, "cannot open '%s'", path);
+		goto fail;
+	}
+	m->map = map;
+	if (sym_parse_elf(m, err) < 0)
+		goto fail;
+	return m;
+fail:
+	sym_module_free(m);
+	return NULL;
+}
+
+void sym_module_free(struct sym_module *m)
+{
+	if (!m)
+		return;
+	sym_unwind_free(m);
+	sym_dwarf_free(m);
+	for (size_t i = 0; i < m->nsyms; i++)
+		free(m->syms[i].dem);
+	free(m->syms);
+	if (m->map)
+		munmap((void *)m->map, m->maplen);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->main_file);
+	free(m->path);
+	free(m->name);
+	free(m);
+}
+
+void sym_module_set_bias(struct sym_module *m, uint64_t bias) { m->bias = bias; }
+uint64_t sym_module_bias(const struct sym_module *m) { return m->bias; }
+const char *sym_module_path(const struct sym_module *m) { return m->path; }
+const char *sym_module_name(const struct sym_module *m) { return m->name; }
+uint64_t sym_module_entry(const struct sym_module *m) { return m->entry + m->bias; }
+int sym_module_is_pie(const struct sym_module *m) { return m->pie; }
+int sym_module_has_debug(const struct sym_module *m) { return m->has_debug; }
+
+struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
+{
+	size_t lo = 0, hi = m->nsyms;
+	struct sym_sym *s;
+
+	while (lo < hi) {	/* first symbol with addr > a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &m->syms[lo - 1];
+	if (s->size && a >= s->addr + s->size)
+		return NULL;
+	return s;
+}
+
+const char *sym_sym_name(struct sym_sym *s)
+{
+	if (!s->dem_done) {
+		s->dem = sym_demangle(s->name);
+		s->dem_done = 1;
+	}
+	return s->dem ? s->dem : s->name;
+}
+
+/* Length of a demangled name without its parameter list. */
+static size_t sym_name_stem(const char *d)
+{
+	int depth = 0;
+
+	for (size_t i = 0; d[i]; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == '(' && depth == 0 && i > 0)
+			return i;
+	}
+	return strlen(d);
+}
+
+static int sym_name_matches(struct sym_sym *s, const char *name)
+{
+	const char *d;
+	size_t stem, nl = strlen(name);
+
+	if (!strcmp(s->name, name))
+		return 1;
+	if (strncmp(s->name, "_Z", 2) != 0)
+		return 0;
+	/* Cheap filter before demangling: the base name is in the mangling. */
+	{
+		const char *base = name, *p;
+		size_t bl;
+
+		while ((p = strstr(base, "::")))
+			base = p + 2;
+		bl = strcspn(base, "(<");
+		if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
+			return 0;
+	}
+	d = sym_sym_name(s);
+	if (!strcmp(d, name))
+		return 1;
+	stem = sym_name_stem(d);
+	if (stem == nl && !strncmp(d, name, nl))
+		return 1;
+	/* "f" or "ns::f" matches "a::ns::f(int)". */
+	return stem > nl + 2 && !strncmp(d + stem - nl, name, nl) &&
+	       d[stem - nl - 1] == ':' && d[stem - nl - 2] == ':';
+}
+
+int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
+		    uint64_t *after_prologue, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < m->nsyms && n < max; i++) {
+		struct sym_sym *s = &m->syms[i];
+		uint64_t end;
+
+		if (!sym_name_matches(s, name))
+			continue;
+		end = s->size ? s->addr + s->size :
+		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
+		entry[n] = s->addr + m->bias;
+		if (after_prologue)
+			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;
+		n++;
+	}
+	return n;
+}
+
+int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
+{
+	uint64_t a = addr - m->bias;
+	struct sym_sym *s = sym_find_sym(m, a);
+	const struct sym_row *r = sym_find_row(m, a, NULL);
+
+	memset(out, 0, sizeof(*out));
+	if (s) {
+		out->func = sym_sym_name(s);
+		out->func_addr = s->addr + m->bias;
+	}
+	if (r) {
+		out->file = r->file;
+		out->line = r->line;
+		out->column = r->col;
+	}
+	return s || r ? 0 : -1;
+}
+
+char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
+{
+	struct sym_loc loc;
+	size_t len;
+
+	if (n == 0)
+		return buf;
+	if (sym_lookup_addr(m, addr, &loc) < 0 || !loc.func) {
+		snprintf(buf, n, "%s`0x%" PRIx64, m->name, addr);
+		return buf;
+	}
+	if (addr != loc.func_addr)
+		snprintf(buf, n, "%s`%s + %" PRIu64, m->name, loc.func,
+			 addr - loc.func_addr);
+	else
+		snprintf(buf, n, "%s`%s", m->name, loc.func);
+	len = strlen(buf);
+	if (loc.file && loc.line && len < n) {
+		const char *base = strrchr(loc.file, '/');
+
+		base = base ? base + 1 : loc.file;
+		if (loc.column)
+			snprintf(buf + len, n - len, " at %s:%u:%u", base,
+				 loc.line, loc.column);
+		else
+			snprintf(buf + len, n - len, " at %s:%u", base, loc.line);
+	}
+	return buf;
+}

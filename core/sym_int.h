@@ -1,0 +1,84 @@
+/* core/sym_int.h: private state shared by the core/sym*.c files (ELF
+ * symbols, DWARF line tables, CFI).  Not for use outside core/sym*.c. */
+#ifndef PTDB_CORE_SYM_INT_H
+#define PTDB_CORE_SYM_INT_H
+
+#include <libdwarf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sym.h"
+
+struct sym_sym {		/* one ELF function symbol (link address) */
+	uint64_t addr, size;
+	const char *name;	/* mangled, points into the mapping */
+	char *dem;		/* demangled (heap) or NULL */
+	int dem_done;
+};
+
+struct sym_row {		/* one line-table row (link address) */
+	uint64_t addr;
+	const char *file;
+	unsigned line, col;
+	uint32_t seq;		/* original index, sort tiebreak */
+	uint8_t is_stmt, prologue_end, end_seq;
+};
+
+struct sym_cu {
+	Dwarf_Die die;
+	uint64_t off;		/* CU DIE offset in .debug_info */
+	int loaded;		/* line table decoded (or failed) */
+	struct sym_row *rows;	/* sorted by address */
+	size_t nrows;
+	char **files;		/* by DWARF file number, heap strings */
+	size_t nfiles;
+};
+
+struct sym_arange {
+	uint64_t lo, hi;
+	size_t cu;
+};
+
+struct sym_cfi {		/* one frame section's FDE list */
+	int state;		/* 0 untried, 1 ok, -1 none */
+	Dwarf_Cie *cie;
+	Dwarf_Signed ncie;
+	Dwarf_Fde *fde;
+	Dwarf_Signed nfde;
+};
+
+struct sym_module {
+	char *path, *name;
+	int fd;
+	const uint8_t *map;
+	size_t maplen;
+	uint64_t bias, entry;
+	int pie, has_debug;
+	struct sym_sym *syms;	/* sorted by addr */
+	size_t nsyms;
+	int dw_state;		/* 0 untried, 1 ok, -1 no DWARF */
+	Dwarf_Debug dbg;
+	struct sym_cu *cus;
+	size_t ncus;
+	struct sym_arange *ar;	/* sorted by lo */
+	size_t nar;
+	struct sym_cfi eh, dframe;
+	char *main_file;
+	int main_file_done;
+};
+
+/* sym_elf.c */
+struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t link_addr);
+const char *sym_sym_name(struct sym_sym *s);
+/* sym_dwarf.c */
+int sym_dwarf_init(struct sym_module *m);
+void sym_dwarf_free(struct sym_module *m);
+/* The row covering link_addr (and its CU), or NULL. */
+const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
+				   struct sym_cu **cu_out);
+/* LLDB's after-prologue link address for function [lo, hi). */
+uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi);
+/* sym_unwind.c */
+void sym_unwind_free(struct sym_module *m);
+
+#endif

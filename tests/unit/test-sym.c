@@ -1,0 +1,204 @@
+/* tests/unit/test-sym.c: module open errors, symbol/line lookups,
+ * symbol-context strings and source listings on tests/programs/trace_loop. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/source.h"
+#include "core/sym.h"
+#include "tests/unit/test.h"
+
+#define PROG "tests/programs/trace_loop"
+
+TEST(open_missing)
+{
+	struct ptdb_err err;
+	CHECK(!sym_module_open("tests/programs/nonexistent", &err));
+	CHECK_STR(err.msg, "cannot open 'tests/programs/nonexistent': No such file or directory");
+}
+
+TEST(open_not_elf)
+{
+	struct ptdb_err err;
+	char want[600];
+	CHECK(!sym_module_open("tests/programs/trace_loop.c", &err));
+	CHECK(strstr(err.msg, "trace_loop.c' is not an ELF file"));
+	(void)want;
+}
+
+TEST(open_elf32)
+{
+	struct ptdb_err err;
+	FILE *in = fopen(PROG, "rb"), *out = fopen("/tmp/ptdb-test-sym-elf32", "wb");
+	char buf[4096];
+	size_t n;
+	int first = 1;
+	CHECK(in && out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		if (first)
+			buf[4] = 1;	/* EI_CLASS = ELFCLASS32 */
+		first = 0;
+		fwrite(buf, 1, n, out);
+	}
+	fclose(in);
+	fclose(out);
+	CHECK(!sym_module_open("/tmp/ptdb-test-sym-elf32", &err));
+	CHECK_STR(err.msg, "'/tmp/ptdb-test-sym-elf32' is not an x86-64 ELF file");
+	remove("/tmp/ptdb-test-sym-elf32");
+}
+
+TEST(module_info)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	CHECK(m);
+	CHECK_STR(sym_module_name(m), "trace_loop");
+	CHECK(sym_module_path(m)[0] == '/');
+	CHECK_INT(sym_module_is_pie(m), 0);
+	CHECK(sym_module_entry(m) != 0);
+	sym_module_free(m);
+}
+
+TEST(lookup_main)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	uint64_t e[4], p[4];
+	CHECK(m);
+	CHECK_INT(sym_lookup_func(m, "main", e, p, 4), 1);
+	CHECK_INT(e[0], 0x401106);	/* objdump -d */
+	CHECK_INT(p[0], 0x40110a);	/* decodedline: line 2 row */
+	CHECK_INT(sym_lookup_func(m, "nosuchfunc", e, p, 4), 0);
+	sym_module_free(m);
+}
+
+TEST(format_loc)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	char buf[256];
+	CHECK(m);
+	CHECK_STR(sym_format_loc(m, 0x40110a, buf, sizeof(buf)), "trace_loop`main + 4 at trace_loop.c:2:7");
+	CHECK_STR(sym_format_loc(m, 0x401106, buf, sizeof(buf)), "trace_loop`main at trace_loop.c:1:12");
+	CHECK_STR(sym_format_loc(m, 0x401111, buf, sizeof(buf)), "trace_loop`main + 11 at trace_loop.c:4:12");
+	CHECK_STR(sym_format_loc(m, 0x401122, buf, sizeof(buf)), "trace_loop`main + 28 at trace_loop.c:4:21");
+	CHECK_STR(sym_format_loc(m, 0x10, buf, sizeof(buf)), "trace_loop`0x10");
+	sym_module_free(m);
+}
+
+TEST(lookup_addr_fields)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	struct sym_loc loc;
+	CHECK(m);
+	CHECK_INT(sym_lookup_addr(m, 0x40111a, &loc), 0);
+	CHECK_STR(loc.func, "main");
+	CHECK_INT(loc.func_addr, 0x401106);
+	CHECK(loc.file && strstr(loc.file, "trace_loop.c"));
+	CHECK_INT(loc.line, 5);
+	CHECK_INT(loc.column, 9);
+	sym_module_set_bias(m, 0x1000);
+	CHECK_INT(sym_lookup_addr(m, 0x40211a, &loc), 0);
+	CHECK_INT(loc.func_addr, 0x402106);
+	CHECK_INT(loc.line, 5);
+	sym_module_free(m);
+}
+
+TEST(lookup_line)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	uint64_t a[8];
+	unsigned act;
+	CHECK(m);
+	CHECK_INT(sym_lookup_line(m, "trace_loop.c", 5, a, 8, &act), 1);
+	CHECK_INT(a[0], 0x40111a);
+	CHECK_INT(act, 5);
+	CHECK_INT(sym_lookup_line(m, "trace_loop.c", 7, a, 8, &act), 1);
+	CHECK_INT(a[0], 0x401128);	/* main + 34 */
+	CHECK_INT(sym_lookup_line(m, "programs/trace_loop.c", 3, a, 8, &act), 1);
+	CHECK_INT(act, 4);
+	CHECK_INT(a[0], 0x401111);
+	CHECK_INT(sym_lookup_line(m, "trace_loop.c", 1, a, 8, &act), 1);
+	CHECK_INT(a[0], 0x40110a);	/* entry moved past the prologue */
+	CHECK_INT(sym_lookup_line(m, "other.c", 5, a, 8, &act), 0);
+	CHECK_INT(sym_lookup_line(m, "trace_loop.c", 99, a, 8, &act), 0);
+	sym_module_free(m);
+}
+
+TEST(line_range_and_main_file)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	uint64_t lo, hi;
+	const char *f;
+	CHECK(m);
+	CHECK_INT(sym_line_range(m, 0x401114, &lo, &hi), 0);
+	CHECK_INT(lo, 0x401111);
+	CHECK_INT(hi, 0x40111a);
+	CHECK_INT(sym_line_range(m, 0x10, &lo, &hi), -1);
+	f = sym_main_file(m);
+	CHECK(f && f[0] == '/');
+	CHECK(strstr(f, "tests/programs/trace_loop.c"));
+	sym_module_free(m);
+}
+
+static char *listing(unsigned line, unsigned col)
+{
+	static char buf[4096];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	int rc = source_list(f, "tests/programs/trace_loop.c", line, col, NULL);
+	fclose(f);
+	return rc == 0 ? buf : NULL;
+}
+
+TEST(source_line2)
+{
+	CHECK_STR(listing(2, 0),
+		  "   1    int main() {\n"
+		  "-> 2      int ret = 0;\n"
+		  "   3\n"
+		  "   4      for (int i = 0; i < 4; i++)\n"
+		  "   5        ret ^= 1;\n"
+		  "   6\n"
+		  "   7      return ret;\n");
+}
+
+TEST(source_line7_caret)
+{
+	CHECK_STR(listing(7, 10),
+		  "   4      for (int i = 0; i < 4; i++)\n"
+		  "   5        ret ^= 1;\n"
+		  "   6\n"
+		  "-> 7      return ret;\n"
+		  "                 ^\n"
+		  "   8    }\n");
+}
+
+TEST(source_missing)
+{
+	struct ptdb_err err;
+	CHECK_INT(source_list(stdout, "/nonexistent.c", 1, 0, &err), -1);
+	CHECK_STR(err.msg, "cannot read source file '/nonexistent.c'");
+}
+
+static int read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	uint64_t *mem = ctx;	/* fake stack at 0x1000 */
+	if (addr < 0x1000 || addr + n > 0x1000 + 64)
+		return -1;
+	memcpy(buf, (char *)mem + (addr - 0x1000), n);
+	return 0;
+}
+
+TEST(unwind_fp)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	uint64_t mem[8] = { 0, 0, 0x2000, 0x401234 };	/* [rbp]=saved rbp, [rbp+8]=ret */
+	uint64_t pc, sp, bp;
+	CHECK(m);
+	/* at main + 11 the frame is set up: CFA = rbp + 16 */
+	CHECK_INT(sym_unwind_step(m, 0x401111, 0x1010, 0x1010, read_mem, mem, &pc, &sp, &bp), 0);
+	CHECK_INT(pc, 0x401234);
+	CHECK_INT(sp, 0x1020);
+	CHECK_INT(bp, 0x2000);
+	sym_module_free(m);
+}
+
+TEST_MAIN(open_missing, open_not_elf, open_elf32, module_info, lookup_main,
+	  format_loc, lookup_addr_fields, lookup_line, line_range_and_main_file,
+	  source_line2, source_line7_caret, source_missing, unwind_fp)
