@@ -12,5 +12,19 @@ extern const struct cmd_node cmd_quit_node;
 extern const struct cmd_node cmd_version_node;
 extern const struct cmd_node cmd_command_node;
 extern const struct cmd_node cmd_settings_node;
+/* cmd-process.c */
+extern const struct cmd_node cmd_file_node;
+extern const struct cmd_node cmd_process_node;
+/* cmd-breakpoint.c */
+extern const struct cmd_node cmd_breakpoint_node;
+/* cmd-thread.c */
+extern const struct cmd_node cmd_thread_node;
+extern const struct cmd_node cmd_frame_node;
+/* cmd-data.c */
+extern const struct cmd_node cmd_register_node;
+extern const struct cmd_node cmd_memory_node;
+extern const struct cmd_node cmd_disassemble_node;
+extern const struct cmd_node cmd_image_node;
+extern const struct cmd_node cmd_source_node;
 
 #endif

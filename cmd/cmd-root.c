@@ -3,10 +3,15 @@
 
 static const struct cmd_node *const top[] = {
 	&cmd_apropos_node,
+	&cmd_breakpoint_node,
 	&cmd_command_node,
+	&cmd_file_node,
+	&cmd_frame_node,
 	&cmd_help_node_def,
+	&cmd_process_node,
 	&cmd_quit_node,
 	&cmd_settings_node,
+	&cmd_thread_node,
 	&cmd_version_node,
 	NULL,
 };
@@ -17,8 +22,27 @@ static const struct cmd_node root = {
 
 /* Aliases are expanded before lookup; only aliases of existing commands. */
 static const struct cmd_alias aliases[] = {
+	{ "attach", "process attach -p" },
+	{ "b", "breakpoint set" },
+	{ "bt", "thread backtrace" },
+	{ "c", "process continue" },
+	{ "continue", "process continue" },
+	{ "detach", "process detach" },
 	{ "exit", "quit" },
+	{ "f", "frame select" },
+	{ "finish", "thread step-out" },
+	{ "kill", "process kill" },
+	{ "n", "thread step-over" },
+	{ "next", "thread step-over" },
+	{ "nexti", "thread step-inst-over" },
+	{ "ni", "thread step-inst-over" },
 	{ "q", "quit" },
+	{ "r", "process launch --" },
+	{ "run", "process launch --" },
+	{ "s", "thread step-in" },
+	{ "si", "thread step-inst" },
+	{ "step", "thread step-in" },
+	{ "stepi", "thread step-inst" },
 	{ NULL, NULL },
 };
 

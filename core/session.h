@@ -1,14 +1,20 @@
 /* core/session.h: the debugger session, the one mutable object main()
- * creates: settings and (in later layers) targets and processes. */
+ * creates: settings and the debugger state (executable, process, breakpoints). */
 #ifndef PTDB_CORE_SESSION_H
 #define PTDB_CORE_SESSION_H
 
+#include "core/dbg.h"
 #include "core/settings.h"
 
 struct session {
 	struct settings settings;
 	int batch;		/* -b: quit after the commands */
 	int depth;		/* nesting of "command source" */
+	struct dbg dbg;		/* executable, process, breakpoints */
+	/* "source list" without arguments continues here (cmd/cmd-data.c):
+	 * the next line to show of list_file; list_next 0 = nothing listed. */
+	unsigned list_next;
+	char list_file[4096];
 };
 
 void session_init(struct session *s);

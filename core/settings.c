@@ -11,6 +11,10 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"The syntax of disassembled instructions: AT&T or Intel." },
 	[SETTING_PROMPT] = { "prompt", SETTING_STRING, "(ptdb) ", NULL,
 		"The debugger command line prompt." },
+	[SETTING_RUN_ARGS] = { "target.run-args", SETTING_STRING, "", NULL,
+		"Arguments given to the program when it is launched (split like a command line)." },
+	[SETTING_DISABLE_ASLR] = { "target.disable-aslr", SETTING_BOOL, "true", NULL,
+		"Launch the program with address space layout randomization disabled." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

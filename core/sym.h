@@ -26,6 +26,9 @@ const char *sym_module_path(const struct sym_module *m);	/* absolute */
 const char *sym_module_name(const struct sym_module *m);	/* basename */
 uint64_t sym_module_entry(const struct sym_module *m);	/* runtime e_entry */
 int sym_module_is_pie(const struct sym_module *m);	/* ET_DYN */
+/* Lowest PT_LOAD virtual address, page aligned: bias = mapping of file
+ * offset 0 - link base. */
+uint64_t sym_module_link_base(const struct sym_module *m);
 int sym_module_has_debug(const struct sym_module *m);	/* has .debug_line/.debug_info */
 
 struct sym_loc {
@@ -57,6 +60,12 @@ int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
  * (source-level stepping).  0 found, -1 not. */
 int sym_line_range(struct sym_module *m, uint64_t addr, uint64_t *lo,
 		   uint64_t *hi);
+
+/* 1 if a line-table row (is_stmt, line != 0) starts exactly at addr. */
+int sym_row_start(struct sym_module *m, uint64_t addr);
+/* The breakpoint address past the prologue of the function holding addr
+ * (runtime), 0 if no symbol covers addr. */
+uint64_t sym_func_after_prologue(struct sym_module *m, uint64_t addr);
 
 /* The source file (DWARF path) holding main, or NULL. */
 const char *sym_main_file(struct sym_module *m);

@@ -467,3 +467,19 @@ const char *sym_main_file(struct sym_module *m)
 		m->main_file = xstrdup(r->file);
 	return m->main_file;
 }
+
+int sym_row_start(struct sym_module *m, uint64_t addr)
+{
+	const struct sym_row *r = sym_find_row(m, addr - m->bias, NULL);
+
+	return r && r->addr == addr - m->bias && r->is_stmt && r->line != 0;
+}
+
+uint64_t sym_func_after_prologue(struct sym_module *m, uint64_t addr)
+{
+	struct sym_sym *s = sym_find_sym(m, addr - m->bias);
+
+	if (!s)
+		return 0;
+	return sym_after_prologue(m, s->addr, s->addr + (s->size ? s->size : 1)) + m->bias;
+}

@@ -92,6 +92,17 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 		return ptdb_err_set(err, "'%s' is not an x86-64 ELF file", m->path);
 	m->entry = eh->e_entry;
 	m->pie = eh->e_type == ET_DYN;
+	m->link_base = UINT64_MAX;
+	if (eh->e_phentsize == sizeof(Elf64_Phdr) && eh->e_phoff < m->maplen &&
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) <= m->maplen - eh->e_phoff) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
+
+		for (unsigned i = 0; i < eh->e_phnum; i++)
+			if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < m->link_base)
+				m->link_base = ph[i].p_vaddr & ~(uint64_t)0xfff;
+	}
+	if (m->link_base == UINT64_MAX)
+		m->link_base = 0;
 	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	    eh->e_shoff > m->maplen ||
 	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->maplen - eh->e_shoff)
@@ -188,6 +199,7 @@ const char *sym_module_path(const struct sym_module *m) { return m->path; }
 const char *sym_module_name(const struct sym_module *m) { return m->name; }
 uint64_t sym_module_entry(const struct sym_module *m) { return m->entry + m->bias; }
 int sym_module_is_pie(const struct sym_module *m) { return m->pie; }
+uint64_t sym_module_link_base(const struct sym_module *m) { return m->link_base; }
 int sym_module_has_debug(const struct sym_module *m) { return m->has_debug; }
 
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)

@@ -53,6 +53,7 @@ struct sym_module {
 	const uint8_t *map;
 	size_t maplen;
 	uint64_t bias, entry;
+	uint64_t link_base;	/* lowest PT_LOAD p_vaddr, page aligned */
 	int pie, has_debug;
 	struct sym_sym *syms;	/* sorted by addr */
 	size_t nsyms;

@@ -28,7 +28,7 @@ def commands_documented():
     paths = [m.group(1) for m in re.finditer(r"^  (\S.*?) -- ", p.stdout, re.M)]
     with open(os.path.join(ROOT, "man", "ptdb.1")) as f:
         man = f.read()
-    documented = set(re.findall(r"^\.It Cm (.+?)(?: Ar .*| Op .*| Fl .*)?$", man, re.M))
+    documented = set(re.findall(r"^\.It Cm (.+?)(?: Ar .*| Op .*| Oo .*| Fl .*)?$", man, re.M))
     missing = [c for c in paths if c not in documented]
     extra = [c for c in documented if c not in paths]
     if not paths:

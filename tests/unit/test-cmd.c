@@ -194,8 +194,8 @@ TEST(help_lists_groups)
 	cmd_help_all(f);
 	fclose(f);
 	CHECK(strstr(buf, "Debugger commands:\n") != NULL);
-	CHECK(strstr(buf, "  settings -- Commands for managing debugger settings.\n") != NULL);
-	CHECK(strstr(buf, "  q    -- ('quit')\n") != NULL);
+	CHECK(strstr(buf, "  settings   -- Commands for managing debugger settings.\n") != NULL);
+	CHECK(strstr(buf, "  q        -- ('quit')\n") != NULL);
 	free(buf);
 }
 

@@ -1,0 +1,338 @@
+/* cmd/cmd-breakpoint.c: the "breakpoint" group (set, list, delete,
+ * enable, disable); "b" is "breakpoint set" with one smart argument. */
+#include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "core/session.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static int parse_line(const char *s, unsigned *line)
+{
+	uint64_t v;
+
+	if (!isdigit((unsigned char)*s) || parse_u64(s, &v) < 0 || v == 0 || v > 10000000)
+		return -1;
+	*line = (unsigned)v;
+	return 0;
+}
+
+static void print_loc_where(FILE *out, struct dbg *d, uint64_t addr)
+{
+	char buf[512];
+
+	fprintf(out, "where = %s, address = 0x%016" PRIx64,
+		dbg_format_addr(d, addr, buf, sizeof(buf)), addr);
+}
+
+static void print_new(struct cmd_ctx *ctx, struct dbg_bp *bp)
+{
+	struct dbg *d = &ctx->s->dbg;
+
+	fprintf(ctx->out, "Breakpoint %u: ", bp->id);
+	if (bp->nlocs == 1) {
+		print_loc_where(ctx->out, d, bp->locs[0].addr);
+		fputc('\n', ctx->out);
+	} else if (bp->nlocs > 1) {
+		fprintf(ctx->out, "%d locations.\n", bp->nlocs);
+	} else {
+		fprintf(ctx->out, "no locations (pending).\n");
+		fprintf(ctx->out, "WARNING:  Unable to resolve breakpoint to any actual locations.\n");
+	}
+}
+
+static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const char *name = cmd_opt(ctx->node, a, "name");
+	const char *file = cmd_opt(ctx->node, a, "file");
+	const char *line = cmd_opt(ctx->node, a, "line");
+	const char *addr = cmd_opt(ctx->node, a, "address");
+	struct dbg_bp *bp;
+	unsigned ln = 0;
+	uint64_t av = 0;
+
+	if (a->argc == 1) {
+		/* b NAME | FILE:LINE | LINE | ADDRESS */
+		const char *w = a->argv[0], *colon = strrchr(w, ':');
+
+		if (name || file || line || addr)
+			return cmd_error(ctx, "give either a location or options, not both");
+		if (!strncmp(w, "0x", 2) || !strncmp(w, "0X", 2)) {
+			if (parse_u64(w, &av) < 0)
+				return cmd_error(ctx, "invalid address '%s'", w);
+			addr = w;
+		} else if (isdigit((unsigned char)w[0])) {
+			if (parse_line(w, &ln) < 0)
+				return cmd_error(ctx, "invalid line number '%s'", w);
+			line = w;
+		} else if (colon && colon != w && colon[1] != ':' && colon[-1] != ':') {
+			char *f = xstrdup(w);
+
+			f[colon - w] = 0;
+			if (parse_line(colon + 1, &ln) < 0) {
+				free(f);
+				return cmd_error(ctx, "invalid line number in '%s'", w);
+			}
+			bp = dbg_bp_add(d, DBG_BP_LINE, NULL, f, ln, 0);
+			free(f);
+			print_new(ctx, bp);
+			return CMD_OK;
+		} else {
+			name = w;
+		}
+	} else if (a->argc > 1) {
+		return cmd_error(ctx, "too many arguments; quote a name with spaces");
+	}
+	if (line && parse_line(line, &ln) < 0)
+		return cmd_error(ctx, "invalid line number '%s'", line);
+	if (addr && !av && parse_u64(addr, &av) < 0)
+		return cmd_error(ctx, "invalid address '%s'", addr);
+	if (!name && !line && !addr)
+		return cmd_error(ctx, "breakpoint set needs a location: -n <name>, -f <file> -l <line>, -a <address>");
+	if ((name != NULL) + (line != NULL) + (addr != NULL) > 1)
+		return cmd_error(ctx, "give only one of -n, -l and -a");
+	if (file && !line)
+		return cmd_error(ctx, "-f needs -l <line>");
+	if (line && !file && !d->exe_path)
+		return cmd_error(ctx, "no default file: use 'file' first, or -f <file>");
+	if (name)
+		bp = dbg_bp_add(d, DBG_BP_NAME, name, NULL, 0, 0);
+	else if (line)
+		bp = dbg_bp_add(d, DBG_BP_LINE, NULL, file, ln, 0);
+	else
+		bp = dbg_bp_add(d, DBG_BP_ADDR, NULL, NULL, 0, av);
+	print_new(ctx, bp);
+	return CMD_OK;
+}
+
+static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
+{
+	int resolved = 0;
+
+	for (int k = 0; k < bp->nlocs; k++)
+		resolved += bp->locs[k].planted;
+	fprintf(out, "%u: ", bp->id);
+	switch (bp->kind) {
+	case DBG_BP_NAME:
+		fprintf(out, "name = '%s'", bp->name);
+		break;
+	case DBG_BP_LINE:
+		fprintf(out, "file = '%s', line = %u, exact_match = 0", bp->file ? bp->file :
+			(d->nmods && d->mods[0].sym && sym_main_file(d->mods[0].sym) ?
+			 sym_main_file(d->mods[0].sym) : "<main>"), bp->line);
+		break;
+	case DBG_BP_ADDR:
+		fprintf(out, "address = 0x%016" PRIx64, bp->addr);
+		break;
+	}
+	fprintf(out, ", locations = %d", bp->nlocs);
+	if (bp->nlocs)
+		fprintf(out, ", resolved = %d, hit count = %u", resolved, bp->hits);
+	if (!bp->enabled)
+		fprintf(out, " Options: disabled");
+	fputc('\n', out);
+	for (int k = 0; k < bp->nlocs; k++) {
+		fprintf(out, "  %u.%d: ", bp->id, k + 1);
+		print_loc_where(out, d, bp->locs[k].addr);
+		fprintf(out, ", %s, hit count = %u%s\n",
+			bp->locs[k].planted ? "resolved" : "unresolved", bp->locs[k].hits,
+			bp->locs[k].enabled ? "" : " Options: disabled");
+	}
+	fputc('\n', out);
+}
+
+static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	int shown = 0;
+
+	if (!d->nbps) {
+		fprintf(ctx->out, "No breakpoints currently set.\n");
+		return CMD_OK;
+	}
+	fprintf(ctx->out, "Current breakpoints:\n");
+	for (int i = 0; i < d->nbps; i++) {
+		int want = a->argc == 0;
+
+		for (int k = 0; k < a->argc; k++)
+			want |= strtoul(a->argv[k], NULL, 10) == d->bps[i].id;
+		if (want) {
+			print_bp(ctx->out, d, &d->bps[i]);
+			shown++;
+		}
+	}
+	if (!shown)
+		return cmd_error(ctx, "no breakpoints match '%s'", a->argv[0]);
+	return CMD_OK;
+}
+
+/* "N" or "N.M"; 0 ok. */
+static int parse_id(struct cmd_ctx *ctx, const char *s, struct dbg_bp **bp, int *loc)
+{
+	char *end;
+	unsigned long id, l = 0;
+
+	errno = 0;
+	id = strtoul(s, &end, 10);
+	if (end != s && *end == '.') {
+		const char *ls = end + 1;
+
+		l = strtoul(ls, &end, 10);
+		if (end == ls)
+			end = (char *)ls - 1;
+	}
+	if (errno || end == s || *end || !isdigit((unsigned char)*s)) {
+		cmd_error(ctx, "'%s' is not a valid breakpoint ID.", s);
+		return -1;
+	}
+	*bp = dbg_bp_find(&ctx->s->dbg, (unsigned)id);
+	if (!*bp) {
+		cmd_error(ctx, "'%s' is not a currently valid breakpoint ID.", s);
+		return -1;
+	}
+	if (l > (unsigned long)(*bp)->nlocs) {
+		cmd_error(ctx, "'%s' is not a currently valid breakpoint ID.", s);
+		return -1;
+	}
+	*loc = (int)l;
+	return 0;
+}
+
+static enum cmd_status exec_delete(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	int n = 0, dis = 0;
+
+	if (a->argc == 0) {
+		int all = d->nbps;
+
+		while (d->nbps)
+			dbg_bp_delete(d, d->bps[0].id);
+		fprintf(ctx->out, "All breakpoints removed. (%d breakpoint%s)\n", all,
+			all == 1 ? "" : "s");
+		return CMD_OK;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		struct dbg_bp *bp;
+		int loc;
+
+		if (parse_id(ctx, a->argv[i], &bp, &loc) < 0)
+			return CMD_ERROR;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		struct dbg_bp *bp;
+		int loc;
+		struct ptdb_err err;
+
+		if (parse_id(ctx, a->argv[i], &bp, &loc) < 0)
+			return CMD_ERROR;
+		if (loc) {
+			/* a location cannot be deleted, only disabled (as LLDB) */
+			dbg_bp_enable(d, bp, loc, 0, &err);
+			dis++;
+		} else {
+			dbg_bp_delete(d, bp->id);
+			n++;
+		}
+	}
+	fprintf(ctx->out, "%d breakpoints deleted; %d breakpoint locations disabled.\n", n, dis);
+	return CMD_OK;
+}
+
+static enum cmd_status enable_disable(struct cmd_ctx *ctx, const struct cmd_args *a, int on)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+	int n = 0;
+
+	if (a->argc == 0) {
+		for (int i = 0; i < d->nbps; i++)
+			dbg_bp_enable(d, &d->bps[i], 0, on, &err);
+		fprintf(ctx->out, "All breakpoints %s. (%d breakpoint%s)\n", on ? "enabled" : "disabled",
+			d->nbps, d->nbps == 1 ? "" : "s");
+		return CMD_OK;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		struct dbg_bp *bp;
+		int loc;
+
+		if (parse_id(ctx, a->argv[i], &bp, &loc) < 0)
+			return CMD_ERROR;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		struct dbg_bp *bp;
+		int loc;
+
+		parse_id(ctx, a->argv[i], &bp, &loc);
+		dbg_bp_enable(d, bp, loc, on, &err);
+		n++;
+	}
+	fprintf(ctx->out, "%d breakpoints %s.\n", n, on ? "enabled" : "disabled");
+	return CMD_OK;
+}
+
+static enum cmd_status exec_enable(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	return enable_disable(ctx, a, 1);
+}
+
+static enum cmd_status exec_disable(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	return enable_disable(ctx, a, 0);
+}
+
+static const struct cmd_node bp_set = {
+	.name = "set", .summary = "Set a breakpoint on a function, a source line or an address.",
+	.syntax = "[-n <function-name>] [-f <filename> -l <linenum>] [-a <address>] [<location>]",
+	.details = "'b' takes one location: a function name, FILE:LINE, a LINE in the current "
+		"program's main file, or a 0x address.  A breakpoint that matches nothing yet "
+		"stays pending and resolves when a module that has it loads.",
+	.min_args = 0, .max_args = -1, .exec = exec_set,
+	.opts = (const struct cmd_opt[]){
+		{ 'n', "name", OPT_STRING, "function-name", "Set the breakpoint by function name." },
+		{ 'f', "file", OPT_STRING, "filename", "The source file of a line breakpoint." },
+		{ 'l', "line", OPT_STRING, "linenum", "The line number of a line breakpoint." },
+		{ 'a', "address", OPT_STRING, "address", "Set the breakpoint at an address." },
+		{ 0 } },
+};
+
+static const struct cmd_node bp_list = {
+	.name = "list", .summary = "List some or all breakpoints with their locations and hit counts.",
+	.syntax = "[<breakpoint-id> ...]", .min_args = 0, .max_args = -1, .exec = exec_list,
+};
+
+static const struct cmd_node bp_delete = {
+	.name = "delete", .summary = "Delete the breakpoints given, or all of them.",
+	.syntax = "[<breakpoint-id> ...]", .min_args = 0, .max_args = -1, .exec = exec_delete,
+};
+
+static const struct cmd_node bp_enable = {
+	.name = "enable", .summary = "Enable the breakpoints or locations (N.M) given, or all.",
+	.syntax = "[<breakpoint-id> ...]", .min_args = 0, .max_args = -1, .exec = exec_enable,
+};
+
+static const struct cmd_node bp_disable = {
+	.name = "disable", .summary = "Disable the breakpoints or locations (N.M) given, or all.",
+	.syntax = "[<breakpoint-id> ...]", .min_args = 0, .max_args = -1, .exec = exec_disable,
+};
+
+const struct cmd_node cmd_breakpoint_node = {
+	.name = "breakpoint", .summary = "Commands for operating on breakpoints.",
+	.children = (const struct cmd_node *const[]){
+		&bp_delete, &bp_disable, &bp_enable, &bp_list, &bp_set, NULL },
+};

@@ -1,0 +1,319 @@
+/* cmd/cmd-process.c: "file" and the "process" group (launch, attach,
+ * continue, interrupt, detach, kill, status, handle). */
+#include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "core/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static enum cmd_status exec_file(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+
+	if (dbg_set_exe(d, a->argv[0], &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "Current executable set to '%s' (x86_64).\n", d->exe_path);
+	return CMD_OK;
+}
+
+const struct cmd_node cmd_file_node = {
+	.name = "file", .summary = "Set the executable to debug.",
+	.syntax = "<filename>", .min_args = 1, .max_args = 1, .flags = CMD_ARGS_FILES,
+	.details = "Loads the program's symbols and line tables.  Breakpoints already set are resolved against it.",
+	.exec = exec_file,
+};
+
+/* Output the inferior writes must follow what ptdb printed before it. */
+static void flush(struct cmd_ctx *ctx)
+{
+	fflush(ctx->out);
+	fflush(ctx->err);
+}
+
+static enum cmd_status finish_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
+				  struct ptdb_err *err)
+{
+	if (r < 0)
+		return cmd_error(ctx, "%s", err->msg);
+	report_stop(ctx->out, &ctx->s->dbg, stop);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_stop stop;
+	struct ptdb_err err;
+	char **argv, **words = NULL;
+	int n = 0, r;
+	const char *msg;
+
+	if (need_target(ctx) < 0)
+		return CMD_ERROR;
+	if (dbg_alive(d))
+		return cmd_error(ctx, "a process is already being debugged; use 'process kill' first");
+	if (a->argc == 0) {
+		n = cmd_split(settings_get(&ctx->s->settings, SETTING_RUN_ARGS), &words, &msg);
+		if (n < 0)
+			return cmd_error(ctx, "target.run-args: %s", msg);
+	}
+	argv = xcalloc((size_t)(a->argc + n + 2), sizeof(*argv));
+	argv[0] = d->exe_path;
+	for (int i = 0; i < a->argc; i++)
+		argv[1 + i] = a->argv[i];
+	for (int i = 0; i < n; i++)
+		argv[1 + a->argc + i] = words[i];
+	flush(ctx);
+	r = dbg_launch(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR),
+		       &stop, &err);
+	free(argv);
+	cmd_argv_free(words);
+	if (r < 0 && !d->pid)
+		return cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
+	return finish_run(ctx, r, &stop, &err);
+}
+
+static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_stop stop;
+	struct ptdb_err err;
+	int r;
+
+	(void)a;
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
+	flush(ctx);
+	d->interrupt_requested = 0;
+	r = dbg_continue(d, &stop, &err);
+	return finish_run(ctx, r, &stop, &err);
+}
+
+static enum cmd_status exec_attach(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const char *p = cmd_opt(ctx->node, a, "pid");
+	struct ptdb_err err;
+	char *end;
+	long pid;
+
+	if (!p)
+		return cmd_error(ctx, "attach requires a process id (-p <pid>)");
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	if (errno || *end || pid <= 0)
+		return cmd_error(ctx, "invalid process id '%s'", p);
+	if (dbg_alive(d))
+		return cmd_error(ctx, "a process is already being debugged; use 'process detach' first");
+	if (dbg_attach(d, (pid_t)pid, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
+	report_thread_frame(ctx->out, d, d->sel_tid, 0);
+	if (d->exe_path)
+		fprintf(ctx->out, "Executable module set to \"%s\".\n", d->exe_path);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_detach(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+	pid_t pid = d->pid;
+
+	(void)a;
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	if (dbg_detach(d, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "Process %d detached\n", (int)pid);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_kill(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_stop stop;
+	struct ptdb_err err;
+
+	(void)a;
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	if (dbg_kill(d, &stop, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	report_exit(ctx->out, d, &stop);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_interrupt(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	(void)a;
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	/* Commands run only while the process is stopped (all-stop). */
+	return cmd_error(ctx, "Process is not running.");
+}
+
+static enum cmd_status exec_status(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+
+	(void)a;
+	if (!dbg_alive(d)) {
+		if (d->proc && d->last.reason == DBG_R_EXITED) {
+			report_exit(ctx->out, d, &d->last);
+			return CMD_OK;
+		}
+		return need_process(ctx) < 0 ? CMD_ERROR : CMD_OK;
+	}
+	fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
+	report_thread_frame(ctx->out, d, d->sel_tid, d->sel_frame);
+	return CMD_OK;
+}
+
+/* "process handle": signal policy. */
+static int parse_signal(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s && !*end)
+		return v > 0 && v < 65 ? (int)v : -1;
+	for (int i = 1; i < 65; i++) {
+		const char *n = target_signal_name(i);
+
+		if (n && (!strcasecmp(n, s) || !strcasecmp(n + 3, s)))
+			return i;
+	}
+	return -1;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "1") || !strcasecmp(s, "yes")) {
+		*out = 1;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcasecmp(s, "0") || !strcasecmp(s, "no")) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static void handle_row(FILE *out, const struct dbg *d, int sig)
+{
+	const struct dbg_sig *g = &d->sig[sig];
+
+	fprintf(out, "%-11s  %-5s  %-5s  %s\n", target_signal_name(sig),
+		g->pass ? "true" : "false", g->stop ? "true" : "false",
+		g->notify ? "true" : "false");
+}
+
+static enum cmd_status exec_handle(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	static const char *const names[3] = { "stop", "pass", "notify" };
+	struct dbg *d = &ctx->s->dbg;
+	int val[3], given[3], sigs[64], ns = 0;
+
+	for (int k = 0; k < 3; k++) {
+		const char *v = cmd_opt(ctx->node, a, names[k]);
+
+		given[k] = v != NULL;
+		if (v && parse_bool(v, &val[k]) < 0)
+			return cmd_error(ctx, "invalid value '%s' for --%s: expected true or false", v, names[k]);
+	}
+	for (int i = 0; i < a->argc && ns < 64; i++) {
+		int s = parse_signal(a->argv[i]);
+
+		if (s < 0)
+			return cmd_error(ctx, "invalid signal name '%s'", a->argv[i]);
+		sigs[ns++] = s;
+	}
+	if (ns == 0)
+		for (int s = 1; s < 32; s++)
+			if (target_signal_name(s))
+				sigs[ns++] = s;
+	for (int i = 0; i < ns && a->argc; i++) {
+		struct dbg_sig *g = &d->sig[sigs[i]];
+
+		if (given[0])
+			g->stop = (unsigned char)val[0];
+		if (given[1])
+			g->pass = (unsigned char)val[1];
+		if (given[2])
+			g->notify = (unsigned char)val[2];
+		if (g->stop)
+			g->notify = 1;
+	}
+	fprintf(ctx->out, "NAME         PASS   STOP   NOTIFY\n");
+	fprintf(ctx->out, "===========  =====  =====  ======\n");
+	for (int i = 0; i < ns; i++)
+		handle_row(ctx->out, d, sigs[i]);
+	return CMD_OK;
+}
+
+static const struct cmd_node process_launch = {
+	.name = "launch", .summary = "Launch the executable in the debugger.",
+	.syntax = "[-- <run-args> ...]", .min_args = 0, .max_args = -1,
+	.details = "Arguments after -- are passed to the program; without any, the setting target.run-args is used.  "
+		"The program runs until a breakpoint, a signal or its exit.",
+	.exec = exec_launch,
+};
+
+static const struct cmd_node process_attach = {
+	.name = "attach", .summary = "Attach to a running process.",
+	.syntax = "-p <pid>", .min_args = 0, .max_args = 0, .exec = exec_attach,
+	.opts = (const struct cmd_opt[]){
+		{ 'p', "pid", OPT_STRING, "pid", "The process ID of the process to attach to." },
+		{ 0 } },
+};
+
+static const struct cmd_node process_continue = {
+	.name = "continue", .summary = "Continue execution of all threads in the current process.",
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_continue,
+};
+
+static const struct cmd_node process_detach = {
+	.name = "detach", .summary = "Detach from the current process, leaving it running.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_detach,
+};
+
+static const struct cmd_node process_kill = {
+	.name = "kill", .summary = "Terminate the current process.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_kill,
+};
+
+static const struct cmd_node process_interrupt = {
+	.name = "interrupt", .summary = "Interrupt the current process (Ctrl-C while it runs).",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_interrupt,
+};
+
+static const struct cmd_node process_status = {
+	.name = "status", .summary = "Show the status of the current process.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_status,
+};
+
+static const struct cmd_node process_handle = {
+	.name = "handle", .summary = "Show or change what the debugger does when the process receives a signal.",
+	.syntax = "[-s <boolean>] [-p <boolean>] [-n <boolean>] [<signal-name> ...]",
+	.min_args = 0, .max_args = -1, .exec = exec_handle,
+	.opts = (const struct cmd_opt[]){
+		{ 's', "stop", OPT_STRING, "boolean", "Whether the process stops when the signal arrives." },
+		{ 'p', "pass", OPT_STRING, "boolean", "Whether the signal is passed to the process." },
+		{ 'n', "notify", OPT_STRING, "boolean", "Whether the debugger says the signal arrived." },
+		{ 0 } },
+};
+
+const struct cmd_node cmd_process_node = {
+	.name = "process", .summary = "Commands for interacting with processes on the current platform.",
+	.children = (const struct cmd_node *const[]){
+		&process_attach, &process_continue, &process_detach, &process_handle,
+		&process_interrupt, &process_kill, &process_launch, &process_status, NULL },
+};

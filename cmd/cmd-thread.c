@@ -1,0 +1,369 @@
+/* cmd/cmd-thread.c: the "thread" group (list, select, backtrace, stepping,
+ * until) and the "frame" group (select, info). */
+#include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "core/session.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_THREADS 1024
+
+static enum cmd_status after_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
+				 struct ptdb_err *err)
+{
+	if (r < 0)
+		return cmd_error(ctx, "%s", err->msg);
+	report_stop(ctx->out, &ctx->s->dbg, stop);
+	return CMD_OK;
+}
+
+static int pre_run(struct cmd_ctx *ctx)
+{
+	if (need_process(ctx) < 0)
+		return -1;
+	fflush(ctx->out);
+	fflush(ctx->err);
+	return 0;
+}
+
+static enum cmd_status exec_step_over(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	(void)a;
+	if (pre_run(ctx) < 0)
+		return CMD_ERROR;
+	return after_run(ctx, dbg_step_line(&ctx->s->dbg, 0, &st, &err), &st, &err);
+}
+
+static enum cmd_status exec_step_in(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	(void)a;
+	if (pre_run(ctx) < 0)
+		return CMD_ERROR;
+	return after_run(ctx, dbg_step_line(&ctx->s->dbg, 1, &st, &err), &st, &err);
+}
+
+static enum cmd_status exec_step_out(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	(void)a;
+	if (pre_run(ctx) < 0)
+		return CMD_ERROR;
+	return after_run(ctx, dbg_finish(&ctx->s->dbg, &st, &err), &st, &err);
+}
+
+static enum cmd_status exec_step_inst(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	(void)a;
+	if (pre_run(ctx) < 0)
+		return CMD_ERROR;
+	return after_run(ctx, dbg_step_insn(&ctx->s->dbg, 0, &st, &err), &st, &err);
+}
+
+static enum cmd_status exec_step_inst_over(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	(void)a;
+	if (pre_run(ctx) < 0)
+		return CMD_ERROR;
+	return after_run(ctx, dbg_step_insn(&ctx->s->dbg, 1, &st, &err), &st, &err);
+}
+
+static int parse_uint(const char *s, unsigned long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static enum cmd_status exec_until(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	uint64_t addrs[8];
+	const char *file;
+	unsigned line, col;
+	struct dbg_frame fr;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_module *m;
+	unsigned long v;
+	int n = 0;
+
+	if (pre_run(ctx) < 0)
+		return CMD_ERROR;
+	if (dbg_frames(d, d->sel_tid, &fr, 1, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	if (cmd_opt_given(ctx->node, a, "address")) {
+		const char *s = cmd_opt(ctx->node, a, "address");
+		char *end;
+
+		errno = 0;
+		addrs[0] = strtoull(s, &end, 0);
+		if (errno || *end || !*s)
+			return cmd_error(ctx, "invalid address '%s'", s);
+		n = 1;
+	} else {
+		if (a->argc != 1)
+			return cmd_error(ctx, "thread until needs a line number or -a <address>");
+		if (parse_uint(a->argv[0], &v) < 0 || v == 0)
+			return cmd_error(ctx, "invalid line number '%s'", a->argv[0]);
+		m = dbg_module_for(d, fr.pc);
+		if (!m || dbg_addr_line(d, fr.pc, &file, &line, &col) < 0)
+			return cmd_error(ctx, "no line information for the current frame");
+		n = sym_lookup_line(m->sym, file, (unsigned)v, addrs, 8, NULL);
+		if (n <= 0)
+			return cmd_error(ctx, "no code for line %lu", v);
+	}
+	return after_run(ctx, dbg_until(d, addrs, n, &st, &err), &st, &err);
+}
+
+static int thread_by_index(struct dbg *d, unsigned long idx, pid_t *tid)
+{
+	struct target_thread_info ti[MAX_THREADS];
+	int n = target_threads(d->proc, ti, MAX_THREADS);
+
+	for (int i = 0; i < n && i < MAX_THREADS; i++)
+		if (ti[i].index == idx) {
+			*tid = ti[i].tid;
+			return 0;
+		}
+	return -1;
+}
+
+static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct target_thread_info ti[MAX_THREADS];
+	int n;
+
+	(void)a;
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	n = target_threads(d->proc, ti, MAX_THREADS);
+	fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
+	for (int i = 0; i < n && i < MAX_THREADS; i++) {
+		struct dbg_frame f;
+		struct ptdb_err err;
+		char loc[512], why[160];
+
+		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0)
+			continue;
+		dbg_format_frame(d, &f, 0, loc, sizeof(loc));
+		report_reason(d, ti[i].tid, why, sizeof(why));
+		fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s, name = '%s'",
+			ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid,
+			f.pc, loc, ti[i].name);
+		if (why[0])
+			fprintf(ctx->out, ", stop reason = %s", why);
+		fputc('\n', ctx->out);
+	}
+	return CMD_OK;
+}
+
+static enum cmd_status exec_select(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	unsigned long idx;
+	pid_t tid;
+
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	if (parse_uint(a->argv[0], &idx) < 0)
+		return cmd_error(ctx, "invalid thread index '%s'", a->argv[0]);
+	if (thread_by_index(d, idx, &tid) < 0)
+		return cmd_error(ctx, "invalid thread #%lu.", idx);
+	dbg_select_thread(d, tid);
+	report_thread_frame(ctx->out, d, tid, 0);
+	return CMD_OK;
+}
+
+static void backtrace_one(struct cmd_ctx *ctx, pid_t tid, unsigned long count)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	struct ptdb_err err;
+	int n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, &err);
+
+	report_thread_line(ctx->out, d, tid);
+	for (int i = 0; i < n && (!count || (unsigned long)i < count); i++) {
+		fputs(tid == d->sel_tid && (unsigned)i == d->sel_frame ? "  * " : "    ", ctx->out);
+		report_frame_line(ctx->out, d, &fr[i], (unsigned)i);
+	}
+}
+
+static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const char *c = cmd_opt(ctx->node, a, "count");
+	unsigned long count = 0;
+
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	if (c && parse_uint(c, &count) < 0)
+		return cmd_error(ctx, "invalid count '%s'", c);
+	if (a->argc == 1 && !strcmp(a->argv[0], "all")) {
+		struct target_thread_info ti[MAX_THREADS];
+		int n = target_threads(d->proc, ti, MAX_THREADS);
+
+		for (int i = 0; i < n && i < MAX_THREADS; i++) {
+			if (i)
+				fputc('\n', ctx->out);
+			backtrace_one(ctx, ti[i].tid, count);
+		}
+		return CMD_OK;
+	}
+	if (a->argc == 1) {
+		unsigned long idx;
+		pid_t tid;
+
+		if (parse_uint(a->argv[0], &idx) < 0)
+			return cmd_error(ctx, "invalid thread index '%s'", a->argv[0]);
+		if (thread_by_index(d, idx, &tid) < 0)
+			return cmd_error(ctx, "invalid thread #%lu.", idx);
+		backtrace_one(ctx, tid, count);
+		return CMD_OK;
+	}
+	backtrace_one(ctx, d->sel_tid, count);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_frame_select(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	struct ptdb_err err;
+	unsigned long idx = d->sel_frame;
+	int n;
+
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	if (a->argc && parse_uint(a->argv[0], &idx) < 0)
+		return cmd_error(ctx, "invalid frame index '%s'", a->argv[0]);
+	n = dbg_frames(d, d->sel_tid, fr, DBG_MAX_FRAMES, &err);
+	if (n < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	if (idx >= (unsigned long)n)
+		return cmd_error(ctx, "Frame index (%lu) out of range.", idx);
+	d->sel_frame = (unsigned)idx;
+	report_frame_line(ctx->out, d, &fr[idx], (unsigned)idx);
+	report_frame_source(ctx->out, d, &fr[idx], (unsigned)idx);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_frame_info(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	struct ptdb_err err;
+	int n;
+
+	(void)a;
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	n = dbg_frames(d, d->sel_tid, fr, DBG_MAX_FRAMES, &err);
+	if (n < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	if ((int)d->sel_frame >= n)
+		d->sel_frame = 0;
+	report_frame_line(ctx->out, d, &fr[d->sel_frame], d->sel_frame);
+	return CMD_OK;
+}
+
+static const struct cmd_node thread_backtrace = {
+	.name = "backtrace", .summary = "Show the stack of the selected thread, of thread N, or of all threads.",
+	.syntax = "[-c <count>] [all | <thread-index>]", .min_args = 0, .max_args = 1,
+	.exec = exec_backtrace,
+	.opts = (const struct cmd_opt[]){
+		{ 'c', "count", OPT_STRING, "count", "How many frames to show." },
+		{ 0 } },
+};
+
+static const struct cmd_node thread_list = {
+	.name = "list", .summary = "Show a summary of each thread in the current process.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_list,
+};
+
+static const struct cmd_node thread_select = {
+	.name = "select", .summary = "Select the thread with the given index as the current thread.",
+	.syntax = "<thread-index>", .min_args = 1, .max_args = 1, .exec = exec_select,
+};
+
+static const struct cmd_node thread_step_over = {
+	.name = "step-over", .summary = "Source-level step over calls to the next line (next, n).",
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_over,
+};
+
+static const struct cmd_node thread_step_in = {
+	.name = "step-in", .summary = "Source-level step into calls with line information (step, s).",
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_in,
+};
+
+static const struct cmd_node thread_step_out = {
+	.name = "step-out", .summary = "Run until the selected frame returns (finish).",
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_out,
+};
+
+static const struct cmd_node thread_step_inst = {
+	.name = "step-inst", .summary = "Step one instruction, into calls (stepi, si).",
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_inst,
+};
+
+static const struct cmd_node thread_step_inst_over = {
+	.name = "step-inst-over", .summary = "Step one instruction, over calls (nexti, ni).",
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_inst_over,
+};
+
+static const struct cmd_node thread_until = {
+	.name = "until", .summary = "Run until a line or address in the current frame is reached, or the frame returns.",
+	.syntax = "[-a <address>] [<linenum>]", .min_args = 0, .max_args = 1, .exec = exec_until,
+	.opts = (const struct cmd_opt[]){
+		{ 'a', "address", OPT_STRING, "address", "Run until this address instead of a line." },
+		{ 0 } },
+};
+
+/* Trace subcommands join this group later (cmd-trace.c). */
+const struct cmd_node *const cmd_thread_children[] = {
+	&thread_backtrace, &thread_list, &thread_select, &thread_step_in,
+	&thread_step_inst, &thread_step_inst_over, &thread_step_out,
+	&thread_step_over, &thread_until, NULL,
+};
+
+const struct cmd_node cmd_thread_node = {
+	.name = "thread", .summary = "Commands for operating on one or more threads of the current process.",
+	.children = cmd_thread_children,
+};
+
+static const struct cmd_node frame_select = {
+	.name = "select", .summary = "Select a frame of the current thread by index (0 is the innermost).",
+	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .exec = exec_frame_select,
+};
+
+static const struct cmd_node frame_info = {
+	.name = "info", .summary = "Show the selected frame.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_frame_info,
+};
+
+const struct cmd_node cmd_frame_node = {
+	.name = "frame", .summary = "Commands for selecting and examining stack frames.",
+	.children = (const struct cmd_node *const[]){ &frame_info, &frame_select, NULL },
+};

@@ -1,0 +1,200 @@
+/* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
+#include "cmd/report.h"
+#include "cmd/cmd.h"
+#include "core/session.h"
+#include "core/source.h"
+#include "disasm/disasm.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
+{
+	const struct dbg_stop *s = &d->last;
+
+	buf[0] = 0;
+	if (s->tid != tid)
+		return buf;
+	switch (s->reason) {
+	case DBG_R_BREAKPOINT:
+		snprintf(buf, n, "breakpoint %u.%u", s->bp_id, s->loc_id);
+		break;
+	case DBG_R_STEP_OVER:
+	case DBG_R_UNTIL:
+		snprintf(buf, n, "step over");
+		break;
+	case DBG_R_STEP_IN:
+		snprintf(buf, n, "step in");
+		break;
+	case DBG_R_STEP_OUT:
+		snprintf(buf, n, "step out");
+		break;
+	case DBG_R_ISTEP:
+		snprintf(buf, n, "instruction step into");
+		break;
+	case DBG_R_ISTEP_OVER:
+		snprintf(buf, n, "instruction step over");
+		break;
+	case DBG_R_SIGNAL: {
+		const char *name = target_signal_name(s->signo);
+		const char *desc = target_signal_description(s->signo, s->si_code);
+
+		if (name && strcmp(name, desc))
+			snprintf(buf, n, "signal %s: %s", name, desc);
+		else if (name)
+			snprintf(buf, n, "signal %s", name);
+		else
+			snprintf(buf, n, "signal %d", s->signo);
+		break;
+	}
+	case DBG_R_INTERRUPT:
+		snprintf(buf, n, "signal SIGSTOP");
+		break;
+	case DBG_R_EXEC:
+		snprintf(buf, n, "exec");
+		break;
+	case DBG_R_NONE:
+	case DBG_R_EXITED:
+		break;
+	}
+	return buf;
+}
+
+void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
+		       unsigned index)
+{
+	char loc[512];
+
+	dbg_format_frame(d, f, index > 0, loc, sizeof(loc));
+	fprintf(out, "frame #%u: 0x%016" PRIx64 " %s\n", index, f->pc, loc);
+}
+
+/* No line information: a few instructions from pc, LLDB style. */
+static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
+{
+	struct dbg_module *m = dbg_module_for(d, pc);
+	struct disasm *ds;
+	struct ptdb_err err;
+	struct sym_loc loc;
+	uint8_t buf[64];
+	size_t got = sizeof(buf);
+	uint64_t a = pc;
+
+	ds = disasm_new(&err);
+	if (!ds)
+		return;
+	while (got && dbg_read(d, pc, buf, got, NULL) < 0)
+		got /= 2;
+	if (m && sym_lookup_addr(m->sym, pc, &loc) == 0 && loc.func)
+		fprintf(out, "%s`%s:\n", sym_module_name(m->sym), loc.func);
+	else
+		loc.func = NULL;
+	for (int i = 0; i < 4 && a - pc < got; i++) {
+		struct disasm_insn in;
+
+		if (disasm_insn(ds, buf + (a - pc), got - (a - pc), a, &in, &err) < 0)
+			break;
+		if (loc.func)
+			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %s\n",
+				a == pc ? "->  " : "    ", a, a - loc.func_addr,
+				in.mnemonic, in.operands);
+		else
+			fprintf(out, "%s0x%" PRIx64 ": %-6s %s\n", a == pc ? "->  " : "    ",
+				a, in.mnemonic, in.operands);
+		a += in.len;
+	}
+	disasm_free(ds);
+}
+
+void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
+			 unsigned index)
+{
+	const char *file;
+	unsigned line, col;
+	uint64_t look = index > 0 ? f->pc - 1 : f->pc;
+	struct ptdb_err err;
+
+	if (dbg_addr_line(d, look, &file, &line, &col) == 0) {
+		if (source_list(out, file, line, index > 0 ? 0 : col, &err) == 0)
+			return;
+		if (index > 0)
+			return;
+	}
+	if (index == 0)
+		frame_disasm(out, d, f->pc);
+}
+
+void report_thread_line(FILE *out, struct dbg *d, pid_t tid)
+{
+	struct target_thread_info ti[256];
+	char why[160];
+	int n = target_threads(d->proc, ti, 256);
+	const char *name = "";
+	unsigned idx = target_thread_index(d->proc, tid);
+
+	for (int i = 0; i < n && i < 256; i++)
+		if (ti[i].tid == tid)
+			name = ti[i].name;
+	report_reason(d, tid, why, sizeof(why));
+	fprintf(out, "%s thread #%u, name = '%s'", tid == d->sel_tid ? "*" : " ", idx, name);
+	if (why[0])
+		fprintf(out, ", stop reason = %s", why);
+	fputc('\n', out);
+}
+
+void report_thread_frame(FILE *out, struct dbg *d, pid_t tid, unsigned frame)
+{
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	struct ptdb_err err;
+	int n;
+
+	report_thread_line(out, d, tid);
+	n = dbg_frames(d, tid, fr, frame < DBG_MAX_FRAMES ? (int)frame + 1 : DBG_MAX_FRAMES, &err);
+	if (n <= 0)
+		return;
+	if ((int)frame >= n)
+		frame = (unsigned)n - 1;
+	fputs("    ", out);
+	report_frame_line(out, d, &fr[frame], frame);
+	report_frame_source(out, d, &fr[frame], frame);
+}
+
+void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop)
+{
+	int st = stop->signaled ? stop->signo : stop->exit_status;
+
+	if (stop->signaled && target_signal_name(stop->signo))
+		fprintf(out, "Process %d exited with status = %d (0x%08x) (signal %s)\n",
+			(int)d->pid, st, (unsigned)st, target_signal_name(stop->signo));
+	else
+		fprintf(out, "Process %d exited with status = %d (0x%08x)\n",
+			(int)d->pid, st, (unsigned)st);
+}
+
+void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
+{
+	if (stop->reason == DBG_R_EXITED) {
+		report_exit(out, d, stop);
+		return;
+	}
+	fprintf(out, "Process %d stopped\n", (int)d->pid);
+	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
+}
+
+int need_target(struct cmd_ctx *ctx)
+{
+	if (ctx->s->dbg.exe_path)
+		return 0;
+	cmd_error(ctx, "invalid target, create a target using the 'file' command");
+	return -1;
+}
+
+int need_process(struct cmd_ctx *ctx)
+{
+	if (dbg_alive(&ctx->s->dbg))
+		return 0;
+	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
+		return need_target(ctx);
+	cmd_error(ctx, "Process must be launched.");
+	return -1;
+}

@@ -1,0 +1,34 @@
+/* cmd/report.h: how stops, threads and frames are worded (LLDB's layout),
+ * shared by the process, thread, frame and breakpoint commands. */
+#ifndef PTDB_CMD_REPORT_H
+#define PTDB_CMD_REPORT_H
+
+#include <stdio.h>
+
+#include "core/dbg.h"
+
+/* "breakpoint 1.1", "step over", "signal SIGFPE: integer divide by zero";
+ * "" when tid has no stop reason. */
+const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n);
+/* "    frame #0: 0x0000000000401106 trace_loop`main at trace_loop.c:2:7"
+ * (indent and the selected-frame marker are the caller's). */
+void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
+		       unsigned index);
+/* The source listing (or disassembly without line info) at a frame. */
+void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
+			 unsigned index);
+/* "* thread #1, name = 'x', stop reason = ..." */
+void report_thread_line(FILE *out, struct dbg *d, pid_t tid);
+/* The selected thread's top/selected frame with source. */
+void report_thread_frame(FILE *out, struct dbg *d, pid_t tid, unsigned frame);
+/* After a run command: "Process N stopped ..." or "Process N exited ...". */
+void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop);
+/* "Process N exited with status = 0 (0x00000000)" */
+void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop);
+
+/* Common checks: print the error and return -1 when not met. */
+struct cmd_ctx;
+int need_target(struct cmd_ctx *ctx);
+int need_process(struct cmd_ctx *ctx);
+
+#endif

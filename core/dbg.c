@@ -1,0 +1,621 @@
+/* core/dbg.c: the executable, process, modules and breakpoints of a
+ * debugging session (see dbg.h); stepping lives in dbg_step.c. */
+#include "core/dbg.h"
+#include "core/dbg_int.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dbg_init(struct dbg *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->next_bp_id = 1;
+	for (int i = 1; i < 65; i++) {
+		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
+	}
+	/* As LLDB: job-control and timer noise passes silently. */
+	static const int quiet[] = { SIGCHLD, SIGWINCH, SIGALRM, SIGURG, SIGPROF,
+				     SIGVTALRM, SIGCONT };
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		d->sig[quiet[i]].stop = 0;
+		d->sig[quiet[i]].notify = 0;
+	}
+	d->sig[SIGINT].pass = 0;
+	d->sig[SIGSTOP].pass = 0;
+	d->sig[SIGTRAP].pass = 0;
+}
+
+static void drop_modules(struct dbg *d, int keep_exe)
+{
+	int k = 0;
+
+	for (int i = 0; i < d->nmods; i++) {
+		if (keep_exe && d->mods[i].is_exe) {
+			d->mods[k] = d->mods[i];
+			d->mods[k].start = d->mods[k].end = 0;
+			sym_module_set_bias(d->mods[k].sym, 0);
+			k++;
+			continue;
+		}
+		sym_module_free(d->mods[i].sym);
+		free(d->mods[i].path);
+	}
+	d->nmods = k;
+}
+
+static void drop_process(struct dbg *d)
+{
+	if (d->proc)
+		target_free(d->proc);
+	d->proc = NULL;
+	d->pid = 0;
+	d->sel_tid = 0;
+	d->sel_frame = 0;
+	d->load_bp = 0;
+	for (int i = 0; i < d->nbps; i++)
+		for (int k = 0; k < d->bps[i].nlocs; k++)
+			d->bps[i].locs[k].planted = 0;
+}
+
+void dbg_release(struct dbg *d)
+{
+	drop_process(d);
+	drop_modules(d, 0);
+	free(d->mods);
+	for (int i = 0; i < d->nbps; i++) {
+		free(d->bps[i].name);
+		free(d->bps[i].file);
+	}
+	free(d->bps);
+	free(d->exe_path);
+	if (d->dis)
+		disasm_free(d->dis);
+	memset(d, 0, sizeof(*d));
+}
+
+int dbg_alive(const struct dbg *d)
+{
+	return d->proc && target_is_alive(d->proc);
+}
+
+static struct dbg_module *add_module(struct dbg *d, struct sym_module *m,
+				     const char *path)
+{
+	d->mods = xrealloc(d->mods, (size_t)(d->nmods + 1) * sizeof(*d->mods));
+	memset(&d->mods[d->nmods], 0, sizeof(*d->mods));
+	d->mods[d->nmods].sym = m;
+	d->mods[d->nmods].path = xstrdup(path);
+	return &d->mods[d->nmods++];
+}
+
+int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
+{
+	char abs[PATH_MAX];
+	struct sym_module *m;
+
+	if (!realpath(path, abs))
+		return ptdb_err_errno(err, "unable to find executable '%s'", path);
+	m = sym_module_open(abs, err);
+	if (!m)
+		return -1;
+	drop_process(d);
+	drop_modules(d, 0);
+	/* Locations belonged to the old executable. */
+	for (int i = 0; i < d->nbps; i++)
+		d->bps[i].nlocs = 0;
+	free(d->exe_path);
+	d->exe_path = xstrdup(abs);
+	add_module(d, m, abs)->is_exe = 1;
+	dbg_resolve_all(d);
+	return 0;
+}
+
+struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
+{
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+
+		if (!m->sym)
+			continue;
+		if (m->end ? addr >= m->start && addr < m->end
+			   : (m->is_exe && !dbg_alive(d)))
+			return m;
+	}
+	/* Before the process runs: the executable's link addresses. */
+	if (!dbg_alive(d) && d->nmods && d->mods[0].sym)
+		return &d->mods[0];
+	return NULL;
+}
+
+struct dbg_module *dbg_module_named(struct dbg *d, const char *name)
+{
+	for (int i = 0; i < d->nmods; i++)
+		if (d->mods[i].sym && (!strcmp(sym_module_name(d->mods[i].sym), name) ||
+				       !strcmp(d->mods[i].path, name)))
+			return &d->mods[i];
+	return NULL;
+}
+
+/* Breakpoint resolution: the locations of bp in module m. */
+static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
+		       uint64_t *out, int max)
+{
+	uint64_t entry[DBG_MAX_LOCS], after[DBG_MAX_LOCS];
+	int n;
+
+	switch (bp->kind) {
+	case DBG_BP_NAME:
+		n = sym_lookup_func(m->sym, bp->name, entry, after, max < DBG_MAX_LOCS ? max : DBG_MAX_LOCS);
+		for (int i = 0; i < n; i++)
+			out[i] = after[i] ? after[i] : entry[i];
+		return n;
+	case DBG_BP_LINE: {
+		const char *file = bp->file;
+
+		if (!file) {
+			if (!m->is_exe)
+				return 0;
+			file = sym_main_file(m->sym);
+			if (!file)
+				return 0;
+		}
+		return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
+	}
+	case DBG_BP_ADDR:
+		(void)d;
+		if (m->end ? bp->addr >= m->start && bp->addr < m->end : m->is_exe) {
+			out[0] = bp->addr;
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static void loc_plant(struct dbg *d, struct dbg_bp *bp, struct dbg_bp_loc *l)
+{
+	int want = dbg_alive(d) && bp->enabled && l->enabled;
+	struct ptdb_err err;
+
+	if (want && !l->planted) {
+		if (target_bp_insert(d->proc, l->addr, &err) == 0)
+			l->planted = 1;
+	} else if (!want && l->planted) {
+		if (dbg_alive(d))
+			target_bp_remove(d->proc, l->addr, &err);
+		l->planted = 0;
+	}
+}
+
+static void bp_resolve(struct dbg *d, struct dbg_bp *bp)
+{
+	uint64_t addrs[DBG_MAX_LOCS];
+
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		int n;
+
+		if (!m->sym || (dbg_alive(d) && !m->end))
+			continue;
+		n = bp_addrs_in(d, bp, m, addrs, DBG_MAX_LOCS);
+		for (int k = 0; k < n && bp->nlocs < DBG_MAX_LOCS; k++) {
+			int dup = 0;
+
+			for (int j = 0; j < bp->nlocs; j++)
+				dup |= bp->locs[j].addr == addrs[k];
+			if (dup)
+				continue;
+			bp->locs[bp->nlocs].addr = addrs[k];
+			bp->locs[bp->nlocs].enabled = 1;
+			bp->locs[bp->nlocs].hits = 0;
+			bp->locs[bp->nlocs].planted = 0;
+			bp->nlocs++;
+		}
+	}
+	for (int k = 0; k < bp->nlocs; k++)
+		loc_plant(d, bp, &bp->locs[k]);
+}
+
+void dbg_resolve_all(struct dbg *d)
+{
+	for (int i = 0; i < d->nbps; i++)
+		bp_resolve(d, &d->bps[i]);
+}
+
+struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
+			  const char *name, const char *file, unsigned line,
+			  uint64_t addr)
+{
+	struct dbg_bp *bp;
+
+	d->bps = xrealloc(d->bps, (size_t)(d->nbps + 1) * sizeof(*d->bps));
+	bp = &d->bps[d->nbps++];
+	memset(bp, 0, sizeof(*bp));
+	bp->id = d->next_bp_id++;
+	bp->kind = kind;
+	bp->name = name ? xstrdup(name) : NULL;
+	bp->file = file ? xstrdup(file) : NULL;
+	bp->line = line;
+	bp->addr = addr;
+	bp->enabled = 1;
+	bp_resolve(d, bp);
+	return bp;
+}
+
+struct dbg_bp *dbg_bp_find(struct dbg *d, unsigned id)
+{
+	for (int i = 0; i < d->nbps; i++)
+		if (d->bps[i].id == id)
+			return &d->bps[i];
+	return NULL;
+}
+
+int dbg_bp_delete(struct dbg *d, unsigned id)
+{
+	struct dbg_bp *bp = dbg_bp_find(d, id);
+
+	if (!bp)
+		return -1;
+	bp->enabled = 0;
+	for (int k = 0; k < bp->nlocs; k++)
+		loc_plant(d, bp, &bp->locs[k]);
+	free(bp->name);
+	free(bp->file);
+	memmove(bp, bp + 1, (size_t)(d->bps + d->nbps - bp - 1) * sizeof(*bp));
+	d->nbps--;
+	return 0;
+}
+
+int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
+		  struct ptdb_err *err)
+{
+	if (loc < 0 || loc > bp->nlocs)
+		return ptdb_err_set(err, "breakpoint %u has no location %d", bp->id, loc);
+	if (loc == 0)
+		bp->enabled = on;
+	else
+		bp->locs[loc - 1].enabled = on;
+	for (int k = 0; k < bp->nlocs; k++)
+		loc_plant(d, bp, &bp->locs[k]);
+	return 0;
+}
+
+/* Is addr a planted, enabled user breakpoint location?  Counts the hit. */
+int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc)
+{
+	int found = 0;
+
+	for (int i = 0; i < d->nbps; i++) {
+		struct dbg_bp *bp = &d->bps[i];
+
+		if (!bp->enabled)
+			continue;
+		for (int k = 0; k < bp->nlocs; k++)
+			if (bp->locs[k].addr == addr && bp->locs[k].enabled &&
+			    bp->locs[k].planted) {
+				bp->hits++;
+				bp->locs[k].hits++;
+				if (!found) {
+					*id = bp->id;
+					*loc = (unsigned)k + 1;
+				}
+				found = 1;
+			}
+	}
+	return found;
+}
+
+/* ---- modules from /proc/PID/maps ---- */
+
+static struct dbg_module *module_by_path(struct dbg *d, const char *path)
+{
+	for (int i = 0; i < d->nmods; i++)
+		if (!strcmp(d->mods[i].path, path))
+			return &d->mods[i];
+	return NULL;
+}
+
+void dbg_refresh_modules(struct dbg *d)
+{
+	struct target_map *maps = NULL;
+	struct ptdb_err err;
+	int n = 0;
+
+	if (!dbg_alive(d) || target_maps(d->proc, &maps, &n, &err) < 0)
+		return;
+	for (int i = 0; i < d->nmods; i++)
+		d->mods[i].start = d->mods[i].end = 0;
+	for (int i = 0; i < n; i++) {
+		struct target_map *mp = &maps[i];
+		struct dbg_module *m;
+
+		if (mp->path[0] != '/' || strstr(mp->path, " (deleted)"))
+			continue;
+		m = module_by_path(d, mp->path);
+		if (!m) {
+			struct sym_module *s = sym_module_open(mp->path, &err);
+
+			m = add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
+		}
+		if (!m->sym)
+			continue;
+		if (!m->end) {
+			/* the first mapping of a file is its offset 0 */
+			m->start = mp->start - mp->offset;
+			m->end = mp->end;
+			sym_module_set_bias(m->sym, m->start - sym_module_link_base(m->sym));
+		} else if (mp->end > m->end) {
+			m->end = mp->end;
+		}
+	}
+	free(maps);
+	dbg_resolve_all(d);
+	if (!d->load_bp) {
+		for (int i = 0; i < d->nmods; i++) {
+			struct dbg_module *m = &d->mods[i];
+			uint64_t a;
+
+			if (m->sym && m->end && strstr(m->path, "/ld-linux") &&
+			    sym_lookup_func(m->sym, "_dl_debug_state", &a, NULL, 1) == 1 &&
+			    target_bp_insert(d->proc, a, &err) == 0) {
+				d->load_bp = a;
+				break;
+			}
+		}
+	}
+}
+
+/* ---- process lifecycle ---- */
+
+static void after_start(struct dbg *d)
+{
+	struct target_thread_info ti;
+
+	d->pid = target_pid(d->proc);
+	target_threads(d->proc, &ti, 1);
+	d->sel_tid = ti.tid;
+	d->sel_frame = 0;
+	d->load_bp = 0;
+	for (int i = 0; i < d->nbps; i++) {
+		/* re-resolved against this process's load addresses */
+		d->bps[i].nlocs = 0;
+	}
+	dbg_refresh_modules(d);
+}
+
+int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
+	       struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct target_launch_opts o = { 0 };
+
+	if (!d->exe_path)
+		return ptdb_err_set(err, "no executable; use 'file' to set one");
+	if (dbg_alive(d))
+		return ptdb_err_set(err, "a process is already being debugged");
+	drop_process(d);
+	drop_modules(d, 1);
+	o.path = d->exe_path;
+	o.argv = argv;
+	o.disable_aslr = disable_aslr;
+	if (target_launch(&o, &d->proc, err) < 0) {
+		d->proc = NULL;
+		return -1;
+	}
+	after_start(d);
+	return dbg_continue(d, stop, err);
+}
+
+int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
+{
+	char exe[64], abs[PATH_MAX];
+	ssize_t len;
+
+	if (dbg_alive(d))
+		return ptdb_err_set(err, "a process is already being debugged");
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	len = readlink(exe, abs, sizeof(abs) - 1);
+	drop_process(d);
+	if (target_attach(pid, &d->proc, err) < 0) {
+		d->proc = NULL;
+		return -1;
+	}
+	if (len > 0) {
+		abs[len] = 0;
+		if (!d->exe_path || strcmp(d->exe_path, abs)) {
+			struct ptdb_err e2;
+			struct target_proc *keep = d->proc;
+
+			d->proc = NULL;
+			if (dbg_set_exe(d, abs, &e2) < 0)
+				drop_modules(d, 0);
+			d->proc = keep;
+		} else {
+			drop_modules(d, 1);
+		}
+	}
+	after_start(d);
+	memset(&d->last, 0, sizeof(d->last));
+	d->last.reason = DBG_R_INTERRUPT;
+	d->last.tid = d->sel_tid;
+	return 0;
+}
+
+int dbg_detach(struct dbg *d, struct ptdb_err *err)
+{
+	if (!dbg_alive(d))
+		return ptdb_err_set(err, "Process must be launched.");
+	for (int i = 0; i < d->nbps; i++)
+		for (int k = 0; k < d->bps[i].nlocs; k++)
+			if (d->bps[i].locs[k].planted) {
+				target_bp_remove(d->proc, d->bps[i].locs[k].addr, err);
+				d->bps[i].locs[k].planted = 0;
+			}
+	if (d->load_bp)
+		target_bp_remove(d->proc, d->load_bp, err);
+	d->load_bp = 0;
+	if (target_detach(d->proc, err) < 0)
+		return -1;
+	drop_process(d);
+	return 0;
+}
+
+int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	if (!dbg_alive(d))
+		return ptdb_err_set(err, "Process must be launched.");
+	target_kill(d->proc);
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = DBG_R_EXITED;
+	stop->signaled = 1;
+	stop->signo = SIGKILL;
+	d->last = *stop;
+	return 0;
+}
+
+int dbg_select_thread(struct dbg *d, pid_t tid)
+{
+	if (!dbg_alive(d) || !target_thread_index(d->proc, tid))
+		return -1;
+	if (d->sel_tid != tid)
+		d->sel_frame = 0;
+	d->sel_tid = tid;
+	return 0;
+}
+
+int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
+	     struct ptdb_err *err)
+{
+	if (!dbg_alive(d))
+		return ptdb_err_set(err, "Process must be launched.");
+	return target_read_mem(d->proc, addr, buf, n, err);
+}
+
+void dbg_request_interrupt(struct dbg *d)
+{
+	d->interrupt_requested = 1;
+	if (d->proc)
+		target_interrupt(d->proc);
+}
+
+/* ---- symbolization and frames ---- */
+
+char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n)
+{
+	struct dbg_module *m = dbg_module_for(d, addr);
+
+	if (!m)
+		snprintf(buf, n, "0x%016" PRIx64, addr);
+	else
+		sym_format_loc(m->sym, addr, buf, n);
+	return buf;
+}
+
+char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
+		       char *buf, size_t n)
+{
+	uint64_t look = caller && f->pc ? f->pc - 1 : f->pc;
+	struct dbg_module *m = f->mod ? f->mod : dbg_module_for(d, f->pc);
+	struct sym_loc loc;
+	const char *base;
+
+	if (!m) {
+		snprintf(buf, n, "0x%016" PRIx64, f->pc);
+		return buf;
+	}
+	if (sym_lookup_addr(m->sym, look, &loc) < 0 || !loc.func) {
+		snprintf(buf, n, "%s`0x%" PRIx64, sym_module_name(m->sym), f->pc);
+		return buf;
+	}
+	if (!loc.file || !loc.line) {
+		snprintf(buf, n, "%s`%s + %" PRIu64, sym_module_name(m->sym), loc.func,
+			 f->pc - loc.func_addr);
+		return buf;
+	}
+	base = strrchr(loc.file, '/');
+	base = base ? base + 1 : loc.file;
+	if (loc.column)
+		snprintf(buf, n, "%s`%s at %s:%u:%u", sym_module_name(m->sym), loc.func,
+			 base, loc.line, loc.column);
+	else
+		snprintf(buf, n, "%s`%s at %s:%u", sym_module_name(m->sym), loc.func,
+			 base, loc.line);
+	return buf;
+}
+
+int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
+		  unsigned *line, unsigned *column)
+{
+	struct dbg_module *m = dbg_module_for(d, addr);
+	struct sym_loc loc;
+
+	if (!m || sym_lookup_addr(m->sym, addr, &loc) < 0 || !loc.file || !loc.line)
+		return -1;
+	*file = loc.file;
+	*line = loc.line;
+	*column = loc.column;
+	return 0;
+}
+
+static int read_cb(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	struct dbg *d = ctx;
+
+	return target_read_mem(d->proc, addr, buf, n, NULL) < 0 ? -1 : 0;
+}
+
+int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+	       struct ptdb_err *err)
+{
+	struct user_regs_struct r;
+	int n = 0;
+
+	if (!dbg_alive(d))
+		return ptdb_err_set(err, "Process must be launched.");
+	if (target_get_regs(d->proc, tid, &r, err) < 0)
+		return -1;
+	out[0].pc = r.rip;
+	out[0].rsp = r.rsp;
+	out[0].rbp = r.rbp;
+	out[0].mod = dbg_module_for(d, r.rip);
+	n = 1;
+	while (n < max) {
+		struct dbg_frame *f = &out[n - 1];
+		uint64_t pc, sp, bp;
+		/* caller frames unwind from the call instruction */
+		uint64_t look = n > 1 ? f->pc - 1 : f->pc;
+		struct dbg_module *m = dbg_module_for(d, look);
+
+		if (!m || sym_unwind_step(m->sym, look, f->rsp, f->rbp, read_cb, d,
+					  &pc, &sp, &bp) < 0)
+			break;
+		if (!pc || sp <= f->rsp)
+			break;
+		out[n].pc = pc;
+		out[n].rsp = sp;
+		out[n].rbp = bp;
+		out[n].mod = dbg_module_for(d, pc - 1);
+		n++;
+		/* stop after the entry point's frame */
+		if (out[n - 1].mod) {
+			struct sym_loc loc;
+
+			if (sym_lookup_addr(out[n - 1].mod->sym, pc - 1, &loc) == 0 &&
+			    loc.func && !strcmp(loc.func, "_start"))
+				break;
+		}
+	}
+	return n;
+}
+
+struct disasm *dbg_disasm(struct dbg *d)
+{
+	struct ptdb_err err;
+
+	if (!d->dis)
+		d->dis = disasm_new(&err);
+	return d->dis;
+}

@@ -1,0 +1,174 @@
+/* core/dbg.h: the debugger proper — the executable, its process, the
+ * loaded modules, breakpoints, source- and instruction-level stepping, the
+ * selected thread and frame, and stack unwinding.  One struct dbg lives in
+ * the session; commands (cmd/) drive it and word its results.
+ * Functions returning int: >= 0 success, < 0 failure with err filled. */
+#ifndef PTDB_CORE_DBG_H
+#define PTDB_CORE_DBG_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/err.h"
+#include "core/sym.h"
+#include "target/target.h"
+
+struct disasm;
+
+#define DBG_MAX_LOCS 64
+#define DBG_MAX_FRAMES 256
+
+struct dbg_module {
+	struct sym_module *sym;	/* NULL: the file is not ELF (ignored) */
+	char *path;
+	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
+	int is_exe;
+};
+
+struct dbg_bp_loc {
+	uint64_t addr;
+	int enabled;
+	unsigned hits;
+	int planted;
+};
+
+enum dbg_bp_kind { DBG_BP_NAME, DBG_BP_LINE, DBG_BP_ADDR };
+
+struct dbg_bp {
+	unsigned id;
+	enum dbg_bp_kind kind;
+	char *name;		/* DBG_BP_NAME */
+	char *file;		/* DBG_BP_LINE: as given (NULL: main's file) */
+	unsigned line;
+	uint64_t addr;		/* DBG_BP_ADDR */
+	int enabled;
+	unsigned hits;
+	int nlocs;
+	struct dbg_bp_loc locs[DBG_MAX_LOCS];
+};
+
+enum dbg_reason {
+	DBG_R_NONE,
+	DBG_R_BREAKPOINT,
+	DBG_R_STEP_OVER,	/* next */
+	DBG_R_STEP_IN,		/* step */
+	DBG_R_STEP_OUT,		/* finish */
+	DBG_R_ISTEP,		/* stepi */
+	DBG_R_ISTEP_OVER,	/* nexti */
+	DBG_R_UNTIL,		/* thread until */
+	DBG_R_SIGNAL,
+	DBG_R_INTERRUPT,
+	DBG_R_EXEC,
+	DBG_R_EXITED,		/* the process is gone (exit_status/signo) */
+};
+
+struct dbg_stop {
+	enum dbg_reason reason;
+	pid_t tid;
+	unsigned bp_id, loc_id;		/* DBG_R_BREAKPOINT */
+	int signo, si_code;		/* DBG_R_SIGNAL; DBG_R_EXITED if signaled */
+	uint64_t addr;			/* fault address for SIGSEGV & co */
+	int exit_status, signaled;	/* DBG_R_EXITED */
+};
+
+struct dbg_frame {
+	uint64_t pc, rsp, rbp;
+	struct dbg_module *mod;		/* NULL: no module covers pc */
+};
+
+/* How a signal reaching the inferior is handled ("process handle"). */
+struct dbg_sig {
+	unsigned char stop, pass, notify;
+};
+
+struct dbg {
+	char *exe_path;			/* "file": absolute path */
+	struct dbg_module *mods;	/* mods[0] is the executable */
+	int nmods;
+	struct target_proc *proc;	/* live or exited process, or NULL */
+	pid_t pid;
+	struct dbg_bp *bps;
+	int nbps;
+	unsigned next_bp_id;
+	pid_t sel_tid;			/* selected thread */
+	unsigned sel_frame;		/* selected frame of it */
+	struct dbg_stop last;		/* the last stop reported */
+	uint64_t load_bp;		/* internal breakpoint on module loads */
+	struct dbg_sig sig[65];
+	volatile sig_atomic_t interrupt_requested;
+	struct disasm *dis;		/* for stepping over calls */
+};
+
+void dbg_init(struct dbg *d);
+void dbg_release(struct dbg *d);	/* kills a launched, detaches an attached process */
+
+/* "file": opens the executable's symbols; replaces any previous one (the
+ * process, if live, is killed first). */
+int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err);
+
+/* 1 if a process is live (stopped), 0 otherwise. */
+int dbg_alive(const struct dbg *d);
+
+/* Launch: runs until the first user-visible stop (breakpoint, signal, exit);
+ * *stop says which.  argv[0] is the program path. */
+int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
+	       struct dbg_stop *stop, struct ptdb_err *err);
+/* Attach to pid; the process stays stopped. */
+int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err);
+int dbg_detach(struct dbg *d, struct ptdb_err *err);
+int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+
+/* Execution control, all reporting the stop in *stop. */
+int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+/* Runs until one of addrs is reached in the selected frame, or the frame
+ * returns. */
+int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
+	      struct dbg_stop *stop, struct ptdb_err *err);
+/* Asks a running dbg_* call to stop (signal-safe). */
+void dbg_request_interrupt(struct dbg *d);
+
+/* Breakpoints.  Adds, resolves (pending if no location yet) and plants. */
+struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
+			  const char *name, const char *file, unsigned line,
+			  uint64_t addr);
+struct dbg_bp *dbg_bp_find(struct dbg *d, unsigned id);
+int dbg_bp_delete(struct dbg *d, unsigned id);
+/* loc 0: the whole breakpoint. */
+int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
+		  struct ptdb_err *err);
+
+/* Modules. */
+struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr);
+struct dbg_module *dbg_module_named(struct dbg *d, const char *name);
+/* Re-reads the process's mappings; resolves pending breakpoints. */
+void dbg_refresh_modules(struct dbg *d);
+
+/* Threads and frames of the live process. */
+int dbg_select_thread(struct dbg *d, pid_t tid);
+/* Unwinds tid: fills up to max frames, returns the count (>= 1). */
+int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+	       struct ptdb_err *err);
+
+/* "trace_loop`main at trace_loop.c:2:7" for a frame (no offset when a line
+ * is known), "libc.so.6`__libc_start_call_main + 128" otherwise; caller
+ * frames are symbolized at pc - 1.  Returns buf. */
+char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
+		       char *buf, size_t n);
+/* "trace_loop`main + 4 at trace_loop.c:2:7" for any address. */
+char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
+/* Source location of addr in a module with line info: file (full path),
+ * line, column. 0 found, -1 not. */
+int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
+		  unsigned *line, unsigned *column);
+
+/* Memory of the live process via target_read_mem. */
+int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
+	     struct ptdb_err *err);
+
+#endif

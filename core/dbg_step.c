@@ -1,0 +1,395 @@
+/* core/dbg_step.c: continue, source-line and instruction stepping, finish
+ * and until, over target/'s all-stop resume/step/wait. */
+#include "core/dbg.h"
+#include "core/dbg_int.h"
+
+#include <string.h>
+
+/* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
+ * (the same or an outer frame, so recursion does not fool it). */
+struct dbg_goal {
+	uint64_t pc, min_rsp;
+};
+
+enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
+
+static void user_stop(struct dbg *d, struct dbg_stop *stop)
+{
+	d->last = *stop;
+	if (stop->reason == DBG_R_EXITED)
+		return;
+	d->sel_tid = stop->tid;
+	d->sel_frame = 0;
+	dbg_refresh_modules(d);
+}
+
+static int thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
+		       struct ptdb_err *err)
+{
+	return target_get_regs(d->proc, tid, r, err);
+}
+
+/* Runs (step_tid != 0: single-steps that thread) until a user-visible stop
+ * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
+ * stepping, the step done (RW_STEPPED).  Handles module loads and the
+ * signal policy on the way. */
+static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
+		    const struct dbg_goal *goals, int ngoals,
+		    struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct target_stop ts;
+
+	memset(stop, 0, sizeof(*stop));
+	for (;;) {
+		int r = step_tid ? target_step(d->proc, step_tid, err)
+				 : target_resume(d->proc, err);
+
+		if (r < 0)
+			return -1;
+		if (target_wait(d->proc, &ts, err) < 0)
+			return -1;
+		stop->tid = ts.tid;
+		switch (ts.kind) {
+		case TARGET_STOP_EXITED:
+		case TARGET_STOP_SIGNALED:
+			stop->reason = DBG_R_EXITED;
+			stop->signaled = ts.kind == TARGET_STOP_SIGNALED;
+			stop->signo = ts.signo;
+			stop->exit_status = ts.exit_status;
+			return RW_USER;
+		case TARGET_STOP_BREAKPOINT: {
+			struct user_regs_struct regs;
+
+			if (dbg_bp_hit(d, ts.addr, &stop->bp_id, &stop->loc_id)) {
+				stop->reason = DBG_R_BREAKPOINT;
+				return RW_USER;
+			}
+			if (ts.tid == tid && thread_regs(d, tid, &regs, err) == 0)
+				for (int i = 0; i < ngoals; i++)
+					if (goals[i].pc == ts.addr && regs.rsp >= goals[i].min_rsp)
+						return RW_GOAL;
+			if (ts.addr == d->load_bp)
+				dbg_refresh_modules(d);
+			if (step_tid && ts.tid == step_tid)
+				return RW_STEPPED;
+			break;	/* someone else's internal breakpoint: go on */
+		}
+		case TARGET_STOP_STEP:
+			if (step_tid && ts.tid == step_tid)
+				return RW_STEPPED;
+			break;
+		case TARGET_STOP_SIGNAL: {
+			const struct dbg_sig *sg = &d->sig[ts.signo > 0 && ts.signo < 65 ? ts.signo : 0];
+
+			if (!sg->pass)
+				target_set_pending_signal(d->proc, ts.tid, 0);
+			if (sg->stop || ts.signo <= 0 || ts.signo >= 65) {
+				stop->reason = DBG_R_SIGNAL;
+				stop->signo = ts.signo;
+				stop->si_code = ts.si_code;
+				stop->addr = ts.addr;
+				return RW_USER;
+			}
+			break;
+		}
+		case TARGET_STOP_EXEC:
+			stop->reason = DBG_R_EXEC;
+			return RW_USER;
+		case TARGET_STOP_INTERRUPT:
+			if (d->interrupt_requested) {
+				stop->reason = DBG_R_INTERRUPT;
+				return RW_USER;
+			}
+			stop->reason = DBG_R_SIGNAL;
+			stop->signo = 19;	/* SIGSTOP from outside */
+			return RW_USER;
+		case TARGET_STOP_NONE:
+			break;
+		}
+		if (d->interrupt_requested) {
+			/* the interrupt landed as another event; stop here */
+			stop->reason = DBG_R_INTERRUPT;
+			return RW_USER;
+		}
+	}
+}
+
+static int check_alive(struct dbg *d, struct ptdb_err *err)
+{
+	if (!dbg_alive(d))
+		return ptdb_err_set(err, d->proc ? "Process must be launched."
+					      : "Process must be launched.");
+	return 0;
+}
+
+int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int r;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	r = run_wait(d, 0, 0, NULL, 0, stop, err);
+	if (r < 0)
+		return -1;
+	user_stop(d, stop);
+	return 0;
+}
+
+/* Runs to any of goals (internal breakpoints planted for the run). */
+static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
+		  int n, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int planted[8] = { 0 }, r;
+
+	for (int i = 0; i < n && i < 8; i++)
+		planted[i] = target_bp_insert(d->proc, goals[i].pc, err) == 0;
+	r = run_wait(d, 0, tid, goals, n, stop, err);
+	if (dbg_alive(d))
+		for (int i = 0; i < n && i < 8; i++)
+			if (planted[i])
+				target_bp_remove(d->proc, goals[i].pc, NULL);
+	return r;
+}
+
+static int insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
+{
+	uint8_t buf[16];
+	struct disasm *ds = dbg_disasm(d);
+	size_t n = sizeof(buf);
+
+	while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
+		n--;
+	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static int is_call(const struct disasm_insn *in)
+{
+	return in->kind == DISASM_KIND_CALL || in->kind == DISASM_KIND_CALL_IND;
+}
+
+/* Steps one instruction of tid; over = run calls to their return.
+ * RW_USER (stop filled) or RW_STEPPED. */
+static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
+		    struct ptdb_err *err)
+{
+	struct user_regs_struct r;
+	struct disasm_insn in;
+
+	if (thread_regs(d, tid, &r, err) < 0)
+		return -1;
+	if (over && insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
+		struct dbg_goal g = { r.rip + in.len, r.rsp };
+		int rr = run_to(d, tid, &g, 1, stop, err);
+
+		return rr == RW_GOAL ? RW_STEPPED : rr;
+	}
+	return run_wait(d, tid, tid, NULL, 0, stop, err);
+}
+
+static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
+		 enum dbg_reason why)
+{
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = why;
+	stop->tid = tid;
+	user_stop(d, stop);
+}
+
+int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	pid_t tid = d->sel_tid;
+	int r;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	d->interrupt_requested = 0;
+	r = one_insn(d, tid, over, stop, err);
+	if (r < 0)
+		return -1;
+	if (r == RW_USER)
+		user_stop(d, stop);
+	else
+		done(d, stop, tid, over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
+	return 0;
+}
+
+struct line_at {
+	struct dbg_module *m;
+	const char *file;
+	unsigned line;
+	uint64_t func;
+};
+
+static int line_at(struct dbg *d, uint64_t pc, struct line_at *la)
+{
+	struct sym_loc loc;
+
+	memset(la, 0, sizeof(*la));
+	la->m = dbg_module_for(d, pc);
+	if (!la->m || sym_lookup_addr(la->m->sym, pc, &loc) < 0 || !loc.file)
+		return -1;
+	la->file = loc.file;
+	la->line = loc.line;
+	la->func = loc.func ? loc.func_addr : 0;
+	return 0;
+}
+
+int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	enum dbg_reason why = into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
+	pid_t tid = d->sel_tid;
+	struct user_regs_struct r;
+	struct line_at start, now;
+	uint64_t lo, hi;
+	int rr;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	d->interrupt_requested = 0;
+	if (thread_regs(d, tid, &r, err) < 0)
+		return -1;
+	if (line_at(d, r.rip, &start) < 0 ||
+	    sym_line_range(start.m->sym, r.rip, &lo, &hi) < 0) {
+		/* no line information: one instruction, over calls */
+		rr = one_insn(d, tid, 1, stop, err);
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			user_stop(d, stop);
+		else
+			done(d, stop, tid, why);
+		return 0;
+	}
+	for (;;) {
+		struct disasm_insn in;
+		int have = insn_at(d, r.rip, &in) == 0;
+
+		if (d->interrupt_requested) {
+			done(d, stop, tid, DBG_R_INTERRUPT);
+			return 0;
+		}
+		if (have && is_call(&in)) {
+			uint64_t ret = r.rip + in.len, call_rsp = r.rsp;
+
+			rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+			if (rr < 0)
+				return -1;
+			if (rr == RW_USER)
+				goto user;
+			if (thread_regs(d, tid, &r, err) < 0)
+				return -1;
+			if (into && line_at(d, r.rip, &now) == 0) {
+				uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);
+
+				if (ap && ap != r.rip) {
+					struct dbg_goal g = { ap, 0 };
+
+					rr = run_to(d, tid, &g, 1, stop, err);
+					if (rr < 0)
+						return -1;
+					if (rr == RW_USER)
+						goto user;
+				}
+				done(d, stop, tid, why);
+				return 0;
+			}
+			if (r.rip != ret) {
+				struct dbg_goal g = { ret, call_rsp };
+
+				rr = run_to(d, tid, &g, 1, stop, err);
+				if (rr < 0)
+					return -1;
+				if (rr == RW_USER)
+					goto user;
+			}
+		} else {
+			rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+			if (rr < 0)
+				return -1;
+			if (rr == RW_USER)
+				goto user;
+		}
+		if (thread_regs(d, tid, &r, err) < 0)
+			return -1;
+		if (r.rip >= lo && r.rip < hi)
+			continue;
+		if (have && in.kind == DISASM_KIND_RET)
+			break;	/* back in the caller: stop there */
+		if (line_at(d, r.rip, &now) < 0)
+			break;	/* code without line information */
+		if (now.line == 0 ||
+		    (now.func == start.func && now.line == start.line &&
+		     !strcmp(now.file, start.file)) ||
+		    !sym_row_start(now.m->sym, r.rip)) {
+			/* same line elsewhere, or the middle of a line: go on */
+			if (sym_line_range(now.m->sym, r.rip, &lo, &hi) < 0)
+				break;
+			continue;
+		}
+		break;
+	}
+	done(d, stop, tid, why);
+	return 0;
+user:
+	user_stop(d, stop);
+	return 0;
+}
+
+int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	pid_t tid = d->sel_tid;
+	struct dbg_goal g;
+	int n, rr;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	d->interrupt_requested = 0;
+	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
+	if (n < 0)
+		return -1;
+	if ((int)d->sel_frame + 1 >= n)
+		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
+	g.pc = fr[d->sel_frame + 1].pc;
+	g.min_rsp = fr[d->sel_frame + 1].rsp;
+	rr = run_to(d, tid, &g, 1, stop, err);
+	if (rr < 0)
+		return -1;
+	if (rr == RW_USER)
+		user_stop(d, stop);
+	else
+		done(d, stop, tid, DBG_R_STEP_OUT);
+	return 0;
+}
+
+int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
+	      struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_frame fr[2];
+	struct dbg_goal g[8];
+	pid_t tid = d->sel_tid;
+	int nf, ng = 0, rr;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	d->interrupt_requested = 0;
+	nf = dbg_frames(d, tid, fr, 2, err);
+	if (nf < 0)
+		return -1;
+	for (int i = 0; i < n && ng < 7; i++)
+		g[ng++] = (struct dbg_goal){ addrs[i], fr[0].rsp };
+	if (nf > 1)
+		g[ng++] = (struct dbg_goal){ fr[1].pc, fr[1].rsp };
+	rr = run_to(d, tid, g, ng, stop, err);
+	if (rr < 0)
+		return -1;
+	if (rr == RW_USER)
+		user_stop(d, stop);
+	else
+		done(d, stop, tid, DBG_R_UNTIL);
+	return 0;
+}
