@@ -29,7 +29,7 @@ UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
-PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=)
+PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so
 
 all: ptdb
 
@@ -50,6 +50,8 @@ tests/programs/%: tests/programs/%.c
 	gcc -g -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/%: tests/programs/%.cpp
 	g++ -g -O0 -no-pie -fno-pie -pthread -o $@ $<
+tests/programs/libplugin.so: tests/programs/lib/plugin.c
+	gcc -g -O0 -shared -fPIC -o $@ $<
 
 programs: $(PROGS)
 
