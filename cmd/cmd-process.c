@@ -69,13 +69,15 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	for (int i = 0; i < n; i++)
 		argv[1 + a->argc + i] = words[i];
 	flush(ctx);
-	r = dbg_launch(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR),
-		       &stop, &err);
+	r = dbg_launch(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR), &err);
 	free(argv);
 	cmd_argv_free(words);
-	if (r < 0 && !d->pid)
+	if (r < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
+	flush(ctx);
+	d->interrupt_requested = 0;
+	r = dbg_continue(d, &stop, &err);
 	return finish_run(ctx, r, &stop, &err);
 }
 

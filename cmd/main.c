@@ -4,6 +4,7 @@
 #include "cmd/script.h"
 #include "core/session.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,6 +27,42 @@ struct action {
 	int is_file;
 	const char *text;
 };
+
+/* "ptdb PROG ARGS...": as 'file PROG' with target.run-args ARGS. */
+static int set_program(struct session *s, char **args, int n)
+{
+	struct ptdb_err err;
+	size_t len = 1;
+	char *buf, *p;
+
+	if (dbg_set_exe(&s->dbg, args[0], &err) < 0) {
+		fprintf(stderr, "error: %s\n", err.msg);
+		return -1;
+	}
+	printf("Current executable set to '%s' (x86_64).\n", s->dbg.exe_path);
+	for (int i = 1; i < n; i++)
+		len += 2 * strlen(args[i]) + 3;
+	p = buf = xmalloc(len);
+	/* each byte backslash-escaped so cmd_split gives the words back */
+	for (int i = 1; i < n; i++) {
+		if (i > 1)
+			*p++ = ' ';
+		if (!*args[i]) {
+			*p++ = '"';
+			*p++ = '"';
+		}
+		for (const char *c = args[i]; *c; c++) {
+			if (!isalnum((unsigned char)*c))
+				*p++ = '\\';
+			*p++ = *c;
+		}
+	}
+	*p = 0;
+	if (n > 1 && settings_set(&s->settings, "target.run-args", buf, &err) < 0)
+		fprintf(stderr, "error: %s\n", err.msg);
+	free(buf);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -75,10 +112,8 @@ int main(int argc, char **argv)
 	}
 	session_init(&s);
 	s.batch = batch;
-	if (optind < argc) {
-		fprintf(stderr, "error: no debugger support for programs yet: '%s'\n", argv[optind]);
+	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)
 		failed = 1;
-	}
 	for (int i = 0; i < nacts && st != CMD_EXIT; i++) {
 		if (acts[i].is_file) {
 			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;

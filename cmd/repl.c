@@ -15,13 +15,18 @@
 /* Set by the SIGINT handler; the only signal-shared state ptdb has. */
 static volatile sig_atomic_t repl_interrupted;
 
-static void on_sigint(int sig)
+static struct session *prompt_session;
+
+static void on_sigint(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)uc;
 	repl_interrupted = 1;
+	/* While a command runs the inferior: stop it (only kill(2) inside).
+	 * A terminal's Ctrl-C (SI_KERNEL) reached a launched inferior too. */
+	if (prompt_session)
+		dbg_request_interrupt(&prompt_session->dbg, si && si->si_code == SI_KERNEL);
 }
-
-static struct session *prompt_session;
 
 static char *prompt_fn(EditLine *el)
 {
@@ -140,7 +145,7 @@ static int repeatable(const char *line)
 
 int repl_run(struct session *s)
 {
-	struct sigaction sa = { .sa_handler = on_sigint }, old;
+	struct sigaction sa = { .sa_sigaction = on_sigint }, old;
 	int tty = isatty(STDIN_FILENO), count, status = CMD_OK;
 	char *last = NULL;
 	HistEvent ev;
@@ -149,6 +154,7 @@ int repl_run(struct session *s)
 
 	prompt_session = s;
 	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, &old);
 	el = el_init("ptdb", stdin, stdout, stderr);
 	hist = history_init();

@@ -388,7 +388,7 @@ static void after_start(struct dbg *d)
 }
 
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
-	       struct dbg_stop *stop, struct ptdb_err *err)
+	       struct ptdb_err *err)
 {
 	struct target_launch_opts o = { 0 };
 
@@ -406,7 +406,7 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 		return -1;
 	}
 	after_start(d);
-	return dbg_continue(d, stop, err);
+	return 0;
 }
 
 int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
@@ -494,10 +494,12 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	return target_read_mem(d->proc, addr, buf, n, err);
 }
 
-void dbg_request_interrupt(struct dbg *d)
+void dbg_request_interrupt(struct dbg *d, int from_tty)
 {
+	if (!d->running)
+		return;	/* at the prompt nothing runs: a stray SIGSTOP would linger */
 	d->interrupt_requested = 1;
-	if (d->proc)
+	if (d->proc && !(from_tty && target_was_launched(d->proc)))
 		target_interrupt(d->proc);
 }
 

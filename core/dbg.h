@@ -97,6 +97,7 @@ struct dbg {
 	uint64_t load_bp;		/* internal breakpoint on module loads */
 	struct dbg_sig sig[65];
 	volatile sig_atomic_t interrupt_requested;
+	volatile sig_atomic_t running;	/* inside resume/wait */
 	struct disasm *dis;		/* for stepping over calls */
 };
 
@@ -110,10 +111,10 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err);
 /* 1 if a process is live (stopped), 0 otherwise. */
 int dbg_alive(const struct dbg *d);
 
-/* Launch: runs until the first user-visible stop (breakpoint, signal, exit);
- * *stop says which.  argv[0] is the program path. */
+/* Launch: the process is created and stopped at its exec, breakpoints
+ * planted; dbg_continue then runs it.  argv[0] is the program path. */
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
-	       struct dbg_stop *stop, struct ptdb_err *err);
+	       struct ptdb_err *err);
 /* Attach to pid; the process stays stopped. */
 int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err);
 int dbg_detach(struct dbg *d, struct ptdb_err *err);
@@ -130,8 +131,10 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
  * returns. */
 int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	      struct dbg_stop *stop, struct ptdb_err *err);
-/* Asks a running dbg_* call to stop (signal-safe). */
-void dbg_request_interrupt(struct dbg *d);
+/* Asks a running dbg_* call to stop (signal-safe).  from_tty: the Ctrl-C
+ * came from the terminal, so a launched inferior (same process group) got
+ * its own SIGINT and needs no SIGSTOP. */
+void dbg_request_interrupt(struct dbg *d, int from_tty);
 
 /* Breakpoints.  Adds, resolves (pending if no location yet) and plants. */
 struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,

@@ -46,7 +46,12 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 
 		if (r < 0)
 			return -1;
-		if (target_wait(d->proc, &ts, err) < 0)
+		d->running = 1;
+		if (d->interrupt_requested)
+			target_interrupt(d->proc);	/* Ctrl-C came between two steps */
+		r = target_wait(d->proc, &ts, err);
+		d->running = 0;
+		if (r < 0)
 			return -1;
 		stop->tid = ts.tid;
 		switch (ts.kind) {

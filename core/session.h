@@ -15,6 +15,8 @@ struct session {
 	 * the next line to show of list_file; list_next 0 = nothing listed. */
 	unsigned list_next;
 	char list_file[4096];
+	pid_t list_pid;		/* the process stop the listing belonged to */
+	uint64_t list_stop_id;
 };
 
 void session_init(struct session *s);

@@ -143,8 +143,50 @@ def t_ctrl_c(tmp):
     return None
 
 
+def t_interrupt(tmp):
+    """Ctrl-C while the inferior runs stops it and gives the prompt back;
+    so does a SIGINT sent to ptdb alone (it stops the inferior itself)."""
+    p = session(tmp)
+    if not p.read_until("(ptdb) "):
+        p.close()
+        return "no prompt"
+    p.send("file %s\r" % os.path.join(ROOT, "tests/programs/tgt_spin"))
+    p.read_until("Current executable set")
+    p.send("r\r")
+    if not p.read_until("launched"):
+        p.close()
+        return "process did not launch"
+    time.sleep(0.5)
+    p.buf = b""
+    p.send("\x03")  # the terminal's ^C: SIGINT to ptdb and the inferior
+    if not p.read_until("stop reason = signal SIGINT"):
+        p.close()
+        return "terminal Ctrl-C did not stop the inferior: %r" % p.buf[-300:]
+    p.read_until("(ptdb) ")
+    p.buf = b""
+    p.send("c\r")
+    p.read_until("resuming")
+    time.sleep(0.5)
+    os.kill(p.pid, signal.SIGINT)  # ptdb alone: it must SIGSTOP the inferior
+    if not p.read_until("stop reason = signal SIGSTOP"):
+        p.close()
+        return "SIGINT to ptdb did not stop the inferior: %r" % p.buf[-300:]
+    p.read_until("(ptdb) ")
+    p.buf = b""
+    p.send("bt\r")
+    ok = p.read_until("tgt_spin`main")
+    p.send("quit\r")
+    st = p.wait_exit()
+    if not ok:
+        return "no backtrace after the interrupt: %r" % p.buf[-300:]
+    if st is None or not os.WIFEXITED(st):
+        return "ptdb did not exit after quit"
+    return None
+
+
 def run_all():
-    for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c)):
+    for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
+                     ("interrupt", t_interrupt)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)
