@@ -184,9 +184,42 @@ def t_interrupt(tmp):
     return None
 
 
+def t_attach(tmp):
+    """attach -p, backtrace, detach: the process keeps running afterwards;
+    quit after an attach detaches rather than kills."""
+    import subprocess
+    spin = subprocess.Popen([os.path.join(ROOT, "tests/programs/tgt_spin")])
+    try:
+        time.sleep(0.2)
+        out = subprocess.run([PTDB, "-b", "-o", "process attach -p %d" % spin.pid, "-o", "bt",
+                              "-o", "detach"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=60).stdout
+        if "Process %d stopped" % spin.pid not in out or "tgt_spin`main" not in out:
+            return "attach did not stop in main: %r" % out[-400:]
+        if "Process %d detached" % spin.pid not in out:
+            return "detach failed: %r" % out[-400:]
+        time.sleep(0.2)
+        if spin.poll() is not None:
+            return "the process died after detach"
+        with open("/proc/%d/status" % spin.pid) as f:
+            state = [l for l in f if l.startswith("State:")][0]
+        if "t (tracing stop)" in state or "T (stopped)" in state:
+            return "the process was left stopped: " + state.strip()
+        out = subprocess.run([PTDB, "-b", "-o", "attach %d" % spin.pid, "-o", "quit"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=60).stdout
+        time.sleep(0.2)
+        if spin.poll() is not None:
+            return "quit killed an attached process: %r" % out[-300:]
+        return None
+    finally:
+        spin.kill()
+        spin.wait()
+
+
 def run_all():
     for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
-                     ("interrupt", t_interrupt)):
+                     ("interrupt", t_interrupt), ("attach", t_attach)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)
