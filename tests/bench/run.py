@@ -1,8 +1,95 @@
 #!/usr/bin/env python3
-"""ptdb benchmarks.  Each benchmark prints ratios against a peer measured in
-the same run.  None exist yet: the tracing and start-up benchmarks come with
-the features they measure."""
-import sys
+"""ptdb benchmarks.  Each prints ratios against a peer measured in the same
+run, never absolute pass/fail times.
 
-print("no benchmarks yet: they land with the tracing and start-up work")
-sys.exit(0)
+startup: a large generated C program (tests/bench/gen-bigprog.py: 400
+translation units, ~19 MB with DWARF) is loaded, broken at main, run and
+backtraced: ptdb -b -o 'file' -o 'b main' -o r -o bt against
+gdb -batch -ex 'b main' -ex r -ex bt.  Wall time is the best of N runs;
+memory is the peak RSS of the debugger process (the inferior excluded, as
+both debuggers are measured the same way).  Goals: time ratio < 0.5 and
+peak memory < half of gdb's.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PTDB = os.path.join(ROOT, "ptdb")
+OUT = os.path.join(ROOT, "tests", "out", "bench")
+RUNS = int(os.environ.get("PTDB_BENCH_RUNS", "5"))
+
+
+def build_bigprog():
+    d = os.path.join(OUT, "bigprog")
+    exe = os.path.join(d, "bigprog")
+    if os.path.exists(exe):
+        return exe
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "bench", "gen-bigprog.py"), d],
+                   check=True, stdout=subprocess.DEVNULL)
+    srcs = sorted(f for f in os.listdir(d) if f.endswith(".c"))
+    print("building bigprog (%d files, once)..." % len(srcs), flush=True)
+    subprocess.run(["gcc", "-g", "-O0", "-o", "bigprog"] + srcs, cwd=d, check=True)
+    return exe
+
+
+def measure(argv, cwd, expect):
+    """Best wall time of argv over RUNS runs."""
+    best = None
+    for _ in range(RUNS):
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out, _ = p.communicate()
+        dt = time.monotonic() - t0
+        if expect.encode() not in out:
+            sys.exit("benchmark run failed: %s\n%s" % (" ".join(argv), out.decode(errors="replace")[-2000:]))
+        best = dt if best is None else min(best, dt)
+    return best
+
+
+def measure_rss(argv, cwd):
+    code = ("import os,resource,subprocess,sys;"
+            "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code] + argv, cwd=cwd, stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    return int(out.strip())
+
+
+def pinned(argv):
+    """Both debuggers and their inferiors on one CPU (ptrace traps are
+    cheapest when tracer and tracee share it)."""
+    return (["taskset", "-c", "0"] + argv) if shutil.which("taskset") else argv
+
+
+def startup():
+    exe = build_bigprog()
+    cwd = os.path.dirname(exe)
+    ptdb = pinned([PTDB, "-b", "-o", "file bigprog", "-o", "b main", "-o", "r", "-o", "bt"])
+    gdb = pinned(["gdb", "-nx", "-batch", "-ex", "b main", "-ex", "r", "-ex", "bt", "./bigprog"])
+    if not shutil.which("gdb"):
+        sys.exit("gdb is not installed (make deps installs it)")
+    t_p = measure(ptdb, cwd, "frame #0")
+    t_g = measure(gdb, cwd, "#0  main")
+    m_p = measure_rss(ptdb, cwd)
+    m_g = measure_rss(gdb, cwd)
+    tr, mr = t_p / t_g, m_p / m_g
+    print("startup (b main, r, bt on a %d MB program, best of %d):" % (os.path.getsize(exe) >> 20, RUNS))
+    print("  time   ptdb %.3f s  gdb %.3f s  ratio %.2f  (goal < 0.50) %s" %
+          (t_p, t_g, tr, "ok" if tr < 0.5 else "MISSED"))
+    print("  memory ptdb %.1f MiB  gdb %.1f MiB  ratio %.2f  (goal < 0.50) %s" %
+          (m_p / 1024, m_g / 1024, mr, "ok" if mr < 0.5 else "MISSED"))
+    return tr < 0.5 and mr < 0.5
+
+
+def main():
+    ok = startup()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
