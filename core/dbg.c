@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void dbg_init(struct dbg *d)
 {
@@ -311,6 +312,37 @@ int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc)
 
 /* ---- modules from /proc/PID/maps ---- */
 
+/* The vDSO has no file: copy its image out of the process into an unlinked
+ * temporary file and open that. */
+static struct sym_module *open_vdso(struct dbg *d, const struct target_map *mp)
+{
+	char tmpl[] = "/tmp/ptdb-vdso-XXXXXX";
+	size_t len = mp->end - mp->start;
+	struct sym_module *m = NULL;
+	struct ptdb_err err;
+	uint8_t *buf;
+	int fd;
+
+	if (len == 0 || len > (64u << 20))
+		return NULL;
+	buf = xmalloc(len);
+	if (target_read_mem(d->proc, mp->start, buf, len, &err) < 0) {
+		free(buf);
+		return NULL;
+	}
+	fd = mkstemp(tmpl);
+	if (fd >= 0) {
+		if (write(fd, buf, len) == (ssize_t)len)
+			m = sym_module_open(tmpl, &err);
+		unlink(tmpl);
+		close(fd);
+	}
+	free(buf);
+	if (m)
+		sym_module_set_name(m, "[vdso]");
+	return m;
+}
+
 static struct dbg_module *module_by_path(struct dbg *d, const char *path)
 {
 	for (int i = 0; i < d->nmods; i++)
@@ -333,11 +365,13 @@ void dbg_refresh_modules(struct dbg *d)
 		struct target_map *mp = &maps[i];
 		struct dbg_module *m;
 
-		if (mp->path[0] != '/' || strstr(mp->path, " (deleted)"))
+		if ((mp->path[0] != '/' && strcmp(mp->path, "[vdso]")) ||
+		    strstr(mp->path, " (deleted)"))
 			continue;
 		m = module_by_path(d, mp->path);
 		if (!m) {
-			struct sym_module *s = sym_module_open(mp->path, &err);
+			struct sym_module *s = mp->path[0] == '/' ? sym_module_open(mp->path, &err)
+							  : open_vdso(d, mp);
 
 			m = add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
 		}

@@ -19,6 +19,8 @@ struct sym_module;
  * "cannot open 'PATH': strerror". */
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err);
 void sym_module_free(struct sym_module *m);
+/* Renames a module opened from a copy ("[vdso]"): path and name. */
+void sym_module_set_name(struct sym_module *m, const char *name);
 /* bias = load address - link address (0 for a non-PIE executable). */
 void sym_module_set_bias(struct sym_module *m, uint64_t bias);
 uint64_t sym_module_bias(const struct sym_module *m);

@@ -174,6 +174,14 @@ fail:
 	return NULL;
 }
 
+void sym_module_set_name(struct sym_module *m, const char *name)
+{
+	free(m->path);
+	free(m->name);
+	m->path = xstrdup(name);
+	m->name = xstrdup(name);
+}
+
 void sym_module_free(struct sym_module *m)
 {
 	if (!m)
