@@ -39,12 +39,18 @@ struct sym_arange {
 	size_t cu;
 };
 
-struct sym_cfi {		/* one frame section's FDE list */
+struct sym_cie;			/* sym_unwind.c */
+struct sym_fde;
+struct sym_cfi {		/* one frame section's parsed FDE table */
 	int state;		/* 0 untried, 1 ok, -1 none */
-	Dwarf_Cie *cie;
-	Dwarf_Signed ncie;
-	Dwarf_Fde *fde;
-	Dwarf_Signed nfde;
+	int is_eh;		/* .eh_frame (else .debug_frame) */
+	const uint8_t *data;	/* section bytes, in the mapping */
+	size_t size;
+	uint64_t addr;		/* section link address (pcrel base) */
+	struct sym_cie *cie;	/* sorted by section offset */
+	size_t ncie;
+	struct sym_fde *fde;	/* sorted by start address */
+	size_t nfde;
 };
 
 struct sym_module {

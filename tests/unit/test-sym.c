@@ -2,6 +2,7 @@
  * symbol-context strings and source listings on tests/programs/trace_loop. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "core/source.h"
 #include "core/sym.h"
@@ -199,6 +200,172 @@ TEST(unwind_fp)
 	sym_module_free(m);
 }
 
+TEST(unwind_cfi_entry)
+{
+	struct sym_module *m = sym_module_open(PROG, NULL);
+	uint64_t mem[8] = { 0, 0x401234 };	/* [rsp]=ret */
+	uint64_t pc, sp, bp;
+	CHECK(m);
+	/* at main's first instruction CFA = rsp + 8 and rbp is untouched: only
+	 * the CFI gets this right (the rbp chain would read [rbp]) */
+	CHECK_INT(sym_unwind_step(m, 0x401106, 0x1008, 0x5555, read_mem, mem, &pc, &sp, &bp), 0);
+	CHECK_INT(pc, 0x401234);
+	CHECK_INT(sp, 0x1010);
+	CHECK_INT(bp, 0x5555);
+	/* after push %rbp: CFA = rsp + 16, rbp saved at CFA - 16 */
+	mem[0] = 0x2000;
+	CHECK_INT(sym_unwind_step(m, 0x401107, 0x1000, 0x5555, read_mem, mem, &pc, &sp, &bp), 0);
+	CHECK_INT(pc, 0x401234);
+	CHECK_INT(sp, 0x1010);
+	CHECK_INT(bp, 0x2000);
+	/* unreadable stack */
+	CHECK_INT(sym_unwind_step(m, 0x401106, 0x8000, 0, read_mem, mem, &pc, &sp, &bp), -1);
+	sym_module_free(m);
+}
+
+/* In-process unwinding through libc: a qsort comparator captures its own
+ * registers and unwinds (CFI only, -O2 code keeps no frame pointer) through
+ * libc.so.6's .eh_frame back to the function that called qsort. */
+struct self_mod {
+	struct sym_module *m;
+	char path[512];
+	uint64_t lo, hi;	/* executable mapping */
+};
+static struct self_mod self_mods[32];	/* test binary, libc, (libasan) ... */
+static int self_nmods;
+static uint64_t self_stack_lo, self_stack_hi;
+static int self_unwound, self_frames, self_in_libc;
+static char self_found[128];
+
+static int self_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < self_stack_lo || addr + n > self_stack_hi || addr + n < addr)
+		return -1;
+	memcpy(buf, (void *)(uintptr_t)addr, n);
+	return 0;
+}
+
+/* Opens every file-backed module of /proc/self/maps (bias from its first
+ * offset-0 mapping) and finds the [stack] range; 0 if libc and the stack
+ * were seen.  The maps are read before any module is opened: a module's own
+ * mmap of its file would look like another offset-0 mapping. */
+static int self_maps(void)
+{
+	static char maps[1 << 16];
+	FILE *f = fopen("/proc/self/maps", "r");
+	char *line, *save = NULL;
+	size_t len;
+	int libc = 0;
+	if (!f)
+		return -1;
+	len = fread(maps, 1, sizeof(maps) - 1, f);
+	maps[len] = 0;
+	fclose(f);
+	for (line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long lo, hi, off;
+		char perm[8], path[512] = "";
+		struct self_mod *sm = NULL;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &lo, &hi, perm, &off, path) < 4)
+			continue;
+		if (!strcmp(path, "[stack]")) {
+			self_stack_lo = lo;
+			self_stack_hi = hi;
+			continue;
+		}
+		if (path[0] != '/')
+			continue;
+		for (int i = 0; i < self_nmods; i++)
+			if (!strcmp(self_mods[i].path, path))
+				sm = &self_mods[i];
+		if (!sm) {
+			if (self_nmods == 32)
+				continue;
+			sm = &self_mods[self_nmods];
+			if (!(sm->m = sym_module_open(path, NULL)))
+				continue;
+			snprintf(sm->path, sizeof(sm->path), "%s", path);
+			self_nmods++;
+			libc |= strstr(path, "/libc.so") != NULL;
+			if (off == 0)
+				sym_module_set_bias(sm->m, lo - sym_module_link_base(sm->m));
+		}
+		if (perm[2] == 'x') {
+			sm->lo = lo;
+			sm->hi = hi;
+		}
+	}
+	return libc && self_stack_hi ? 0 : -1;
+}
+
+static struct self_mod *self_mod_for(uint64_t pc)
+{
+	for (int i = 0; i < self_nmods; i++)
+		if (pc >= self_mods[i].lo && pc < self_mods[i].hi)
+			return &self_mods[i];
+	return NULL;
+}
+
+/* Unwinds every call (under ASAN the first calls come straight from the
+ * qsort interceptor in libasan, later ones through libc's msort). */
+static int self_cmp(const void *a, const void *b)
+{
+	uint64_t pc, sp, bp;
+	int in_libc = 0;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(pc), "=r"(sp), "=r"(bp));
+	self_unwound++;
+	for (int n = 0; n < 32; n++) {
+		uint64_t look = n ? pc - 1 : pc, npc, nsp, nbp;
+		struct self_mod *sm = self_mod_for(look);
+		struct sym_loc loc;
+
+		if (!sm || sym_unwind_step(sm->m, look, sp, bp, self_read, NULL,
+					   &npc, &nsp, &nbp) < 0 || nsp <= sp)
+			break;
+		pc = npc;
+		sp = nsp;
+		bp = nbp;
+		sm = self_mod_for(pc - 1);
+		if (!sm)
+			break;
+		if (strstr(sm->path, "/libc.so"))
+			in_libc = 1;
+		if (sym_lookup_addr(sm->m, pc - 1, &loc) == 0 && loc.func &&
+		    !strncmp(loc.func, "self_qsort_caller", 17)) {
+			snprintf(self_found, sizeof(self_found), "%s", loc.func);
+			if (in_libc && n + 1 > self_frames)
+				self_frames = n + 1;
+			self_in_libc |= in_libc;
+			break;
+		}
+	}
+	return *(const int *)a - *(const int *)b;
+}
+
+__attribute__((noinline)) static int self_qsort_caller(int *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), self_cmp);
+	return v[0] + 2 * v[n - 1];	/* keeps the qsort call from being a tail call */
+}
+
+TEST(unwind_self_through_libc)
+{
+	int v[6] = { 5, 3, 9, 1, 7, 2 };
+	CHECK_INT(self_maps(), 0);
+	CHECK_INT(self_qsort_caller(v, 6), 1 + 18);
+	CHECK(self_unwound);
+	/* gcc may clone it as self_qsort_caller.constprop.0 */
+	CHECK(!strncmp(self_found, "self_qsort_caller", 17));
+	CHECK(self_in_libc);
+	CHECK(self_frames >= 2);
+	for (int i = 0; i < self_nmods; i++)
+		sym_module_free(self_mods[i].m);
+	self_nmods = 0;
+}
+
 TEST_MAIN(open_missing, open_not_elf, open_elf32, module_info, lookup_main,
 	  format_loc, lookup_addr_fields, lookup_line, line_range_and_main_file,
-	  source_line2, source_line7_caret, source_missing, unwind_fp)
+	  source_line2, source_line7_caret, source_missing, unwind_fp,
+	  unwind_cfi_entry, unwind_self_through_libc)
