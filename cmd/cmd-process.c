@@ -266,7 +266,7 @@ static const struct cmd_node process_launch = {
 	.syntax = "[-- <run-args> ...]", .min_args = 0, .max_args = -1,
 	.details = "Arguments after -- are passed to the program; without any, the setting target.run-args is used.  "
 		"The program runs until a breakpoint, a signal or its exit.",
-	.exec = exec_launch,
+	.needs = CMD_NEEDS_TARGET, .exec = exec_launch,
 };
 
 static const struct cmd_node process_attach = {
@@ -279,22 +279,22 @@ static const struct cmd_node process_attach = {
 
 static const struct cmd_node process_continue = {
 	.name = "continue", .summary = "Continue execution of all threads in the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_continue,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_continue,
 };
 
 static const struct cmd_node process_detach = {
 	.name = "detach", .summary = "Detach from the current process, leaving it running.",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_detach,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_detach,
 };
 
 static const struct cmd_node process_kill = {
 	.name = "kill", .summary = "Terminate the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_kill,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_kill,
 };
 
 static const struct cmd_node process_interrupt = {
 	.name = "interrupt", .summary = "Interrupt the current process (Ctrl-C while it runs).",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_interrupt,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_interrupt,
 };
 
 static const struct cmd_node process_status = {

@@ -292,7 +292,7 @@ static enum cmd_status exec_frame_info(struct cmd_ctx *ctx, const struct cmd_arg
 static const struct cmd_node thread_backtrace = {
 	.name = "backtrace", .summary = "Show the stack of the selected thread, of thread N, or of all threads.",
 	.syntax = "[-c <count>] [all | <thread-index>]", .min_args = 0, .max_args = 1,
-	.exec = exec_backtrace,
+	.needs = CMD_NEEDS_PROCESS, .exec = exec_backtrace,
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_STRING, "count", "How many frames to show." },
 		{ 0 } },
@@ -300,42 +300,42 @@ static const struct cmd_node thread_backtrace = {
 
 static const struct cmd_node thread_list = {
 	.name = "list", .summary = "Show a summary of each thread in the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_list,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_list,
 };
 
 static const struct cmd_node thread_select = {
 	.name = "select", .summary = "Select the thread with the given index as the current thread.",
-	.syntax = "<thread-index>", .min_args = 1, .max_args = 1, .exec = exec_select,
+	.syntax = "<thread-index>", .min_args = 1, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_select,
 };
 
 static const struct cmd_node thread_step_over = {
 	.name = "step-over", .summary = "Source-level step over calls to the next line (next, n).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_over,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_over,
 };
 
 static const struct cmd_node thread_step_in = {
 	.name = "step-in", .summary = "Source-level step into calls with line information (step, s).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_in,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_in,
 };
 
 static const struct cmd_node thread_step_out = {
 	.name = "step-out", .summary = "Run until the selected frame returns (finish).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_out,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_out,
 };
 
 static const struct cmd_node thread_step_inst = {
 	.name = "step-inst", .summary = "Step one instruction, into calls (stepi, si).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_inst,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_inst,
 };
 
 static const struct cmd_node thread_step_inst_over = {
 	.name = "step-inst-over", .summary = "Step one instruction, over calls (nexti, ni).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .exec = exec_step_inst_over,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_inst_over,
 };
 
 static const struct cmd_node thread_until = {
 	.name = "until", .summary = "Run until a line or address in the current frame is reached, or the frame returns.",
-	.syntax = "[-a <address>] [<linenum>]", .min_args = 0, .max_args = 1, .exec = exec_until,
+	.syntax = "[-a <address>] [<linenum>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_until,
 	.opts = (const struct cmd_opt[]){
 		{ 'a', "address", OPT_STRING, "address", "Run until this address instead of a line." },
 		{ 0 } },
@@ -355,12 +355,12 @@ const struct cmd_node cmd_thread_node = {
 
 static const struct cmd_node frame_select = {
 	.name = "select", .summary = "Select a frame of the current thread by index (0 is the innermost).",
-	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .exec = exec_frame_select,
+	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_frame_select,
 };
 
 static const struct cmd_node frame_info = {
 	.name = "info", .summary = "Show the selected frame.",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_frame_info,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_frame_info,
 };
 
 const struct cmd_node cmd_frame_node = {

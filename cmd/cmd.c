@@ -355,7 +355,14 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 		cmd_argv_free(words);
 		return st;
 	}
-	st = node->exec(&ctx, &args);
+	if ((node->needs & CMD_NEEDS_PROCESS) && !dbg_alive(&s->dbg))
+		st = s->dbg.exe_path || s->dbg.proc
+			? cmd_error(&ctx, "Process must be launched.")
+			: cmd_error(&ctx, "invalid target, create a target using the 'file' command");
+	else if ((node->needs & CMD_NEEDS_TARGET) && !s->dbg.exe_path)
+		st = cmd_error(&ctx, "invalid target, create a target using the 'file' command");
+	else
+		st = node->exec(&ctx, &args);
 	if (st == CMD_WRONG_ARGS) {
 		fputs("Usage: ", errf);
 		cmd_usage(node, path, errf);

@@ -39,6 +39,8 @@ struct cmd_args {
 /* What a handler needs the session to have before it runs. */
 enum cmd_needs {
 	CMD_NEEDS_NOTHING = 0,
+	CMD_NEEDS_TARGET = 0x1,		/* an executable ('file') */
+	CMD_NEEDS_PROCESS = 0x2,	/* a live, stopped process */
 };
 
 /* Node flags. */

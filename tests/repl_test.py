@@ -76,6 +76,17 @@ def t_completion(tmp):
             return "'settings sh<TAB>' did not complete and run 'settings show'"
         p.buf = b""
         p.read_until("(ptdb) ")
+        p.send("thr\t")
+        if not p.read_until("ead "):
+            return "thr<TAB> did not complete to 'thread '"
+        p.send("ba\t")
+        if not p.read_until("cktrace "):
+            return "'thread ba<TAB>' did not complete to 'thread backtrace '"
+        p.buf = b""
+        p.send("\r")
+        if not p.read_until("invalid target"):
+            return "'thread backtrace' without a target did not say so"
+        p.read_until("(ptdb) ")
         p.send("quit\r")
         st = p.wait_exit()
         if st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 0:
@@ -127,9 +138,13 @@ def t_ctrl_c(tmp):
         return "no prompt"
     p.send("bogus-half-typed")
     p.read_until("bogus-half-typed")
+    p.buf = b""
     os.kill(p.pid, signal.SIGINT)  # as the terminal's ^C does, to the process
     p.send("\x03")
+    # the fresh prompt (two, one per ^C) comes back before we type again
+    p.read_until("(ptdb) ", 10)
     time.sleep(0.3)
+    p.read_until("(ptdb) (ptdb) ", 2)
     p.buf = b""
     p.send("version\r")
     ok = p.read_until("ptdb version")
