@@ -20,6 +20,9 @@ extern const struct cmd_node cmd_breakpoint_node;
 /* cmd-thread.c */
 extern const struct cmd_node cmd_thread_node;
 extern const struct cmd_node cmd_frame_node;
+/* cmd-trace.c */
+extern const struct cmd_node cmd_thread_trace_node;
+extern const struct cmd_node cmd_process_trace_node;
 /* cmd-data.c */
 extern const struct cmd_node cmd_register_node;
 extern const struct cmd_node cmd_memory_node;

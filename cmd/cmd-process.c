@@ -317,5 +317,6 @@ const struct cmd_node cmd_process_node = {
 	.name = "process", .summary = "Commands for interacting with processes on the current platform.",
 	.children = (const struct cmd_node *const[]){
 		&process_attach, &process_continue, &process_detach, &process_handle,
-		&process_interrupt, &process_kill, &process_launch, &process_status, NULL },
+		&process_interrupt, &process_kill, &process_launch, &process_status,
+		&cmd_process_trace_node, NULL },
 };

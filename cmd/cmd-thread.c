@@ -341,16 +341,12 @@ static const struct cmd_node thread_until = {
 		{ 0 } },
 };
 
-/* Trace subcommands join this group later (cmd-trace.c). */
-const struct cmd_node *const cmd_thread_children[] = {
-	&thread_backtrace, &thread_list, &thread_select, &thread_step_in,
-	&thread_step_inst, &thread_step_inst_over, &thread_step_out,
-	&thread_step_over, &thread_until, NULL,
-};
-
 const struct cmd_node cmd_thread_node = {
 	.name = "thread", .summary = "Commands for operating on one or more threads of the current process.",
-	.children = cmd_thread_children,
+	.children = (const struct cmd_node *const[]){
+		&thread_backtrace, &thread_list, &thread_select, &thread_step_in,
+		&thread_step_inst, &thread_step_inst_over, &thread_step_out,
+		&thread_step_over, &cmd_thread_trace_node, &thread_until, NULL },
 };
 
 static const struct cmd_node frame_select = {

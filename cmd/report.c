@@ -53,6 +53,10 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 	case DBG_R_EXEC:
 		snprintf(buf, n, "exec");
 		break;
+	case DBG_R_TRACE_LIMIT:
+		snprintf(buf, n, "Thread %d can't be traced as the process trace size limit has "
+			 "been reached. Consider retracing with a higher limit.", (int)s->tid);
+		break;
 	case DBG_R_NONE:
 	case DBG_R_EXITED:
 		break;

@@ -50,6 +50,7 @@ static void drop_modules(struct dbg *d, int keep_exe)
 
 static void drop_process(struct dbg *d)
 {
+	dbg_trace_end(d);
 	if (d->proc)
 		target_free(d->proc);
 	d->proc = NULL;
@@ -501,6 +502,7 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
+	dbg_trace_end(d);
 	target_kill(d->proc);
 	memset(stop, 0, sizeof(*stop));
 	stop->reason = DBG_R_EXITED;

@@ -15,6 +15,9 @@
 #include "target/target.h"
 
 struct disasm;
+struct dbg_trace;
+struct trace_swc_thread;
+struct trace_decoded;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
@@ -61,6 +64,7 @@ enum dbg_reason {
 	DBG_R_INTERRUPT,
 	DBG_R_EXEC,
 	DBG_R_EXITED,		/* the process is gone (exit_status/signo) */
+	DBG_R_TRACE_LIMIT,	/* a new thread could not be traced (tid) */
 };
 
 struct dbg_stop {
@@ -99,6 +103,7 @@ struct dbg {
 	volatile sig_atomic_t interrupt_requested;
 	volatile sig_atomic_t running;	/* inside resume/wait */
 	struct disasm *dis;		/* for stepping over calls */
+	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
 };
 
 void dbg_init(struct dbg *d);
@@ -169,6 +174,32 @@ char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
  * line, column. 0 found, -1 not. */
 int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 		  unsigned *line, unsigned *column);
+
+/* Live tracing, software backend (core/dbg_trace.c). */
+struct dbg_trace_opts {
+	size_t size;		/* per-thread buffer bytes */
+	size_t total_limit;	/* process trace: all buffers; 0 none */
+	size_t psb_period;	/* 0: default */
+	int tsc;
+};
+int dbg_tracing(const struct dbg *d);
+int dbg_trace_is_process(const struct dbg *d);
+/* Starts tracing tids (or all current and future threads); a traced
+ * thread's trace restarts.  Error "Thread N can't be traced as the process
+ * trace size limit has been reached..." */
+int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
+		    const struct dbg_trace_opts *o, struct ptdb_err *err);
+/* Errors: "Process is not being traced", "thread not traced". */
+int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
+		   struct ptdb_err *err);
+void dbg_trace_end(struct dbg *d);
+/* The thread's trace (traced, or stopped and kept until the next resume). */
+struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid);
+/* Its decoded trace, cached until the process runs again. */
+int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
+		     struct trace_decoded **out, struct ptdb_err *err);
+/* trace_next_ip_fn over the live process (ctx = the dbg). */
+uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
 
 /* Memory of the live process via target_read_mem. */
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,

@@ -10,4 +10,23 @@ void dbg_resolve_all(struct dbg *d);
 int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc);
 struct disasm *dbg_disasm(struct dbg *d);
 
+/* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
+ * (the same or an outer frame, so recursion does not fool it). */
+struct dbg_goal {
+	uint64_t pc, min_rsp;
+};
+
+enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
+
+/* Runs the process natively (dbg_step.c) or traced (dbg_trace.c) until a
+ * user-visible stop (RW_USER), a goal reached by tid (RW_GOAL) or, with
+ * step_tid, one instruction of that thread (RW_STEPPED). */
+int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
+		   const struct dbg_goal *goals, int ngoals,
+		   struct dbg_stop *stop, struct ptdb_err *err);
+int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
+		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+void dbg_trace_did_stop(struct dbg *d);
+
 #endif

@@ -5,19 +5,14 @@
 
 #include <string.h>
 
-/* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
- * (the same or an outer frame, so recursion does not fool it). */
-struct dbg_goal {
-	uint64_t pc, min_rsp;
-};
-
-enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
-
 static void user_stop(struct dbg *d, struct dbg_stop *stop)
 {
 	d->last = *stop;
-	if (stop->reason == DBG_R_EXITED)
+	if (stop->reason == DBG_R_EXITED) {
+		dbg_trace_end(d);
 		return;
+	}
+	dbg_trace_did_stop(d);
 	d->sel_tid = stop->tid;
 	d->sel_frame = 0;
 	dbg_refresh_modules(d);
@@ -33,9 +28,9 @@ static int thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
  * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
  * stepping, the step done (RW_STEPPED).  Handles module loads and the
  * signal policy on the way. */
-static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
-		    const struct dbg_goal *goals, int ngoals,
-		    struct dbg_stop *stop, struct ptdb_err *err)
+int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
+		   const struct dbg_goal *goals, int ngoals,
+		   struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct target_stop ts;
 
@@ -117,6 +112,15 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 			return RW_USER;
 		}
 	}
+}
+
+static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
+		    const struct dbg_goal *goals, int ngoals,
+		    struct dbg_stop *stop, struct ptdb_err *err)
+{
+	if (dbg_tracing(d))
+		return dbg_trace_run(d, step_tid, tid, goals, ngoals, stop, err);
+	return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
 }
 
 static int check_alive(struct dbg *d, struct ptdb_err *err)

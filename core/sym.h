@@ -19,6 +19,15 @@ struct sym_module;
  * "cannot open 'PATH': strerror". */
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err);
 void sym_module_free(struct sym_module *m);
+/* Calls fn for each executable PT_LOAD segment with file bytes: file
+ * offset, size in the file, runtime address.  Returns the count, or -1 if fn
+ * failed. */
+typedef int (*sym_segment_fn)(void *ctx, uint64_t offset, uint64_t size,
+			      uint64_t vaddr);
+int sym_module_segments(const struct sym_module *m, sym_segment_fn fn, void *ctx);
+/* The open file descriptor of the module's file ("/proc/self/fd/N" names
+ * it even when the file was unlinked, as the vDSO copy is). */
+int sym_module_fd(const struct sym_module *m);
 /* Renames a module opened from a copy ("[vdso]"): path and name. */
 void sym_module_set_name(struct sym_module *m, const char *name);
 /* bias = load address - link address (0 for a non-PIE executable). */

@@ -355,3 +355,31 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 	}
 	return buf;
 }
+
+int sym_module_segments(const struct sym_module *m, sym_segment_fn fn, void *ctx)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+	const Elf64_Phdr *ph;
+	int n = 0;
+
+	if (m->maplen < sizeof(*eh) || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_phoff >= m->maplen ||
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > m->maplen - eh->e_phoff)
+		return 0;
+	ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
+			continue;
+		if (ph[i].p_offset > m->maplen || ph[i].p_filesz > m->maplen - ph[i].p_offset)
+			continue;
+		if (fn(ctx, ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr + m->bias) < 0)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+int sym_module_fd(const struct sym_module *m)
+{
+	return m->fd;
+}

@@ -1,0 +1,566 @@
+/* cmd/cmd-trace.c: "thread trace start|stop|dump instructions|dump info"
+ * and "process trace start|stop" (LLDB's trace commands). */
+#include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "core/session.h"
+#include "core/dbg_int.h"
+#include "core/size.h"
+#include "disasm/disasm.h"
+#include "trace/decode.h"
+#include "trace/swc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS 1024
+#define DEFAULT_SIZE (4u << 10)
+#define DEFAULT_TOTAL_LIMIT ((size_t)500 << 20)
+#define INTEL_PT_PMU "/sys/bus/event_source/devices/intel_pt"
+
+/* "Process not available" before any process, "Process must be launched"
+ * after it exited (LLDB's words, without a period). */
+static int need_live(struct cmd_ctx *ctx)
+{
+	struct dbg *d = &ctx->s->dbg;
+
+	if (dbg_alive(d))
+		return 0;
+	cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
+	return -1;
+}
+
+/* Thread indices (or "all") to tids; none given: the selected thread. */
+static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids,
+			 int *n, int *all)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct target_thread_info ti[MAX_THREADS];
+	int nt = target_threads(d->proc, ti, MAX_THREADS);
+
+	*n = 0;
+	*all = 0;
+	if (a->argc == 0) {
+		tids[(*n)++] = d->sel_tid;
+		return 0;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		char *end;
+		unsigned long idx;
+		int found = 0;
+
+		if (!strcmp(w, "all")) {
+			*all = 1;
+			continue;
+		}
+		errno = 0;
+		idx = strtoul(w, &end, 10);
+		if (!isdigit((unsigned char)*w) || *end || errno) {
+			cmd_error(ctx, "invalid thread specification: \"%s\"", w);
+			return -1;
+		}
+		for (int k = 0; k < nt && k < MAX_THREADS; k++)
+			if (ti[k].index == idx) {
+				tids[(*n)++] = ti[k].tid;
+				found = 1;
+			}
+		if (!found) {
+			cmd_error(ctx, "no thread with index: \"%s\"", w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	const char *b = cmd_opt(ctx->node, a, "backend");
+
+	if (!b || !strcmp(b, "software"))
+		return 0;
+	if (!strcmp(b, "intel-pt")) {
+		if (access(INTEL_PT_PMU, F_OK) != 0) {
+			cmd_error(ctx, "the intel-pt backend needs Intel PT hardware (%s does not exist); "
+				  "use --backend software", INTEL_PT_PMU);
+			return -1;
+		}
+		cmd_error(ctx, "the intel-pt backend is not available in this build yet; use --backend software");
+		return -1;
+	}
+	cmd_error(ctx, "invalid backend '%s': expected intel-pt or software", b);
+	return -1;
+}
+
+static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_trace_opts *o)
+{
+	struct ptdb_err err;
+	const char *v;
+	uint64_t x;
+
+	memset(o, 0, sizeof(*o));
+	o->size = DEFAULT_SIZE;
+	o->total_limit = DEFAULT_TOTAL_LIMIT;
+	if ((v = cmd_opt(ctx->node, a, "size"))) {
+		/* a bare number is KiB, as in LLDB's original command */
+		if (size_parse(v, 1024, &x, &err) < 0) {
+			cmd_error(ctx, "invalid --size: %s", err.msg);
+			return -1;
+		}
+		if (x == 0 || x > ((uint64_t)1 << 32)) {
+			cmd_error(ctx, "invalid --size '%s': between 1 byte and 4 GiB", v);
+			return -1;
+		}
+		o->size = (size_t)x;
+	}
+	if ((v = cmd_opt(ctx->node, a, "total-size-limit"))) {
+		if (size_parse(v, 1, &x, &err) < 0) {
+			cmd_error(ctx, "invalid --total-size-limit: %s", err.msg);
+			return -1;
+		}
+		o->total_limit = (size_t)x;
+	}
+	if ((v = cmd_opt(ctx->node, a, "psb-period"))) {
+		if (size_parse(v, 1, &x, &err) < 0) {
+			cmd_error(ctx, "invalid --psb-period: %s", err.msg);
+			return -1;
+		}
+		if (x < TRACE_PTW_MIN_PERIOD) {
+			cmd_error(ctx, "invalid --psb-period '%s': at least %u bytes", v, TRACE_PTW_MIN_PERIOD);
+			return -1;
+		}
+		o->psb_period = (size_t)x;
+	}
+	if ((v = cmd_opt(ctx->node, a, "perf-config")) && uint_parse(v, &x, &err) < 0) {
+		cmd_error(ctx, "invalid --perf-config: %s", err.msg);
+		return -1;
+	}
+	o->tsc = cmd_opt_given(ctx->node, a, "tsc");
+	return 0;
+}
+
+static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_trace_opts o;
+	struct ptdb_err err;
+	pid_t tids[MAX_THREADS];
+	int n, all;
+
+	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0 ||
+	    parse_threads(ctx, a, tids, &n, &all) < 0)
+		return CMD_ERROR;
+	if (dbg_trace_is_process(d))
+		o.total_limit = 0;
+	else
+		o.total_limit = 0;	/* thread tracing has no process-wide limit */
+	if (dbg_trace_start(d, tids, n, all, 0, &o, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_process_start(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_trace_opts o;
+	struct ptdb_err err;
+
+	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0)
+		return CMD_ERROR;
+	if (cmd_opt_given(ctx->node, a, "per-cpu-tracing"))
+		return cmd_error(ctx, "per-cpu tracing needs the intel-pt backend (Intel PT hardware)");
+	if (dbg_trace_is_process(d))
+		return cmd_error(ctx, "Process currently traced. Stop process tracing first");
+	if (dbg_trace_start(d, NULL, 0, 1, 1, &o, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_thread_stop(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+	pid_t tids[MAX_THREADS];
+	int n, all;
+
+	if (need_live(ctx) < 0)
+		return CMD_ERROR;
+	if (!dbg_tracing(d))
+		return cmd_error(ctx, "Process is not being traced");
+	if (parse_threads(ctx, a, tids, &n, &all) < 0)
+		return CMD_ERROR;
+	if (dbg_trace_stop(d, tids, n, all, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_process_stop(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+
+	(void)a;
+	if (need_live(ctx) < 0)
+		return CMD_ERROR;
+	if (!dbg_tracing(d))
+		return cmd_error(ctx, "Process is not being traced");
+	if (dbg_trace_stop(d, NULL, 0, 1, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	return CMD_OK;
+}
+
+/* ---- dump instructions ---- */
+
+struct dump {
+	struct dbg *d;
+	FILE *out;
+	struct disasm *ds;
+	int raw;
+	int width;
+	/* the symbol context of the previous line */
+	const char *func, *file;
+	unsigned line, column;
+	int have_ctx;
+};
+
+static void print_ctx_line(struct dump *p, uint64_t ip)
+{
+	struct dbg_module *m = dbg_module_for(p->d, ip);
+	struct sym_loc loc;
+	char buf[512];
+
+	memset(&loc, 0, sizeof(loc));
+	if (m)
+		sym_lookup_addr(m->sym, ip, &loc);
+	/* a new line-table position (function, file, line, column) */
+	if (p->have_ctx && loc.func == p->func && loc.file == p->file && loc.line == p->line &&
+	    loc.column == p->column)
+		return;
+	p->func = loc.func;
+	p->file = loc.file;
+	p->line = loc.line;
+	p->column = loc.column;
+	p->have_ctx = 1;
+	if (!p->raw)
+		fprintf(p->out, "  %s\n", dbg_format_addr(p->d, ip, buf, sizeof(buf)));
+}
+
+static void print_insn(struct dump *p, uint64_t idx, uint64_t ip)
+{
+	struct dbg_module *m = dbg_module_for(p->d, ip);
+	struct disasm_insn in;
+	uint8_t bytes[16];
+	size_t n = sizeof(bytes);
+
+	print_ctx_line(p, ip);
+	while (n && dbg_read(p->d, ip, bytes, n, NULL) < 0)
+		n--;
+	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
+		fprintf(p->out, "    [%*" PRIu64 "] 0x%016" PRIx64 "    <unreadable>\n", p->width, idx, ip);
+		return;
+	}
+	fprintf(p->out, "    [%*" PRIu64 "] 0x%016" PRIx64 "    ", p->width, idx, ip);
+	if (in.operands[0])
+		fprintf(p->out, "%-6s %s", in.mnemonic, in.operands);
+	else
+		fprintf(p->out, "%s", in.mnemonic);
+	/* direct branches within the function: "; <+28> at trace_loop.c:4" */
+	if (in.has_target && m && !p->raw) {
+		struct sym_loc a, b;
+
+		if (sym_lookup_addr(m->sym, ip, &a) == 0 && a.func &&
+		    sym_lookup_addr(m->sym, in.target, &b) == 0 && b.func &&
+		    a.func_addr == b.func_addr) {
+			int pad = 25 - (int)strlen(in.operands);
+
+			fprintf(p->out, "%*s ; <+%" PRIu64 ">", pad > 0 ? pad : 0, "",
+				in.target - b.func_addr);
+			if (b.file && b.line) {
+				const char *base = strrchr(b.file, '/');
+
+				fprintf(p->out, " at %s:%u", base ? base + 1 : b.file, b.line);
+			}
+		}
+	}
+	fputc('\n', p->out);
+}
+
+static int thread_index_of(struct dbg *d, pid_t tid)
+{
+	return (int)target_thread_index(d->proc, tid);
+}
+
+static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t tid)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct trace_decoded *dec;
+	struct ptdb_err err;
+	struct dump p = { d, ctx->out, NULL, 0, 1, NULL, NULL, 0, 0, 0 };
+	uint64_t count = 20, skip = 0, total, first, last, nitems;
+	const char *v;
+	int forwards = cmd_opt_given(ctx->node, a, "forwards");
+	int events = cmd_opt_given(ctx->node, a, "events");
+	int64_t id = -1;
+
+	if (!th) {
+		fprintf(ctx->out, "thread #%d: tid = %d, not traced\n", thread_index_of(d, tid), (int)tid);
+		return CMD_OK;
+	}
+	if ((v = cmd_opt(ctx->node, a, "count")) && (uint_parse(v, &count, &err) < 0 || !count))
+		return cmd_error(ctx, "invalid --count '%s'", v);
+	if ((v = cmd_opt(ctx->node, a, "skip")) && uint_parse(v, &skip, &err) < 0)
+		return cmd_error(ctx, "invalid --skip '%s'", v);
+	if ((v = cmd_opt(ctx->node, a, "id"))) {
+		uint64_t x;
+
+		if (uint_parse(v, &x, &err) < 0)
+			return cmd_error(ctx, "invalid --id '%s'", v);
+		id = (int64_t)x;
+	}
+	if (dbg_trace_decode(d, th, &dec, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	p.raw = cmd_opt_given(ctx->node, a, "raw");
+	p.ds = dbg_disasm(d);
+	total = trace_decoded_insn_count(dec);
+	nitems = trace_decoded_item_count(dec);
+	fprintf(ctx->out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
+		thread_index_of(d, tid), (int)tid, total);
+	if (!total && !nitems)
+		return CMD_OK;
+	if (cmd_opt_given(ctx->node, a, "all"))
+		count = total;
+	/* the instruction range [first, last] to show, oldest first */
+	if (forwards) {
+		first = id >= 0 ? (uint64_t)id : skip;
+		if (first >= total)
+			return CMD_OK;
+		last = first + count - 1 < total - 1 ? first + count - 1 : total - 1;
+	} else {
+		uint64_t end = id >= 0 ? (uint64_t)id : (skip < total ? total - 1 - skip : UINT64_MAX);
+
+		if (end == UINT64_MAX || end >= total)
+			return CMD_OK;
+		last = end;
+		first = last + 1 >= count ? last + 1 - count : 0;
+	}
+	for (uint64_t x = last; x >= 10; x /= 10)
+		p.width++;
+	/* walk the items: instructions are numbered, gaps and events are not */
+	{
+		uint64_t insn = 0;
+
+		for (uint64_t i = 0; i < nitems && insn <= last; i++) {
+			struct trace_item it;
+
+			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
+				fprintf(ctx->out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it.ip);
+				break;
+			}
+			if (it.kind == TRACE_ITEM_INSN) {
+				if (insn >= first)
+					print_insn(&p, insn, it.ip);
+				insn++;
+			} else if (insn >= first && it.kind == TRACE_ITEM_GAP) {
+				fprintf(ctx->out, "    error: %s (trace offset 0x%" PRIx64 ")\n",
+					it.error ? it.error : "decoding error", it.offset);
+				p.have_ctx = 0;
+			} else if (insn >= first && events && it.kind == TRACE_ITEM_EVENT) {
+				static const char *const names[] = { "", "enabled", "disabled",
+					"async disabled", "overflow", "tick", "event" };
+				int e = it.event >= 1 && it.event <= 6 ? it.event : 6;
+
+				fprintf(ctx->out, "    [%*s] (event) %s", p.width, "", names[e]);
+				if (it.ip)
+					fprintf(ctx->out, " at 0x%016" PRIx64, it.ip);
+				fputc('\n', ctx->out);
+			}
+		}
+	}
+	return CMD_OK;
+}
+
+static enum cmd_status exec_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	pid_t tids[MAX_THREADS];
+	int n, all;
+	enum cmd_status st = CMD_OK;
+
+	if (need_live(ctx) < 0)
+		return CMD_ERROR;
+	if (!dbg_tracing(d))
+		return cmd_error(ctx, "Process is not being traced");
+	if (parse_threads(ctx, a, tids, &n, &all) < 0)
+		return CMD_ERROR;
+	if (all) {
+		struct target_thread_info ti[MAX_THREADS];
+		int nt = target_threads(d->proc, ti, MAX_THREADS);
+
+		n = 0;
+		for (int i = 0; i < nt && i < MAX_THREADS; i++)
+			tids[n++] = ti[i].tid;
+	}
+	for (int i = 0; i < n; i++)
+		if (dump_one(ctx, a, tids[i]) != CMD_OK)
+			st = CMD_ERROR;
+	return st;
+}
+
+static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct trace_decoded *dec;
+	struct ptdb_err err;
+	char b1[64], b2[64];
+	uint64_t insns;
+	size_t mem;
+
+	if (!th) {
+		fprintf(ctx->out, "thread #%d: tid = %d, not traced\n", thread_index_of(d, tid), (int)tid);
+		return CMD_OK;
+	}
+	if (dbg_trace_decode(d, th, &dec, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	insns = trace_decoded_insn_count(dec);
+	mem = trace_decoded_mem_bytes(dec);
+	fprintf(ctx->out, "thread #%d: tid = %d\n", thread_index_of(d, tid), (int)tid);
+	fprintf(ctx->out, "  Trace technology: software (Intel PT packets, single-step collector)\n");
+	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", trace_decoded_item_count(dec));
+	fprintf(ctx->out, "  Total number of instructions: %" PRIu64 "\n", insns);
+	fprintf(ctx->out, "\n  Memory usage:\n");
+	fprintf(ctx->out, "    Trace buffer size: %s\n", size_format(th->ring.size, b1, sizeof(b1)));
+	fprintf(ctx->out, "    Raw trace size: %s\n",
+		size_format(th->ring.wrapped ? th->ring.size : th->ring.pos, b2, sizeof(b2)));
+	fprintf(ctx->out, "    Total approximate memory usage (excluding raw trace): %.2f KiB\n",
+		(double)mem / 1024.0);
+	if (insns)
+		fprintf(ctx->out, "    Average memory usage per instruction (excluding raw trace): %.2f bytes\n",
+			(double)mem / (double)insns);
+	fprintf(ctx->out, "\n  Timing:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
+	fprintf(ctx->out, "\n  Errors:\n    Number of TSC decoding errors: 0\n");
+	fprintf(ctx->out, "    Number of decoding gaps: %" PRIu64 "\n", trace_decoded_gap_count(dec));
+	if (verbose) {
+		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
+		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 "\n", th->transfers);
+		fprintf(ctx->out, "    Traps: %" PRIu64 "\n", th->traps);
+		fprintf(ctx->out, "    Bytes written (padding included): %" PRIu64 "\n", th->ring.total);
+		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
+	}
+	return CMD_OK;
+}
+
+static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	pid_t tids[MAX_THREADS];
+	int n, all;
+	enum cmd_status st = CMD_OK;
+
+	if (need_live(ctx) < 0)
+		return CMD_ERROR;
+	if (!dbg_tracing(d))
+		return cmd_error(ctx, "Process is not being traced");
+	if (parse_threads(ctx, a, tids, &n, &all) < 0)
+		return CMD_ERROR;
+	if (all) {
+		struct target_thread_info ti[MAX_THREADS];
+		int nt = target_threads(d->proc, ti, MAX_THREADS);
+
+		n = 0;
+		for (int i = 0; i < nt && i < MAX_THREADS; i++)
+			tids[n++] = ti[i].tid;
+	}
+	for (int i = 0; i < n; i++)
+		if (info_one(ctx, tids[i], cmd_opt_given(ctx->node, a, "verbose")) != CMD_OK)
+			st = CMD_ERROR;
+	return st;
+}
+
+#define BACKEND_OPT { 0, "backend", OPT_STRING, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
+
+static const struct cmd_node thread_trace_start = {
+	.name = "start", .summary = "Start tracing one or more threads.",
+	.syntax = "[<thread-index> ... | all] [-s <size>] [-c <perf-config>] [-t] [-p <bytes>] [--backend <name>]",
+	.details = "Without an index the selected thread is traced; 'all' traces every current and "
+		"future thread.  Tracing a traced thread again restarts its trace.",
+	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
+	.opts = (const struct cmd_opt[]){
+		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
+		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
+		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
+		{ 'p', "psb-period", OPT_STRING, "bytes", "Bytes of trace between PSB synchronization points (software backend)." },
+		BACKEND_OPT,
+		{ 0 } },
+};
+
+static const struct cmd_node thread_trace_stop = {
+	.name = "stop", .summary = "Stop tracing one or more threads; their trace stays readable until the process runs again.",
+	.syntax = "[<thread-index> ... | all]", .min_args = 0, .max_args = -1, .exec = exec_thread_stop,
+};
+
+static const struct cmd_node thread_trace_dump_instructions = {
+	.name = "instructions", .summary = "Dump the traced instructions of one or more threads.",
+	.syntax = "[<thread-index> ...] [-c <count>] [-s <skip>] [-i <id>] [-f] [-a] [-r] [-e]",
+	.details = "By default the most recent 20 instructions, oldest first.",
+	.min_args = 0, .max_args = -1, .exec = exec_dump_instructions,
+	.opts = (const struct cmd_opt[]){
+		{ 'c', "count", OPT_STRING, "count", "How many instructions to show (default 20)." },
+		{ 's', "skip", OPT_STRING, "skip", "How many instructions to skip from the end (from the start with -f)." },
+		{ 'i', "id", OPT_STRING, "id", "Start at the instruction with this index." },
+		{ 'f', "forwards", OPT_FLAG, NULL, "Show from the oldest instruction onwards." },
+		{ 'a', "all", OPT_FLAG, NULL, "Show every instruction." },
+		{ 'r', "raw", OPT_FLAG, NULL, "No symbol context lines or annotations." },
+		{ 'e', "events", OPT_FLAG, NULL, "Show trace events (enabled, disabled, overflow)." },
+		{ 0 } },
+};
+
+static const struct cmd_node thread_trace_dump_info = {
+	.name = "info", .summary = "Show the trace of one or more threads in figures: size, instructions, memory, errors.",
+	.syntax = "[<thread-index> ... | all] [-v]", .min_args = 0, .max_args = -1, .exec = exec_dump_info,
+	.opts = (const struct cmd_opt[]){
+		{ 'v', "verbose", OPT_FLAG, NULL, "Also the collector's counters." },
+		{ 0 } },
+};
+
+static const struct cmd_node thread_trace_dump = {
+	.name = "dump", .summary = "Commands for showing the trace of threads.",
+	.children = (const struct cmd_node *const[]){
+		&thread_trace_dump_info, &thread_trace_dump_instructions, NULL },
+};
+
+const struct cmd_node cmd_thread_trace_node = {
+	.name = "trace", .summary = "Commands for tracing the instructions threads execute.",
+	.children = (const struct cmd_node *const[]){
+		&thread_trace_dump, &thread_trace_start, &thread_trace_stop, NULL },
+};
+
+static const struct cmd_node process_trace_start = {
+	.name = "start", .summary = "Start tracing every current and future thread of the process.",
+	.syntax = "[-s <size>] [-l <total-size-limit>] [-t] [-p <bytes>] [--per-cpu-tracing] [--backend <name>]",
+	.details = "Each thread gets its own buffer; when a new thread's buffer would exceed the "
+		"total limit, the process stops.",
+	.min_args = 0, .max_args = 0, .exec = exec_process_start,
+	.opts = (const struct cmd_opt[]){
+		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
+		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
+		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
+		{ 'p', "psb-period", OPT_STRING, "bytes", "Bytes of trace between PSB synchronization points (software backend)." },
+		{ 0, "per-cpu-tracing", OPT_FLAG, NULL, "Trace each CPU instead of each thread (intel-pt only)." },
+		BACKEND_OPT,
+		{ 0 } },
+};
+
+static const struct cmd_node process_trace_stop = {
+	.name = "stop", .summary = "Stop tracing the process and all its threads.",
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_process_stop,
+};
+
+const struct cmd_node cmd_process_trace_node = {
+	.name = "trace", .summary = "Commands for tracing every thread of the process.",
+	.children = (const struct cmd_node *const[]){ &process_trace_start, &process_trace_stop, NULL },
+};

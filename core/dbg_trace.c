@@ -1,0 +1,450 @@
+/* core/dbg_trace.c: live tracing with the software backend — which threads
+ * are traced, running them instruction by instruction while recording
+ * their Intel PT stream (trace/swc), and decoding it (trace/decode) against
+ * the process's modules, cached per stop id. */
+#include "core/dbg.h"
+#include "core/dbg_int.h"
+#include "trace/decode.h"
+#include "trace/swc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct dbg_trace {
+	struct trace_swc_thread *th;	/* traced threads, and stopped ones
+					 * kept dumpable until the next resume */
+	int nth;
+	int all;			/* trace threads created later */
+	int process;			/* "process trace start" */
+	struct dbg_trace_opts opts;
+	unsigned rr;			/* round-robin position */
+	unsigned quantum;		/* instructions left for the current thread */
+};
+
+#define DBG_TRACE_QUANTUM 256
+
+int dbg_tracing(const struct dbg *d)
+{
+	return d->trace != NULL;
+}
+
+static struct trace_swc_thread *find(struct dbg *d, pid_t tid)
+{
+	if (!d->trace)
+		return NULL;
+	for (int i = 0; i < d->trace->nth; i++)
+		if (d->trace->th[i].tid == tid)
+			return &d->trace->th[i];
+	return NULL;
+}
+
+struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid)
+{
+	return find(d, tid);
+}
+
+static size_t traced_bytes(const struct dbg_trace *t)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < t->nth; i++)
+		n += t->th[i].ring.size;
+	return n;
+}
+
+static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
+{
+	struct dbg_trace *t = d->trace;
+	struct trace_swc_thread *th = find(d, tid);
+	size_t size = trace_ring_round_size(t->opts.size);
+
+	if (th) {
+		/* tracing it again restarts its trace with the new parameters */
+		trace_swc_release(th);
+	} else {
+		if (t->opts.total_limit && traced_bytes(t) + size > t->opts.total_limit)
+			return ptdb_err_set(err, "Thread %d can't be traced as the process trace size "
+					    "limit has been reached. Consider retracing with a higher limit.",
+					    (int)tid);
+		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
+		th = &t->th[t->nth++];
+	}
+	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), t->opts.size,
+			   t->opts.psb_period, t->opts.tsc, err) < 0) {
+		memmove(th, th + 1, (size_t)(t->th + t->nth - th - 1) * sizeof(*th));
+		t->nth--;
+		return -1;
+	}
+	return 0;
+}
+
+int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
+		    const struct dbg_trace_opts *o, struct ptdb_err *err)
+{
+	struct target_thread_info ti[1024];
+	int nt;
+
+	if (!dbg_alive(d))
+		return ptdb_err_set(err, "Process must be launched");
+	if (!d->trace) {
+		d->trace = xcalloc(1, sizeof(*d->trace));
+		d->trace->opts = *o;
+	} else {
+		d->trace->opts = *o;
+	}
+	if (process) {
+		d->trace->process = 1;
+		all = 1;
+	}
+	if (!all) {
+		for (int i = 0; i < n; i++)
+			if (start_one(d, tids[i], err) < 0)
+				return -1;
+		return 0;
+	}
+	d->trace->all = 1;
+	nt = target_threads(d->proc, ti, 1024);
+	for (int i = 0; i < nt && i < 1024; i++)
+		if (start_one(d, ti[i].tid, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Stopped threads stay dumpable until the process runs again. */
+static void stop_one(struct dbg *d, struct trace_swc_thread *th)
+{
+	struct user_regs_struct r;
+
+	if (th->tracing && dbg_alive(d) && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
+		trace_swc_pause(th, r.rip);
+	th->tracing = 0;
+}
+
+int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
+		   struct ptdb_err *err)
+{
+	if (!d->trace)
+		return ptdb_err_set(err, "Process is not being traced");
+	if (all) {
+		for (int i = 0; i < d->trace->nth; i++)
+			stop_one(d, &d->trace->th[i]);
+		d->trace->all = 0;
+		d->trace->process = 0;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		struct trace_swc_thread *th = find(d, tids[i]);
+
+		if (!th || !th->tracing)
+			return ptdb_err_set(err, "thread not traced");
+	}
+	for (int i = 0; i < n; i++)
+		stop_one(d, find(d, tids[i]));
+	return 0;
+}
+
+int dbg_trace_is_process(const struct dbg *d)
+{
+	return d->trace && d->trace->process;
+}
+
+void dbg_trace_end(struct dbg *d)
+{
+	if (!d->trace)
+		return;
+	for (int i = 0; i < d->trace->nth; i++)
+		trace_swc_release(&d->trace->th[i]);
+	free(d->trace->th);
+	free(d->trace);
+	d->trace = NULL;
+}
+
+/* Before the process runs: forget threads whose trace the user stopped. */
+static void will_resume(struct dbg *d)
+{
+	struct dbg_trace *t = d->trace;
+	int k = 0;
+
+	for (int i = 0; i < t->nth; i++) {
+		if (t->th[i].tracing) {
+			t->th[k++] = t->th[i];
+			continue;
+		}
+		trace_swc_release(&t->th[i]);
+	}
+	t->nth = k;
+}
+
+/* A stop the user sees: every traced thread's trace pauses where it is. */
+void dbg_trace_did_stop(struct dbg *d)
+{
+	if (!d->trace || !dbg_alive(d))
+		return;
+	for (int i = 0; i < d->trace->nth; i++) {
+		struct trace_swc_thread *th = &d->trace->th[i];
+		struct user_regs_struct r;
+
+		if (th->tracing && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
+			trace_swc_pause(th, r.rip);
+	}
+}
+
+/* New threads of a process traced with 'all'. */
+static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
+{
+	struct target_thread_info ti[1024];
+	int nt;
+	struct ptdb_err err;
+
+	if (!d->trace->all)
+		return 0;
+	nt = target_threads(d->proc, ti, 1024);
+	for (int i = 0; i < nt && i < 1024; i++) {
+		if (find(d, ti[i].tid))
+			continue;
+		if (start_one(d, ti[i].tid, &err) < 0) {
+			memset(stop, 0, sizeof(*stop));
+			stop->reason = DBG_R_TRACE_LIMIT;
+			stop->tid = ti[i].tid;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
+{
+	uint8_t buf[16];
+	struct disasm *ds = dbg_disasm(d);
+	size_t n = sizeof(buf);
+
+	while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
+		n--;
+	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* The next traced, live thread to step (round robin, a quantum counted in
+ * instructions so a traced run always takes the same schedule). */
+static struct trace_swc_thread *pick(struct dbg *d)
+{
+	struct dbg_trace *t = d->trace;
+
+	for (int tries = 0; tries <= t->nth; tries++) {
+		struct trace_swc_thread *th;
+
+		if (t->rr >= (unsigned)t->nth)
+			t->rr = 0;
+		th = t->nth ? &t->th[t->rr] : NULL;
+		if (th && th->tracing && target_thread_index(d->proc, th->tid) && t->quantum) {
+			t->quantum--;
+			return th;
+		}
+		t->rr++;
+		t->quantum = DBG_TRACE_QUANTUM;
+	}
+	return NULL;
+}
+
+int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
+		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	memset(stop, 0, sizeof(*stop));
+	will_resume(d);
+	for (;;) {
+		struct trace_swc_thread *th;
+		struct user_regs_struct r;
+		struct target_stop ts;
+		struct disasm_insn in;
+		pid_t t;
+		int have, sig, rr;
+
+		if (adopt_new_threads(d, stop))
+			return RW_USER;
+		th = step_tid ? find(d, step_tid) : pick(d);
+		if (step_tid && (!th || !th->tracing))
+			return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		if (!th)	/* nothing traced is alive: run natively */
+			return dbg_run_native(d, 0, tid, goals, ngoals, stop, err);
+		t = th->tid;
+		if (target_get_regs(d->proc, t, &r, err) < 0)
+			return -1;
+		have = insn_at(d, r.rip, &in) == 0;
+		sig = target_pending_signal(d->proc, t);
+		if (!sig)
+			trace_swc_resume(th, r.rip);
+		if (target_step(d->proc, t, err) < 0)
+			return -1;
+		d->running = 1;
+		if (d->interrupt_requested)
+			target_interrupt(d->proc);
+		rr = target_wait(d->proc, &ts, err);
+		d->running = 0;
+		if (rr < 0)
+			return -1;
+		th = find(d, t);	/* the table may have moved */
+		th->traps++;
+		stop->tid = ts.tid;
+		switch (ts.kind) {
+		case TARGET_STOP_STEP:
+		case TARGET_STOP_BREAKPOINT: {
+			uint64_t pc;
+
+			if (ts.tid != t)
+				break;
+			if (target_get_regs(d->proc, t, &r, err) < 0)
+				return -1;
+			pc = r.rip;
+			/* a step that delivered a signal ran no instruction: the
+			 * thread is at its handler */
+			if (!sig && have)
+				trace_swc_executed(th, &in, pc);
+			if (step_tid)
+				return RW_STEPPED;
+			if (dbg_bp_hit(d, pc, &stop->bp_id, &stop->loc_id)) {
+				stop->reason = DBG_R_BREAKPOINT;
+				return RW_USER;
+			}
+			if (t == tid)
+				for (int i = 0; i < ngoals; i++)
+					if (goals[i].pc == pc && r.rsp >= goals[i].min_rsp)
+						return RW_GOAL;
+			if (pc == d->load_bp)
+				dbg_refresh_modules(d);
+			break;
+		}
+		case TARGET_STOP_SIGNAL: {
+			const struct dbg_sig *sg = &d->sig[ts.signo > 0 && ts.signo < 65 ? ts.signo : 0];
+
+			/* the instruction at pc did not execute (a fault) or the
+			 * signal arrived before it: an asynchronous stop */
+			if (target_get_regs(d->proc, ts.tid, &r, NULL) == 0 && find(d, ts.tid))
+				trace_swc_pause(find(d, ts.tid), r.rip);
+			if (!sg->pass)
+				target_set_pending_signal(d->proc, ts.tid, 0);
+			if (sg->stop || ts.signo <= 0 || ts.signo >= 65) {
+				stop->reason = DBG_R_SIGNAL;
+				stop->signo = ts.signo;
+				stop->si_code = ts.si_code;
+				stop->addr = ts.addr;
+				return RW_USER;
+			}
+			break;
+		}
+		case TARGET_STOP_EXITED:
+		case TARGET_STOP_SIGNALED:
+			stop->reason = DBG_R_EXITED;
+			stop->signaled = ts.kind == TARGET_STOP_SIGNALED;
+			stop->signo = ts.signo;
+			stop->exit_status = ts.exit_status;
+			return RW_USER;
+		case TARGET_STOP_EXEC:
+			stop->reason = DBG_R_EXEC;
+			return RW_USER;
+		case TARGET_STOP_INTERRUPT:
+			stop->reason = d->interrupt_requested ? DBG_R_INTERRUPT : DBG_R_SIGNAL;
+			stop->signo = 19;
+			return RW_USER;
+		case TARGET_STOP_NONE:
+			break;
+		}
+		if (d->interrupt_requested) {
+			stop->reason = DBG_R_INTERRUPT;
+			return RW_USER;
+		}
+	}
+}
+
+/* ---- decoding ---- */
+
+struct img_ctx {
+	struct trace_image *img;
+	const char *path;
+	struct ptdb_err *err;
+};
+
+static int add_segment(void *ctx, uint64_t off, uint64_t size, uint64_t vaddr)
+{
+	struct img_ctx *c = ctx;
+
+	return trace_image_add_file(c->img, c->path, off, size, vaddr, c->err);
+}
+
+static int build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err)
+{
+	if (trace_image_init(img, err) < 0)
+		return -1;
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		char fdpath[64];
+		struct img_ctx c = { img, m->path, err };
+
+		if (!m->sym || !m->end)
+			continue;
+		if (m->path[0] != '/') {	/* the vDSO copy: unlinked, open */
+			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", sym_module_fd(m->sym));
+			c.path = fdpath;
+		}
+		if (sym_module_segments(m->sym, add_segment, &c) < 0) {
+			trace_image_release(img);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
+{
+	struct dbg *d = ctx;
+	struct disasm_insn in;
+
+	if (!dbg_alive(d) || insn_at(d, ip, &in) < 0)
+		return 0;
+	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
+		return in.target;
+	return ip + in.len;
+}
+
+int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
+		     struct trace_decoded **out, struct ptdb_err *err)
+{
+	uint64_t sid = target_stop_id(d->proc);
+	struct trace_image img;
+	struct timespec t0, t1;
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	if (th->dec && th->dec_stop_id == sid) {
+		*out = th->dec;
+		return 0;
+	}
+	if (th->dec) {
+		trace_decoded_free(th->dec);
+		th->dec = NULL;
+	}
+	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
+		return -1;
+	if (build_image(d, &img, err) < 0) {
+		free(buf);
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = trace_decode(buf, len, &img, &th->dec, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	trace_image_release(&img);
+	free(buf);
+	if (r < 0) {
+		th->dec = NULL;
+		return -1;
+	}
+	th->dec_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	th->dec_stop_id = sid;
+	*out = th->dec;
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* trace/swc.h: the software backend's per-thread recording state.  The
+ * collector (core/dbg_trace.c) runs a traced thread under ptrace; for every
+ * instruction it executes it calls trace_swc_executed(), which turns the
+ * instruction's control-flow effect into Intel PT packets (trace/ptw) in the
+ * thread's ring buffer.  Pure logic: no ptrace here. */
+#ifndef PTDB_TRACE_SWC_H
+#define PTDB_TRACE_SWC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/err.h"
+#include "disasm/disasm.h"
+#include "trace/ptw.h"
+#include "trace/ring.h"
+
+struct trace_decoded;
+
+struct trace_swc_thread {
+	pid_t tid;
+	unsigned index;
+	struct trace_ring ring;
+	struct trace_ptw w;
+	int tracing;		/* started and not stopped by the user */
+	uint64_t insns;		/* instructions recorded */
+	uint64_t transfers;	/* state-dependent transfers among them */
+	uint64_t traps;		/* ptrace stops taken to record them */
+	/* decoded-thread cache (core/dbg_trace.c) */
+	struct trace_decoded *dec;
+	uint64_t dec_stop_id;
+	double dec_seconds;
+};
+
+/* size: buffer bytes (rounded as for hardware); psb_period 0 = default. */
+int trace_swc_init(struct trace_swc_thread *t, pid_t tid, unsigned index,
+		   size_t size, size_t psb_period, int tsc, struct ptdb_err *err);
+void trace_swc_release(struct trace_swc_thread *t);
+
+/* The thread is about to run at pc: TIP.PGE(pc) unless already enabled. */
+int trace_swc_resume(struct trace_swc_thread *t, uint64_t pc);
+/* The thread stopped before pc (a stop the user sees, a signal): FUP(pc)
+ * TIP.PGD unless already disabled. */
+int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc);
+/* in executed and the thread's next instruction is at next: the packets of
+ * its control-flow effect (TNT, TIP, return compression, SYSCALL's
+ * disable/enable), then a periodic PSB+ when due. */
+int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
+		       uint64_t next);
+/* 1 if in is a state-dependent control transfer (Jcc, loop, jrcxz,
+ * indirect jmp/call, ret, syscall). */
+int trace_swc_state_dependent(const struct disasm_insn *in);
+
+#endif
