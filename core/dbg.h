@@ -198,6 +198,10 @@ struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid);
 /* Its decoded trace, cached until the process runs again. */
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err);
+/* The decoder's memory image: the loaded modules' executable segments as
+ * file sections (the vDSO through its copy). */
+struct trace_image;
+int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err);
 /* trace_next_ip_fn over the live process (ctx = the dbg). */
 uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
 

@@ -375,7 +375,7 @@ static int add_segment(void *ctx, uint64_t off, uint64_t size, uint64_t vaddr)
 	return trace_image_add_file(c->img, c->path, off, size, vaddr, c->err);
 }
 
-static int build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err)
+int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err)
 {
 	if (trace_image_init(img, err) < 0)
 		return -1;
@@ -430,7 +430,7 @@ int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 	}
 	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
 		return -1;
-	if (build_image(d, &img, err) < 0) {
+	if (dbg_trace_build_image(d, &img, err) < 0) {
 		free(buf);
 		return -1;
 	}

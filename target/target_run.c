@@ -190,7 +190,8 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		st->kind = TARGET_STOP_BREAKPOINT;
 		t->pending_sig = 0;
 	} else if (sig == SIGTRAP && t->stepping &&
-		   (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT)) {
+		   (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
+		    si.si_code == 5 /* TRAP_UNK: a step that entered a signal handler */)) {
 		st->kind = TARGET_STOP_STEP;
 		t->pending_sig = 0;
 	} else if (sig == SIGSTOP) {

@@ -1,0 +1,263 @@
+/* tests/unit/test-oracle.c: the tracing oracle.  A fixture runs between two
+ * breakpoints twice: once single-stepped natively (recording every pc),
+ * once traced with the software backend; the decoded instruction sequence
+ * must equal the stepped one exactly, and decoding the buffer from each of
+ * its PSBs must give exactly the matching tail. */
+#include "test.h"
+
+#include "core/dbg.h"
+#include "core/dbg_int.h"
+#include "trace/decode.h"
+#include "trace/ring.h"
+#include "trace/swc.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXSEQ 2000000
+
+struct seq {
+	uint64_t *ip;
+	size_t n;
+};
+
+static void seq_add(struct seq *s, uint64_t ip)
+{
+	if (s->n < MAXSEQ)
+		s->ip[s->n++] = ip;
+}
+
+/* Launches prog stopped at begin() with a breakpoint on end(); returns the
+ * end address, 0 on failure. */
+static uint64_t start(struct dbg *d, const char *prog, const char *begin, const char *end)
+{
+	struct ptdb_err err;
+	struct dbg_stop st;
+	char *argv[] = { (char *)prog, NULL };
+	struct dbg_bp *b;
+
+	dbg_init(d);
+	d->sig[SIGUSR1].stop = 0;	/* handlers run inside the traced range */
+	d->sig[SIGUSR1].notify = 0;
+	if (dbg_set_exe(d, prog, &err) < 0)
+		return 0;
+	dbg_bp_add(d, DBG_BP_NAME, begin, NULL, 0, 0);
+	b = dbg_bp_add(d, DBG_BP_NAME, end, NULL, 0, 0);
+	if (dbg_launch(d, argv, 1, &err) < 0 || dbg_continue(d, &st, &err) < 0 ||
+	    st.reason != DBG_R_BREAKPOINT || st.bp_id != 1 || b->nlocs != 1)
+		return 0;
+	return b->locs[0].addr;
+}
+
+static uint64_t pc_of(struct dbg *d)
+{
+	struct user_regs_struct r;
+
+	if (target_get_regs(d->proc, d->sel_tid, &r, NULL) < 0)
+		return 0;
+	return r.rip;
+}
+
+static int stepped(const char *prog, struct seq *out)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
+	int ok = end != 0;
+
+	/* a signal stops the stepping, so the step it pre-empted is known:
+	 * its instruction did not execute (the next step enters the handler) */
+	d.sig[SIGUSR1].stop = 1;
+	int delivering = 0;
+
+	while (ok) {
+		uint64_t pc = pc_of(&d);
+
+		if (pc == end)
+			break;
+		if (delivering) {	/* this step only enters the handler */
+			delivering = 0;
+			if (dbg_step_insn(&d, 0, &st, &err) < 0 || st.reason == DBG_R_EXITED)
+				ok = 0;
+			continue;
+		}
+		/* a REP string instruction steps once per iteration but is one
+		 * instruction of the trace (Intel PT lists it once) */
+		if (!out->n || out->ip[out->n - 1] != pc)
+			seq_add(out, pc);
+		if (dbg_step_insn(&d, 0, &st, &err) < 0 || st.reason == DBG_R_EXITED ||
+		    out->n >= MAXSEQ)
+			ok = 0;
+		else if (st.reason == DBG_R_SIGNAL) {
+			out->n--;
+			delivering = 1;
+		}
+	}
+	dbg_release(&d);
+	return ok ? 0 : -1;
+}
+
+static int decode_ips(struct dbg *d, const uint8_t *buf, size_t len, struct seq *out)
+{
+	struct trace_image img;
+	struct trace_decoded *dec;
+	struct ptdb_err err;
+	uint64_t n;
+
+	if (dbg_trace_build_image(d, &img, &err) < 0)
+		return -1;
+	if (trace_decode(buf, len, &img, &dec, &err) < 0) {
+		trace_image_release(&img);
+		return -1;
+	}
+	n = trace_decoded_item_count(dec);
+	for (uint64_t i = 0; i < n; i++) {
+		struct trace_item it;
+
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
+			trace_decoded_free(dec);
+			trace_image_release(&img);
+			return -1;
+		}
+		if (it.kind == TRACE_ITEM_INSN)
+			seq_add(out, it.ip);
+		else if (it.kind == TRACE_ITEM_GAP)
+			printf("#   gap: %s at offset %llu\n", it.error, (unsigned long long)it.offset);
+	}
+	trace_decoded_free(dec);
+	trace_image_release(&img);
+	return 0;
+}
+
+static int is_psb(const uint8_t *p, size_t left)
+{
+	if (left < 16)
+		return 0;
+	for (int i = 0; i < 16; i += 2)
+		if (p[i] != 0x02 || p[i + 1] != 0x82)
+			return 0;
+	return 1;
+}
+
+/* Traces the same range; checks the full decode and every PSB tail against
+ * want.  Returns the number of PSBs checked, -1 on a mismatch. */
+static int traced(const char *prog, size_t size, size_t period, const struct seq *want,
+		  int expect_wrap)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { size, 0, period, 0 };
+	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
+	struct trace_swc_thread *th;
+	struct seq got = { calloc(MAXSEQ, 8), 0 };
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int psbs = 0, rc = -1;
+
+	if (!end || dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err) < 0 ||
+	    dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end) {
+		printf("#   traced run did not reach the end breakpoint\n");
+		goto out;
+	}
+	th = dbg_trace_thread(&d, d.sel_tid);
+	if (!th || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0)
+		goto out;
+	if (!!th->ring.wrapped != !!expect_wrap) {
+		printf("#   ring wrapped = %d, expected %d\n", th->ring.wrapped, expect_wrap);
+		goto out;
+	}
+	for (size_t off = 0; off < len; off++) {
+		if (!is_psb(buf + off, len - off))
+			continue;
+		got.n = 0;
+		if (decode_ips(&d, buf + off, len - off, &got) < 0) {
+			printf("#   decoding from PSB at %zu failed\n", off);
+			goto out;
+		}
+		/* without a wrap, the first PSB gives the whole sequence */
+		if ((!expect_wrap && psbs == 0 && got.n != want->n) || got.n > want->n ||
+		    (got.n && memcmp(got.ip, want->ip + (want->n - got.n), got.n * 8))) {
+			size_t k = 0, base = want->n >= got.n ? want->n - got.n : 0;
+			const char *dump = getenv("PTDB_ORACLE_DUMP");
+
+			if (dump) {	/* both sequences, for diff(1) */
+				char path[512];
+				FILE *f;
+
+				snprintf(path, sizeof(path), "%s.want", dump);
+				if ((f = fopen(path, "w"))) {
+					for (size_t i = 0; i < want->n; i++)
+						fprintf(f, "%llx\n", (unsigned long long)want->ip[i]);
+					fclose(f);
+				}
+				snprintf(path, sizeof(path), "%s.got", dump);
+				if ((f = fopen(path, "w"))) {
+					for (size_t i = 0; i < got.n; i++)
+						fprintf(f, "%llx\n", (unsigned long long)got.ip[i]);
+					fclose(f);
+				}
+			}
+
+			while (k < got.n && base + k < want->n && got.ip[k] == want->ip[base + k])
+				k++;
+			printf("#   from PSB at offset %zu: %zu instructions, want the last %zu of %zu;"
+			       " first difference at %zu (0x%llx vs 0x%llx)\n", off, got.n, got.n,
+			       want->n, k, k < got.n ? (unsigned long long)got.ip[k] : 0ull,
+			       base + k < want->n ? (unsigned long long)want->ip[base + k] : 0ull);
+			goto out;
+		}
+		psbs++;
+		off += 15;
+	}
+	rc = psbs;
+out:
+	free(buf);
+	free(got.ip);
+	dbg_release(&d);
+	return rc;
+}
+
+static struct seq want;
+
+static void need_want(void)
+{
+	if (want.ip)
+		return;
+	want.ip = calloc(MAXSEQ, 8);
+	if (stepped("tests/programs/oracle", &want) < 0)
+		want.n = 0;
+}
+
+TEST(oracle_single_step_reference)
+{
+	need_want();
+	/* loops, fib(7), 8 indirect calls + switches, printf/puts via PLT
+	 * (lazy binding), syscalls, a signal handler, longjmp */
+	CHECK(want.n > 1000);
+}
+
+TEST(oracle_trace_equals_stepping)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	psbs = traced("tests/programs/oracle", 8u << 20, 128, &want, 0);
+	CHECK(psbs > 10);	/* and every PSB tail matched */
+}
+
+TEST(oracle_wrapped_ring_decodes_tail)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	psbs = traced("tests/programs/oracle", 4096, 256, &want, 1);
+	CHECK(psbs > 1);
+}
+
+TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
+	  oracle_wrapped_ring_decodes_tail)
