@@ -14,12 +14,17 @@
 #include <time.h>
 
 struct dbg_trace {
-	struct trace_swc_thread *th;	/* traced threads, and stopped ones
-					 * kept dumpable until the next resume */
+	struct trace_swc_thread **th;	/* traced threads, and stopped ones
+					 * kept dumpable until the next resume
+					 * (each its own allocation: the packet
+					 * writer points at its ring) */
 	int nth;
 	int all;			/* trace threads created later */
 	int process;			/* "process trace start" */
 	struct dbg_trace_opts opts;
+	pid_t *excluded;		/* threads the user stopped tracing: not
+					 * adopted again by 'all' */
+	int nexcl;
 	unsigned rr;			/* round-robin position */
 	unsigned quantum;		/* instructions left for the current thread */
 };
@@ -36,8 +41,8 @@ static struct trace_swc_thread *find(struct dbg *d, pid_t tid)
 	if (!d->trace)
 		return NULL;
 	for (int i = 0; i < d->trace->nth; i++)
-		if (d->trace->th[i].tid == tid)
-			return &d->trace->th[i];
+		if (d->trace->th[i]->tid == tid)
+			return d->trace->th[i];
 	return NULL;
 }
 
@@ -51,15 +56,29 @@ static size_t traced_bytes(const struct dbg_trace *t)
 	size_t n = 0;
 
 	for (int i = 0; i < t->nth; i++)
-		n += t->th[i].ring.size;
+		n += t->th[i]->ring.size;
 	return n;
+}
+
+static int excluded(const struct dbg_trace *t, pid_t tid)
+{
+	for (int i = 0; i < t->nexcl; i++)
+		if (t->excluded[i] == tid)
+			return 1;
+	return 0;
 }
 
 static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 {
 	struct dbg_trace *t = d->trace;
+
+	for (int i = 0; i < t->nexcl; i++)
+		if (t->excluded[i] == tid)
+			t->excluded[i--] = t->excluded[--t->nexcl];
 	struct trace_swc_thread *th = find(d, tid);
 	size_t size = trace_ring_round_size(t->opts.size);
+
+	uint64_t parked = th ? th->parked_at : 0;
 
 	if (th) {
 		/* tracing it again restarts its trace with the new parameters */
@@ -70,14 +89,20 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 					    "limit has been reached. Consider retracing with a higher limit.",
 					    (int)tid);
 		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
-		th = &t->th[t->nth++];
+		th = t->th[t->nth++] = xcalloc(1, sizeof(*th));
 	}
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), t->opts.size,
 			   t->opts.psb_period, t->opts.tsc, err) < 0) {
-		memmove(th, th + 1, (size_t)(t->th + t->nth - th - 1) * sizeof(*th));
+		for (int i = 0; i < t->nth; i++)
+			if (t->th[i] == th) {
+				memmove(&t->th[i], &t->th[i + 1], (size_t)(t->nth - i - 1) * sizeof(*t->th));
+				break;
+			}
 		t->nth--;
+		free(th);
 		return -1;
 	}
+	th->parked_at = parked;
 	return 0;
 }
 
@@ -129,8 +154,15 @@ int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 	if (!d->trace)
 		return ptdb_err_set(err, "Process is not being traced");
 	if (all) {
+		int any = d->trace->all;
+
 		for (int i = 0; i < d->trace->nth; i++)
-			stop_one(d, &d->trace->th[i]);
+			any |= d->trace->th[i]->tracing;
+		if (!any)
+			return ptdb_err_set(err, "Process is not being traced");
+		for (int i = 0; i < d->trace->nth; i++)
+			stop_one(d, d->trace->th[i]);
+		d->trace->nexcl = 0;
 		d->trace->all = 0;
 		d->trace->process = 0;
 		return 0;
@@ -141,8 +173,12 @@ int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 		if (!th || !th->tracing)
 			return ptdb_err_set(err, "thread not traced");
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		stop_one(d, find(d, tids[i]));
+		d->trace->excluded = xrealloc(d->trace->excluded,
+					      (size_t)(d->trace->nexcl + 1) * sizeof(pid_t));
+		d->trace->excluded[d->trace->nexcl++] = tids[i];
+	}
 	return 0;
 }
 
@@ -155,9 +191,12 @@ void dbg_trace_end(struct dbg *d)
 {
 	if (!d->trace)
 		return;
-	for (int i = 0; i < d->trace->nth; i++)
-		trace_swc_release(&d->trace->th[i]);
+	for (int i = 0; i < d->trace->nth; i++) {
+		trace_swc_release(d->trace->th[i]);
+		free(d->trace->th[i]);
+	}
 	free(d->trace->th);
+	free(d->trace->excluded);
 	free(d->trace);
 	d->trace = NULL;
 }
@@ -169,11 +208,12 @@ static void will_resume(struct dbg *d)
 	int k = 0;
 
 	for (int i = 0; i < t->nth; i++) {
-		if (t->th[i].tracing) {
+		if (t->th[i]->tracing) {
 			t->th[k++] = t->th[i];
 			continue;
 		}
-		trace_swc_release(&t->th[i]);
+		trace_swc_release(t->th[i]);
+		free(t->th[i]);
 	}
 	t->nth = k;
 }
@@ -184,7 +224,7 @@ void dbg_trace_did_stop(struct dbg *d)
 	if (!d->trace || !dbg_alive(d))
 		return;
 	for (int i = 0; i < d->trace->nth; i++) {
-		struct trace_swc_thread *th = &d->trace->th[i];
+		struct trace_swc_thread *th = d->trace->th[i];
 		struct user_regs_struct r;
 
 		if (th->tracing && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
@@ -203,7 +243,7 @@ static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 		return 0;
 	nt = target_threads(d->proc, ti, 1024);
 	for (int i = 0; i < nt && i < 1024; i++) {
-		if (find(d, ti[i].tid))
+		if (find(d, ti[i].tid) || excluded(d->trace, ti[i].tid))
 			continue;
 		if (start_one(d, ti[i].tid, &err) < 0) {
 			memset(stop, 0, sizeof(*stop));
@@ -239,7 +279,7 @@ static struct trace_swc_thread *pick(struct dbg *d)
 
 		if (t->rr >= (unsigned)t->nth)
 			t->rr = 0;
-		th = t->nth ? &t->th[t->rr] : NULL;
+		th = t->nth ? t->th[t->rr] : NULL;
 		if (th && th->tracing && target_thread_index(d->proc, th->tid) && t->quantum) {
 			t->quantum--;
 			return th;
@@ -250,12 +290,143 @@ static struct trace_swc_thread *pick(struct dbg *d)
 	return NULL;
 }
 
-int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
-		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
-		  struct ptdb_err *err)
+/* Threads that are not traced keep running while the traced ones step. */
+static void run_untraced(struct dbg *d)
 {
-	memset(stop, 0, sizeof(*stop));
-	will_resume(d);
+	struct target_thread_info ti[1024];
+	int nt = target_threads(d->proc, ti, 1024);
+
+	for (int i = 0; i < nt && i < 1024; i++) {
+		struct trace_swc_thread *th = find(d, ti[i].tid);
+
+		if ((!th || !th->tracing) && target_thread_stopped(d->proc, ti[i].tid))
+			target_thread_cont(d->proc, ti[i].tid, NULL);
+	}
+}
+
+/* A thread in a system call runs on its own until it returns. */
+static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err)
+{
+	if (target_bp_insert(d->proc, th->parked_at, err) < 0)
+		return -1;
+	return target_thread_cont(d->proc, th->tid, err);
+}
+
+static void unplant_parks(struct dbg *d)
+{
+	for (int i = 0; i < d->trace->nth; i++)
+		if (d->trace->th[i]->parked_at && target_bp_planted(d->proc, d->trace->th[i]->parked_at))
+			target_bp_remove(d->proc, d->trace->th[i]->parked_at, NULL);
+}
+
+enum { EV_GO_ON = -2 };
+
+/* An event of a thread that ran on its own.  Returns EV_GO_ON, or a
+ * run_wait result with *stop filled. */
+static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
+			 const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop)
+{
+	struct trace_swc_thread *th = find(d, ts->tid);
+	struct user_regs_struct r;
+
+	stop->tid = ts->tid;
+	switch (ts->kind) {
+	case TARGET_STOP_BREAKPOINT:
+		if (dbg_bp_hit(d, ts->addr, &stop->bp_id, &stop->loc_id)) {
+			if (th && th->parked_at == ts->addr) {
+				target_bp_remove(d->proc, th->parked_at, NULL);
+				th->parked_at = 0;
+			}
+			stop->reason = DBG_R_BREAKPOINT;
+			return RW_USER;
+		}
+		if (th && th->parked_at == ts->addr) {
+			/* back from its system call: it steps again from here */
+			target_bp_remove(d->proc, th->parked_at, NULL);
+			th->parked_at = 0;
+			return EV_GO_ON;
+		}
+		if (ts->tid == tid && target_get_regs(d->proc, tid, &r, NULL) == 0)
+			for (int i = 0; i < ngoals; i++)
+				if (goals[i].pc == ts->addr && r.rsp >= goals[i].min_rsp)
+					return RW_GOAL;
+		if (ts->addr == d->load_bp)
+			dbg_refresh_modules(d);
+		break;
+	case TARGET_STOP_SIGNAL: {
+		const struct dbg_sig *sg = &d->sig[ts->signo > 0 && ts->signo < 65 ? ts->signo : 0];
+
+		if (th && th->parked_at) {
+			/* the system call ended (or will restart) with a signal:
+			 * back in user space at pc and stopped there before the
+			 * handler (§8); the collector steps the delivery */
+			target_bp_remove(d->proc, th->parked_at, NULL);
+			th->parked_at = 0;
+			if (target_get_regs(d->proc, ts->tid, &r, NULL) == 0) {
+				trace_swc_resume(th, r.rip);
+				trace_swc_pause(th, r.rip);
+			}
+		}
+		if (!sg->pass)
+			target_set_pending_signal(d->proc, ts->tid, 0);
+		if (sg->stop || ts->signo <= 0 || ts->signo >= 65) {
+			stop->reason = DBG_R_SIGNAL;
+			stop->signo = ts->signo;
+			stop->si_code = ts->si_code;
+			stop->addr = ts->addr;
+			return RW_USER;
+		}
+		break;
+	}
+	case TARGET_STOP_EXITED:
+	case TARGET_STOP_SIGNALED:
+		stop->reason = DBG_R_EXITED;
+		stop->signaled = ts->kind == TARGET_STOP_SIGNALED;
+		stop->signo = ts->signo;
+		stop->exit_status = ts->exit_status;
+		return RW_USER;
+	case TARGET_STOP_EXEC:
+		stop->reason = DBG_R_EXEC;
+		return RW_USER;
+	case TARGET_STOP_INTERRUPT:
+		if (d->interrupt_requested) {
+			stop->reason = DBG_R_INTERRUPT;
+			return RW_USER;
+		}
+		break;
+	case TARGET_STOP_STEP:
+	case TARGET_STOP_NONE:
+		break;
+	}
+	/* a new thread of an 'all' trace is traced from its first instruction */
+	if (!th && d->trace->all && !excluded(d->trace, ts->tid) &&
+	    target_thread_stopped(d->proc, ts->tid)) {
+		struct ptdb_err err;
+
+		if (start_one(d, ts->tid, &err) < 0) {
+			memset(stop, 0, sizeof(*stop));
+			stop->reason = DBG_R_TRACE_LIMIT;
+			stop->tid = ts->tid;
+			return RW_USER;
+		}
+		return EV_GO_ON;
+	}
+	/* it goes on running (untraced), or, traced, is stepped */
+	if (target_thread_stopped(d->proc, ts->tid) && (!th || !th->tracing || th->parked_at))
+		target_thread_cont(d->proc, ts->tid, NULL);
+	return EV_GO_ON;
+}
+
+static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
+		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		   struct ptdb_err *err)
+{
+	if (!step_tid)
+		run_untraced(d);
+	for (int i = 0; i < d->trace->nth; i++)
+		if (d->trace->th[i]->parked_at && target_thread_index(d->proc, d->trace->th[i]->tid) &&
+		    (!step_tid || d->trace->th[i]->tid == step_tid) && park(d, d->trace->th[i], err) < 0)
+			return -1;
 	for (;;) {
 		struct trace_swc_thread *th;
 		struct user_regs_struct r;
@@ -264,13 +435,34 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		pid_t t;
 		int have, sig, rr;
 
+		while (target_thread_event(d->proc, 0, &ts)) {
+			rr = running_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+		}
 		if (adopt_new_threads(d, stop))
 			return RW_USER;
+		if (d->interrupt_requested) {
+			stop->reason = DBG_R_INTERRUPT;
+			stop->tid = d->sel_tid;
+			return RW_USER;
+		}
 		th = step_tid ? find(d, step_tid) : pick(d);
-		if (step_tid && (!th || !th->tracing))
-			return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
-		if (!th)	/* nothing traced is alive: run natively */
-			return dbg_run_native(d, 0, tid, goals, ngoals, stop, err);
+		if (th && (th->parked_at || !target_thread_stopped(d->proc, th->tid)))
+			th = NULL;
+		if (!th) {
+			/* everything traced is in a system call: wait for someone */
+			if (!target_thread_event(d->proc, 1, &ts)) {
+				if (step_tid)
+					return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+				/* nothing runs and nothing can step: run natively */
+				return dbg_run_native(d, 0, tid, goals, ngoals, stop, err);
+			}
+			rr = running_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			continue;
+		}
 		t = th->tid;
 		if (target_get_regs(d->proc, t, &r, err) < 0)
 			return -1;
@@ -278,25 +470,38 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		sig = target_pending_signal(d->proc, t);
 		if (!sig)
 			trace_swc_resume(th, r.rip);
-		if (target_step(d->proc, t, err) < 0)
-			return -1;
+		/* a system call that may block runs on its own; rt_sigreturn
+		 * (15) does not block and does not return to the next
+		 * instruction: it is stepped */
+		if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid && r.rax != 15) {
+			trace_swc_syscall(th, &in);
+			th->parked_at = r.rip + in.len;
+			if (park(d, th, err) < 0)
+				return -1;
+			continue;
+		}
 		d->running = 1;
 		if (d->interrupt_requested)
 			target_interrupt(d->proc);
-		rr = target_wait(d->proc, &ts, err);
+		rr = target_thread_step(d->proc, t, &ts, err);
 		d->running = 0;
 		if (rr < 0)
 			return -1;
 		th = find(d, t);	/* the table may have moved */
-		th->traps++;
-		stop->tid = ts.tid;
+		if (th)
+			th->traps++;
+		if (ts.tid != t || !th) {
+			rr = running_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			continue;
+		}
+		stop->tid = t;
 		switch (ts.kind) {
 		case TARGET_STOP_STEP:
 		case TARGET_STOP_BREAKPOINT: {
 			uint64_t pc;
 
-			if (ts.tid != t)
-				break;
 			if (target_get_regs(d->proc, t, &r, err) < 0)
 				return -1;
 			pc = r.rip;
@@ -318,46 +523,45 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 				dbg_refresh_modules(d);
 			break;
 		}
-		case TARGET_STOP_SIGNAL: {
-			const struct dbg_sig *sg = &d->sig[ts.signo > 0 && ts.signo < 65 ? ts.signo : 0];
-
+		case TARGET_STOP_SIGNAL:
 			/* the instruction at pc did not execute (a fault) or the
 			 * signal arrived before it: an asynchronous stop */
-			if (target_get_regs(d->proc, ts.tid, &r, NULL) == 0 && find(d, ts.tid))
-				trace_swc_pause(find(d, ts.tid), r.rip);
-			if (!sg->pass)
-				target_set_pending_signal(d->proc, ts.tid, 0);
-			if (sg->stop || ts.signo <= 0 || ts.signo >= 65) {
-				stop->reason = DBG_R_SIGNAL;
-				stop->signo = ts.signo;
-				stop->si_code = ts.si_code;
-				stop->addr = ts.addr;
-				return RW_USER;
-			}
+			if (target_get_regs(d->proc, t, &r, NULL) == 0)
+				trace_swc_pause(th, r.rip);
+			/* fall through */
+		default:
+			rr = running_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
 			break;
 		}
-		case TARGET_STOP_EXITED:
-		case TARGET_STOP_SIGNALED:
+	}
+}
+
+int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
+		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	struct target_stop ex;
+	int rr;
+
+	memset(stop, 0, sizeof(*stop));
+	will_resume(d);
+	target_thread_begin(d->proc);
+	rr = collect(d, step_tid, tid, goals, ngoals, stop, err);
+	if (dbg_alive(d)) {
+		unplant_parks(d);
+		if (target_thread_end(d->proc, &ex)) {
+			memset(stop, 0, sizeof(*stop));
 			stop->reason = DBG_R_EXITED;
-			stop->signaled = ts.kind == TARGET_STOP_SIGNALED;
-			stop->signo = ts.signo;
-			stop->exit_status = ts.exit_status;
-			return RW_USER;
-		case TARGET_STOP_EXEC:
-			stop->reason = DBG_R_EXEC;
-			return RW_USER;
-		case TARGET_STOP_INTERRUPT:
-			stop->reason = d->interrupt_requested ? DBG_R_INTERRUPT : DBG_R_SIGNAL;
-			stop->signo = 19;
-			return RW_USER;
-		case TARGET_STOP_NONE:
-			break;
-		}
-		if (d->interrupt_requested) {
-			stop->reason = DBG_R_INTERRUPT;
+			stop->signaled = ex.kind == TARGET_STOP_SIGNALED;
+			stop->signo = ex.signo;
+			stop->exit_status = ex.exit_status;
+			stop->tid = ex.tid;
 			return RW_USER;
 		}
 	}
+	return rr;
 }
 
 /* ---- decoding ---- */

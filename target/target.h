@@ -130,6 +130,23 @@ void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);
 int target_pending_signal(const struct target_proc *p, pid_t tid);
 uint64_t target_stop_id(const struct target_proc *p);
 
+/* Per-thread control for trace collectors.  Between begin and end the
+ * caller runs threads individually: target_thread_step single-steps one
+ * (the others stay as they are, stopped or running) and waits for that
+ * thread only; target_thread_cont lets one run on its own; events of
+ * running threads come from target_thread_event (block: wait for one; 1 =
+ * *st filled — kind TARGET_STOP_NONE when a thread only started, stopped
+ * or exited — 0 none).  target_thread_end stops every thread again (queued
+ * events are reported later), counts a stop, and returns 1 if the process
+ * died (exit_st filled). */
+void target_thread_begin(struct target_proc *p);
+int target_thread_stopped(const struct target_proc *p, pid_t tid);
+int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
+		       struct ptdb_err *err);
+int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err);
+int target_thread_event(struct target_proc *p, int block, struct target_stop *st);
+int target_thread_end(struct target_proc *p, struct target_stop *exit_st);
+
 /* /proc/PID/maps; caller frees *out. */
 int target_maps(struct target_proc *p, struct target_map **out, int *n,
 		struct ptdb_err *err);

@@ -457,3 +457,189 @@ int target_interrupt(struct target_proc *p)
 		return TARGET_ERR_NOPROC;
 	return kill(p->pid, SIGSTOP);
 }
+
+/* ---- per-thread control for trace collectors ----
+ * Between target_thread_begin() and target_thread_end() the collector runs
+ * threads one by one: some single-stepped synchronously, some let run
+ * (PTRACE_CONT) on their own; events are waited for per thread. */
+
+void target_thread_begin(struct target_proc *p)
+{
+	if (p->hooks.will_resume)
+		p->hooks.will_resume(p->hooks.ctx, p);
+}
+
+int target_thread_stopped(const struct target_proc *p, pid_t tid)
+{
+	for (int i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return p->threads[i].stopped && !p->threads[i].starting;
+	return 0;
+}
+
+int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
+		       struct ptdb_err *err)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	uint64_t pc;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (!t || !t->stopped)
+		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	if (t->has_event) {
+		t->has_event = 0;
+		*st = t->queued;
+		return 0;
+	}
+	pc = thread_pc(tid);
+	if (target_find_bp(p, pc)) {
+		int r = step_over(p, t, pc);
+
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			*st = p->exit_stop;
+			return 0;
+		}
+		t = target_find_thread(p, tid);
+		if (!t) {
+			st->kind = TARGET_STOP_NONE;	/* the thread is gone */
+			return 0;
+		}
+		if (t->has_event) {
+			t->has_event = 0;
+			*st = t->queued;
+		} else {
+			st->kind = TARGET_STOP_STEP;
+			st->addr = thread_pc(tid);
+		}
+		return 0;
+	}
+	t->stepping = 1;
+	resume_thread(t);
+	for (;;) {
+		int status, r;
+
+		while (waitpid(tid, &status, __WALL) < 0)
+			if (errno != EINTR) {
+				st->kind = TARGET_STOP_NONE;
+				return 0;
+			}
+		r = target_handle_status(p, tid, status, st);
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			return 0;
+		}
+		if (r == TARGET_EV_REPORT)
+			return 0;
+		t = target_find_thread(p, tid);
+		if (!t) {
+			st->kind = TARGET_STOP_NONE;
+			st->tid = tid;
+			return 0;
+		}
+		if (t->stopped) {	/* clone event or group stop: go on stepping */
+			t->stepping = 1;
+			resume_thread(t);
+		}
+	}
+}
+
+int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (!t || !t->stopped || t->starting)
+		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	if (t->has_event)
+		return 0;	/* reported by the next target_thread_event */
+	if (target_find_bp(p, thread_pc(tid))) {
+		struct target_stop st;
+
+		if (target_thread_step(p, tid, &st, err) < 0)
+			return -1;
+		if (st.kind != TARGET_STOP_STEP) {
+			if (st.kind == TARGET_STOP_EXITED || st.kind == TARGET_STOP_SIGNALED ||
+			    st.kind == TARGET_STOP_NONE)
+				return 0;
+			t = target_find_thread(p, tid);
+			if (t) {
+				t->has_event = 1;
+				t->queued = st;
+			}
+			return 0;
+		}
+		t = target_find_thread(p, tid);
+		if (!t)
+			return 0;
+	}
+	t->stepping = 0;
+	resume_thread(t);
+	return 0;
+}
+
+int target_thread_event(struct target_proc *p, int block, struct target_stop *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!p->alive) {
+		*st = p->exit_stop;
+		return 1;
+	}
+	for (int i = 0; i < p->nthreads; i++) {
+		struct target_thread *t = &p->threads[i];
+
+		if (t->has_event && t->stopped) {
+			t->has_event = 0;
+			*st = t->queued;
+			return 1;
+		}
+	}
+	for (;;) {
+		int status = 0, r, any = 0;
+		pid_t tid = 0;
+
+		for (int i = 0; i < p->nthreads && !tid; i++) {
+			struct target_thread *t = &p->threads[i];
+
+			if (t->stopped && !t->starting)
+				continue;
+			any = 1;
+			if (waitpid(t->tid, &status, __WALL | WNOHANG) == t->tid)
+				tid = t->tid;
+		}
+		if (!tid && (!block || !any))
+			return 0;
+		if (!tid && target_next_event(p, &tid, &status) < 0)
+			return 0;
+		r = target_handle_status(p, tid, status, st);
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			return 1;
+		}
+		if (r == TARGET_EV_REPORT)
+			return 1;
+		st->kind = TARGET_STOP_NONE;	/* a thread started, stopped or left */
+		st->tid = tid;
+		return 1;
+	}
+}
+
+int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
+{
+	int r = TARGET_EV_NONE;
+
+	if (p->alive)
+		r = target_stop_all(p, exit_st);
+	p->running = 0;
+	p->step_mode = 0;
+	p->stop_id++;
+	if (r == TARGET_EV_EXIT) {
+		p->exit_reported = 1;
+		return 1;
+	}
+	return 0;
+}

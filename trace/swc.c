@@ -129,3 +129,12 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 		return -1;
 	return trace_ptw_maybe_psb(w, next) < 0 ? -1 : 0;
 }
+
+int trace_swc_syscall(struct trace_swc_thread *t, const struct disasm_insn *in)
+{
+	if (!t->w.packet_en && trace_ptw_enable(&t->w, in->addr) < 0)
+		return -1;
+	t->insns++;
+	t->transfers++;
+	return trace_ptw_syscall(&t->w);
+}

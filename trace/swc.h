@@ -26,6 +26,8 @@ struct trace_swc_thread {
 	uint64_t insns;		/* instructions recorded */
 	uint64_t transfers;	/* state-dependent transfers among them */
 	uint64_t traps;		/* ptrace stops taken to record them */
+	uint64_t parked_at;	/* in a system call; runs on its own until it
+				 * returns here (collector's breakpoint), 0 if not */
 	/* decoded-thread cache (core/dbg_trace.c) */
 	struct trace_decoded *dec;
 	uint64_t dec_stop_id;
@@ -47,6 +49,10 @@ int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc);
  * disable/enable), then a periodic PSB+ when due. */
 int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 		       uint64_t next);
+/* A SYSCALL the thread executes on its own (it may block): lists it and
+ * disables tracing (§7.1); trace_swc_resume at the return address enables
+ * it again. */
+int trace_swc_syscall(struct trace_swc_thread *t, const struct disasm_insn *in);
 /* 1 if in is a state-dependent control transfer (Jcc, loop, jrcxz,
  * indirect jmp/call, ret, syscall). */
 int trace_swc_state_dependent(const struct disasm_insn *in);

@@ -178,6 +178,16 @@ static int traced(const char *prog, size_t size, size_t period, const struct seq
 			goto out;
 		}
 		/* without a wrap, the first PSB gives the whole sequence */
+		if (getenv("PTDB_ORACLE_DUMP") && off == 0) {
+			char path[512];
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s.raw", getenv("PTDB_ORACLE_DUMP"));
+			if ((f = fopen(path, "w"))) {
+				fwrite(buf, 1, len, f);
+				fclose(f);
+			}
+		}
 		if ((!expect_wrap && psbs == 0 && got.n != want->n) || got.n > want->n ||
 		    (got.n && memcmp(got.ip, want->ip + (want->n - got.n), got.n * 8))) {
 			size_t k = 0, base = want->n >= got.n ? want->n - got.n : 0;
