@@ -139,6 +139,7 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 		return -1;
 	}
 	o->tsc = cmd_opt_given(ctx->node, a, "tsc");
+	o->single_step = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_STEPPING), "single");
 	return 0;
 }
 
@@ -429,7 +430,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose)
 	insns = trace_decoded_insn_count(dec);
 	mem = trace_decoded_mem_bytes(dec);
 	fprintf(ctx->out, "thread #%d: tid = %d\n", thread_index_of(d, tid), (int)tid);
-	fprintf(ctx->out, "  Trace technology: software (Intel PT packets, single-step collector)\n");
+	fprintf(ctx->out, "  Trace technology: software (Intel PT packets, %s)\n",
+		dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
 	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", trace_decoded_item_count(dec));
 	fprintf(ctx->out, "  Total number of instructions: %" PRIu64 "\n", insns);
 	fprintf(ctx->out, "\n  Memory usage:\n");
@@ -447,7 +449,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose)
 	if (verbose) {
 		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
 		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 "\n", th->transfers);
-		fprintf(ctx->out, "    Traps: %" PRIu64 "\n", th->traps);
+		fprintf(ctx->out, "    Traps: %" PRIu64 " (%.2f per state-dependent transfer)\n", th->traps,
+			th->transfers ? (double)th->traps / (double)th->transfers : 0.0);
 		fprintf(ctx->out, "    Bytes written (padding included): %" PRIu64 "\n", th->ring.total);
 		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
 	}

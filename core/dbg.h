@@ -181,9 +181,11 @@ struct dbg_trace_opts {
 	size_t total_limit;	/* process trace: all buffers; 0 none */
 	size_t psb_period;	/* 0: default */
 	int tsc;
+	int single_step;	/* one trap per instruction (the reference) */
 };
 int dbg_tracing(const struct dbg *d);
 int dbg_trace_is_process(const struct dbg *d);
+int dbg_trace_single_step(const struct dbg *d);
 /* Starts tracing tids (or all current and future threads); a traced
  * thread's trace restarts.  Error "Thread N can't be traced as the process
  * trace size limit has been reached..." */

@@ -26,10 +26,33 @@ struct dbg_trace {
 					 * adopted again by 'all' */
 	int nexcl;
 	unsigned rr;			/* round-robin position */
+	/* block stepping (one run of dbg_trace_run) */
+	struct blk **bcache;		/* open hash by start address */
+	size_t bcap, bn;
+	struct trace_swc_thread *blk_th;	/* running a block now */
+	struct blk *blk_cur;
 	unsigned quantum;		/* instructions left for the current thread */
 };
 
 #define DBG_TRACE_QUANTUM 256
+
+static void bcache_clear(struct dbg_trace *t);
+#define BLK_MAX 512
+
+/* A block: straight-line code and direct jumps/calls from start up to
+ * (not including) stop, the next state-dependent control transfer, an
+ * instruction the collector does not run natively in a block, or a forced
+ * stop (a loop closed by direct jumps, the length cap). */
+struct blk_insn {
+	uint64_t addr, next, target;
+	uint8_t len, kind, has_target;
+};
+
+struct blk {
+	uint64_t start, stop;
+	int n;
+	struct blk_insn *ins;
+};
 
 int dbg_tracing(const struct dbg *d)
 {
@@ -182,6 +205,11 @@ int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 	return 0;
 }
 
+int dbg_trace_single_step(const struct dbg *d)
+{
+	return d->trace && d->trace->opts.single_step;
+}
+
 int dbg_trace_is_process(const struct dbg *d)
 {
 	return d->trace && d->trace->process;
@@ -191,6 +219,7 @@ void dbg_trace_end(struct dbg *d)
 {
 	if (!d->trace)
 		return;
+	bcache_clear(d->trace);
 	for (int i = 0; i < d->trace->nth; i++) {
 		trace_swc_release(d->trace->th[i]);
 		free(d->trace->th[i]);
@@ -280,7 +309,8 @@ static struct trace_swc_thread *pick(struct dbg *d)
 		if (t->rr >= (unsigned)t->nth)
 			t->rr = 0;
 		th = t->nth ? t->th[t->rr] : NULL;
-		if (th && th->tracing && target_thread_index(d->proc, th->tid) && t->quantum) {
+		if (th && th->tracing && !th->parked_at && target_thread_stopped(d->proc, th->tid) &&
+		    t->quantum) {
 			t->quantum--;
 			return th;
 		}
@@ -307,8 +337,16 @@ static void run_untraced(struct dbg *d)
 /* A thread in a system call runs on its own until it returns. */
 static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err)
 {
+	struct user_regs_struct r;
+
 	if (target_bp_insert(d->proc, th->parked_at, err) < 0)
 		return -1;
+	/* inside the call (pc = its return address) or at a SYSCALL without
+	 * a breakpoint: nothing to step over, and a step would block */
+	if (target_get_regs(d->proc, th->tid, &r, err) < 0)
+		return -1;
+	if (r.rip == th->parked_at || !target_bp_planted(d->proc, r.rip))
+		return target_thread_cont_raw(d->proc, th->tid, err);
 	return target_thread_cont(d->proc, th->tid, err);
 }
 
@@ -417,6 +455,215 @@ static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 	return EV_GO_ON;
 }
 
+static void bcache_clear(struct dbg_trace *t)
+{
+	for (size_t i = 0; i < t->bcap; i++)
+		if (t->bcache[i]) {
+			free(t->bcache[i]->ins);
+			free(t->bcache[i]);
+		}
+	free(t->bcache);
+	t->bcache = NULL;
+	t->bcap = t->bn = 0;
+}
+
+static void bcache_put(struct dbg_trace *t, struct blk *b)
+{
+	if (2 * (t->bn + 1) > t->bcap) {
+		struct blk **old = t->bcache;
+		size_t ocap = t->bcap;
+
+		t->bcap = t->bcap ? 2 * t->bcap : 1024;
+		t->bcache = xcalloc(t->bcap, sizeof(*t->bcache));
+		t->bn = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i])
+				bcache_put(t, old[i]);
+		free(old);
+	}
+	for (size_t h = (b->start * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
+		if (!t->bcache[h & (t->bcap - 1)]) {
+			t->bcache[h & (t->bcap - 1)] = b;
+			t->bn++;
+			return;
+		}
+	}
+}
+
+static struct blk *bcache_get(struct dbg_trace *t, uint64_t start)
+{
+	if (!t->bcap)
+		return NULL;
+	for (size_t h = (start * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
+		struct blk *b = t->bcache[h & (t->bcap - 1)];
+
+		if (!b || b->start == start)
+			return b;
+	}
+}
+
+static int runs_in_block(const struct disasm_insn *in)
+{
+	return in->kind == DISASM_KIND_OTHER || in->kind == DISASM_KIND_JMP ||
+	       in->kind == DISASM_KIND_CALL;
+}
+
+static struct blk *block_at(struct dbg *d, uint64_t pc)
+{
+	struct blk *b = bcache_get(d->trace, pc);
+	uint64_t a = pc;
+
+	if (b)
+		return b;
+	b = xcalloc(1, sizeof(*b));
+	b->start = pc;
+	b->ins = xmalloc(16 * sizeof(*b->ins));
+	for (;;) {
+		struct disasm_insn in;
+		struct blk_insn *bi;
+		uint64_t next;
+		int seen = 0;
+
+		if (insn_at(d, a, &in) < 0 || !runs_in_block(&in) || b->n >= BLK_MAX)
+			break;
+		if (!(b->n & (b->n - 1)) && b->n >= 16)
+			b->ins = xrealloc(b->ins, 2 * (size_t)b->n * sizeof(*b->ins));
+		bi = &b->ins[b->n++];
+		next = in.kind != DISASM_KIND_OTHER && in.has_target ? in.target : a + in.len;
+		bi->addr = a;
+		bi->next = next;
+		bi->len = in.len;
+		bi->kind = (uint8_t)in.kind;
+		bi->has_target = (uint8_t)in.has_target;
+		bi->target = in.target;
+		for (int i = 0; i < b->n && !seen; i++)
+			seen = b->ins[i].addr == next;
+		a = next;
+		if (seen)	/* a loop closed by direct jumps: forced stop */
+			break;
+	}
+	b->stop = a;
+	bcache_put(d->trace, b);
+	return b;
+}
+
+/* Records the first k instructions of b. */
+static void block_record(struct trace_swc_thread *th, const struct blk *b, int k)
+{
+	for (int i = 0; i < k && i < b->n; i++) {
+		const struct blk_insn *bi = &b->ins[i];
+		struct disasm_insn in;
+
+		memset(&in, 0, sizeof(in));
+		in.addr = bi->addr;
+		in.len = bi->len;
+		in.kind = (enum disasm_kind)bi->kind;
+		in.has_target = bi->has_target;
+		in.target = bi->target;
+		trace_swc_executed(th, &in, bi->next);
+	}
+}
+
+/* How many of b's instructions ran before the thread stopped at pc. */
+static int block_done(const struct blk *b, uint64_t pc)
+{
+	if (pc == b->stop)
+		return b->n;
+	for (int i = 0; i < b->n; i++)
+		if (b->ins[i].addr == pc)
+			return i;
+	return 0;
+}
+
+/* The thread that ran part of a block when everything stopped. */
+static void block_interrupted(struct dbg *d)
+{
+	struct dbg_trace *t = d->trace;
+	struct user_regs_struct r;
+
+	if (!t || !t->blk_th)
+		return;
+	if (dbg_alive(d) && target_get_regs(d->proc, t->blk_th->tid, &r, NULL) == 0)
+		block_record(t->blk_th, t->blk_cur, block_done(t->blk_cur, r.rip));
+	if (dbg_alive(d))
+		target_bp_remove(d->proc, t->blk_cur->stop, NULL);
+	t->blk_th = NULL;
+	t->blk_cur = NULL;
+}
+
+/* Runs th natively through the block at pc, up to its stop.  Returns
+ * EV_GO_ON when th stopped (its instructions recorded), 1 when the block
+ * is empty (step pc instead), or a run result. */
+static int run_block(struct dbg *d, struct trace_swc_thread *th, uint64_t pc, pid_t tid,
+		     const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		     struct ptdb_err *err)
+{
+	struct blk *b = block_at(d, pc);
+	struct target_stop ts;
+	pid_t t = th->tid;
+
+	if (b->n == 0)
+		return 1;
+	if (target_bp_insert(d->proc, b->stop, err) < 0)
+		return -1;
+	d->trace->blk_th = th;
+	d->trace->blk_cur = b;
+	d->running = 1;
+	if (d->interrupt_requested)
+		target_interrupt(d->proc);
+	if (target_thread_cont(d->proc, t, err) < 0) {
+		d->running = 0;
+		return -1;
+	}
+	for (;;) {
+		struct user_regs_struct r;
+		int rr;
+
+		if (!target_thread_event(d->proc, 1, &ts)) {
+			d->running = 0;
+			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
+		}
+		if (ts.tid != t) {
+			rr = running_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != EV_GO_ON) {
+				d->running = 0;
+				return rr;	/* th still runs: block_interrupted */
+			}
+			continue;
+		}
+		d->running = 0;
+		th = find(d, t);
+		d->trace->blk_th = NULL;
+		d->trace->blk_cur = NULL;
+		if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED || !th ||
+		    target_get_regs(d->proc, t, &r, NULL) < 0) {
+			if (dbg_alive(d))
+				target_bp_remove(d->proc, b->stop, NULL);
+			return running_event(d, &ts, tid, goals, ngoals, stop);
+		}
+		th->traps++;
+		block_record(th, b, block_done(b, r.rip));
+		target_bp_remove(d->proc, b->stop, NULL);
+		stop->tid = t;
+		if (ts.kind == TARGET_STOP_BREAKPOINT) {
+			if (dbg_bp_hit(d, r.rip, &stop->bp_id, &stop->loc_id)) {
+				stop->reason = DBG_R_BREAKPOINT;
+				return RW_USER;
+			}
+			if (t == tid)
+				for (int i = 0; i < ngoals; i++)
+					if (goals[i].pc == r.rip && r.rsp >= goals[i].min_rsp)
+						return RW_GOAL;
+			if (r.rip == d->load_bp)
+				dbg_refresh_modules(d);
+			return EV_GO_ON;
+		}
+		if (ts.kind == TARGET_STOP_SIGNAL)
+			trace_swc_pause(th, r.rip);
+		return running_event(d, &ts, tid, goals, ngoals, stop);
+	}
+}
+
 static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		   struct ptdb_err *err)
@@ -479,6 +726,14 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 			if (park(d, th, err) < 0)
 				return -1;
 			continue;
+		}
+		if (!sig && have && !step_tid && !d->trace->opts.single_step && runs_in_block(&in)) {
+			rr = run_block(d, th, r.rip, tid, goals, ngoals, stop, err);
+			if (rr != 1) {
+				if (rr != EV_GO_ON)
+					return rr;
+				continue;
+			}
 		}
 		d->running = 1;
 		if (d->interrupt_requested)
@@ -550,8 +805,13 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 	target_thread_begin(d->proc);
 	rr = collect(d, step_tid, tid, goals, ngoals, stop, err);
 	if (dbg_alive(d)) {
+		int died;
+
 		unplant_parks(d);
-		if (target_thread_end(d->proc, &ex)) {
+		died = target_thread_end(d->proc, &ex);
+		block_interrupted(d);
+		bcache_clear(d->trace);
+		if (died) {
 			memset(stop, 0, sizeof(*stop));
 			stop->reason = DBG_R_EXITED;
 			stop->signaled = ex.kind == TARGET_STOP_SIGNALED;

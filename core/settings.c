@@ -15,6 +15,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Arguments given to the program when it is launched (split like a command line)." },
 	[SETTING_DISABLE_ASLR] = { "target.disable-aslr", SETTING_BOOL, "true", NULL,
 		"Launch the program with address space layout randomization disabled." },
+	[SETTING_TRACE_STEPPING] = { "trace.software.stepping", SETTING_ENUM, "block", "block|single",
+		"How the software trace backend runs a traced thread: by blocks up to the next state-dependent control transfer, or one instruction at a time (the correctness reference)." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

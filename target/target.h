@@ -144,6 +144,9 @@ int target_thread_stopped(const struct target_proc *p, pid_t tid);
 int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 		       struct ptdb_err *err);
 int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err);
+/* Lets tid run without stepping over a breakpoint at its pc: for a thread
+ * inside (or entering) a system call, whose pc does not execute next. */
+int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err);
 int target_thread_event(struct target_proc *p, int block, struct target_stop *st);
 int target_thread_end(struct target_proc *p, struct target_stop *exit_st);
 

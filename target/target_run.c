@@ -557,6 +557,17 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
 	if (t->has_event)
 		return 0;	/* reported by the next target_thread_event */
+	{
+		struct user_regs_struct r;
+
+		/* stopped inside a system call (orig_rax >= 0): its pc does
+		 * not execute next, and stepping would block with the call */
+		if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && (long)r.orig_rax >= 0) {
+			t->stepping = 0;
+			resume_thread(t);
+			return 0;
+		}
+	}
 	if (target_find_bp(p, thread_pc(tid))) {
 		struct target_stop st;
 
@@ -577,6 +588,21 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 		if (!t)
 			return 0;
 	}
+	t->stepping = 0;
+	resume_thread(t);
+	return 0;
+}
+
+int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (!t || !t->stopped || t->starting)
+		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	if (t->has_event)
+		return 0;
 	t->stepping = 0;
 	resume_thread(t);
 	return 0;

@@ -144,12 +144,12 @@ static int is_psb(const uint8_t *p, size_t left)
 /* Traces the same range; checks the full decode and every PSB tail against
  * want.  Returns the number of PSBs checked, -1 on a mismatch. */
 static int traced(const char *prog, size_t size, size_t period, const struct seq *want,
-		  int expect_wrap)
+		  int expect_wrap, int single)
 {
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { size, 0, period, 0 };
+	struct dbg_trace_opts o = { size, 0, period, 0, single };
 	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
 	struct trace_swc_thread *th;
 	struct seq got = { calloc(MAXSEQ, 8), 0 };
@@ -255,8 +255,19 @@ TEST(oracle_trace_equals_stepping)
 
 	need_want();
 	CHECK(want.n > 1000);
-	psbs = traced("tests/programs/oracle", 8u << 20, 128, &want, 0);
+	psbs = traced("tests/programs/oracle", 8u << 20, 128, &want, 0, 0);
 	CHECK(psbs > 10);	/* and every PSB tail matched */
+}
+
+TEST(oracle_single_step_mode_equals_block_mode)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	/* both modes equal the reference, hence each other */
+	psbs = traced("tests/programs/oracle", 8u << 20, 4096, &want, 0, 1);
+	CHECK(psbs >= 1);
 }
 
 TEST(oracle_wrapped_ring_decodes_tail)
@@ -265,9 +276,9 @@ TEST(oracle_wrapped_ring_decodes_tail)
 
 	need_want();
 	CHECK(want.n > 1000);
-	psbs = traced("tests/programs/oracle", 4096, 256, &want, 1);
+	psbs = traced("tests/programs/oracle", 4096, 256, &want, 1, 0);
 	CHECK(psbs > 1);
 }
 
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
-	  oracle_wrapped_ring_decodes_tail)
+	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail)
