@@ -448,7 +448,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose)
 	fprintf(ctx->out, "    Number of decoding gaps: %" PRIu64 "\n", trace_decoded_gap_count(dec));
 	if (verbose) {
 		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
-		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 "\n", th->transfers);
+		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 " (%" PRIu64 " computed, not run)\n",
+			th->transfers, th->emulated);
 		fprintf(ctx->out, "    Traps: %" PRIu64 " (%.2f per state-dependent transfer)\n", th->traps,
 			th->transfers ? (double)th->traps / (double)th->transfers : 0.0);
 		fprintf(ctx->out, "    Bytes written (padding included): %" PRIu64 "\n", th->ring.total);

@@ -591,6 +591,145 @@ static void block_interrupted(struct dbg *d)
 	t->blk_cur = NULL;
 }
 
+/* ---- emulation of the transfer a block stops at (one trap each) ---- */
+
+static int jcc_taken(const char *mn, uint64_t fl)
+{
+	const char *sp = strrchr(mn, ' ');
+	int cf = fl & 1, pf = !!(fl & 4), zf = !!(fl & 0x40), sf = !!(fl & 0x80),
+	    of = !!(fl & 0x800);
+	static const struct { const char *n; int code; } tab[] = {
+		{ "jo", 0 }, { "jno", 1 }, { "jb", 2 }, { "jc", 2 }, { "jnae", 2 },
+		{ "jae", 3 }, { "jnb", 3 }, { "jnc", 3 }, { "je", 4 }, { "jz", 4 },
+		{ "jne", 5 }, { "jnz", 5 }, { "jbe", 6 }, { "jna", 6 }, { "ja", 7 },
+		{ "jnbe", 7 }, { "js", 8 }, { "jns", 9 }, { "jp", 10 }, { "jpe", 10 },
+		{ "jnp", 11 }, { "jpo", 11 }, { "jl", 12 }, { "jnge", 12 }, { "jge", 13 },
+		{ "jnl", 13 }, { "jle", 14 }, { "jng", 14 }, { "jg", 15 }, { "jnle", 15 },
+	};
+
+	if (sp)
+		mn = sp + 1;
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (strcmp(tab[i].n, mn))
+			continue;
+		switch (tab[i].code) {
+		case 0: return of;
+		case 1: return !of;
+		case 2: return cf;
+		case 3: return !cf;
+		case 4: return zf;
+		case 5: return !zf;
+		case 6: return cf || zf;
+		case 7: return !cf && !zf;
+		case 8: return sf;
+		case 9: return !sf;
+		case 10: return pf;
+		case 11: return !pf;
+		case 12: return sf != of;
+		case 13: return sf == of;
+		case 14: return zf || sf != of;
+		default: return !zf && sf == of;
+		}
+	}
+	return -1;
+}
+
+static int ind_target(struct dbg *d, const struct user_regs_struct *r,
+		      const struct disasm_insn *in, uint64_t *out)
+{
+	const uint64_t *regs = (const uint64_t *)r;
+	uint64_t ea, v;
+
+	if (!in->ind.is_mem) {
+		if (in->ind.reg < 0 || in->ind.reg_width != 64 ||
+		    (size_t)in->ind.reg >= sizeof(*r) / 8)
+			return -1;
+		*out = regs[in->ind.reg];
+		return 0;
+	}
+	if (in->ind.rip_rel) {
+		ea = in->ind.rip_ea;
+	} else {
+		ea = (uint64_t)in->ind.disp;
+		if (in->ind.base >= 0)
+			ea += regs[in->ind.base];
+		if (in->ind.index >= 0)
+			ea += regs[in->ind.index] * (uint64_t)in->ind.scale;
+		if (in->ind.addr32)
+			ea &= 0xffffffffu;
+	}
+	if (in->ind.seg_fs_gs == DISASM_SEG_FS)
+		ea += r->fs_base;
+	else if (in->ind.seg_fs_gs == DISASM_SEG_GS)
+		ea += r->gs_base;
+	if (target_read_mem(d->proc, ea, &v, 8, NULL) < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Computes and applies the effect of the transfer in at r->rip (which has
+ * not executed) to the registers and memory.  0 with *next, or -1 if it is
+ * not modelled or an access failed (then it is stepped natively, so a bad
+ * pointer faults for real). */
+static int emulate(struct dbg *d, pid_t tid, struct user_regs_struct *r,
+		   const struct disasm_insn *in, uint64_t *next)
+{
+	uint64_t nlip = in->addr + in->len, t;
+	int taken;
+
+	switch (in->kind) {
+	case DISASM_KIND_JCC:
+		if (!in->has_target || (taken = jcc_taken(in->mnemonic, r->eflags)) < 0)
+			return -1;
+		*next = taken ? in->target : nlip;
+		break;
+	case DISASM_KIND_JRCXZ:
+		if (!in->has_target)
+			return -1;
+		*next = (strstr(in->mnemonic, "jecxz") ? (r->rcx & 0xffffffffu) : r->rcx) == 0
+			? in->target : nlip;
+		break;
+	case DISASM_KIND_LOOP: {
+		int zf = !!(r->eflags & 0x40);
+
+		if (!in->has_target || strstr(in->mnemonic, "l ") || in->ind.addr32)
+			return -1;
+		r->rcx--;
+		if (strstr(in->mnemonic, "loopne") || strstr(in->mnemonic, "loopnz"))
+			taken = r->rcx && !zf;
+		else if (strstr(in->mnemonic, "loope") || strstr(in->mnemonic, "loopz"))
+			taken = r->rcx && zf;
+		else
+			taken = r->rcx != 0;
+		*next = taken ? in->target : nlip;
+		break;
+	}
+	case DISASM_KIND_RET:
+		if (target_read_mem(d->proc, r->rsp, &t, 8, NULL) < 0)
+			return -1;
+		r->rsp += 8 + in->ret_imm;
+		*next = t;
+		break;
+	case DISASM_KIND_JMP_IND:
+		if (ind_target(d, r, in, &t) < 0)
+			return -1;
+		*next = t;
+		break;
+	case DISASM_KIND_CALL_IND:
+		if (ind_target(d, r, in, &t) < 0 ||
+		    target_write_mem(d->proc, r->rsp - 8, &nlip, 8, NULL) < 0)
+			return -1;
+		r->rsp -= 8;
+		*next = t;
+		break;
+	default:
+		return -1;
+	}
+	r->rip = *next;
+	return target_set_regs(d->proc, tid, r, NULL) < 0 ? -1 : 0;
+}
+
 /* Runs th natively through the block at pc, up to its stop.  Returns
  * EV_GO_ON when th stopped (its instructions recorded), 1 when the block
  * is empty (step pc instead), or a run result. */
@@ -646,6 +785,9 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, uint64_t pc, pi
 		target_bp_remove(d->proc, b->stop, NULL);
 		stop->tid = t;
 		if (ts.kind == TARGET_STOP_BREAKPOINT) {
+			struct disasm_insn in;
+			uint64_t next;
+
 			if (dbg_bp_hit(d, r.rip, &stop->bp_id, &stop->loc_id)) {
 				stop->reason = DBG_R_BREAKPOINT;
 				return RW_USER;
@@ -656,6 +798,23 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, uint64_t pc, pi
 						return RW_GOAL;
 			if (r.rip == d->load_bp)
 				dbg_refresh_modules(d);
+			/* at the block's transfer: its outcome is computed and
+			 * applied here, it never runs natively */
+			if (r.rip == b->stop && insn_at(d, r.rip, &in) == 0 &&
+			    in.kind != DISASM_KIND_SYSCALL && emulate(d, t, &r, &in, &next) == 0) {
+				trace_swc_executed(th, &in, next);
+				th->emulated++;
+				if (dbg_bp_hit(d, next, &stop->bp_id, &stop->loc_id)) {
+					stop->reason = DBG_R_BREAKPOINT;
+					return RW_USER;
+				}
+				if (t == tid)
+					for (int i = 0; i < ngoals; i++)
+						if (goals[i].pc == next && r.rsp >= goals[i].min_rsp)
+							return RW_GOAL;
+				if (next == d->load_bp)
+					dbg_refresh_modules(d);
+			}
 			return EV_GO_ON;
 		}
 		if (ts.kind == TARGET_STOP_SIGNAL)

@@ -26,6 +26,7 @@ struct trace_swc_thread {
 	uint64_t insns;		/* instructions recorded */
 	uint64_t transfers;	/* state-dependent transfers among them */
 	uint64_t traps;		/* ptrace stops taken to record them */
+	uint64_t emulated;	/* transfers computed, not run natively */
 	uint64_t parked_at;	/* in a system call; runs on its own until it
 				 * returns here (collector's breakpoint), 0 if not */
 	/* decoded-thread cache (core/dbg_trace.c) */
