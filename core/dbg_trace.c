@@ -31,12 +31,15 @@ struct dbg_trace {
 	size_t bcap, bn;
 	struct trace_swc_thread *blk_th;	/* running a block now */
 	struct blk *blk_cur;
+	uint64_t *sticky;		/* planted sticky breakpoints */
+	size_t nsticky, csticky;
 	unsigned quantum;		/* instructions left for the current thread */
 };
 
 #define DBG_TRACE_QUANTUM 256
 
 static void bcache_clear(struct dbg_trace *t);
+static void unplant_sticky(struct dbg *d);
 #define BLK_MAX 512
 
 /* A block: straight-line code and direct jumps/calls from start up to
@@ -52,6 +55,11 @@ struct blk {
 	uint64_t start, stop;
 	int n;
 	struct blk_insn *ins;
+	struct disasm_insn stop_in;	/* the instruction at stop */
+	int stop_have;
+	int sticky;			/* stop is a transfer the collector
+					 * computes: its breakpoint stays for the
+					 * run (forced stops are removed) */
 };
 
 int dbg_tracing(const struct dbg *d)
@@ -219,6 +227,9 @@ void dbg_trace_end(struct dbg *d)
 {
 	if (!d->trace)
 		return;
+	if (dbg_alive(d))
+		unplant_sticky(d);
+	free(d->trace->sticky);
 	bcache_clear(d->trace);
 	for (int i = 0; i < d->trace->nth; i++) {
 		trace_swc_release(d->trace->th[i]);
@@ -502,6 +513,40 @@ static struct blk *bcache_get(struct dbg_trace *t, uint64_t start)
 	}
 }
 
+static int plant_stop(struct dbg *d, struct blk *b, struct ptdb_err *err)
+{
+	struct dbg_trace *t = d->trace;
+
+	if (!b->sticky)
+		return target_bp_insert(d->proc, b->stop, err);
+	for (size_t i = 0; i < t->nsticky; i++)
+		if (t->sticky[i] == b->stop)
+			return 0;
+	if (target_bp_insert(d->proc, b->stop, err) < 0)
+		return -1;
+	if (t->nsticky == t->csticky) {
+		t->csticky = t->csticky ? 2 * t->csticky : 256;
+		t->sticky = xrealloc(t->sticky, t->csticky * sizeof(*t->sticky));
+	}
+	t->sticky[t->nsticky++] = b->stop;
+	return 0;
+}
+
+static void unplant_stop(struct dbg *d, struct blk *b)
+{
+	if (!b->sticky && dbg_alive(d))
+		target_bp_remove(d->proc, b->stop, NULL);
+}
+
+static void unplant_sticky(struct dbg *d)
+{
+	struct dbg_trace *t = d->trace;
+
+	for (size_t i = 0; i < t->nsticky && dbg_alive(d); i++)
+		target_bp_remove(d->proc, t->sticky[i], NULL);
+	t->nsticky = 0;
+}
+
 static int runs_in_block(const struct disasm_insn *in)
 {
 	return in->kind == DISASM_KIND_OTHER || in->kind == DISASM_KIND_JMP ||
@@ -543,6 +588,9 @@ static struct blk *block_at(struct dbg *d, uint64_t pc)
 			break;
 	}
 	b->stop = a;
+	b->stop_have = insn_at(d, a, &b->stop_in) == 0;
+	b->sticky = b->stop_have && trace_swc_state_dependent(&b->stop_in) &&
+		    b->stop_in.kind != DISASM_KIND_SYSCALL;
 	bcache_put(d->trace, b);
 	return b;
 }
@@ -585,8 +633,7 @@ static void block_interrupted(struct dbg *d)
 		return;
 	if (dbg_alive(d) && target_get_regs(d->proc, t->blk_th->tid, &r, NULL) == 0)
 		block_record(t->blk_th, t->blk_cur, block_done(t->blk_cur, r.rip));
-	if (dbg_alive(d))
-		target_bp_remove(d->proc, t->blk_cur->stop, NULL);
+	unplant_stop(d, t->blk_cur);
 	t->blk_th = NULL;
 	t->blk_cur = NULL;
 }
@@ -730,96 +777,112 @@ static int emulate(struct dbg *d, pid_t tid, struct user_regs_struct *r,
 	return target_set_regs(d->proc, tid, r, NULL) < 0 ? -1 : 0;
 }
 
-/* Runs th natively through the block at pc, up to its stop.  Returns
- * EV_GO_ON when th stopped (its instructions recorded), 1 when the block
- * is empty (step pc instead), or a run result. */
-static int run_block(struct dbg *d, struct trace_swc_thread *th, uint64_t pc, pid_t tid,
-		     const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+/* After the thread reached next (not by executing into a breakpoint):
+ * a user breakpoint or a goal there is a stop. */
+static int arrived(struct dbg *d, pid_t t, pid_t tid, uint64_t next, uint64_t rsp,
+		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop)
+{
+	if (dbg_bp_hit(d, next, &stop->bp_id, &stop->loc_id)) {
+		stop->reason = DBG_R_BREAKPOINT;
+		stop->tid = t;
+		return RW_USER;
+	}
+	if (t == tid)
+		for (int i = 0; i < ngoals; i++)
+			if (goals[i].pc == next && rsp >= goals[i].min_rsp)
+				return RW_GOAL;
+	if (next == d->load_bp)
+		dbg_refresh_modules(d);
+	return EV_GO_ON;
+}
+
+/* Runs th natively block after block from r->rip: each block up to its
+ * stop, whose transfer is then computed; a transfer at the start of a
+ * block is computed without running.  Returns EV_GO_ON when th stopped
+ * somewhere the caller must handle (its instructions recorded), 1 when
+ * nothing ran (step pc instead), or a run result. */
+static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+		     pid_t tid, const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		     struct ptdb_err *err)
 {
-	struct blk *b = block_at(d, pc);
-	struct target_stop ts;
 	pid_t t = th->tid;
+	int budget = d->trace->nth > 1 ? 64 : 1 << 30, first = 1;
 
-	if (b->n == 0)
-		return 1;
-	if (target_bp_insert(d->proc, b->stop, err) < 0)
-		return -1;
-	d->trace->blk_th = th;
-	d->trace->blk_cur = b;
-	d->running = 1;
-	if (d->interrupt_requested)
-		target_interrupt(d->proc);
-	if (target_thread_cont(d->proc, t, err) < 0) {
-		d->running = 0;
-		return -1;
-	}
-	for (;;) {
-		struct user_regs_struct r;
+	for (;; first = 0) {
+		struct blk *b = block_at(d, r->rip);
+		struct target_stop ts;
+		uint64_t next;
 		int rr;
 
-		if (!target_thread_event(d->proc, 1, &ts)) {
-			d->running = 0;
-			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
+		if (budget-- <= 0 || d->interrupt_requested)
+			return EV_GO_ON;
+		if (b->n == 0) {
+			/* a lone transfer: computed in place, no trap */
+			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
+				return first ? 1 : EV_GO_ON;
+			trace_swc_executed(th, &b->stop_in, next);
+			th->emulated++;
+			rr = arrived(d, t, tid, next, r->rsp, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			continue;
 		}
-		if (ts.tid != t) {
+		if (plant_stop(d, b, err) < 0)
+			return -1;
+		d->trace->blk_th = th;
+		d->trace->blk_cur = b;
+		d->running = 1;
+		if (d->interrupt_requested)
+			target_interrupt(d->proc);
+		rr = target_bp_planted(d->proc, r->rip) ? target_thread_cont(d->proc, t, err)
+							: target_thread_cont_raw(d->proc, t, err);
+		if (rr < 0) {
+			d->running = 0;
+			return -1;
+		}
+		for (;;) {
+			if (!target_thread_event(d->proc, 1, &ts)) {
+				d->running = 0;
+				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
+			}
+			if (ts.tid == t)
+				break;
 			rr = running_event(d, &ts, tid, goals, ngoals, stop);
 			if (rr != EV_GO_ON) {
 				d->running = 0;
 				return rr;	/* th still runs: block_interrupted */
 			}
-			continue;
 		}
 		d->running = 0;
 		th = find(d, t);
 		d->trace->blk_th = NULL;
 		d->trace->blk_cur = NULL;
 		if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED || !th ||
-		    target_get_regs(d->proc, t, &r, NULL) < 0) {
-			if (dbg_alive(d))
-				target_bp_remove(d->proc, b->stop, NULL);
+		    target_get_regs(d->proc, t, r, NULL) < 0) {
+			unplant_stop(d, b);
 			return running_event(d, &ts, tid, goals, ngoals, stop);
 		}
 		th->traps++;
-		block_record(th, b, block_done(b, r.rip));
-		target_bp_remove(d->proc, b->stop, NULL);
+		block_record(th, b, block_done(b, r->rip));
+		unplant_stop(d, b);
 		stop->tid = t;
-		if (ts.kind == TARGET_STOP_BREAKPOINT) {
-			struct disasm_insn in;
-			uint64_t next;
-
-			if (dbg_bp_hit(d, r.rip, &stop->bp_id, &stop->loc_id)) {
-				stop->reason = DBG_R_BREAKPOINT;
-				return RW_USER;
-			}
-			if (t == tid)
-				for (int i = 0; i < ngoals; i++)
-					if (goals[i].pc == r.rip && r.rsp >= goals[i].min_rsp)
-						return RW_GOAL;
-			if (r.rip == d->load_bp)
-				dbg_refresh_modules(d);
-			/* at the block's transfer: its outcome is computed and
-			 * applied here, it never runs natively */
-			if (r.rip == b->stop && insn_at(d, r.rip, &in) == 0 &&
-			    in.kind != DISASM_KIND_SYSCALL && emulate(d, t, &r, &in, &next) == 0) {
-				trace_swc_executed(th, &in, next);
-				th->emulated++;
-				if (dbg_bp_hit(d, next, &stop->bp_id, &stop->loc_id)) {
-					stop->reason = DBG_R_BREAKPOINT;
-					return RW_USER;
-				}
-				if (t == tid)
-					for (int i = 0; i < ngoals; i++)
-						if (goals[i].pc == next && r.rsp >= goals[i].min_rsp)
-							return RW_GOAL;
-				if (next == d->load_bp)
-					dbg_refresh_modules(d);
-			}
-			return EV_GO_ON;
+		if (ts.kind != TARGET_STOP_BREAKPOINT) {
+			if (ts.kind == TARGET_STOP_SIGNAL)
+				trace_swc_pause(th, r->rip);
+			return running_event(d, &ts, tid, goals, ngoals, stop);
 		}
-		if (ts.kind == TARGET_STOP_SIGNAL)
-			trace_swc_pause(th, r.rip);
-		return running_event(d, &ts, tid, goals, ngoals, stop);
+		rr = arrived(d, t, tid, r->rip, r->rsp, goals, ngoals, stop);
+		if (rr != EV_GO_ON)
+			return rr;
+		/* at the block's transfer: its outcome is computed and applied
+		 * here, it never runs natively */
+		if (r->rip != b->stop || !b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
+			return EV_GO_ON;
+		trace_swc_executed(th, &b->stop_in, next);
+		th->emulated++;
+		rr = arrived(d, t, tid, next, r->rsp, goals, ngoals, stop);
+		if (rr != EV_GO_ON)
+			return rr;
 	}
 }
 
@@ -887,7 +950,7 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 			continue;
 		}
 		if (!sig && have && !step_tid && !d->trace->opts.single_step && runs_in_block(&in)) {
-			rr = run_block(d, th, r.rip, tid, goals, ngoals, stop, err);
+			rr = run_block(d, th, &r, tid, goals, ngoals, stop, err);
 			if (rr != 1) {
 				if (rr != EV_GO_ON)
 					return rr;
@@ -968,8 +1031,11 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 
 		unplant_parks(d);
 		died = target_thread_end(d->proc, &ex);
-		block_interrupted(d);
-		bcache_clear(d->trace);
+		if (d->trace) {
+			block_interrupted(d);
+			unplant_sticky(d);
+			bcache_clear(d->trace);
+		}
 		if (died) {
 			memset(stop, 0, sizeof(*stop));
 			stop->reason = DBG_R_EXITED;

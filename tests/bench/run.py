@@ -100,8 +100,89 @@ def startup():
     return ok
 
 
+def build_prog(name, opt):
+    src = os.path.join(ROOT, "tests", "bench", "progs", name + ".c")
+    exe = os.path.join(OUT, name)
+    os.makedirs(OUT, exist_ok=True)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run(["gcc", "-g", opt, "-no-pie", "-fno-pie", "-o", exe, src], check=True)
+    return exe
+
+
+def timed(argv, expect=None):
+    t0 = time.monotonic()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    dt = time.monotonic() - t0
+    if expect and expect not in p.stdout:
+        sys.exit("benchmark run failed: %s\n%s" % (" ".join(argv), p.stdout[-3000:]))
+    return dt, p.stdout
+
+
+def field(out, label):
+    import re
+    m = re.search(re.escape(label) + r":?\s*([0-9.]+)", out)
+    return float(m.group(1)) if m else None
+
+
+def tracing():
+    """Software-traced instructions per second against gdb's record full,
+    traps per state-dependent transfer, the ptrace floor, decoding rate and
+    decoded memory per instruction, on three workloads."""
+    os.makedirs(OUT, exist_ok=True)
+    trapc = os.path.join(OUT, "trapcost")
+    subprocess.run(["gcc", "-O2", "-o", trapc, os.path.join(ROOT, "tests", "bench", "progs", "trapcost.c")],
+                   check=True)
+    trap_ns = min(float(subprocess.run(pinned([trapc, "20000"]), stdout=subprocess.PIPE, text=True,
+                                       check=True).stdout) for _ in range(3))
+    print("tracing (pinned to one CPU; one bare ptrace stop = %.1f us):" % (trap_ns / 1000))
+    print("  %-9s %9s %11s %11s %7s %8s %9s %10s %8s" % (
+        "workload", "insns", "ptdb i/s", "gdb i/s", "x gdb", "traps/x", "of floor",
+        "decode i/s", "B/insn"))
+    ok = True
+    for name, opt in (("loop", "-O0"), ("fib", "-O0"), ("indirect", "-O1")):
+        exe = build_prog(name, opt)
+        base = ["-b", "-o", "file " + exe, "-o", "b bench_begin", "-o", "b bench_end", "-o", "r"]
+        t_plain = min(timed(pinned([PTDB] + base + ["-o", "c"]), "breakpoint 2.1")[0] for _ in range(3))
+        best = None
+        for _ in range(3):
+            dt, out = timed(pinned([PTDB] + base + ["-o", "thread trace start -s 64MiB", "-o", "c",
+                                                    "-o", "thread trace dump info -v"]), "breakpoint 2.1")
+            if best is None or dt < best[0]:
+                best = (dt, out)
+        dt, out = best
+        insns = field(out, "Instructions recorded")
+        transfers = field(out, "State-dependent transfers")
+        traps = field(out, "Traps")
+        dec_s = field(out, "Decoding instructions")
+        per_insn = field(out, "Average memory usage per instruction (excluding raw trace)")
+        collect = max(dt - t_plain - (dec_s or 0), 1e-6)
+        rate = insns / collect
+        gbase = ["gdb", "-nx", "-batch", "-ex", "break bench_begin", "-ex", "break bench_end", "-ex", "run"]
+        g_plain = min(timed(pinned(gbase + ["-ex", "continue", exe]), "bench_end")[0] for _ in range(2))
+        g_dt, g_out = timed(pinned(gbase + ["-ex", "record full", "-ex",
+                                            "set record full insn-number-max unlimited",
+                                            "-ex", "continue", "-ex", "info record", exe]), "bench_end")
+        g_insns = field(g_out, "Log contains") or insns
+        g_rate = g_insns / max(g_dt - g_plain, 1e-6)
+        floor = insns / (transfers * trap_ns / 1e9)
+        tpt = traps / transfers
+        row_ok = rate >= 20 * g_rate and tpt <= 1.05 and rate >= 0.6 * floor and per_insn <= 2
+        ok = ok and row_ok
+        print("  %-9s %9d %11.0f %11.0f %6.1fx %8.2f %8.0f%% %10.0f %8.2f %s" % (
+            name, insns, rate, g_rate, rate / g_rate, tpt, 100 * rate / floor,
+            insns / dec_s if dec_s else 0, per_insn, "ok" if row_ok else "MISSED"))
+    print("  goals: >= 20x gdb record full, <= 1.05 traps per transfer, >= 60% of the floor"
+          " (insns / (transfers x one stop)), <= 2 bytes per decoded instruction")
+    return ok
+
+
 def main():
-    ok = startup()
+    which = sys.argv[1:] or ["startup", "tracing"]
+    ok = True
+    if "startup" in which:
+        ok = startup() and ok
+    if "tracing" in which:
+        ok = tracing() and ok
     sys.exit(0 if ok else 1)
 
 
