@@ -298,7 +298,7 @@ static enum cmd_status exec_disable(struct cmd_ctx *ctx, const struct cmd_args *
 
 static const struct cmd_node bp_set = {
 	.name = "set", .summary = "Set a breakpoint on a function, a source line or an address.",
-	.syntax = "[-n <function-name>] [-f <filename> -l <linenum>] [-a <address>] [<location>]",
+	.syntax = "[<location>]",
 	.details = "'b' takes one location: a function name, FILE:LINE, a LINE in the current "
 		"program's main file, or a 0x address.  A breakpoint that matches nothing yet "
 		"stays pending and resolves when a module that has it loads.",

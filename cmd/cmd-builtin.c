@@ -40,6 +40,8 @@ static enum cmd_status exec_help(struct cmd_ctx *ctx, const struct cmd_args *a)
 	if (used < a->argc)
 		return cmd_error(ctx, "'%s' does not have a subcommand named '%s'. Try 'help %s'.",
 			path, a->argv[used], path);
+	if (node->help_for)
+		node = node->help_for(ctx->s);
 	cmd_help_node(node, path, ctx->out);
 	return CMD_OK;
 }

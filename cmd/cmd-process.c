@@ -271,7 +271,7 @@ static const struct cmd_node process_launch = {
 
 static const struct cmd_node process_attach = {
 	.name = "attach", .summary = "Attach to a running process.",
-	.syntax = "-p <pid>", .min_args = 0, .max_args = 0, .exec = exec_attach,
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_attach,
 	.opts = (const struct cmd_opt[]){
 		{ 'p', "pid", OPT_STRING, "pid", "The process ID of the process to attach to." },
 		{ 0 } },
@@ -304,7 +304,7 @@ static const struct cmd_node process_status = {
 
 static const struct cmd_node process_handle = {
 	.name = "handle", .summary = "Show or change what the debugger does when the process receives a signal.",
-	.syntax = "[-s <boolean>] [-p <boolean>] [-n <boolean>] [<signal-name> ...]",
+	.syntax = "[<signal-name> ...]",
 	.min_args = 0, .max_args = -1, .exec = exec_handle,
 	.opts = (const struct cmd_opt[]){
 		{ 's', "stop", OPT_STRING, "boolean", "Whether the process stops when the signal arrives." },

@@ -291,7 +291,7 @@ static enum cmd_status exec_frame_info(struct cmd_ctx *ctx, const struct cmd_arg
 
 static const struct cmd_node thread_backtrace = {
 	.name = "backtrace", .summary = "Show the stack of the selected thread, of thread N, or of all threads.",
-	.syntax = "[-c <count>] [all | <thread-index>]", .min_args = 0, .max_args = 1,
+	.syntax = "[all | <thread-index>]", .min_args = 0, .max_args = 1,
 	.needs = CMD_NEEDS_PROCESS, .exec = exec_backtrace,
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_STRING, "count", "How many frames to show." },
@@ -335,7 +335,7 @@ static const struct cmd_node thread_step_inst_over = {
 
 static const struct cmd_node thread_until = {
 	.name = "until", .summary = "Run until a line or address in the current frame is reached, or the frame returns.",
-	.syntax = "[-a <address>] [<linenum>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_until,
+	.syntax = "[<linenum>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_until,
 	.opts = (const struct cmd_opt[]){
 		{ 'a', "address", OPT_STRING, "address", "Run until this address instead of a line." },
 		{ 0 } },

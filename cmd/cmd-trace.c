@@ -487,9 +487,12 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 
 #define BACKEND_OPT { 0, "backend", OPT_STRING, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
 
+static const struct cmd_node *start_help(const struct session *s);
+
 static const struct cmd_node thread_trace_start = {
-	.name = "start", .summary = "Start tracing one or more threads.",
-	.syntax = "[<thread-index> ... | all] [-s <size>] [-c <perf-config>] [-t] [-p <bytes>] [--backend <name>]",
+	.name = "start", .summary = "Start tracing one or more threads with software.",
+	.help_for = start_help,
+	.syntax = "[<thread-index> <thread-index> ... | all] [<software-options>]",
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
@@ -502,6 +505,20 @@ static const struct cmd_node thread_trace_start = {
 		{ 0 } },
 };
 
+/* Before a process lives the backend (and so its options) is not known. */
+static const struct cmd_node thread_trace_start_generic = {
+	.name = "start", .summary = "Start tracing threads of the current process.",
+	.syntax = "[<trace-options>]",
+	.details = "The trace backend, and so the options, are chosen when a process runs: intel-pt "
+		"with Intel PT hardware, software otherwise.  Launch a process and ask again for them.",
+	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
+};
+
+static const struct cmd_node *start_help(const struct session *s)
+{
+	return dbg_alive(&s->dbg) ? &thread_trace_start : &thread_trace_start_generic;
+}
+
 static const struct cmd_node thread_trace_stop = {
 	.name = "stop", .summary = "Stop tracing one or more threads; their trace stays readable until the process runs again.",
 	.syntax = "[<thread-index> ... | all]", .min_args = 0, .max_args = -1, .exec = exec_thread_stop,
@@ -509,7 +526,7 @@ static const struct cmd_node thread_trace_stop = {
 
 static const struct cmd_node thread_trace_dump_instructions = {
 	.name = "instructions", .summary = "Dump the traced instructions of one or more threads.",
-	.syntax = "[<thread-index> ...] [-c <count>] [-s <skip>] [-i <id>] [-f] [-a] [-r] [-e]",
+	.syntax = "[<thread-index> ...]",
 	.details = "By default the most recent 20 instructions, oldest first.",
 	.min_args = 0, .max_args = -1, .exec = exec_dump_instructions,
 	.opts = (const struct cmd_opt[]){
@@ -525,7 +542,7 @@ static const struct cmd_node thread_trace_dump_instructions = {
 
 static const struct cmd_node thread_trace_dump_info = {
 	.name = "info", .summary = "Show the trace of one or more threads in figures: size, instructions, memory, errors.",
-	.syntax = "[<thread-index> ... | all] [-v]", .min_args = 0, .max_args = -1, .exec = exec_dump_info,
+	.syntax = "[<thread-index> ... | all]", .min_args = 0, .max_args = -1, .exec = exec_dump_info,
 	.opts = (const struct cmd_opt[]){
 		{ 'v', "verbose", OPT_FLAG, NULL, "Also the collector's counters." },
 		{ 0 } },
@@ -545,7 +562,7 @@ const struct cmd_node cmd_thread_trace_node = {
 
 static const struct cmd_node process_trace_start = {
 	.name = "start", .summary = "Start tracing every current and future thread of the process.",
-	.syntax = "[-s <size>] [-l <total-size-limit>] [-t] [-p <bytes>] [--per-cpu-tracing] [--backend <name>]",
+	.syntax = "",
 	.details = "Each thread gets its own buffer; when a new thread's buffer would exceed the "
 		"total limit, the process stops.",
 	.min_args = 0, .max_args = 0, .exec = exec_process_start,

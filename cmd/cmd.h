@@ -62,6 +62,9 @@ struct cmd_node {
 	unsigned flags;
 	cmd_exec_fn exec;		/* NULL for a multiword group */
 	const struct cmd_node *const *children;	/* NULL-terminated, or NULL */
+	/* Optional: the node whose help 'help' shows in the session's state
+	 * (e.g. the trace backend's options only while a process lives). */
+	const struct cmd_node *(*help_for)(const struct session *s);
 };
 
 struct cmd_alias {
