@@ -31,10 +31,18 @@ void trace_swc_release(struct trace_swc_thread *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* The time stamp counter for the TSC packets (--tsc) of this stop. */
+static void now(struct trace_swc_thread *t)
+{
+	if (t->w.tsc_on)
+		trace_ptw_set_time(&t->w, __builtin_ia32_rdtsc());
+}
+
 int trace_swc_resume(struct trace_swc_thread *t, uint64_t pc)
 {
 	if (t->w.packet_en)
 		return 0;
+	now(t);
 	return trace_ptw_enable(&t->w, pc);
 }
 
@@ -42,6 +50,7 @@ int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc)
 {
 	if (!t->w.packet_en)
 		return 0;
+	now(t);
 	return trace_ptw_disable_async(&t->w, pc);
 }
 
@@ -93,6 +102,7 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 		break;
 	case DISASM_KIND_SYSCALL:
 		/* §7.1: the SYSCALL is listed, then disabled/enabled(next) */
+		now(t);
 		r = trace_ptw_syscall(w);
 		if (r == 0)
 			r = trace_ptw_enable(w, next);
@@ -136,5 +146,6 @@ int trace_swc_syscall(struct trace_swc_thread *t, const struct disasm_insn *in)
 		return -1;
 	t->insns++;
 	t->transfers++;
+	now(t);
 	return trace_ptw_syscall(&t->w);
 }

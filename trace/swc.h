@@ -33,6 +33,9 @@ struct trace_swc_thread {
 	struct trace_decoded *dec;
 	uint64_t dec_stop_id;
 	double dec_seconds;
+	/* where the last "dump instructions" stopped (its -C) */
+	int dump_valid, dump_forwards;
+	uint64_t dump_next, dump_stop_id;
 };
 
 /* size: buffer bytes (rounded as for hardware); psb_period 0 = default. */
