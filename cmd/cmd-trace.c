@@ -625,21 +625,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	items = trace_decoded_item_count(dec);
 	mem = trace_decoded_mem_bytes(dec);
 	raw = th->ring.wrapped ? th->ring.size : th->ring.pos;
-	for (uint64_t i = 0; i < items; i++) {
-		struct trace_item it;
-
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-			break;
-		if (it.kind == TRACE_ITEM_EVENT)
-			nev[it.event >= 1 && it.event <= 6 ? it.event : 6]++;
-		if (it.has_tsc) {
-			if (!have_tsc || it.tsc < tsc_lo)
-				tsc_lo = it.tsc;
-			if (!have_tsc || it.tsc > tsc_hi)
-				tsc_hi = it.tsc;
-			have_tsc = 1;
-		}
-	}
+	trace_decoded_summary(dec, nev, 7, &tsc_lo, &tsc_hi, &have_tsc);
 	if (json) {
 		struct json_object *o = json_object_new_object(), *ev = json_object_new_object();
 

@@ -287,6 +287,30 @@ static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int stat
 	return status;
 }
 
+/* Decoding is done: the dictionary's hash goes, the arrays shrink to fit. */
+static void trim(struct trace_decoded *d)
+{
+	free(d->htab);
+	d->htab = NULL;
+	d->hcap = 0;
+	if (d->nruns) {
+		d->runs = xrealloc(d->runs, d->nruns * sizeof(*d->runs));
+		d->cruns = d->nruns;
+	}
+	if (d->ndict) {
+		d->dict = xrealloc(d->dict, d->ndict * sizeof(*d->dict));
+		d->cdict = d->ndict;
+	}
+	if (d->nckpt) {
+		d->ckpt = xrealloc(d->ckpt, d->nckpt * sizeof(*d->ckpt));
+		d->cckpt = d->nckpt;
+	}
+	if (d->nside) {
+		d->side = xrealloc(d->side, d->nside * sizeof(*d->side));
+		d->cside = d->nside;
+	}
+}
+
 int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 		 struct trace_decoded **out, struct ptdb_err *err)
 {
@@ -352,6 +376,7 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 		add_gap(d, dec, status);
 	}
 	pt_blk_free_decoder(dec);
+	trim(d);
 	*out = d;
 	return 0;
 }
@@ -482,4 +507,25 @@ int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_ite
 		return -1;
 	it->ip = d->cache_ips[(index - d->cur_first) % d->dict[r->what].ninsn];
 	return 0;
+}
+
+void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int nkinds,
+			   uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc)
+{
+	*have_tsc = 0;
+	for (int k = 0; k < nkinds; k++)
+		events[k] = 0;
+	for (size_t i = 0; i < d->nside; i++) {
+		const struct trace_side *s = &d->side[i];
+
+		if (s->kind == TRACE_ITEM_EVENT && s->event < nkinds)
+			events[s->event]++;
+		if (s->has_tsc) {
+			if (!*have_tsc || s->tsc < *tsc_lo)
+				*tsc_lo = s->tsc;
+			if (!*have_tsc || s->tsc > *tsc_hi)
+				*tsc_hi = s->tsc;
+			*have_tsc = 1;
+		}
+	}
 }

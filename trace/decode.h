@@ -76,6 +76,11 @@ uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
 /* Heap bytes held by d (block dictionary, runs, side tables, cursor cache). */
 size_t trace_decoded_mem_bytes(const struct trace_decoded *d);
 
+/* Events by kind (events[k] for enum trace_event_kind k < nkinds) and the
+ * timestamp range, from the side table (no walk over instructions). */
+void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int nkinds,
+			   uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc);
+
 /* Item index (0..count-1).  Sequential forward and backward walks are O(1)
  * per item (a cursor remembers the position and the current block's
  * instruction addresses); other jumps are a binary search.  Returns 0, or -1
