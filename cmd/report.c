@@ -177,6 +177,13 @@ void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 
 void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
+	for (int i = 0; i < d->nnotes; i++)
+		fprintf(out, "Process %d stopped and restarted: thread %u received signal: %s\n",
+			(int)d->pid, d->proc ? target_thread_index(d->proc, d->notes[i].tid) : 0,
+			target_signal_name(d->notes[i].signo) ? target_signal_name(d->notes[i].signo) : "?");
+	if (d->notes_lost)
+		fprintf(out, "(%d more signals)\n", d->notes_lost);
+	d->nnotes = d->notes_lost = 0;
 	if (stop->reason == DBG_R_EXITED) {
 		report_exit(out, d, stop);
 		return;

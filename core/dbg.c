@@ -657,3 +657,15 @@ struct disasm *dbg_disasm(struct dbg *d)
 		d->dis = disasm_new(&err);
 	return d->dis;
 }
+
+void dbg_note_signal(struct dbg *d, pid_t tid, int signo)
+{
+	if (signo <= 0 || signo >= 65 || !d->sig[signo].notify)
+		return;
+	if (d->nnotes == (int)(sizeof(d->notes) / sizeof(d->notes[0]))) {
+		d->notes_lost++;
+		return;
+	}
+	d->notes[d->nnotes].tid = tid;
+	d->notes[d->nnotes++].signo = signo;
+}

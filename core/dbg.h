@@ -104,6 +104,10 @@ struct dbg {
 	volatile sig_atomic_t running;	/* inside resume/wait */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
+	/* signals passed on without stopping but with notify: told with the
+	 * next stop report ("stopped and restarted") */
+	struct { pid_t tid; int signo; } notes[16];
+	int nnotes, notes_lost;
 };
 
 void dbg_init(struct dbg *d);
@@ -206,6 +210,9 @@ struct trace_image;
 int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err);
 /* trace_next_ip_fn over the live process (ctx = the dbg). */
 uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
+
+/* Records a signal that was passed on with notify (dbg_sig.notify). */
+void dbg_note_signal(struct dbg *d, pid_t tid, int signo);
 
 /* Memory of the live process via target_read_mem. */
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,

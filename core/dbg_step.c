@@ -90,6 +90,7 @@ int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
 				stop->addr = ts.addr;
 				return RW_USER;
 			}
+			dbg_note_signal(d, ts.tid, ts.signo);
 			break;
 		}
 		case TARGET_STOP_EXEC:

@@ -425,6 +425,7 @@ static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 			stop->addr = ts->addr;
 			return RW_USER;
 		}
+		dbg_note_signal(d, ts->tid, ts->signo);
 		break;
 	}
 	case TARGET_STOP_EXITED:
