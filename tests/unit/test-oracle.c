@@ -230,6 +230,68 @@ out:
 	return rc;
 }
 
+/* Two threads: the worker's trace (everything traced, main busy beside it)
+ * equals the worker single-stepped alone. */
+static int two_threads(struct seq *stepped_seq, struct seq *got)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { 8u << 20, 0, 0, 0, 0 };
+	uint64_t end = start(&d, "tests/programs/oracle_threads", "worker_begin", "worker_end");
+	struct trace_swc_thread *th;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	pid_t worker;
+	int rc = -1;
+
+	if (!end)
+		goto out;
+	worker = d.sel_tid;
+	/* reference: the worker alone, one instruction at a time */
+	while (pc_of(&d) != end) {
+		if (stepped_seq->n && stepped_seq->ip[stepped_seq->n - 1] == pc_of(&d)) {
+			/* a REP instruction's next iteration */
+		} else {
+			seq_add(stepped_seq, pc_of(&d));
+		}
+		if (dbg_step_insn(&d, 0, &st, &err) < 0 || st.reason == DBG_R_EXITED ||
+		    stepped_seq->n >= MAXSEQ || d.sel_tid != worker)
+			goto out;
+	}
+	dbg_release(&d);
+	/* traced: every thread, main running its own loop meanwhile */
+	end = start(&d, "tests/programs/oracle_threads", "worker_begin", "worker_end");
+	if (!end || dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) < 0 ||
+	    dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end)
+		goto out;
+	th = dbg_trace_thread(&d, d.sel_tid);
+	if (!th || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0)
+		goto out;
+	rc = decode_ips(&d, buf, len, got);
+out:
+	free(buf);
+	dbg_release(&d);
+	return rc;
+}
+
+TEST(oracle_two_threads)
+{
+	struct seq a = { calloc(MAXSEQ, 8), 0 }, b = { calloc(MAXSEQ, 8), 0 };
+	int r = two_threads(&a, &b);
+	size_t k = 0;
+
+	while (k < a.n && k < b.n && a.ip[k] == b.ip[k])
+		k++;
+	if (r == 0 && (a.n != b.n || k != a.n))
+		printf("#   stepped %zu, traced %zu, first difference at %zu\n", a.n, b.n, k);
+	free(a.ip);
+	free(b.ip);
+	CHECK_INT(r, 0);
+	CHECK(a.n > 1000);
+	CHECK(a.n == b.n && k == a.n);
+}
+
 static struct seq want;
 
 static void need_want(void)
@@ -281,4 +343,5 @@ TEST(oracle_wrapped_ring_decodes_tail)
 }
 
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
-	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail)
+	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
+	  oracle_two_threads)
