@@ -37,6 +37,10 @@ struct target_proc {
 	unsigned next_index;
 	struct target_bp *bps;
 	int nbps, bpcap;
+	/* breakpoints removed lately: a thread may have trapped on one just
+	 * before it went (its SIGTRAP is then not the program's own) */
+	uint64_t gone[64];
+	unsigned ngone;
 	int stepover_active; /* bp at stepover_addr lifted while stepping */
 	uint64_t stepover_addr;
 	pid_t stepover_tid;
@@ -66,6 +70,7 @@ void target_unplant_all(struct target_proc *p);
 /* target_run.c */
 enum { TARGET_EV_NONE, TARGET_EV_REPORT, TARGET_EV_EXIT };
 int target_next_event(struct target_proc *p, pid_t *tid, int *status);
+int target_bp_gone(const struct target_proc *p, uint64_t addr);
 int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			 struct target_stop *st);
 int target_stop_all(struct target_proc *p, struct target_stop *exit_st);

@@ -182,6 +182,14 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	st->signo = sig;
 	st->si_code = si.si_code;
 	st->addr = thread_pc(tid);
+	if (sig == SIGTRAP && si.si_code == SI_KERNEL && !target_find_bp(p, st->addr - 1) &&
+	    target_bp_gone(p, st->addr - 1)) {
+		/* trapped on a breakpoint removed meanwhile: the instruction
+		 * there has not run; back to it, nothing to report */
+		set_pc(tid, st->addr - 1);
+		t->pending_sig = 0;
+		return TARGET_EV_NONE;	/* t->stepping stays: a step goes on */
+	}
 	if (sig == SIGTRAP && (si.si_code == SI_KERNEL ||
 			       si.si_code == TRAP_BRKPT) &&
 	    target_find_bp(p, st->addr - 1)) {
