@@ -85,4 +85,9 @@ clean:
 	rm -f ptdb libptdb.a */*.o $(UNIT_BINS) $(PROGS)
 	rm -rf tests/out
 
-.PHONY: all deps check demo bench install clean programs
+print-cflags:
+	@echo $(CFLAGS)
+print-ldlibs:
+	@echo $(LDLIBS)
+
+.PHONY: all deps check demo bench install clean programs print-cflags print-ldlibs

@@ -173,6 +173,39 @@ def tracing():
             insns / dec_s if dec_s else 0, per_insn, "ok" if row_ok else "MISSED"))
     print("  goals: >= 20x gdb record full, <= 1.05 traps per transfer, >= 60% of the floor"
           " (insns / (transfers x one stop)), <= 2 bytes per decoded instruction")
+    ok = decoding() and ok
+    return ok
+
+
+def decoding():
+    """ptdb's decoder (block decoder + compact storage) against a bare libipt
+    block-decoder loop over the same trace and image (tests/bench/progs/
+    decodebench.c, linked with ptdb's library)."""
+    exe = os.path.join(OUT, "decodebench")
+    cflags = subprocess.run(["make", "-s", "-C", ROOT, "print-cflags"], stdout=subprocess.PIPE,
+                            text=True).stdout.split()
+    libs = subprocess.run(["make", "-s", "-C", ROOT, "print-ldlibs"], stdout=subprocess.PIPE,
+                          text=True).stdout.split()
+    subprocess.run(["make", "-s", "-C", ROOT, "libptdb.a"], check=True)
+    subprocess.run(["cc"] + cflags + ["-o", exe, os.path.join(ROOT, "tests", "bench", "progs", "decodebench.c"),
+                    os.path.join(ROOT, "libptdb.a")] + libs, check=True)
+    print("decoding (best of 5, same buffer and image):")
+    print("  %-9s %10s %14s %14s %7s" % ("workload", "insns", "ptdb i/s", "bare libipt i/s", "share"))
+    ok = True
+    for name, opt in (("loop", "-O0"), ("fib", "-O0"), ("indirect", "-O1")):
+        prog = build_prog(name, opt)
+        out = subprocess.run(pinned([exe, prog]), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True).stdout.split()
+        if len(out) != 4 or out[0] != out[1]:
+            print("  %-9s decodebench failed or disagreed: %s" % (name, " ".join(out)))
+            ok = False
+            continue
+        n, tp, tb = int(out[0]), float(out[2]), float(out[3])
+        share = tb / tp
+        ok = ok and share >= 0.8
+        print("  %-9s %10d %14.0f %14.0f %6.0f%% %s" % (name, n, n / tp, n / tb, 100 * share,
+                                                       "ok" if share >= 0.8 else "MISSED"))
+    print("  goal: ptdb decodes at >= 80% of the bare libipt loop's speed")
     return ok
 
 
