@@ -95,6 +95,8 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 		} else {
 			name = w;
 		}
+		if (!*w || !strcmp(w, ":"))
+			return cmd_error(ctx, "invalid breakpoint location '%s'", w);
 	} else if (a->argc > 1) {
 		return cmd_error(ctx, "too many arguments; quote a name with spaces");
 	}

@@ -368,7 +368,7 @@ static void unplant_parks(struct dbg *d)
 			target_bp_remove(d->proc, d->trace->th[i]->parked_at, NULL);
 }
 
-enum { EV_GO_ON = -2 };
+enum { EV_GO_ON = -2, EV_NOTHING = -3 };
 
 /* An event of a thread that ran on its own.  Returns EV_GO_ON, or a
  * run_wait result with *stop filled. */
@@ -800,8 +800,8 @@ static int arrived(struct dbg *d, pid_t t, pid_t tid, uint64_t next, uint64_t rs
 /* Runs th natively block after block from r->rip: each block up to its
  * stop, whose transfer is then computed; a transfer at the start of a
  * block is computed without running.  Returns EV_GO_ON when th stopped
- * somewhere the caller must handle (its instructions recorded), 1 when
- * nothing ran (step pc instead), or a run result. */
+ * somewhere the caller must handle (its instructions recorded),
+ * EV_NOTHING when nothing ran (step pc instead), or a run result. */
 static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		     pid_t tid, const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		     struct ptdb_err *err)
@@ -820,7 +820,7 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 		if (b->n == 0) {
 			/* a lone transfer: computed in place, no trap */
 			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
-				return first ? 1 : EV_GO_ON;
+				return first ? EV_NOTHING : EV_GO_ON;
 			trace_swc_executed(th, &b->stop_in, next);
 			th->emulated++;
 			rr = arrived(d, t, tid, next, r->rsp, goals, ngoals, stop);
@@ -952,7 +952,7 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		}
 		if (!sig && have && !step_tid && !d->trace->opts.single_step && runs_in_block(&in)) {
 			rr = run_block(d, th, &r, tid, goals, ngoals, stop, err);
-			if (rr != 1) {
+			if (rr != EV_NOTHING) {
 				if (rr != EV_GO_ON)
 					return rr;
 				continue;
