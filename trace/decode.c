@@ -2,8 +2,10 @@
  * compact decoded thread, and the item iterator over it.
  *
  * Storage: a dictionary of distinct blocks (ip, end_ip, ninsn, flags) and a
- * run-length list of block occurrences: each run is (dictionary index,
- * repeat count), 8 bytes; a loop body decoded a million times is one run.
+ * run-length list of block occurrences: each run is one 32-bit word holding
+ * a dictionary index (24 bits) and a repeat count (1..128, 7 bits); a loop
+ * body decoded a million times is some 8,000 runs.  Memory matters twice:
+ * for its size and because every fresh page costs a fault while decoding.
  * Gaps and events are side-table entries that occupy one item each and are
  * referenced from the run list with TRACE_RUN_SIDE.  Every 64 runs a
  * checkpoint stores the first item index of that run for random access. */
@@ -14,6 +16,11 @@
 #include <string.h>
 
 #define TRACE_RUN_SIDE 0x80000000u
+#define RUN_IDX_BITS 24
+#define RUN_IDX_MAX ((1u << RUN_IDX_BITS) - 1)
+#define RUN_IDX(v) ((v) & RUN_IDX_MAX)
+#define RUN_REP(v) ((((v) >> RUN_IDX_BITS) & 0x7fu) + 1)
+#define RUN_REP_MAX 128u
 #define TRACE_CKPT_SHIFT 6
 
 struct trace_dblock {
@@ -24,8 +31,8 @@ struct trace_dblock {
 };
 
 struct trace_run {
-	uint32_t what;      /* dictionary index, or TRACE_RUN_SIDE | side index */
-	uint32_t rep;
+	uint32_t v;         /* TRACE_RUN_SIDE | side index, or (rep - 1) << 24 |
+			     * dictionary index */
 };
 
 struct trace_side {
@@ -51,6 +58,7 @@ struct trace_decoded {
 	size_t nckpt, cckpt;
 	struct trace_side *side;
 	size_t nside, cside;
+	struct trace_side overflow_side;	/* sink once the side table is full */
 	uint64_t items, insns, blocks, gaps;
 	/* cursor */
 	size_t cur_run;
@@ -100,9 +108,9 @@ int trace_image_add_file(struct trace_image *img, const char *path,
 
 static uint64_t run_items(const struct trace_decoded *d, const struct trace_run *r)
 {
-	if (r->what & TRACE_RUN_SIDE)
+	if (r->v & TRACE_RUN_SIDE)
 		return 1;
-	return (uint64_t)r->rep * d->dict[r->what].ninsn;
+	return (uint64_t)RUN_REP(r->v) * d->dict[RUN_IDX(r->v)].ninsn;
 }
 
 static void add_run(struct trace_decoded *d, uint32_t what)
@@ -118,8 +126,7 @@ static void add_run(struct trace_decoded *d, uint32_t what)
 		}
 		d->ckpt[d->nckpt++] = d->items;
 	}
-	d->runs[d->nruns].what = what;
-	d->runs[d->nruns].rep = 1;
+	d->runs[d->nruns].v = what;
 	d->nruns++;
 }
 
@@ -164,7 +171,7 @@ static int dict_find(struct trace_decoded *d, const struct trace_dblock *b, uint
 		}
 		h = (h + 1) & (d->hcap - 1);
 	}
-	if (d->ndict >= TRACE_RUN_SIDE - 1)
+	if (d->ndict >= RUN_IDX_MAX)
 		return -1;
 	if (d->ndict == d->cdict) {
 		d->cdict = d->cdict ? 2 * d->cdict : 256;
@@ -191,8 +198,9 @@ static int add_block(struct trace_decoded *d, const struct pt_block *blk)
 	if (dict_find(d, &b, &idx) < 0)
 		return -1;
 	last = d->nruns ? &d->runs[d->nruns - 1] : NULL;
-	if (last && last->what == idx && last->rep < UINT32_MAX)
-		last->rep++;
+	if (last && !(last->v & TRACE_RUN_SIDE) && RUN_IDX(last->v) == idx &&
+	    RUN_REP(last->v) < RUN_REP_MAX)
+		last->v += 1u << RUN_IDX_BITS;
 	else
 		add_run(d, idx);
 	d->items += b.ninsn;
@@ -205,6 +213,8 @@ static struct trace_side *add_side(struct trace_decoded *d)
 {
 	struct trace_side *s;
 
+	if (d->nside >= RUN_IDX_MAX)	/* 16 M events: the rest are dropped */
+		return &d->overflow_side;
 	if (d->nside == d->cside) {
 		d->cside = d->cside ? 2 * d->cside : 64;
 		d->side = xrealloc(d->side, d->cside * sizeof(*d->side));
@@ -488,8 +498,8 @@ int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_ite
 		return -1;
 	seek_run(d, index);
 	r = &d->runs[d->cur_run];
-	if (r->what & TRACE_RUN_SIDE) {
-		const struct trace_side *s = &d->side[r->what & ~TRACE_RUN_SIDE];
+	if (r->v & TRACE_RUN_SIDE) {
+		const struct trace_side *s = &d->side[RUN_IDX(r->v)];
 
 		it->kind = (enum trace_item_kind)s->kind;
 		it->ip = s->ip;
@@ -503,9 +513,9 @@ int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_ite
 		return 0;
 	}
 	it->kind = TRACE_ITEM_INSN;
-	if (fill_cache(d, r->what, next_ip, ctx) < 0)
+	if (fill_cache(d, RUN_IDX(r->v), next_ip, ctx) < 0)
 		return -1;
-	it->ip = d->cache_ips[(index - d->cur_first) % d->dict[r->what].ninsn];
+	it->ip = d->cache_ips[(index - d->cur_first) % d->dict[RUN_IDX(r->v)].ninsn];
 	return 0;
 }
 
