@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,19 @@ struct action {
 	int is_file;
 	const char *text;
 };
+
+/* While commands from -s/-o run, Ctrl-C stops the inferior they run (as
+ * at the prompt) instead of killing ptdb and leaving breakpoints planted in
+ * an attached process.  The one pointer a signal handler may need. */
+static struct dbg *script_dbg;
+
+static void on_script_sigint(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (script_dbg)
+		dbg_request_interrupt(script_dbg, si && si->si_code == SI_KERNEL);
+}
 
 /* "ptdb PROG ARGS...": as 'file PROG' with target.run-args ARGS. */
 static int set_program(struct session *s, char **args, int n)
@@ -114,6 +128,14 @@ int main(int argc, char **argv)
 	s.batch = batch;
 	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)
 		failed = 1;
+	{
+		struct sigaction sa = { .sa_sigaction = on_script_sigint };
+
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_SIGINFO;
+		script_dbg = &s.dbg;
+		sigaction(SIGINT, &sa, NULL);
+	}
 	for (int i = 0; i < nacts && st != CMD_EXIT; i++) {
 		if (acts[i].is_file) {
 			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;
@@ -133,6 +155,7 @@ int main(int argc, char **argv)
 		if (failed && settings_get_bool(&s.settings, SETTING_STOP_ON_ERROR))
 			break;
 	}
+	signal(SIGINT, SIG_DFL);
 	if (!batch && st != CMD_EXIT)
 		repl_run(&s);
 	else if (batch && failed)
