@@ -132,29 +132,39 @@ def t_history(tmp):
 
 
 def t_ctrl_c(tmp):
+    """Ctrl-C at the prompt drops the half-typed line and gives a new prompt,
+    both as the terminal's ^C and as a SIGINT sent to ptdb."""
     p = session(tmp)
     if not p.read_until("(ptdb) "):
         p.close()
         return "no prompt"
-    p.send("bogus-half-typed")
-    p.read_until("bogus-half-typed")
-    p.buf = b""
-    os.kill(p.pid, signal.SIGINT)  # as the terminal's ^C does, to the process
-    p.send("\x03")
-    # the fresh prompt (two, one per ^C) comes back before we type again
-    p.read_until("(ptdb) ", 10)
-    time.sleep(0.3)
-    p.read_until("(ptdb) (ptdb) ", 2)
-    p.buf = b""
-    p.send("version\r")
-    ok = p.read_until("ptdb version")
-    bad = b"not a valid command" in p.buf
+    for how in ("keystroke", "signal"):
+        time.sleep(0.3)  # keys typed before libedit's raw mode race it
+        p.send("bogus-half-typed")
+        if not p.read_until("bogus-half-typed"):
+            p.close()
+            return "the typed text was not echoed"
+        p.buf = b""
+        if how == "keystroke":
+            p.send("\x03")
+        else:
+            os.kill(p.pid, signal.SIGINT)
+        if not p.read_until("(ptdb) ", 20):
+            p.close()
+            return "no new prompt after Ctrl-C (%s)" % how
+        time.sleep(0.2)
+        p.buf = b""
+        p.send("version\r")
+        ok = p.read_until("ptdb version", 20)
+        if b"not a valid command" in p.buf:
+            p.close()
+            return "Ctrl-C (%s) did not clear the line" % how
+        if not ok:
+            p.close()
+            return "ptdb did not survive Ctrl-C (%s) or did not answer" % how
+        p.read_until("(ptdb) ", 10)
     p.send("quit\r")
     st = p.wait_exit()
-    if not ok:
-        return "ptdb did not survive Ctrl-C or the prompt did not come back"
-    if bad:
-        return "Ctrl-C did not clear the line"
     if st is None or not os.WIFEXITED(st):
         return "ptdb did not exit after quit"
     return None
