@@ -182,6 +182,39 @@ static int run_exact(unsigned iters, int other_ret, size_t period)
 	return ok;
 }
 
+/* §7.1 d8: after a SYSCALL's TIP.PGD the thread comes back somewhere else
+ * (a signal handler at 0x18 that returns to the syscall's NLIP 0x13). */
+TEST(decode_syscall_returns_elsewhere)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	uint8_t *buf;
+	size_t len, n;
+	uint64_t *ips;
+
+	sim_init(&s, 1 << 20, 4096);
+	trace_ptw_enable(&s.w, BASE + 0x10);
+	I(&s, 0x10); P(&s, 0x11);
+	I(&s, 0x11); trace_ptw_syscall(&s.w);
+	trace_ptw_enable(&s.w, BASE + 0x18);	/* the handler */
+	I(&s, 0x18); P(&s, 0x19);
+	I(&s, 0x19); trace_ptw_ret(&s.w, BASE + 0x13); P(&s, 0x13);
+	I(&s, 0x13); P(&s, 0x14);
+	trace_ptw_disable_async(&s.w, BASE + 0x14);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	d = dec_ips(buf, len, &img, &ips, &n);
+	if (d && (n != s.n || memcmp(ips, s.exp, n * sizeof(*ips))))
+		printf("#   decoded %zu insns, expected %zu\n", n, s.n);
+	CHECK(d && n == s.n && !memcmp(ips, s.exp, n * sizeof(*ips)));
+	trace_decoded_free(d);
+	free(ips);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
 TEST(decode_small_loop)      { CHECK(run_exact(4, 0, 4096)); }
 TEST(decode_long_loop)       { CHECK(run_exact(1000, 0, 4096)); }
 TEST(decode_ret_other)       { CHECK(run_exact(3, 1, 4096)); }
@@ -436,6 +469,6 @@ TEST(decode_empty_and_no_psb)
 	trace_decoded_free(d);
 }
 
-TEST_MAIN(decode_small_loop, decode_long_loop, decode_ret_other, decode_psb_64, decode_events,
+TEST_MAIN(decode_syscall_returns_elsewhere, decode_small_loop, decode_long_loop, decode_ret_other, decode_psb_64, decode_events,
 	  decode_from_every_psb, decode_ring_wrap, decode_corrupt_gap, iterate_backward_and_random,
 	  bytes_per_insn_long_loop, decode_empty_and_no_psb)
