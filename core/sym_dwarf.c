@@ -6,6 +6,8 @@
 
 #include "core/sym_int.h"
 
+#include <dwarf.h>
+
 static void sym_dw_errfree(struct sym_module *m, Dwarf_Error *e)
 {
 	if (*e)
@@ -155,6 +157,8 @@ static const char *sym_row_file(struct sym_module *m, struct sym_cu *cu,
 		sym_dw_errfree(m, &e);
 		return NULL;
 	}
+	if (cu->gnu5 && fno == 0)
+		fno = 1;	/* see sym_cu.gnu5; GCC never names entry 0 */
 	if (fno < cu->nfiles && cu->files[fno])
 		return cu->files[fno];
 	if (fno >= cu->nfiles) {
@@ -170,6 +174,39 @@ static const char *sym_row_file(struct sym_module *m, struct sym_cu *cu,
 	cu->files[fno] = xstrdup(s);
 	dwarf_dealloc(m->dbg, s, DW_DLA_STRING);
 	return cu->files[fno];
+}
+
+/* A DWARF 5 line table from GCC: the file names by entry number, from
+ * dwarf_srcfiles (0-based, full paths), and the gnu5 correction. */
+static void sym_cu_files5(struct sym_module *m, struct sym_cu *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	char *prod = NULL, **sf = NULL;
+	Dwarf_Signed n = 0;
+
+	if (dwarf_attr(cu->die, DW_AT_producer, &a, &e) != DW_DLV_OK) {
+		sym_dw_errfree(m, &e);
+		return;
+	}
+	if (dwarf_formstring(a, &prod, &e) != DW_DLV_OK || strncmp(prod, "GNU ", 4)) {
+		sym_dw_errfree(m, &e);
+		dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+		return;
+	}
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	if (dwarf_srcfiles(cu->die, &sf, &n, &e) != DW_DLV_OK || n < 2 || n > 65535) {
+		sym_dw_errfree(m, &e);
+		return;
+	}
+	cu->files = xcalloc((size_t)n, sizeof(char *));
+	cu->nfiles = (size_t)n;
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		cu->files[i] = xstrdup(sf[i]);
+		dwarf_dealloc(m->dbg, sf[i], DW_DLA_STRING);
+	}
+	dwarf_dealloc(m->dbg, sf, DW_DLA_LIST);
+	cu->gnu5 = 1;
 }
 
 static void sym_cu_load(struct sym_module *m, struct sym_cu *cu)
@@ -194,6 +231,8 @@ static void sym_cu_load(struct sym_module *m, struct sym_cu *cu)
 		dwarf_srclines_dealloc_b(ctx);
 		return;
 	}
+	if (ver == 5)
+		sym_cu_files5(m, cu);
 	cu->rows = xcalloc((size_t)n, sizeof(*cu->rows));
 	for (Dwarf_Signed i = 0; i < n; i++) {
 		struct sym_row *r = &cu->rows[cu->nrows];

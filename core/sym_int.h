@@ -32,6 +32,8 @@ struct sym_cu {
 	size_t nrows;
 	char **files;		/* by DWARF file number, heap strings */
 	size_t nfiles;
+	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
+				 * reports the initial file register (1) as 0 */
 };
 
 struct sym_arange {
