@@ -215,6 +215,19 @@ static int parse_id(struct cmd_ctx *ctx, const char *s, struct dbg_bp **bp, int 
 	return 0;
 }
 
+/* Every id given is valid, before any is acted on. */
+static int check_ids(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	for (int i = 0; i < a->argc; i++) {
+		struct dbg_bp *bp;
+		int loc;
+
+		if (parse_id(ctx, a->argv[i], &bp, &loc) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static enum cmd_status exec_delete(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -229,13 +242,8 @@ static enum cmd_status exec_delete(struct cmd_ctx *ctx, const struct cmd_args *a
 			all == 1 ? "" : "s");
 		return CMD_OK;
 	}
-	for (int i = 0; i < a->argc; i++) {
-		struct dbg_bp *bp;
-		int loc;
-
-		if (parse_id(ctx, a->argv[i], &bp, &loc) < 0)
-			return CMD_ERROR;
-	}
+	if (check_ids(ctx, a) < 0)
+		return CMD_ERROR;
 	for (int i = 0; i < a->argc; i++) {
 		struct dbg_bp *bp;
 		int loc;
@@ -269,13 +277,8 @@ static enum cmd_status enable_disable(struct cmd_ctx *ctx, const struct cmd_args
 			d->nbps, d->nbps == 1 ? "" : "s");
 		return CMD_OK;
 	}
-	for (int i = 0; i < a->argc; i++) {
-		struct dbg_bp *bp;
-		int loc;
-
-		if (parse_id(ctx, a->argv[i], &bp, &loc) < 0)
-			return CMD_ERROR;
-	}
+	if (check_ids(ctx, a) < 0)
+		return CMD_ERROR;
 	for (int i = 0; i < a->argc; i++) {
 		struct dbg_bp *bp;
 		int loc;

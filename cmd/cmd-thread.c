@@ -30,59 +30,60 @@ static int pre_run(struct cmd_ctx *ctx)
 	return 0;
 }
 
-static enum cmd_status exec_step_over(struct cmd_ctx *ctx, const struct cmd_args *a)
+enum step_kind { STEP_OVER, STEP_IN, STEP_OUT, STEP_INST, STEP_INST_OVER };
+
+static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 {
+	struct dbg *d = &ctx->s->dbg;
 	struct dbg_stop st;
 	struct ptdb_err err;
+	int r;
 
-	(void)a;
 	if (pre_run(ctx) < 0)
 		return CMD_ERROR;
-	return after_run(ctx, dbg_step_line(&ctx->s->dbg, 0, &st, &err), &st, &err);
+	switch (k) {
+	case STEP_OVER:
+	case STEP_IN:
+		r = dbg_step_line(d, k == STEP_IN, &st, &err);
+		break;
+	case STEP_OUT:
+		r = dbg_finish(d, &st, &err);
+		break;
+	default:
+		r = dbg_step_insn(d, k == STEP_INST_OVER, &st, &err);
+		break;
+	}
+	return after_run(ctx, r, &st, &err);
+}
+
+static enum cmd_status exec_step_over(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	(void)a;
+	return run_step(ctx, STEP_OVER);
 }
 
 static enum cmd_status exec_step_in(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg_stop st;
-	struct ptdb_err err;
-
 	(void)a;
-	if (pre_run(ctx) < 0)
-		return CMD_ERROR;
-	return after_run(ctx, dbg_step_line(&ctx->s->dbg, 1, &st, &err), &st, &err);
+	return run_step(ctx, STEP_IN);
 }
 
 static enum cmd_status exec_step_out(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg_stop st;
-	struct ptdb_err err;
-
 	(void)a;
-	if (pre_run(ctx) < 0)
-		return CMD_ERROR;
-	return after_run(ctx, dbg_finish(&ctx->s->dbg, &st, &err), &st, &err);
+	return run_step(ctx, STEP_OUT);
 }
 
 static enum cmd_status exec_step_inst(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg_stop st;
-	struct ptdb_err err;
-
 	(void)a;
-	if (pre_run(ctx) < 0)
-		return CMD_ERROR;
-	return after_run(ctx, dbg_step_insn(&ctx->s->dbg, 0, &st, &err), &st, &err);
+	return run_step(ctx, STEP_INST);
 }
 
 static enum cmd_status exec_step_inst_over(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg_stop st;
-	struct ptdb_err err;
-
 	(void)a;
-	if (pre_run(ctx) < 0)
-		return CMD_ERROR;
-	return after_run(ctx, dbg_step_insn(&ctx->s->dbg, 1, &st, &err), &st, &err);
+	return run_step(ctx, STEP_INST_OVER);
 }
 
 static int parse_uint(const char *s, unsigned long *v)

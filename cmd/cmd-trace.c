@@ -3,7 +3,6 @@
 #include "cmd/builtin.h"
 #include "cmd/report.h"
 #include "core/session.h"
-#include "core/dbg_int.h"
 #include "core/size.h"
 #include "disasm/disasm.h"
 #include "trace/decode.h"
@@ -568,27 +567,40 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, p
 	return CMD_OK;
 }
 
-static enum cmd_status exec_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
+/* The threads a dump is about (indices, 'all', or the selected one) of a
+ * live, traced process; -1 after printing the error. */
+static int dump_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
 {
 	struct dbg *d = &ctx->s->dbg;
-	pid_t tids[MAX_THREADS];
-	int n, all;
-	enum cmd_status st = CMD_OK;
+	int all;
 
 	if (need_live(ctx) < 0)
-		return CMD_ERROR;
-	if (!dbg_tracing(d))
-		return cmd_error(ctx, "Process is not being traced");
-	if (parse_threads(ctx, a, tids, &n, &all) < 0)
-		return CMD_ERROR;
+		return -1;
+	if (!dbg_tracing(d)) {
+		cmd_error(ctx, "Process is not being traced");
+		return -1;
+	}
+	if (parse_threads(ctx, a, tids, n, &all) < 0)
+		return -1;
 	if (all) {
 		struct target_thread_info ti[MAX_THREADS];
 		int nt = target_threads(d->proc, ti, MAX_THREADS);
 
-		n = 0;
+		*n = 0;
 		for (int i = 0; i < nt && i < MAX_THREADS; i++)
-			tids[n++] = ti[i].tid;
+			tids[(*n)++] = ti[i].tid;
 	}
+	return 0;
+}
+
+static enum cmd_status exec_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	pid_t tids[MAX_THREADS];
+	int n;
+	enum cmd_status st = CMD_OK;
+
+	if (dump_threads(ctx, a, tids, &n) < 0)
+		return CMD_ERROR;
 	{
 		const char *path = cmd_opt(ctx->node, a, "file");
 		FILE *out = ctx->out;
@@ -697,25 +709,12 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 
 static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg *d = &ctx->s->dbg;
 	pid_t tids[MAX_THREADS];
-	int n, all;
+	int n;
 	enum cmd_status st = CMD_OK;
 
-	if (need_live(ctx) < 0)
+	if (dump_threads(ctx, a, tids, &n) < 0)
 		return CMD_ERROR;
-	if (!dbg_tracing(d))
-		return cmd_error(ctx, "Process is not being traced");
-	if (parse_threads(ctx, a, tids, &n, &all) < 0)
-		return CMD_ERROR;
-	if (all) {
-		struct target_thread_info ti[MAX_THREADS];
-		int nt = target_threads(d->proc, ti, MAX_THREADS);
-
-		n = 0;
-		for (int i = 0; i < nt && i < MAX_THREADS; i++)
-			tids[n++] = ti[i].tid;
-	}
 	for (int i = 0; i < n; i++)
 		if (info_one(ctx, tids[i], cmd_opt_given(ctx->node, a, "verbose"),
 			     cmd_opt_given(ctx->node, a, "json")) != CMD_OK)

@@ -649,6 +649,46 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	return n;
 }
 
+int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
+{
+	uint8_t buf[16];
+	struct disasm *ds = dbg_disasm(d);
+	size_t n = sizeof(buf);
+
+	while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
+		n--;
+	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts)
+{
+	stop->reason = DBG_R_EXITED;
+	stop->tid = ts->tid;
+	stop->signaled = ts->kind == TARGET_STOP_SIGNALED;
+	stop->signo = ts->signo;
+	stop->exit_status = ts->exit_status;
+}
+
+int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop)
+{
+	int known = ts->signo > 0 && ts->signo < 65;
+
+	if (known && !d->sig[ts->signo].pass)
+		target_set_pending_signal(d->proc, ts->tid, 0);
+	if (!known || d->sig[ts->signo].stop) {
+		stop->reason = DBG_R_SIGNAL;
+		stop->tid = ts->tid;
+		stop->signo = ts->signo;
+		stop->si_code = ts->si_code;
+		stop->addr = ts->addr;
+		return 1;
+	}
+	dbg_note_signal(d, ts->tid, ts->signo);
+	return 0;
+}
+
 struct disasm *dbg_disasm(struct dbg *d)
 {
 	struct ptdb_err err;

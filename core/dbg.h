@@ -214,6 +214,9 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
 /* Records a signal that was passed on with notify (dbg_sig.notify). */
 void dbg_note_signal(struct dbg *d, pid_t tid, int signo);
 
+/* The session's instruction decoder (AT&T, created on first use), or NULL. */
+struct disasm *dbg_disasm(struct dbg *d);
+
 /* Memory of the live process via target_read_mem. */
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err);

@@ -8,7 +8,15 @@
 void dbg_resolve_all(struct dbg *d);
 /* Counts a hit if addr is a planted enabled user location. */
 int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc);
-struct disasm *dbg_disasm(struct dbg *d);
+/* Decodes the instruction at pc of the live process (breakpoints masked);
+ * 0 ok, -1 unreadable or undecodable. */
+int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in);
+/* A process exit as the stop reported. */
+void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
+/* Applies the signal policy ("process handle") to a signal stop: returns
+ * 1 with *stop filled when it stops the process, 0 when the signal goes on
+ * (passed or suppressed, told later when notify). */
+int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop);
 
 /* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
  * (the same or an outer frame, so recursion does not fool it). */

@@ -52,10 +52,7 @@ int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
 		switch (ts.kind) {
 		case TARGET_STOP_EXITED:
 		case TARGET_STOP_SIGNALED:
-			stop->reason = DBG_R_EXITED;
-			stop->signaled = ts.kind == TARGET_STOP_SIGNALED;
-			stop->signo = ts.signo;
-			stop->exit_status = ts.exit_status;
+			dbg_exit_stop(stop, &ts);
 			return RW_USER;
 		case TARGET_STOP_BREAKPOINT: {
 			struct user_regs_struct regs;
@@ -78,21 +75,10 @@ int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
 			if (step_tid && ts.tid == step_tid)
 				return RW_STEPPED;
 			break;
-		case TARGET_STOP_SIGNAL: {
-			const struct dbg_sig *sg = &d->sig[ts.signo > 0 && ts.signo < 65 ? ts.signo : 0];
-
-			if (!sg->pass)
-				target_set_pending_signal(d->proc, ts.tid, 0);
-			if (sg->stop || ts.signo <= 0 || ts.signo >= 65) {
-				stop->reason = DBG_R_SIGNAL;
-				stop->signo = ts.signo;
-				stop->si_code = ts.si_code;
-				stop->addr = ts.addr;
+		case TARGET_STOP_SIGNAL:
+			if (dbg_signal_stop(d, &ts, stop))
 				return RW_USER;
-			}
-			dbg_note_signal(d, ts.tid, ts.signo);
 			break;
-		}
 		case TARGET_STOP_EXEC:
 			stop->reason = DBG_R_EXEC;
 			return RW_USER;
@@ -161,19 +147,6 @@ static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
 	return r;
 }
 
-static int insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
-{
-	uint8_t buf[16];
-	struct disasm *ds = dbg_disasm(d);
-	size_t n = sizeof(buf);
-
-	while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
-		n--;
-	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
-		return -1;
-	return 0;
-}
-
 static int is_call(const struct disasm_insn *in)
 {
 	return in->kind == DISASM_KIND_CALL || in->kind == DISASM_KIND_CALL_IND;
@@ -189,7 +162,7 @@ static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
-	if (over && insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
+	if (over && dbg_insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
 		struct dbg_goal g = { r.rip + in.len, r.rsp };
 		int rr = run_to(d, tid, &g, 1, stop, err);
 
@@ -207,23 +180,30 @@ static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 	user_stop(d, stop);
 }
 
+/* The end of a stepping command: an error, a stop that came first
+ * (RW_USER: breakpoint, signal, exit), or the command's own stop. */
+static int finish_cmd(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
+		      enum dbg_reason why)
+{
+	if (rr < 0)
+		return -1;
+	if (rr == RW_USER)
+		user_stop(d, stop);
+	else
+		done(d, stop, tid, why);
+	return 0;
+}
+
 int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 		  struct ptdb_err *err)
 {
 	pid_t tid = d->sel_tid;
-	int r;
 
 	if (check_alive(d, err) < 0)
 		return -1;
 	d->interrupt_requested = 0;
-	r = one_insn(d, tid, over, stop, err);
-	if (r < 0)
-		return -1;
-	if (r == RW_USER)
-		user_stop(d, stop);
-	else
-		done(d, stop, tid, over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
-	return 0;
+	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
+			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
 }
 
 struct line_at {
@@ -265,18 +245,11 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	if (line_at(d, r.rip, &start) < 0 ||
 	    sym_line_range(start.m->sym, r.rip, &lo, &hi) < 0) {
 		/* no line information: one instruction, over calls */
-		rr = one_insn(d, tid, 1, stop, err);
-		if (rr < 0)
-			return -1;
-		if (rr == RW_USER)
-			user_stop(d, stop);
-		else
-			done(d, stop, tid, why);
-		return 0;
+		return finish_cmd(d, one_insn(d, tid, 1, stop, err), stop, tid, why);
 	}
 	for (;;) {
 		struct disasm_insn in;
-		int have = insn_at(d, r.rip, &in) == 0;
+		int have = dbg_insn_at(d, r.rip, &in) == 0;
 
 		if (d->interrupt_requested) {
 			done(d, stop, tid, DBG_R_INTERRUPT);
@@ -354,7 +327,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	struct dbg_frame fr[DBG_MAX_FRAMES];
 	pid_t tid = d->sel_tid;
 	struct dbg_goal g;
-	int n, rr;
+	int n;
 
 	if (check_alive(d, err) < 0)
 		return -1;
@@ -366,14 +339,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
 	g.pc = fr[d->sel_frame + 1].pc;
 	g.min_rsp = fr[d->sel_frame + 1].rsp;
-	rr = run_to(d, tid, &g, 1, stop, err);
-	if (rr < 0)
-		return -1;
-	if (rr == RW_USER)
-		user_stop(d, stop);
-	else
-		done(d, stop, tid, DBG_R_STEP_OUT);
-	return 0;
+	return finish_cmd(d, run_to(d, tid, &g, 1, stop, err), stop, tid, DBG_R_STEP_OUT);
 }
 
 int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
@@ -382,7 +348,7 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	struct dbg_frame fr[2];
 	struct dbg_goal g[8];
 	pid_t tid = d->sel_tid;
-	int nf, ng = 0, rr;
+	int nf, ng = 0;
 
 	if (check_alive(d, err) < 0)
 		return -1;
@@ -394,12 +360,5 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 		g[ng++] = (struct dbg_goal){ addrs[i], fr[0].rsp };
 	if (nf > 1)
 		g[ng++] = (struct dbg_goal){ fr[1].pc, fr[1].rsp };
-	rr = run_to(d, tid, g, ng, stop, err);
-	if (rr < 0)
-		return -1;
-	if (rr == RW_USER)
-		user_stop(d, stop);
-	else
-		done(d, stop, tid, DBG_R_UNTIL);
-	return 0;
+	return finish_cmd(d, run_to(d, tid, g, ng, stop, err), stop, tid, DBG_R_UNTIL);
 }

@@ -295,19 +295,6 @@ static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 	return 0;
 }
 
-static int insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
-{
-	uint8_t buf[16];
-	struct disasm *ds = dbg_disasm(d);
-	size_t n = sizeof(buf);
-
-	while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
-		n--;
-	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
-		return -1;
-	return 0;
-}
-
 /* The next traced, live thread to step (round robin, a quantum counted in
  * instructions so a traced run always takes the same schedule). */
 static struct trace_swc_thread *pick(struct dbg *d)
@@ -403,8 +390,6 @@ static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 			dbg_refresh_modules(d);
 		break;
 	case TARGET_STOP_SIGNAL: {
-		const struct dbg_sig *sg = &d->sig[ts->signo > 0 && ts->signo < 65 ? ts->signo : 0];
-
 		if (th && th->parked_at) {
 			/* the system call ended (or will restart) with a signal:
 			 * back in user space at pc and stopped there before the
@@ -416,24 +401,13 @@ static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 				trace_swc_pause(th, r.rip);
 			}
 		}
-		if (!sg->pass)
-			target_set_pending_signal(d->proc, ts->tid, 0);
-		if (sg->stop || ts->signo <= 0 || ts->signo >= 65) {
-			stop->reason = DBG_R_SIGNAL;
-			stop->signo = ts->signo;
-			stop->si_code = ts->si_code;
-			stop->addr = ts->addr;
+		if (dbg_signal_stop(d, ts, stop))
 			return RW_USER;
-		}
-		dbg_note_signal(d, ts->tid, ts->signo);
 		break;
 	}
 	case TARGET_STOP_EXITED:
 	case TARGET_STOP_SIGNALED:
-		stop->reason = DBG_R_EXITED;
-		stop->signaled = ts->kind == TARGET_STOP_SIGNALED;
-		stop->signo = ts->signo;
-		stop->exit_status = ts->exit_status;
+		dbg_exit_stop(stop, ts);
 		return RW_USER;
 	case TARGET_STOP_EXEC:
 		stop->reason = DBG_R_EXEC;
@@ -570,7 +544,7 @@ static struct blk *block_at(struct dbg *d, uint64_t pc)
 		uint64_t next;
 		int seen = 0;
 
-		if (insn_at(d, a, &in) < 0 || !runs_in_block(&in) || b->n >= BLK_MAX)
+		if (dbg_insn_at(d, a, &in) < 0 || !runs_in_block(&in) || b->n >= BLK_MAX)
 			break;
 		if (!(b->n & (b->n - 1)) && b->n >= 16)
 			b->ins = xrealloc(b->ins, 2 * (size_t)b->n * sizeof(*b->ins));
@@ -589,7 +563,7 @@ static struct blk *block_at(struct dbg *d, uint64_t pc)
 			break;
 	}
 	b->stop = a;
-	b->stop_have = insn_at(d, a, &b->stop_in) == 0;
+	b->stop_have = dbg_insn_at(d, a, &b->stop_in) == 0;
 	b->sticky = b->stop_have && trace_swc_state_dependent(&b->stop_in) &&
 		    b->stop_in.kind != DISASM_KIND_SYSCALL;
 	bcache_put(d->trace, b);
@@ -936,7 +910,7 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		t = th->tid;
 		if (target_get_regs(d->proc, t, &r, err) < 0)
 			return -1;
-		have = insn_at(d, r.rip, &in) == 0;
+		have = dbg_insn_at(d, r.rip, &in) == 0;
 		sig = target_pending_signal(d->proc, t);
 		if (!sig)
 			trace_swc_resume(th, r.rip);
@@ -989,16 +963,9 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 				trace_swc_executed(th, &in, pc);
 			if (step_tid)
 				return RW_STEPPED;
-			if (dbg_bp_hit(d, pc, &stop->bp_id, &stop->loc_id)) {
-				stop->reason = DBG_R_BREAKPOINT;
-				return RW_USER;
-			}
-			if (t == tid)
-				for (int i = 0; i < ngoals; i++)
-					if (goals[i].pc == pc && r.rsp >= goals[i].min_rsp)
-						return RW_GOAL;
-			if (pc == d->load_bp)
-				dbg_refresh_modules(d);
+			rr = arrived(d, t, tid, pc, r.rsp, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
 			break;
 		}
 		case TARGET_STOP_SIGNAL:
@@ -1039,11 +1006,7 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		}
 		if (died) {
 			memset(stop, 0, sizeof(*stop));
-			stop->reason = DBG_R_EXITED;
-			stop->signaled = ex.kind == TARGET_STOP_SIGNALED;
-			stop->signo = ex.signo;
-			stop->exit_status = ex.exit_status;
-			stop->tid = ex.tid;
+			dbg_exit_stop(stop, &ex);
 			return RW_USER;
 		}
 	}
@@ -1093,7 +1056,7 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	struct dbg *d = ctx;
 	struct disasm_insn in;
 
-	if (!dbg_alive(d) || insn_at(d, ip, &in) < 0)
+	if (!dbg_alive(d) || dbg_insn_at(d, ip, &in) < 0)
 		return 0;
 	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
 		return in.target;

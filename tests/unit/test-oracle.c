@@ -6,7 +6,6 @@
 #include "test.h"
 
 #include "core/dbg.h"
-#include "core/dbg_int.h"
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"

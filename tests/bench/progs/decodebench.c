@@ -4,7 +4,6 @@
  * against a bare libipt block-decoder loop over the same buffer and image.
  * Prints: instructions, ptdb seconds, bare seconds (best of 5 each). */
 #include "core/dbg.h"
-#include "core/dbg_int.h"
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"
