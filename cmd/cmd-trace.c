@@ -1,6 +1,7 @@
 /* cmd/cmd-trace.c: "thread trace start|stop|dump instructions|dump info"
  * and "process trace start|stop" (LLDB's trace commands). */
 #include "cmd/builtin.h"
+#include "cmd/cmd-trace.h"
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/size.h"
@@ -17,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_THREADS 1024
 #define DEFAULT_SIZE (4u << 10)
 #define DEFAULT_TOTAL_LIMIT ((size_t)500 << 20)
 #define INTEL_PT_PMU "/sys/bus/event_source/devices/intel_pt"
@@ -39,8 +39,8 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 			 int *n, int *all)
 {
 	struct dbg *d = &ctx->s->dbg;
-	struct target_thread_info ti[MAX_THREADS];
-	int nt = target_threads(d->proc, ti, MAX_THREADS);
+	struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
+	int nt = target_threads(d->proc, ti, CMD_TRACE_MAX_THREADS);
 
 	*n = 0;
 	*all = 0;
@@ -64,7 +64,7 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 			cmd_error(ctx, "invalid thread specification: \"%s\"", w);
 			return -1;
 		}
-		for (int k = 0; k < nt && k < MAX_THREADS; k++)
+		for (int k = 0; k < nt && k < CMD_TRACE_MAX_THREADS; k++)
 			if (ti[k].index == idx) {
 				tids[(*n)++] = ti[k].tid;
 				found = 1;
@@ -149,7 +149,7 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_trace_opts o;
 	struct ptdb_err err;
-	pid_t tids[MAX_THREADS];
+	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n, all;
 
 	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0 ||
@@ -185,7 +185,7 @@ static enum cmd_status exec_thread_stop(struct cmd_ctx *ctx, const struct cmd_ar
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct ptdb_err err;
-	pid_t tids[MAX_THREADS];
+	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n, all;
 
 	if (need_live(ctx) < 0)
@@ -357,7 +357,7 @@ static void print_insn(struct dump *p, uint64_t idx, uint64_t ip)
 	fputc('\n', p->out);
 }
 
-static int thread_index_of(struct dbg *d, pid_t tid)
+int cmd_trace_thread_index(struct dbg *d, pid_t tid)
 {
 	return (int)target_thread_index(d->proc, tid);
 }
@@ -433,7 +433,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, p
 	p.out = out;
 	p.width = 1;
 	if (!th) {
-		fprintf(out, "thread #%d: tid = %d, not traced\n", thread_index_of(d, tid), (int)tid);
+		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
 		return CMD_OK;
 	}
 	if ((v = cmd_opt(ctx->node, a, "count")) && (uint_parse(v, &count, &err) < 0 || !count))
@@ -468,7 +468,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, p
 	}
 	if (!json)
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
-			thread_index_of(d, tid), (int)tid, total);
+			cmd_trace_thread_index(d, tid), (int)tid, total);
 	/* the instruction range [first, last] to show, oldest first */
 	if (forwards) {
 		first = id >= 0 ? (uint64_t)id : skip;
@@ -567,9 +567,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, p
 	return CMD_OK;
 }
 
-/* The threads a dump is about (indices, 'all', or the selected one) of a
- * live, traced process; -1 after printing the error. */
-static int dump_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
+int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
 {
 	struct dbg *d = &ctx->s->dbg;
 	int all;
@@ -583,11 +581,11 @@ static int dump_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *ti
 	if (parse_threads(ctx, a, tids, n, &all) < 0)
 		return -1;
 	if (all) {
-		struct target_thread_info ti[MAX_THREADS];
-		int nt = target_threads(d->proc, ti, MAX_THREADS);
+		struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
+		int nt = target_threads(d->proc, ti, CMD_TRACE_MAX_THREADS);
 
 		*n = 0;
-		for (int i = 0; i < nt && i < MAX_THREADS; i++)
+		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
 			tids[(*n)++] = ti[i].tid;
 	}
 	return 0;
@@ -595,11 +593,11 @@ static int dump_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *ti
 
 static enum cmd_status exec_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	pid_t tids[MAX_THREADS];
+	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n;
 	enum cmd_status st = CMD_OK;
 
-	if (dump_threads(ctx, a, tids, &n) < 0)
+	if (cmd_trace_threads(ctx, a, tids, &n) < 0)
 		return CMD_ERROR;
 	{
 		const char *path = cmd_opt(ctx->node, a, "file");
@@ -628,7 +626,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	int have_tsc = 0;
 
 	if (!th) {
-		fprintf(ctx->out, "thread #%d: tid = %d, not traced\n", thread_index_of(d, tid), (int)tid);
+		fprintf(ctx->out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
 		return CMD_OK;
 	}
 	if (dbg_trace_decode(d, th, &dec, &err) < 0)
@@ -641,7 +639,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	if (json) {
 		struct json_object *o = json_object_new_object(), *ev = json_object_new_object();
 
-		json_object_object_add(o, "threadIndex", json_object_new_int(thread_index_of(d, tid)));
+		json_object_object_add(o, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
 		json_object_object_add(o, "tid", json_object_new_int((int)tid));
 		json_object_object_add(o, "traceTechnology", json_object_new_string("software"));
 		json_object_object_add(o, "stepping", json_object_new_string(
@@ -673,7 +671,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		json_object_put(o);
 		return CMD_OK;
 	}
-	fprintf(ctx->out, "thread #%d: tid = %d\n", thread_index_of(d, tid), (int)tid);
+	fprintf(ctx->out, "thread #%d: tid = %d\n", cmd_trace_thread_index(d, tid), (int)tid);
 	fprintf(ctx->out, "  Trace technology: software (Intel PT packets, %s)\n",
 		dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
 	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", items);
@@ -709,11 +707,11 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 
 static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	pid_t tids[MAX_THREADS];
+	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n;
 	enum cmd_status st = CMD_OK;
 
-	if (dump_threads(ctx, a, tids, &n) < 0)
+	if (cmd_trace_threads(ctx, a, tids, &n) < 0)
 		return CMD_ERROR;
 	for (int i = 0; i < n; i++)
 		if (info_one(ctx, tids[i], cmd_opt_given(ctx->node, a, "verbose"),
