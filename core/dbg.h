@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/sym.h"
 #include "target/target.h"
+#include "trace/tsc.h"
 
 struct disasm;
 struct dbg_trace;
@@ -104,6 +105,9 @@ struct dbg {
 	volatile sig_atomic_t running;	/* inside resume/wait */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
+	/* TSC -> ns of the traces being shown: measured when tracing starts
+	 * with timestamps, or read from a loaded bundle */
+	struct trace_tsc_conv tsc_conv;
 	/* signals passed on without stopping but with notify: told with the
 	 * next stop report ("stopped and restarted") */
 	struct { pid_t tid; int signo; } notes[16];

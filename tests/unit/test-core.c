@@ -2,6 +2,7 @@
 #include "tests/unit/test.h"
 #include "core/size.h"
 #include "core/settings.h"
+#include "trace/tsc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -112,5 +113,23 @@ TEST(err_errno)
 	CHECK_INT(ptdb_err_set(NULL, "no buffer"), -1);
 }
 
+
+TEST(tsc_conversion)
+{
+	/* 1 GHz TSC: mult = 2^shift; 3 GHz: mult/2^shift = 1/3 */
+	struct trace_tsc_conv c = { .mult = 1u << 10, .shift = 10, .zero = 1000, .valid = 1 };
+
+	CHECK_INT(trace_tsc_to_ns(&c, 0), 1000);
+	CHECK_INT(trace_tsc_to_ns(&c, 12345), 13345);
+	c.mult = 1398101;	/* round(2^22 / 3) */
+	c.shift = 22;
+	c.zero = 0;
+	CHECK_INT(trace_tsc_to_ns(&c, 3000000000ULL), 999999761);
+	/* no overflow for the largest TSC: the split keeps products in range */
+	c.mult = 0xffffffffu;
+	c.shift = 31;
+	CHECK(trace_tsc_to_ns(&c, UINT64_MAX) > (UINT64_MAX >> 1));
+}
+
 TEST_MAIN(size_units, size_errors, uint_values, size_format_text, settings_types,
-	settings_show_text, err_errno)
+	settings_show_text, err_errno, tsc_conversion)
