@@ -17,6 +17,7 @@ static const struct cmd_node *const top[] = {
 	&cmd_settings_node,
 	&cmd_source_node,
 	&cmd_thread_node,
+	&cmd_trace_node,
 	&cmd_version_node,
 	NULL,
 };

@@ -141,7 +141,7 @@ static enum cmd_status exec_until(struct cmd_ctx *ctx, const struct cmd_args *a)
 static int thread_by_index(struct dbg *d, unsigned long idx, pid_t *tid)
 {
 	struct target_thread_info ti[MAX_THREADS];
-	int n = target_threads(d->proc, ti, MAX_THREADS);
+	int n = dbg_threads(d, ti, MAX_THREADS);
 
 	for (int i = 0; i < n && i < MAX_THREADS; i++)
 		if (ti[i].index == idx) {
@@ -158,17 +158,31 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 	int n;
 
 	(void)a;
-	if (need_process(ctx) < 0)
+	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
-	n = target_threads(d->proc, ti, MAX_THREADS);
-	fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
+	n = dbg_threads(d, ti, MAX_THREADS);
+	if (d->pm)
+		fprintf(ctx->out, "Process %d (a loaded trace; each thread is shown where its trace ends)\n",
+			(int)d->pid);
+	else
+		fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
 	for (int i = 0; i < n && i < MAX_THREADS; i++) {
 		struct dbg_frame f;
 		struct ptdb_err err;
 		char loc[512], why[160];
 
-		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0)
+		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0) {
+			if (d->pm)	/* listed without a trace */
+				fprintf(ctx->out, "%s thread #%u: tid = %d\n",
+					ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid);
 			continue;
+		}
+		if (d->pm) {
+			dbg_format_frame(d, &f, 0, loc, sizeof(loc));
+			fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s\n",
+				ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid, f.pc, loc);
+			continue;
+		}
 		dbg_format_frame(d, &f, 0, loc, sizeof(loc));
 		report_reason(d, ti[i].tid, why, sizeof(why));
 		fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s, name = '%s'",
@@ -187,7 +201,7 @@ static enum cmd_status exec_select(struct cmd_ctx *ctx, const struct cmd_args *a
 	unsigned long idx;
 	pid_t tid;
 
-	if (need_process(ctx) < 0)
+	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
 	if (parse_uint(a->argv[0], &idx) < 0)
 		return cmd_error(ctx, "invalid thread index '%s'", a->argv[0]);
@@ -218,13 +232,13 @@ static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args
 	const char *c = cmd_opt(ctx->node, a, "count");
 	unsigned long count = 0;
 
-	if (need_process(ctx) < 0)
+	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
 	if (c && parse_uint(c, &count) < 0)
 		return cmd_error(ctx, "invalid count '%s'", c);
 	if (a->argc == 1 && !strcmp(a->argv[0], "all")) {
 		struct target_thread_info ti[MAX_THREADS];
-		int n = target_threads(d->proc, ti, MAX_THREADS);
+		int n = dbg_threads(d, ti, MAX_THREADS);
 
 		for (int i = 0; i < n && i < MAX_THREADS; i++) {
 			if (i)
@@ -256,7 +270,7 @@ static enum cmd_status exec_frame_select(struct cmd_ctx *ctx, const struct cmd_a
 	unsigned long idx = d->sel_frame;
 	int n;
 
-	if (need_process(ctx) < 0)
+	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
 	if (a->argc && parse_uint(a->argv[0], &idx) < 0)
 		return cmd_error(ctx, "invalid frame index '%s'", a->argv[0]);
@@ -279,7 +293,7 @@ static enum cmd_status exec_frame_info(struct cmd_ctx *ctx, const struct cmd_arg
 	int n;
 
 	(void)a;
-	if (need_process(ctx) < 0)
+	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
 	n = dbg_frames(d, d->sel_tid, fr, DBG_MAX_FRAMES, &err);
 	if (n < 0)
@@ -293,7 +307,7 @@ static enum cmd_status exec_frame_info(struct cmd_ctx *ctx, const struct cmd_arg
 static const struct cmd_node thread_backtrace = {
 	.name = "backtrace", .summary = "Show the stack of the selected thread, of thread N, or of all threads.",
 	.syntax = "[all | <thread-index>]", .min_args = 0, .max_args = 1,
-	.needs = CMD_NEEDS_PROCESS, .exec = exec_backtrace,
+	.needs = CMD_NEEDS_THREADS, .exec = exec_backtrace,
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_STRING, "count", "How many frames to show." },
 		{ 0 } },
@@ -301,12 +315,12 @@ static const struct cmd_node thread_backtrace = {
 
 static const struct cmd_node thread_list = {
 	.name = "list", .summary = "Show a summary of each thread in the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_list,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_list,
 };
 
 static const struct cmd_node thread_select = {
 	.name = "select", .summary = "Select the thread with the given index as the current thread.",
-	.syntax = "<thread-index>", .min_args = 1, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_select,
+	.syntax = "<thread-index>", .min_args = 1, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_select,
 };
 
 static const struct cmd_node thread_step_over = {
@@ -352,12 +366,12 @@ const struct cmd_node cmd_thread_node = {
 
 static const struct cmd_node frame_select = {
 	.name = "select", .summary = "Select a frame of the current thread by index (0 is the innermost).",
-	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_PROCESS, .exec = exec_frame_select,
+	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_frame_select,
 };
 
 static const struct cmd_node frame_info = {
 	.name = "info", .summary = "Show the selected frame.",
-	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_PROCESS, .exec = exec_frame_info,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_frame_info,
 };
 
 const struct cmd_node cmd_frame_node = {

@@ -30,7 +30,10 @@ static int need_live(struct cmd_ctx *ctx)
 
 	if (dbg_alive(d))
 		return 0;
-	cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
+	if (d->pm)
+		cmd_error(ctx, "Tracing is not supported. Can't trace a non-live process.");
+	else
+		cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
 	return -1;
 }
 
@@ -40,7 +43,7 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-	int nt = target_threads(d->proc, ti, CMD_TRACE_MAX_THREADS);
+	int nt = dbg_threads(d, ti, CMD_TRACE_MAX_THREADS);
 
 	*n = 0;
 	*all = 0;
@@ -357,9 +360,15 @@ static void print_insn(struct dump *p, uint64_t idx, uint64_t ip)
 	fputc('\n', p->out);
 }
 
+/* What the decoded traces are cached by (a loaded trace never changes). */
+static uint64_t stop_id(struct dbg *d)
+{
+	return d->proc ? target_stop_id(d->proc) : 0;
+}
+
 int cmd_trace_thread_index(struct dbg *d, pid_t tid)
 {
-	return (int)target_thread_index(d->proc, tid);
+	return (int)dbg_thread_index(d, tid);
 }
 
 static const char *const event_names[] = { "", "enabled", "disabled", "async disabled",
@@ -457,7 +466,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, p
 	if (cmd_opt_given(ctx->node, a, "all"))
 		count = total ? total : 1;
 	/* -C: on from where the previous dump of this thread stopped */
-	if (cmd_opt_given(ctx->node, a, "continue") && th->dump_valid && th->dump_stop_id == target_stop_id(d->proc)) {
+	if (cmd_opt_given(ctx->node, a, "continue") && th->dump_valid && th->dump_stop_id == stop_id(d)) {
 		forwards = th->dump_forwards;
 		if (forwards)
 			id = (int64_t)th->dump_next;
@@ -487,7 +496,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, p
 	th->dump_valid = 1;
 	th->dump_forwards = forwards;
 	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = target_stop_id(d->proc);
+	th->dump_stop_id = stop_id(d);
 	for (uint64_t x = last; x >= 10; x /= 10)
 		p.width++;
 	if (item_range(dec, d, first, last, total, &i0, &i1) < 0)
@@ -572,9 +581,9 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 	struct dbg *d = &ctx->s->dbg;
 	int all;
 
-	if (need_live(ctx) < 0)
+	if (!d->pm && need_live(ctx) < 0)
 		return -1;
-	if (!dbg_tracing(d)) {
+	if (!dbg_tracing(d) && !d->pm) {
 		cmd_error(ctx, "Process is not being traced");
 		return -1;
 	}
@@ -582,7 +591,7 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 		return -1;
 	if (all) {
 		struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-		int nt = target_threads(d->proc, ti, CMD_TRACE_MAX_THREADS);
+		int nt = dbg_threads(d, ti, CMD_TRACE_MAX_THREADS);
 
 		*n = 0;
 		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
@@ -641,7 +650,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 
 		json_object_object_add(o, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
 		json_object_object_add(o, "tid", json_object_new_int((int)tid));
-		json_object_object_add(o, "traceTechnology", json_object_new_string("software"));
+		json_object_object_add(o, "traceTechnology", json_object_new_string(d->pm ? "intel-pt" : "software"));
 		json_object_object_add(o, "stepping", json_object_new_string(
 			dbg_trace_single_step(d) ? "single" : "block"));
 		json_object_object_add(o, "traceBufferSize", json_object_new_uint64(th->ring.size));
@@ -672,8 +681,11 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		return CMD_OK;
 	}
 	fprintf(ctx->out, "thread #%d: tid = %d\n", cmd_trace_thread_index(d, tid), (int)tid);
-	fprintf(ctx->out, "  Trace technology: software (Intel PT packets, %s)\n",
-		dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
+	if (d->pm)
+		fprintf(ctx->out, "  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
+	else
+		fprintf(ctx->out, "  Trace technology: software (Intel PT packets, %s)\n",
+			dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
 	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", items);
 	fprintf(ctx->out, "  Total number of instructions: %" PRIu64 "\n", insns);
 	fprintf(ctx->out, "\n  Memory usage:\n");

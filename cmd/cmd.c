@@ -355,7 +355,13 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 		cmd_argv_free(words);
 		return st;
 	}
-	if ((node->needs & CMD_NEEDS_PROCESS) && !dbg_alive(&s->dbg))
+	if ((node->needs & CMD_NEEDS_THREADS) && !dbg_alive(&s->dbg) && !s->dbg.pm)
+		st = s->dbg.exe_path || s->dbg.proc
+			? cmd_error(&ctx, "Process must be launched.")
+			: cmd_error(&ctx, "invalid target, create a target using the 'file' command");
+	else if ((node->needs & CMD_NEEDS_PROCESS) && s->dbg.pm)
+		st = cmd_error(&ctx, "the process of a loaded trace is not live");
+	else if ((node->needs & CMD_NEEDS_PROCESS) && !dbg_alive(&s->dbg))
 		st = s->dbg.exe_path || s->dbg.proc
 			? cmd_error(&ctx, "Process must be launched.")
 			: cmd_error(&ctx, "invalid target, create a target using the 'file' command");

@@ -41,6 +41,7 @@ enum cmd_needs {
 	CMD_NEEDS_NOTHING = 0,
 	CMD_NEEDS_TARGET = 0x1,		/* an executable ('file') */
 	CMD_NEEDS_PROCESS = 0x2,	/* a live, stopped process */
+	CMD_NEEDS_THREADS = 0x4,	/* a live process or a loaded trace */
 };
 
 /* Node flags. */

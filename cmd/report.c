@@ -132,15 +132,18 @@ void report_thread_line(FILE *out, struct dbg *d, pid_t tid)
 {
 	struct target_thread_info ti[256];
 	char why[160];
-	int n = target_threads(d->proc, ti, 256);
+	int n = dbg_threads(d, ti, 256);
 	const char *name = "";
-	unsigned idx = target_thread_index(d->proc, tid);
+	unsigned idx = dbg_thread_index(d, tid);
 
 	for (int i = 0; i < n && i < 256; i++)
 		if (ti[i].tid == tid)
 			name = ti[i].name;
 	report_reason(d, tid, why, sizeof(why));
-	fprintf(out, "%s thread #%u, name = '%s'", tid == d->sel_tid ? "*" : " ", idx, name);
+	if (d->pm)	/* a loaded trace: no names, no stops */
+		fprintf(out, "%s thread #%u: tid = %d", tid == d->sel_tid ? "*" : " ", idx, (int)tid);
+	else
+		fprintf(out, "%s thread #%u, name = '%s'", tid == d->sel_tid ? "*" : " ", idx, name);
 	if (why[0])
 		fprintf(out, ", stop reason = %s", why);
 	fputc('\n', out);
@@ -200,10 +203,19 @@ int need_target(struct cmd_ctx *ctx)
 	return -1;
 }
 
+int need_threads(struct cmd_ctx *ctx)
+{
+	return ctx->s->dbg.pm ? 0 : need_process(ctx);
+}
+
 int need_process(struct cmd_ctx *ctx)
 {
 	if (dbg_alive(&ctx->s->dbg))
 		return 0;
+	if (ctx->s->dbg.pm) {
+		cmd_error(ctx, "the process of a loaded trace is not live");
+		return -1;
+	}
 	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
 		return need_target(ctx);
 	cmd_error(ctx, "Process must be launched.");

@@ -30,5 +30,7 @@ void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop);
 struct cmd_ctx;
 int need_target(struct cmd_ctx *ctx);
 int need_process(struct cmd_ctx *ctx);
+/* A live process or a loaded trace (threads to list and select). */
+int need_threads(struct cmd_ctx *ctx);
 
 #endif

@@ -63,8 +63,20 @@ static void drop_process(struct dbg *d)
 			d->bps[i].locs[k].planted = 0;
 }
 
+void dbg_drop_target(struct dbg *d)
+{
+	drop_process(d);
+	drop_modules(d, 0);
+	dbg_unload_bundle(d);
+	free(d->exe_path);
+	d->exe_path = NULL;
+	for (int i = 0; i < d->nbps; i++)
+		d->bps[i].nlocs = 0;
+}
+
 void dbg_release(struct dbg *d)
 {
+	dbg_unload_bundle(d);
 	drop_process(d);
 	drop_modules(d, 0);
 	free(d->mods);
@@ -79,13 +91,38 @@ void dbg_release(struct dbg *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int dbg_threads(struct dbg *d, struct target_thread_info *out, int max)
+{
+	int n = 0;
+
+	if (d->pm) {
+		for (int i = 0; i < d->pm->nth && n < max; i++, n++) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].tid = d->pm->th[i].tid;
+			out[n].index = d->pm->th[i].index;
+		}
+		return n;
+	}
+	return d->proc ? target_threads(d->proc, out, max) : 0;
+}
+
+unsigned dbg_thread_index(struct dbg *d, pid_t tid)
+{
+	if (d->pm) {
+		for (int i = 0; i < d->pm->nth; i++)
+			if (d->pm->th[i].tid == tid)
+				return d->pm->th[i].index;
+		return 0;
+	}
+	return d->proc ? target_thread_index(d->proc, tid) : 0;
+}
+
 int dbg_alive(const struct dbg *d)
 {
 	return d->proc && target_is_alive(d->proc);
 }
 
-static struct dbg_module *add_module(struct dbg *d, struct sym_module *m,
-				     const char *path)
+struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path)
 {
 	d->mods = xrealloc(d->mods, (size_t)(d->nmods + 1) * sizeof(*d->mods));
 	memset(&d->mods[d->nmods], 0, sizeof(*d->mods));
@@ -106,12 +143,13 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 		return -1;
 	drop_process(d);
 	drop_modules(d, 0);
+	dbg_unload_bundle(d);
 	/* Locations belonged to the old executable. */
 	for (int i = 0; i < d->nbps; i++)
 		d->bps[i].nlocs = 0;
 	free(d->exe_path);
 	d->exe_path = xstrdup(abs);
-	add_module(d, m, abs)->is_exe = 1;
+	dbg_add_module(d, m, abs)->is_exe = 1;
 	dbg_resolve_all(d);
 	return 0;
 }
@@ -124,11 +162,11 @@ struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 		if (!m->sym)
 			continue;
 		if (m->end ? addr >= m->start && addr < m->end
-			   : (m->is_exe && !dbg_alive(d)))
+			   : (m->is_exe && !dbg_alive(d) && !d->pm))
 			return m;
 	}
 	/* Before the process runs: the executable's link addresses. */
-	if (!dbg_alive(d) && d->nmods && d->mods[0].sym)
+	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym)
 		return &d->mods[0];
 	return NULL;
 }
@@ -374,7 +412,7 @@ void dbg_refresh_modules(struct dbg *d)
 			struct sym_module *s = mp->path[0] == '/' ? sym_module_open(mp->path, &err)
 							  : open_vdso(d, mp);
 
-			m = add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
+			m = dbg_add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
 		}
 		if (!m->sym)
 			continue;
@@ -429,6 +467,8 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 
 	if (!d->exe_path)
 		return ptdb_err_set(err, "no executable; use 'file' to set one");
+	if (d->pm)
+		return ptdb_err_set(err, "a loaded trace cannot run; use 'file' to choose the program to launch");
 	if (dbg_alive(d))
 		return ptdb_err_set(err, "a process is already being debugged");
 	drop_process(d);
@@ -451,6 +491,7 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 
 	if (dbg_alive(d))
 		return ptdb_err_set(err, "a process is already being debugged");
+	dbg_unload_bundle(d);
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	len = readlink(exe, abs, sizeof(abs) - 1);
 	drop_process(d);
@@ -522,9 +563,48 @@ int dbg_select_thread(struct dbg *d, pid_t tid)
 	return 0;
 }
 
+size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	if (d->pm) {
+		/* a loaded trace: the modules' files (one segment at a time) */
+		while (got < n) {
+			struct dbg_module *m = dbg_module_for(d, addr + got);
+			size_t k = m ? sym_module_read(m->sym, addr + got, (uint8_t *)buf + got, n - got) : 0;
+
+			if (!k)
+				break;
+			got += k;
+		}
+		return got;
+	}
+	if (!dbg_alive(d))
+		return 0;
+	if (target_read_mem(d->proc, addr, buf, n, NULL) == 0)
+		return n;
+	while (got < n) {	/* page by page up to the first unreadable one */
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (size_t)(a & 4095);
+
+		if (chunk > n - got)
+			chunk = n - got;
+		if (target_read_mem(d->proc, a, (uint8_t *)buf + got, chunk, NULL) < 0)
+			break;
+		got += chunk;
+	}
+	return got;
+}
+
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err)
 {
+	if (d->pm) {
+		if (dbg_read_some(d, addr, buf, n) == n)
+			return 0;
+		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the loaded trace's modules "
+				    "(only their code and data files are)", addr);
+	}
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
 	return target_read_mem(d->proc, addr, buf, n, err);
@@ -611,6 +691,8 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	struct user_regs_struct r;
 	int n = 0;
 
+	if (d->pm)
+		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
 	if (target_get_regs(d->proc, tid, &r, err) < 0)
@@ -655,8 +737,11 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 	struct disasm *ds = dbg_disasm(d);
 	size_t n = sizeof(buf);
 
-	while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
-		n--;
+	if (d->pm)
+		n = dbg_read_some(d, pc, buf, n);
+	else
+		while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
+			n--;
 	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
 		return -1;
 	return 0;

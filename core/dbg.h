@@ -87,6 +87,23 @@ struct dbg_sig {
 	unsigned char stop, pass, notify;
 };
 
+/* A post-mortem session: a trace bundle loaded with "trace load"
+ * (core/dbg_bundle.c).  Its modules are d->mods; no process lives. */
+struct dbg_pm_thread {
+	pid_t tid;
+	unsigned index;
+	struct trace_swc_thread *th;	/* its trace (NULL: listed, not traced) */
+};
+
+struct dbg_pm {
+	char *json;			/* the trace.json loaded */
+	pid_t pid;
+	struct dbg_pm_thread *th;
+	int nth;
+	char vendor[32];		/* cpuInfo */
+	unsigned family, model, stepping;
+};
+
 struct dbg {
 	char *exe_path;			/* "file": absolute path */
 	struct dbg_module *mods;	/* mods[0] is the executable */
@@ -105,6 +122,7 @@ struct dbg {
 	volatile sig_atomic_t running;	/* inside resume/wait */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
+	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
 	 * with timestamps, or read from a loaded bundle */
 	struct trace_tsc_conv tsc_conv;
@@ -120,6 +138,11 @@ void dbg_release(struct dbg *d);	/* kills a launched, detaches an attached proce
 /* "file": opens the executable's symbols; replaces any previous one (the
  * process, if live, is killed first). */
 int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err);
+
+/* The threads of the live process, or of a loaded trace; their count. */
+int dbg_threads(struct dbg *d, struct target_thread_info *out, int max);
+/* Index of tid ("thread #N"), 0 if unknown. */
+unsigned dbg_thread_index(struct dbg *d, pid_t tid);
 
 /* 1 if a process is live (stopped), 0 otherwise. */
 int dbg_alive(const struct dbg *d);
@@ -215,13 +238,35 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 /* trace_next_ip_fn over the live process (ctx = the dbg). */
 uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
 
+/* Every trace the session holds (traced threads, stopped ones kept until
+ * the next resume, a loaded bundle's), in thread order; the count. */
+int dbg_trace_all(struct dbg *d, struct trace_swc_thread **out, int max);
+
+/* Trace bundles (core/dbg_bundle.c).  Loading replaces the session's
+ * target (a live process is killed or detached first) with the bundle's
+ * post-mortem one; *info (free with bundle_free) tells what was loaded. */
+struct bundle;
+int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info,
+		    struct ptdb_err *err);
+/* Drops a loaded trace (no-op without one). */
+void dbg_unload_bundle(struct dbg *d);
+/* Writes the session's traces (live or loaded) as a bundle in dir; compact:
+ * only the threads and modules the traces touch; force: write into a
+ * non-empty dir.  json (n bytes) receives the path of trace.json. */
+int dbg_save_bundle(struct dbg *d, const char *dir, int compact, int force,
+		    char *json, size_t n, struct ptdb_err *err);
+
 /* Records a signal that was passed on with notify (dbg_sig.notify). */
 void dbg_note_signal(struct dbg *d, pid_t tid, int signo);
 
 /* The session's instruction decoder (AT&T, created on first use), or NULL. */
 struct disasm *dbg_disasm(struct dbg *d);
 
-/* Memory of the live process via target_read_mem. */
+/* Up to n bytes at addr from the live process or, post-mortem, the loaded
+ * modules' files: how many could be read from addr on (0: none). */
+size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n);
+/* Memory of the live process via target_read_mem (post-mortem: the
+ * modules' files). */
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err);
 

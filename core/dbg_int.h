@@ -6,6 +6,12 @@
 #include "disasm/disasm.h"
 
 void dbg_resolve_all(struct dbg *d);
+/* Forgets the process, the modules, a loaded trace and the executable
+ * (breakpoints stay, unresolved). */
+void dbg_drop_target(struct dbg *d);
+struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
+/* A loaded trace's thread has one frame: where its trace ends. */
+int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
 /* Counts a hit if addr is a planted enabled user location. */
 int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc);
 /* Decodes the instruction at pc of the live process (breakpoints masked);

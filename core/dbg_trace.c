@@ -79,7 +79,36 @@ static struct trace_swc_thread *find(struct dbg *d, pid_t tid)
 
 struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid)
 {
+	if (d->pm) {
+		for (int i = 0; i < d->pm->nth; i++)
+			if (d->pm->th[i].tid == tid)
+				return d->pm->th[i].th;
+		return NULL;
+	}
 	return find(d, tid);
+}
+
+int dbg_trace_all(struct dbg *d, struct trace_swc_thread **out, int max)
+{
+	int n = 0;
+
+	if (d->pm) {
+		for (int i = 0; i < d->pm->nth && n < max; i++)
+			if (d->pm->th[i].th)
+				out[n++] = d->pm->th[i].th;
+		return n;
+	}
+	for (int i = 0; d->trace && i < d->trace->nth && n < max; i++)
+		out[n++] = d->trace->th[i];
+	/* in thread order */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && out[k - 1]->index > out[k]->index; k--) {
+			struct trace_swc_thread *x = out[k];
+
+			out[k] = out[k - 1];
+			out[k - 1] = x;
+		}
+	return n;
 }
 
 static size_t traced_bytes(const struct dbg_trace *t)
@@ -1028,10 +1057,40 @@ static int add_segment(void *ctx, uint64_t off, uint64_t size, uint64_t vaddr)
 	return trace_image_add_file(c->img, c->path, off, size, vaddr, c->err);
 }
 
+/* trace_image_read_fn over the live process: code outside every module
+ * (anonymous executable memory), up to the first unreadable page. */
+static size_t live_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct dbg *d = ctx;
+	size_t got = 0;
+
+	if (dbg_module_for(d, addr))
+		return 0;	/* a module's own bytes come from its file */
+	while (got < n) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (size_t)(a & 4095);
+
+		if (chunk > n - got)
+			chunk = n - got;
+		if (target_read_mem(d->proc, a, buf + got, chunk, NULL) < 0)
+			break;
+		got += chunk;
+	}
+	return got;
+}
+
 int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err)
 {
 	if (trace_image_init(img, err) < 0)
 		return -1;
+	if (d->pm) {
+		img->cpu.intel = !strcmp(d->pm->vendor, "GenuineIntel");
+		img->cpu.family = (uint16_t)d->pm->family;
+		img->cpu.model = (uint8_t)d->pm->model;
+		img->cpu.stepping = (uint8_t)d->pm->stepping;
+	} else if (dbg_alive(d)) {
+		trace_image_set_reader(img, live_code, d);
+	}
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 		char fdpath[64];
@@ -1039,7 +1098,8 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 
 		if (!m->sym || !m->end)
 			continue;
-		if (m->path[0] != '/') {	/* the vDSO copy: unlinked, open */
+		if (m->path[0] != '/' || d->pm) {	/* the vDSO copy: unlinked, open;
+							 * a bundle's copies */
 			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", sym_module_fd(m->sym));
 			c.path = fdpath;
 		}
@@ -1056,7 +1116,7 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	struct dbg *d = ctx;
 	struct disasm_insn in;
 
-	if (!dbg_alive(d) || dbg_insn_at(d, ip, &in) < 0)
+	if ((!dbg_alive(d) && !d->pm) || dbg_insn_at(d, ip, &in) < 0)
 		return 0;
 	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
 		return in.target;
@@ -1066,7 +1126,7 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err)
 {
-	uint64_t sid = target_stop_id(d->proc);
+	uint64_t sid = d->proc ? target_stop_id(d->proc) : 0;	/* loaded: never changes */
 	struct trace_image img;
 	struct timespec t0, t1;
 	uint8_t *buf;

@@ -19,6 +19,20 @@ struct sym_module;
  * "cannot open 'PATH': strerror". */
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err);
 void sym_module_free(struct sym_module *m);
+/* A raw binary (firmware, a JIT dump, a test image): the whole file is one
+ * executable segment at runtime address bias (set it with
+ * sym_module_set_bias); no symbols, lines or CFI.  Errors as above. */
+struct sym_module *sym_module_open_raw(const char *path, struct ptdb_err *err);
+int sym_module_is_raw(const struct sym_module *m);
+/* Reads up to n bytes of the file's loaded image (PT_LOAD file bytes; the
+ * raw file) at runtime address addr; returns how many (0: none mapped). */
+size_t sym_module_read(const struct sym_module *m, uint64_t addr, void *buf, size_t n);
+/* The runtime range [*lo, *hi) the loadable segments cover; 0, or -1 if
+ * none. */
+int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi);
+/* The GNU build ID note as upper-case hex in LLDB's UUID layout
+ * ("1B2A3C4D-5E6F-7081-92A3-B4C5D6E7F8091A2B"); "" if the file has none. */
+void sym_module_uuid(const struct sym_module *m, char *buf, size_t n);
 /* Calls fn for each executable PT_LOAD segment with file bytes: file
  * offset, size in the file, runtime address.  Returns the count, or -1 if fn
  * failed. */
@@ -30,6 +44,9 @@ int sym_module_segments(const struct sym_module *m, sym_segment_fn fn, void *ctx
 int sym_module_fd(const struct sym_module *m);
 /* Renames a module opened from a copy ("[vdso]"): path and name. */
 void sym_module_set_name(struct sym_module *m, const char *name);
+/* The name symbol contexts use ("libc.so.6"): the basename of path, for a
+ * module opened from a copy named otherwise. */
+void sym_module_set_display_name(struct sym_module *m, const char *path);
 /* bias = load address - link address (0 for a non-PIE executable). */
 void sym_module_set_bias(struct sym_module *m, uint64_t bias);
 uint64_t sym_module_bias(const struct sym_module *m);

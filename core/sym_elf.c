@@ -132,7 +132,8 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 	return 0;
 }
 
-struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
+/* A module for path with its file opened and mapped (at least min bytes). */
+static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb_err *err)
 {
 	struct sym_module *m;
 	char real[PATH_MAX];
@@ -154,8 +155,9 @@ struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
 		ptdb_err_errno(err, "cannot open '%s'", path);
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
-		ptdb_err_set(err, "'%s' is not an ELF file", m->path);
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size < min) {
+		ptdb_err_set(err, min > 1 ? "'%s' is not an ELF file" : "'%s' is empty or not a file",
+			     m->path);
 		goto fail;
 	}
 	m->maplen = (size_t)st.st_size;
@@ -166,13 +168,38 @@ struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
 		goto fail;
 	}
 	m->map = map;
-	if (sym_parse_elf(m, err) < 0)
-		goto fail;
 	return m;
 fail:
 	sym_module_free(m);
 	return NULL;
 }
+
+struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
+{
+	struct sym_module *m = sym_map_file(path, EI_NIDENT, err);
+
+	if (m && sym_parse_elf(m, err) < 0) {
+		sym_module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+struct sym_module *sym_module_open_raw(const char *path, struct ptdb_err *err)
+{
+	struct sym_module *m = sym_map_file(path, 1, err);
+
+	if (!m)
+		return NULL;
+	m->raw = 1;
+	m->pie = 1;		/* placed anywhere by its bias */
+	m->dw_state = -1;	/* no DWARF, no CFI: the rbp chain only */
+	m->eh.state = -1;
+	m->dframe.state = -1;
+	return m;
+}
+
+int sym_module_is_raw(const struct sym_module *m) { return m->raw; }
 
 void sym_module_set_name(struct sym_module *m, const char *name)
 {
@@ -180,6 +207,14 @@ void sym_module_set_name(struct sym_module *m, const char *name)
 	free(m->name);
 	m->path = xstrdup(name);
 	m->name = xstrdup(name);
+}
+
+void sym_module_set_display_name(struct sym_module *m, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	free(m->name);
+	m->name = xstrdup(slash && slash[1] ? slash + 1 : path);
 }
 
 void sym_module_free(struct sym_module *m)
@@ -356,27 +391,140 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 	return buf;
 }
 
-int sym_module_segments(const struct sym_module *m, sym_segment_fn fn, void *ctx)
+/* The module's program headers, or NULL (raw file, or none usable). */
+static const Elf64_Phdr *sym_phdrs(const struct sym_module *m, unsigned *n)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
-	const Elf64_Phdr *ph;
-	int n = 0;
 
-	if (m->maplen < sizeof(*eh) || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	*n = 0;
+	if (m->raw || m->maplen < sizeof(*eh) || eh->e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh->e_phoff >= m->maplen ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > m->maplen - eh->e_phoff)
-		return 0;
-	ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		return NULL;
+	*n = eh->e_phnum;
+	return (const Elf64_Phdr *)(m->map + eh->e_phoff);
+}
+
+/* 1 if segment p's file bytes lie within the file. */
+static int sym_seg_in_file(const struct sym_module *m, const Elf64_Phdr *p)
+{
+	return p->p_offset <= m->maplen && p->p_filesz <= m->maplen - p->p_offset;
+}
+
+int sym_module_segments(const struct sym_module *m, sym_segment_fn fn, void *ctx)
+{
+	unsigned nph;
+	const Elf64_Phdr *ph = sym_phdrs(m, &nph);
+	int n = 0;
+
+	if (m->raw)
+		return fn(ctx, 0, m->maplen, m->bias) < 0 ? -1 : 1;
+	for (unsigned i = 0; i < nph; i++) {
 		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
 			continue;
-		if (ph[i].p_offset > m->maplen || ph[i].p_filesz > m->maplen - ph[i].p_offset)
+		if (!sym_seg_in_file(m, &ph[i]))
 			continue;
 		if (fn(ctx, ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr + m->bias) < 0)
 			return -1;
 		n++;
 	}
 	return n;
+}
+
+size_t sym_module_read(const struct sym_module *m, uint64_t addr, void *buf, size_t n)
+{
+	unsigned nph;
+	const Elf64_Phdr *ph = sym_phdrs(m, &nph);
+	uint64_t link = addr - m->bias;
+
+	if (m->raw) {
+		if (addr < m->bias || link >= m->maplen)
+			return 0;
+		if (n > m->maplen - link)
+			n = (size_t)(m->maplen - link);
+		memcpy(buf, m->map + link, n);
+		return n;
+	}
+	for (unsigned i = 0; i < nph; i++) {
+		uint64_t off;
+
+		if (ph[i].p_type != PT_LOAD || !sym_seg_in_file(m, &ph[i]) ||
+		    link < ph[i].p_vaddr || link - ph[i].p_vaddr >= ph[i].p_filesz)
+			continue;
+		off = link - ph[i].p_vaddr;
+		if (n > ph[i].p_filesz - off)
+			n = (size_t)(ph[i].p_filesz - off);
+		memcpy(buf, m->map + ph[i].p_offset + off, n);
+		return n;
+	}
+	return 0;
+}
+
+int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi)
+{
+	unsigned nph;
+	const Elf64_Phdr *ph = sym_phdrs(m, &nph);
+
+	if (m->raw) {
+		*lo = m->bias;
+		*hi = m->bias + m->maplen;
+		return 0;
+	}
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (unsigned i = 0; i < nph; i++) {
+		if (ph[i].p_type != PT_LOAD || !ph[i].p_memsz)
+			continue;
+		if (ph[i].p_vaddr + m->bias < *lo)
+			*lo = ph[i].p_vaddr + m->bias;
+		if (ph[i].p_vaddr + ph[i].p_memsz + m->bias > *hi)
+			*hi = ph[i].p_vaddr + ph[i].p_memsz + m->bias;
+	}
+	return *hi > *lo ? 0 : -1;
+}
+
+void sym_module_uuid(const struct sym_module *m, char *buf, size_t n)
+{
+	unsigned nph;
+	const Elf64_Phdr *ph = sym_phdrs(m, &nph);
+
+	if (n)
+		buf[0] = 0;
+	for (unsigned i = 0; i < nph; i++) {
+		const uint8_t *p, *end;
+
+		if (ph[i].p_type != PT_NOTE || !sym_seg_in_file(m, &ph[i]))
+			continue;
+		p = m->map + ph[i].p_offset;
+		end = p + ph[i].p_filesz;
+		while (end - p >= 12) {
+			uint32_t nsz, dsz, type;
+			size_t nal, dal;
+
+			memcpy(&nsz, p, 4);
+			memcpy(&dsz, p + 4, 4);
+			memcpy(&type, p + 8, 4);
+			nal = ((size_t)nsz + 3) & ~(size_t)3;
+			dal = ((size_t)dsz + 3) & ~(size_t)3;
+			if ((size_t)(end - p - 12) < nal || (size_t)(end - p - 12) - nal < dsz)
+				break;
+			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + 12, "GNU", 4) && dsz) {
+				const uint8_t *id = p + 12 + nal;
+				size_t o = 0;
+
+				for (uint32_t k = 0; k < dsz && o + 3 < n; k++) {
+					/* dashes after bytes 4, 6, 8 and 10, as LLDB prints */
+					if (k == 4 || k == 6 || k == 8 || k == 10)
+						buf[o++] = '-';
+					o += (size_t)snprintf(buf + o, n - o, "%02X", id[k]);
+				}
+				return;
+			}
+			if ((size_t)(end - p - 12) - nal < dal)
+				break;
+			p += 12 + nal + dal;
+		}
+	}
 }
 
 int sym_module_fd(const struct sym_module *m)

@@ -63,6 +63,8 @@ struct sym_module {
 	uint64_t bias, entry;
 	uint64_t link_base;	/* lowest PT_LOAD p_vaddr, page aligned */
 	int pie, has_debug;
+	int raw;		/* a raw binary (no ELF): one code segment at
+				 * file offset 0, no symbols, no CFI */
 	struct sym_sym *syms;	/* sorted by addr */
 	size_t nsyms;
 	int dw_state;		/* 0 untried, 1 ok, -1 no DWARF */

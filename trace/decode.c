@@ -70,6 +70,7 @@ struct trace_decoded {
 
 int trace_image_init(struct trace_image *img, struct ptdb_err *err)
 {
+	memset(img, 0, sizeof(*img));
 	img->image = pt_image_alloc("ptdb");
 	img->iscache = pt_iscache_alloc("ptdb");
 	if (!img->image || !img->iscache) {
@@ -85,8 +86,38 @@ void trace_image_release(struct trace_image *img)
 		pt_image_free(img->image);
 	if (img->iscache)
 		pt_iscache_free(img->iscache);
+	free(img->reader);
+	img->reader = NULL;
 	img->image = NULL;
 	img->iscache = NULL;
+}
+
+struct image_reader {
+	trace_image_read_fn fn;
+	void *ctx;
+};
+
+static int image_read_cb(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+			 void *context)
+{
+	struct image_reader *r = context;
+	size_t got;
+
+	(void)asid;
+	got = r->fn(r->ctx, ip, buf, size);
+	return got ? (int)got : -pte_nomap;
+}
+
+void trace_image_set_reader(struct trace_image *img, trace_image_read_fn fn, void *ctx)
+{
+	/* the reader lives as long as the image: freed with it */
+	struct image_reader *r = xcalloc(1, sizeof(*r));
+
+	r->fn = fn;
+	r->ctx = ctx;
+	free(img->reader);
+	img->reader = r;
+	pt_image_set_callback(img->image, image_read_cb, r);
 }
 
 int trace_image_add_file(struct trace_image *img, const char *path,
@@ -341,6 +372,17 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
 	cfg.flags.variant.block.enable_tick_events = 1;
+	if (img && img->cpu.intel) {
+		cfg.cpu.vendor = pcv_intel;
+		cfg.cpu.family = img->cpu.family;
+		cfg.cpu.model = img->cpu.model;
+		cfg.cpu.stepping = img->cpu.stepping;
+		if (pt_cpu_errata(&cfg.errata, &cfg.cpu) < 0) {
+			trace_decoded_free(d);
+			return ptdb_err_set(err, "unsupported CPU family %u model %u for Intel PT decoding",
+					    cfg.cpu.family, cfg.cpu.model);
+		}
+	}
 	dec = pt_blk_alloc_decoder(&cfg);
 	if (!dec) {
 		trace_decoded_free(d);
@@ -538,4 +580,11 @@ void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int 
 			*have_tsc = 1;
 		}
 	}
+}
+
+void trace_decoded_blocks(const struct trace_decoded *d,
+			  void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx)
+{
+	for (size_t i = 0; i < d->ndict; i++)
+		fn(ctx, d->dict[i].ip, d->dict[i].end_ip);
 }

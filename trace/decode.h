@@ -15,13 +15,28 @@ struct pt_image_section_cache;
 
 /* The memory image the decoder reads code from: file-backed sections in a
  * section cache (pt-packets.md §13: keeps the block cache effective). */
+/* The CPU that wrote the trace (libipt applies its errata workarounds);
+ * unknown for software-written traces. */
+struct trace_cpu {
+	int intel;		/* 0: unknown vendor, no errata */
+	uint16_t family;
+	uint8_t model, stepping;
+};
+
 struct trace_image {
 	struct pt_image *image;
 	struct pt_image_section_cache *iscache;
+	struct trace_cpu cpu;
+	void *reader;		/* trace_image_set_reader's, owned */
 };
 
 int trace_image_init(struct trace_image *img, struct ptdb_err *err);
 void trace_image_release(struct trace_image *img);
+/* Code no file section covers (anonymous executable memory of a live
+ * process) is read through fn: up to n bytes at addr into buf, returning
+ * the count (0: nothing there). */
+typedef size_t (*trace_image_read_fn)(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
+void trace_image_set_reader(struct trace_image *img, trace_image_read_fn fn, void *ctx);
 /* Maps size bytes of path at file_offset to vaddr. */
 int trace_image_add_file(struct trace_image *img, const char *path,
 			 uint64_t file_offset, uint64_t size, uint64_t vaddr,
@@ -75,6 +90,11 @@ uint64_t trace_decoded_block_count(const struct trace_decoded *d);
 uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
 /* Heap bytes held by d (block dictionary, runs, side tables, cursor cache). */
 size_t trace_decoded_mem_bytes(const struct trace_decoded *d);
+
+/* Calls fn for each distinct block of the trace: its first and last
+ * instruction addresses (no walk over instructions). */
+void trace_decoded_blocks(const struct trace_decoded *d,
+			  void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx);
 
 /* Events by kind (events[k] for enum trace_event_kind k < nkinds) and the
  * timestamp range, from the side table (no walk over instructions). */

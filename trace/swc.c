@@ -22,6 +22,18 @@ int trace_swc_init(struct trace_swc_thread *t, pid_t tid, unsigned index,
 	return 0;
 }
 
+void trace_swc_init_loaded(struct trace_swc_thread *t, pid_t tid, unsigned index,
+			   uint8_t *data, size_t len)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->index = index;
+	t->ring.buf = data;
+	t->ring.size = len;
+	t->ring.pos = len;
+	t->ring.total = len;
+}
+
 void trace_swc_release(struct trace_swc_thread *t)
 {
 	trace_ptw_release(&t->w);

@@ -42,6 +42,11 @@ struct trace_swc_thread {
 int trace_swc_init(struct trace_swc_thread *t, pid_t tid, unsigned index,
 		   size_t size, size_t psb_period, int tsc, struct ptdb_err *err);
 void trace_swc_release(struct trace_swc_thread *t);
+/* A thread whose trace was recorded elsewhere (a loaded bundle): the ring
+ * holds data[0,len) as written, unwrapped (its size is len, not a power of
+ * two).  Takes data (xmalloc'd). */
+void trace_swc_init_loaded(struct trace_swc_thread *t, pid_t tid, unsigned index,
+			   uint8_t *data, size_t len);
 
 /* The thread is about to run at pc: TIP.PGE(pc) unless already enabled. */
 int trace_swc_resume(struct trace_swc_thread *t, uint64_t pc);
