@@ -141,6 +141,8 @@ static size_t read_mem(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n)
 {
 	size_t got = 0;
 
+	if (d->pm)	/* a loaded trace: the modules' files */
+		return dbg_read_some(d, addr, buf, n);
 	if (dbg_alive(d)) {
 		if (dbg_read(d, addr, buf, n, NULL) == 0)
 			return n;
@@ -202,6 +204,8 @@ static int module_code(struct dbg_module *m, uint64_t addr)
 
 	if (m->end && (addr < m->start || addr >= m->end))
 		return 0;
+	if (sym_module_is_raw(m->sym))
+		return m->end != 0;
 	if (elf_open(sym_module_path(m->sym), &ef) < 0)
 		return 0;
 	p = elf_segment(&ef, addr - sym_module_bias(m->sym));

@@ -102,6 +102,12 @@ static struct sym_module *open_module(const struct bundle *b, const struct bundl
 	if (elf) {
 		char uuid[128];
 
+		if (sym_module_truncated(m)) {
+			ptdb_err_set(err, "%s:%s.file: '%s' is truncated: its loadable segments reach past "
+				     "the end of the file", b->json, bm->jpath, bm->file);
+			sym_module_free(m);
+			return NULL;
+		}
 		sym_module_uuid(m, uuid, sizeof(uuid));
 		if (bm->uuid && bm->uuid[0] && uuid[0] && strcasecmp(bm->uuid, uuid)) {
 			ptdb_err_set(err, "%s:%s.uuid: \"%s\" is not the build ID of '%s' (%s): a different file",

@@ -30,6 +30,9 @@ size_t sym_module_read(const struct sym_module *m, uint64_t addr, void *buf, siz
 /* The runtime range [*lo, *hi) the loadable segments cover; 0, or -1 if
  * none. */
 int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi);
+/* 1 if the file ends before its program headers or a loadable segment's
+ * bytes do (a truncated copy). */
+int sym_module_truncated(const struct sym_module *m);
 /* The GNU build ID note as upper-case hex in LLDB's UUID layout
  * ("1B2A3C4D-5E6F-7081-92A3-B4C5D6E7F8091A2B"); "" if the file has none. */
 void sym_module_uuid(const struct sym_module *m, char *buf, size_t n);

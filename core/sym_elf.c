@@ -483,6 +483,22 @@ int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi)
 	return *hi > *lo ? 0 : -1;
 }
 
+int sym_module_truncated(const struct sym_module *m)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+	unsigned nph;
+	const Elf64_Phdr *ph = sym_phdrs(m, &nph);
+
+	if (m->raw)
+		return 0;
+	if (eh->e_phnum && !ph)
+		return 1;
+	for (unsigned i = 0; i < nph; i++)
+		if (ph[i].p_type == PT_LOAD && !sym_seg_in_file(m, &ph[i]))
+			return 1;
+	return 0;
+}
+
 void sym_module_uuid(const struct sym_module *m, char *buf, size_t n)
 {
 	unsigned nph;

@@ -1,0 +1,356 @@
+"""Trace bundle tests: save a live trace of each fixture program, load it in
+a fresh ptdb (from a copy of the bundle somewhere else) and compare the
+dumps byte for byte; hand-written bundles in LLDB's schema (an ELF program,
+a raw code image with a hand-assembled Intel PT stream); malformed bundles,
+each with its one-line error and nothing loaded.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+OUT = os.path.join(ROOT, "tests", "out", "bundles")
+PROG = os.path.join(ROOT, "tests", "programs")
+
+
+def ptdb(lines, timeout=120):
+    script = os.path.join(OUT, "script.ptdb")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
+                       text=True, timeout=timeout)
+    return p.stdout + p.stderr
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+# program, commands that stop it with its trace recorded
+LIVE = [
+    ("trace_loop", ["b main", "r", "thread trace start", "b 7", "c"]),
+    ("recurse", ["b main", "r", "process trace start --tsc", "b exit", "c"]),
+    ("threads", ["b main", "b 4", "b 8", "r", "thread trace start all", "c", "c"]),
+    ("signals", ["b main", "r", "process trace start", "process handle SIGUSR1 -s false", "c"]),
+    ("divide", ["b main", "r", "process trace start", "c"]),
+    ("dlopen", ["b main", "r", "process trace start -s 64KiB", "b exit", "c"]),
+    ("vdso", ["b vdso_begin", "b vdso_end", "r", "thread trace start", "c"]),
+]
+
+
+def round_trip(name, stop, compact):
+    tag = name + ("-compact" if compact else "")
+    saved = os.path.join(OUT, "saved-" + tag)
+    moved = os.path.join(OUT, "moved-" + tag)
+    live = os.path.join(OUT, "live-%s.txt" % tag)
+    post = os.path.join(OUT, "post-%s.txt" % tag)
+    for p in (saved, moved):
+        shutil.rmtree(p, ignore_errors=True)
+    for p in (live, post):
+        if os.path.exists(p):
+            os.unlink(p)
+    out1 = ptdb(["file " + os.path.join(PROG, name)] + stop + [
+        "thread trace dump instructions all -a -e -F " + live,
+        "thread trace dump function-calls all -F " + live + ".calls",
+        "trace save %s%s" % ("-c " if compact else "", saved), "kill"])
+    if "Trace bundle description file written to: %s/trace.json" % saved not in out1:
+        return results.fail("bundle round trip " + tag, "save failed:\n" + out1[-3000:])
+    # the bundle is relocatable: paths inside are relative to it
+    shutil.move(saved, moved)
+    out2 = ptdb(["trace load " + moved, "thread list",
+                 "thread trace dump instructions all -a -e -F " + post,
+                 "thread trace dump function-calls all -F " + post + ".calls",
+                 "thread trace start"])
+    why = []
+    if "error: Tracing is not supported. Can't trace a non-live process." not in out2:
+        why.append("thread trace start on a loaded trace did not fail as expected")
+    if not os.path.exists(live) or not os.path.exists(post):
+        why.append("a dump is missing")
+    else:
+        a, b = read(live), read(post)
+        if a != b:
+            why.append("dumps differ: live %d bytes, loaded %d bytes" % (len(a), len(b)))
+        if a.count(b"\n    [") < 10:
+            why.append("the live dump has almost no instructions")
+    if os.path.exists(live + ".calls") and read(live + ".calls") != read(post + ".calls"):
+        why.append("function-calls dumps differ")
+    if compact:
+        desc = json.load(open(os.path.join(moved, "trace.json")))
+        mods = [m["systemPath"] for m in desc["processes"][0]["modules"]]
+        if not any(m.endswith("/" + name) for m in mods):
+            why.append("compact bundle lacks the executable: %s" % mods)
+    if why:
+        return results.fail("bundle round trip " + tag, "\n".join(why) + "\n" + out2[-3000:])
+    results.ok("bundle round trip " + tag)
+
+
+# ---- a raw code image and a hand-assembled Intel PT stream ----
+
+RAW_BASE = 0x100000
+# mov $3,%ecx; dec %ecx; jnz -4; nop
+RAW_CODE = bytes([0xb9, 0x03, 0x00, 0x00, 0x00, 0xff, 0xc9, 0x75, 0xfc, 0x90])
+
+
+def raw_stream():
+    psb = bytes([0x02, 0x82] * 8)
+    mode64 = bytes([0x99, 0x01])
+    psbend = bytes([0x02, 0x23])
+    pge = bytes([0x71]) + struct.pack("<Q", RAW_BASE)[:6]     # TIP.PGE, sext48
+    tnt = bytes([0x1c])                                         # taken, taken, not taken
+    fup = bytes([0x3d]) + struct.pack("<H", (RAW_BASE + 10) & 0xffff)  # FUP, update16
+    pgd = bytes([0x01])                                         # TIP.PGD, suppressed
+    return psb + mode64 + psbend + mode64 + pge + tnt + fup + pgd
+
+
+def write_raw_bundle(d, desc=None):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "traces"))
+    with open(os.path.join(d, "code.bin"), "wb") as f:
+        f.write(RAW_CODE)
+    with open(os.path.join(d, "traces", "t1.trace"), "wb") as f:
+        f.write(raw_stream())
+    if desc is None:
+        desc = {
+            "type": "intel-pt",
+            "cpuInfo": {"vendor": "GenuineIntel", "family": 6, "model": 85, "stepping": 4},
+            "processes": [{
+                "pid": 1000,
+                "threads": [{"tid": 1001, "iptTrace": "traces/t1.trace"}],
+                "modules": [{"systemPath": "/fw/code.bin", "file": "code.bin",
+                             "loadAddress": "0x100000"}],
+            }],
+        }
+    with open(os.path.join(d, "trace.json"), "w") as f:
+        json.dump(desc, f, indent=2)
+    return desc
+
+
+def raw_image():
+    d = os.path.join(OUT, "raw")
+    write_raw_bundle(d)
+    out = ptdb(["trace load -v " + d, "thread list",
+                "thread trace dump instructions -a -r", "thread trace dump info",
+                "image list", "disassemble -s 0x100000 -c 4"])
+    want = ["Loaded the trace of process 1000: 1 thread (1 traced), 1 module.",
+            "thread #1: tid = 1001, total instructions = 8",
+            "module /fw/code.bin at 0x0000000000100000",
+            "CPU: GenuineIntel, family 6, model 85, stepping 4"]
+    why = ["missing: %r" % w for w in want if w not in out]
+    addrs = [l.split()[1] for l in out.splitlines() if l.startswith("    [")]
+    expect = ["0x%016x" % a for a in (RAW_BASE, RAW_BASE + 5, RAW_BASE + 7, RAW_BASE + 5,
+                                        RAW_BASE + 7, RAW_BASE + 5, RAW_BASE + 7, RAW_BASE + 9)]
+    if addrs[:8] != expect:
+        why.append("instructions %s, expected %s" % (addrs, expect))
+    if "error:" in out:
+        why.append("an error was printed")
+    if why:
+        return results.fail("bundle raw image", "\n".join(why) + "\n" + out)
+    results.ok("bundle raw image")
+
+
+def lldb_style_elf():
+    """An ELF program's bundle as LLDB writes it: absolute systemPath, no
+    file copy, a decimal-string load address, no triple, extra keys."""
+    src = os.path.join(OUT, "saved-trace_loop-for-lldb")
+    shutil.rmtree(src, ignore_errors=True)
+    exe = os.path.join(PROG, "trace_loop")
+    out = ptdb(["file " + exe, "b main", "r", "thread trace start", "b 7", "c",
+                "thread trace dump instructions -a -F " + src + ".live",
+                "trace save -c " + src, "kill"])
+    if "written to" not in out:
+        return results.fail("bundle in LLDB's style", out[-2000:])
+    mine = json.load(open(os.path.join(src, "trace.json")))
+    tid = mine["processes"][0]["threads"][0]["tid"]
+    d = os.path.join(OUT, "lldb-style")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    shutil.copy(os.path.join(src, "threads", "%d.intelpt_trace" % tid), os.path.join(d, "thread.trace"))
+    exe_mod = [m for m in mine["processes"][0]["modules"] if m["systemPath"] == exe][0]
+    desc = {
+        "type": "intel-pt",
+        "cpuInfo": {"vendor": "unknown", "family": 0, "model": 0, "stepping": 0},
+        "processes": [{
+            "pid": 4242,
+            "threads": [{"tid": tid, "iptTrace": os.path.join(d, "thread.trace")}],
+            "modules": [{"systemPath": exe,
+                         "loadAddress": str(int(exe_mod["loadAddress"], 16)),
+                         "uuid": exe_mod["uuid"]}],
+        }],
+        "tscPerfZeroConversion": {"timeMult": 1398101, "timeShift": 22, "timeZero": 12345},
+    }
+    with open(os.path.join(d, "trace.json"), "w") as f:
+        json.dump(desc, f)
+    out = ptdb(["trace load -v " + os.path.join(d, "trace.json"),
+                "thread trace dump instructions -a -F " + d + ".post", "image lookup -n main"])
+    why = []
+    if "Absolute path: traceBundle.processes[0].threads[0].iptTrace" not in out:
+        why.append("absolute paths not reported with -v")
+    if "TSC conversion: timeMult 1398101, timeShift 22, timeZero 12345" not in out:
+        why.append("TSC conversion not read")
+    if not os.path.exists(d + ".post") or read(src + ".live") != read(d + ".post"):
+        why.append("the dump differs from the live one")
+    if "Summary: trace_loop`main" not in out:
+        why.append("image lookup failed")
+    if why:
+        return results.fail("bundle in LLDB's style", "\n".join(why) + "\n" + out)
+    results.ok("bundle in LLDB's style")
+
+
+# ---- malformed bundles: (name, mutation of the description or files, error) ----
+
+def mutate(desc, path, value):
+    """Sets desc[path...] = value (value None deletes)."""
+    cur = desc
+    for k in path[:-1]:
+        cur = cur[k]
+    if value is None:
+        del cur[path[-1]]
+    else:
+        cur[path[-1]] = value
+
+
+P0 = ["processes", 0]
+T0 = P0 + ["threads", 0]
+M0 = P0 + ["modules", 0]
+
+MALFORMED = [
+    ("no trace.json", "rm:trace.json", "{d}/trace.json: cannot read the trace bundle description: No such file or directory"),
+    ("truncated JSON", "text:{\"type\": \"intel-pt\", \"cpuInfo\": {", "{j}:1: invalid JSON: unexpected end of file"),
+    ("trailing text", "text:{\"type\": \"intel-pt\"} x", "{j}:1: invalid JSON: text after the end of the value"),
+    ("root not an object", "text:[1, 2]", "{j}:traceBundle: expected an object, got an array"),
+    ("type missing", (["type"], None), "{j}:traceBundle: missing value for \"type\""),
+    ("type unknown", (["type"], "amd-ibs"), "{j}:traceBundle.type: unsupported trace type \"amd-ibs\" (expected \"intel-pt\")"),
+    ("cpuInfo missing", (["cpuInfo"], None), "{j}:traceBundle: missing value for \"cpuInfo\""),
+    ("cpu vendor not a string", (["cpuInfo", "vendor"], 5), "{j}:traceBundle.cpuInfo.vendor: expected a string, got an integer"),
+    ("cpu family a string", (["cpuInfo", "family"], "6"), "{j}:traceBundle.cpuInfo.family: expected an integer, got a string"),
+    ("cpu model out of range", (["cpuInfo", "model"], 300), "{j}:traceBundle.cpuInfo.model: 300 is out of range (0 to 255)"),
+    ("processes not an array", (["processes"], {"pid": 1}), "{j}:traceBundle.processes: expected an array, got an object"),
+    ("process not an object", (P0, 7), "{j}:traceBundle.processes[0]: expected an object, got an integer"),
+    ("pid missing", (P0 + ["pid"], None), "{j}:traceBundle.processes[0]: missing value for \"pid\""),
+    ("tid a string", (T0 + ["tid"], "1001"), "{j}:traceBundle.processes[0].threads[0].tid: expected an integer, got a string"),
+    ("tid negative", (T0 + ["tid"], -3), "{j}:traceBundle.processes[0].threads[0].tid: -3 is out of range (0 to 2147483647)"),
+    ("tid twice", (P0 + ["threads"], [{"tid": 5}, {"tid": 5}]), "{j}:traceBundle.processes[0].threads[1]: thread 5 is listed twice (also at traceBundle.processes[0].threads[0])"),
+    ("trace file missing", (T0 + ["iptTrace"], "traces/none.trace"), "{j}:traceBundle.processes[0].threads[0].iptTrace: cannot read '{d}/traces/none.trace': No such file or directory"),
+    ("trace is a directory", (T0 + ["iptTrace"], "traces"), "{j}:traceBundle.processes[0].threads[0].iptTrace: '{d}/traces' is not a regular file"),
+    ("modules missing", (P0 + ["modules"], None), "{j}:traceBundle.processes[0]: missing value for \"modules\""),
+    ("systemPath missing", (M0 + ["systemPath"], None), "{j}:traceBundle.processes[0].modules[0]: missing value for \"systemPath\""),
+    ("bad load address", (M0 + ["loadAddress"], "0xZZ"), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got \"0xZZ\""),
+    ("negative load address", (M0 + ["loadAddress"], -4096), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an unsigned integer, got -4096"),
+    ("load address a float", (M0 + ["loadAddress"], 1.5), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got a number with a fraction"),
+    ("module file missing", (M0 + ["file"], "gone.bin"), "{j}:traceBundle.processes[0].modules[0].file: cannot read '{d}/gone.bin': No such file or directory"),
+    ("empty module", "empty:code.bin", "{j}:traceBundle.processes[0].modules[0]: '{d}/code.bin' is empty or not a file"),
+    ("truncated ELF", "elf-truncated", "{j}:traceBundle.processes[0].modules[0].file: '{d}/prog' is truncated: its loadable segments reach past the end of the file"),
+    ("32-bit ELF", "elf32", "{j}:traceBundle.processes[0].modules[0]: '{d}/prog' is not an x86-64 ELF file"),
+    ("uuid mismatch", "elf-uuid", "{j}:traceBundle.processes[0].modules[0].uuid: \"DEADBEEF-0000\" is not the build ID of '{d}/prog' ("),
+    ("cpus without TSC conversion", (["cpus"], [{"id": 0, "iptTrace": "code.bin", "contextSwitchTrace": "code.bin"}]), "{j}:traceBundle.cpus: per-CPU traces (\"cpus\") and per-thread traces (\"iptTrace\") cannot be mixed"),
+    ("TSC shift out of range", (["tscPerfZeroConversion"], {"timeMult": 1, "timeShift": 99, "timeZero": 0}), "{j}:traceBundle.tscPerfZeroConversion.timeShift: 99 is out of range (0 to 63)"),
+    ("two processes", "two-processes", "{j}:traceBundle.processes: 2 processes; ptdb loads bundles of one process"),
+    ("no processes", (["processes"], []), "{j}:traceBundle: no processes: the bundle describes nothing to load"),
+]
+
+
+def make_malformed(d, how):
+    desc = write_raw_bundle(d)
+    j = os.path.join(d, "trace.json")
+
+    def rewrite():
+        with open(j, "w") as f:
+            json.dump(desc, f)
+    if isinstance(how, tuple):
+        mutate(desc, how[0], how[1])
+        rewrite()
+    elif how == "rm:trace.json":
+        os.unlink(j)
+    elif how.startswith("text:"):
+        with open(j, "w") as f:
+            f.write(how[5:])
+    elif how.startswith("empty:"):
+        open(os.path.join(d, how[6:]), "w").close()
+    elif how.startswith("elf"):
+        data = read(os.path.join(PROG, "trace_loop"))
+        if how == "elf-truncated":
+            data = data[:2000]
+        elif how == "elf32":
+            data = data[:4] + b"\x01" + data[5:]
+        with open(os.path.join(d, "prog"), "wb") as f:
+            f.write(data)
+        desc["processes"][0]["modules"] = [{"systemPath": "/bin/prog", "file": "prog",
+                                            "loadAddress": "0x400000"}]
+        if how == "elf-uuid":
+            desc["processes"][0]["modules"][0]["uuid"] = "DEADBEEF-0000"
+        rewrite()
+    elif how == "two-processes":
+        desc["processes"].append(json.loads(json.dumps(desc["processes"][0])))
+        desc["processes"][1]["pid"] = 7
+        rewrite()
+
+
+def malformed():
+    good = os.path.join(OUT, "good")
+    write_raw_bundle(good)
+    for i, (name, how, err) in enumerate(MALFORMED):
+        d = os.path.join(OUT, "bad-%02d" % i)
+        make_malformed(d, how)
+        want = "error: " + err.format(d=d, j=os.path.join(d, "trace.json"))
+        # a good bundle first: a failed load must leave it in place
+        out = ptdb(["trace load " + good, "trace load " + d, "thread list", "image list"])
+        lines = [l for l in out.splitlines() if l.startswith("error:")]
+        why = []
+        if len(lines) != 1 or not lines[0].startswith(want):
+            why.append("expected one line starting with\n  %s\ngot\n  %s" % (want, "\n  ".join(lines)))
+        if "* thread #1: tid = 1001" not in out or "/fw/code.bin" not in out.replace(good + "/code.bin", "/fw/code.bin"):
+            why.append("the earlier bundle did not stay loaded")
+        if why:
+            results.fail("malformed bundle: " + name, "\n".join(why) + "\n" + out[-2000:])
+        else:
+            results.ok("malformed bundle: " + name)
+
+
+def save_errors():
+    d = os.path.join(OUT, "save-errors")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "full"))
+    open(os.path.join(d, "full", "x"), "w").close()
+    open(os.path.join(d, "afile"), "w").close()
+    out = ptdb(["trace save " + d + "/none",
+                "file " + os.path.join(PROG, "trace_loop"), "b main", "r",
+                "trace save " + d + "/untraced",
+                "thread trace start", "n",
+                "trace save " + d + "/full",
+                "trace save " + d + "/afile",
+                "trace save --force " + d + "/full",
+                "trace schema intel-pt", "trace schema foo", "kill"])
+    want = ["error: Process not available",
+            "error: Process is not being traced",
+            "error: '%s/full' is not empty; use --force to write the bundle into it" % d,
+            "error: '%s/afile' exists and is not a directory" % d,
+            "Trace bundle description file written to: %s/full/trace.json" % d,
+            "\"loadAddress\": integer | decimal string | hex string",
+            "error: no trace plug-in matches the specified type: \"foo\""]
+    why = ["missing: %r" % w for w in want if w not in out]
+    if why:
+        return results.fail("bundle save errors", "\n".join(why) + "\n" + out)
+    results.ok("bundle save errors")
+
+
+def run_all():
+    os.makedirs(OUT, exist_ok=True)
+    for name, stop in LIVE:
+        round_trip(name, stop, False)
+    round_trip("recurse", LIVE[1][1], True)
+    raw_image()
+    lldb_style_elf()
+    malformed()
+    save_errors()
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())
