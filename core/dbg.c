@@ -159,7 +159,7 @@ struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 
-		if (!m->sym)
+		if (!m->sym || m->anon)
 			continue;
 		if (m->end ? addr >= m->start && addr < m->end
 			   : (m->is_exe && !dbg_alive(d) && !d->pm))
@@ -570,9 +570,12 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 	if (d->pm) {
 		/* a loaded trace: the modules' files (one segment at a time) */
 		while (got < n) {
-			struct dbg_module *m = dbg_module_for(d, addr + got);
-			size_t k = m ? sym_module_read(m->sym, addr + got, (uint8_t *)buf + got, n - got) : 0;
+			uint64_t a = addr + got;
+			size_t k = 0;
 
+			for (int i = 0; i < d->nmods && !k; i++)
+				if (d->mods[i].sym && a >= d->mods[i].start && a < d->mods[i].end)
+					k = sym_module_read(d->mods[i].sym, a, (uint8_t *)buf + got, n - got);
 			if (!k)
 				break;
 			got += k;

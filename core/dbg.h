@@ -28,6 +28,9 @@ struct dbg_module {
 	char *path;
 	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
 	int is_exe;
+	int anon;		/* a loaded trace's copy of anonymous executable
+				 * memory: code without a name (symbolized as no
+				 * module, as live) */
 };
 
 struct dbg_bp_loc {

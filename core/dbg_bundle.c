@@ -211,6 +211,7 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 		if (sym_module_range(ms[i], &m->start, &m->end) < 0)
 			m->start = m->end = 0;
 		m->is_exe = i == 0;
+		m->anon = !strncmp(p->mods[i].system_path, "[anon:", 6);
 	}
 	free(ms);
 	d->exe_path = xstrdup(p->mods[0].file);

@@ -41,6 +41,7 @@ LIVE = [
     ("divide", ["b main", "r", "process trace start", "c"]),
     ("dlopen", ["b main", "r", "process trace start -s 64KiB", "b exit", "c"]),
     ("vdso", ["b vdso_begin", "b vdso_end", "r", "thread trace start", "c"]),
+    ("jit", ["b main", "r", "process trace start", "b exit", "c"]),
 ]
 
 
@@ -80,8 +81,13 @@ def round_trip(name, stop, compact):
             why.append("the live dump has almost no instructions")
     if os.path.exists(live + ".calls") and read(live + ".calls") != read(post + ".calls"):
         why.append("function-calls dumps differ")
+    desc = json.load(open(os.path.join(moved, "trace.json")))
+    if name == "jit":
+        if not any(m["systemPath"].startswith("[anon:") for m in desc["processes"][0]["modules"]):
+            why.append("the JIT code's anonymous memory was not saved")
+        if b"callq  *%rax\n  0x00007" not in read(live):
+            why.append("the JIT code was not traced live")
     if compact:
-        desc = json.load(open(os.path.join(moved, "trace.json")))
         mods = [m["systemPath"] for m in desc["processes"][0]["modules"]]
         if not any(m.endswith("/" + name) for m in mods):
             why.append("compact bundle lacks the executable: %s" % mods)
