@@ -175,8 +175,7 @@ static enum cmd_status exec_process_start(struct cmd_ctx *ctx, const struct cmd_
 
 	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0)
 		return CMD_ERROR;
-	if (cmd_opt_given(ctx->node, a, "per-cpu-tracing"))
-		return cmd_error(ctx, "per-cpu tracing needs the intel-pt backend (Intel PT hardware)");
+	o.per_cpu = cmd_opt_given(ctx->node, a, "per-cpu-tracing");
 	if (dbg_trace_is_process(d))
 		return cmd_error(ctx, "Process currently traced. Stop process tracing first");
 	if (dbg_trace_start(d, NULL, 0, 1, 1, &o, &err) < 0)
@@ -696,6 +695,19 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	if (insns)
 		fprintf(ctx->out, "    Average memory usage per instruction (excluding raw trace): %.2f bytes\n",
 			(double)mem / (double)insns);
+	if (th->cpu) {
+		struct trace_swc_cpu *c = th->cpu;
+
+		fprintf(ctx->out, "\n  Per-CPU tracing:\n    CPU %d trace buffer: %s, raw trace %s\n", c->id,
+			size_format(c->s.ring.size, b1, sizeof(b1)),
+			size_format(c->s.ring.wrapped ? c->s.ring.size : c->s.ring.pos, b2, sizeof(b2)));
+		fprintf(ctx->out, "    Context switches: %zu records\n", c->sw_len / 32);
+		fprintf(ctx->out, "    Continuous executions of this thread: %u (%u PSB blocks", th->executions,
+			th->psbs);
+		if (th->inexact)
+			fprintf(ctx->out, ", %u starting between PSBs", th->inexact);
+		fprintf(ctx->out, ")\n");
+	}
 	fprintf(ctx->out, "\n  Timing:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
 	if (have_tsc)
 		fprintf(ctx->out, "    Timestamps: %" PRIu64 " to %" PRIu64 " (TSC)\n", tsc_lo, tsc_hi);
@@ -825,7 +837,7 @@ static const struct cmd_node process_trace_start = {
 		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
 		{ 'p', "psb-period", OPT_STRING, "bytes", "Bytes of trace between PSB synchronization points (software backend)." },
-		{ 0, "per-cpu-tracing", OPT_FLAG, NULL, "Trace each CPU instead of each thread (intel-pt only)." },
+		{ 0, "per-cpu-tracing", OPT_FLAG, NULL, "Trace each CPU instead of each thread, with context-switch records (TSC on; the software backend emulates one CPU)." },
 		BACKEND_OPT,
 		{ 0 } },
 };

@@ -103,6 +103,7 @@ struct dbg_pm {
 	pid_t pid;
 	struct dbg_pm_thread *th;
 	int nth;
+	struct trace_swc_cpu *cpu;	/* a per-CPU bundle's CPU stream, or NULL */
 	char vendor[32];		/* cpuInfo */
 	unsigned family, model, stepping;
 };
@@ -216,10 +217,15 @@ struct dbg_trace_opts {
 	size_t psb_period;	/* 0: default */
 	int tsc;
 	int single_step;	/* one trap per instruction (the reference) */
+	int per_cpu;		/* process trace: one buffer per (emulated) CPU
+				 * with context-switch records, split into
+				 * threads when read */
 };
 int dbg_tracing(const struct dbg *d);
 int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);
+/* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
+struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);
 /* Starts tracing tids (or all current and future threads); a traced
  * thread's trace restarts.  Error "Thread N can't be traced as the process
  * trace size limit has been reached..." */

@@ -7,6 +7,7 @@
 #include "core/bundle.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -36,16 +37,17 @@ static uint64_t trace_file_limit(void)
 	return half < ((uint64_t)4 << 30) ? half : ((uint64_t)4 << 30);
 }
 
-static int read_trace(const struct bundle *b, const struct bundle_thread *t, uint8_t **data,
-		      size_t *len, struct ptdb_err *err)
+/* The whole of a trace file named at JSON path jpath.key. */
+static int read_trace(const struct bundle *b, const char *jpath, const char *key, const char *path,
+		      uint8_t **data, size_t *len, struct ptdb_err *err)
 {
-	int fd = open(t->trace, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	uint64_t limit = trace_file_limit();
 	struct stat st;
 	size_t got = 0;
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		ptdb_err_set(err, "%s:%s.iptTrace: cannot read '%s': %s", b->json, t->jpath, t->trace,
+		ptdb_err_set(err, "%s:%s.%s: cannot read '%s': %s", b->json, jpath, key, path,
 			     strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -53,9 +55,9 @@ static int read_trace(const struct bundle *b, const struct bundle_thread *t, uin
 	}
 	if ((uint64_t)st.st_size > limit) {
 		close(fd);
-		return ptdb_err_set(err, "%s:%s.iptTrace: '%s' is %lld bytes; ptdb decodes traces in "
+		return ptdb_err_set(err, "%s:%s.%s: '%s' is %lld bytes; ptdb decodes traces in "
 				    "memory and reads at most %" PRIu64 " bytes (half the memory, at most 4 GiB)",
-				    b->json, t->jpath, t->trace, (long long)st.st_size, limit);
+				    b->json, jpath, key, path, (long long)st.st_size, limit);
 	}
 	/* the decoder may read a little past the end: zeroed slack */
 	*data = xcalloc((size_t)st.st_size + TRACE_RING_SLACK, 1);
@@ -63,8 +65,8 @@ static int read_trace(const struct bundle *b, const struct bundle_thread *t, uin
 		ssize_t r = read(fd, *data + got, (size_t)st.st_size - got);
 
 		if (r <= 0) {
-			ptdb_err_set(err, "%s:%s.iptTrace: cannot read '%s': %s", b->json, t->jpath,
-				     t->trace, r < 0 ? strerror(errno) : "the file shrank while read");
+			ptdb_err_set(err, "%s:%s.%s: cannot read '%s': %s", b->json, jpath, key, path,
+				     r < 0 ? strerror(errno) : "the file shrank while read");
 			free(*data);
 			close(fd);
 			return -1;
@@ -73,6 +75,67 @@ static int read_trace(const struct bundle *b, const struct bundle_thread *t, uin
 	}
 	close(fd);
 	*len = got;
+	return 0;
+}
+
+/* A per-CPU bundle's CPU: its trace, its context switches (checked), and
+ * the threads of pid they name that the bundle does not list. */
+static int load_cpu(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struct ptdb_err *err)
+{
+	const struct bundle_cpu *bc = &b->cpus[0];
+	struct trace_swc_cpu *c;
+	struct trace_switch *sw;
+	uint8_t *data, *swb;
+	size_t len, swlen, nsw;
+	char jp[64];
+
+	snprintf(jp, sizeof(jp), "traceBundle.cpus[0]");
+	if (b->ncpus != 1)
+		return ptdb_err_set(err, "%s:traceBundle.cpus: %d CPUs; ptdb merges the threads of one CPU "
+				    "so far", b->json, b->ncpus);
+	if (read_trace(b, jp, "iptTrace", bc->trace, &data, &len, err) < 0)
+		return -1;
+	if (read_trace(b, jp, "contextSwitchTrace", bc->context_switch, &swb, &swlen, err) < 0) {
+		free(data);
+		return -1;
+	}
+	if (trace_switch_parse(swb, swlen, &sw, &nsw, err) < 0) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		ptdb_err_set(err, "%s:%s.contextSwitchTrace: %s", b->json, jp, msg);
+		free(data);
+		free(swb);
+		return -1;
+	}
+	c = xcalloc(1, sizeof(*c));
+	trace_swc_init_loaded(&c->s, 0, 0, data, len);
+	c->id = bc->id;
+	c->pid = pid;
+	c->conv = b->tsc;
+	c->sw = swb;
+	c->sw_len = c->sw_cap = swlen;
+	pm->cpu = c;
+	for (size_t i = 0; i < nsw; i++) {
+		int known = 0;
+
+		if (sw[i].pid != pid || !sw[i].tid)
+			continue;
+		for (int k = 0; k < pm->nth; k++)
+			known |= pm->th[k].tid == sw[i].tid;
+		if (known)
+			continue;
+		pm->th = xrealloc(pm->th, (size_t)(pm->nth + 1) * sizeof(*pm->th));
+		memset(&pm->th[pm->nth], 0, sizeof(pm->th[0]));
+		pm->th[pm->nth].tid = sw[i].tid;
+		pm->th[pm->nth].index = (unsigned)pm->nth + 1;
+		pm->nth++;
+	}
+	free(sw);
+	for (int k = 0; k < pm->nth; k++) {
+		pm->th[k].th = xcalloc(1, sizeof(*pm->th[k].th));
+		trace_swc_init_on_cpu(pm->th[k].th, pm->th[k].tid, pm->th[k].index, c);
+	}
 	return 0;
 }
 
@@ -140,6 +203,10 @@ void dbg_unload_bundle(struct dbg *d)
 			free(d->pm->th[i].th);
 		}
 	free(d->pm->th);
+	if (d->pm->cpu) {
+		trace_swc_cpu_release(d->pm->cpu);
+		free(d->pm->cpu);
+	}
 	free(d->pm->json);
 	free(d->pm);
 	d->pm = NULL;
@@ -156,10 +223,9 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 	*info = NULL;
 	if (bundle_read(path, &b, err) < 0)
 		return -1;
-	if (b->kernel_file || b->ncpus) {
-		ptdb_err_set(err, "%s:traceBundle.%s: per-CPU and kernel traces cannot be loaded yet "
-			     "(splitting CPU traces into threads is not implemented)", b->json,
-			     b->kernel_file ? "kernel" : "cpus");
+	if (b->kernel_file) {
+		ptdb_err_set(err, "%s:traceBundle.kernel: kernel traces cannot be loaded (ptdb traces user "
+			     "space only)", b->json);
 		goto fail;
 	}
 	if (b->nprocs != 1) {
@@ -188,7 +254,7 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 		t->index = (unsigned)i + 1;
 		if (!p->threads[i].trace)
 			continue;
-		if (read_trace(b, &p->threads[i], &data, &len, err) < 0) {
+		if (read_trace(b, p->threads[i].jpath, "iptTrace", p->threads[i].trace, &data, &len, err) < 0) {
 			struct dbg tmp = { .pm = pm };
 
 			dbg_unload_bundle(&tmp);
@@ -196,6 +262,12 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 		}
 		t->th = xcalloc(1, sizeof(*t->th));
 		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
+	}
+	if (b->ncpus && load_cpu(b, pm, p->pid, err) < 0) {
+		struct dbg tmp = { .pm = pm };
+
+		dbg_unload_bundle(&tmp);
+		goto fail;
 	}
 	pm->json = xstrdup(b->json);
 	pm->pid = p->pid;
@@ -428,6 +500,8 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 	struct touch t = { d, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
+	struct bundle_cpu bc = { 0 };
+	struct trace_swc_cpu *cpu;
 	char dir[PATH_MAX];
 	struct stat st;
 	int nth, r = -1;
@@ -482,6 +556,8 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 		trace_decoded_blocks(dec, touch_block, &t);
 		bt = &p.threads[p.nthreads++];
 		bt->tid = ths[i]->tid;
+		if (ths[i]->cpu)
+			continue;	/* its trace is in its CPU's */
 		snprintf(rel, sizeof(rel), "threads/%d.intelpt_trace", (int)ths[i]->tid);
 		bt->trace = join(dir, rel);
 		if (trace_ring_snapshot(&ths[i]->ring, &buf, &len, err) < 0)
@@ -490,6 +566,30 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 		free(buf);
 		if (r < 0)
 			goto out;
+		r = -1;
+	}
+	/* per-CPU: the CPU's trace and context switches, and their clock */
+	if ((cpu = dbg_trace_cpu(d))) {
+		uint8_t *buf;
+		size_t len;
+		char rel[80];
+
+		b.cpus = &bc;
+		b.ncpus = 1;
+		bc.id = cpu->id;
+		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", cpu->id);
+		bc.trace = join(dir, rel);
+		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", cpu->id);
+		bc.context_switch = join(dir, rel);
+		b.tsc = cpu->conv;
+		if (trace_ring_snapshot(&cpu->s.ring, &buf, &len, err) < 0)
+			goto out;
+		r = write_file(bc.trace, buf, len, err);
+		free(buf);
+		if (r < 0 || write_file(bc.context_switch, cpu->sw, cpu->sw_len, err) < 0) {
+			r = -1;
+			goto out;
+		}
 		r = -1;
 	}
 	/* the modules: copies from the open files (the vDSO's copy too) */
@@ -558,6 +658,8 @@ out:
 	}
 	free(p.threads);
 	free(p.mods);
+	free(bc.trace);
+	free(bc.context_switch);
 	free(t.mod_used);
 	free(b.json);
 	return r;

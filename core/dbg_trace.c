@@ -4,6 +4,7 @@
  * the process's modules, cached per stop id. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -34,11 +35,31 @@ struct dbg_trace {
 	uint64_t *sticky;		/* planted sticky breakpoints */
 	size_t nsticky, csticky;
 	unsigned quantum;		/* instructions left for the current thread */
+	struct trace_swc_cpu *cpu;	/* per-CPU tracing: the one CPU */
+	int cpu_stopped;		/* its tracing stopped: freed on resume */
 };
 
 #define DBG_TRACE_QUANTUM 256
 
 static void bcache_clear(struct dbg_trace *t);
+static void will_resume(struct dbg *d);
+
+static void drop_cpu(struct dbg_trace *t)
+{
+	if (!t->cpu)
+		return;
+	trace_swc_cpu_release(t->cpu);
+	free(t->cpu);
+	t->cpu = NULL;
+	t->cpu_stopped = 0;
+}
+
+struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d)
+{
+	if (d->pm)
+		return d->pm->cpu;
+	return d->trace ? d->trace->cpu : NULL;
+}
 static void unplant_sticky(struct dbg *d);
 #define BLK_MAX 512
 
@@ -113,7 +134,7 @@ int dbg_trace_all(struct dbg *d, struct trace_swc_thread **out, int max)
 
 static size_t traced_bytes(const struct dbg_trace *t)
 {
-	size_t n = 0;
+	size_t n = t->cpu ? t->cpu->s.ring.size : 0;
 
 	for (int i = 0; i < t->nth; i++)
 		n += t->th[i]->ring.size;
@@ -143,6 +164,9 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	if (th) {
 		/* tracing it again restarts its trace with the new parameters */
 		trace_swc_release(th);
+	} else if (t->cpu) {
+		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
+		th = t->th[t->nth++] = xcalloc(1, sizeof(*th));
 	} else {
 		if (t->opts.total_limit && traced_bytes(t) + size > t->opts.total_limit)
 			return ptdb_err_set(err, "Thread %d can't be traced as the process trace size "
@@ -150,6 +174,11 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 					    (int)tid);
 		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
 		th = t->th[t->nth++] = xcalloc(1, sizeof(*th));
+	}
+	if (t->cpu) {
+		trace_swc_init_on_cpu(th, tid, target_thread_index(d->proc, tid), t->cpu);
+		th->parked_at = parked;
+		return 0;
 	}
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), t->opts.size,
 			   t->opts.psb_period, t->opts.tsc, err) < 0) {
@@ -174,11 +203,43 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched");
+	if (d->trace && d->trace->cpu && !d->trace->cpu_stopped)
+		return ptdb_err_set(err, process ? "Process currently traced. Stop process tracing first"
+					 : "Can't start tracing an individual thread when per-cpu "
+					   "process tracing is enabled.");
+	if (o->per_cpu && d->trace)
+		for (int i = 0; i < d->trace->nth; i++)
+			if (d->trace->th[i]->tracing)
+				return ptdb_err_set(err, "Threads currently traced. Stop tracing them first");
 	if (!d->trace) {
 		d->trace = xcalloc(1, sizeof(*d->trace));
 		d->trace->opts = *o;
 	} else {
 		d->trace->opts = *o;
+	}
+	if (o->per_cpu) {
+		struct trace_swc_cpu *c = xcalloc(1, sizeof(*c));
+		/* the records' clock: the session's conversion, else TSC ticks */
+		struct trace_tsc_conv conv = d->tsc_conv;
+		size_t size = trace_ring_round_size(o->size);
+
+		if (!conv.valid)
+			conv = (struct trace_tsc_conv){ .mult = 1, .shift = 0, .zero = 0, .valid = 1 };
+		if (o->total_limit && size > o->total_limit) {
+			free(c);
+			return ptdb_err_set(err, "The per-cpu buffer of %zu bytes exceeds the process trace size "
+					    "limit of %zu bytes. Consider retracing with a higher limit.",
+					    size, o->total_limit);
+		}
+		if (trace_swc_cpu_init(c, 0, d->pid, o->size, o->psb_period, &conv, err) < 0) {
+			free(c);
+			return -1;
+		}
+		/* earlier traces, stopped and kept for dumps, go now */
+		will_resume(d);
+		drop_cpu(d->trace);
+		d->trace->cpu = c;
+		d->trace->opts.tsc = 1;
 	}
 	if (process) {
 		d->trace->process = 1;
@@ -205,6 +266,8 @@ static void stop_one(struct dbg *d, struct trace_swc_thread *th)
 
 	if (th->tracing && dbg_alive(d) && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
 		trace_swc_pause(th, r.rip);
+	if (th->tracing)
+		trace_swc_cpu_leave(th);
 	th->tracing = 0;
 }
 
@@ -213,6 +276,9 @@ int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 {
 	if (!d->trace)
 		return ptdb_err_set(err, "Process is not being traced");
+	if (d->trace->cpu && !d->trace->cpu_stopped && !all)
+		return ptdb_err_set(err, "Can't stop tracing an individual thread when per-cpu process "
+				    "tracing is enabled.");
 	if (all) {
 		int any = d->trace->all;
 
@@ -222,6 +288,8 @@ int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 			return ptdb_err_set(err, "Process is not being traced");
 		for (int i = 0; i < d->trace->nth; i++)
 			stop_one(d, d->trace->th[i]);
+		if (d->trace->cpu)
+			d->trace->cpu_stopped = 1;
 		d->trace->nexcl = 0;
 		d->trace->all = 0;
 		d->trace->process = 0;
@@ -266,15 +334,21 @@ void dbg_trace_end(struct dbg *d)
 	}
 	free(d->trace->th);
 	free(d->trace->excluded);
+	drop_cpu(d->trace);
 	free(d->trace);
 	d->trace = NULL;
 }
 
-/* Before the process runs: forget threads whose trace the user stopped. */
+/* Before the process runs: forget threads whose trace the user stopped
+ * (and a per-CPU stream whose tracing stopped). */
 static void will_resume(struct dbg *d)
 {
 	struct dbg_trace *t = d->trace;
 	int k = 0;
+
+	if (t->cpu && t->cpu_stopped)
+		for (int i = 0; i < t->nth; i++)
+			t->th[i]->tracing = 0;
 
 	for (int i = 0; i < t->nth; i++) {
 		if (t->th[i]->tracing) {
@@ -285,6 +359,8 @@ static void will_resume(struct dbg *d)
 		free(t->th[i]);
 	}
 	t->nth = k;
+	if (t->cpu && t->cpu_stopped)
+		drop_cpu(t);
 }
 
 /* A stop the user sees: every traced thread's trace pauses where it is. */
@@ -1123,6 +1199,63 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	return ip + in.len;
 }
 
+/* Per-CPU: each thread's ring gets its part of the CPU trace, when the CPU
+ * trace changed since the last split. */
+static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *err)
+{
+	static struct trace_swc_thread *ths[4096];
+	struct trace_split_thread *parts;
+	struct trace_switch *sw;
+	size_t nparts, nsw, len;
+	uint8_t *buf;
+	int n, r;
+
+	if (c->split_valid && c->split_total == c->s.ring.total && c->split_sw == c->sw_len)
+		return 0;
+	if (trace_switch_parse(c->sw, c->sw_len, &sw, &nsw, err) < 0)
+		return -1;
+	if (trace_ring_snapshot(&c->s.ring, &buf, &len, err) < 0) {
+		free(sw);
+		return -1;
+	}
+	r = trace_split_cpu(buf, len, sw, nsw, &c->conv, &parts, &nparts, err);
+	free(buf);
+	free(sw);
+	if (r < 0)
+		return -1;
+	n = dbg_trace_all(d, ths, 4096);
+	for (int i = 0; i < n; i++) {
+		struct trace_swc_thread *th = ths[i];
+		struct trace_split_thread *p = NULL;
+
+		if (th->cpu != c)
+			continue;
+		for (size_t k = 0; k < nparts; k++)
+			if (parts[k].tid == th->tid)
+				p = &parts[k];
+		trace_ring_release(&th->ring);
+		if (p) {
+			th->ring.buf = p->bytes;
+			p->bytes = NULL;
+			th->ring.size = th->ring.pos = th->ring.total = p->len;
+			th->executions = p->executions;
+			th->psbs = p->psbs;
+			th->inexact = p->inexact;
+		} else {
+			th->ring.buf = xcalloc(1, TRACE_RING_SLACK);
+			th->executions = th->psbs = th->inexact = 0;
+		}
+		if (th->dec)
+			trace_decoded_free(th->dec);
+		th->dec = NULL;
+	}
+	trace_split_free(parts, nparts);
+	c->split_valid = 1;
+	c->split_total = c->s.ring.total;
+	c->split_sw = c->sw_len;
+	return 0;
+}
+
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err)
 {
@@ -1133,6 +1266,8 @@ int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 	size_t len;
 	int r;
 
+	if (th->cpu && split_cpu(d, th->cpu, err) < 0)
+		return -1;
 	if (th->dec && th->dec_stop_id == sid) {
 		*out = th->dec;
 		return 0;

@@ -6,7 +6,8 @@ Usage: tests/run-all.py UNIT_BINARY...
 Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
 REPL tests under a pty (tests/repl_test.py) and the man page checks
-(tests/check_man.py) and the trace bundle tests (tests/bundle_test.py) run;
+(tests/check_man.py), the trace bundle tests (tests/bundle_test.py) and the
+per-CPU tracing tests (tests/percpu_test.py) run;
 each reports results through tests/results.py.
 """
 import os
@@ -19,6 +20,7 @@ import transcripts  # noqa: E402
 import repl_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
+import percpu_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -52,6 +54,7 @@ def main():
     transcripts.run_all()
     repl_test.run_all()
     bundle_test.run_all()
+    percpu_test.run_all()
     check_man.run_all()
     return results.summary()
 

@@ -303,6 +303,13 @@ int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip)
 	return 1;
 }
 
+int trace_ptw_psb_disabled(struct trace_ptw *w)
+{
+	if (w->packet_en)
+		return -1;
+	return ptw_psb_plus(w, 0, 0);
+}
+
 size_t trace_ptw_bytes_written(const struct trace_ptw *w)
 {
 	return (size_t)w->ring->total;

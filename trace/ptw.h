@@ -74,6 +74,10 @@ int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip);
  * (§4.2 with FUP(next_ip) when enabled, §4.3 when disabled).  Returns 1 if
  * it wrote one, 0 if not, -1 on error. */
 int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip);
+/* A PSB+ now, tracing disabled (§4.3): a thread switch in a per-CPU
+ * stream, where the decoder's state (return stack, last IP) must not carry
+ * over from one thread to the next. */
+int trace_ptw_psb_disabled(struct trace_ptw *w);
 /* Emits pending TNT bits now. */
 int trace_ptw_flush(struct trace_ptw *w);
 /* Bytes appended to the ring so far (PAD fill included). */

@@ -1,8 +1,99 @@
 /* trace/swc.c: per-instruction packet emission of the software backend. */
 #include "trace/swc.h"
+#include "trace/cpusplit.h"
 #include "trace/decode.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The writer t's packets go to: its own, or its CPU's. */
+static struct trace_ptw *W(struct trace_swc_thread *t)
+{
+	return t->cpu ? &t->cpu->s.w : &t->w;
+}
+
+/* Per-CPU: t takes the CPU; the one on it is switched out (its trace
+ * disabled where it goes on), a PSB+ starts t's part, and the switch is
+ * recorded at this instant. */
+static int take_cpu(struct trace_swc_thread *t)
+{
+	struct trace_swc_cpu *c = t->cpu;
+	struct trace_swc_thread *prev;
+	struct trace_ptw *w;
+	uint64_t tsc;
+
+	if (!c || c->on == t)
+		return 0;
+	prev = c->on;
+	w = &c->s.w;
+	tsc = __builtin_ia32_rdtsc();
+	trace_ptw_set_time(w, tsc);
+	if (w->packet_en && prev && trace_ptw_disable_async(w, prev->next_ip) < 0)
+		return -1;
+	if (trace_ptw_psb_disabled(w) < 0)
+		return -1;
+	{
+		struct trace_switch s = { trace_tsc_to_ns(&c->conv, tsc), c->pid, 0, 1 };
+
+		if (prev) {
+			s.tid = prev->tid;
+			trace_switch_append(&c->sw, &c->sw_len, &c->sw_cap, &s, c->pid, t->tid);
+		}
+		s.tid = t->tid;
+		s.out = 0;
+		trace_switch_append(&c->sw, &c->sw_len, &c->sw_cap, &s, c->pid, prev ? prev->tid : 0);
+	}
+	c->switches++;
+	c->on = t;
+	return 0;
+}
+
+int trace_swc_cpu_init(struct trace_swc_cpu *c, int id, pid_t pid, size_t size,
+		       size_t psb_period, const struct trace_tsc_conv *conv, struct ptdb_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (trace_swc_init(&c->s, 0, 0, size, psb_period, 1, err) < 0)
+		return -1;
+	c->id = id;
+	c->pid = pid;
+	c->conv = *conv;
+	return 0;
+}
+
+void trace_swc_cpu_release(struct trace_swc_cpu *c)
+{
+	trace_swc_release(&c->s);
+	free(c->sw);
+	memset(c, 0, sizeof(*c));
+}
+
+void trace_swc_init_on_cpu(struct trace_swc_thread *t, pid_t tid, unsigned index,
+			   struct trace_swc_cpu *c)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->index = index;
+	t->cpu = c;
+	t->tracing = 1;
+}
+
+void trace_swc_cpu_leave(struct trace_swc_thread *t)
+{
+	struct trace_swc_cpu *c = t->cpu;
+
+	if (!c || c->on != t)
+		return;
+	if (c->s.w.packet_en) {
+		trace_ptw_set_time(&c->s.w, __builtin_ia32_rdtsc());
+		trace_ptw_disable_async(&c->s.w, t->next_ip);
+	}
+	{
+		struct trace_switch s = { trace_tsc_to_ns(&c->conv, c->s.w.now), c->pid, t->tid, 1 };
+
+		trace_switch_append(&c->sw, &c->sw_len, &c->sw_cap, &s, c->pid, 0);
+	}
+	c->on = NULL;
+}
 
 int trace_swc_init(struct trace_swc_thread *t, pid_t tid, unsigned index,
 		   size_t size, size_t psb_period, int tsc, struct ptdb_err *err)
@@ -46,24 +137,30 @@ void trace_swc_release(struct trace_swc_thread *t)
 /* The time stamp counter for the TSC packets (--tsc) of this stop. */
 static void now(struct trace_swc_thread *t)
 {
-	if (t->w.tsc_on)
-		trace_ptw_set_time(&t->w, __builtin_ia32_rdtsc());
+	if (W(t)->tsc_on)
+		trace_ptw_set_time(W(t), __builtin_ia32_rdtsc());
 }
 
 int trace_swc_resume(struct trace_swc_thread *t, uint64_t pc)
 {
-	if (t->w.packet_en)
+	t->next_ip = pc;
+	if (take_cpu(t) < 0)
+		return -1;
+	if (W(t)->packet_en)
 		return 0;
 	now(t);
-	return trace_ptw_enable(&t->w, pc);
+	return trace_ptw_enable(W(t), pc);
 }
 
 int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc)
 {
-	if (!t->w.packet_en)
+	t->next_ip = pc;
+	if (t->cpu && t->cpu->on != t)
+		return 0;	/* switched out: already disabled */
+	if (!W(t)->packet_en)
 		return 0;
 	now(t);
-	return trace_ptw_disable_async(&t->w, pc);
+	return trace_ptw_disable_async(W(t), pc);
 }
 
 int trace_swc_state_dependent(const struct disasm_insn *in)
@@ -86,11 +183,15 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 		       uint64_t next)
 {
 	uint64_t nlip = in->addr + in->len;
-	struct trace_ptw *w = &t->w;
+	struct trace_ptw *w = W(t);
 	int r = 0;
 
+	t->next_ip = in->addr;
+	if (take_cpu(t) < 0)
+		return -1;
 	if (!w->packet_en && trace_ptw_enable(w, in->addr) < 0)
 		return -1;
+	t->next_ip = next;
 	t->insns++;
 	if (trace_swc_state_dependent(in))
 		t->transfers++;
@@ -154,10 +255,14 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 
 int trace_swc_syscall(struct trace_swc_thread *t, const struct disasm_insn *in)
 {
-	if (!t->w.packet_en && trace_ptw_enable(&t->w, in->addr) < 0)
+	t->next_ip = in->addr;
+	if (take_cpu(t) < 0)
+		return -1;
+	if (!W(t)->packet_en && trace_ptw_enable(W(t), in->addr) < 0)
 		return -1;
 	t->insns++;
 	t->transfers++;
+	t->next_ip = in->addr + in->len;
 	now(t);
-	return trace_ptw_syscall(&t->w);
+	return trace_ptw_syscall(W(t));
 }

@@ -14,8 +14,10 @@
 #include "disasm/disasm.h"
 #include "trace/ptw.h"
 #include "trace/ring.h"
+#include "trace/tsc.h"
 
 struct trace_decoded;
+struct trace_swc_cpu;
 
 struct trace_swc_thread {
 	pid_t tid;
@@ -29,6 +31,11 @@ struct trace_swc_thread {
 	uint64_t emulated;	/* transfers computed, not run natively */
 	uint64_t parked_at;	/* in a system call; runs on its own until it
 				 * returns here (collector's breakpoint), 0 if not */
+	/* per-CPU tracing: the CPU stream its packets go to (NULL: its own
+	 * ring); its ring then holds its part of the CPU trace after a split */
+	struct trace_swc_cpu *cpu;
+	uint64_t next_ip;	/* where it goes on: the FUP when switched out */
+	unsigned executions, psbs, inexact;	/* from the last split */
 	/* decoded-thread cache (core/dbg_trace.c) */
 	struct trace_decoded *dec;
 	uint64_t dec_stop_id;
@@ -37,6 +44,35 @@ struct trace_swc_thread {
 	int dump_valid, dump_forwards;
 	uint64_t dump_next, dump_stop_id;
 };
+
+/* One emulated CPU of per-CPU tracing: all traced threads run on it one at
+ * a time, so one Intel PT stream holds them all; every switch between
+ * threads disables tracing (FUP, TIP.PGD), writes a PSB+ (no state carries
+ * over to the next thread) and appends perf context-switch records (out,
+ * in) at the time of the switch.  TSC packets are always on. */
+struct trace_swc_cpu {
+	struct trace_swc_thread s;	/* the stream: ring and writer */
+	int id;
+	pid_t pid;
+	struct trace_swc_thread *on;	/* whose packets came last */
+	struct trace_tsc_conv conv;	/* TSC -> the records' ns */
+	uint8_t *sw;			/* context-switch records */
+	size_t sw_len, sw_cap;
+	uint64_t switches;
+	int split_valid;		/* threads' rings hold the split of */
+	uint64_t split_total;		/* s.ring.total and */
+	size_t split_sw;		/* sw_len at the last split */
+};
+
+int trace_swc_cpu_init(struct trace_swc_cpu *c, int id, pid_t pid, size_t size,
+		       size_t psb_period, const struct trace_tsc_conv *conv, struct ptdb_err *err);
+void trace_swc_cpu_release(struct trace_swc_cpu *c);
+/* A thread traced on CPU c (no buffer of its own). */
+void trace_swc_init_on_cpu(struct trace_swc_thread *t, pid_t tid, unsigned index,
+			   struct trace_swc_cpu *c);
+/* The thread leaves the CPU for good (stopped tracing, exited): the next
+ * one to run switches in without its switch-out. */
+void trace_swc_cpu_leave(struct trace_swc_thread *t);
 
 /* size: buffer bytes (rounded as for hardware); psb_period 0 = default. */
 int trace_swc_init(struct trace_swc_thread *t, pid_t tid, unsigned index,

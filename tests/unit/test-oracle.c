@@ -148,7 +148,7 @@ static int traced(const char *prog, size_t size, size_t period, const struct seq
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { size, 0, period, 0, single };
+	struct dbg_trace_opts o = { .size = size, .psb_period = period, .single_step = single };
 	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
 	struct trace_swc_thread *th;
 	struct seq got = { calloc(MAXSEQ, 8), 0 };
@@ -236,7 +236,7 @@ static int two_threads(struct seq *stepped_seq, struct seq *got)
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { 8u << 20, 0, 0, 0, 0 };
+	struct dbg_trace_opts o = { .size = 8u << 20 };
 	uint64_t end = start(&d, "tests/programs/oracle_threads", "worker_begin", "worker_end");
 	struct trace_swc_thread *th;
 	uint8_t *buf = NULL;

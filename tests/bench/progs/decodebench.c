@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { 256u << 20, 0, 0, 0, 0 };
+	struct dbg_trace_opts o = { .size = 256u << 20 };
 	char *args[] = { argc > 1 ? argv[1] : "", NULL };
 	struct trace_swc_thread *th;
 	struct trace_image img;
