@@ -696,16 +696,22 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		fprintf(ctx->out, "    Average memory usage per instruction (excluding raw trace): %.2f bytes\n",
 			(double)mem / (double)insns);
 	if (th->cpu) {
-		struct trace_swc_cpu *c = th->cpu;
+		size_t records = 0;
 
-		fprintf(ctx->out, "\n  Per-CPU tracing:\n    CPU %d trace buffer: %s, raw trace %s\n", c->id,
-			size_format(c->s.ring.size, b1, sizeof(b1)),
-			size_format(c->s.ring.wrapped ? c->s.ring.size : c->s.ring.pos, b2, sizeof(b2)));
-		fprintf(ctx->out, "    Context switches: %zu records\n", c->sw_len / 32);
+		fprintf(ctx->out, "\n  Per-CPU tracing:\n");
+		for (struct trace_swc_cpu *c = th->cpu; c; c = c->next) {
+			fprintf(ctx->out, "    CPU %d trace buffer: %s, raw trace %s\n", c->id,
+				size_format(c->s.ring.size, b1, sizeof(b1)),
+				size_format(c->s.ring.wrapped ? c->s.ring.size : c->s.ring.pos, b2, sizeof(b2)));
+			records += c->sw_len / 32;
+		}
+		fprintf(ctx->out, "    Context switches: %zu records\n", records);
 		fprintf(ctx->out, "    Continuous executions of this thread: %u (%u PSB blocks", th->executions,
 			th->psbs);
 		if (th->inexact)
 			fprintf(ctx->out, ", %u starting between PSBs", th->inexact);
+		if (th->cpu_changes)
+			fprintf(ctx->out, ", %u CPU changes", th->cpu_changes);
 		fprintf(ctx->out, ")\n");
 	}
 	fprintf(ctx->out, "\n  Timing:\n    Decoding instructions: %.5fs\n", th->dec_seconds);

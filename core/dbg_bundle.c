@@ -78,63 +78,69 @@ static int read_trace(const struct bundle *b, const char *jpath, const char *key
 	return 0;
 }
 
-/* A per-CPU bundle's CPU: its trace, its context switches (checked), and
- * the threads of pid they name that the bundle does not list. */
-static int load_cpu(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struct ptdb_err *err)
+/* A per-CPU bundle's CPUs: their traces, their context switches
+ * (checked), and the threads of pid the switches name that the bundle does
+ * not list. */
+static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struct ptdb_err *err)
 {
-	const struct bundle_cpu *bc = &b->cpus[0];
-	struct trace_swc_cpu *c;
-	struct trace_switch *sw;
-	uint8_t *data, *swb;
-	size_t len, swlen, nsw;
-	char jp[64];
+	struct trace_swc_cpu **tail = &pm->cpu;
 
-	snprintf(jp, sizeof(jp), "traceBundle.cpus[0]");
-	if (b->ncpus != 1)
-		return ptdb_err_set(err, "%s:traceBundle.cpus: %d CPUs; ptdb merges the threads of one CPU "
-				    "so far", b->json, b->ncpus);
-	if (read_trace(b, jp, "iptTrace", bc->trace, &data, &len, err) < 0)
-		return -1;
-	if (read_trace(b, jp, "contextSwitchTrace", bc->context_switch, &swb, &swlen, err) < 0) {
-		free(data);
-		return -1;
-	}
-	if (trace_switch_parse(swb, swlen, &sw, &nsw, err) < 0) {
-		char msg[sizeof(err->msg)];
+	for (int ci = 0; ci < b->ncpus; ci++) {
+		const struct bundle_cpu *bc = &b->cpus[ci];
+		struct trace_swc_cpu *c;
+		struct trace_switch *sw;
+		uint8_t *data, *swb;
+		size_t len, swlen, nsw;
+		char jp[64];
 
-		snprintf(msg, sizeof(msg), "%s", err->msg);
-		ptdb_err_set(err, "%s:%s.contextSwitchTrace: %s", b->json, jp, msg);
-		free(data);
-		free(swb);
-		return -1;
-	}
-	c = xcalloc(1, sizeof(*c));
-	trace_swc_init_loaded(&c->s, 0, 0, data, len);
-	c->id = bc->id;
-	c->pid = pid;
-	c->conv = b->tsc;
-	c->sw = swb;
-	c->sw_len = c->sw_cap = swlen;
-	pm->cpu = c;
-	for (size_t i = 0; i < nsw; i++) {
-		int known = 0;
+		snprintf(jp, sizeof(jp), "traceBundle.cpus[%d]", ci);
+		for (int k = 0; k < ci; k++)
+			if (b->cpus[k].id == bc->id)
+				return ptdb_err_set(err, "%s:%s.id: CPU %d is listed twice", b->json, jp, bc->id);
+		if (read_trace(b, jp, "iptTrace", bc->trace, &data, &len, err) < 0)
+			return -1;
+		if (read_trace(b, jp, "contextSwitchTrace", bc->context_switch, &swb, &swlen, err) < 0) {
+			free(data);
+			return -1;
+		}
+		if (trace_switch_parse(swb, swlen, &sw, &nsw, err) < 0) {
+			char msg[sizeof(err->msg)];
 
-		if (sw[i].pid != pid || !sw[i].tid)
-			continue;
-		for (int k = 0; k < pm->nth; k++)
-			known |= pm->th[k].tid == sw[i].tid;
-		if (known)
-			continue;
-		pm->th = xrealloc(pm->th, (size_t)(pm->nth + 1) * sizeof(*pm->th));
-		memset(&pm->th[pm->nth], 0, sizeof(pm->th[0]));
-		pm->th[pm->nth].tid = sw[i].tid;
-		pm->th[pm->nth].index = (unsigned)pm->nth + 1;
-		pm->nth++;
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			ptdb_err_set(err, "%s:%s.contextSwitchTrace: %s", b->json, jp, msg);
+			free(data);
+			free(swb);
+			return -1;
+		}
+		c = xcalloc(1, sizeof(*c));
+		trace_swc_init_loaded(&c->s, 0, 0, data, len);
+		c->id = bc->id;
+		c->pid = pid;
+		c->conv = b->tsc;
+		c->sw = swb;
+		c->sw_len = c->sw_cap = swlen;
+		*tail = c;
+		tail = &c->next;
+		for (size_t i = 0; i < nsw; i++) {
+			int known = 0;
+
+			if (sw[i].pid != pid || !sw[i].tid)
+				continue;
+			for (int k = 0; k < pm->nth; k++)
+				known |= pm->th[k].tid == sw[i].tid;
+			if (known)
+				continue;
+			pm->th = xrealloc(pm->th, (size_t)(pm->nth + 1) * sizeof(*pm->th));
+			memset(&pm->th[pm->nth], 0, sizeof(pm->th[0]));
+			pm->th[pm->nth].tid = sw[i].tid;
+			pm->th[pm->nth].index = (unsigned)pm->nth + 1;
+			pm->nth++;
+		}
+		free(sw);
 	}
-	free(sw);
 	for (int k = 0; k < pm->nth; k++) {
 		pm->th[k].th = xcalloc(1, sizeof(*pm->th[k].th));
-		trace_swc_init_on_cpu(pm->th[k].th, pm->th[k].tid, pm->th[k].index, c);
+		trace_swc_init_on_cpu(pm->th[k].th, pm->th[k].tid, pm->th[k].index, pm->cpu);
 	}
 	return 0;
 }
@@ -203,9 +209,12 @@ void dbg_unload_bundle(struct dbg *d)
 			free(d->pm->th[i].th);
 		}
 	free(d->pm->th);
-	if (d->pm->cpu) {
-		trace_swc_cpu_release(d->pm->cpu);
-		free(d->pm->cpu);
+	while (d->pm->cpu) {
+		struct trace_swc_cpu *c = d->pm->cpu;
+
+		d->pm->cpu = c->next;
+		trace_swc_cpu_release(c);
+		free(c);
 	}
 	free(d->pm->json);
 	free(d->pm);
@@ -263,7 +272,7 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 		t->th = xcalloc(1, sizeof(*t->th));
 		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
 	}
-	if (b->ncpus && load_cpu(b, pm, p->pid, err) < 0) {
+	if (b->ncpus && load_cpus(b, pm, p->pid, err) < 0) {
 		struct dbg tmp = { .pm = pm };
 
 		dbg_unload_bundle(&tmp);
@@ -500,7 +509,6 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 	struct touch t = { d, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
-	struct bundle_cpu bc = { 0 };
 	struct trace_swc_cpu *cpu;
 	char dir[PATH_MAX];
 	struct stat st;
@@ -568,25 +576,27 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 			goto out;
 		r = -1;
 	}
-	/* per-CPU: the CPU's trace and context switches, and their clock */
-	if ((cpu = dbg_trace_cpu(d))) {
+	/* per-CPU: the CPUs' traces and context switches, and their clock */
+	for (cpu = dbg_trace_cpu(d); cpu; cpu = cpu->next) {
+		struct bundle_cpu *bc;
 		uint8_t *buf;
 		size_t len;
 		char rel[80];
 
-		b.cpus = &bc;
-		b.ncpus = 1;
-		bc.id = cpu->id;
+		b.cpus = xrealloc(b.cpus, (size_t)(b.ncpus + 1) * sizeof(*b.cpus));
+		bc = &b.cpus[b.ncpus++];
+		memset(bc, 0, sizeof(*bc));
+		bc->id = cpu->id;
 		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", cpu->id);
-		bc.trace = join(dir, rel);
+		bc->trace = join(dir, rel);
 		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", cpu->id);
-		bc.context_switch = join(dir, rel);
+		bc->context_switch = join(dir, rel);
 		b.tsc = cpu->conv;
 		if (trace_ring_snapshot(&cpu->s.ring, &buf, &len, err) < 0)
 			goto out;
-		r = write_file(bc.trace, buf, len, err);
+		r = write_file(bc->trace, buf, len, err);
 		free(buf);
-		if (r < 0 || write_file(bc.context_switch, cpu->sw, cpu->sw_len, err) < 0) {
+		if (r < 0 || write_file(bc->context_switch, cpu->sw, cpu->sw_len, err) < 0) {
 			r = -1;
 			goto out;
 		}
@@ -658,8 +668,11 @@ out:
 	}
 	free(p.threads);
 	free(p.mods);
-	free(bc.trace);
-	free(bc.context_switch);
+	for (int i = 0; i < b.ncpus; i++) {
+		free(b.cpus[i].trace);
+		free(b.cpus[i].context_switch);
+	}
+	free(b.cpus);
 	free(t.mod_used);
 	free(b.json);
 	return r;

@@ -1199,28 +1199,47 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	return ip + in.len;
 }
 
-/* Per-CPU: each thread's ring gets its part of the CPU trace, when the CPU
- * trace changed since the last split. */
+/* Per-CPU: each thread's ring gets its part of the CPU traces (c and the
+ * CPUs after it), when one of them changed since the last split. */
 static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *err)
 {
 	static struct trace_swc_thread *ths[4096];
-	struct trace_split_thread *parts;
-	struct trace_switch *sw;
-	size_t nparts, nsw, len;
-	uint8_t *buf;
-	int n, r;
+	struct trace_split_thread *parts = NULL;
+	struct trace_piece *pieces = NULL;
+	const uint8_t **bufs;
+	size_t nparts = 0, np = 0;
+	int n, ncpu = 0, stale = 0, r = 0;
 
-	if (c->split_valid && c->split_total == c->s.ring.total && c->split_sw == c->sw_len)
+	for (struct trace_swc_cpu *k = c; k; k = k->next, ncpu++)
+		stale |= !k->split_valid || k->split_total != k->s.ring.total || k->split_sw != k->sw_len;
+	if (!stale)
 		return 0;
-	if (trace_switch_parse(c->sw, c->sw_len, &sw, &nsw, err) < 0)
-		return -1;
-	if (trace_ring_snapshot(&c->s.ring, &buf, &len, err) < 0) {
+	bufs = xcalloc((size_t)ncpu, sizeof(*bufs));
+	ncpu = 0;
+	for (struct trace_swc_cpu *k = c; k && r == 0; k = k->next, ncpu++) {
+		struct trace_switch *sw;
+		size_t nsw, len;
+		uint8_t *buf;
+
+		if (trace_switch_parse(k->sw, k->sw_len, &sw, &nsw, err) < 0) {
+			r = -1;
+			break;
+		}
+		if (trace_ring_snapshot(&k->s.ring, &buf, &len, err) < 0) {
+			free(sw);
+			r = -1;
+			break;
+		}
+		bufs[ncpu] = buf;
+		r = trace_split_pieces(buf, len, sw, nsw, &k->conv, ncpu, &pieces, &np, err);
 		free(sw);
-		return -1;
 	}
-	r = trace_split_cpu(buf, len, sw, nsw, &c->conv, &parts, &nparts, err);
-	free(buf);
-	free(sw);
+	if (r == 0)
+		r = trace_split_merge(bufs, pieces, np, &parts, &nparts);
+	for (int k = 0; k < ncpu; k++)
+		free((void *)bufs[k]);
+	free(bufs);
+	free(pieces);
 	if (r < 0)
 		return -1;
 	n = dbg_trace_all(d, ths, 4096);
@@ -1241,18 +1260,21 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			th->executions = p->executions;
 			th->psbs = p->psbs;
 			th->inexact = p->inexact;
+			th->cpu_changes = p->cpu_changes;
 		} else {
 			th->ring.buf = xcalloc(1, TRACE_RING_SLACK);
-			th->executions = th->psbs = th->inexact = 0;
+			th->executions = th->psbs = th->inexact = th->cpu_changes = 0;
 		}
 		if (th->dec)
 			trace_decoded_free(th->dec);
 		th->dec = NULL;
 	}
 	trace_split_free(parts, nparts);
-	c->split_valid = 1;
-	c->split_total = c->s.ring.total;
-	c->split_sw = c->sw_len;
+	for (struct trace_swc_cpu *k = c; k; k = k->next) {
+		k->split_valid = 1;
+		k->split_total = k->s.ring.total;
+		k->split_sw = k->sw_len;
+	}
 	return 0;
 }
 

@@ -180,28 +180,16 @@ static int switch_between(const struct trace_switch *sw, size_t n, uint64_t a, u
 	return lo < n && sw[lo].time < b;
 }
 
-static struct trace_split_thread *thread_for(struct trace_split_thread **t, size_t *n, pid_t tid)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*t)[i].tid == tid)
-			return &(*t)[i];
-	*t = xrealloc(*t, (*n + 1) * sizeof(**t));
-	memset(&(*t)[*n], 0, sizeof(**t));
-	(*t)[*n].tid = tid;
-	return &(*t)[(*n)++];
-}
-
-int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *sw_in, size_t nsw,
-		    const struct trace_tsc_conv *conv, struct trace_split_thread **out, size_t *n,
-		    struct ptdb_err *err)
+int trace_split_pieces(const uint8_t *buf, size_t len, const struct trace_switch *sw_in, size_t nsw,
+		       const struct trace_tsc_conv *conv, int cpu, struct trace_piece **out,
+		       size_t *n, struct ptdb_err *err)
 {
 	struct trace_switch *sw = NULL;
+	struct trace_piece *cur = NULL;
 	struct chunk *ch;
-	size_t nch;
+	size_t nch, cap = *n;
 	pid_t prev = 0;
 
-	*out = NULL;
-	*n = 0;
 	if (scan_psbs(buf, len, conv, &ch, &nch, err) < 0)
 		return -1;
 	if (nsw) {
@@ -211,15 +199,11 @@ int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *s
 	}
 	for (size_t i = 0; i < nch; i++) {
 		size_t end = i + 1 < nch ? ch[i + 1].off : len;
-		struct trace_split_thread *t;
 		pid_t tid;
 
 		if (!ch[i].has_time) {
 			free(ch);
 			free(sw);
-			trace_split_free(*out, *n);
-			*out = NULL;
-			*n = 0;
 			return ptdb_err_set(err, "the CPU trace has a PSB without a timestamp at offset %zu: "
 					    "it cannot be split into threads", ch[i].off);
 		}
@@ -228,19 +212,23 @@ int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *s
 			prev = 0;
 			continue;
 		}
-		t = thread_for(out, n, tid);
-		t->psbs++;
 		if (tid != prev) {
-			t->executions++;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 64;
+				*out = xrealloc(*out, cap * sizeof(**out));
+			}
+			cur = &(*out)[(*n)++];
+			memset(cur, 0, sizeof(*cur));
+			cur->tid = tid;
+			cur->cpu = cpu;
+			cur->ns = ch[i].ns;
+			cur->off = ch[i].off;
 			/* it came in after the previous chunk began: its first
 			 * instructions went with that chunk */
-			if (i > 0 && switch_between(sw, nsw, ch[i - 1].ns, ch[i].ns))
-				t->inexact++;
+			cur->inexact = i > 0 && switch_between(sw, nsw, ch[i - 1].ns, ch[i].ns);
 		}
-		t->bytes = xrealloc(t->bytes, t->len + (end - ch[i].off) + TRACE_RING_SLACK);
-		memcpy(t->bytes + t->len, buf + ch[i].off, end - ch[i].off);
-		t->len += end - ch[i].off;
-		memset(t->bytes + t->len, 0, TRACE_RING_SLACK);
+		cur->len = end - cur->off;
+		cur->psbs++;
 		prev = tid;
 	}
 	free(ch);
@@ -248,9 +236,83 @@ int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *s
 	return 0;
 }
 
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct trace_piece *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->cpu - y->cpu;
+}
+
+int trace_split_merge(const uint8_t *const *bufs, const struct trace_piece *pieces, size_t npieces,
+		      struct trace_split_thread **out, size_t *n)
+{
+	struct trace_piece *p = NULL;
+
+	*out = NULL;
+	*n = 0;
+	if (!npieces)
+		return 0;
+	p = xmalloc(npieces * sizeof(*p));
+	memcpy(p, pieces, npieces * sizeof(*p));
+	qsort(p, npieces, sizeof(*p), cmp_piece);
+	for (size_t i = 0; i < npieces; i++) {
+		struct trace_split_thread *t;
+
+		if (!*n || (*out)[*n - 1].tid != p[i].tid) {
+			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+			t = &(*out)[(*n)++];
+			memset(t, 0, sizeof(*t));
+			t->tid = p[i].tid;
+		} else {
+			t = &(*out)[*n - 1];
+			if (p[i - 1].cpu != p[i].cpu) {
+				t->cpu_marks = xrealloc(t->cpu_marks, (t->cpu_changes + 1) * sizeof(*t->cpu_marks));
+				t->cpu_ids = xrealloc(t->cpu_ids, (t->cpu_changes + 1) * sizeof(*t->cpu_ids));
+				t->cpu_marks[t->cpu_changes] = t->len;
+				t->cpu_ids[t->cpu_changes++] = p[i].cpu;
+			}
+		}
+		t->executions++;
+		t->psbs += p[i].psbs;
+		t->inexact += p[i].inexact != 0;
+		t->bytes = xrealloc(t->bytes, t->len + p[i].len + TRACE_RING_SLACK);
+		memcpy(t->bytes + t->len, bufs[p[i].cpu] + p[i].off, p[i].len);
+		t->len += p[i].len;
+		memset(t->bytes + t->len, 0, TRACE_RING_SLACK);
+	}
+	free(p);
+	return 0;
+}
+
+int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *sw, size_t nsw,
+		    const struct trace_tsc_conv *conv, struct trace_split_thread **out, size_t *n,
+		    struct ptdb_err *err)
+{
+	struct trace_piece *pieces = NULL;
+	size_t np = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (trace_split_pieces(buf, len, sw, nsw, conv, 0, &pieces, &np, err) < 0) {
+		free(pieces);
+		return -1;
+	}
+	r = trace_split_merge(&buf, pieces, np, out, n);
+	free(pieces);
+	return r;
+}
+
 void trace_split_free(struct trace_split_thread *t, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(t[i].bytes);
+		free(t[i].cpu_marks);
+		free(t[i].cpu_ids);
+	}
 	free(t);
 }

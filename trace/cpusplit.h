@@ -36,20 +36,44 @@ void trace_switch_append(uint8_t **buf, size_t *len, size_t *cap, const struct t
 int trace_switch_parse(const uint8_t *buf, size_t len, struct trace_switch **out, size_t *n,
 		       struct ptdb_err *err);
 
-/* One thread's part of a CPU trace. */
-struct trace_split_thread {
+/* One continuous execution of a thread on a CPU: consecutive PSB chunks
+ * of the CPU's trace owned by the thread. */
+struct trace_piece {
 	pid_t tid;
-	uint8_t *bytes;		/* its chunks, concatenated (heap, with
-				 * TRACE_RING_SLACK zero bytes after len) */
-	size_t len;
-	unsigned executions;	/* runs of consecutive chunks */
-	unsigned psbs;		/* chunks */
-	unsigned inexact;	/* executions whose start fell between PSBs */
+	int cpu;		/* the CPU's index in the caller's list */
+	uint64_t ns;		/* timestamp of its first PSB */
+	size_t off, len;	/* bytes of the CPU trace */
+	unsigned psbs;
+	int inexact;		/* its start fell between PSBs */
 };
 
-/* Splits buf[0,len) (chronological) by the switch records sw (any order):
- * *out[0..*n) one entry per thread that owns a chunk (heap; free with
- * trace_split_free). */
+/* Cuts buf[0,len) (chronological) by the switch records sw (any order)
+ * into pieces (heap, appended to *out, *n), tagged with cpu. */
+int trace_split_pieces(const uint8_t *buf, size_t len, const struct trace_switch *sw, size_t nsw,
+		       const struct trace_tsc_conv *conv, int cpu, struct trace_piece **out,
+		       size_t *n, struct ptdb_err *err);
+
+/* One thread's part of the CPU traces. */
+struct trace_split_thread {
+	pid_t tid;
+	uint8_t *bytes;		/* its pieces in time order, concatenated
+				 * (heap, with TRACE_RING_SLACK zero bytes
+				 * after len) */
+	size_t len;
+	unsigned executions;	/* pieces */
+	unsigned psbs;		/* PSB chunks */
+	unsigned inexact;	/* executions whose start fell between PSBs */
+	unsigned cpu_changes;	/* consecutive pieces on different CPUs */
+	size_t *cpu_marks;	/* where in bytes each such piece starts */
+	int *cpu_ids;		/* and its CPU (an index into the caller's list) */
+};
+
+/* The threads' parts of the CPU traces bufs[k][0,lens[k]) cut into pieces:
+ * *out[0..*n) one entry per thread (heap; trace_split_free). */
+int trace_split_merge(const uint8_t *const *bufs, const struct trace_piece *pieces, size_t npieces,
+		      struct trace_split_thread **out, size_t *n);
+
+/* trace_split_pieces and trace_split_merge for one CPU. */
 int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *sw, size_t nsw,
 		    const struct trace_tsc_conv *conv, struct trace_split_thread **out, size_t *n,
 		    struct ptdb_err *err);

@@ -36,6 +36,7 @@ struct trace_swc_thread {
 	struct trace_swc_cpu *cpu;
 	uint64_t next_ip;	/* where it goes on: the FUP when switched out */
 	unsigned executions, psbs, inexact;	/* from the last split */
+	unsigned cpu_changes;
 	/* decoded-thread cache (core/dbg_trace.c) */
 	struct trace_decoded *dec;
 	uint64_t dec_stop_id;
@@ -59,6 +60,8 @@ struct trace_swc_cpu {
 	uint8_t *sw;			/* context-switch records */
 	size_t sw_len, sw_cap;
 	uint64_t switches;
+	struct trace_swc_cpu *next;	/* the process's other CPUs (a loaded
+					 * bundle may have several) */
 	int split_valid;		/* threads' rings hold the split of */
 	uint64_t split_total;		/* s.ring.total and */
 	size_t split_sw;		/* sw_len at the last split */

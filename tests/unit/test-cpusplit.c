@@ -163,6 +163,73 @@ TEST(one_cpu_split_exact)
 	trace_swc_cpu_release(&c);
 }
 
+TEST(two_cpus_merge)
+{
+	/* A runs on CPU 0, then B there while A moves on to CPU 1: A's part is
+	 * its pieces in time order with one CPU change */
+	char code[] = "/tmp/ptdb-test-nops-XXXXXX";
+	int fd = mkstemp(code);
+	uint8_t nops[0x2000];
+	struct trace_swc_cpu c0, c1;
+	struct trace_swc_thread a, b;
+	struct trace_piece *pieces = NULL;
+	struct trace_split_thread *parts;
+	const uint8_t *bufs[2];
+	uint8_t *buf[2];
+	size_t len[2], np = 0, nparts;
+	uint64_t ips[32];
+
+	CHECK(fd >= 0);
+	memset(nops, 0x90, sizeof(nops));
+	CHECK_INT(write(fd, nops, sizeof(nops)), (long long)sizeof(nops));
+	close(fd);
+	CHECK_INT(trace_swc_cpu_init(&c0, 0, 10, 4096, 0, &ticks, NULL), 0);
+	CHECK_INT(trace_swc_cpu_init(&c1, 1, 10, 4096, 0, &ticks, NULL), 0);
+	trace_swc_init_on_cpu(&a, 11, 1, &c0);
+	trace_swc_init_on_cpu(&b, 12, 2, &c0);
+	CHECK_INT(trace_swc_resume(&a, 0x1000), 0);
+	for (int i = 0; i < 3; i++)
+		nop(&a, 0x1000 + (uint64_t)i);
+	CHECK_INT(trace_swc_resume(&b, 0x2000), 0);	/* A leaves CPU 0 */
+	nop(&b, 0x2000);
+	a.cpu = &c1;					/* and goes on on CPU 1 */
+	for (int i = 3; i < 6; i++)
+		nop(&a, 0x1000 + (uint64_t)i);
+	trace_swc_pause(&a, 0x1006);
+	b.cpu = &c0;
+	trace_swc_pause(&b, 0x2001);
+	for (int k = 0; k < 2; k++) {
+		struct trace_swc_cpu *c = k ? &c1 : &c0;
+		struct trace_switch *sw;
+		size_t nsw;
+
+		CHECK_INT(trace_switch_parse(c->sw, c->sw_len, &sw, &nsw, NULL), 0);
+		CHECK_INT(trace_ring_snapshot(&c->s.ring, &buf[k], &len[k], NULL), 0);
+		CHECK_INT(trace_split_pieces(buf[k], len[k], sw, nsw, &ticks, k, &pieces, &np, NULL), 0);
+		bufs[k] = buf[k];
+		free(sw);
+	}
+	CHECK_INT(np, 3);
+	CHECK_INT(trace_split_merge(bufs, pieces, np, &parts, &nparts), 0);
+	CHECK_INT(nparts, 2);
+	CHECK_INT(parts[0].tid, 11);
+	CHECK_INT(parts[0].executions, 2);
+	CHECK_INT(parts[0].cpu_changes, 1);
+	CHECK_INT(parts[0].cpu_ids[0], 1);
+	CHECK_INT(decode_part(&parts[0], code, ips, 32), 6);
+	for (int i = 0; i < 6; i++)
+		CHECK_INT(ips[i], 0x1000 + i);
+	CHECK_INT(parts[1].tid, 12);
+	CHECK_INT(decode_part(&parts[1], code, ips, 32), 1);
+	unlink(code);
+	trace_split_free(parts, nparts);
+	free(pieces);
+	free(buf[0]);
+	free(buf[1]);
+	trace_swc_cpu_release(&c0);
+	trace_swc_cpu_release(&c1);
+}
+
 TEST(split_between_psbs)
 {
 	/* a switch that falls inside a PSB chunk leaves the chunk to the
@@ -221,5 +288,5 @@ TEST(split_needs_timestamps)
 	trace_ring_release(&r);
 }
 
-TEST_MAIN(switch_records_round_trip, switch_records_hostile, one_cpu_split_exact,
+TEST_MAIN(switch_records_round_trip, switch_records_hostile, one_cpu_split_exact, two_cpus_merge,
 	  split_between_psbs, split_needs_timestamps)
