@@ -23,6 +23,14 @@ extern const struct cmd_node cmd_frame_node;
 /* cmd-trace.c */
 extern const struct cmd_node cmd_thread_trace_node;
 extern const struct cmd_node cmd_process_trace_node;
+/* cmd-replay.c */
+extern const struct cmd_node cmd_thread_trace_goto_node;
+extern const struct cmd_node cmd_thread_step_back_node;
+extern const struct cmd_node cmd_thread_reverse_stepi_node;
+extern const struct cmd_node cmd_thread_reverse_step_node;
+extern const struct cmd_node cmd_thread_reverse_next_node;
+extern const struct cmd_node cmd_thread_reverse_finish_node;
+extern const struct cmd_node cmd_thread_reverse_continue_node;
 /* cmd-bundle.c */
 extern const struct cmd_node cmd_trace_node;
 /* cmd-data.c */

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -301,6 +302,228 @@ static enum cmd_status exec_disable(struct cmd_ctx *ctx, const struct cmd_args *
 	return enable_disable(ctx, a, 0);
 }
 
+/* ---- breakpoint commands: run at each hit ---- */
+
+/* The breakpoint named by a whole-number argument; NULL after the error. */
+static struct dbg_bp *bp_by_id(struct cmd_ctx *ctx, const char *s)
+{
+	uint64_t id;
+	struct dbg_bp *bp;
+
+	if (!isdigit((unsigned char)*s) || parse_u64(s, &id) < 0 || id > UINT32_MAX) {
+		cmd_error(ctx, "invalid breakpoint id '%s'", s);
+		return NULL;
+	}
+	if (!(bp = dbg_bp_find(&ctx->s->dbg, (unsigned)id)))
+		cmd_error(ctx, "No breakpoint with id %s.", s);
+	return bp;
+}
+
+/* "breakpoint command add [-o CMD]... [--auto-continue] <id>": options
+ * anywhere, as in LLDB (parsed here: -o repeats). */
+static enum cmd_status exec_command_add(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	char **cmds = xcalloc((size_t)a->argc + 1, sizeof(*cmds));
+	const char *id = NULL;
+	struct dbg_bp *bp;
+	int n = 0, autoc = 0;
+
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+
+		if (!strcmp(w, "-o") || !strcmp(w, "--one-liner")) {
+			if (i + 1 >= a->argc) {
+				free(cmds);
+				return cmd_error(ctx, "%s needs a command", w);
+			}
+			cmds[n++] = a->argv[++i];
+		} else if (!strncmp(w, "--one-liner=", 12)) {
+			cmds[n++] = (char *)w + 12;
+		} else if (!strcmp(w, "-G") || !strcmp(w, "--auto-continue")) {
+			/* LLDB's -G takes true/false */
+			if (!strcmp(w, "-G") && i + 1 < a->argc && (!strcmp(a->argv[i + 1], "true") ||
+								 !strcmp(a->argv[i + 1], "false")))
+				autoc = !strcmp(a->argv[++i], "true");
+			else
+				autoc = 1;
+		} else if (w[0] == '-' && w[1]) {
+			free(cmds);
+			return cmd_error(ctx, "unknown option '%s'", w);
+		} else if (id) {
+			free(cmds);
+			return cmd_error(ctx, "one breakpoint id expected, got '%s' and '%s'", id, w);
+		} else {
+			id = w;
+		}
+	}
+	if (!id) {
+		free(cmds);
+		return cmd_error(ctx, "breakpoint command add needs a breakpoint id");
+	}
+	if (!n) {
+		free(cmds);
+		return cmd_error(ctx, "breakpoint command add needs at least one -o <command>");
+	}
+	if (!(bp = bp_by_id(ctx, id))) {
+		free(cmds);
+		return CMD_ERROR;
+	}
+	dbg_bp_set_commands(bp, cmds, n, autoc);
+	free(cmds);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_command_list(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_bp *bp = bp_by_id(ctx, a->argv[0]);
+
+	if (!bp)
+		return CMD_ERROR;
+	if (!bp->ncommands) {
+		fprintf(ctx->out, "Breakpoint %u does not have an associated command.\n", bp->id);
+		return CMD_OK;
+	}
+	fprintf(ctx->out, "Breakpoint %u%s:\n    Breakpoint commands:\n", bp->id,
+		bp->auto_continue ? " (auto-continue)" : "");
+	for (int i = 0; i < bp->ncommands; i++)
+		fprintf(ctx->out, "      %s\n", bp->commands[i]);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_command_delete(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg_bp *bp = bp_by_id(ctx, a->argv[0]);
+
+	if (!bp)
+		return CMD_ERROR;
+	dbg_bp_set_commands(bp, NULL, 0, 0);
+	return CMD_OK;
+}
+
+/* cmd with ${hit} replaced by the hit count (heap). */
+static char *expand_hit(const char *cmd, unsigned hits)
+{
+	size_t cap = strlen(cmd) + 32, n = 0;
+	char *out = xmalloc(cap);
+
+	for (const char *p = cmd; *p;) {
+		if (!strncmp(p, "${hit}", 6)) {
+			char num[16];
+			int k = snprintf(num, sizeof(num), "%u", hits);
+
+			if (n + (size_t)k + 1 > cap)
+				out = xrealloc(out, cap = cap * 2 + (size_t)k);
+			memcpy(out + n, num, (size_t)k);
+			n += (size_t)k;
+			p += 6;
+			continue;
+		}
+		if (n + 2 > cap)
+			out = xrealloc(out, cap *= 2);
+		out[n++] = *p++;
+	}
+	out[n] = 0;
+	return out;
+}
+
+enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
+			       struct ptdb_err *err)
+{
+	static int depth;	/* commands that run the process themselves */
+	struct dbg *d = &ctx->s->dbg;
+
+	for (;;) {
+		struct dbg_bp *bp;
+		int autoc;
+
+		if (r < 0)
+			return cmd_error(ctx, "%s", err->msg);
+		report_stop(ctx->out, d, stop);
+		if (stop->reason == DBG_R_SIGNAL && ctx->s->snapshot_signo &&
+		    stop->signo == ctx->s->snapshot_signo && dbg_tracing(d)) {
+			/* a trace snapshot, then on */
+			struct ptdb_err e2;
+			char dir[4200], json[4300];
+
+			/* the next free number: earlier snapshots stay */
+			do
+				snprintf(dir, sizeof(dir), "%s/snapshot-%u", ctx->s->snapshot_dir,
+					 ++ctx->s->snapshot_count);
+			while (access(dir, F_OK) == 0);
+			if (dbg_save_bundle(d, dir, 0, 0, json, sizeof(json), &e2) < 0)
+				cmd_error(ctx, "trace snapshot: %s", e2.msg);
+			else
+				fprintf(ctx->out, "Trace snapshot %u written to: %s\n",
+					ctx->s->snapshot_count, json);
+			if (!dbg_alive(d))
+				return CMD_OK;
+			fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
+			fflush(ctx->out);
+			fflush(ctx->err);
+			d->interrupt_requested = 0;
+			r = dbg_continue(d, stop, err);
+			continue;
+		}
+		if (stop->reason != DBG_R_BREAKPOINT || !(bp = dbg_bp_find(d, stop->bp_id)) ||
+		    !bp->ncommands || depth >= 4)
+			return CMD_OK;
+		autoc = bp->auto_continue;
+		depth++;
+		/* the list may change (or the breakpoint go) while it runs */
+		{
+			int n = bp->ncommands;
+			char **cmds = xcalloc((size_t)n, sizeof(*cmds));
+			unsigned hits = bp->hits;
+
+			for (int i = 0; i < n; i++)
+				cmds[i] = expand_hit(bp->commands[i], hits);
+			for (int i = 0; i < n; i++) {
+				fprintf(ctx->out, "(ptdb) %s\n", cmds[i]);
+				fflush(ctx->out);
+				cmd_run_line(ctx->s, cmds[i], ctx->out, ctx->err);
+			}
+			for (int i = 0; i < n; i++)
+				free(cmds[i]);
+			free(cmds);
+		}
+		depth--;
+		if (!autoc || !dbg_alive(d) || d->last.reason != DBG_R_BREAKPOINT ||
+		    d->last.bp_id != stop->bp_id)
+			return CMD_OK;
+		fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
+		fflush(ctx->out);
+		fflush(ctx->err);
+		d->interrupt_requested = 0;
+		r = dbg_continue(d, stop, err);
+	}
+}
+
+static const struct cmd_node bp_command_add = {
+	.name = "add", .summary = "Add commands to run each time a breakpoint is hit.",
+	.syntax = "-o <command> [-o <command> ...] [--auto-continue] <breakpoint-id>",
+	.details = "${hit} in a command is replaced by the breakpoint's hit count.  With "
+		"--auto-continue (LLDB's -G true) the process continues after the commands, so "
+		"that, for example, 'breakpoint command add 1 -o \"trace save /tmp/snap-${hit}\" "
+		"--auto-continue' keeps the trace before every hit while the program runs.",
+	.min_args = 0, .max_args = -1, .flags = CMD_RAW_ARGS, .exec = exec_command_add,
+};
+
+static const struct cmd_node bp_command_list = {
+	.name = "list", .summary = "List the commands of a breakpoint.",
+	.syntax = "<breakpoint-id>", .min_args = 1, .max_args = 1, .exec = exec_command_list,
+};
+
+static const struct cmd_node bp_command_delete = {
+	.name = "delete", .summary = "Delete the commands of a breakpoint.",
+	.syntax = "<breakpoint-id>", .min_args = 1, .max_args = 1, .exec = exec_command_delete,
+};
+
+static const struct cmd_node bp_command = {
+	.name = "command", .summary = "Commands for the commands breakpoints run when hit.",
+	.children = (const struct cmd_node *const[]){
+		&bp_command_add, &bp_command_delete, &bp_command_list, NULL },
+};
+
 static const struct cmd_node bp_set = {
 	.name = "set", .summary = "Set a breakpoint on a function, a source line or an address.",
 	.syntax = "[<location>]",
@@ -339,5 +562,5 @@ static const struct cmd_node bp_disable = {
 const struct cmd_node cmd_breakpoint_node = {
 	.name = "breakpoint", .summary = "Commands for operating on breakpoints.",
 	.children = (const struct cmd_node *const[]){
-		&bp_delete, &bp_disable, &bp_enable, &bp_list, &bp_set, NULL },
+		&bp_command, &bp_delete, &bp_disable, &bp_enable, &bp_list, &bp_set, NULL },
 };

@@ -381,6 +381,27 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 	struct ptdb_err err;
 	int have_fp = -1, failed = 0;
 
+	if (dbg_replaying(d) && d->sel_tid == dbg_replay_tid(d)) {
+		/* only the program counter is in the trace */
+		if (a->argc == 0) {
+			reg_print(ctx, "rip", 8, dbg_replay_pc(d));
+			fprintf(ctx->out, "(replaying a trace: the other registers are not recorded)\n");
+			return CMD_OK;
+		}
+		for (int i = 0; i < a->argc; i++) {
+			const char *name = a->argv[i][0] == '$' ? a->argv[i] + 1 : a->argv[i];
+			const struct reg_def *r = reg_find(name);
+
+			if (r && !strcmp(r->name, "rip")) {
+				reg_print(ctx, "rip", 8, dbg_replay_pc(d));
+				continue;
+			}
+			cmd_error(ctx, r ? "register %s is not available while replaying a trace"
+				       : "Invalid register name '%s'.", name);
+			failed = 1;
+		}
+		return failed ? CMD_ERROR : CMD_OK;
+	}
 	if (need_process(ctx) < 0)
 		return CMD_ERROR;
 	if (target_get_regs(d->proc, d->sel_tid, &ur, &err) < 0)
@@ -447,6 +468,14 @@ static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 		if (!r) {
 			cmd_error(ctx, "Invalid register name '%s'.", s + 1);
 			return -1;
+		}
+		if (dbg_replaying(d) && d->sel_tid == dbg_replay_tid(d)) {
+			if (strcmp(r->name, "rip")) {
+				cmd_error(ctx, "register %s is not available while replaying a trace", r->name);
+				return -1;
+			}
+			*out = dbg_replay_pc(d);
+			return 0;
 		}
 		if (need_process(ctx) < 0)
 			return -1;
@@ -850,6 +879,9 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 	uint8_t *buf;
 	char f;
 
+	if (dbg_replaying(d))
+		return cmd_error(ctx, "memory is not recorded in the trace; 'thread trace goto end' "
+				 "returns to the live process");
 	if (!d->exe_path && !dbg_alive(d)) {
 		need_target(ctx);
 		return CMD_ERROR;

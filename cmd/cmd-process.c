@@ -1,6 +1,7 @@
 /* cmd/cmd-process.c: "file" and the "process" group (launch, attach,
  * continue, interrupt, detach, kill, status, handle). */
 #include "cmd/builtin.h"
+#include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session.h"
 
@@ -38,10 +39,7 @@ static void flush(struct cmd_ctx *ctx)
 static enum cmd_status finish_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 				  struct ptdb_err *err)
 {
-	if (r < 0)
-		return cmd_error(ctx, "%s", err->msg);
-	report_stop(ctx->out, &ctx->s->dbg, stop);
-	return CMD_OK;
+	return cmd_after_stop(ctx, r, stop, err);
 }
 
 static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a)
@@ -89,6 +87,8 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 	int r;
 
 	(void)a;
+	if (dbg_replaying(d))	/* forward through the history */
+		return cmd_replay_run(ctx, 1, DBG_RP_CONTINUE);
 	if (need_process(ctx) < 0)
 		return CMD_ERROR;
 	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
@@ -180,7 +180,7 @@ static enum cmd_status exec_status(struct cmd_ctx *ctx, const struct cmd_args *a
 }
 
 /* "process handle": signal policy. */
-static int parse_signal(const char *s)
+int cmd_parse_signal(const char *s)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
@@ -232,7 +232,7 @@ static enum cmd_status exec_handle(struct cmd_ctx *ctx, const struct cmd_args *a
 			return cmd_error(ctx, "invalid value '%s' for --%s: expected true or false", v, names[k]);
 	}
 	for (int i = 0; i < a->argc && ns < 64; i++) {
-		int s = parse_signal(a->argv[i]);
+		int s = cmd_parse_signal(a->argv[i]);
 
 		if (s < 0)
 			return cmd_error(ctx, "invalid signal name '%s'", a->argv[i]);
@@ -279,7 +279,7 @@ static const struct cmd_node process_attach = {
 
 static const struct cmd_node process_continue = {
 	.name = "continue", .summary = "Continue execution of all threads in the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_continue,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_continue,
 };
 
 static const struct cmd_node process_detach = {

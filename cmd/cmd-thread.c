@@ -1,6 +1,7 @@
 /* cmd/cmd-thread.c: the "thread" group (list, select, backtrace, stepping,
  * until) and the "frame" group (select, info). */
 #include "cmd/builtin.h"
+#include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session.h"
 
@@ -15,10 +16,7 @@
 static enum cmd_status after_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 				 struct ptdb_err *err)
 {
-	if (r < 0)
-		return cmd_error(ctx, "%s", err->msg);
-	report_stop(ctx->out, &ctx->s->dbg, stop);
-	return CMD_OK;
+	return cmd_after_stop(ctx, r, stop, err);
 }
 
 static int pre_run(struct cmd_ctx *ctx)
@@ -39,6 +37,13 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 	struct ptdb_err err;
 	int r;
 
+	if (dbg_replaying(d)) {
+		/* forward through the history */
+		static const enum dbg_replay_kind rk[] = { DBG_RP_LINE_OVER, DBG_RP_LINE_IN, DBG_RP_OUT,
+							   DBG_RP_INSN, DBG_RP_INSN };
+
+		return cmd_replay_run(ctx, 1, rk[k]);
+	}
 	if (pre_run(ctx) < 0)
 		return CMD_ERROR;
 	switch (k) {
@@ -325,27 +330,27 @@ static const struct cmd_node thread_select = {
 
 static const struct cmd_node thread_step_over = {
 	.name = "step-over", .summary = "Source-level step over calls to the next line (next, n).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_over,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_over,
 };
 
 static const struct cmd_node thread_step_in = {
 	.name = "step-in", .summary = "Source-level step into calls with line information (step, s).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_in,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_in,
 };
 
 static const struct cmd_node thread_step_out = {
 	.name = "step-out", .summary = "Run until the selected frame returns (finish).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_out,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_out,
 };
 
 static const struct cmd_node thread_step_inst = {
 	.name = "step-inst", .summary = "Step one instruction, into calls (stepi, si).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_inst,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_inst,
 };
 
 static const struct cmd_node thread_step_inst_over = {
 	.name = "step-inst-over", .summary = "Step one instruction, over calls (nexti, ni).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_PROCESS, .exec = exec_step_inst_over,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_inst_over,
 };
 
 static const struct cmd_node thread_until = {
@@ -359,9 +364,11 @@ static const struct cmd_node thread_until = {
 const struct cmd_node cmd_thread_node = {
 	.name = "thread", .summary = "Commands for operating on one or more threads of the current process.",
 	.children = (const struct cmd_node *const[]){
-		&thread_backtrace, &thread_list, &thread_select, &thread_step_in,
-		&thread_step_inst, &thread_step_inst_over, &thread_step_out,
-		&thread_step_over, &cmd_thread_trace_node, &thread_until, NULL },
+		&thread_backtrace, &thread_list, &cmd_thread_reverse_continue_node,
+		&cmd_thread_reverse_finish_node, &cmd_thread_reverse_next_node,
+		&cmd_thread_reverse_step_node, &cmd_thread_reverse_stepi_node, &thread_select,
+		&cmd_thread_step_back_node, &thread_step_in, &thread_step_inst, &thread_step_inst_over,
+		&thread_step_out, &thread_step_over, &cmd_thread_trace_node, &thread_until, NULL },
 };
 
 static const struct cmd_node frame_select = {

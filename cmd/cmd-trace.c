@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include <ctype.h>
+#include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -172,14 +173,36 @@ static enum cmd_status exec_process_start(struct cmd_ctx *ctx, const struct cmd_
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_trace_opts o;
 	struct ptdb_err err;
+	const char *v;
+	int signo = 0;
 
 	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0)
 		return CMD_ERROR;
 	o.per_cpu = cmd_opt_given(ctx->node, a, "per-cpu-tracing");
 	if (dbg_trace_is_process(d))
 		return cmd_error(ctx, "Process currently traced. Stop process tracing first");
+	if ((v = cmd_opt(ctx->node, a, "snapshot-on")) && (signo = cmd_parse_signal(v)) < 0)
+		return cmd_error(ctx, "invalid signal '%s' for --snapshot-on", v);
+	if (v && (signo == SIGKILL || signo == SIGSTOP || signo == SIGTRAP))
+		return cmd_error(ctx, "--snapshot-on %s: ptdb cannot catch that signal", v);
+	if (!v && cmd_opt(ctx->node, a, "snapshot-dir"))
+		return cmd_error(ctx, "--snapshot-dir goes with --snapshot-on");
 	if (dbg_trace_start(d, NULL, 0, 1, 1, &o, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	if (signo > 0) {
+		struct session *s = ctx->s;
+
+		s->snapshot_policy = d->sig[signo];
+		s->snapshot_signo = signo;
+		s->snapshot_count = 0;
+		snprintf(s->snapshot_dir, sizeof(s->snapshot_dir), "%s",
+			 cmd_opt(ctx->node, a, "snapshot-dir") ? cmd_opt(ctx->node, a, "snapshot-dir")
+								: "ptdb-snapshots");
+		/* it stops the process for the snapshot and is not delivered */
+		d->sig[signo].stop = 1;
+		d->sig[signo].pass = 0;
+		d->sig[signo].notify = 1;
+	}
 	return CMD_OK;
 }
 
@@ -213,6 +236,10 @@ static enum cmd_status exec_process_stop(struct cmd_ctx *ctx, const struct cmd_a
 		return cmd_error(ctx, "Process is not being traced");
 	if (dbg_trace_stop(d, NULL, 0, 1, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	if (ctx->s->snapshot_signo) {
+		d->sig[ctx->s->snapshot_signo] = ctx->s->snapshot_policy;
+		ctx->s->snapshot_signo = 0;
+	}
 	return CMD_OK;
 }
 
@@ -829,7 +856,7 @@ static const struct cmd_node thread_trace_dump = {
 const struct cmd_node cmd_thread_trace_node = {
 	.name = "trace", .summary = "Commands for tracing the instructions threads execute.",
 	.children = (const struct cmd_node *const[]){
-		&thread_trace_dump, &thread_trace_start, &thread_trace_stop, NULL },
+		&thread_trace_dump, &cmd_thread_trace_goto_node, &thread_trace_start, &thread_trace_stop, NULL },
 };
 
 static const struct cmd_node process_trace_start = {
@@ -843,6 +870,8 @@ static const struct cmd_node process_trace_start = {
 		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
 		{ 'p', "psb-period", OPT_STRING, "bytes", "Bytes of trace between PSB synchronization points (software backend)." },
+		{ 0, "snapshot-on", OPT_STRING, "signal", "When the process gets this signal (e.g. SIGUSR2), save the trace as a bundle and continue (the signal is not delivered)." },
+		{ 0, "snapshot-dir", OPT_STRING, "directory", "Where --snapshot-on saves: <directory>/snapshot-N (default ptdb-snapshots)." },
 		{ 0, "per-cpu-tracing", OPT_FLAG, NULL, "Trace each CPU instead of each thread, with context-switch records (TSC on; the software backend emulates one CPU)." },
 		BACKEND_OPT,
 		{ 0 } },

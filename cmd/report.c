@@ -57,6 +57,20 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 		snprintf(buf, n, "Thread %d can't be traced as the process trace size limit has "
 			 "been reached. Consider retracing with a higher limit.", (int)s->tid);
 		break;
+	case DBG_R_REPLAY: {
+		int k = snprintf(buf, n, "replaying: instruction %" PRIu64 " of %" PRIu64,
+				 s->replay_id, s->replay_total);
+
+		if (k > 0 && (size_t)k < n && s->bp_id)
+			k += snprintf(buf + k, n - (size_t)k, ", breakpoint %u.%u", s->bp_id, s->loc_id);
+		if (k > 0 && (size_t)k < n && s->replay_edge == 1)
+			k += snprintf(buf + k, n - (size_t)k, " (no more reverse-execution history: the trace begins here)");
+		else if (k > 0 && (size_t)k < n && s->replay_edge == 2)
+			k += snprintf(buf + k, n - (size_t)k, " (the end of the trace)");
+		if (k > 0 && (size_t)k < n && s->replay_gap)
+			snprintf(buf + k, n - (size_t)k, " (a gap in the trace follows)");
+		break;
+	}
 	case DBG_R_NONE:
 	case DBG_R_EXITED:
 		break;
@@ -69,8 +83,13 @@ void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
 {
 	char loc[512];
 
+	if (f->untraced) {
+		fprintf(out, "frame #%u: <untraced caller>\n", index);
+		return;
+	}
 	dbg_format_frame(d, f, index > 0, loc, sizeof(loc));
-	fprintf(out, "frame #%u: 0x%016" PRIx64 " %s\n", index, f->pc, loc);
+	fprintf(out, "frame #%u: 0x%016" PRIx64 " %s%s\n", index, f->pc, loc,
+		f->replaying ? " (replaying)" : "");
 }
 
 /* No line information: a few instructions from pc, LLDB style. */

@@ -26,6 +26,16 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop);
 /* "Process N exited with status = 0 (0x00000000)" */
 void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop);
 
+/* After a run command: reports the stop, runs the hit breakpoint's
+ * commands and, with auto-continue, continues and does it again
+ * (cmd-breakpoint.c).  r < 0: prints err instead. */
+struct cmd_ctx;
+enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
+			       struct ptdb_err *err);
+
+/* A signal by name (SIGUSR2, USR2) or number; -1 if none. */
+int cmd_parse_signal(const char *s);
+
 /* Common checks: print the error and return -1 when not met. */
 struct cmd_ctx;
 int need_target(struct cmd_ctx *ctx);

@@ -50,6 +50,7 @@ static void drop_modules(struct dbg *d, int keep_exe)
 
 static void drop_process(struct dbg *d)
 {
+	dbg_replay_leave(d);
 	dbg_trace_end(d);
 	if (d->proc)
 		target_free(d->proc);
@@ -83,6 +84,7 @@ void dbg_release(struct dbg *d)
 	for (int i = 0; i < d->nbps; i++) {
 		free(d->bps[i].name);
 		free(d->bps[i].file);
+		dbg_bp_set_commands(&d->bps[i], NULL, 0, 0);
 	}
 	free(d->bps);
 	free(d->exe_path);
@@ -305,9 +307,26 @@ int dbg_bp_delete(struct dbg *d, unsigned id)
 		loc_plant(d, bp, &bp->locs[k]);
 	free(bp->name);
 	free(bp->file);
+	dbg_bp_set_commands(bp, NULL, 0, 0);
 	memmove(bp, bp + 1, (size_t)(d->bps + d->nbps - bp - 1) * sizeof(*bp));
 	d->nbps--;
 	return 0;
+}
+
+void dbg_bp_set_commands(struct dbg_bp *bp, char *const *cmds, int n, int auto_continue)
+{
+	for (int i = 0; i < bp->ncommands; i++)
+		free(bp->commands[i]);
+	free(bp->commands);
+	bp->commands = NULL;
+	bp->ncommands = 0;
+	bp->auto_continue = n ? auto_continue : 0;
+	if (!n)
+		return;
+	bp->commands = xcalloc((size_t)n, sizeof(*bp->commands));
+	for (int i = 0; i < n; i++)
+		bp->commands[i] = xstrdup(cmds[i]);
+	bp->ncommands = n;
 }
 
 int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
@@ -522,6 +541,7 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 
 int dbg_detach(struct dbg *d, struct ptdb_err *err)
 {
+	dbg_replay_leave(d);
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
 	for (int i = 0; i < d->nbps; i++)
@@ -541,6 +561,7 @@ int dbg_detach(struct dbg *d, struct ptdb_err *err)
 
 int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
+	dbg_replay_leave(d);
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
 	dbg_trace_end(d);
@@ -694,12 +715,15 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	struct user_regs_struct r;
 	int n = 0;
 
+	if (d->replay && tid == dbg_replay_tid(d))
+		return dbg_replay_frames(d, out, max, err);
 	if (d->pm)
 		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
 	if (target_get_regs(d->proc, tid, &r, err) < 0)
 		return -1;
+	memset(out, 0, sizeof(*out) * (size_t)(max > 0 ? max : 0));
 	out[0].pc = r.rip;
 	out[0].rsp = r.rsp;
 	out[0].rbp = r.rbp;

@@ -53,6 +53,10 @@ struct dbg_bp {
 	unsigned hits;
 	int nlocs;
 	struct dbg_bp_loc locs[DBG_MAX_LOCS];
+	/* "breakpoint command add": run at each hit (cmd/ does) */
+	char **commands;
+	int ncommands;
+	int auto_continue;
 };
 
 enum dbg_reason {
@@ -69,6 +73,7 @@ enum dbg_reason {
 	DBG_R_EXEC,
 	DBG_R_EXITED,		/* the process is gone (exit_status/signo) */
 	DBG_R_TRACE_LIMIT,	/* a new thread could not be traced (tid) */
+	DBG_R_REPLAY,		/* the replay cursor moved (replay_*) */
 };
 
 struct dbg_stop {
@@ -78,11 +83,17 @@ struct dbg_stop {
 	int signo, si_code;		/* DBG_R_SIGNAL; DBG_R_EXITED if signaled */
 	uint64_t addr;			/* fault address for SIGSEGV & co */
 	int exit_status, signaled;	/* DBG_R_EXITED */
+	uint64_t replay_id, replay_total;	/* DBG_R_REPLAY: the cursor */
+	int replay_edge;		/* 1 the trace's beginning, 2 its end */
+	int replay_gap;			/* stopped before a gap in the trace */
 };
 
 struct dbg_frame {
 	uint64_t pc, rsp, rbp;
 	struct dbg_module *mod;		/* NULL: no module covers pc */
+	int untraced;			/* replaying: the callers before the
+					 * trace began (no pc) */
+	int replaying;			/* replaying: the cursor's frame */
 };
 
 /* How a signal reaching the inferior is handled ("process handle"). */
@@ -127,6 +138,7 @@ struct dbg {
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
+	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
 	 * with timestamps, or read from a loaded bundle */
 	struct trace_tsc_conv tsc_conv;
@@ -182,6 +194,8 @@ struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
 			  uint64_t addr);
 struct dbg_bp *dbg_bp_find(struct dbg *d, unsigned id);
 int dbg_bp_delete(struct dbg *d, unsigned id);
+/* Replaces bp's commands (n 0: none). */
+void dbg_bp_set_commands(struct dbg_bp *bp, char *const *cmds, int n, int auto_continue);
 /* loc 0: the whole breakpoint. */
 int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
 		  struct ptdb_err *err);
@@ -264,6 +278,35 @@ void dbg_unload_bundle(struct dbg *d);
  * non-empty dir.  json (n bytes) receives the path of trace.json. */
 int dbg_save_bundle(struct dbg *d, const char *dir, int compact, int force,
 		    char *json, size_t n, struct ptdb_err *err);
+
+/* Replay: a cursor over one thread's trace stands for the thread
+ * (core/dbg_replay.c).  Moving it reports DBG_R_REPLAY stops. */
+enum dbg_replay_kind {
+	DBG_RP_INSN,		/* stepi / reverse-stepi */
+	DBG_RP_LINE_IN,		/* step / reverse-step */
+	DBG_RP_LINE_OVER,	/* next / reverse-next */
+	DBG_RP_OUT,		/* finish / reverse-finish */
+	DBG_RP_CONTINUE,	/* continue / reverse-continue: to a breakpoint */
+};
+int dbg_replaying(const struct dbg *d);
+pid_t dbg_replay_tid(const struct dbg *d);
+int dbg_replay_cursor(const struct dbg *d, uint64_t *id, uint64_t *total);
+uint64_t dbg_replay_pc(struct dbg *d);
+/* Enters (or moves within) replay: tid's cursor at instruction id. */
+int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop,
+		    struct ptdb_err *err);
+/* Enters replay one past the end of tid's trace (where the live thread
+ * is), for a backward move to start from. */
+int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err);
+/* dir -1 back in time, +1 forward. */
+int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct dbg_stop *stop,
+		    struct ptdb_err *err);
+/* Back to the live process (its last stop is current again). */
+void dbg_replay_leave(struct dbg *d);
+/* The call stack at the cursor from the trace's calls and returns: frame
+ * 0 at the cursor, callers at their return addresses, and a last frame
+ * with untraced set when the trace began inside a call. */
+int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb_err *err);
 
 /* Records a signal that was passed on with notify (dbg_sig.notify). */
 void dbg_note_signal(struct dbg *d, pid_t tid, int signo);

@@ -34,6 +34,7 @@ int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
 {
 	struct target_stop ts;
 
+	dbg_replay_leave(d);	/* any resume leaves replay mode */
 	memset(stop, 0, sizeof(*stop));
 	for (;;) {
 		int r = step_tid ? target_step(d->proc, step_tid, err)
@@ -346,6 +347,8 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	      struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct dbg_frame fr[2];
+
+	dbg_replay_leave(d);
 	struct dbg_goal g[8];
 	pid_t tid = d->sel_tid;
 	int nf, ng = 0;

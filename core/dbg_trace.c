@@ -1095,6 +1095,7 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 	struct target_stop ex;
 	int rr;
 
+	dbg_replay_leave(d);	/* any resume leaves replay mode */
 	memset(stop, 0, sizeof(*stop));
 	will_resume(d);
 	target_thread_begin(d->proc);

@@ -17,6 +17,12 @@ struct session {
 	char list_file[4096];
 	pid_t list_pid;		/* the process stop the listing belonged to */
 	uint64_t list_stop_id;
+	/* "process trace start --snapshot-on SIG": on SIG a bundle is saved
+	 * as snapshot_dir/snapshot-N and the process continues */
+	int snapshot_signo;
+	char snapshot_dir[4096];
+	unsigned snapshot_count;
+	struct dbg_sig snapshot_policy;	/* SIG's policy before, restored after */
 };
 
 void session_init(struct session *s);
