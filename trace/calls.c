@@ -21,6 +21,7 @@
 struct frame {
 	uint64_t ret;	/* where the call returns; 0 unknown (a tree's root) */
 	uint64_t func;
+	int named;	/* func is a symbol's start */
 	int intr;	/* entered asynchronously (a signal handler) */
 };
 
@@ -39,6 +40,7 @@ struct trace_calls {
 	uint64_t ninsn;
 	uint64_t prev_next;
 	enum trace_calls_class prev_cls;
+	int named;			/* the current instruction's function */
 	int async;
 	uint64_t async_at;
 	int in_errors;			/* the last tree is an errors tree */
@@ -93,7 +95,7 @@ static void start_tree(struct trace_calls *c, uint64_t fn, uint64_t id, uint64_t
 	}
 	c->ntrees++;
 	c->root = DEPTH_BIAS;
-	c->st[0] = (struct frame){ 0, fn, 0 };
+	c->st[0] = (struct frame){ 0, fn, c->named, 0 };
 	c->nst = 1;
 	c->tree_first = id;
 	c->in_errors = 0;
@@ -114,7 +116,7 @@ static int push(struct trace_calls *c, uint64_t ret, uint64_t fn, int intr, uint
 		c->capst *= 2;
 		c->st = xrealloc(c->st, c->capst * sizeof(*c->st));
 	}
-	c->st[c->nst++] = (struct frame){ ret, fn, intr };
+	c->st[c->nst++] = (struct frame){ ret, fn, c->named, intr };
 	add_seg(c, TRACE_SEG_TRACED, c->root + (uint32_t)(c->nst - 1), id, ip);
 	return 0;
 }
@@ -124,6 +126,7 @@ static void pop_to(struct trace_calls *c, size_t j, uint64_t fn, uint64_t id, ui
 {
 	c->nst = j + 1;
 	c->st[j].func = fn;
+	c->st[j].named = c->named;
 	add_seg(c, TRACE_SEG_TRACED, c->root + (uint32_t)j, id, ip);
 }
 
@@ -149,7 +152,7 @@ static int reroot(struct trace_calls *c, uint64_t fn, uint64_t id, uint64_t ip)
 	u->tree = c->ntrees - 1;
 	u->depth = c->root;
 	u->kind = TRACE_SEG_UNTRACED;
-	c->st[0] = (struct frame){ 0, fn, 0 };
+	c->st[0] = (struct frame){ 0, fn, c->named, 0 };
 	add_seg(c, TRACE_SEG_TRACED, c->root, id, ip);
 	return 0;
 }
@@ -165,11 +168,14 @@ static int find_ret(const struct trace_calls *c, uint64_t ip, size_t *j)
 	return 0;
 }
 
-/* The nearest frame below the top running fn. */
+/* The nearest frame below the top running fn, a named function (code
+ * without a symbol says nothing about where it runs). */
 static int find_func(const struct trace_calls *c, uint64_t fn, size_t *j)
 {
+	if (!c->named)
+		return 0;
 	for (size_t k = c->nst - 1; k-- > 0;)
-		if (c->st[k].func == fn) {
+		if (c->st[k].func == fn && c->st[k].named) {
 			*j = k;
 			return 1;
 		}
@@ -261,7 +267,8 @@ int trace_calls_insn(struct trace_calls *c, uint64_t ip, uint64_t next,
 
 	if (c->finished)
 		return ptdb_err_set(err, "the call tree is already finished");
-	fn = c->func(c->ctx, ip);
+	c->named = 0;
+	fn = c->func(c->ctx, ip, &c->named);
 	if (!c->nst)
 		start_tree(c, fn, id, ip);
 	else

@@ -45,9 +45,11 @@ struct trace_call_seg {
 /* Calls and returns deeper than this are an error (no real stack holds them). */
 #define TRACE_CALLS_MAX_DEPTH (1u << 20)
 
-/* The function holding ip, as a key (its start address, or any value the
- * caller picks for code without a symbol); equal keys mean one function. */
-typedef uint64_t (*trace_calls_func_fn)(void *ctx, uint64_t ip);
+/* The function holding ip, as a key: its start address with *named = 1,
+ * or, for code no symbol covers, any value the caller picks with *named =
+ * 0 (LLDB takes such code of one module as one function).  Equal keys mean
+ * one function; only named ones are looked for up the stack. */
+typedef uint64_t (*trace_calls_func_fn)(void *ctx, uint64_t ip, int *named);
 
 struct trace_calls;
 

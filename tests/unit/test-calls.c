@@ -7,17 +7,22 @@
 
 #include <stdlib.h>
 
-/* Functions of the synthetic program: [start, start + 0x100). */
+/* Functions of the synthetic program: [start, start + 0x100); from 0x8000
+ * code without symbols, one key. */
 #define MAIN 0x1000u
 #define FOO 0x2000u
 #define BAR 0x3000u
 #define HANDLER 0x4000u
 #define TRAMP 0x5000u
 #define FACT 0x6000u
+#define NOSYM 0x8000u
 
-static uint64_t func_of(void *ctx, uint64_t ip)
+static uint64_t func_of(void *ctx, uint64_t ip, int *named)
 {
 	(void)ctx;
+	if (ip >= NOSYM)
+		return NOSYM;
+	*named = 1;
 	return ip & ~(uint64_t)0xff;
 }
 
@@ -301,6 +306,30 @@ TEST(return_elsewhere)
 	trace_calls_free(c);
 }
 
+/* Code without symbols is one key: a jump from a named function into it
+ * is a tail call, not a return to the unnamed frame further up. */
+TEST(unnamed_code)
+{
+	static const struct in s[] = {
+		{ MAIN, 5, C },
+		{ NOSYM + 0x100, 5, C },	/* start_thread, no symbol */
+		{ FOO, 2, J },			/* _setjmp jumps on to... */
+		{ NOSYM + 0x200, 1, R },	/* ...__sigjmp_save, no symbol */
+		{ NOSYM + 0x105, 1, R },
+		{ MAIN + 5, 1, O },
+	};
+	static const struct want w[] = {
+		{ T, 0, 0, 0, MAIN, 0 }, { T, 1, 1, 1, NOSYM + 0x100, 0 }, { T, 2, 2, 2, FOO, 0 },
+		{ T, 2, 3, 3, NOSYM + 0x200, 0 }, { T, 1, 4, 4, NOSYM + 0x105, 0 },
+		{ T, 0, 5, 5, MAIN + 5, 0 },
+	};
+	struct trace_calls *c = build(s, N(s));
+	int ok = same(c, w, N(w));
+
+	CHECK(ok);
+	trace_calls_free(c);
+}
+
 TEST(depth_limit)
 {
 	struct trace_calls *c = trace_calls_new(func_of, NULL);
@@ -421,5 +450,5 @@ TEST(clock)
 }
 
 TEST_MAIN(nested_calls, return_past_start, gaps, recursion, tail_call, same_function,
-	  signal_handler, stop_and_syscall, longjmp, return_elsewhere, depth_limit, finished,
+	  signal_handler, stop_and_syscall, longjmp, return_elsewhere, unnamed_code, depth_limit, finished,
 	  memory, extents, clock)
