@@ -23,6 +23,9 @@ extern const struct cmd_node cmd_frame_node;
 /* cmd-trace.c */
 extern const struct cmd_node cmd_thread_trace_node;
 extern const struct cmd_node cmd_process_trace_node;
+/* cmd-trace-calls.c */
+extern const struct cmd_node cmd_thread_trace_dump_function_calls_node;
+extern const struct cmd_node cmd_thread_trace_export_node;
 /* cmd-data.c */
 extern const struct cmd_node cmd_register_node;
 extern const struct cmd_node cmd_memory_node;
