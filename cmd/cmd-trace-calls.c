@@ -172,7 +172,8 @@ static int walk_thread(struct cmd_ctx *ctx, pid_t tid, struct walk *w)
 struct seg_names {
 	const char *module;	/* NULL: no module */
 	const char *func;	/* NULL: no symbol */
-	char label[256];	/* "module`func", "module`0x401000", "0x..." */
+	const char *label;	/* func, else "module`0x401000" or "0x401000" */
+	char buf[300];
 };
 
 static void seg_names(struct dbg *d, uint64_t ip, struct seg_names *n)
@@ -184,12 +185,11 @@ static void seg_names(struct dbg *d, uint64_t ip, struct seg_names *n)
 	n->func = NULL;
 	if (m && m->sym && sym_lookup_addr(m->sym, ip, &loc) == 0)
 		n->func = loc.func;
-	if (n->func)
-		snprintf(n->label, sizeof(n->label), "%s", n->func);
-	else if (n->module)
-		snprintf(n->label, sizeof(n->label), "%s`0x%" PRIx64, n->module, ip);
-	else
-		snprintf(n->label, sizeof(n->label), "0x%" PRIx64, ip);
+	n->label = n->func ? n->func : n->buf;
+	if (!n->func && n->module)
+		snprintf(n->buf, sizeof(n->buf), "%s`0x%" PRIx64, n->module, ip);
+	else if (!n->func)
+		snprintf(n->buf, sizeof(n->buf), "0x%" PRIx64, ip);
 }
 
 /* LLDB's segment context: "mod`main + 15 at f.c:10:3 to 12:7", the end as
@@ -691,8 +691,8 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 		ctf_write(d, out, t, nt, &events);
 		st = close_output(ctx, path, out, st);
 		if (st == CMD_OK && path)
-			fprintf(ctx->out, "Exported %zu function-call segments of %d thread%s to %s\n",
-				events, nt, nt == 1 ? "" : "s", path);
+			fprintf(ctx->out, "Exported %zu function-call segment%s of %d thread%s to %s\n",
+				events, events == 1 ? "" : "s", nt, nt == 1 ? "" : "s", path);
 	}
 	for (int i = 0; i < nt; i++) {
 		walk_release(&t[i].wk);
