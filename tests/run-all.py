@@ -5,8 +5,9 @@ Usage: tests/run-all.py UNIT_BINARY...
 
 Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
-REPL tests under a pty (tests/repl_test.py) and the man page checks
-(tests/check_man.py) run; each reports results through tests/results.py.
+REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
+(tests/check_ctf.py) and the man page checks (tests/check_man.py) run; each
+reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -17,6 +18,7 @@ import results  # noqa: E402
 import transcripts  # noqa: E402
 import repl_test  # noqa: E402
 import check_man  # noqa: E402
+import check_ctf  # noqa: E402
 
 
 def run_unit(binary):
@@ -49,6 +51,7 @@ def main():
         run_unit(b)
     transcripts.run_all()
     repl_test.run_all()
+    check_ctf.run_all()
     check_man.run_all()
     return results.summary()
 
