@@ -22,6 +22,7 @@
  * the same code over and over; memory reads and symbol lookups cost). */
 struct insn_info {
 	uint64_t ip, next, func;
+	uint64_t step;		/* dbg_trace_next_ip's answer: next, or a direct jmp/call's target */
 	enum trace_calls_class cls;
 	int named;
 };
@@ -88,12 +89,21 @@ static struct insn_info *insn_info(struct walk *w, uint64_t ip)
 	if (w->ds && n && disasm_cached(w->ds, ip, bytes, n, &in, NULL) == 0) {
 		e->next = ip + in.len;
 		e->cls = class_of(in.kind);
+		e->step = (in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target ?
+			in.target : e->next;
 	} else {
 		/* unreadable: whatever it does, judge by where the next one is */
-		e->next = 0;
+		e->next = e->step = 0;
 		e->cls = TRACE_CALLS_JUMP;
 	}
 	return e;
+}
+
+/* dbg_trace_next_ip through the cache: decoding a block's instructions
+ * reads each one, again for every time the block ran. */
+static uint64_t walk_next_ip(void *ctx, uint64_t ip)
+{
+	return insn_info(ctx, ip)->step;
 }
 
 static uint64_t walk_func(void *ctx, uint64_t ip, int *named)
@@ -139,7 +149,7 @@ static int walk_thread(struct cmd_ctx *ctx, pid_t tid, struct walk *w)
 		struct trace_item it;
 		int r = 0;
 
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
+		if (trace_decoded_item(dec, i, &it, walk_next_ip, w) < 0) {
 			cmd_error(ctx, "cannot read the traced instruction after index %" PRIu64, insns);
 			walk_release(w);
 			return -1;
