@@ -208,7 +208,7 @@ static void print_segment(struct dbg *d, const struct trace_call_seg *s, FILE *o
 {
 	struct dbg_module *m = dbg_module_for(d, s->last_ip);
 	struct sym_loc b;
-	char buf[512];
+	char buf[2048];
 	const char *file;
 	unsigned line, col;
 
@@ -238,8 +238,12 @@ static void print_tree_text(struct dbg *d, const struct trace_call_seg *segs, si
 			fprintf(out, "<tracing errors>  [%" PRIu64 ", %" PRIu64 "]\n", s->first_id, s->last_id);
 			break;
 		case TRACE_SEG_UNTRACED:
+			/* LLDB's words for a caller without a symbol or a module */
 			seg_names(d, s->first_ip, &nm);
-			fprintf(out, "%s`%s\n", nm.module ? nm.module : "(none)", nm.func ? nm.func : "(none)");
+			if (nm.module)
+				fprintf(out, "%s`%s\n", nm.module, nm.func ? nm.func : "(none)");
+			else
+				fputs("(none)\n", out);
 			break;
 		default:
 			print_segment(d, s, out);
