@@ -33,6 +33,9 @@ extern const struct cmd_node cmd_thread_reverse_finish_node;
 extern const struct cmd_node cmd_thread_reverse_continue_node;
 /* cmd-bundle.c */
 extern const struct cmd_node cmd_trace_node;
+/* cmd-trace-calls.c */
+extern const struct cmd_node cmd_thread_trace_dump_function_calls_node;
+extern const struct cmd_node cmd_thread_trace_export_node;
 /* cmd-data.c */
 extern const struct cmd_node cmd_register_node;
 extern const struct cmd_node cmd_memory_node;

@@ -850,13 +850,15 @@ static const struct cmd_node thread_trace_dump_info = {
 static const struct cmd_node thread_trace_dump = {
 	.name = "dump", .summary = "Commands for showing the trace of threads.",
 	.children = (const struct cmd_node *const[]){
-		&thread_trace_dump_info, &thread_trace_dump_instructions, NULL },
+		&cmd_thread_trace_dump_function_calls_node, &thread_trace_dump_info,
+		&thread_trace_dump_instructions, NULL },
 };
 
 const struct cmd_node cmd_thread_trace_node = {
 	.name = "trace", .summary = "Commands for tracing the instructions threads execute.",
 	.children = (const struct cmd_node *const[]){
-		&thread_trace_dump, &cmd_thread_trace_goto_node, &thread_trace_start, &thread_trace_stop, NULL },
+		&thread_trace_dump, &cmd_thread_trace_export_node, &cmd_thread_trace_goto_node,
+		&thread_trace_start, &thread_trace_stop, NULL },
 };
 
 static const struct cmd_node process_trace_start = {

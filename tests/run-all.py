@@ -5,10 +5,10 @@ Usage: tests/run-all.py UNIT_BINARY...
 
 Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
-REPL tests under a pty (tests/repl_test.py) and the man page checks
-(tests/check_man.py), the trace bundle tests (tests/bundle_test.py) and the
-per-CPU tracing tests (tests/percpu_test.py) run;
-each reports results through tests/results.py.
+REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
+(tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
+bundle tests (tests/bundle_test.py) and the per-CPU tracing tests
+(tests/percpu_test.py) run; each reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -21,6 +21,7 @@ import repl_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
 import percpu_test  # noqa: E402
+import check_ctf  # noqa: E402
 
 
 def run_unit(binary):
@@ -55,6 +56,7 @@ def main():
     repl_test.run_all()
     bundle_test.run_all()
     percpu_test.run_all()
+    check_ctf.run_all()
     check_man.run_all()
     return results.summary()
 
