@@ -160,6 +160,14 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	size_t size = trace_ring_round_size(t->opts.size);
 
 	uint64_t parked = th ? th->parked_at : 0;
+	struct user_regs_struct r;
+
+	/* stopped inside a system call (a thread blocked in join when tracing
+	 * starts): stepping it would block with the call, so it runs on its
+	 * own until the call returns, as one the collector parked */
+	if (!parked && target_get_regs(d->proc, tid, &r, NULL) == 0 && (long)r.orig_rax >= 0 &&
+	    (long)r.rax < 0 && (long)r.rax >= -4095)
+		parked = r.rip;	/* (a new thread returns 0 from its clone: not this) */
 
 	if (th) {
 		/* tracing it again restarts its trace with the new parameters */
