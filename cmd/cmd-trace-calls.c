@@ -251,6 +251,39 @@ static void print_tree_text(struct dbg *d, const struct trace_call_seg *segs, si
 	}
 }
 
+/* GDB's "record function-call-history /ilc": one numbered line per
+ * segment, indented by call level, with its instructions and source
+ * lines ("2\t  fact\tinst 2,11\tat recurse.c:4,7"). */
+static void print_flat(struct dbg *d, const struct trace_call_seg *segs, size_t n, FILE *out)
+{
+	unsigned num = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_call_seg *s = &segs[i];
+		struct seg_names nm;
+		const char *f1, *f2;
+		unsigned l1, l2, col;
+
+		if (s->kind == TRACE_SEG_UNTRACED)
+			continue;	/* GDB lists what was traced */
+		fprintf(out, "%u\t%*s", ++num, 2 * (int)s->depth, "");
+		if (s->kind == TRACE_SEG_ERRORS) {
+			fprintf(out, "[decode error]\tinst %" PRIu64 "\n", s->first_id);
+			continue;
+		}
+		seg_names(d, s->first_ip, &nm);
+		fprintf(out, "%s\tinst %" PRIu64 ",%" PRIu64, nm.label, s->first_id, s->last_id);
+		if (dbg_addr_line(d, s->first_ip, &f1, &l1, &col) == 0 &&
+		    dbg_addr_line(d, s->last_ip, &f2, &l2, &col) == 0 && f1 == f2) {
+			const char *base = strrchr(f1, '/');
+
+			fprintf(out, "\tat %s:%u,%u", base ? base + 1 : f1, l1 < l2 ? l1 : l2,
+				l1 < l2 ? l2 : l1);
+		}
+		fputc('\n', out);
+	}
+}
+
 /* ---- a streaming JSON writer (no recursion, no tree in memory) ---- */
 
 struct jw {
@@ -483,6 +516,8 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 		segs = trace_calls_segs(wk.calls, &ns);
 		if (json)
 			json_trees(d, &w, tids[i], segs, ns);
+		else if (cmd_opt_given(ctx->node, a, "flat"))
+			print_flat(d, segs, ns, out);
 		else
 			print_tree_text(d, segs, ns, out);
 		walk_release(&wk);
@@ -729,6 +764,7 @@ const struct cmd_node cmd_thread_trace_dump_function_calls_node = {
 		{ 'j', "json", OPT_FLAG, NULL, "Print the call trees as JSON." },
 		{ 'J', "pretty-json", OPT_FLAG, NULL, "Print the call trees as indented JSON." },
 		{ 'F', "file", OPT_STRING, "file", "Write the call trees to a file instead." },
+		{ 0, "flat", OPT_FLAG, NULL, "GDB's function-call-history layout: numbered segments with instruction ids and source lines." },
 		{ 0 } },
 };
 
