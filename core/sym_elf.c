@@ -70,12 +70,106 @@ static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 		m->nsyms++;
 	}
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);
-	/* Keep one symbol per address. */
+	/* Keep one symbol per address; the other names stay findable. */
 	size_t j = 0;
-	for (size_t i = 0; i < m->nsyms; i++)
-		if (j == 0 || m->syms[j - 1].addr != m->syms[i].addr)
+	for (size_t i = 0; i < m->nsyms; i++) {
+		if (j == 0 || m->syms[j - 1].addr != m->syms[i].addr) {
 			m->syms[j++] = m->syms[i];
+			continue;
+		}
+		m->alias = xrealloc(m->alias, (m->nalias + 1) * sizeof(*m->alias));
+		m->alias[m->nalias++] = m->syms[i];
+	}
 	m->nsyms = j;
+}
+
+/* The section named name, or NULL. */
+static const Elf64_Shdr *sym_section(const struct sym_module *m, const Elf64_Shdr *shs, unsigned n,
+				     const char *shstr, size_t shstrsz, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (shs[i].sh_name < shstrsz && !strcmp(shstr + shs[i].sh_name, name) &&
+		    sym_section_ok(m, &shs[i]))
+			return &shs[i];
+	return NULL;
+}
+
+/* PLT entries as symbols ("symbol stub for: printf", LLDB's words): one
+ * per jump-slot relocation, 16 bytes each in .plt.sec, or after the
+ * resolver's entry in .plt. */
+static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char *shstr, size_t shstrsz)
+{
+	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	const Elf64_Shdr *rel = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".rela.plt");
+	const Elf64_Shdr *sec = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt.sec");
+	const Elf64_Shdr *plt = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt");
+	const Elf64_Shdr *dsym, *dstr;
+	const Elf64_Rela *r;
+	size_t n, base;
+	uint64_t start;
+
+	if (!rel || (!sec && !plt) || rel->sh_link >= eh->e_shnum || rel->sh_entsize != sizeof(*r))
+		return;
+	dsym = &shs[rel->sh_link];
+	if (!sym_section_ok(m, dsym) || dsym->sh_link >= eh->e_shnum)
+		return;
+	dstr = &shs[dsym->sh_link];
+	if (!sym_section_ok(m, dstr) || !dstr->sh_size)
+		return;
+	r = (const Elf64_Rela *)(m->map + rel->sh_offset);
+	n = rel->sh_size / sizeof(*r);
+	start = sec ? sec->sh_addr : plt->sh_addr + 16;
+	if ((sec ? sec->sh_size : plt->sh_size - 16) / 16 < n)
+		return;	/* not the layout this knows */
+	base = m->nsyms;
+	m->syms = xrealloc(m->syms, (base + n + 1) * sizeof(*m->syms));
+	for (size_t i = 0; i < n; i++) {
+		const Elf64_Sym *ds;
+		size_t si = ELF64_R_SYM(r[i].r_info);
+		const char *name;
+		struct sym_sym *s;
+		size_t len;
+
+		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_JUMP_SLOT || !si ||
+		    (si + 1) * sizeof(*ds) > dsym->sh_size)
+			continue;
+		ds = (const Elf64_Sym *)(m->map + dsym->sh_offset) + si;
+		if (ds->st_name >= dstr->sh_size ||
+		    !memchr(m->map + dstr->sh_offset + ds->st_name, 0, dstr->sh_size - ds->st_name))
+			continue;
+		name = (const char *)m->map + dstr->sh_offset + ds->st_name;
+		s = &m->syms[m->nsyms++];
+		memset(s, 0, sizeof(*s));
+		s->addr = start + 16 * i;
+		s->size = 16;
+		s->name = name;
+		s->stub = 1;
+		len = strlen(name) + 20;
+		s->dem = xmalloc(len);
+		snprintf(s->dem, len, "symbol stub for: %s", name);
+		s->dem_done = 1;
+	}
+	if (m->nsyms == base)
+		return;
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);
+	/* one symbol per address: a real one wins over a stub */
+	{
+		size_t j = 0;
+
+		for (size_t i = 0; i < m->nsyms; i++) {
+			if (j && m->syms[j - 1].addr == m->syms[i].addr) {
+				if (m->syms[i].stub)
+					free(m->syms[i].dem);
+				else {
+					free(m->syms[j - 1].dem);
+					m->syms[j - 1] = m->syms[i];
+				}
+				continue;
+			}
+			m->syms[j++] = m->syms[i];
+		}
+		m->nsyms = j;
+	}
 }
 
 static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
@@ -129,6 +223,8 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 		m->syms = NULL;
 		sym_load_symtab(m, eh, dynsym);
 	}
+	if (shstr)
+		sym_load_plt(m, eh, shstr, shstrsz);
 	return 0;
 }
 
@@ -226,6 +322,9 @@ void sym_module_free(struct sym_module *m)
 	for (size_t i = 0; i < m->nsyms; i++)
 		free(m->syms[i].dem);
 	free(m->syms);
+	for (size_t i = 0; i < m->nalias; i++)
+		free(m->alias[i].dem);
+	free(m->alias);
 	if (m->map)
 		munmap((void *)m->map, m->maplen);
 	if (m->fd >= 0)
@@ -330,10 +429,28 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		struct sym_sym *s = &m->syms[i];
 		uint64_t end;
 
-		if (!sym_name_matches(s, name))
+		if (s->stub || !sym_name_matches(s, name))
 			continue;
 		end = s->size ? s->addr + s->size :
 		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
+		entry[n] = s->addr + m->bias;
+		if (after_prologue)
+			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;
+		n++;
+	}
+	/* aliases: the function of the symbol kept at their address */
+	for (size_t i = 0; i < m->nalias && n < max; i++) {
+		struct sym_sym *s = &m->alias[i], *k;
+		uint64_t end;
+		int dup = 0;
+
+		if (!sym_name_matches(s, name) || !(k = sym_find_sym(m, s->addr)) || k->addr != s->addr)
+			continue;
+		for (int j = 0; j < n; j++)
+			dup |= entry[j] == s->addr + m->bias;
+		if (dup)
+			continue;
+		end = k->size ? k->addr + k->size : k->addr + 1;
 		entry[n] = s->addr + m->bias;
 		if (after_prologue)
 			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;

@@ -14,6 +14,8 @@ struct sym_sym {		/* one ELF function symbol (link address) */
 	const char *name;	/* mangled, points into the mapping */
 	char *dem;		/* demangled (heap) or NULL */
 	int dem_done;
+	int stub;		/* a PLT entry: "symbol stub for: f", never a
+				 * breakpoint location for f */
 };
 
 struct sym_row {		/* one line-table row (link address) */
@@ -67,6 +69,9 @@ struct sym_module {
 				 * file offset 0, no symbols, no CFI */
 	struct sym_sym *syms;	/* sorted by addr */
 	size_t nsyms;
+	struct sym_sym *alias;	/* other names of an address in syms
+				 * (printf for _IO_printf): found by name */
+	size_t nalias;
 	int dw_state;		/* 0 untried, 1 ok, -1 no DWARF */
 	Dwarf_Debug dbg;
 	struct sym_cu *cus;
