@@ -486,6 +486,7 @@ int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
 	}
 	free(b->json);
 	b->json = xstrdup(real);
+	r.name = b->json;	/* the old string is gone */
 	slash = strrchr(real, '/');
 	*slash = 0;
 	b->dir = xstrdup(real[0] ? real : "/");

@@ -202,10 +202,12 @@ int trace_split_pieces(const uint8_t *buf, size_t len, const struct trace_switch
 		pid_t tid;
 
 		if (!ch[i].has_time) {
+			size_t off = ch[i].off;
+
 			free(ch);
 			free(sw);
 			return ptdb_err_set(err, "the CPU trace has a PSB without a timestamp at offset %zu: "
-					    "it cannot be split into threads", ch[i].off);
+					    "it cannot be split into threads", off);
 		}
 		tid = owner(sw, nsw, ch[i].ns);
 		if (!tid) {
