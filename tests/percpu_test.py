@@ -11,9 +11,11 @@ from bundle_test import OUT, PROG, ptdb, read
 
 # program, setup, run, the threads whose whole trace must match (others run
 # beside them for a schedule-dependent time: their shorter trace must be a
-# prefix of the longer)
+# prefix of the longer). In threads, thread 2 goes on creating thread 3's
+# stack while thread 3 runs to its breakpoint, so where thread 2 is when the
+# process stops depends on the kernel's schedule.
 CASES = [
-    ("threads", ["b main", "b 4", "b 8", "r"], ["c", "c"], None),
+    ("threads", ["b main", "b 4", "b 8", "r"], ["c", "c"], [1, 3]),
     ("oracle_threads", ["b main", "r"], ["b worker_end", "c"], [2]),
 ]
 
@@ -41,7 +43,7 @@ def same(a, b, exact):
         if k in exact and x != y:
             return False
         n = min(len(x), len(y))
-        if x[:n] != y[:n] or n < 1000:
+        if x[:n] != y[:n] or n < 100:
             return False
     return True
 
