@@ -145,6 +145,11 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched");
+	/* TSC packets come from rdtsc in this process: their conversion to
+	 * nanoseconds is this machine's, measured once per session (a
+	 * failure leaves raw TSC values, which dumps still show) */
+	if (o->tsc && (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
+		trace_tsc_measure(&d->tsc_conv);
 	if (!d->trace) {
 		d->trace = xcalloc(1, sizeof(*d->trace));
 		d->trace->opts = *o;
