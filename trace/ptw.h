@@ -74,6 +74,8 @@ int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip);
  * (§4.2 with FUP(next_ip) when enabled, §4.3 when disabled).  Returns 1 if
  * it wrote one, 0 if not, -1 on error. */
 int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip);
+/* 1 if trace_ptw_maybe_psb would write a PSB+ now (to set its time first). */
+int trace_ptw_psb_due(const struct trace_ptw *w);
 /* Emits pending TNT bits now. */
 int trace_ptw_flush(struct trace_ptw *w);
 /* Bytes appended to the ring so far (PAD fill included). */
