@@ -1071,6 +1071,13 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err)
 {
+	return dbg_trace_decode_hooked(d, th, NULL, out, err);
+}
+
+int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
+			    const struct trace_decode_hook *hook,
+			    struct trace_decoded **out, struct ptdb_err *err)
+{
 	uint64_t sid = target_stop_id(d->proc);
 	struct trace_image img;
 	struct timespec t0, t1;
@@ -1093,13 +1100,13 @@ int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = trace_decode(buf, len, &img, &th->dec, err);
+	r = trace_decode_hooked(buf, len, &img, hook, &th->dec, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	trace_image_release(&img);
 	free(buf);
 	if (r < 0) {
 		th->dec = NULL;
-		return -1;
+		return r;
 	}
 	th->dec_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	th->dec_stop_id = sid;
