@@ -194,7 +194,7 @@ static void print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
  * with -E. */
 static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct trace_item *it)
 {
-	char tbuf[64], col[32] = "";
+	char tbuf[64], tbuf2[256], col[32] = "";
 
 	if (p->json) {
 		struct json_object *o = json_object_new_object();
@@ -229,23 +229,9 @@ static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct
 	fprintf(p->out, "    [%*s] ", p->width, col);
 	if (p->o->times)
 		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
-	if (cmd_trace_is_error(it)) {
-		fprintf(p->out, "(error) %s", error_text(it));
-		if (it->ip)
-			fprintf(p->out, ": 0x%016" PRIx64, it->ip);
-		if (it->kind == TRACE_ITEM_GAP)
-			fprintf(p->out, " (trace offset 0x%" PRIx64 ")", it->offset);
+	fprintf(p->out, "%s\n", cmd_trace_item_text(it, tbuf2, sizeof(tbuf2)));
+	if (cmd_trace_is_error(it))
 		p->have_ctx = 0;
-	} else {
-		fprintf(p->out, "(event) %s", cmd_trace_event_name(it));
-		if (it->event == TRACE_EV_TICK)
-			fprintf(p->out, " [%" PRIu64 "]", it->tsc);
-		else if (it->event == TRACE_EV_SYNC)
-			fprintf(p->out, " [offset = 0x%" PRIx64 "]", it->offset);
-		else if (it->event == TRACE_EV_OTHER)
-			fprintf(p->out, " [libipt event type %d]", it->libipt_type);
-	}
-	fputc('\n', p->out);
 	p->prev_error = cmd_trace_is_error(it);
 }
 

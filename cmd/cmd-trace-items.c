@@ -127,6 +127,31 @@ const char *cmd_trace_event_name(const struct trace_item *it)
 	}
 }
 
+const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n)
+{
+	int k;
+
+	if (cmd_trace_is_error(it)) {
+		k = snprintf(buf, n, "(error) %s", it->error ? it->error : "decoding error");
+		if (it->ip && k >= 0 && (size_t)k < n)
+			k += snprintf(buf + k, n - (size_t)k, ": 0x%016" PRIx64, it->ip);
+		if (it->kind == TRACE_ITEM_GAP && k >= 0 && (size_t)k < n)
+			snprintf(buf + k, n - (size_t)k, " (trace offset 0x%" PRIx64 ")", it->offset);
+		return buf;
+	}
+	if (it->event == TRACE_EV_TICK)
+		snprintf(buf, n, "(event) %s [%" PRIu64 "]", cmd_trace_event_name(it), it->tsc);
+	else if (it->event == TRACE_EV_SYNC)
+		snprintf(buf, n, "(event) %s [offset = 0x%" PRIx64 "]", cmd_trace_event_name(it),
+			 it->offset);
+	else if (it->event == TRACE_EV_OTHER)
+		snprintf(buf, n, "(event) %s [libipt event type %d]", cmd_trace_event_name(it),
+			 it->libipt_type);
+	else
+		snprintf(buf, n, "(event) %s", cmd_trace_event_name(it));
+	return buf;
+}
+
 /* ---- dump info: timestamps, events, errors ---- */
 
 /* Display order of the event counts: LLDB's kinds first. */

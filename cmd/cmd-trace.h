@@ -45,6 +45,10 @@ struct trace_item;
 int cmd_trace_is_error(const struct trace_item *it);
 /* LLDB's name of an event: "software disabled tracing", "HW clock tick"... */
 const char *cmd_trace_event_name(const struct trace_item *it);
+/* An event or error as a listing shows it: "(event) HW clock tick [<tsc>]",
+ * "(event) trace synchronization point [offset = 0x1331]", "(error) <libipt's
+ * text>[: <address>] (trace offset 0x..)".  Returns buf. */
+const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n);
 
 /* cmd-trace-dump.c: "thread trace dump instructions". */
 enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a);
