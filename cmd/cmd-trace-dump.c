@@ -8,7 +8,6 @@
 #include "disasm/disasm.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
-#include "trace/tsc.h"
 
 #include <json-c/json.h>
 
