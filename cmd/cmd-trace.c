@@ -2,6 +2,7 @@
  * and "process trace start|stop" (LLDB's trace commands). */
 #include "cmd/builtin.h"
 #include "cmd/cmd-trace.h"
+#include "cmd/progress.h"
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/size.h"
@@ -243,363 +244,9 @@ static enum cmd_status exec_process_stop(struct cmd_ctx *ctx, const struct cmd_a
 	return CMD_OK;
 }
 
-/* ---- dump instructions ---- */
-
-struct dump {
-	struct dbg *d;
-	FILE *out;
-	struct disasm *ds;
-	int raw;
-	int width;
-	/* the symbol context of the previous line */
-	const char *func, *file;
-	unsigned line, column;
-	int have_ctx;
-	int kinds, times;	/* -k, -t */
-	uint64_t tsc;		/* the last timestamp seen */
-	int has_tsc;
-	struct json_object *json;	/* -j/-J: the array being filled */
-};
-
-static const char *kind_name(enum disasm_kind k)
-{
-	switch (k) {
-	case DISASM_KIND_JCC:
-	case DISASM_KIND_JRCXZ:
-	case DISASM_KIND_LOOP:
-		return "cond jump";
-	case DISASM_KIND_JMP:
-	case DISASM_KIND_JMP_IND:
-		return "jump";
-	case DISASM_KIND_CALL:
-	case DISASM_KIND_CALL_IND:
-		return "call";
-	case DISASM_KIND_RET:
-		return "return";
-	case DISASM_KIND_SYSCALL:
-	case DISASM_KIND_INT:
-	case DISASM_KIND_FAR:
-		return "far";
-	default:
-		return "other";
-	}
-}
-
-static void print_ctx_line(struct dump *p, uint64_t ip)
-{
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct sym_loc loc;
-	char buf[512];
-
-	memset(&loc, 0, sizeof(loc));
-	if (m)
-		sym_lookup_addr(m->sym, ip, &loc);
-	/* a new line-table position (function, file, line, column) */
-	if (p->have_ctx && loc.func == p->func && loc.file == p->file && loc.line == p->line &&
-	    loc.column == p->column)
-		return;
-	p->func = loc.func;
-	p->file = loc.file;
-	p->line = loc.line;
-	p->column = loc.column;
-	p->have_ctx = 1;
-	if (!p->raw)
-		fprintf(p->out, "  %s\n", dbg_format_addr(p->d, ip, buf, sizeof(buf)));
-}
-
-static void print_insn(struct dump *p, uint64_t idx, uint64_t ip)
-{
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct disasm_insn in;
-	uint8_t bytes[16];
-	size_t n = sizeof(bytes);
-
-	while (n && dbg_read(p->d, ip, bytes, n, NULL) < 0)
-		n--;
-	if (p->json) {
-		struct json_object *o = json_object_new_object();
-		struct sym_loc loc;
-		char addr[32];
-
-		snprintf(addr, sizeof(addr), "0x%016" PRIx64, ip);
-		json_object_object_add(o, "id", json_object_new_int64((int64_t)idx));
-		json_object_object_add(o, "loadAddress", json_object_new_string(addr));
-		memset(&loc, 0, sizeof(loc));
-		if (m) {
-			json_object_object_add(o, "module", json_object_new_string(sym_module_name(m->sym)));
-			sym_lookup_addr(m->sym, ip, &loc);
-		}
-		if (loc.func)
-			json_object_object_add(o, "symbol", json_object_new_string(loc.func));
-		if (p->ds && n && disasm_insn(p->ds, bytes, n, ip, &in, NULL) == 0) {
-			char text[200];
-
-			snprintf(text, sizeof(text), "%s%s%s", in.mnemonic, in.operands[0] ? " " : "",
-				 in.operands);
-			json_object_object_add(o, "mnemonic", json_object_new_string(in.mnemonic));
-			json_object_object_add(o, "instruction", json_object_new_string(text));
-			json_object_object_add(o, "controlFlowKind", json_object_new_string(kind_name(in.kind)));
-		}
-		if (loc.file && loc.line) {
-			json_object_object_add(o, "source", json_object_new_string(loc.file));
-			json_object_object_add(o, "line", json_object_new_int((int)loc.line));
-			json_object_object_add(o, "column", json_object_new_int((int)loc.column));
-		}
-		if (p->has_tsc)
-			json_object_object_add(o, "tsc", json_object_new_uint64(p->tsc));
-		json_object_array_add(p->json, o);
-		return;
-	}
-	print_ctx_line(p, ip);
-	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
-		fprintf(p->out, "    [%*" PRIu64 "] 0x%016" PRIx64 "    <unreadable>\n", p->width, idx, ip);
-		return;
-	}
-	fprintf(p->out, "    [%*" PRIu64 "] ", p->width, idx);
-	if (p->times)
-		fprintf(p->out, p->has_tsc ? "[tsc=%" PRIu64 "] " : "[tsc=unavailable] ", p->tsc);
-	fprintf(p->out, "0x%016" PRIx64 "    ", ip);
-	if (p->kinds)
-		fprintf(p->out, "%-10s ", kind_name(in.kind));
-	if (in.operands[0])
-		fprintf(p->out, "%-6s %s", in.mnemonic, in.operands);
-	else
-		fprintf(p->out, "%s", in.mnemonic);
-	/* direct branches within the function: "; <+28> at trace_loop.c:4" */
-	if (in.has_target && m && !p->raw) {
-		struct sym_loc a, b;
-
-		if (sym_lookup_addr(m->sym, ip, &a) == 0 && a.func &&
-		    sym_lookup_addr(m->sym, in.target, &b) == 0 && b.func &&
-		    a.func_addr == b.func_addr) {
-			int pad = 25 - (int)strlen(in.operands);
-
-			fprintf(p->out, "%*s ; <+%" PRIu64 ">", pad > 0 ? pad : 0, "",
-				in.target - b.func_addr);
-			if (b.file && b.line) {
-				const char *base = strrchr(b.file, '/');
-
-				fprintf(p->out, " at %s:%u", base ? base + 1 : b.file, b.line);
-			}
-		}
-	}
-	fputc('\n', p->out);
-}
-
-/* What the decoded traces are cached by (a loaded trace never changes). */
-static uint64_t stop_id(struct dbg *d)
-{
-	return d->proc ? target_stop_id(d->proc) : 0;
-}
-
 int cmd_trace_thread_index(struct dbg *d, pid_t tid)
 {
 	return (int)dbg_thread_index(d, tid);
-}
-
-static const char *const event_names[] = { "", "enabled", "disabled", "async disabled",
-	"overflow", "tick", "event" };
-
-/* Items [i0, i1] hold instructions [first, last]: found walking from the
- * nearer end of the trace (O(distance), sequential cursor). */
-static int item_range(struct trace_decoded *dec, struct dbg *d, uint64_t first, uint64_t last,
-		      uint64_t total, uint64_t *i0, uint64_t *i1)
-{
-	uint64_t n = trace_decoded_item_count(dec), insn;
-	struct trace_item it;
-
-	*i0 = 0;
-	*i1 = n - 1;
-	if (first < total - 1 - last) {
-		insn = 0;
-		for (uint64_t i = 0; i < n; i++) {
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				return -1;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (insn == first)
-				*i0 = i;
-			if (insn == last) {
-				*i1 = i;
-				return 0;
-			}
-			insn++;
-		}
-		return 0;
-	}
-	insn = total;
-	for (uint64_t i = n; i-- > 0;) {
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-			return -1;
-		if (it.kind != TRACE_ITEM_INSN)
-			continue;
-		insn--;
-		if (insn == last)
-			*i1 = i;
-		if (insn == first) {
-			/* events and gaps just before the first instruction too */
-			while (i > 0 && trace_decoded_item(dec, i - 1, &it, dbg_trace_next_ip, d) == 0 &&
-			       it.kind != TRACE_ITEM_INSN)
-				i--;
-			*i0 = i;
-			return 0;
-		}
-	}
-	return 0;
-}
-
-static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t tid, FILE *out)
-{
-	struct dbg *d = &ctx->s->dbg;
-	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-	struct trace_decoded *dec;
-	struct ptdb_err err;
-	struct dump p;
-	uint64_t count = 20, skip = 0, total, first, last, i0, i1, insn;
-	const char *v;
-	int forwards = cmd_opt_given(ctx->node, a, "forwards");
-	int events = cmd_opt_given(ctx->node, a, "events");
-	int pretty = cmd_opt_given(ctx->node, a, "pretty-json");
-	int json = pretty || cmd_opt_given(ctx->node, a, "json");
-	int64_t id = -1;
-
-	memset(&p, 0, sizeof(p));
-	p.d = d;
-	p.out = out;
-	p.width = 1;
-	if (!th) {
-		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
-		return CMD_OK;
-	}
-	if ((v = cmd_opt(ctx->node, a, "count")) && (uint_parse(v, &count, &err) < 0 || !count))
-		return cmd_error(ctx, "invalid --count '%s'", v);
-	if ((v = cmd_opt(ctx->node, a, "skip")) && uint_parse(v, &skip, &err) < 0)
-		return cmd_error(ctx, "invalid --skip '%s'", v);
-	if ((v = cmd_opt(ctx->node, a, "id"))) {
-		uint64_t x;
-
-		if (uint_parse(v, &x, &err) < 0)
-			return cmd_error(ctx, "invalid --id '%s'", v);
-		id = (int64_t)x;
-	}
-	if (dbg_trace_decode(d, th, &dec, &err) < 0)
-		return cmd_error(ctx, "%s", err.msg);
-	p.raw = cmd_opt_given(ctx->node, a, "raw");
-	p.kinds = cmd_opt_given(ctx->node, a, "kind");
-	p.times = cmd_opt_given(ctx->node, a, "time");
-	p.ds = dbg_disasm(d);
-	total = trace_decoded_insn_count(dec);
-	if (cmd_opt_given(ctx->node, a, "all"))
-		count = total ? total : 1;
-	/* -C: on from where the previous dump of this thread stopped */
-	if (cmd_opt_given(ctx->node, a, "continue") && th->dump_valid && th->dump_stop_id == stop_id(d)) {
-		forwards = th->dump_forwards;
-		if (forwards)
-			id = (int64_t)th->dump_next;
-		else if (th->dump_next == 0)
-			id = -2;	/* nothing older */
-		else
-			id = (int64_t)th->dump_next - 1;
-	}
-	if (!json)
-		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
-			cmd_trace_thread_index(d, tid), (int)tid, total);
-	/* the instruction range [first, last] to show, oldest first */
-	if (forwards) {
-		first = id >= 0 ? (uint64_t)id : skip;
-		last = first + count - 1 < total - 1 ? first + count - 1 : total - 1;
-	} else {
-		last = id >= 0 ? (uint64_t)id : (skip < total ? total - 1 - skip : UINT64_MAX);
-		first = last + 1 >= count ? last + 1 - count : 0;
-	}
-	if (id == -2 || !total || first >= total || last >= total) {
-		if (json)
-			fprintf(out, "[]\n");
-		else if (id == -2 || (total && first >= total))
-			fprintf(out, "    no more data\n");
-		return CMD_OK;
-	}
-	th->dump_valid = 1;
-	th->dump_forwards = forwards;
-	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = stop_id(d);
-	for (uint64_t x = last; x >= 10; x /= 10)
-		p.width++;
-	if (item_range(dec, d, first, last, total, &i0, &i1) < 0)
-		return cmd_error(ctx, "cannot read the traced instructions");
-	if (json)
-		p.json = json_object_new_array();
-	/* the time in force at the first item shown */
-	for (uint64_t j = i0; (p.times || json) && j-- > 0 && i0 - j < 100000;) {
-		struct trace_item it;
-
-		if (trace_decoded_item(dec, j, &it, dbg_trace_next_ip, d) < 0)
-			break;
-		if (it.has_tsc) {
-			p.tsc = it.tsc;
-			p.has_tsc = 1;
-			break;
-		}
-	}
-	insn = first;
-	for (uint64_t i = i0; i <= i1; i++) {
-		struct trace_item it;
-
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
-			fprintf(out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it.ip);
-			break;
-		}
-		if (it.has_tsc) {
-			p.tsc = it.tsc;
-			p.has_tsc = 1;
-		}
-		if (it.kind == TRACE_ITEM_INSN) {
-			print_insn(&p, insn++, it.ip);
-		} else if (it.kind == TRACE_ITEM_GAP) {
-			if (p.json) {
-				struct json_object *o = json_object_new_object();
-
-				json_object_object_add(o, "id", json_object_new_int64((int64_t)insn));
-				json_object_object_add(o, "error", json_object_new_string(it.error ? it.error : "decoding error"));
-				json_object_array_add(p.json, o);
-			} else {
-				fprintf(out, "    error: %s (trace offset 0x%" PRIx64 ")\n",
-					it.error ? it.error : "decoding error", it.offset);
-			}
-			p.have_ctx = 0;
-		} else if (it.kind == TRACE_ITEM_EVENT && (events || p.json)) {
-			int e = it.event >= 1 && it.event <= 6 ? it.event : 6;
-
-			if (p.json) {
-				struct json_object *o = json_object_new_object();
-
-				json_object_object_add(o, "id", json_object_new_int64((int64_t)insn));
-				json_object_object_add(o, "event", json_object_new_string(event_names[e]));
-				if (it.ip) {
-					char addr[32];
-
-					snprintf(addr, sizeof(addr), "0x%016" PRIx64, it.ip);
-					json_object_object_add(o, "loadAddress", json_object_new_string(addr));
-				}
-				if (it.has_tsc)
-					json_object_object_add(o, "tsc", json_object_new_uint64(it.tsc));
-				json_object_array_add(p.json, o);
-				continue;
-			}
-			fprintf(out, "    [%*s] (event) %s", p.width, "", event_names[e]);
-			if (it.ip)
-				fprintf(out, " at 0x%016" PRIx64, it.ip);
-			if (p.times && it.has_tsc)
-				fprintf(out, " [tsc=%" PRIu64 "]", it.tsc);
-			fputc('\n', out);
-		}
-	}
-	if (p.json) {
-		fprintf(out, "%s\n", json_object_to_json_string_ext(p.json,
-			pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN));
-		json_object_put(p.json);
-	}
-	return CMD_OK;
 }
 
 int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
@@ -626,81 +273,54 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 	return 0;
 }
 
-static enum cmd_status exec_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
-{
-	pid_t tids[CMD_TRACE_MAX_THREADS];
-	int n;
-	enum cmd_status st = CMD_OK;
-
-	if (cmd_trace_threads(ctx, a, tids, &n) < 0)
-		return CMD_ERROR;
-	{
-		const char *path = cmd_opt(ctx->node, a, "file");
-		FILE *out = ctx->out;
-
-		if (path && !(out = fopen(path, "w")))
-			return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
-		for (int i = 0; i < n; i++)
-			if (dump_one(ctx, a, tids[i], out) != CMD_OK)
-				st = CMD_ERROR;
-		if (path && fclose(out) != 0)
-			return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
-	}
-	return st;
-}
-
 static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int json)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
-	struct ptdb_err err;
 	char b1[64], b2[64];
-	uint64_t insns, items, nev[7] = { 0 }, tsc_lo = 0, tsc_hi = 0;
+	uint64_t insns, items;
 	size_t mem, raw;
-	int have_tsc = 0;
 
 	if (!th) {
 		fprintf(ctx->out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
 		return CMD_OK;
 	}
-	if (dbg_trace_decode(d, th, &dec, &err) < 0)
-		return cmd_error(ctx, "%s", err.msg);
+	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
+		return CMD_ERROR;
 	insns = trace_decoded_insn_count(dec);
 	items = trace_decoded_item_count(dec);
 	mem = trace_decoded_mem_bytes(dec);
 	raw = th->ring.wrapped ? th->ring.size : th->ring.pos;
-	trace_decoded_summary(dec, nev, 7, &tsc_lo, &tsc_hi, &have_tsc);
 	if (json) {
-		struct json_object *o = json_object_new_object(), *ev = json_object_new_object();
+		/* LLDB's layout (traceTechnology, threadStats) plus ptdb's figures */
+		struct json_object *o = json_object_new_object(), *st = json_object_new_object();
+		struct json_object *m = json_object_new_object(), *t = json_object_new_object();
+		struct json_object *c = json_object_new_object();
 
-		json_object_object_add(o, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
-		json_object_object_add(o, "tid", json_object_new_int((int)tid));
+		snprintf(b1, sizeof(b1), "%zu", mem);
 		json_object_object_add(o, "traceTechnology", json_object_new_string(d->pm ? "intel-pt" : "software"));
-		json_object_object_add(o, "stepping", json_object_new_string(
+		json_object_object_add(st, "tid", json_object_new_int((int)tid));
+		json_object_object_add(st, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
+		json_object_object_add(st, "traceItemsCount", json_object_new_uint64(items));
+		json_object_object_add(st, "instructions", json_object_new_uint64(insns));
+		json_object_object_add(m, "totalInBytes", json_object_new_string(b1));
+		json_object_object_add(m, "avgPerItemInBytes", items ? json_object_new_double((double)mem / (double)items) : NULL);
+		json_object_object_add(m, "avgPerInstructionInBytes", insns ? json_object_new_double((double)mem / (double)insns) : NULL);
+		json_object_object_add(m, "rawTraceSize", json_object_new_uint64(raw));
+		json_object_object_add(m, "traceBufferSize", json_object_new_uint64(th->ring.size));
+		json_object_object_add(st, "memoryUsage", m);
+		json_object_object_add(t, "Decoding instructions", json_object_new_double(th->dec_seconds));
+		json_object_object_add(st, "timingInSeconds", t);
+		cmd_trace_info_json(d, dec, st);
+		json_object_object_add(st, "gaps", json_object_new_uint64(trace_decoded_gap_count(dec)));
+		json_object_object_add(st, "stepping", json_object_new_string(
 			dbg_trace_single_step(d) ? "single" : "block"));
-		json_object_object_add(o, "traceBufferSize", json_object_new_uint64(th->ring.size));
-		json_object_object_add(o, "rawTraceSize", json_object_new_uint64(raw));
-		json_object_object_add(o, "items", json_object_new_uint64(items));
-		json_object_object_add(o, "instructions", json_object_new_uint64(insns));
-		json_object_object_add(o, "decodedMemoryBytes", json_object_new_uint64(mem));
-		json_object_object_add(o, "decodingSeconds", json_object_new_double(th->dec_seconds));
-		json_object_object_add(o, "gaps", json_object_new_uint64(trace_decoded_gap_count(dec)));
-		for (int k = 1; k <= 6; k++)
-			if (nev[k])
-				json_object_object_add(ev, event_names[k], json_object_new_uint64(nev[k]));
-		json_object_object_add(o, "events", ev);
-		if (have_tsc) {
-			json_object_object_add(o, "firstTsc", json_object_new_uint64(tsc_lo));
-			json_object_object_add(o, "lastTsc", json_object_new_uint64(tsc_hi));
-		}
-		json_object_object_add(o, "collector", json_object_new_object());
-		json_object_object_add(json_object_object_get(o, "collector"), "traps",
-				       json_object_new_uint64(th->traps));
-		json_object_object_add(json_object_object_get(o, "collector"), "stateDependentTransfers",
-				       json_object_new_uint64(th->transfers));
-		json_object_object_add(json_object_object_get(o, "collector"), "computedTransfers",
-				       json_object_new_uint64(th->emulated));
+		json_object_object_add(c, "traps", json_object_new_uint64(th->traps));
+		json_object_object_add(c, "stateDependentTransfers", json_object_new_uint64(th->transfers));
+		json_object_object_add(c, "computedTransfers", json_object_new_uint64(th->emulated));
+		json_object_object_add(st, "collector", c);
+		json_object_object_add(o, "threadStats", st);
 		fprintf(ctx->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 									   JSON_C_TO_STRING_SPACED));
 		json_object_put(o);
@@ -708,9 +328,9 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	}
 	fprintf(ctx->out, "thread #%d: tid = %d\n", cmd_trace_thread_index(d, tid), (int)tid);
 	if (d->pm)
-		fprintf(ctx->out, "  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
+		fprintf(ctx->out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
 	else
-		fprintf(ctx->out, "  Trace technology: software (Intel PT packets, %s)\n",
+		fprintf(ctx->out, "\n  Trace technology: software (Intel PT packets, %s)\n",
 			dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
 	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", items);
 	fprintf(ctx->out, "  Total number of instructions: %" PRIu64 "\n", insns);
@@ -719,6 +339,9 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	fprintf(ctx->out, "    Raw trace size: %s\n", size_format(raw, b2, sizeof(b2)));
 	fprintf(ctx->out, "    Total approximate memory usage (excluding raw trace): %.2f KiB\n",
 		(double)mem / 1024.0);
+	if (items)
+		fprintf(ctx->out, "    Average memory usage per item (excluding raw trace): %.2f bytes\n",
+			(double)mem / (double)items);
 	if (insns)
 		fprintf(ctx->out, "    Average memory usage per instruction (excluding raw trace): %.2f bytes\n",
 			(double)mem / (double)insns);
@@ -741,15 +364,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 			fprintf(ctx->out, ", %u CPU changes", th->cpu_changes);
 		fprintf(ctx->out, ")\n");
 	}
-	fprintf(ctx->out, "\n  Timing:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
-	if (have_tsc)
-		fprintf(ctx->out, "    Timestamps: %" PRIu64 " to %" PRIu64 " (TSC)\n", tsc_lo, tsc_hi);
-	fprintf(ctx->out, "\n  Events:\n");
-	for (int k = 1; k <= 6; k++)
-		if (nev[k])
-			fprintf(ctx->out, "    %s: %" PRIu64 "\n", event_names[k], nev[k]);
-	fprintf(ctx->out, "\n  Errors:\n    Number of TSC decoding errors: 0\n");
-	fprintf(ctx->out, "    Number of decoding gaps: %" PRIu64 "\n", trace_decoded_gap_count(dec));
+	fprintf(ctx->out, "\n  Timing for this thread:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
+	cmd_trace_info_sections(d, dec, ctx->out);
 	if (verbose) {
 		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
 		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 " (%" PRIu64 " computed, not run)\n",
@@ -770,10 +386,12 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 
 	if (cmd_trace_threads(ctx, a, tids, &n) < 0)
 		return CMD_ERROR;
-	for (int i = 0; i < n; i++)
+	cmd_busy_begin(&ctx->s->dbg);
+	for (int i = 0; i < n && !cmd_interrupted(&ctx->s->dbg); i++)
 		if (info_one(ctx, tids[i], cmd_opt_given(ctx->node, a, "verbose"),
 			     cmd_opt_given(ctx->node, a, "json")) != CMD_OK)
 			st = CMD_ERROR;
+	cmd_busy_end(&ctx->s->dbg);
 	return st;
 }
 
@@ -820,7 +438,7 @@ static const struct cmd_node thread_trace_dump_instructions = {
 	.name = "instructions", .summary = "Dump the traced instructions of one or more threads.",
 	.syntax = "[<thread-index> ...]",
 	.details = "By default the most recent 20 instructions, oldest first.",
-	.min_args = 0, .max_args = -1, .exec = exec_dump_instructions,
+	.min_args = 0, .max_args = -1, .exec = cmd_trace_dump_instructions,
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_STRING, "count", "How many instructions to show (default 20)." },
 		{ 's', "skip", OPT_STRING, "skip", "How many instructions to skip from the end (from the start with -f)." },
@@ -828,8 +446,9 @@ static const struct cmd_node thread_trace_dump_instructions = {
 		{ 'f', "forwards", OPT_FLAG, NULL, "Show from the oldest instruction onwards." },
 		{ 'a', "all", OPT_FLAG, NULL, "Show every instruction." },
 		{ 'r', "raw", OPT_FLAG, NULL, "No symbol context lines or annotations." },
-		{ 'e', "events", OPT_FLAG, NULL, "Show trace events (enabled, disabled, overflow)." },
-		{ 't', "time", OPT_FLAG, NULL, "Show the timestamp (TSC, with --tsc tracing) of each instruction." },
+		{ 'e', "events", OPT_FLAG, NULL, "Show the trace events among the instructions (software/hardware disabled tracing, HW clock tick, trace synchronization point)." },
+		{ 'E', "only-events", OPT_FLAG, NULL, "Show only the events and errors; --count and --skip count events." },
+		{ 't', "time", OPT_FLAG, NULL, "Show each item's time in nanoseconds since tracing started (traced with --tsc)." },
 		{ 'k', "kind", OPT_FLAG, NULL, "Show the control-flow kind of each instruction." },
 		{ 'C', "continue", OPT_FLAG, NULL, "Go on from where the previous dump of the thread stopped." },
 		{ 'j', "json", OPT_FLAG, NULL, "Print the instructions as JSON." },

@@ -3,6 +3,8 @@
 #ifndef PTDB_CMD_CMD_TRACE_H
 #define PTDB_CMD_CMD_TRACE_H
 
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
@@ -16,5 +18,48 @@
 int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n);
 /* The thread's index ("thread #N"). */
 int cmd_trace_thread_index(struct dbg *d, pid_t tid);
+
+struct json_object;
+struct trace_decoded;
+struct trace_swc_thread;
+struct trace_tsc_conv;
+
+/* cmd-trace-items.c: trace items in words.  Timestamps (-t) of a decoded
+ * trace: nanoseconds since tracing started when the TSC conversion is known
+ * (d->tsc_conv), raw TSC otherwise. */
+struct cmd_trace_clock {
+	struct trace_decoded *dec;
+	const struct trace_tsc_conv *conv;	/* NULL: no conversion, raw TSC */
+	uint64_t base_ns;	/* times are shown relative to it */
+};
+void cmd_trace_clock_init(struct cmd_trace_clock *c, struct dbg *d, struct trace_decoded *dec);
+/* LLDB's "[19691630.226 ns]", "[tsc=N]" without a conversion, or
+ * "[unavailable]", for item index.  Returns buf. */
+const char *cmd_trace_clock_text(const struct cmd_trace_clock *c, uint64_t index, char *buf,
+				 size_t n);
+/* JSON: "timestamp_ns" (with times: a decimal string, or null) and "tsc". */
+void cmd_trace_clock_json(const struct cmd_trace_clock *c, uint64_t index, int times,
+			  struct json_object *o);
+struct trace_item;
+/* 1 for items shown as "(error) ...": gaps and overflows. */
+int cmd_trace_is_error(const struct trace_item *it);
+/* LLDB's name of an event: "software disabled tracing", "HW clock tick"... */
+const char *cmd_trace_event_name(const struct trace_item *it);
+/* An event or error as a listing shows it: "(event) HW clock tick [<tsc>]",
+ * "(event) trace synchronization point [offset = 0x1331]", "(error) <libipt's
+ * text>[: <address>] (trace offset 0x..)".  Returns buf. */
+const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n);
+
+/* cmd-trace-dump.c: "thread trace dump instructions". */
+enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a);
+/* The thread's decoded trace, showing progress on a terminal when it takes
+ * long and stopping at Ctrl-C (inside cmd_busy_begin/end; cmd/progress.h).
+ * -1 after printing the error ("interrupted"). */
+int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid,
+		     struct trace_decoded **dec);
+/* dump info's Timestamps, Events and Errors sections in LLDB's wording,
+ * as text and as members of the JSON threadStats object. */
+void cmd_trace_info_sections(struct dbg *d, struct trace_decoded *dec, FILE *out);
+void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_object *stats);
 
 #endif

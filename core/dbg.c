@@ -636,6 +636,10 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 
 void dbg_request_interrupt(struct dbg *d, int from_tty)
 {
+	if (d->busy) {
+		d->interrupt_requested = 1;
+		return;
+	}
 	if (!d->running)
 		return;	/* at the prompt nothing runs: a stray SIGSTOP would linger */
 	d->interrupt_requested = 1;

@@ -135,6 +135,9 @@ struct dbg {
 	struct dbg_sig sig[65];
 	volatile sig_atomic_t interrupt_requested;
 	volatile sig_atomic_t running;	/* inside resume/wait */
+	volatile sig_atomic_t busy;	/* a long command that runs no inferior
+					 * (decoding, dumping): Ctrl-C sets
+					 * interrupt_requested for it to poll */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
@@ -185,7 +188,8 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	      struct dbg_stop *stop, struct ptdb_err *err);
 /* Asks a running dbg_* call to stop (signal-safe).  from_tty: the Ctrl-C
  * came from the terminal, so a launched inferior (same process group) got
- * its own SIGINT and needs no SIGSTOP. */
+ * its own SIGINT and needs no SIGSTOP.  While d->busy, it only sets
+ * interrupt_requested. */
 void dbg_request_interrupt(struct dbg *d, int from_tty);
 
 /* Breakpoints.  Adds, resolves (pending if no location yet) and plants. */
@@ -254,6 +258,12 @@ struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid);
 /* Its decoded trace, cached until the process runs again. */
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err);
+/* The same with trace_decode_hooked's hook (NULL: none): a cancelled
+ * decode returns TRACE_DECODE_CANCELLED ("interrupted") and caches nothing. */
+struct trace_decode_hook;
+int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
+			    const struct trace_decode_hook *hook,
+			    struct trace_decoded **out, struct ptdb_err *err);
 /* The decoder's memory image: the loaded modules' executable segments as
  * file sections (the vDSO through its copy). */
 struct trace_image;

@@ -219,6 +219,11 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		for (int i = 0; i < d->trace->nth; i++)
 			if (d->trace->th[i]->tracing)
 				return ptdb_err_set(err, "Threads currently traced. Stop tracing them first");
+	/* TSC packets come from rdtsc in this process: their conversion to
+	 * nanoseconds is this machine's, measured once per session (a
+	 * failure leaves raw TSC values, which dumps still show) */
+	if (o->tsc && (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
+		trace_tsc_measure(&d->tsc_conv);
 	if (!d->trace) {
 		d->trace = xcalloc(1, sizeof(*d->trace));
 		d->trace->opts = *o;
@@ -1290,6 +1295,13 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err)
 {
+	return dbg_trace_decode_hooked(d, th, NULL, out, err);
+}
+
+int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
+			    const struct trace_decode_hook *hook,
+			    struct trace_decoded **out, struct ptdb_err *err)
+{
 	uint64_t sid = d->proc ? target_stop_id(d->proc) : 0;	/* loaded: never changes */
 	struct trace_image img;
 	struct timespec t0, t1;
@@ -1314,13 +1326,13 @@ int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = trace_decode(buf, len, &img, &th->dec, err);
+	r = trace_decode_hooked(buf, len, &img, hook, &th->dec, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	trace_image_release(&img);
 	free(buf);
 	if (r < 0) {
 		th->dec = NULL;
-		return -1;
+		return r;
 	}
 	th->dec_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	th->dec_stop_id = sid;

@@ -1,6 +1,7 @@
 """REPL tests under a real pseudo-terminal: completion, history, Ctrl-C, Ctrl-D."""
 import os
 import pty
+import re
 import select
 import signal
 import tempfile
@@ -211,6 +212,67 @@ def t_interrupt(tmp):
     return None
 
 
+def t_interrupt_dump(tmp):
+    """A long dump shows its progress on the terminal's stderr (when the
+    listing goes to a file) and Ctrl-C stops it, to a file or to the
+    terminal, with 'error: interrupted'; the session and its decoded trace
+    stay usable."""
+    p = session(tmp)
+    closed = False
+    if not p.read_until("(ptdb) "):
+        p.close()
+        return "no prompt"
+    try:
+        for cmd, until in (("file %s" % os.path.join(ROOT, "tests/programs/trace_long"), "Current executable"),
+                           ("b main", "(ptdb) "), ("r", "stop reason"),
+                           ("thread trace start -s 4MiB", "(ptdb) "), ("b 21", "(ptdb) "),
+                           ("c", "stop reason = breakpoint 2.1")):
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 120):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+            p.read_until("(ptdb) ", 20)
+        out = os.path.join(tmp, "dump.txt")
+        p.buf = b""
+        p.send("thread trace dump instructions -a -F %s\r" % out)
+        if not p.read_until("Dumping thread #1: ", 30):
+            return "no progress line while dumping to a file: %r" % p.buf[-300:]
+        p.send("\x03")
+        if not p.read_until("error: interrupted", 20) or not p.read_until("(ptdb) ", 20):
+            return "Ctrl-C did not interrupt the dump to a file: %r" % p.buf[-300:]
+        if not re.search(rb"%(\^C)?\r +\rerror: interrupted", p.buf):
+            return "the progress line was not cleared: %r" % p.buf[-300:]
+        with open(out) as f:
+            lines = sum(1 for _ in f)
+        if not 0 < lines < 4500016:
+            return "the interrupted dump wrote %d lines" % lines
+        time.sleep(0.2)
+        p.buf = b""
+        p.send("thread trace dump instructions -a\r")
+        if not p.read_until("] 0x0000", 30):
+            return "the dump to the terminal did not start: %r" % p.buf[-300:]
+        p.send("\x03")
+        if not p.read_until("error: interrupted", 30) or not p.read_until("(ptdb) ", 20):
+            return "Ctrl-C did not interrupt the dump to the terminal: %r" % p.buf[-300:]
+        if b"[4500015]" in p.buf:
+            return "the dump ran to its end despite Ctrl-C"
+        time.sleep(0.2)
+        p.buf = b""
+        p.send("thread trace dump instructions -c 1\r")
+        if not p.read_until("[4500015] 0x", 30):
+            return "no dump after the interrupts: %r" % p.buf[-300:]
+        p.read_until("(ptdb) ", 20)
+        p.send("quit\r")
+        st = p.wait_exit()
+        closed = True
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if not closed:
+            p.close()
+
+
 def t_attach(tmp):
     """attach -p, backtrace, detach: the process keeps running afterwards;
     quit after an attach detaches rather than kills."""
@@ -246,7 +308,8 @@ def t_attach(tmp):
 
 def run_all():
     for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
-                     ("interrupt", t_interrupt), ("attach", t_attach)):
+                     ("interrupt", t_interrupt), ("interrupt dump", t_interrupt_dump),
+                     ("attach", t_attach)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)

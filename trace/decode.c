@@ -40,10 +40,12 @@ struct trace_side {
 	uint8_t event;
 	uint8_t resumed;
 	uint8_t has_tsc;
-	int libipt_type;
+	uint8_t hw;
+	uint8_t libipt_type;	/* enum pt_event_type (< 256) */
 	uint64_t ip;
 	uint64_t tsc;
 	uint64_t offset;
+	uint64_t item;		/* its item index (side entries are in order) */
 	const char *error;
 };
 
@@ -60,6 +62,15 @@ struct trace_decoded {
 	size_t nside, cside;
 	struct trace_side overflow_side;	/* sink once the side table is full */
 	uint64_t items, insns, blocks, gaps;
+	/* while decoding */
+	const uint8_t *buf;	/* the trace, for finding its PSBs */
+	size_t len;
+	uint64_t next_psb;	/* the next PSB not reported yet, or UINT64_MAX */
+	uint64_t sync;		/* the last PSB reported */
+	int have_sync;
+	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
+	int have_tsc;
+	int hw_disabled;	/* the last disable was a hardware one */
 	/* cursor */
 	size_t cur_run;
 	uint64_t cur_first;
@@ -252,13 +263,16 @@ static struct trace_side *add_side(struct trace_decoded *d)
 	}
 	s = &d->side[d->nside];
 	memset(s, 0, sizeof(*s));
+	s->item = d->items;
 	add_run(d, TRACE_RUN_SIDE | (uint32_t)d->nside);
 	d->nside++;
 	d->items++;
 	return s;
 }
 
-static void add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int status)
+/* ip: where decoding failed, when libipt says (0 if not). */
+static void add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int status,
+		    uint64_t ip)
 {
 	struct trace_side *s = add_side(d);
 	uint64_t off = 0;
@@ -267,53 +281,141 @@ static void add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int s
 	s->kind = TRACE_ITEM_GAP;
 	s->error = pt_errstr(pt_errcode(status));
 	s->offset = off;
+	s->ip = ip;
 	d->gaps++;
+}
+
+static struct trace_side *add_simple_event(struct trace_decoded *d, int kind, uint64_t ip,
+					   uint64_t tsc, int has_tsc)
+{
+	struct trace_side *s = add_side(d);
+
+	s->kind = TRACE_ITEM_EVENT;
+	s->event = (uint8_t)kind;
+	s->ip = ip;
+	s->tsc = tsc;
+	s->has_tsc = (uint8_t)has_tsc;
+	if (kind == TRACE_EV_TICK)
+		s->libipt_type = ptev_tick;
+	return s;
+}
+
+static uint64_t find_psb(const struct trace_decoded *d, uint64_t from)
+{
+	static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+	const uint8_t *p;
+
+	if (from >= d->len)
+		return UINT64_MAX;
+	p = memmem(d->buf + from, d->len - from, psb, sizeof(psb));
+	return p ? (uint64_t)(p - d->buf) : UINT64_MAX;
+}
+
+static void add_sync(struct trace_decoded *d, uint64_t off)
+{
+	if (d->have_sync && off == d->sync)
+		return;
+	d->sync = off;
+	d->have_sync = 1;
+	add_simple_event(d, TRACE_EV_SYNC, 0, 0, 0)->offset = off;
+}
+
+/* One sync item per PSB.  libipt 2.0.5 moves its sync offset only when it
+ * (re)synchronizes, not when it decodes through a PSB; but each PSB+ ends
+ * in status events, and when they come the decoder stands just past that
+ * PSB+ (the period is at least 64 bytes): the PSBs up to its position are
+ * the ones passed. */
+static void synced(struct trace_decoded *d, struct pt_block_decoder *dec)
+{
+	uint64_t off;
+
+	if (pt_blk_get_sync_offset(dec, &off) < 0)
+		return;
+	add_sync(d, off);
+	d->next_psb = find_psb(d, off + 1);
+}
+
+static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
+{
+	uint64_t pos;
+
+	if (d->next_psb == UINT64_MAX || pt_blk_get_offset(dec, &pos) < 0)
+		return;
+	while (d->next_psb <= pos) {
+		add_sync(d, d->next_psb);
+		d->next_psb = find_psb(d, d->next_psb + 1);
+	}
+}
+
+/* A new time: a tick item (LLDB appends an "HW clock tick" whenever the
+ * TSC changes, whatever packet brought it).  1 if it was new. */
+static int note_time(struct trace_decoded *d, const struct pt_event *ev, uint64_t ip)
+{
+	if (!ev->has_tsc || (d->have_tsc && ev->tsc == d->last_tsc))
+		return 0;
+	d->last_tsc = ev->tsc;
+	d->have_tsc = 1;
+	add_simple_event(d, TRACE_EV_TICK, ip, ev->tsc, 1);
+	return 1;
 }
 
 static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 {
 	struct trace_side *s;
-	int kind;
+	int kind, hw = 0;
 	uint64_t ip = 0;
 
-	if (ev->status_update)
+	if (ev->status_update) {
+		note_time(d, ev, 0);	/* the PSB+'s TSC */
 		return;     /* PSB+ bookkeeping (§13) */
+	}
 	switch (ev->type) {
 	case ptev_enabled:
 		kind = TRACE_EV_ENABLED;
 		ip = ev->variant.enabled.ip;
+		hw = d->hw_disabled;
+		d->hw_disabled = 0;
 		break;
 	case ptev_disabled:
 		kind = TRACE_EV_DISABLED;
 		ip = ev->ip_suppressed ? 0 : ev->variant.disabled.ip;
+		hw = d->hw_disabled = 1;
 		break;
 	case ptev_async_disabled:
 		kind = TRACE_EV_ASYNC_DISABLED;
 		ip = ev->variant.async_disabled.at;
+		d->hw_disabled = 0;
 		break;
 	case ptev_overflow:
 		kind = TRACE_EV_OVERFLOW;
 		ip = ev->ip_suppressed ? 0 : ev->variant.overflow.ip;
 		break;
 	case ptev_tick:
-		kind = TRACE_EV_TICK;
-		ip = ev->ip_suppressed ? 0 : ev->variant.tick.ip;
-		break;
+		/* a tick is a new time or nothing (libipt also ticks at a
+		 * time the last event already brought) */
+		note_time(d, ev, ev->ip_suppressed ? 0 : ev->variant.tick.ip);
+		return;
 	case ptev_exec_mode:
 	case ptev_cbr:
+		note_time(d, ev, 0);
 		return;
 	default:
 		kind = TRACE_EV_OTHER;
 		break;
 	}
+	note_time(d, ev, 0);
 	s = add_side(d);
 	s->kind = TRACE_ITEM_EVENT;
 	s->event = (uint8_t)kind;
-	s->libipt_type = ev->type;
+	s->libipt_type = (uint8_t)ev->type;
 	s->ip = ip;
+	s->hw = (uint8_t)hw;
 	s->resumed = ev->type == ptev_enabled && ev->variant.enabled.resumed;
 	s->has_tsc = ev->has_tsc;
 	s->tsc = ev->tsc;
+	if (kind == TRACE_EV_OVERFLOW)
+		s->error = pt_errstr(pte_overflow);	/* LLDB shows it as an error */
 }
 
 static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int status)
@@ -322,8 +424,11 @@ static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int stat
 		struct pt_event ev;
 
 		status = pt_blk_event(dec, &ev, sizeof(ev));
-		if (status >= 0)
+		if (status >= 0) {
+			if (ev.status_update)
+				passed_psb(d, dec);
 			add_event(d, &ev);
+		}
 	}
 	return status;
 }
@@ -355,15 +460,28 @@ static void trim(struct trace_decoded *d)
 int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 		 struct trace_decoded **out, struct ptdb_err *err)
 {
+	return trace_decode_hooked(buf, len, img, NULL, out, err);
+}
+
+#define HOOK_EVERY 4096		/* blocks between progress calls */
+
+int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
+			const struct trace_decode_hook *hook, struct trace_decoded **out,
+			struct ptdb_err *err)
+{
 	struct pt_config cfg;
 	struct pt_block_decoder *dec;
 	struct trace_decoded *d;
 	uint64_t prev_sync = 0;
+	unsigned until_hook = HOOK_EVERY;
 	int have_prev = 0;
 
 	*out = NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->cache_dict = UINT32_MAX;
+	d->buf = buf;
+	d->len = len;
+	d->next_psb = UINT64_MAX;
 	if (!len) {
 		*out = d;
 		return 0;
@@ -397,9 +515,11 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 		uint64_t sync = 0;
 		int status = pt_blk_sync_forward(dec);
 
+		uint64_t gap_ip = 0;
+
 		if (status < 0) {
 			if (status != -pte_eos)
-				add_gap(d, dec, status);
+				add_gap(d, dec, status, 0);
 			break;
 		}
 		pt_blk_get_sync_offset(dec, &sync);
@@ -407,6 +527,7 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 			break;
 		prev_sync = sync;
 		have_prev = 1;
+		synced(d, dec);
 		for (;;) {
 			struct pt_block blk;
 
@@ -420,15 +541,33 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 				trace_decoded_free(d);
 				return ptdb_err_set(err, "decoded trace too large");
 			}
-			if (status < 0)
+			if (status < 0) {
+				/* nothing decoded: blk.ip is where it failed
+				 * (the unmapped address for "no memory mapped") */
+				if (!blk.ninsn)
+					gap_ip = blk.ip;
 				break;
+			}
+			if (hook && --until_hook == 0) {
+				uint64_t off = 0;
+
+				until_hook = HOOK_EVERY;
+				pt_blk_get_offset(dec, &off);
+				if (hook->progress(hook->ctx, off, len)) {
+					pt_blk_free_decoder(dec);
+					trace_decoded_free(d);
+					ptdb_err_set(err, "interrupted");
+					return TRACE_DECODE_CANCELLED;
+				}
+			}
 		}
 		if (status == -pte_eos)
 			break;
-		add_gap(d, dec, status);
+		add_gap(d, dec, status, gap_ip);
 	}
 	pt_blk_free_decoder(dec);
 	trim(d);
+	d->buf = NULL;		/* the caller's; not kept */
 	*out = d;
 	return 0;
 }
@@ -530,6 +669,21 @@ static int fill_cache(struct trace_decoded *d, uint32_t di, trace_next_ip_fn nex
 	return 0;
 }
 
+static void side_item(const struct trace_side *s, struct trace_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->kind = (enum trace_item_kind)s->kind;
+	it->ip = s->ip;
+	it->error = s->error;
+	it->offset = s->offset;
+	it->event = s->event;
+	it->resumed = s->resumed;
+	it->hw = s->hw;
+	it->libipt_type = s->libipt_type;
+	it->tsc = s->tsc;
+	it->has_tsc = s->has_tsc;
+}
+
 int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
 		       trace_next_ip_fn next_ip, void *ctx)
 {
@@ -541,17 +695,7 @@ int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_ite
 	seek_run(d, index);
 	r = &d->runs[d->cur_run];
 	if (r->v & TRACE_RUN_SIDE) {
-		const struct trace_side *s = &d->side[RUN_IDX(r->v)];
-
-		it->kind = (enum trace_item_kind)s->kind;
-		it->ip = s->ip;
-		it->error = s->error;
-		it->offset = s->offset;
-		it->event = s->event;
-		it->resumed = s->resumed;
-		it->libipt_type = s->libipt_type;
-		it->tsc = s->tsc;
-		it->has_tsc = s->has_tsc;
+		side_item(&d->side[RUN_IDX(r->v)], it);
 		return 0;
 	}
 	it->kind = TRACE_ITEM_INSN;
@@ -587,4 +731,82 @@ void trace_decoded_blocks(const struct trace_decoded *d,
 {
 	for (size_t i = 0; i < d->ndict; i++)
 		fn(ctx, d->dict[i].ip, d->dict[i].end_ip);
+}
+
+uint64_t trace_decoded_side_count(const struct trace_decoded *d)
+{
+	return d->nside;
+}
+
+int trace_decoded_side(const struct trace_decoded *d, uint64_t k, uint64_t *index,
+		       struct trace_item *it)
+{
+	if (k >= d->nside)
+		return -1;
+	*index = d->side[k].item;
+	side_item(&d->side[k], it);
+	return 0;
+}
+
+uint64_t trace_decoded_side_before(const struct trace_decoded *d, uint64_t index)
+{
+	size_t lo = 0, hi = d->nside;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->side[mid].item < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void trace_decoded_time_span(const struct trace_decoded *d, uint64_t index,
+			     struct trace_time_span *s)
+{
+	uint64_t k = trace_decoded_side_before(d, index + 1);	/* first after index */
+
+	memset(s, 0, sizeof(*s));
+	if (!d->have_tsc)
+		return;		/* traced without --tsc: no walk over the side table */
+	for (uint64_t j = k; j-- > 0;)
+		if (d->side[j].has_tsc) {
+			s->has_lo = 1;
+			s->lo_index = d->side[j].item;
+			s->lo_tsc = d->side[j].tsc;
+			break;
+		}
+	for (uint64_t j = k; j < d->nside; j++)
+		if (d->side[j].has_tsc) {
+			s->has_hi = 1;
+			s->hi_index = d->side[j].item;
+			s->hi_tsc = d->side[j].tsc;
+			break;
+		}
+}
+
+int trace_decoded_error_kinds(const struct trace_decoded *d, const char **texts,
+			      uint64_t *counts, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < d->nside; i++) {
+		const char *e = d->side[i].error;
+		int k;
+
+		if (!e)
+			continue;
+		for (k = 0; k < n && strcmp(texts[k], e); k++)
+			;
+		if (k == n) {
+			if (n == max)
+				continue;
+			texts[n] = e;
+			counts[n++] = 0;
+		}
+		counts[k]++;
+	}
+	return n;
 }

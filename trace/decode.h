@@ -55,15 +55,28 @@ enum trace_event_kind {
 	TRACE_EV_OVERFLOW,      /* ip = resume ip or 0 */
 	TRACE_EV_TICK,          /* time changed; ip = the branch */
 	TRACE_EV_OTHER,         /* any other libipt event; ip 0, libipt_type set */
+	TRACE_EV_SYNC,          /* the decoder (re)synchronized at the PSB at
+				 * offset: every PSB, whether the decoder
+				 * starts there, resumes there after an error
+				 * or decodes through it */
+	TRACE_EV_NKINDS
 };
 
+/* Ticks: a TRACE_EV_TICK is recorded whenever the time changes, before the
+ * event or at the branch that brought the new time (as LLDB's "HW clock
+ * tick"), so the timing points are exactly the items with has_tsc. */
 struct trace_item {
 	enum trace_item_kind kind;
-	uint64_t ip;            /* instruction address, or the event's ip */
-	const char *error;      /* gap: libipt's error text (static) */
-	uint64_t offset;        /* gap: trace offset of the error */
+	uint64_t ip;            /* instruction address, the event's ip, or a
+				 * gap's ip when libipt knows it (0 if not) */
+	const char *error;      /* gap, overflow: libipt's error text (static) */
+	uint64_t offset;        /* gap: trace offset of the error; sync: of the PSB */
 	int event;              /* event: enum trace_event_kind */
 	int resumed;            /* enabled event: resumed where it stopped */
+	int hw;                 /* disabled: by the hardware at a privilege
+				 * change (after SYSCALL), not asynchronously
+				 * (a stop, signal, INT); enabled: the return
+				 * from such a disable */
 	int libipt_type;        /* event: enum pt_event_type */
 	uint64_t tsc;
 	int has_tsc;
@@ -82,6 +95,19 @@ struct trace_decoded;
  * resumes at the next PSB.  *out is heap; free with trace_decoded_free. */
 int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 		 struct trace_decoded **out, struct ptdb_err *err);
+
+/* Long decodes: progress is called every few thousand blocks with the
+ * trace bytes decoded so far and len; nonzero cancels the decode. */
+struct trace_decode_hook {
+	int (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+#define TRACE_DECODE_CANCELLED (-2)
+/* trace_decode with a hook (NULL: none).  Cancelled: returns
+ * TRACE_DECODE_CANCELLED, err "interrupted", *out NULL. */
+int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
+			const struct trace_decode_hook *hook, struct trace_decoded **out,
+			struct ptdb_err *err);
 void trace_decoded_free(struct trace_decoded *d);
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
@@ -100,6 +126,29 @@ void trace_decoded_blocks(const struct trace_decoded *d,
  * timestamp range, from the side table (no walk over instructions). */
 void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int nkinds,
 			   uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc);
+
+/* Gaps and events ("side items") are few and stored apart: the k-th of
+ * them (k < trace_decoded_side_count) with its item index, and how many
+ * lie before item index (so the first at or after it is that k; and item
+ * index is instruction index - that count).  Random access, O(log n). */
+uint64_t trace_decoded_side_count(const struct trace_decoded *d);
+int trace_decoded_side(const struct trace_decoded *d, uint64_t k, uint64_t *index,
+		       struct trace_item *it);
+uint64_t trace_decoded_side_before(const struct trace_decoded *d, uint64_t index);
+
+/* The timing points around item index: the last item at or before it that
+ * has a timestamp (lo) and the first after it (hi). */
+struct trace_time_span {
+	int has_lo, has_hi;
+	uint64_t lo_index, lo_tsc, hi_index, hi_tsc;
+};
+void trace_decoded_time_span(const struct trace_decoded *d, uint64_t index,
+			     struct trace_time_span *s);
+
+/* Errors by libipt's text (gaps and overflows): up to max distinct texts
+ * (static strings) with their counts; returns how many were filled. */
+int trace_decoded_error_kinds(const struct trace_decoded *d, const char **texts,
+			      uint64_t *counts, int max);
 
 /* Item index (0..count-1).  Sequential forward and backward walks are O(1)
  * per item (a cursor remembers the position and the current block's

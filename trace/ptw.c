@@ -294,9 +294,14 @@ int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip)
 	return ptw_pge(w, resume_ip);
 }
 
+int trace_ptw_psb_due(const struct trace_ptw *w)
+{
+	return w->started && w->ring->total - w->last_psb >= w->psb_period;
+}
+
 int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip)
 {
-	if (!w->started || w->ring->total - w->last_psb < w->psb_period)
+	if (!trace_ptw_psb_due(w))
 		return 0;
 	if (ptw_psb_plus(w, w->packet_en, next_ip) < 0)
 		return -1;

@@ -250,6 +250,10 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 	}
 	if (r < 0)
 		return -1;
+	/* a PSB+ carries the time of now, not of the last stop: timestamps
+	 * every PSB period while the thread runs (--tsc) */
+	if (trace_ptw_psb_due(w))
+		now(t);
 	return trace_ptw_maybe_psb(w, next) < 0 ? -1 : 0;
 }
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const struct trace_tsc_conv ticks = { 1, 0, 0, 1 };
+static const struct trace_tsc_conv ticks = { .mult = 1, .valid = 1 };
 
 TEST(switch_records_round_trip)
 {

@@ -240,7 +240,8 @@ TEST(decode_events)
 	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
-		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK && nk < 32) {
+		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK &&
+		    it.event != TRACE_EV_SYNC && nk < 32) {
 			resumed[nk] = it.resumed;
 			evip[nk] = it.ip;
 			tsc[nk] = it.has_tsc ? it.tsc : 0;
@@ -257,6 +258,125 @@ TEST(decode_events)
 	CHECK_INT(kinds[5], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[5], BASE + 0x16);
 	CHECK_INT(kinds[6], TRACE_EV_ENABLED);  CHECK_INT(resumed[6], 0);
 	CHECK_INT(kinds[7], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[7], BASE);
+	trace_decoded_free(d);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+/* Who disabled tracing: the SYSCALL's disable and the return from it are
+ * the hardware's; stops are not. */
+TEST(decode_hw_flags)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_item it;
+	uint8_t *buf;
+	size_t len;
+	int kinds[32], hw[32], nk = 0;
+
+	sim_init(&s, 1 << 16, 4096);
+	program(&s, 2, 0);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
+		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
+		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK &&
+		    it.event != TRACE_EV_SYNC && nk < 32) {
+			hw[nk] = it.hw;
+			kinds[nk++] = it.event;
+		}
+	}
+	CHECK_INT(nk, 6);
+	CHECK_INT(kinds[0], TRACE_EV_ENABLED);        CHECK_INT(hw[0], 0);	/* start */
+	CHECK_INT(kinds[1], TRACE_EV_DISABLED);       CHECK_INT(hw[1], 1);	/* syscall */
+	CHECK_INT(kinds[2], TRACE_EV_ENABLED);        CHECK_INT(hw[2], 1);	/* its return */
+	CHECK_INT(kinds[3], TRACE_EV_ASYNC_DISABLED); CHECK_INT(hw[3], 0);	/* a stop */
+	CHECK_INT(kinds[4], TRACE_EV_ENABLED);        CHECK_INT(hw[4], 0);	/* resumed */
+	CHECK_INT(kinds[5], TRACE_EV_ASYNC_DISABLED); CHECK_INT(hw[5], 0);
+	trace_decoded_free(d);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+/* A tick whenever the time changes and only then; every timed event has
+ * its time in force; the time span around an instruction brackets it. */
+TEST(decode_ticks_and_time_span)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_item it;
+	struct trace_time_span sp;
+	uint8_t *buf;
+	size_t len;
+	uint64_t now = 0, ticks = 0, first_insn = UINT64_MAX, last_insn = 0;
+	int have = 0;
+
+	sim_init(&s, 1 << 16, 4096);
+	s.w.now = 1000;
+	program(&s, 3, 0);	/* times 1010, 1020 (syscall), 1030 (resume) */
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
+		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
+		if (it.kind == TRACE_ITEM_INSN) {
+			if (first_insn == UINT64_MAX)
+				first_insn = i;
+			last_insn = i;
+		}
+		if (it.kind != TRACE_ITEM_EVENT || !it.has_tsc)
+			continue;
+		if (it.event == TRACE_EV_TICK) {
+			CHECK(!have || it.tsc != now);	/* only new times */
+			now = it.tsc;
+			have = 1;
+			ticks++;
+		} else {
+			CHECK(have && it.tsc == now);	/* announced by a tick */
+		}
+	}
+	CHECK_INT(ticks, 3);
+	CHECK_INT(now, 1030);
+	trace_decoded_time_span(d, first_insn, &sp);
+	CHECK(sp.has_lo && sp.lo_tsc == 1010 && sp.lo_index < first_insn);
+	CHECK(sp.has_hi && sp.hi_tsc == 1020 && sp.hi_index > first_insn);
+	trace_decoded_time_span(d, last_insn, &sp);
+	CHECK(sp.has_lo && sp.lo_tsc == 1030);
+	CHECK(sp.has_hi && sp.hi_index > last_insn);	/* the final stop's disable */
+	trace_decoded_time_span(d, trace_decoded_item_count(d) - 1, &sp);
+	CHECK(sp.has_lo && !sp.has_hi);
+	trace_decoded_free(d);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+/* Without TSC packets there are no timing points at all. */
+TEST(decode_no_tsc_no_time)
+{
+	struct sim s;
+	struct trace_ptw_config c = { 4096, 0 };
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_time_span sp;
+	uint8_t *buf;
+	size_t len;
+
+	memset(&s, 0, sizeof(s));
+	trace_ring_init(&s.ring, 1 << 16, NULL);
+	trace_ptw_init(&s.w, &s.ring, &c, NULL);
+	program(&s, 3, 0);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	CHECK(trace_decoded_insn_count(d) > 0);
+	trace_decoded_time_span(d, trace_decoded_item_count(d) / 2, &sp);
+	CHECK(!sp.has_lo && !sp.has_hi);
 	trace_decoded_free(d);
 	free(buf);
 	free_image(&img);
@@ -309,6 +429,149 @@ TEST(decode_from_every_psb)
 	sim_free(&s);
 }
 
+/* One sync item per PSB, decoding through them, with the PSB's offset;
+ * the side table agrees with the item walk. */
+TEST(decode_sync_points)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d;
+	struct trace_item it, si;
+	uint8_t *buf;
+	size_t len, npsb, offs[4096], nsync = 0;
+	uint64_t k = 0, insn = 0, idx;
+
+	sim_init(&s, 1 << 20, 64);
+	for (int r = 0; r < 10; r++)
+		program(&s, 40 + r, r & 1);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	npsb = find_psbs(buf, len, offs, 4096);
+	CHECK(npsb > 20);
+	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	CHECK_INT(trace_decoded_gap_count(d), 0);
+	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
+		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
+		CHECK_INT(trace_decoded_side_before(d, i), k);
+		CHECK_INT(i - k, insn);
+		if (it.kind == TRACE_ITEM_INSN) {
+			insn++;
+			continue;
+		}
+		CHECK_INT(trace_decoded_side(d, k, &idx, &si), 0);
+		CHECK_INT(idx, i);
+		CHECK_INT(si.kind, it.kind);
+		CHECK_INT(si.event, it.event);
+		k++;
+		if (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_SYNC) {
+			CHECK(nsync < npsb);
+			CHECK_INT(it.offset, offs[nsync]);
+			nsync++;
+		}
+	}
+	CHECK_INT(k, trace_decoded_side_count(d));
+	CHECK_INT(trace_decoded_side(d, k, &idx, &si), -1);
+	CHECK_INT(nsync, npsb);
+	trace_decoded_free(d);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+static int hook_calls, hook_cancel_at;
+static uint64_t hook_last, hook_total;
+
+static int hook_fn(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	if (done < hook_last || done > total)
+		hook_last = UINT64_MAX;	/* flags a bad call */
+	else
+		hook_last = done;
+	hook_total = total;
+	return ++hook_calls == hook_cancel_at;
+}
+
+/* The progress hook sees growing offsets; returning nonzero cancels and
+ * nothing is returned. */
+TEST(decode_hook_progress_and_cancel)
+{
+	struct sim s;
+	struct trace_image img;
+	struct trace_decoded *d = NULL, *ref = NULL;
+	struct trace_decode_hook hook = { hook_fn, NULL };
+	struct ptdb_err err;
+	uint8_t *buf;
+	size_t len;
+
+	sim_init(&s, 1 << 20, 4096);
+	program(&s, 40000, 0);
+	CHECK(make_image(&img) == 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	hook_calls = hook_cancel_at = 0;
+	hook_last = 0;
+	CHECK_INT(trace_decode_hooked(buf, len, &img, &hook, &d, &err), 0);
+	CHECK(hook_calls >= 5);
+	CHECK(hook_last != UINT64_MAX && hook_last > 0);
+	CHECK_INT(hook_total, len);
+	CHECK_INT(trace_decode(buf, len, &img, &ref, NULL), 0);
+	CHECK_INT(trace_decoded_item_count(d), trace_decoded_item_count(ref));
+	trace_decoded_free(d);
+	trace_decoded_free(ref);
+	d = (struct trace_decoded *)&hook;	/* must be cleared */
+	hook_calls = 0;
+	hook_cancel_at = 2;
+	hook_last = 0;
+	CHECK_INT(trace_decode_hooked(buf, len, &img, &hook, &d, &err), TRACE_DECODE_CANCELLED);
+	CHECK(d == NULL);
+	CHECK_STR(err.msg, "interrupted");
+	CHECK_INT(hook_calls, 2);
+	free(buf);
+	free_image(&img);
+	sim_free(&s);
+}
+
+/* Without an image the first block cannot be read: the gap says where. */
+TEST(decode_gap_ip_and_error_kinds)
+{
+	struct sim s;
+	struct trace_decoded *d;
+	struct trace_item it;
+	const char *texts[4];
+	uint64_t counts[4], idx;
+	uint8_t *buf;
+	size_t len;
+	int n, found = 0;
+
+	sim_init(&s, 1 << 16, 4096);
+	program(&s, 3, 0);
+	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK_INT(trace_decode(buf, len, NULL, &d, NULL), 0);
+	CHECK(trace_decoded_gap_count(d) >= 1);
+	for (uint64_t k = 0; k < trace_decoded_side_count(d) && !found; k++) {
+		CHECK_INT(trace_decoded_side(d, k, &idx, &it), 0);
+		if (it.kind == TRACE_ITEM_GAP) {
+			found = 1;
+			CHECK_INT(it.ip, BASE);
+			CHECK(strstr(it.error, "no memory mapped"));
+		}
+	}
+	CHECK(found);
+	n = trace_decoded_error_kinds(d, texts, counts, 4);
+	CHECK(n >= 1);
+	{
+		uint64_t sum = 0;
+
+		for (int i = 0; i < n; i++)
+			sum += counts[i];
+		CHECK_INT(sum, trace_decoded_gap_count(d));
+	}
+	CHECK_INT(trace_decoded_error_kinds(d, texts, counts, 0), 0);
+	trace_decoded_free(d);
+	free(buf);
+	sim_free(&s);
+}
+
 TEST(decode_ring_wrap)
 {
 	struct sim s;
@@ -345,8 +608,9 @@ TEST(decode_corrupt_gap)
 	struct trace_item it;
 	uint8_t *buf;
 	size_t len, n, offs[512], npsb;
-	uint64_t *ips, gap = 0, after = 0;
-	int found = 0;
+	uint64_t *ips, gap = 0, after = 0, last_sync = 0;
+	int found = 0, sync_after_gap = 0;
+	size_t nsync = 0;
 
 	sim_init(&s, 1 << 16, 64);
 	for (int k = 0; k < 30; k++)
@@ -369,8 +633,22 @@ TEST(decode_corrupt_gap)
 			CHECK(it.offset >= offs[3] && it.offset < offs[5]);
 		} else if (found && it.kind == TRACE_ITEM_INSN) {
 			after++;
+		} else if (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_SYNC) {
+			/* sync points are PSBs, in order, the one after the
+			 * corruption included */
+			size_t k = 0;
+
+			while (k < npsb && offs[k] != it.offset)
+				k++;
+			CHECK(k < npsb);
+			CHECK(!nsync || it.offset > last_sync);
+			last_sync = it.offset;
+			nsync++;
+			if (found)
+				sync_after_gap = 1;
 		}
 	}
+	CHECK(nsync > 6 && sync_after_gap);
 	CHECK(found && gap > 0);
 	CHECK(after > 100);
 	CHECK(is_tail(s.exp, s.n, ips + (n - after), after));  /* resumed exactly */
@@ -470,5 +748,7 @@ TEST(decode_empty_and_no_psb)
 }
 
 TEST_MAIN(decode_syscall_returns_elsewhere, decode_small_loop, decode_long_loop, decode_ret_other, decode_psb_64, decode_events,
+	  decode_hw_flags, decode_ticks_and_time_span, decode_no_tsc_no_time, decode_sync_points,
+	  decode_hook_progress_and_cancel, decode_gap_ip_and_error_kinds,
 	  decode_from_every_psb, decode_ring_wrap, decode_corrupt_gap, iterate_backward_and_random,
 	  bytes_per_insn_long_loop, decode_empty_and_no_psb)

@@ -4,6 +4,7 @@
 #include "tests/unit/test.h"
 #include "trace/ptw.h"
 #include "trace/ring.h"
+#include "trace/swc.h"
 
 #include <intel-pt.h>
 #include <stdlib.h>
@@ -299,5 +300,49 @@ TEST(ip_compression)
 	trace_ring_release(&r);
 }
 
-TEST_MAIN(round_size, cyclic_copy, ring_wrap_pad_snapshot, start_sequence, tnt_64_at_47,
+/* --tsc: a PSB+ written while the thread runs carries the time it is
+ * written, not the time of the last stop. */
+TEST(swc_psb_carries_current_time)
+{
+	struct trace_swc_thread t;
+	struct disasm_insn jcc;
+	struct pt_config cfg;
+	struct pt_packet_decoder *dec;
+	struct pt_packet p;
+	uint64_t tscs[4096];
+	size_t n = 0, distinct = 0, len;
+	uint8_t *buf;
+
+	CHECK_INT(trace_swc_init(&t, 1, 1, 1 << 16, 64, 1, NULL), 0);
+	memset(&jcc, 0, sizeof(jcc));
+	jcc.addr = 0x400000;
+	jcc.len = 2;
+	jcc.kind = DISASM_KIND_JCC;
+	jcc.has_target = 1;
+	jcc.target = 0x400000;
+	CHECK_INT(trace_swc_resume(&t, 0x400000), 0);
+	for (int i = 0; i < 5000; i++)
+		CHECK_INT(trace_swc_executed(&t, &jcc, 0x400000), 0);
+	CHECK_INT(trace_swc_pause(&t, 0x400000), 0);
+	trace_ring_snapshot(&t.ring, &buf, &len, NULL);
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	CHECK(dec && pt_pkt_sync_forward(dec) >= 0);
+	while (n < 4096 && pt_pkt_next(dec, &p, sizeof(p)) > 0)
+		if (p.type == ppt_tsc)
+			tscs[n++] = p.payload.tsc.tsc;
+	pt_pkt_free_decoder(dec);
+	free(buf);
+	trace_swc_release(&t);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(i == 0 || tscs[i] >= tscs[i - 1]);
+		distinct += i == 0 || tscs[i] != tscs[i - 1];
+	}
+	/* the start, the PSB+s in between (about one per 64 bytes) and the stop */
+	CHECK(distinct > 10);
+}
+
+TEST_MAIN(swc_psb_carries_current_time, round_size, cyclic_copy, ring_wrap_pad_snapshot, start_sequence, tnt_64_at_47,
 	  ret_compression_and_stack, periodic_psb_forms, ip_compression)

@@ -1,0 +1,590 @@
+/* cmd/cmd-trace-dump.c: "thread trace dump instructions": LLDB's options
+ * (-c -s -i -f -a -r -k -t -e -E -C -j -J -F), the listing with its events
+ * and errors, the events-only listing (-E), progress and Ctrl-C. */
+#include "cmd/cmd-trace.h"
+#include "cmd/progress.h"
+#include "core/session.h"
+#include "core/size.h"
+#include "disasm/disasm.h"
+#include "trace/decode.h"
+#include "trace/swc.h"
+
+#include <json-c/json.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROGRESS_EVERY 4096	/* items between progress updates */
+
+/* ---- the listing ---- */
+
+/* What the decoded traces are cached by (a loaded trace never changes). */
+static uint64_t stop_id(struct dbg *d)
+{
+	return d->proc ? target_stop_id(d->proc) : 0;
+}
+
+static const char *error_text(const struct trace_item *it)
+{
+	return it->error ? it->error : "decoding error";
+}
+
+struct dump_opts {
+	uint64_t count, skip;
+	int64_t id;		/* -i, or -1 */
+	int count_given, forwards, all, raw, kinds, times, events, only_events;
+	int json, pretty, cont;
+};
+
+struct dump {
+	struct cmd_ctx *ctx;
+	struct dbg *d;
+	FILE *out;
+	struct disasm *ds;
+	struct cmd_trace_clock clk;
+	const struct dump_opts *o;
+	int width;
+	/* the symbol context of the previous line */
+	const char *func, *file;
+	unsigned line, column;
+	int have_ctx;
+	int prev_error;		/* "...missing instructions" once per run of errors */
+	struct json_object *json;	/* -j/-J: the array being filled */
+};
+
+static const char *kind_name(enum disasm_kind k)
+{
+	switch (k) {
+	case DISASM_KIND_JCC:
+	case DISASM_KIND_JRCXZ:
+	case DISASM_KIND_LOOP:
+		return "cond jump";
+	case DISASM_KIND_JMP:
+	case DISASM_KIND_JMP_IND:
+		return "jump";
+	case DISASM_KIND_CALL:
+	case DISASM_KIND_CALL_IND:
+		return "call";
+	case DISASM_KIND_RET:
+		return "return";
+	case DISASM_KIND_SYSCALL:
+	case DISASM_KIND_INT:
+	case DISASM_KIND_FAR:
+		return "far";
+	default:
+		return "other";
+	}
+}
+
+static void print_ctx_line(struct dump *p, uint64_t ip)
+{
+	struct dbg_module *m = dbg_module_for(p->d, ip);
+	struct sym_loc loc;
+	char buf[512];
+
+	memset(&loc, 0, sizeof(loc));
+	if (m)
+		sym_lookup_addr(m->sym, ip, &loc);
+	/* a new line-table position (function, file, line, column) */
+	if (p->have_ctx && loc.func == p->func && loc.file == p->file && loc.line == p->line &&
+	    loc.column == p->column)
+		return;
+	p->func = loc.func;
+	p->file = loc.file;
+	p->line = loc.line;
+	p->column = loc.column;
+	p->have_ctx = 1;
+	if (!p->o->raw)
+		fprintf(p->out, "  %s\n", dbg_format_addr(p->d, ip, buf, sizeof(buf)));
+}
+
+static void json_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip,
+		      const uint8_t *bytes, size_t n)
+{
+	struct dbg_module *m = dbg_module_for(p->d, ip);
+	struct json_object *o = json_object_new_object();
+	struct disasm_insn in;
+	struct sym_loc loc;
+	char addr[32];
+
+	snprintf(addr, sizeof(addr), "0x%016" PRIx64, ip);
+	json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
+	json_object_object_add(o, "loadAddress", json_object_new_string(addr));
+	memset(&loc, 0, sizeof(loc));
+	if (m) {
+		json_object_object_add(o, "module", json_object_new_string(sym_module_name(m->sym)));
+		sym_lookup_addr(m->sym, ip, &loc);
+	}
+	if (loc.func)
+		json_object_object_add(o, "symbol", json_object_new_string(loc.func));
+	if (p->ds && n && disasm_insn(p->ds, bytes, n, ip, &in, NULL) == 0) {
+		char text[200];
+
+		snprintf(text, sizeof(text), "%s%s%s", in.mnemonic, in.operands[0] ? " " : "",
+			 in.operands);
+		json_object_object_add(o, "mnemonic", json_object_new_string(in.mnemonic));
+		json_object_object_add(o, "instruction", json_object_new_string(text));
+		json_object_object_add(o, "controlFlowKind", json_object_new_string(kind_name(in.kind)));
+	}
+	if (loc.file && loc.line) {
+		json_object_object_add(o, "source", json_object_new_string(loc.file));
+		json_object_object_add(o, "line", json_object_new_int((int)loc.line));
+		json_object_object_add(o, "column", json_object_new_int((int)loc.column));
+	}
+	cmd_trace_clock_json(&p->clk, index, p->o->times, o);
+	json_object_array_add(p->json, o);
+}
+
+/* Instruction id at item index, at ip. */
+static void print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
+{
+	struct dbg_module *m = dbg_module_for(p->d, ip);
+	struct disasm_insn in;
+	uint8_t bytes[16];
+	size_t n = sizeof(bytes);
+	char tbuf[64];
+
+	p->prev_error = 0;
+	while (n && dbg_read(p->d, ip, bytes, n, NULL) < 0)
+		n--;
+	if (p->json) {
+		json_insn(p, id, index, ip, bytes, n);
+		return;
+	}
+	print_ctx_line(p, ip);
+	fprintf(p->out, "    [%*" PRIu64 "] ", p->width, id);
+	if (p->o->times)
+		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
+	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
+		fprintf(p->out, "0x%016" PRIx64 "    <unreadable>\n", ip);
+		return;
+	}
+	fprintf(p->out, "0x%016" PRIx64 "    ", ip);
+	if (p->o->kinds)
+		fprintf(p->out, "%-10s ", kind_name(in.kind));
+	if (in.operands[0])
+		fprintf(p->out, "%-6s %s", in.mnemonic, in.operands);
+	else
+		fprintf(p->out, "%s", in.mnemonic);
+	/* direct branches within the function: "; <+28> at trace_loop.c:4" */
+	if (in.has_target && m && !p->o->raw) {
+		struct sym_loc a, b;
+
+		if (sym_lookup_addr(m->sym, ip, &a) == 0 && a.func &&
+		    sym_lookup_addr(m->sym, in.target, &b) == 0 && b.func &&
+		    a.func_addr == b.func_addr) {
+			int pad = 25 - (int)strlen(in.operands);
+
+			fprintf(p->out, "%*s ; <+%" PRIu64 ">", pad > 0 ? pad : 0, "",
+				in.target - b.func_addr);
+			if (b.file && b.line) {
+				const char *base = strrchr(b.file, '/');
+
+				fprintf(p->out, " at %s:%u", base ? base + 1 : b.file, b.line);
+			}
+		}
+	}
+	fputc('\n', p->out);
+}
+
+/* An event or error at item index, before instruction id: LLDB's
+ * "(event) software disabled tracing", "(event) HW clock tick [<tsc>]",
+ * "(event) trace synchronization point [offset = 0x1331]", and
+ * "(error) <libipt's text>[: <address>]" after "...missing instructions";
+ * ptdb adds where in the trace an error lies.  The index column is blank
+ * in a listing (the position shows) and the following instruction's id
+ * with -E. */
+static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct trace_item *it)
+{
+	char tbuf[64], tbuf2[256], col[32] = "";
+
+	if (p->json) {
+		struct json_object *o = json_object_new_object();
+		char buf[64];
+
+		json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
+		if (cmd_trace_is_error(it)) {
+			json_object_object_add(o, "error", json_object_new_string(error_text(it)));
+			if (it->kind == TRACE_ITEM_GAP)
+				json_object_object_add(o, "traceOffset", json_object_new_uint64(it->offset));
+		} else {
+			json_object_object_add(o, "event", json_object_new_string(cmd_trace_event_name(it)));
+			if (it->event == TRACE_EV_TICK)
+				json_object_object_add(o, "hwClock", json_object_new_uint64(it->tsc));
+			if (it->event == TRACE_EV_SYNC) {
+				snprintf(buf, sizeof(buf), "offset = 0x%" PRIx64, it->offset);
+				json_object_object_add(o, "syncPointMetadata", json_object_new_string(buf));
+			}
+		}
+		if (it->ip) {
+			snprintf(buf, sizeof(buf), "0x%016" PRIx64, it->ip);
+			json_object_object_add(o, "loadAddress", json_object_new_string(buf));
+		}
+		cmd_trace_clock_json(&p->clk, index, p->o->times, o);
+		json_object_array_add(p->json, o);
+		return;
+	}
+	if (cmd_trace_is_error(it) && !p->prev_error)
+		fputs("    ...missing instructions\n", p->out);
+	if (p->o->only_events)
+		snprintf(col, sizeof(col), "%" PRIu64, id);
+	fprintf(p->out, "    [%*s] ", p->width, col);
+	if (p->o->times)
+		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
+	fprintf(p->out, "%s\n", cmd_trace_item_text(it, tbuf2, sizeof(tbuf2)));
+	if (cmd_trace_is_error(it))
+		p->have_ctx = 0;
+	p->prev_error = cmd_trace_is_error(it);
+}
+
+/* Items [i0, i1] hold instructions [first, last] with the events and
+ * errors just before first (so consecutive -C windows show each once) and,
+ * when last is the final instruction, those after it (the trace's end).
+ * Found walking from the nearer end of the trace (O(distance), sequential
+ * cursor). */
+static int item_range(struct trace_decoded *dec, struct dbg *d, uint64_t first, uint64_t last,
+		      uint64_t total, uint64_t *i0, uint64_t *i1)
+{
+	uint64_t n = trace_decoded_item_count(dec), insn, after_prev = 0;
+	struct trace_item it;
+
+	*i0 = 0;
+	*i1 = n - 1;
+	if (first < total - 1 - last) {
+		insn = 0;
+		for (uint64_t i = 0; i < n; i++) {
+			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
+				return -1;
+			if (it.kind != TRACE_ITEM_INSN)
+				continue;
+			if (insn == first)
+				*i0 = after_prev;
+			if (insn == last) {
+				if (last + 1 < total)
+					*i1 = i;
+				return 0;
+			}
+			after_prev = i + 1;
+			insn++;
+		}
+		return 0;
+	}
+	insn = total;
+	for (uint64_t i = n; i-- > 0;) {
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
+			return -1;
+		if (it.kind != TRACE_ITEM_INSN)
+			continue;
+		insn--;
+		if (insn == last && last + 1 < total)
+			*i1 = i;
+		if (insn == first) {
+			/* events and gaps just before the first instruction too */
+			while (i > 0 && trace_decoded_item(dec, i - 1, &it, dbg_trace_next_ip, d) == 0 &&
+			       it.kind != TRACE_ITEM_INSN)
+				i--;
+			*i0 = i;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static void json_flush(struct dump *p)
+{
+	fprintf(p->out, "%s\n", json_object_to_json_string_ext(p->json,
+		p->o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN));
+	json_object_put(p->json);
+	p->json = NULL;
+}
+
+static enum cmd_status interrupted(struct dump *p, struct cmd_progress *pg)
+{
+	cmd_progress_done(pg);
+	if (p->json) {
+		json_object_put(p->json);	/* half an array is no JSON */
+		p->json = NULL;
+	}
+	fflush(p->out);
+	return cmd_error(p->ctx, "interrupted");
+}
+
+/* Instructions before side item k (side items sit between instructions). */
+static uint64_t side_pos(struct trace_decoded *dec, uint64_t k)
+{
+	struct trace_item it;
+	uint64_t index = 0;
+
+	trace_decoded_side(dec, k, &index, &it);
+	return index - k;
+}
+
+/* The first side item at or after instruction id (pos >= id). */
+static uint64_t side_from(struct trace_decoded *dec, uint64_t id)
+{
+	uint64_t lo = 0, hi = trace_decoded_side_count(dec);
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (side_pos(dec, mid) < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* -E: only the events and errors, straight from the side table; --count
+ * and --skip count them, -i and -C position as for instructions. */
+static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
+				   struct trace_decoded *dec, int cont)
+{
+	const struct dump_opts *o = p->o;
+	uint64_t n = trace_decoded_side_count(dec), first, last, count;
+	int64_t k;
+	int forwards = o->forwards;
+	struct cmd_progress pg;
+
+	count = o->all ? (n ? n : 1) : o->count;
+	if (cont && th->dump_events) {
+		forwards = th->dump_forwards;
+		k = forwards ? (int64_t)th->dump_next : (int64_t)th->dump_next - 1;
+	} else if (forwards) {
+		k = (int64_t)((o->id >= 0 ? side_from(dec, (uint64_t)o->id) : 0) + o->skip);
+	} else {
+		/* the last one at or before instruction id */
+		k = o->id >= 0 ? (int64_t)side_from(dec, (uint64_t)o->id + 1) - 1 : (int64_t)n - 1;
+		k -= (int64_t)o->skip;
+	}
+	if (k < 0 || (uint64_t)k >= n) {
+		if (p->json) {
+			json_object_put(p->json);
+			p->json = NULL;
+		}
+		fprintf(p->out, o->json ? "[]\n" : "    no more data\n");
+		return CMD_OK;
+	}
+	if (forwards) {
+		first = (uint64_t)k;
+		last = first + count - 1 < n - 1 ? first + count - 1 : n - 1;
+	} else {
+		last = (uint64_t)k;
+		first = last + 1 >= count ? last + 1 - count : 0;
+	}
+	th->dump_valid = 1;
+	th->dump_events = 1;
+	th->dump_forwards = forwards;
+	th->dump_next = forwards ? last + 1 : first;
+	th->dump_stop_id = stop_id(p->d);
+	for (uint64_t x = side_pos(dec, last); x >= 10; x /= 10)
+		p->width++;
+	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, th->tid));
+	for (uint64_t j = first; j <= last; j++) {
+		struct trace_item it;
+		uint64_t index;
+
+		if (cmd_interrupted(p->d))
+			return interrupted(p, &pg);
+		if ((j - first) % PROGRESS_EVERY == 0 && !isatty(fileno(p->out)))
+			cmd_progress_update(&pg, j - first, last - first + 1);
+		trace_decoded_side(dec, j, &index, &it);
+		print_side(p, index - j, index, &it);
+	}
+	cmd_progress_done(&pg);
+	if (p->json)
+		json_flush(p);
+	return CMD_OK;
+}
+
+int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid,
+		     struct trace_decoded **dec)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct cmd_progress pg;
+	struct trace_decode_hook hook = { cmd_progress_hook, &pg };
+	struct ptdb_err err;
+	int r;
+
+	cmd_progress_init(&pg, ctx, "Decoding thread #%d", cmd_trace_thread_index(d, tid));
+	r = dbg_trace_decode_hooked(d, th, &hook, dec, &err);
+	cmd_progress_done(&pg);
+	if (r < 0) {
+		cmd_error(ctx, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, pid_t tid, FILE *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct trace_decoded *dec;
+	struct cmd_progress pg;
+	struct dump p;
+	uint64_t count = o->count, total, first, last, i0, i1, insn;
+	int forwards = o->forwards, cont;
+	int64_t id = o->id;
+
+	memset(&p, 0, sizeof(p));
+	p.ctx = ctx;
+	p.d = d;
+	p.out = out;
+	p.o = o;
+	p.width = 1;
+	if (!th) {
+		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
+		return CMD_OK;
+	}
+	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
+		return CMD_ERROR;
+	p.ds = dbg_disasm(d);
+	cmd_trace_clock_init(&p.clk, d, dec);
+	total = trace_decoded_insn_count(dec);
+	/* -C: on from where the previous dump of this kind of this thread
+	 * stopped */
+	cont = o->cont && th->dump_valid && th->dump_stop_id == stop_id(d) &&
+	       th->dump_events == o->only_events;
+	if (!o->json)
+		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
+			cmd_trace_thread_index(d, tid), (int)tid, total);
+	if (o->json)
+		p.json = json_object_new_array();
+	if (o->only_events)
+		return dump_events(&p, th, dec, cont);
+	if (o->all)
+		count = total ? total : 1;
+	if (cont) {
+		forwards = th->dump_forwards;
+		if (forwards)
+			id = (int64_t)th->dump_next;
+		else if (th->dump_next == 0)
+			id = -2;	/* nothing older */
+		else
+			id = (int64_t)th->dump_next - 1;
+	}
+	/* the instruction range [first, last] to show, oldest first */
+	if (forwards) {
+		first = id >= 0 ? (uint64_t)id : o->skip;
+		last = first + count - 1 < total - 1 ? first + count - 1 : total - 1;
+	} else {
+		last = id >= 0 ? (uint64_t)id : (o->skip < total ? total - 1 - o->skip : UINT64_MAX);
+		first = last + 1 >= count ? last + 1 - count : 0;
+	}
+	if (id == -2 || !total || first >= total || last >= total) {
+		if (p.json) {
+			json_object_put(p.json);
+			fprintf(out, "[]\n");
+		} else if (id == -2 || (total && first >= total)) {
+			fprintf(out, "    no more data\n");
+		}
+		return CMD_OK;
+	}
+	th->dump_valid = 1;
+	th->dump_events = 0;
+	th->dump_forwards = forwards;
+	th->dump_next = forwards ? last + 1 : first;
+	th->dump_stop_id = stop_id(d);
+	for (uint64_t x = last; x >= 10; x /= 10)
+		p.width++;
+	if (item_range(dec, d, first, last, total, &i0, &i1) < 0) {
+		if (p.json)
+			json_object_put(p.json);
+		return cmd_error(ctx, "cannot read the traced instructions");
+	}
+	cmd_progress_init(&pg, ctx, "Dumping thread #%d", cmd_trace_thread_index(d, tid));
+	insn = first;
+	for (uint64_t i = i0; i <= i1; i++) {
+		struct trace_item it;
+
+		if (cmd_interrupted(d)) {
+			if (forwards)
+				th->dump_next = insn;	/* -C goes on from here */
+			return interrupted(&p, &pg);
+		}
+		/* on a terminal the listing itself shows progress */
+		if ((i - i0) % PROGRESS_EVERY == 0 && !isatty(fileno(out)))
+			cmd_progress_update(&pg, i - i0, i1 - i0 + 1);
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
+			fprintf(out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it.ip);
+			break;
+		}
+		if (it.kind == TRACE_ITEM_INSN)
+			print_insn(&p, insn++, i, it.ip);
+		else if (cmd_trace_is_error(&it) || o->events)
+			print_side(&p, insn, i, &it);
+	}
+	cmd_progress_done(&pg);
+	if (p.json)
+		json_flush(&p);
+	return CMD_OK;
+}
+
+static int parse_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dump_opts *o)
+{
+	struct ptdb_err err;
+	const char *v;
+	uint64_t x;
+
+	memset(o, 0, sizeof(*o));
+	o->count = 20;
+	o->id = -1;
+	if ((v = cmd_opt(ctx->node, a, "count")) && (uint_parse(v, &o->count, &err) < 0 || !o->count)) {
+		cmd_error(ctx, "invalid --count '%s'", v);
+		return -1;
+	}
+	if ((v = cmd_opt(ctx->node, a, "skip")) && uint_parse(v, &o->skip, &err) < 0) {
+		cmd_error(ctx, "invalid --skip '%s'", v);
+		return -1;
+	}
+	if ((v = cmd_opt(ctx->node, a, "id"))) {
+		if (uint_parse(v, &x, &err) < 0 || x > INT64_MAX) {
+			cmd_error(ctx, "invalid --id '%s'", v);
+			return -1;
+		}
+		o->id = (int64_t)x;
+	}
+	o->forwards = cmd_opt_given(ctx->node, a, "forwards");
+	o->all = cmd_opt_given(ctx->node, a, "all");
+	o->raw = cmd_opt_given(ctx->node, a, "raw");
+	o->kinds = cmd_opt_given(ctx->node, a, "kind");
+	o->times = cmd_opt_given(ctx->node, a, "time");
+	o->only_events = cmd_opt_given(ctx->node, a, "only-events");
+	o->events = o->only_events || cmd_opt_given(ctx->node, a, "events");
+	o->pretty = cmd_opt_given(ctx->node, a, "pretty-json");
+	o->json = o->pretty || cmd_opt_given(ctx->node, a, "json");
+	o->cont = cmd_opt_given(ctx->node, a, "continue");
+	return 0;
+}
+
+enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	pid_t tids[CMD_TRACE_MAX_THREADS];
+	const char *path = cmd_opt(ctx->node, a, "file");
+	enum cmd_status st = CMD_OK;
+	struct dump_opts o;
+	FILE *out = ctx->out;
+	int n;
+
+	if (cmd_trace_threads(ctx, a, tids, &n) < 0 || parse_opts(ctx, a, &o) < 0)
+		return CMD_ERROR;
+	if (path && !(out = fopen(path, "w")))
+		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
+	cmd_busy_begin(d);
+	for (int i = 0; i < n; i++) {
+		if (dump_one(ctx, &o, tids[i], out) != CMD_OK)
+			st = CMD_ERROR;
+		if (cmd_interrupted(d))
+			break;		/* Ctrl-C stops the whole command */
+	}
+	cmd_busy_end(d);
+	if (path && fclose(out) != 0)
+		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
+	return st;
+}
+
