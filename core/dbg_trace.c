@@ -979,6 +979,34 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 	}
 }
 
+/* System calls that never block, stepped like any instruction instead of
+ * run on their own: while a thread runs on its own the others are
+ * stepped for as long as the kernel takes, so the schedule would follow
+ * the kernel's timing.  rt_sigreturn also does not return to the next
+ * instruction; clone and clone3 return with the new thread stopped,
+ * which joins the schedule right there. */
+static int returns_at_once(const struct user_regs_struct *r)
+{
+	switch (r->rax) {
+	case 5: case 8: case 9: case 10: case 11: case 12:	/* fstat lseek mmap mprotect munmap brk */
+	case 13: case 14: case 15:	/* rt_sigaction rt_sigprocmask rt_sigreturn */
+	case 24: case 25: case 28:	/* sched_yield mremap madvise */
+	case 39: case 56: case 63:	/* getpid clone uname */
+	case 96: case 97: case 102: case 104: case 107: case 108: case 110:	/* get*id, getrlimit */
+	case 131: case 157: case 158: case 186:	/* sigaltstack prctl arch_prctl gettid */
+	case 201: case 204: case 218: case 228: case 229:	/* time, sched_getaffinity, ... */
+	case 262: case 273: case 302: case 332: case 334: case 435:	/* ... rseq clone3 */
+		return 1;
+	case 202: {	/* futex: the wake operations */
+		unsigned cmd = (unsigned)r->rsi & 0x7f;
+
+		return cmd == 1 || cmd == 5 || cmd == 10;
+	}
+	default:
+		return 0;
+	}
+}
+
 static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		   struct ptdb_err *err)
@@ -1032,10 +1060,9 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		sig = target_pending_signal(d->proc, t);
 		if (!sig)
 			trace_swc_resume(th, r.rip);
-		/* a system call that may block runs on its own; rt_sigreturn
-		 * (15) does not block and does not return to the next
-		 * instruction: it is stepped */
-		if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid && r.rax != 15) {
+		/* a system call that may block runs on its own; one that
+		 * returns at once is stepped (see returns_at_once) */
+		if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid && !returns_at_once(&r)) {
 			trace_swc_syscall(th, &in);
 			th->parked_at = r.rip + in.len;
 			if (park(d, th, err) < 0)
@@ -1088,9 +1115,13 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		}
 		case TARGET_STOP_SIGNAL:
 			/* the instruction at pc did not execute (a fault) or the
-			 * signal arrived before it: an asynchronous stop */
-			if (target_get_regs(d->proc, t, &r, NULL) == 0)
+			 * signal arrived before it: an asynchronous stop; but a
+			 * system call that unblocked a pending signal did run */
+			if (target_get_regs(d->proc, t, &r, NULL) == 0) {
+				if (!sig && have && in.kind == DISASM_KIND_SYSCALL && r.rip != in.addr)
+					trace_swc_executed(th, &in, r.rip);
 				trace_swc_pause(th, r.rip);
+			}
 			/* fall through */
 		default:
 			rr = running_event(d, &ts, tid, goals, ngoals, stop);

@@ -30,6 +30,7 @@ struct target_proc {
 	struct target_stop exit_stop;
 	int running;         /* resumed; target_wait expected */
 	int step_mode;       /* only step_tid was resumed */
+	int one_by_one;      /* between target_thread_begin() and _end() */
 	pid_t step_tid;
 	int memfd;
 	struct target_thread *threads;

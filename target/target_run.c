@@ -110,6 +110,29 @@ static int is_fault(int sig)
 	       sig == SIGILL;
 }
 
+/* While the collector runs threads one by one, a new thread is taken at
+ * its initial stop right when its parent's clone reports it, so when it
+ * joins the schedule depends on the parent's progress, not on when the
+ * kernel first runs it; its arrival is queued as an event of its own. */
+static void new_thread_stop(struct target_proc *p, pid_t tid)
+{
+	struct target_stop ev;
+	struct target_thread *t;
+	int status;
+
+	while (waitpid(tid, &status, __WALL) < 0)
+		if (errno != EINTR)
+			return;
+	if (target_handle_status(p, tid, status, &ev) == TARGET_EV_EXIT)
+		return;	/* (only the main thread's exit ends the process) */
+	t = target_find_thread(p, tid);
+	if (!t || t->has_event)
+		return;
+	t->has_event = 1;
+	t->queued = ev;
+	t->queued.tid = tid;	/* TARGET_STOP_NONE: "a thread started" */
+}
+
 int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			 struct target_stop *st)
 {
@@ -153,8 +176,11 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		unsigned long msg = 0;
 
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg &&
-		    !target_find_thread(p, (pid_t)msg))
+		    !target_find_thread(p, (pid_t)msg)) {
 			target_add_thread(p, (pid_t)msg)->starting = 1;
+			if (p->one_by_one)
+				new_thread_stop(p, (pid_t)msg);
+		}
 		return TARGET_EV_NONE;
 	}
 	if (ev == PTRACE_EVENT_EXEC) {
@@ -255,6 +281,16 @@ int target_stop_all(struct target_proc *p, struct target_stop *exit_st)
 	}
 }
 
+/* Back to running threads together: a new thread's arrival is news only
+ * to the collector. */
+static void one_by_one_end(struct target_proc *p)
+{
+	p->one_by_one = 0;
+	for (int i = 0; i < p->nthreads; i++)
+		if (p->threads[i].has_event && p->threads[i].queued.kind == TARGET_STOP_NONE)
+			p->threads[i].has_event = 0;
+}
+
 static void resume_thread(struct target_thread *t)
 {
 	int sig = t->pending_sig;
@@ -343,6 +379,7 @@ int target_resume(struct target_proc *p, struct ptdb_err *err)
 		return target_nproc_err(p, err);
 	if (p->running)
 		return ptdb_err_set(err, "process is already running");
+	one_by_one_end(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
 	p->step_mode = 0;
@@ -382,6 +419,7 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	t = target_find_thread(p, tid);
 	if (!t || !t->stopped)
 		return ptdb_err_set(err, "no stopped thread %d", (int)tid);
+	one_by_one_end(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
 	p->running = 1;
@@ -473,6 +511,7 @@ int target_interrupt(struct target_proc *p)
 
 void target_thread_begin(struct target_proc *p)
 {
+	p->one_by_one = 1;
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
 }
@@ -668,6 +707,7 @@ int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
 
 	if (p->alive)
 		r = target_stop_all(p, exit_st);
+	one_by_one_end(p);
 	p->running = 0;
 	p->step_mode = 0;
 	p->stop_id++;
