@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -333,8 +334,8 @@ static int have_queued(struct target_proc *p, pid_t only)
 }
 
 /* Steps t synchronously over the breakpoint at its pc (others stopped). */
-static int step_over(struct target_proc *p, struct target_thread *t,
-		     uint64_t pc)
+static int step_over_alone(struct target_proc *p, struct target_thread *t,
+			   uint64_t pc)
 {
 	unsigned char orig = target_find_bp(p, pc)->orig;
 	struct target_stop ev;
@@ -371,6 +372,39 @@ static int step_over(struct target_proc *p, struct target_thread *t,
 			return 0;
 		}
 	}
+}
+
+/* While the collector runs threads one by one, others may be running
+ * (a traced thread to the end of its block, one in a system call, the
+ * untraced): with the breakpoint lifted they would run past it, so they
+ * are stopped for the step and then resumed as they were. */
+static int step_over(struct target_proc *p, struct target_thread *t,
+		     uint64_t pc)
+{
+	struct target_stop ex;
+	pid_t tid = t->tid, *paused;
+	int n = 0, r;
+
+	if (!p->one_by_one)
+		return step_over_alone(p, t, pc);
+	paused = xmalloc((size_t)(p->nthreads + 1) * sizeof(*paused));
+	for (int i = 0; i < p->nthreads; i++)
+		if (!p->threads[i].stopped && !p->threads[i].starting)
+			paused[n++] = p->threads[i].tid;
+	if (n && target_stop_all(p, &ex) == TARGET_EV_EXIT) {
+		free(paused);
+		return TARGET_EV_EXIT;
+	}
+	t = target_find_thread(p, tid);
+	r = t ? step_over_alone(p, t, pc) : 0;
+	for (int i = 0; i < n && r != TARGET_EV_EXIT; i++) {
+		struct target_thread *o = target_find_thread(p, paused[i]);
+
+		if (o && o->stopped && !o->has_event)
+			resume_thread(o);
+	}
+	free(paused);
+	return r;
 }
 
 int target_resume(struct target_proc *p, struct ptdb_err *err)
