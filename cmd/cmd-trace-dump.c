@@ -214,6 +214,8 @@ static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct
 			json_object_object_add(o, "event", json_object_new_string(cmd_trace_event_name(it)));
 			if (it->event == TRACE_EV_TICK)
 				json_object_object_add(o, "hwClock", json_object_new_uint64(it->tsc));
+			if (it->event == TRACE_EV_CPU)
+				json_object_object_add(o, "cpuId", json_object_new_int(it->cpu));
 			if (it->event == TRACE_EV_SYNC) {
 				snprintf(buf, sizeof(buf), "offset = 0x%" PRIx64, it->offset);
 				json_object_object_add(o, "syncPointMetadata", json_object_new_string(buf));

@@ -122,6 +122,8 @@ const char *cmd_trace_event_name(const struct trace_item *it)
 		return "trace synchronization point";
 	case TRACE_EV_OVERFLOW:
 		return "overflow";
+	case TRACE_EV_CPU:
+		return "CPU core changed";
 	default:
 		return "other trace event";
 	}
@@ -144,6 +146,8 @@ const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n
 	else if (it->event == TRACE_EV_SYNC)
 		snprintf(buf, n, "(event) %s [offset = 0x%" PRIx64 "]", cmd_trace_event_name(it),
 			 it->offset);
+	else if (it->event == TRACE_EV_CPU)
+		snprintf(buf, n, "(event) %s [new CPU=%d]", cmd_trace_event_name(it), it->cpu);
 	else if (it->event == TRACE_EV_OTHER)
 		snprintf(buf, n, "(event) %s [libipt event type %d]", cmd_trace_event_name(it),
 			 it->libipt_type);
@@ -155,7 +159,7 @@ const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n
 /* ---- dump info: timestamps, events, errors ---- */
 
 /* Display order of the event counts: LLDB's kinds first. */
-enum { EC_SW_DIS, EC_HW_DIS, EC_SW_EN, EC_HW_EN, EC_TICK, EC_SYNC, EC_OTHER, EC_N };
+enum { EC_SW_DIS, EC_HW_DIS, EC_SW_EN, EC_HW_EN, EC_TICK, EC_CPU, EC_SYNC, EC_OTHER, EC_N };
 
 static void count_events(struct trace_decoded *dec, uint64_t *c, const char **names)
 {
@@ -175,6 +179,7 @@ static void count_events(struct trace_decoded *dec, uint64_t *c, const char **na
 		case TRACE_EV_ENABLED: e = it.hw ? EC_HW_EN : EC_SW_EN; break;
 		case TRACE_EV_TICK: e = EC_TICK; break;
 		case TRACE_EV_SYNC: e = EC_SYNC; break;
+		case TRACE_EV_CPU: e = EC_CPU; break;
 		default: e = EC_OTHER; break;
 		}
 		c[e]++;

@@ -446,7 +446,7 @@ static const struct cmd_node thread_trace_dump_instructions = {
 		{ 'f', "forwards", OPT_FLAG, NULL, "Show from the oldest instruction onwards." },
 		{ 'a', "all", OPT_FLAG, NULL, "Show every instruction." },
 		{ 'r', "raw", OPT_FLAG, NULL, "No symbol context lines or annotations." },
-		{ 'e', "events", OPT_FLAG, NULL, "Show the trace events among the instructions (software/hardware disabled tracing, HW clock tick, trace synchronization point)." },
+		{ 'e', "events", OPT_FLAG, NULL, "Show the trace events among the instructions (software/hardware disabled tracing, HW clock tick, trace synchronization point, CPU core changed)." },
 		{ 'E', "only-events", OPT_FLAG, NULL, "Show only the events and errors; --count and --skip count events." },
 		{ 't', "time", OPT_FLAG, NULL, "Show each item's time in nanoseconds since tracing started (traced with --tsc)." },
 		{ 'k', "kind", OPT_FLAG, NULL, "Show the control-flow kind of each instruction." },

@@ -1244,6 +1244,14 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	return ip + in.len;
 }
 
+/* The id of the k-th CPU of the list c. */
+static int cpu_id(const struct trace_swc_cpu *c, int k)
+{
+	while (k-- > 0 && c->next)
+		c = c->next;
+	return c->id;
+}
+
 /* Per-CPU: each thread's ring gets its part of the CPU traces (c and the
  * CPUs after it), when one of them changed since the last split. */
 static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *err)
@@ -1306,9 +1314,23 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			th->psbs = p->psbs;
 			th->inexact = p->inexact;
 			th->cpu_changes = p->cpu_changes;
+			free(th->cpu_marks);
+			free(th->cpu_ids);
+			th->cpu_marks = p->cpu_marks;
+			th->cpu_ids = p->cpu_ids;
+			th->ncpu_marks = p->ncpu_marks;
+			p->cpu_marks = NULL;
+			p->cpu_ids = NULL;
+			for (unsigned m = 0; m < th->ncpu_marks; m++)
+				th->cpu_ids[m] = cpu_id(c, th->cpu_ids[m]);
 		} else {
 			th->ring.buf = xcalloc(1, TRACE_RING_SLACK);
 			th->executions = th->psbs = th->inexact = th->cpu_changes = 0;
+			free(th->cpu_marks);
+			free(th->cpu_ids);
+			th->cpu_marks = NULL;
+			th->cpu_ids = NULL;
+			th->ncpu_marks = 0;
 		}
 		if (th->dec)
 			trace_decoded_free(th->dec);
@@ -1355,6 +1377,11 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 	if (dbg_trace_build_image(d, &img, err) < 0) {
 		free(buf);
 		return -1;
+	}
+	if (th->cpu) {	/* (its ring is its split part, whole) */
+		img.cpu_marks = th->cpu_marks;
+		img.cpu_ids = th->cpu_ids;
+		img.ncpu_marks = th->ncpu_marks;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = trace_decode_hooked(buf, len, &img, hook, &th->dec, err);

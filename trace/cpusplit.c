@@ -264,19 +264,22 @@ int trace_split_merge(const uint8_t *const *bufs, const struct trace_piece *piec
 	for (size_t i = 0; i < npieces; i++) {
 		struct trace_split_thread *t;
 
-		if (!*n || (*out)[*n - 1].tid != p[i].tid) {
+		int first = !*n || (*out)[*n - 1].tid != p[i].tid;
+
+		if (first) {
 			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
 			t = &(*out)[(*n)++];
 			memset(t, 0, sizeof(*t));
 			t->tid = p[i].tid;
 		} else {
 			t = &(*out)[*n - 1];
-			if (p[i - 1].cpu != p[i].cpu) {
-				t->cpu_marks = xrealloc(t->cpu_marks, (t->cpu_changes + 1) * sizeof(*t->cpu_marks));
-				t->cpu_ids = xrealloc(t->cpu_ids, (t->cpu_changes + 1) * sizeof(*t->cpu_ids));
-				t->cpu_marks[t->cpu_changes] = t->len;
-				t->cpu_ids[t->cpu_changes++] = p[i].cpu;
-			}
+		}
+		if (first || p[i - 1].cpu != p[i].cpu) {
+			t->cpu_marks = xrealloc(t->cpu_marks, (t->ncpu_marks + 1) * sizeof(*t->cpu_marks));
+			t->cpu_ids = xrealloc(t->cpu_ids, (t->ncpu_marks + 1) * sizeof(*t->cpu_ids));
+			t->cpu_marks[t->ncpu_marks] = t->len;
+			t->cpu_ids[t->ncpu_marks++] = p[i].cpu;
+			t->cpu_changes += !first;
 		}
 		t->executions++;
 		t->psbs += p[i].psbs;

@@ -64,8 +64,12 @@ struct trace_split_thread {
 	unsigned psbs;		/* PSB chunks */
 	unsigned inexact;	/* executions whose start fell between PSBs */
 	unsigned cpu_changes;	/* consecutive pieces on different CPUs */
-	size_t *cpu_marks;	/* where in bytes each such piece starts */
-	int *cpu_ids;		/* and its CPU (an index into the caller's list) */
+	/* the first piece and each one on another CPU than the last: where
+	 * in bytes it starts (at a PSB) and its CPU (an index into the
+	 * caller's list); ncpu_marks = cpu_changes + 1 */
+	size_t *cpu_marks;
+	int *cpu_ids;
+	unsigned ncpu_marks;
 };
 
 /* The threads' parts of the CPU traces bufs[k][0,lens[k]) cut into pieces:

@@ -42,6 +42,7 @@ struct trace_side {
 	uint8_t has_tsc;
 	uint8_t hw;
 	uint8_t libipt_type;	/* enum pt_event_type (< 256) */
+	uint16_t cpu;		/* TRACE_EV_CPU */
 	uint64_t ip;
 	uint64_t tsc;
 	uint64_t offset;
@@ -66,6 +67,9 @@ struct trace_decoded {
 	const uint8_t *buf;	/* the trace, for finding its PSBs */
 	size_t len;
 	uint64_t next_psb;	/* the next PSB not reported yet, or UINT64_MAX */
+	const size_t *marks;	/* trace_image's CPU marks */
+	const int *mark_cpus;
+	size_t nmarks, next_mark;
 	uint64_t sync;		/* the last PSB reported */
 	int have_sync;
 	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
@@ -318,6 +322,10 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
 		return;
 	d->sync = off;
 	d->have_sync = 1;
+	/* an execution on a new CPU starts at a PSB (LLDB: "CPU core
+	 * changed", before the sync point) */
+	while (d->next_mark < d->nmarks && d->marks[d->next_mark] <= off)
+		add_simple_event(d, TRACE_EV_CPU, 0, 0, 0)->cpu = (uint16_t)d->mark_cpus[d->next_mark++];
 	add_simple_event(d, TRACE_EV_SYNC, 0, 0, 0)->offset = off;
 }
 
@@ -482,6 +490,11 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	d->buf = buf;
 	d->len = len;
 	d->next_psb = UINT64_MAX;
+	if (img && img->ncpu_marks) {
+		d->marks = img->cpu_marks;
+		d->mark_cpus = img->cpu_ids;
+		d->nmarks = img->ncpu_marks;
+	}
 	if (!len) {
 		*out = d;
 		return 0;
@@ -568,6 +581,8 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	pt_blk_free_decoder(dec);
 	trim(d);
 	d->buf = NULL;		/* the caller's; not kept */
+	d->marks = NULL;
+	d->mark_cpus = NULL;
 	*out = d;
 	return 0;
 }
@@ -682,6 +697,7 @@ static void side_item(const struct trace_side *s, struct trace_item *it)
 	it->libipt_type = s->libipt_type;
 	it->tsc = s->tsc;
 	it->has_tsc = s->has_tsc;
+	it->cpu = s->cpu;
 }
 
 int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,

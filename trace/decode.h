@@ -28,6 +28,12 @@ struct trace_image {
 	struct pt_image_section_cache *iscache;
 	struct trace_cpu cpu;
 	void *reader;		/* trace_image_set_reader's, owned */
+	/* a thread's trace cut out of per-CPU traces: where each execution on
+	 * a new CPU starts (offsets of PSBs, increasing) and that CPU's id,
+	 * for TRACE_EV_CPU events (borrowed; none: ncpu_marks 0) */
+	const size_t *cpu_marks;
+	const int *cpu_ids;
+	size_t ncpu_marks;
 };
 
 int trace_image_init(struct trace_image *img, struct ptdb_err *err);
@@ -59,6 +65,8 @@ enum trace_event_kind {
 				 * offset: every PSB, whether the decoder
 				 * starts there, resumes there after an error
 				 * or decodes through it */
+	TRACE_EV_CPU,           /* the thread's execution goes on on another
+				 * CPU (per-CPU traces): cpu set */
 	TRACE_EV_NKINDS
 };
 
@@ -80,6 +88,7 @@ struct trace_item {
 	int libipt_type;        /* event: enum pt_event_type */
 	uint64_t tsc;
 	int has_tsc;
+	int cpu;                /* CPU event: the new CPU's id */
 };
 
 /* Where execution goes after the instruction at ip *inside a block*: ip +

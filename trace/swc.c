@@ -131,6 +131,8 @@ void trace_swc_release(struct trace_swc_thread *t)
 	trace_ring_release(&t->ring);
 	if (t->dec)
 		trace_decoded_free(t->dec);
+	free(t->cpu_marks);
+	free(t->cpu_ids);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -37,6 +37,11 @@ struct trace_swc_thread {
 	uint64_t next_ip;	/* where it goes on: the FUP when switched out */
 	unsigned executions, psbs, inexact;	/* from the last split */
 	unsigned cpu_changes;
+	/* and where each execution on a new CPU starts in ring, with the
+	 * CPU's id (heap; "CPU core changed" events) */
+	size_t *cpu_marks;
+	int *cpu_ids;
+	unsigned ncpu_marks;
 	/* decoded-thread cache (core/dbg_trace.c) */
 	struct trace_decoded *dec;
 	uint64_t dec_stop_id;

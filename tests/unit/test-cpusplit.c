@@ -86,6 +86,10 @@ static uint64_t next_ip(void *ctx, uint64_t ip)
 }
 
 /* The instructions of a split part, decoded against a page of NOPs. */
+/* "CPU core changed" events of the last decode_part: the CPU, and how
+ * many instructions came before. */
+static int cpu_events[8][2], ncpu_events;
+
 static int decode_part(const struct trace_split_thread *p, const char *code, uint64_t *ips, int max)
 {
 	struct trace_image img;
@@ -94,13 +98,23 @@ static int decode_part(const struct trace_split_thread *p, const char *code, uin
 
 	if (trace_image_init(&img, NULL) < 0 || trace_image_add_file(&img, code, 0, 0x2000, 0x1000, NULL) < 0)
 		return -1;
+	img.cpu_marks = p->cpu_marks;
+	img.cpu_ids = p->cpu_ids;
+	img.ncpu_marks = p->ncpu_marks;
 	if (trace_decode(p->bytes, p->len, &img, &d, NULL) < 0)
 		return -1;
+	ncpu_events = 0;
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		struct trace_item it;
 
-		if (trace_decoded_item(d, i, &it, next_ip, NULL) == 0 && it.kind == TRACE_ITEM_INSN && n < max)
+		if (trace_decoded_item(d, i, &it, next_ip, NULL) < 0)
+			continue;
+		if (it.kind == TRACE_ITEM_INSN && n < max)
 			ips[n++] = it.ip;
+		if (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_CPU && ncpu_events < 8) {
+			cpu_events[ncpu_events][0] = it.cpu;
+			cpu_events[ncpu_events++][1] = n;
+		}
 	}
 	trace_decoded_free(d);
 	trace_image_release(&img);
@@ -215,12 +229,25 @@ TEST(two_cpus_merge)
 	CHECK_INT(parts[0].tid, 11);
 	CHECK_INT(parts[0].executions, 2);
 	CHECK_INT(parts[0].cpu_changes, 1);
-	CHECK_INT(parts[0].cpu_ids[0], 1);
+	/* its first execution and the one on another CPU are marked */
+	CHECK_INT(parts[0].ncpu_marks, 2);
+	CHECK_INT(parts[0].cpu_marks[0], 0);
+	CHECK_INT(parts[0].cpu_ids[0], 0);
+	CHECK(parts[0].cpu_marks[1] > 0 && parts[0].cpu_marks[1] < parts[0].len);
+	CHECK_INT(parts[0].cpu_ids[1], 1);
 	CHECK_INT(decode_part(&parts[0], code, ips, 32), 6);
 	for (int i = 0; i < 6; i++)
 		CHECK_INT(ips[i], 0x1000 + i);
+	/* and decode as "CPU core changed" events where they start */
+	CHECK_INT(ncpu_events, 2);
+	CHECK_INT(cpu_events[0][0], 0);
+	CHECK_INT(cpu_events[0][1], 0);
+	CHECK_INT(cpu_events[1][0], 1);
+	CHECK_INT(cpu_events[1][1], 3);
 	CHECK_INT(parts[1].tid, 12);
+	CHECK_INT(parts[1].ncpu_marks, 1);
 	CHECK_INT(decode_part(&parts[1], code, ips, 32), 1);
+	CHECK_INT(ncpu_events, 1);
 	unlink(code);
 	trace_split_free(parts, nparts);
 	free(pieces);

@@ -187,6 +187,11 @@ TEST(item_texts)
 	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) HW clock tick [2000]");
 	trace_decoded_item(dec, 8, &it, next_ip, NULL);
 	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) software disabled tracing");
+	memset(&it, 0, sizeof(it));
+	it.kind = TRACE_ITEM_EVENT;
+	it.event = TRACE_EV_CPU;
+	it.cpu = 51;
+	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) CPU core changed [new CPU=51]");
 	trace_decoded_free(dec);
 	/* the same trace without its code: a gap where the code is missing */
 	{
