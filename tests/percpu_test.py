@@ -43,6 +43,19 @@ def dump(name, setup, run, mode, extra=()):
     return re.sub(r"tid = \d+", "tid = T", text), out
 
 
+def increasing_times(text):
+    """-t on a per-CPU trace: every instruction has a time, and each
+    thread's times never go back and do move on."""
+    why = []
+    for k, lines in per_thread(text).items():
+        ns = [float(m.group(1)) for m in (re.search(r"\[ *\d+\] \[([\d.]+) ns\]", x) for x in lines) if m]
+        if len(ns) != len(lines) or not ns:
+            why.append("thread #%d: %d of %d instructions have a time" % (k, len(ns), len(lines)))
+        elif any(b < a for a, b in zip(ns, ns[1:])) or ns[-1] <= ns[0]:
+            why.append("thread #%d: -t times do not increase (%s ... %s)" % (k, ns[:3], ns[-3:]))
+    return why
+
+
 def equal_to_per_thread(name, setup, run):
     a, out_a = dump(name, setup, run, "")
     bundle = os.path.join(OUT, "percpu-bundle-" + name)
@@ -58,9 +71,12 @@ def equal_to_per_thread(name, setup, run):
     if "Continuous executions of this thread:" not in out_b:
         why.append("dump info shows no per-CPU figures")
     post = os.path.join(OUT, "percpu-%s-loaded.txt" % name)
-    out_c = ptdb(["trace load " + bundle, "thread trace dump instructions all -a -F " + post])
+    timed = os.path.join(OUT, "percpu-%s-times.txt" % name)
+    out_c = ptdb(["trace load " + bundle, "thread trace dump instructions all -a -F " + post,
+                  "thread trace dump instructions all -a -t -F " + timed])
     if not os.path.exists(post) or re.sub(r"tid = \d+", "tid = T", read(post).decode()) != b:
         why.append("the per-CPU bundle does not dump the same after loading:\n" + out_c[-1500:])
+    why += increasing_times(read(timed).decode() if os.path.exists(timed) else "")
     if why:
         return results.fail("per-CPU equals per-thread: " + name, "\n".join(why) + "\n" + out_b[-2000:])
     results.ok("per-CPU equals per-thread: " + name)
