@@ -5,6 +5,7 @@
 #include "cmd/progress.h"
 #include "core/session.h"
 #include "core/size.h"
+#include "core/source.h"
 #include "disasm/disasm.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -37,6 +38,8 @@ struct dump_opts {
 	int64_t id;		/* -i, or -1 */
 	int count_given, forwards, all, raw, kinds, times, events, only_events;
 	int json, pretty, cont;
+	int source;		/* -m: source lines among the instructions */
+	int64_t from, to;	/* --from/--to: an instruction id range, or -1 */
 };
 
 struct dump {
@@ -53,6 +56,11 @@ struct dump {
 	int have_ctx;
 	int prev_error;		/* "...missing instructions" once per run of errors */
 	struct json_object *json;	/* -j/-J: the array being filled */
+	/* -m: the source line shown last */
+	const char *src_file;
+	unsigned src_line;
+	/* replaying this thread: the cursor's instruction id, marked "->" */
+	int64_t cursor;
 };
 
 static const char *kind_name(enum disasm_kind k)
@@ -99,6 +107,14 @@ static void print_ctx_line(struct dump *p, uint64_t ip)
 	p->have_ctx = 1;
 	if (!p->o->raw)
 		fprintf(p->out, "  %s\n", dbg_format_addr(p->d, ip, buf, sizeof(buf)));
+	/* -m: each new source line once, as "source list" shows it (GDB's
+	 * /m); a missing source file shows nothing */
+	if (p->o->source && loc.file && loc.line &&
+	    (loc.file != p->src_file || loc.line != p->src_line)) {
+		p->src_file = loc.file;
+		p->src_line = loc.line;
+		source_list_range(p->out, loc.file, loc.line, loc.line, NULL);
+	}
 }
 
 static void json_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip,
@@ -155,7 +171,7 @@ static void print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
 		return;
 	}
 	print_ctx_line(p, ip);
-	fprintf(p->out, "    [%*" PRIu64 "] ", p->width, id);
+	fprintf(p->out, "%s[%*" PRIu64 "] ", (int64_t)id == p->cursor ? "->  " : "    ", p->width, id);
 	if (p->o->times)
 		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
 	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
@@ -438,12 +454,19 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 	p.out = out;
 	p.o = o;
 	p.width = 1;
+	p.cursor = -1;
 	if (!th) {
 		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
 		return CMD_OK;
 	}
 	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
 		return CMD_ERROR;
+	if (dbg_replaying(d) && dbg_replay_tid(d) == tid) {
+		uint64_t cid, ctotal;
+
+		if (dbg_replay_cursor(d, &cid, &ctotal) == 0)
+			p.cursor = (int64_t)cid;
+	}
 	p.ds = dbg_disasm(d);
 	cmd_trace_clock_init(&p.clk, d, dec);
 	total = trace_decoded_insn_count(dec);
@@ -470,7 +493,30 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 			id = (int64_t)th->dump_next - 1;
 	}
 	/* the instruction range [first, last] to show, oldest first */
-	if (forwards) {
+	if (o->from >= 0 || o->to >= 0) {
+		/* --from/--to: that range (with one of them, --count from it) */
+		if (o->from >= 0 && (uint64_t)o->from >= total) {
+			fprintf(out, o->json ? "[]\n" : "    no more data\n");
+			if (p.json)
+				json_object_put(p.json);
+			return CMD_OK;
+		}
+		if (o->from >= 0 && o->to >= 0) {
+			first = (uint64_t)o->from;
+			last = (uint64_t)o->to;
+		} else if (o->from >= 0) {
+			first = (uint64_t)o->from;
+			last = o->all ? total - 1 : first + count - 1;
+		} else {
+			last = (uint64_t)o->to;
+			first = o->all || last + 1 < count ? 0 : last + 1 - count;
+		}
+		if (last >= total)
+			last = total - 1;
+		if (first > last)
+			first = last;
+		forwards = 1;
+	} else if (forwards) {
 		first = id >= 0 ? (uint64_t)id : o->skip;
 		last = first + count - 1 < total - 1 ? first + count - 1 : total - 1;
 	} else {
@@ -560,6 +606,28 @@ static int parse_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dump
 	o->pretty = cmd_opt_given(ctx->node, a, "pretty-json");
 	o->json = o->pretty || cmd_opt_given(ctx->node, a, "json");
 	o->cont = cmd_opt_given(ctx->node, a, "continue");
+	o->source = cmd_opt_given(ctx->node, a, "source");
+	o->from = o->to = -1;
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "to" : "from";
+
+		if (!(v = cmd_opt(ctx->node, a, name)))
+			continue;
+		if (uint_parse(v, &x, &err) < 0 || x > INT64_MAX) {
+			cmd_error(ctx, "invalid --%s '%s'", name, v);
+			return -1;
+		}
+		*(k ? &o->to : &o->from) = (int64_t)x;
+	}
+	if (o->from >= 0 && o->to >= 0 && o->from > o->to) {
+		cmd_error(ctx, "--from %" PRId64 " is after --to %" PRId64, o->from, o->to);
+		return -1;
+	}
+	if ((o->from >= 0 || o->to >= 0) && (o->id >= 0 || o->cont || o->only_events ||
+					     cmd_opt(ctx->node, a, "skip"))) {
+		cmd_error(ctx, "--from/--to give the range: they cannot be used with --id, --skip, --continue or --only-events");
+		return -1;
+	}
 	return 0;
 }
 
