@@ -185,7 +185,6 @@ int trace_ipt_attr_pt(struct perf_event_attr *a, const struct trace_ipt_pmu *p,
 	a->type = p->type;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
-	a->exclude_idle = 1;
 	a->disabled = 1;
 	if ((o->tsc || per_cpu) &&
 	    trace_ipt_field_set(cfg, &p->tsc, 1, "TSC (--tsc)", err) < 0)
