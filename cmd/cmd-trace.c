@@ -422,6 +422,22 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 #define BACKEND_OPT { 0, "backend", OPT_STRING, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
 
 static const struct cmd_node *start_help(const struct session *s);
+static const struct cmd_node thread_trace_start;
+
+static const struct cmd_node thread_trace_start_ipt = {
+	.name = "start", .summary = "Start tracing one or more threads with intel-pt.",
+	.syntax = "[<thread-index> <thread-index> ... | all] [<intel-pt-options>]",
+	.details = "Without an index the selected thread is traced; 'all' traces every current and "
+		"future thread.  Tracing a traced thread again restarts its trace.",
+	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
+	.opts = (const struct cmd_opt[]){
+		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
+		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
+		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
+		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+		BACKEND_OPT,
+		{ 0 } },
+};
 
 static const struct cmd_node thread_trace_start = {
 	.name = "start", .summary = "Start tracing one or more threads with software.",
@@ -450,7 +466,12 @@ static const struct cmd_node thread_trace_start_generic = {
 
 static const struct cmd_node *start_help(const struct session *s)
 {
-	return dbg_alive(&s->dbg) ? &thread_trace_start : &thread_trace_start_generic;
+	struct trace_ipt_pmu pmu;
+
+	if (!dbg_alive(&s->dbg))
+		return &thread_trace_start_generic;
+	/* LLDB names the plugin the options belong to: the default backend */
+	return trace_ipt_pmu_read(&pmu, NULL, NULL) == 0 ? &thread_trace_start_ipt : &thread_trace_start;
 }
 
 static const struct cmd_node thread_trace_stop = {
