@@ -225,7 +225,8 @@ int dbg_ipt_cpus_start(struct dbg_ipt *h, pid_t pid, size_t size, size_t total_l
 	    trace_ipt_cpus_online(NULL, &ids, &n, err) < 0)
 		return -1;
 	if (trace_ipt_check_total(bytes, (unsigned)n, total_limit, 1, err) < 0 ||
-	    trace_ipt_check_mlock(&h->lim, bytes, h->page, 0, (unsigned)n, err) < 0) {
+	    trace_ipt_check_mlock(&h->lim, bytes, h->page, 1 + TRACE_IPT_SWITCH_BYTES / h->page,
+				  (unsigned)n, err) < 0) {
 		free(ids);
 		return -1;
 	}
@@ -233,8 +234,15 @@ int dbg_ipt_cpus_start(struct dbg_ipt *h, pid_t pid, size_t size, size_t total_l
 	h->cpus = xcalloc((size_t)n, sizeof(*h->cpus));
 	for (int i = 0; i < n; i++) {
 		struct ipt_cpu *k = &h->cpus[i];
+		int r = open_cpu(h, k, ids[i], pages, err);
 
-		if (open_cpu(h, k, ids[i], pages, err) < 0) {
+		if (r < 0 && i == 0 && h->cgroup_fd >= 0) {
+			/* no perf cgroup support (CONFIG_CGROUP_PERF): every task */
+			close(h->cgroup_fd);
+			h->cgroup_fd = -1;
+			r = open_cpu(h, k, ids[i], pages, err);
+		}
+		if (r < 0) {
 			free(ids);
 			drop_cpus(h);
 			return -1;

@@ -13,7 +13,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 static size_t page_size(void)
@@ -192,6 +194,19 @@ int trace_ipt_cgroup_open(pid_t pid)
 	text[got] = 0;
 	if (trace_ipt_cgroup_parse(text, rel, sizeof(rel)) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s", rel);
-	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* the v2 hierarchy: /sys/fs/cgroup, or .../unified on hybrid
+	 * systems (a v1 directory is not what PERF_FLAG_PID_CGROUP takes) */
+	for (int i = 0; i < 2; i++) {
+		struct statfs sf;
+		int fd;
+
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s%s", i ? "/unified" : "", rel);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstatfs(fd, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+			return fd;
+		close(fd);
+	}
+	return -1;
 }
