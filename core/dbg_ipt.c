@@ -138,7 +138,7 @@ int dbg_ipt_thread_start(struct dbg_ipt *h, struct trace_swc_thread *th, pid_t t
 	char what[96];
 
 	if (trace_ipt_aux_size(size, h->page, &bytes, &pages, err) < 0 ||
-	    trace_ipt_check_total(dbg_ipt_bytes(h) + bytes, 1, total_limit, 0, err) < 0 ||
+	    trace_ipt_check_total(dbg_ipt_bytes(h) + bytes, 1, total_limit, tid, err) < 0 ||
 	    trace_ipt_check_mlock(&h->lim, bytes, h->page, 0, (unsigned)h->nthr + 1, err) < 0 ||
 	    trace_ipt_attr_pt(&a, &h->pmu, &h->o, 0, err) < 0)
 		return -1;
@@ -165,8 +165,11 @@ static int refresh_thread(struct ipt_thr *t, struct ptdb_err *err)
 	if (trace_ipt_event_read_aux(&t->ev, &buf, &len, err) < 0)
 		return -1;
 	free(t->th->ring.buf);
+	/* buf has room for the whole aux buffer: size is the buffer's (what
+	 * dump info shows), pos the bytes it holds, oldest first */
 	t->th->ring.buf = buf;
-	t->th->ring.size = t->th->ring.pos = len;
+	t->th->ring.size = t->ev.aux_size;
+	t->th->ring.pos = len;
 	t->th->ring.total += len + 1;	/* changed: a new decode */
 	t->th->ring.wrapped = 0;
 	t->th->dec_stop_id = (uint64_t)-1;
@@ -224,7 +227,7 @@ int dbg_ipt_cpus_start(struct dbg_ipt *h, pid_t pid, size_t size, size_t total_l
 	if (trace_ipt_aux_size(size, h->page, &bytes, &pages, err) < 0 ||
 	    trace_ipt_cpus_online(NULL, &ids, &n, err) < 0)
 		return -1;
-	if (trace_ipt_check_total(bytes, (unsigned)n, total_limit, 1, err) < 0 ||
+	if (trace_ipt_check_total(bytes, (unsigned)n, total_limit, 0, err) < 0 ||
 	    trace_ipt_check_mlock(&h->lim, bytes, h->page, 1 + TRACE_IPT_SWITCH_BYTES / h->page,
 				  (unsigned)n, err) < 0) {
 		free(ids);
@@ -308,7 +311,8 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err)
 		}
 		free(k->c->s.ring.buf);
 		k->c->s.ring.buf = buf;
-		k->c->s.ring.size = k->c->s.ring.pos = len;
+		k->c->s.ring.size = k->pt.aux_size;
+		k->c->s.ring.pos = len;
 		k->c->s.ring.total += len + 1;
 		k->c->split_valid = 0;
 		if (trace_ipt_event_read_data(&k->sw, &k->c->sw, &k->c->sw_len, &k->c->sw_cap,

@@ -393,16 +393,16 @@ int trace_ipt_check_mlock(const struct trace_ipt_limits *l, size_t bytes, size_t
 			    TRACE_IPT_MLOCK_KB, l->mlock_kb, l->memlock >> 10);
 }
 
-int trace_ipt_check_total(size_t bytes, unsigned nbuf, size_t limit, int per_cpu,
+int trace_ipt_check_total(size_t bytes, unsigned nbuf, size_t limit, pid_t tid,
 			  struct ptdb_err *err)
 {
 	if (!limit || (uint64_t)bytes * nbuf <= limit)
 		return 0;
-	if (per_cpu)
+	if (!tid)
 		return ptdb_err_set(err, "The process can't be traced because the process trace size "
 				    "limit has been reached. Consider retracing with a higher limit.");
-	return ptdb_err_set(err, "The process trace size limit has been reached. Consider "
-			    "retracing with a higher limit.");
+	return ptdb_err_set(err, "Thread %d can't be traced as the process trace size limit has "
+			    "been reached. Consider retracing with a higher limit.", (int)tid);
 }
 
 int trace_ipt_open_error(struct ptdb_err *err, const char *what, int e)

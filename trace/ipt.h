@@ -115,8 +115,9 @@ int trace_ipt_mlock_read(const char *path, struct trace_ipt_limits *l, struct pt
  * message names perf_event_mlock_kb and RLIMIT_MEMLOCK. */
 int trace_ipt_check_mlock(const struct trace_ipt_limits *l, size_t bytes, size_t page,
 			  size_t data_pages, unsigned nbuf, struct ptdb_err *err);
-/* The process trace size limit (0: none) counts every buffer. */
-int trace_ipt_check_total(size_t bytes, unsigned nbuf, size_t limit, int per_cpu,
+/* The process trace size limit (0: none) counts every buffer: nbuf of
+ * bytes each, for thread tid (its wording) or per CPU (tid 0). */
+int trace_ipt_check_total(size_t bytes, unsigned nbuf, size_t limit, pid_t tid,
 			  struct ptdb_err *err);
 
 /* err for a failed perf_event_open/mmap of what (errno e): EACCES and

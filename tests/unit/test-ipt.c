@@ -403,11 +403,15 @@ TEST(total_limit_counts_every_cpu_buffer)
 {
 	struct ptdb_err err;
 
-	CHECK_INT(trace_ipt_check_total(1 << 20, 4, 4 << 20, 1, &err), 0);
-	CHECK_INT(trace_ipt_check_total(1 << 20, 5, 4 << 20, 1, &err), -1);
+	CHECK_INT(trace_ipt_check_total(1 << 20, 4, 4 << 20, 0, &err), 0);
+	CHECK_INT(trace_ipt_check_total(1 << 20, 5, 4 << 20, 0, &err), -1);
 	CHECK_STR(err.msg, "The process can't be traced because the process trace size limit "
 		  "has been reached. Consider retracing with a higher limit.");
-	CHECK_INT(trace_ipt_check_total(1 << 20, 500, 0, 1, &err), 0);
+	CHECK_INT(trace_ipt_check_total(1 << 20, 500, 0, 0, &err), 0);
+	/* per thread: the buffers so far plus the new one */
+	CHECK_INT(trace_ipt_check_total((3 << 20) + 4096, 1, 3 << 20, 77, &err), -1);
+	CHECK_STR(err.msg, "Thread 77 can't be traced as the process trace size limit has been "
+		  "reached. Consider retracing with a higher limit.");
 }
 
 TEST(permission_errors_mention_paranoid)
