@@ -39,6 +39,7 @@ struct dbg_trace {
 	struct trace_swc_cpu *cpu;	/* per-CPU tracing: the one CPU */
 	int cpu_stopped;		/* its tracing stopped: freed on resume */
 	struct dbg_ipt *hw;		/* intel-pt backend, NULL: software */
+	pid_t hw_limit_tid;		/* a new thread over the total limit */
 };
 
 #define DBG_TRACE_QUANTUM 256
@@ -250,6 +251,25 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	return 0;
 }
 
+/* intel-pt per thread: a thread the process creates while it runs gets
+ * its event as the target learns of it (the clone event), before it runs
+ * any code.  Over the total limit it is not traced and the process stops
+ * with the limit reason, as the software backend stops it. */
+static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsigned index)
+{
+	struct dbg *d = ctx;
+	struct ptdb_err err;
+
+	(void)index;
+	if (!d->trace || !d->trace->hw || !d->trace->all || d->trace->cpu || find(d, tid) ||
+	    excluded(d->trace, tid))
+		return;
+	if (start_one(d, tid, &err) < 0 && !d->trace->hw_limit_tid) {
+		d->trace->hw_limit_tid = tid;
+		target_interrupt(p);
+	}
+}
+
 int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
 		    const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
@@ -274,6 +294,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		return ptdb_err_set(err, "The process is traced with the %s backend. Stop tracing "
 				    "it first", d->trace->hw ? "intel-pt" : "software");
 	if (o->backend == DBG_BACKEND_INTEL_PT && !(d->trace && d->trace->hw)) {
+		struct target_hooks hk = { .thread_created = hw_thread_created, .ctx = d };
 		struct dbg_ipt *hw;
 
 		if (dbg_ipt_new(&hw, o, err) < 0)
@@ -281,6 +302,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		if (!d->trace)
 			d->trace = xcalloc(1, sizeof(*d->trace));
 		d->trace->hw = hw;
+		target_set_hooks(d->proc, &hk);
 	}
 	if ((o->tsc || (o->per_cpu && o->backend == DBG_BACKEND_INTEL_PT)) &&
 	    (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
@@ -427,6 +449,8 @@ void dbg_trace_end(struct dbg *d)
 	free(d->trace->th);
 	free(d->trace->excluded);
 	drop_cpu(d->trace);
+	if (d->trace->hw && d->proc)
+		target_set_hooks(d->proc, NULL);
 	dbg_ipt_free(d->trace->hw);
 	free(d->trace);
 	d->trace = NULL;
@@ -1210,7 +1234,17 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		 * every event (resume every CPU) just before it resumes */
 		if (dbg_ipt_will_resume(d->trace->hw, err) < 0)
 			return -1;
-		return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		d->trace->hw_limit_tid = 0;
+		rr = dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		if (rr >= 0 && d->trace && d->trace->hw_limit_tid && dbg_alive(d)) {
+			pid_t lt = d->trace->hw_limit_tid;
+
+			memset(stop, 0, sizeof(*stop));
+			stop->reason = DBG_R_TRACE_LIMIT;
+			stop->tid = lt;
+			rr = RW_USER;
+		}
+		return rr;
 	}
 	target_thread_begin(d->proc);
 	rr = collect(d, step_tid, tid, goals, ngoals, stop, err);
