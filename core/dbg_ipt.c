@@ -145,9 +145,9 @@ int dbg_ipt_thread_start(struct dbg_ipt *h, struct trace_swc_thread *th, pid_t t
 	snprintf(what, sizeof(what), "perf_event_open (intel_pt) for thread %d", (int)tid);
 	if (trace_ipt_event_open(&ev, &a, tid, -1, -1, 0, 0, pages, what, err) < 0)
 		return -1;
-	/* without the kernel's parameters the calibrated conversion stays */
-	if (h->o.tsc)
-		take_tsc(&ev, conv, NULL);
+	/* the kernel's parameters, for -t and for bundles' tscPerfZeroConversion
+	 * (without them a calibrated conversion stays) */
+	take_tsc(&ev, conv, NULL);
 	trace_swc_init_loaded(th, tid, index, xcalloc(1, TRACE_RING_SLACK), 0);
 	th->tracing = 1;
 	h->thr = xrealloc(h->thr, (size_t)(h->nthr + 1) * sizeof(*h->thr));
