@@ -141,10 +141,8 @@ int trace_ipt_event_read_data(struct trace_ipt_event *e, uint8_t **buf, size_t *
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	r = trace_ipt_data_take((const uint8_t *)e->base + page_size(), e->data_size, e->data_tail,
 				head, buf, len, cap, err);
-	if (r < 0)
-		e->data_tail = head;	/* lost: start over from what comes next */
-	else
-		e->data_tail = head;
+	/* consumed (or, when lost, skipped): the kernel may reuse the room */
+	e->data_tail = head;
 	__atomic_store_n(&mp->data_tail, e->data_tail, __ATOMIC_RELEASE);
 	return r;
 }
