@@ -332,13 +332,19 @@ int trace_ipt_cpuinfo_parse(const char *text, struct trace_ipt_cpuinfo *ci, stru
 
 int trace_ipt_cpuinfo_read(const char *path, struct trace_ipt_cpuinfo *ci, struct ptdb_err *err)
 {
-	static char buf[16384];	/* the first processor's block fits */
+	size_t n = 16384;	/* the first processor's block fits */
+	char *buf = xmalloc(n);
+	int r;
 
 	if (!path)
 		path = "/proc/cpuinfo";
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (read_small(path, buf, n) < 0) {
+		free(buf);
 		return ptdb_err_errno(err, "cannot read %s", path);
-	return trace_ipt_cpuinfo_parse(buf, ci, err);
+	}
+	r = trace_ipt_cpuinfo_parse(buf, ci, err);
+	free(buf);
+	return r;
 }
 
 int trace_ipt_aux_size(size_t bytes, size_t page, size_t *size, size_t *pages,
