@@ -264,7 +264,9 @@ static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsig
 	if (!d->trace || !d->trace->hw || !d->trace->all || d->trace->cpu || find(d, tid) ||
 	    excluded(d->trace, tid))
 		return;
-	if (start_one(d, tid, &err) < 0 && !d->trace->hw_limit_tid) {
+	/* another failure (the kernel refused the event) leaves it untraced:
+	 * dump info says so */
+	if (start_one(d, tid, &err) < 0 && strstr(err.msg, "size limit") && !d->trace->hw_limit_tid) {
 		d->trace->hw_limit_tid = tid;
 		target_interrupt(p);
 	}
