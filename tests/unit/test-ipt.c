@@ -447,7 +447,7 @@ TEST(tsc_from_a_perf_page_as_the_backend_reads_it)
 	char why[160];
 
 	pg.cap_user_time_zero = 1;
-	pg.time_mult = 1 << 31;		/* 2 GHz TSC */
+	pg.time_mult = 1u << 31;		/* 2 GHz TSC */
 	pg.time_shift = 32;
 	pg.time_zero = 1000;
 	CHECK_INT(trace_tsc_from_perf_page(&c, &pg, why, sizeof(why)), 0);
