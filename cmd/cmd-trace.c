@@ -82,7 +82,8 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 	return 0;
 }
 
-/* --backend, else intel-pt when the PMU exists, else software.  Forced
+/* --backend, else the backend already tracing the process, else intel-pt
+ * when the PMU exists, else software.  Forced
  * intel-pt without the PMU fails here with the PMU reader's words. */
 static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backend)
 {
@@ -90,6 +91,12 @@ static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backen
 	struct trace_ipt_pmu pmu;
 	struct ptdb_err err;
 
+	if (!b && dbg_tracing(&ctx->s->dbg)) {
+		/* more threads of a traced process: its backend */
+		*backend = strcmp(dbg_trace_technology(&ctx->s->dbg), "intel-pt")
+				   ? DBG_BACKEND_SOFTWARE : DBG_BACKEND_INTEL_PT;
+		return 0;
+	}
 	if (!b) {
 		*backend = trace_ipt_pmu_read(&pmu, NULL, NULL) == 0 ? DBG_BACKEND_INTEL_PT
 								     : DBG_BACKEND_SOFTWARE;
