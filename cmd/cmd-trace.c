@@ -396,7 +396,13 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	}
 	fprintf(ctx->out, "\n  Timing for this thread:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
 	cmd_trace_info_sections(d, dec, ctx->out);
-	if (verbose) {
+	if (verbose && !d->pm && !strcmp(dbg_trace_technology(d), "intel-pt")) {
+		/* the hardware counts nothing for ptdb: the perf event's state */
+		fprintf(ctx->out, "\n  Collector:\n    perf_event_open intel_pt, %s\n",
+			th->cpu ? "one event per online CPU" : "one event for this thread");
+		fprintf(ctx->out, "    Bytes in the buffer at the last stop: %zu\n", th->ring.pos);
+		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
+	} else if (verbose) {
 		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
 		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 " (%" PRIu64 " computed, not run)\n",
 			th->transfers, th->emulated);

@@ -170,7 +170,7 @@ static int refresh_thread(struct ipt_thr *t, struct ptdb_err *err)
 	t->th->ring.buf = buf;
 	t->th->ring.size = t->ev.aux_size;
 	t->th->ring.pos = len;
-	t->th->ring.total += len + 1;	/* changed: a new decode */
+	t->th->ring.total = len;
 	t->th->ring.wrapped = 0;
 	t->th->dec_stop_id = (uint64_t)-1;
 	return 0;
@@ -313,8 +313,8 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err)
 		k->c->s.ring.buf = buf;
 		k->c->s.ring.size = k->pt.aux_size;
 		k->c->s.ring.pos = len;
-		k->c->s.ring.total += len + 1;
-		k->c->split_valid = 0;
+		k->c->s.ring.total = len;
+		k->c->split_valid = 0;	/* new bytes: split again */
 		if (trace_ipt_event_read_data(&k->sw, &k->c->sw, &k->c->sw_len, &k->c->sw_cap,
 					      err) < 0)
 			r = -1;
