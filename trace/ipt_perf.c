@@ -40,10 +40,13 @@ int trace_ipt_event_open(struct trace_ipt_event *e, struct perf_event_attr *a, p
 	e->base = mmap(NULL, e->base_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
 	if (e->base == MAP_FAILED) {
 		int x = errno;
+		char w[256];
 
+		snprintf(w, sizeof(w), "%s: mmap of the %zu KiB perf buffer (locked memory: %s, "
+			 "RLIMIT_MEMLOCK)", what, e->base_len >> 10, TRACE_IPT_MLOCK_KB);
 		e->base = NULL;
 		trace_ipt_event_close(e);
-		return trace_ipt_open_error(err, what, x);
+		return trace_ipt_open_error(err, w, x);
 	}
 	e->data_size = data_pages * pg;
 	e->enabled = !a->disabled;
