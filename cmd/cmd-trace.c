@@ -8,6 +8,7 @@
 #include "core/size.h"
 #include "disasm/disasm.h"
 #include "trace/decode.h"
+#include "trace/ipt.h"
 #include "trace/swc.h"
 
 #include <json-c/json.h>
@@ -22,7 +23,6 @@
 
 #define DEFAULT_SIZE (4u << 10)
 #define DEFAULT_TOTAL_LIMIT ((size_t)500 << 20)
-#define INTEL_PT_PMU "/sys/bus/event_source/devices/intel_pt"
 
 /* "Process not available" before any process, "Process must be launched"
  * after it exited (LLDB's words, without a period). */
@@ -82,20 +82,37 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 	return 0;
 }
 
-static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a)
+/* --backend, else the backend already tracing the process, else intel-pt
+ * when the PMU exists, else software.  Forced
+ * intel-pt without the PMU fails here with the PMU reader's words. */
+static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backend)
 {
 	const char *b = cmd_opt(ctx->node, a, "backend");
+	struct trace_ipt_pmu pmu;
+	struct ptdb_err err;
 
-	if (!b || !strcmp(b, "software"))
+	if (!b && dbg_tracing(&ctx->s->dbg)) {
+		/* more threads of a traced process: its backend */
+		*backend = strcmp(dbg_trace_technology(&ctx->s->dbg), "intel-pt")
+				   ? DBG_BACKEND_SOFTWARE : DBG_BACKEND_INTEL_PT;
 		return 0;
+	}
+	if (!b) {
+		*backend = trace_ipt_pmu_read(&pmu, NULL, NULL) == 0 ? DBG_BACKEND_INTEL_PT
+								     : DBG_BACKEND_SOFTWARE;
+		return 0;
+	}
+	if (!strcmp(b, "software")) {
+		*backend = DBG_BACKEND_SOFTWARE;
+		return 0;
+	}
 	if (!strcmp(b, "intel-pt")) {
-		if (access(INTEL_PT_PMU, F_OK) != 0) {
-			cmd_error(ctx, "the intel-pt backend needs Intel PT hardware (%s does not exist); "
-				  "use --backend software", INTEL_PT_PMU);
+		if (trace_ipt_pmu_read(&pmu, NULL, &err) < 0) {
+			cmd_error(ctx, "%s", err.msg);
 			return -1;
 		}
-		cmd_error(ctx, "the intel-pt backend is not available in this build yet; use --backend software");
-		return -1;
+		*backend = DBG_BACKEND_INTEL_PT;
+		return 0;
 	}
 	cmd_error(ctx, "invalid backend '%s': expected intel-pt or software", b);
 	return -1;
@@ -108,6 +125,8 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 	uint64_t x;
 
 	memset(o, 0, sizeof(*o));
+	if (backend_ok(ctx, a, &o->backend) < 0)
+		return -1;
 	o->size = DEFAULT_SIZE;
 	o->total_limit = DEFAULT_TOTAL_LIMIT;
 	if ((v = cmd_opt(ctx->node, a, "size"))) {
@@ -134,16 +153,25 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 			cmd_error(ctx, "invalid --psb-period: %s", err.msg);
 			return -1;
 		}
-		if (x < TRACE_PTW_MIN_PERIOD) {
+		/* intel-pt checks its own (powers of two the CPU offers) */
+		if (x < TRACE_PTW_MIN_PERIOD && o->backend == DBG_BACKEND_SOFTWARE) {
 			cmd_error(ctx, "invalid --psb-period '%s': at least %u bytes", v, TRACE_PTW_MIN_PERIOD);
 			return -1;
 		}
 		o->psb_period = (size_t)x;
 	}
-	if ((v = cmd_opt(ctx->node, a, "perf-config")) && uint_parse(v, &x, &err) < 0) {
-		cmd_error(ctx, "invalid --perf-config: %s", err.msg);
-		return -1;
+	if ((v = cmd_opt(ctx->node, a, "perf-config"))) {
+		if (uint_parse(v, &x, &err) < 0) {
+			cmd_error(ctx, "invalid --perf-config: %s", err.msg);
+			return -1;
+		}
+		if (o->backend != DBG_BACKEND_INTEL_PT) {
+			cmd_error(ctx, "--perf-config goes with the intel-pt backend");
+			return -1;
+		}
+		o->perf_config = x;
 	}
+	o->no_cgroup = cmd_opt_given(ctx->node, a, "disable-cgroup-filtering");
 	o->tsc = cmd_opt_given(ctx->node, a, "tsc");
 	o->single_step = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_STEPPING), "single");
 	return 0;
@@ -157,7 +185,7 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n, all;
 
-	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0 ||
+	if (need_live(ctx) < 0 || trace_opts(ctx, a, &o) < 0 ||
 	    parse_threads(ctx, a, tids, &n, &all) < 0)
 		return CMD_ERROR;
 	if (dbg_trace_is_process(d))
@@ -177,7 +205,7 @@ static enum cmd_status exec_process_start(struct cmd_ctx *ctx, const struct cmd_
 	const char *v;
 	int signo = 0;
 
-	if (need_live(ctx) < 0 || backend_ok(ctx, a) < 0 || trace_opts(ctx, a, &o) < 0)
+	if (need_live(ctx) < 0 || trace_opts(ctx, a, &o) < 0)
 		return CMD_ERROR;
 	o.per_cpu = cmd_opt_given(ctx->node, a, "per-cpu-tracing");
 	if (dbg_trace_is_process(d))
@@ -299,7 +327,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		struct json_object *c = json_object_new_object();
 
 		snprintf(b1, sizeof(b1), "%zu", mem);
-		json_object_object_add(o, "traceTechnology", json_object_new_string(d->pm ? "intel-pt" : "software"));
+		json_object_object_add(o, "traceTechnology", json_object_new_string(dbg_trace_technology(d)));
 		json_object_object_add(st, "tid", json_object_new_int((int)tid));
 		json_object_object_add(st, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
 		json_object_object_add(st, "traceItemsCount", json_object_new_uint64(items));
@@ -329,6 +357,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	fprintf(ctx->out, "thread #%d: tid = %d\n", cmd_trace_thread_index(d, tid), (int)tid);
 	if (d->pm)
 		fprintf(ctx->out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
+	else if (!strcmp(dbg_trace_technology(d), "intel-pt"))
+		fprintf(ctx->out, "\n  Trace technology: intel-pt\n");
 	else
 		fprintf(ctx->out, "\n  Trace technology: software (Intel PT packets, %s)\n",
 			dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
@@ -366,7 +396,13 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	}
 	fprintf(ctx->out, "\n  Timing for this thread:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
 	cmd_trace_info_sections(d, dec, ctx->out);
-	if (verbose) {
+	if (verbose && !d->pm && !strcmp(dbg_trace_technology(d), "intel-pt")) {
+		/* the hardware counts nothing for ptdb: the perf event's state */
+		fprintf(ctx->out, "\n  Collector:\n    perf_event_open intel_pt, %s\n",
+			th->cpu ? "one event per online CPU" : "one event for this thread");
+		fprintf(ctx->out, "    Bytes in the buffer at the last stop: %zu\n", th->ring.pos);
+		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
+	} else if (verbose) {
 		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
 		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 " (%" PRIu64 " computed, not run)\n",
 			th->transfers, th->emulated);
@@ -395,9 +431,26 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 	return st;
 }
 
+#define PSB_HELP "Bytes of trace between PSB synchronization points (software: at least 64; intel-pt: a power of two of at least 2 KiB that the CPU offers in caps/psb_periods)."
 #define BACKEND_OPT { 0, "backend", OPT_STRING, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
 
 static const struct cmd_node *start_help(const struct session *s);
+static const struct cmd_node thread_trace_start;
+
+static const struct cmd_node thread_trace_start_ipt = {
+	.name = "start", .summary = "Start tracing one or more threads with intel-pt.",
+	.syntax = "[<thread-index> <thread-index> ... | all] [<intel-pt-options>]",
+	.details = "Without an index the selected thread is traced; 'all' traces every current and "
+		"future thread.  Tracing a traced thread again restarts its trace.",
+	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
+	.opts = (const struct cmd_opt[]){
+		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
+		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
+		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
+		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+		BACKEND_OPT,
+		{ 0 } },
+};
 
 static const struct cmd_node thread_trace_start = {
 	.name = "start", .summary = "Start tracing one or more threads with software.",
@@ -410,7 +463,7 @@ static const struct cmd_node thread_trace_start = {
 		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
 		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-		{ 'p', "psb-period", OPT_STRING, "bytes", "Bytes of trace between PSB synchronization points (software backend)." },
+		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
 		BACKEND_OPT,
 		{ 0 } },
 };
@@ -426,7 +479,12 @@ static const struct cmd_node thread_trace_start_generic = {
 
 static const struct cmd_node *start_help(const struct session *s)
 {
-	return dbg_alive(&s->dbg) ? &thread_trace_start : &thread_trace_start_generic;
+	struct trace_ipt_pmu pmu;
+
+	if (!dbg_alive(&s->dbg))
+		return &thread_trace_start_generic;
+	/* LLDB names the plugin the options belong to: the default backend */
+	return trace_ipt_pmu_read(&pmu, NULL, NULL) == 0 ? &thread_trace_start_ipt : &thread_trace_start;
 }
 
 static const struct cmd_node thread_trace_stop = {
@@ -493,10 +551,12 @@ static const struct cmd_node process_trace_start = {
 		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
 		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-		{ 'p', "psb-period", OPT_STRING, "bytes", "Bytes of trace between PSB synchronization points (software backend)." },
+		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
+		{ 'd', "disable-cgroup-filtering", OPT_FLAG, NULL, "intel-pt per CPU: trace every task on the CPUs, not only the process's cgroup." },
 		{ 0, "snapshot-on", OPT_STRING, "signal", "When the process gets this signal (e.g. SIGUSR2), save the trace as a bundle and continue (the signal is not delivered)." },
 		{ 0, "snapshot-dir", OPT_STRING, "directory", "Where --snapshot-on saves: <directory>/snapshot-N (default ptdb-snapshots)." },
-		{ 0, "per-cpu-tracing", OPT_FLAG, NULL, "Trace each CPU instead of each thread, with context-switch records (TSC on; the software backend emulates one CPU)." },
+		{ 0, "per-cpu-tracing", OPT_FLAG, NULL, "Trace each CPU instead of each thread, with context-switch records (TSC on; intel-pt: every online CPU, paused while the process is stopped; the software backend emulates one CPU)." },
 		BACKEND_OPT,
 		{ 0 } },
 };

@@ -238,7 +238,13 @@ struct dbg_trace_opts {
 	int per_cpu;		/* process trace: one buffer per (emulated) CPU
 				 * with context-switch records, split into
 				 * threads when read */
+	int backend;		/* DBG_BACKEND_* */
+	uint64_t perf_config;	/* intel-pt: raw attr.config bits */
+	int no_cgroup;		/* intel-pt per CPU: trace every task */
 };
+enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
+/* "intel-pt" or "software": what the live (or loaded) trace came from. */
+const char *dbg_trace_technology(const struct dbg *d);
 int dbg_tracing(const struct dbg *d);
 int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);

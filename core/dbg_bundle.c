@@ -536,6 +536,14 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 		b.family = d->pm->family;
 		b.model = d->pm->model;
 		b.stepping = d->pm->stepping;
+	} else if (dbg_trace_ipt(d)) {
+		/* the CPU that wrote it: its errata apply when decoding */
+		int f, m, st;
+
+		dbg_ipt_cpu_info(dbg_trace_ipt(d), b.vendor, sizeof(b.vendor), &f, &m, &st);
+		b.family = (unsigned)f;
+		b.model = (unsigned)m;
+		b.stepping = (unsigned)st;
 	} else {
 		/* the software backend's packets come from no CPU's errata */
 		snprintf(b.vendor, sizeof(b.vendor), "unknown");

@@ -43,4 +43,38 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		  struct ptdb_err *err);
 void dbg_trace_did_stop(struct dbg *d);
 
+/* The intel-pt backend's events (core/dbg_ipt.c).  Buffers are copied at
+ * every stop into the containers dumps read: a thread's ring, or per CPU
+ * the chain of struct trace_swc_cpu it owns. */
+struct dbg_ipt;
+struct trace_swc_thread;
+struct trace_swc_cpu;
+struct trace_tsc_conv;
+/* Reads the PMU (the "not available" error), /proc/cpuinfo, the limits. */
+int dbg_ipt_new(struct dbg_ipt **out, const struct dbg_trace_opts *o, struct ptdb_err *err);
+void dbg_ipt_free(struct dbg_ipt *h);
+/* One event for tid (pid = tid, cpu = -1), created disabled; th becomes
+ * its container.  With --tsc conv takes the perf page's parameters. */
+int dbg_ipt_thread_start(struct dbg_ipt *h, struct trace_swc_thread *th, pid_t tid,
+			 unsigned index, size_t size, size_t total_limit,
+			 struct trace_tsc_conv *conv, struct ptdb_err *err);
+/* Final copy of its buffer, then the event closes. */
+int dbg_ipt_thread_stop(struct dbg_ipt *h, struct trace_swc_thread *th, struct ptdb_err *err);
+/* An intel_pt and a context-switch event per online CPU (cgroup of pid
+ * when cgroup_filter and cgroup v2, else every task), created disabled;
+ * *chain the CPUs' containers (owned by h).  conv: the perf page's. */
+int dbg_ipt_cpus_start(struct dbg_ipt *h, pid_t pid, size_t size, size_t total_limit,
+		       int cgroup_filter, struct trace_tsc_conv *conv,
+		       struct trace_swc_cpu **chain, struct ptdb_err *err);
+void dbg_ipt_cpus_stop(struct dbg_ipt *h);
+/* Enables everything (just before the process resumes). */
+int dbg_ipt_will_resume(struct dbg_ipt *h, struct ptdb_err *err);
+/* Pauses the CPUs and copies every buffer (the process stopped). */
+int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err);
+size_t dbg_ipt_bytes(const struct dbg_ipt *h);
+void dbg_ipt_cpu_info(const struct dbg_ipt *h, char *vendor, size_t n, int *family, int *model,
+		      int *stepping);
+/* The live intel-pt collector, or NULL (software, loaded, none). */
+struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
+
 #endif

@@ -1,7 +1,8 @@
-/* core/dbg_trace.c: live tracing with the software backend — which threads
- * are traced, running them instruction by instruction while recording
- * their Intel PT stream (trace/swc), and decoding it (trace/decode) against
- * the process's modules, cached per stop id. */
+/* core/dbg_trace.c: live tracing — which threads are traced; with the
+ * software backend running them block by block while recording their
+ * Intel PT stream (trace/swc), with the intel-pt backend running them
+ * natively under perf events (core/dbg_ipt.c); and decoding the trace
+ * (trace/decode) against the process's modules, cached per stop id. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "trace/cpusplit.h"
@@ -37,6 +38,8 @@ struct dbg_trace {
 	unsigned quantum;		/* instructions left for the current thread */
 	struct trace_swc_cpu *cpu;	/* per-CPU tracing: the one CPU */
 	int cpu_stopped;		/* its tracing stopped: freed on resume */
+	struct dbg_ipt *hw;		/* intel-pt backend, NULL: software */
+	pid_t hw_limit_tid;		/* a new thread over the total limit */
 };
 
 #define DBG_TRACE_QUANTUM 256
@@ -48,8 +51,12 @@ static void drop_cpu(struct dbg_trace *t)
 {
 	if (!t->cpu)
 		return;
-	trace_swc_cpu_release(t->cpu);
-	free(t->cpu);
+	if (t->hw) {
+		dbg_ipt_cpus_stop(t->hw);	/* owns the chain */
+	} else {
+		trace_swc_cpu_release(t->cpu);
+		free(t->cpu);
+	}
 	t->cpu = NULL;
 	t->cpu_stopped = 0;
 }
@@ -86,6 +93,50 @@ struct blk {
 int dbg_tracing(const struct dbg *d)
 {
 	return d->trace != NULL;
+}
+
+struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
+{
+	return d->trace ? d->trace->hw : NULL;
+}
+
+const char *dbg_trace_technology(const struct dbg *d)
+{
+	return d->pm || (d->trace && d->trace->hw) ? "intel-pt" : "software";
+}
+
+static void forget(struct dbg_trace *t, struct trace_swc_thread *th)
+{
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i] == th) {
+			memmove(&t->th[i], &t->th[i + 1], (size_t)(t->nth - i - 1) * sizeof(*t->th));
+			break;
+		}
+	t->nth--;
+	free(th);
+}
+
+/* intel-pt, per thread: its own perf event. */
+static int start_one_hw(struct dbg *d, struct trace_swc_thread *th, pid_t tid,
+			struct ptdb_err *err)
+{
+	struct dbg_trace *t = d->trace;
+
+	if (th) {
+		/* tracing it again restarts its trace with the new parameters */
+		if (th->tracing)
+			dbg_ipt_thread_stop(t->hw, th, NULL);
+		trace_swc_release(th);
+	} else {
+		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
+		th = t->th[t->nth++] = xcalloc(1, sizeof(*th));
+	}
+	if (dbg_ipt_thread_start(t->hw, th, tid, target_thread_index(d->proc, tid), t->opts.size,
+				 t->opts.total_limit, &d->tsc_conv, err) < 0) {
+		forget(t, th);
+		return -1;
+	}
+	return 0;
 }
 
 static struct trace_swc_thread *find(struct dbg *d, pid_t tid)
@@ -159,6 +210,9 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	struct trace_swc_thread *th = find(d, tid);
 	size_t size = trace_ring_round_size(t->opts.size);
 
+	if (t->hw && !t->cpu)
+		return start_one_hw(d, th, tid, err);
+
 	uint64_t parked = th ? th->parked_at : 0;
 	struct user_regs_struct r;
 
@@ -190,17 +244,32 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	}
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), t->opts.size,
 			   t->opts.psb_period, t->opts.tsc, err) < 0) {
-		for (int i = 0; i < t->nth; i++)
-			if (t->th[i] == th) {
-				memmove(&t->th[i], &t->th[i + 1], (size_t)(t->nth - i - 1) * sizeof(*t->th));
-				break;
-			}
-		t->nth--;
-		free(th);
+		forget(t, th);
 		return -1;
 	}
 	th->parked_at = parked;
 	return 0;
+}
+
+/* intel-pt per thread: a thread the process creates while it runs gets
+ * its event as the target learns of it (the clone event), before it runs
+ * any code.  Over the total limit it is not traced and the process stops
+ * with the limit reason, as the software backend stops it. */
+static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsigned index)
+{
+	struct dbg *d = ctx;
+	struct ptdb_err err;
+
+	(void)index;
+	if (!d->trace || !d->trace->hw || !d->trace->all || d->trace->cpu || find(d, tid) ||
+	    excluded(d->trace, tid))
+		return;
+	/* another failure (the kernel refused the event) leaves it untraced:
+	 * dump info says so */
+	if (start_one(d, tid, &err) < 0 && strstr(err.msg, "size limit") && !d->trace->hw_limit_tid) {
+		d->trace->hw_limit_tid = tid;
+		target_interrupt(p);
+	}
 }
 
 int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
@@ -222,7 +291,23 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 	/* TSC packets come from rdtsc in this process: their conversion to
 	 * nanoseconds is this machine's, measured once per session (a
 	 * failure leaves raw TSC values, which dumps still show) */
-	if (o->tsc && (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
+	if (d->trace && (d->trace->hw != NULL) != (o->backend == DBG_BACKEND_INTEL_PT) &&
+	    (d->trace->nth || d->trace->cpu))
+		return ptdb_err_set(err, "The process is traced with the %s backend. Stop tracing "
+				    "it first", d->trace->hw ? "intel-pt" : "software");
+	if (o->backend == DBG_BACKEND_INTEL_PT && !(d->trace && d->trace->hw)) {
+		struct target_hooks hk = { .thread_created = hw_thread_created, .ctx = d };
+		struct dbg_ipt *hw;
+
+		if (dbg_ipt_new(&hw, o, err) < 0)
+			return -1;
+		if (!d->trace)
+			d->trace = xcalloc(1, sizeof(*d->trace));
+		d->trace->hw = hw;
+		target_set_hooks(d->proc, &hk);
+	}
+	if ((o->tsc || (o->per_cpu && o->backend == DBG_BACKEND_INTEL_PT)) &&
+	    (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
 		trace_tsc_measure(&d->tsc_conv);
 	if (!d->trace) {
 		d->trace = xcalloc(1, sizeof(*d->trace));
@@ -230,7 +315,18 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 	} else {
 		d->trace->opts = *o;
 	}
-	if (o->per_cpu) {
+	if (o->per_cpu && d->trace->hw) {
+		struct trace_swc_cpu *chain;
+
+		/* earlier traces, stopped and kept for dumps, go now */
+		will_resume(d);
+		drop_cpu(d->trace);
+		if (dbg_ipt_cpus_start(d->trace->hw, d->pid, o->size, o->total_limit, !o->no_cgroup,
+				       &d->tsc_conv, &chain, err) < 0)
+			return -1;
+		d->trace->cpu = chain;
+		d->trace->opts.tsc = 1;
+	} else if (o->per_cpu) {
 		struct trace_swc_cpu *c = xcalloc(1, sizeof(*c));
 		/* the records' clock: the session's conversion, else TSC ticks */
 		struct trace_tsc_conv conv = d->tsc_conv;
@@ -276,6 +372,13 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 static void stop_one(struct dbg *d, struct trace_swc_thread *th)
 {
 	struct user_regs_struct r;
+
+	if (d->trace->hw) {
+		if (th->tracing && !th->cpu)
+			dbg_ipt_thread_stop(d->trace->hw, th, NULL);
+		th->tracing = 0;
+		return;
+	}
 
 	if (th->tracing && dbg_alive(d) && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
 		trace_swc_pause(th, r.rip);
@@ -348,6 +451,9 @@ void dbg_trace_end(struct dbg *d)
 	free(d->trace->th);
 	free(d->trace->excluded);
 	drop_cpu(d->trace);
+	if (d->trace->hw && d->proc)
+		target_set_hooks(d->proc, NULL);
+	dbg_ipt_free(d->trace->hw);
 	free(d->trace);
 	d->trace = NULL;
 }
@@ -381,6 +487,20 @@ void dbg_trace_did_stop(struct dbg *d)
 {
 	if (!d->trace || !dbg_alive(d))
 		return;
+	if (d->trace->hw) {
+		struct target_thread_info ti[1024];
+		int nt = target_threads(d->proc, ti, 1024);
+
+		/* a failed copy leaves the previous one (dumps say what they
+		 * can); the next stop tries again */
+		dbg_ipt_did_stop(d->trace->hw, NULL);
+		/* threads created while it ran are traced from now on (per CPU
+		 * they were traced all along) */
+		for (int i = 0; d->trace->all && !d->trace->cpu && i < nt && i < 1024; i++)
+			if (!find(d, ti[i].tid) && !excluded(d->trace, ti[i].tid))
+				start_one(d, ti[i].tid, NULL);
+		return;
+	}
 	for (int i = 0; i < d->trace->nth; i++) {
 		struct trace_swc_thread *th = d->trace->th[i];
 		struct user_regs_struct r;
@@ -1142,6 +1262,23 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 	dbg_replay_leave(d);	/* any resume leaves replay mode */
 	memset(stop, 0, sizeof(*stop));
 	will_resume(d);
+	if (d->trace->hw) {
+		/* the hardware records while the process runs natively: enable
+		 * every event (resume every CPU) just before it resumes */
+		if (dbg_ipt_will_resume(d->trace->hw, err) < 0)
+			return -1;
+		d->trace->hw_limit_tid = 0;
+		rr = dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		if (rr >= 0 && d->trace && d->trace->hw_limit_tid && dbg_alive(d)) {
+			pid_t lt = d->trace->hw_limit_tid;
+
+			memset(stop, 0, sizeof(*stop));
+			stop->reason = DBG_R_TRACE_LIMIT;
+			stop->tid = lt;
+			rr = RW_USER;
+		}
+		return rr;
+	}
 	target_thread_begin(d->proc);
 	rr = collect(d, step_tid, tid, goals, ngoals, stop, err);
 	if (dbg_alive(d)) {
@@ -1210,6 +1347,17 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 		img->cpu.model = (uint8_t)d->pm->model;
 		img->cpu.stepping = (uint8_t)d->pm->stepping;
 	} else if (dbg_alive(d)) {
+		if (d->trace && d->trace->hw) {
+			/* the CPU that wrote the trace: libipt's errata */
+			char v[32];
+			int f, m, st;
+
+			dbg_ipt_cpu_info(d->trace->hw, v, sizeof(v), &f, &m, &st);
+			img->cpu.intel = !strcmp(v, "GenuineIntel");
+			img->cpu.family = (uint16_t)f;
+			img->cpu.model = (uint8_t)m;
+			img->cpu.stepping = (uint8_t)st;
+		}
 		trace_image_set_reader(img, live_code, d);
 	}
 	for (int i = 0; i < d->nmods; i++) {
