@@ -272,6 +272,21 @@ static enum cmd_status exec_process_stop(struct cmd_ctx *ctx, const struct cmd_a
 	return CMD_OK;
 }
 
+static enum cmd_status exec_process_state(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+	char *text;
+
+	if (need_live(ctx) < 0)
+		return CMD_ERROR;
+	if (!(text = dbg_trace_state(d, !cmd_opt_given(ctx->node, a, "json"), &err)))
+		return cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "%s\n", text);
+	free(text);
+	return CMD_OK;
+}
+
 int cmd_trace_thread_index(struct dbg *d, pid_t tid)
 {
 	return (int)dbg_thread_index(d, tid);
@@ -566,7 +581,20 @@ static const struct cmd_node process_trace_stop = {
 	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_process_stop,
 };
 
+static const struct cmd_node process_trace_state = {
+	.name = "state", .summary = "Show what is traced as LLDB's jLLDBTraceGetState response (JSON).",
+	.syntax = "",
+	.details = "The traced threads and CPUs and the bytes of each of their buffers (iptTrace, "
+		"perfContextSwitchTrace) and of /proc/cpuinfo (procfsCpuInfo) that can be read now, "
+		"the TSC conversion and, per CPU on intel-pt, whether cgroup filtering is on.",
+	.min_args = 0, .max_args = 0, .exec = exec_process_state,
+	.opts = (const struct cmd_opt[]){
+		{ 'j', "json", OPT_FLAG, NULL, "One line of JSON instead of indented JSON." },
+		{ 0 } },
+};
+
 const struct cmd_node cmd_process_trace_node = {
 	.name = "trace", .summary = "Commands for tracing every thread of the process.",
-	.children = (const struct cmd_node *const[]){ &process_trace_start, &process_trace_stop, NULL },
+	.children = (const struct cmd_node *const[]){ &process_trace_start, &process_trace_stop,
+						      &process_trace_state, NULL },
 };

@@ -280,6 +280,9 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
 /* Every trace the session holds (traced threads, stopped ones kept until
  * the next resume, a loaded bundle's), in thread order; the count. */
 int dbg_trace_all(struct dbg *d, struct trace_swc_thread **out, int max);
+/* The live trace's state as LLDB's jLLDBTraceGetState response (JSON text,
+ * heap; core/dbg_state.c), or NULL with err when nothing is traced. */
+char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
 
 /* Trace bundles (core/dbg_bundle.c).  Loading replaces the session's
  * target (a live process is killed or detached first) with the bundle's

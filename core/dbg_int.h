@@ -74,6 +74,8 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err);
 size_t dbg_ipt_bytes(const struct dbg_ipt *h);
 void dbg_ipt_cpu_info(const struct dbg_ipt *h, char *vendor, size_t n, int *family, int *model,
 		      int *stepping);
+/* Per-CPU tracing limited to the process's cgroup: 1, else 0. */
+int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h);
 /* The live intel-pt collector, or NULL (software, loaded, none). */
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
 

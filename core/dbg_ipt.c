@@ -99,6 +99,11 @@ void dbg_ipt_cpu_info(const struct dbg_ipt *h, char *vendor, size_t n, int *fami
 	*stepping = h->ci.stepping;
 }
 
+int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h)
+{
+	return h->cgroup_fd >= 0;
+}
+
 size_t dbg_ipt_bytes(const struct dbg_ipt *h)
 {
 	size_t n = 0;
