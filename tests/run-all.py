@@ -8,7 +8,8 @@ Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
 REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
 bundle tests (tests/bundle_test.py) and the per-CPU tracing tests
-(tests/percpu_test.py) run; each reports results through tests/results.py.
+(tests/percpu_test.py) and valgrind memcheck on the transcripts of mission §1
+(tests/valgrind_test.py) run; each reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -22,6 +23,7 @@ import check_man  # noqa: E402
 import bundle_test  # noqa: E402
 import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
+import valgrind_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -58,6 +60,7 @@ def main():
     percpu_test.run_all()
     check_ctf.run_all()
     check_man.run_all()
+    valgrind_test.run_all()
     return results.summary()
 
 

@@ -120,8 +120,10 @@ def split_output(out, cmds):
     return segs
 
 
-def run_one(path, tmpdir):
-    name = "transcript " + os.path.basename(path)
+def run_one(path, tmpdir, wrap=(), label="transcript"):
+    """wrap: a command ptdb runs under (valgrind ...); the checks are the
+    same."""
+    name = label + " " + os.path.basename(path)
     try:
         args, stdin, exit_code, cmds, glob_checks = parse(path)
     except ValueError as e:
@@ -132,7 +134,7 @@ def run_one(path, tmpdir):
         for c in cmds:
             f.write(c.text + "\n")
     try:
-        p = subprocess.run([PTDB, "-b", "-s", script] + args, input=stdin,
+        p = subprocess.run(list(wrap) + [PTDB, "-b", "-s", script] + args, input=stdin,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, cwd=ROOT, timeout=600)
     except subprocess.TimeoutExpired:
