@@ -197,6 +197,14 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 	}
 	if (m->link_base == UINT64_MAX)
 		m->link_base = 0;
+	/* headers said to lie past the end: a truncated copy, refused rather
+	 * than loaded as a module without symbols */
+	if ((eh->e_shoff && (eh->e_shoff > m->maplen ||
+			     (uint64_t)eh->e_shnum * eh->e_shentsize > m->maplen - eh->e_shoff)) ||
+	    (eh->e_phoff && (eh->e_phoff > m->maplen ||
+			     (uint64_t)eh->e_phnum * eh->e_phentsize > m->maplen - eh->e_phoff)))
+		return ptdb_err_set(err, "'%s' is truncated: its headers lie past its end (%zu bytes)",
+				    m->path, m->maplen);
 	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	    eh->e_shoff > m->maplen ||
 	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->maplen - eh->e_shoff)
@@ -249,6 +257,10 @@ static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb
 	}
 	if (fstat(m->fd, &st) < 0) {
 		ptdb_err_errno(err, "cannot open '%s'", path);
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ptdb_err_set(err, "'%s' is a directory", m->path);
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size < min) {
