@@ -54,6 +54,8 @@ static int set_program(struct session *s, char **args, int n)
 		return -1;
 	}
 	printf("Current executable set to '%s' (x86_64).\n", s->dbg.exe_path);
+	fflush(stdout);
+	cmd_warn_dwarf(&s->dbg, stderr);
 	for (int i = 1; i < n; i++)
 		len += 2 * strlen(args[i]) + 3;
 	p = buf = xmalloc(len);

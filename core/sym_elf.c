@@ -33,6 +33,13 @@ static int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 	       sh->sh_size <= m->maplen - sh->sh_offset;
 }
 
+/* A section read as an array of 8-byte-aligned structures (symbols,
+ * relocations): in the file and 8-aligned, as the ELF spec has them. */
+static int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
+{
+	return sym_section_ok(m, sh) && !(sh->sh_offset & 7);
+}
+
 /* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
 static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 			    const Elf64_Shdr *sh)
@@ -43,7 +50,7 @@ static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 	const char *strs;
 	size_t n, cap;
 
-	if (sh->sh_link >= eh->e_shnum || !sym_section_ok(m, sh))
+	if (sh->sh_link >= eh->e_shnum || !sym_table_ok(m, sh))
 		return;
 	strsh = &shs[sh->sh_link];
 	if (!sym_section_ok(m, strsh) || strsh->sh_size == 0)
@@ -108,10 +115,11 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	size_t n, base;
 	uint64_t start;
 
-	if (!rel || (!sec && !plt) || rel->sh_link >= eh->e_shnum || rel->sh_entsize != sizeof(*r))
+	if (!rel || (!sec && !plt) || rel->sh_link >= eh->e_shnum || rel->sh_entsize != sizeof(*r) ||
+	    !sym_table_ok(m, rel))
 		return;
 	dsym = &shs[rel->sh_link];
-	if (!sym_section_ok(m, dsym) || dsym->sh_link >= eh->e_shnum)
+	if (!sym_table_ok(m, dsym) || dsym->sh_link >= eh->e_shnum)
 		return;
 	dstr = &shs[dsym->sh_link];
 	if (!sym_section_ok(m, dstr) || !dstr->sh_size)
@@ -184,6 +192,16 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 	if (m->map[EI_CLASS] != ELFCLASS64 || m->maplen < sizeof(*eh) ||
 	    eh->e_machine != EM_X86_64)
 		return ptdb_err_set(err, "'%s' is not an x86-64 ELF file", m->path);
+	/* headers said to lie past the end: a truncated copy, refused rather
+	 * than loaded as a module without symbols */
+	if ((eh->e_shoff && (eh->e_shoff > m->maplen ||
+			     (uint64_t)eh->e_shnum * eh->e_shentsize > m->maplen - eh->e_shoff)) ||
+	    (eh->e_phoff && (eh->e_phoff > m->maplen ||
+			     (uint64_t)eh->e_phnum * eh->e_phentsize > m->maplen - eh->e_phoff)))
+		return ptdb_err_set(err, "'%s' is truncated: its headers lie past its end (%zu bytes)",
+				    m->path, m->maplen);
+	if ((eh->e_shoff | eh->e_phoff) & 7)
+		return ptdb_err_set(err, "'%s' is corrupt: its headers are misaligned", m->path);
 	m->entry = eh->e_entry;
 	m->pie = eh->e_type == ET_DYN;
 	m->link_base = UINT64_MAX;
@@ -197,14 +215,6 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 	}
 	if (m->link_base == UINT64_MAX)
 		m->link_base = 0;
-	/* headers said to lie past the end: a truncated copy, refused rather
-	 * than loaded as a module without symbols */
-	if ((eh->e_shoff && (eh->e_shoff > m->maplen ||
-			     (uint64_t)eh->e_shnum * eh->e_shentsize > m->maplen - eh->e_shoff)) ||
-	    (eh->e_phoff && (eh->e_phoff > m->maplen ||
-			     (uint64_t)eh->e_phnum * eh->e_phentsize > m->maplen - eh->e_phoff)))
-		return ptdb_err_set(err, "'%s' is truncated: its headers lie past its end (%zu bytes)",
-				    m->path, m->maplen);
 	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	    eh->e_shoff > m->maplen ||
 	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->maplen - eh->e_shoff)
