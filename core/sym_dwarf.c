@@ -135,7 +135,11 @@ static void sym_cu_load(struct sym_module *m, struct sym_cu *cu);
 
 const char *sym_module_dwarf_problem(struct sym_module *m)
 {
-	if (!m->has_debug || m->raw)
+	if (m->raw)
+		return NULL;
+	if (m->dw_err[0])
+		return m->dw_err;
+	if (!m->has_debug)
 		return NULL;
 	if (sym_dwarf_init(m) == 0 && !m->dw_err[0]) {
 		if (!m->ncus)

@@ -224,6 +224,15 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 		shstr = (const char *)m->map + shs[eh->e_shstrndx].sh_offset;
 		shstrsz = shs[eh->e_shstrndx].sh_size;
 	}
+	/* libdwarf reads the section headers on its own and trusts their
+	 * sizes (allocations of terabytes for a corrupt one): a file with a
+	 * section past its end is loaded without DWARF */
+	for (unsigned i = 0; i < eh->e_shnum && !m->dw_err[0]; i++)
+		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL && !sym_section_ok(m, &shs[i])) {
+			snprintf(m->dw_err, sizeof(m->dw_err),
+				 "section header %u lies past the end of the file", i);
+			m->dw_state = -1;
+		}
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
 		if (shs[i].sh_type == SHT_SYMTAB)
 			symtab = &shs[i];
