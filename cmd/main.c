@@ -65,13 +65,13 @@ static void leave_on_signal(struct session *s)
 	if (!dbg_alive(d))
 		return;
 	if (target_was_launched(d->proc)) {
-		fprintf(stderr, "ptdb: %s received: killing process %d\n", strsignal(sig), (int)d->pid);
+		fprintf(stderr, "ptdb: %s received: killing process %d\n", sig == SIGHUP ? "SIGHUP" : "SIGTERM", (int)d->pid);
 		return;	/* session_release kills it */
 	}
 	if (dbg_detach(d, &err) < 0)
 		fprintf(stderr, "error: %s\n", err.msg);
 	else
-		fprintf(stderr, "ptdb: %s received: detached from process %d\n", strsignal(sig), (int)pid);
+		fprintf(stderr, "ptdb: %s received: detached from process %d\n", sig == SIGHUP ? "SIGHUP" : "SIGTERM", (int)pid);
 }
 
 /* "ptdb PROG ARGS...": as 'file PROG' with target.run-args ARGS. */

@@ -86,6 +86,7 @@ struct dbg_stop {
 	uint64_t replay_id, replay_total;	/* DBG_R_REPLAY: the cursor */
 	int replay_edge;		/* 1 the trace's beginning, 2 its end */
 	int replay_gap;			/* stopped before a gap in the trace */
+	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
 };
 
 struct dbg_frame {

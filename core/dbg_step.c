@@ -12,6 +12,14 @@ static void user_stop(struct dbg *d, struct dbg_stop *stop)
 		dbg_trace_end(d);
 		return;
 	}
+	if (stop->reason == DBG_R_EXEC && d->trace) {
+		/* the traced image is gone (and with it the tracer's parked
+		 * breakpoints, which the target forgot): its trace cannot be
+		 * decoded against the new program, nor tracing go on there */
+		dbg_trace_end(d);
+		stop->trace_ended = 1;
+		d->last = *stop;
+	}
 	dbg_trace_did_stop(d);
 	d->sel_tid = stop->tid;
 	d->sel_frame = 0;
