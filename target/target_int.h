@@ -48,8 +48,11 @@ struct target_proc {
 	struct target_hooks hooks;
 };
 
+/* TRACEFORK: a forked child starts traced so that the breakpoints its copy
+ * of memory holds are removed before it is let go (target_run.c);
+ * without it the child would die of SIGTRAP at the first one it runs. */
 #define TARGET_PTRACE_OPTS (PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | \
-	PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD)
+	PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK)
 
 /* target_proc.c */
 struct target_thread *target_find_thread(const struct target_proc *p,

@@ -5,6 +5,7 @@
 #include "target/target_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,6 +105,30 @@ static void after_exec(struct target_proc *p, pid_t tid)
 	target_open_mem(p);
 }
 
+/* A child the process forked: waits for its first stop, writes the
+ * original bytes over the breakpoints its copy of the memory holds, and
+ * detaches it, so it runs on as if never traced. */
+static void release_fork_child(struct target_proc *p, pid_t child)
+{
+	char path[64];
+	int st, fd;
+
+	while (waitpid(child, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return;
+	if (!WIFSTOPPED(st))
+		return;	/* gone already */
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	for (int i = 0; fd >= 0 && i < p->nbps; i++)
+		if (target_bp_planted(p, p->bps[i].addr) &&
+		    pwrite(fd, &p->bps[i].orig, 1, (off_t)p->bps[i].addr) != 1)
+			break;
+	if (fd >= 0)
+		close(fd);
+	ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
 static int is_fault(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
@@ -155,6 +180,13 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg &&
 		    !target_find_thread(p, (pid_t)msg))
 			target_add_thread(p, (pid_t)msg)->starting = 1;
+		return TARGET_EV_NONE;
+	}
+	if (ev == PTRACE_EVENT_FORK) {
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg)
+			release_fork_child(p, (pid_t)msg);
 		return TARGET_EV_NONE;
 	}
 	if (ev == PTRACE_EVENT_EXEC) {
