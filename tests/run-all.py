@@ -7,8 +7,10 @@ Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
 REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
-bundle tests (tests/bundle_test.py) and the per-CPU tracing tests
-(tests/percpu_test.py) run; each reports results through tests/results.py.
+bundle tests (tests/bundle_test.py), the per-CPU tracing tests
+(tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
+hostile input tests (tests/hostile_test.py) and the process tests
+(tests/process_test.py) run; each reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -22,6 +24,9 @@ import check_man  # noqa: E402
 import bundle_test  # noqa: E402
 import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
+import process_test  # noqa: E402
+import fuzz_replay  # noqa: E402
+import hostile_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -58,6 +63,9 @@ def main():
     percpu_test.run_all()
     check_ctf.run_all()
     check_man.run_all()
+    fuzz_replay.run_all()
+    hostile_test.run_all()
+    process_test.run_all()
     return results.summary()
 
 
