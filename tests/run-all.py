@@ -9,8 +9,8 @@ REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
 bundle tests (tests/bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
-hostile input tests (tests/hostile_test.py) and the process tests
-(tests/process_test.py) run; each reports results through tests/results.py.
+hostile input tests (tests/hostile_test.py), the process tests
+(tests/process_test.py) and the 64-thread stress test (tests/stress_test.py) run; each reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -27,6 +27,7 @@ import check_ctf  # noqa: E402
 import process_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
+import stress_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -66,6 +67,7 @@ def main():
     fuzz_replay.run_all()
     hostile_test.run_all()
     process_test.run_all()
+    stress_test.run_all()
     return results.summary()
 
 
