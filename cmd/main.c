@@ -59,19 +59,19 @@ static void leave_on_signal(struct session *s)
 {
 	struct dbg *d = &s->dbg;
 	struct ptdb_err err;
-	int sig = s->term_signal;
+	const char *name = s->term_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
 	pid_t pid = d->pid;
 
 	if (!dbg_alive(d))
 		return;
 	if (target_was_launched(d->proc)) {
-		fprintf(stderr, "ptdb: %s received: killing process %d\n", sig == SIGHUP ? "SIGHUP" : "SIGTERM", (int)d->pid);
+		fprintf(stderr, "ptdb: %s received: killing process %d\n", name, (int)pid);
 		return;	/* session_release kills it */
 	}
 	if (dbg_detach(d, &err) < 0)
 		fprintf(stderr, "error: %s\n", err.msg);
 	else
-		fprintf(stderr, "ptdb: %s received: detached from process %d\n", sig == SIGHUP ? "SIGHUP" : "SIGTERM", (int)pid);
+		fprintf(stderr, "ptdb: %s received: detached from process %d\n", name, (int)pid);
 }
 
 /* "ptdb PROG ARGS...": as 'file PROG' with target.run-args ARGS. */

@@ -192,14 +192,6 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 	if (m->map[EI_CLASS] != ELFCLASS64 || m->maplen < sizeof(*eh) ||
 	    eh->e_machine != EM_X86_64)
 		return ptdb_err_set(err, "'%s' is not an x86-64 ELF file", m->path);
-	/* headers said to lie past the end: a truncated copy, refused rather
-	 * than loaded as a module without symbols */
-	if ((eh->e_shoff && (eh->e_shoff > m->maplen ||
-			     (uint64_t)eh->e_shnum * eh->e_shentsize > m->maplen - eh->e_shoff)) ||
-	    (eh->e_phoff && (eh->e_phoff > m->maplen ||
-			     (uint64_t)eh->e_phnum * eh->e_phentsize > m->maplen - eh->e_phoff)))
-		return ptdb_err_set(err, "'%s' is truncated: its headers lie past its end (%zu bytes)",
-				    m->path, m->maplen);
 	if ((eh->e_shoff | eh->e_phoff) & 7)
 		return ptdb_err_set(err, "'%s' is corrupt: its headers are misaligned", m->path);
 	m->entry = eh->e_entry;

@@ -116,7 +116,7 @@ FILES = [
     ("file tests/out/hostile/empty", "error: '%s/empty' is not an ELF file" % OUT),
     ("file tests/out/hostile/elf32", "error: '%s/elf32' is not an x86-64 ELF file" % OUT),
     ("file tests/out/hostile/truncated",
-     "error: '%s/truncated' is truncated: its headers lie past its end (3000 bytes)" % OUT),
+     "error: '%s/truncated' is truncated: its loadable segments reach past the end of the file" % OUT),
     ("file tests/out/hostile/adir", "error: '%s/adir' is a directory" % OUT),
     ("file /dev/zero", "error: '/dev/zero' is not an ELF file"),
     ("file tests/out/hostile/nosuch",
