@@ -129,6 +129,8 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	free(value);
 	if (rc < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	ctx->s->dbg.follow_fork_child =
+		!strcmp(settings_get(&ctx->s->settings, SETTING_FOLLOW_FORK), "child");
 	return CMD_OK;
 }
 

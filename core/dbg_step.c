@@ -8,6 +8,8 @@
 static void user_stop(struct dbg *d, struct dbg_stop *stop)
 {
 	d->last = *stop;
+	if (d->proc)
+		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
 	if (stop->reason == DBG_R_EXITED) {
 		dbg_trace_end(d);
 		return;
@@ -114,6 +116,8 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 		    const struct dbg_goal *goals, int ngoals,
 		    struct dbg_stop *stop, struct ptdb_err *err)
 {
+	/* the tracer's threads are the parent's: it follows the parent */
+	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
 	if (dbg_tracing(d))
 		return dbg_trace_run(d, step_tid, tid, goals, ngoals, stop, err);
 	return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);

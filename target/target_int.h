@@ -35,6 +35,7 @@ struct target_proc {
 	struct target_thread *threads;
 	int nthreads, cap;
 	unsigned next_index;
+	int follow_child;	/* target_set_follow_fork */
 	struct target_bp *bps;
 	int nbps, bpcap;
 	/* breakpoints removed lately: a thread may have trapped on one just

@@ -129,6 +129,46 @@ static void release_fork_child(struct target_proc *p, pid_t child)
 	ptrace(PTRACE_DETACH, child, 0, 0);
 }
 
+static void resume_thread(struct target_thread *t);
+
+/* Following the child of a single-threaded parent stopped at its fork
+ * event: the parent gets its original bytes back and is detached; the
+ * child (stopped, its memory a copy with the int3s in place) becomes the
+ * process, thread #1, and runs on unless a step is in progress. */
+static int follow_fork_child(struct target_proc *p, pid_t parent, pid_t child)
+{
+	int st;
+
+	while (waitpid(child, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFSTOPPED(st))
+		return -1;
+	/* a breakpoint lifted in the parent for a step-over is missing from
+	 * the child's copy too: planted again there below */
+	int lifted = p->stepover_active && target_find_bp(p, p->stepover_addr);
+	uint64_t lifted_at = p->stepover_addr;
+
+	p->stepover_active = 0;
+	for (int i = 0; i < p->nbps; i++)
+		if (target_bp_planted(p, p->bps[i].addr))
+			target_raw_write(p, p->bps[i].addr, &p->bps[i].orig, 1);
+	ptrace(PTRACE_DETACH, parent, 0, 0);
+	p->pid = child;
+	p->nthreads = 0;
+	p->next_index = 0;
+	target_add_thread(p, child)->stopped = 1;
+	target_open_mem(p);
+	if (lifted) {
+		unsigned char cc = 0xCC;
+
+		target_raw_write(p, lifted_at, &cc, 1);
+	}
+	if (p->running && !p->step_mode)
+		resume_thread(&p->threads[0]);
+	return 0;
+}
+
 static int is_fault(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
@@ -185,8 +225,12 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	if (ev == PTRACE_EVENT_FORK) {
 		unsigned long msg = 0;
 
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg)
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
+			if (p->follow_child && p->nthreads == 1 && tid == p->pid &&
+			    follow_fork_child(p, tid, (pid_t)msg) == 0)
+				return TARGET_EV_NONE;
 			release_fork_child(p, (pid_t)msg);
+		}
 		return TARGET_EV_NONE;
 	}
 	if (ev == PTRACE_EVENT_EXEC) {

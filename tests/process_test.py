@@ -12,8 +12,11 @@
   P7  the inferior SIGKILLs itself while traced: reported, session goes on
   P8  the inferior execs another program while traced: tracing ends at the
       exec stop, the new program runs to its breakpoint and exits
+  P9  settings set target.follow-fork child: the child is debugged (stops
+      at its breakpoint, its exit is the process's), the parent runs on
 """
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -270,6 +273,26 @@ def exec_traced():
     results.ok(name)
 
 
+def follow_child():
+    name = "P9 target.follow-fork child"
+    rc, out = batch(cmds("file " + os.path.join(PROG, "rel_fork"), "settings set target.follow-fork child",
+                         "b child_work", "r", "c", "settings set target.follow-fork nope"))
+    why = []
+    m = re.search(r"Process (\d+) launched", out)
+    s = re.search(r"Process (\d+) stopped\n\* thread #1, name = 'rel_fork', stop reason = breakpoint 1\.1", out)
+    if not m or not s or m.group(1) == s.group(1):
+        why.append("no stop at child_work in a process other than the one launched")
+    elif "Process %s exited with status = 7 (0x00000007)" % s.group(1) not in out:
+        why.append("the child's exit (7) was not the process's")
+    if "child exited 7" not in out:
+        why.append("the parent did not run on to its end")
+    if "error: invalid value 'nope' for 'target.follow-fork': valid values are parent|child" not in out:
+        why.append("bad value not refused")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
 def run_all():
     launch_kill9()
     attach_sigterm_running()
@@ -281,6 +304,7 @@ def run_all():
     fork_child(True)
     self_kill()
     exec_traced()
+    follow_child()
 
 
 if __name__ == "__main__":
