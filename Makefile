@@ -20,7 +20,7 @@ endif
 # Debian packages the build and the tests use.
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
-	zlib1g-dev mandoc gdb tmux valgrind
+	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev
 
 LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
@@ -30,6 +30,19 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
 PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so
+
+# Fuzz harnesses (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang
+# for 'make fuzz', and replay drivers built with $(CC) that 'make check' runs
+# on the committed corpus (tests/fuzz/corpus/<harness>/).
+FUZZ_NAMES   = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAYS = $(FUZZ_NAMES:%=tests/fuzz/replay-%)
+FUZZ_BINS    = $(FUZZ_NAMES:%=tests/fuzz/bin/fuzz-%)
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS   = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) \
+	-DFUZZ_ROOT='"$(CURDIR)"' -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_OBJS     = $(LIB_SRCS:%.c=tests/fuzz/build/%.o)
+.SECONDARY: $(FUZZ_OBJS)
 
 all: ptdb
 
@@ -55,6 +68,32 @@ tests/programs/libplugin.so: tests/programs/lib/plugin.c
 
 programs: $(PROGS)
 
+tests/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/replay.c tests/fuzz/fuzz.h libptdb.a
+	$(CC) $(CFLAGS) -DFUZZ_ROOT='"$(CURDIR)"' $(LDFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz.c $< libptdb.a $(LDLIBS)
+
+tests/fuzz/build/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+tests/fuzz/bin/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz.c $< $(FUZZ_OBJS) $(LDLIBS)
+
+# Runs each harness for FUZZ_SECONDS from its committed corpus; new inputs go
+# to tests/fuzz/work/<harness>/, crashes to tests/fuzz/artifacts/.  Fails on
+# the first crash, leak, sanitizer report or hang (over 10 s per input).
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS) tests/programs/trace_loop
+	@mkdir -p tests/fuzz/artifacts
+	@for h in $(FUZZ_NAMES); do \
+	  mkdir -p tests/fuzz/work/$$h; \
+	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  tests/fuzz/bin/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=tests/fuzz/artifacts/$$h- \
+	    tests/fuzz/work/$$h tests/fuzz/corpus/$$h || exit 1; \
+	done
+
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -65,7 +104,7 @@ deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
 
 check: deps
-	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs
+	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs $(FUZZ_REPLAYS)
 	@$(PYTHON) tests/run-all.py $(UNIT_BINS)
 
 demo: deps
@@ -82,12 +121,12 @@ install: ptdb
 	install -m 644 man/ptdb-trace.7 $(DESTDIR)$(PREFIX)/share/man/man7/ptdb-trace.7
 
 clean:
-	rm -f ptdb libptdb.a */*.o $(UNIT_BINS) $(PROGS)
-	rm -rf tests/out
+	rm -f ptdb libptdb.a */*.o $(UNIT_BINS) $(PROGS) $(FUZZ_REPLAYS)
+	rm -rf tests/out tests/fuzz/build tests/fuzz/bin
 
 print-cflags:
 	@echo $(CFLAGS)
 print-ldlibs:
 	@echo $(LDLIBS)
 
-.PHONY: all deps check demo bench install clean programs print-cflags print-ldlibs
+.PHONY: all deps check demo bench install clean programs fuzz print-cflags print-ldlibs

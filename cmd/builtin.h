@@ -15,6 +15,9 @@ extern const struct cmd_node cmd_settings_node;
 /* cmd-process.c */
 extern const struct cmd_node cmd_file_node;
 extern const struct cmd_node cmd_process_node;
+struct dbg;
+/* After 'file': warns on err when the executable's DWARF is corrupt. */
+void cmd_warn_dwarf(struct dbg *d, FILE *err);
 /* cmd-breakpoint.c */
 extern const struct cmd_node cmd_breakpoint_node;
 /* cmd-thread.c */

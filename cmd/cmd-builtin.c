@@ -6,6 +6,7 @@
 #include "core/size.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -112,15 +113,24 @@ static enum cmd_status exec_source(struct cmd_ctx *ctx, const struct cmd_args *a
 static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct ptdb_err err;
-	char value[1024] = "";
-	size_t off = 0;
+	size_t len = 1, off = 0;
+	char *value;
+	int rc;
 
-	/* The value is the rest of the line, words joined by single spaces. */
+	/* The value is the rest of the line, words joined by single spaces
+	 * (as long as the line: no fixed buffer to overrun or truncate). */
 	for (int i = 1; i < a->argc; i++)
-		off += (size_t)snprintf(value + off, sizeof(value) - (off < sizeof(value) ? off : sizeof(value)),
-			"%s%s", i > 1 ? " " : "", a->argv[i]);
-	if (settings_set(&ctx->s->settings, a->argv[0], value, &err) < 0)
+		len += strlen(a->argv[i]) + 1;
+	value = xmalloc(len);
+	value[0] = 0;
+	for (int i = 1; i < a->argc; i++)
+		off += (size_t)snprintf(value + off, len - off, "%s%s", i > 1 ? " " : "", a->argv[i]);
+	rc = settings_set(&ctx->s->settings, a->argv[0], value, &err);
+	free(value);
+	if (rc < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	ctx->s->dbg.follow_fork_child =
+		!strcmp(settings_get(&ctx->s->settings, SETTING_FOLLOW_FORK), "child");
 	return CMD_OK;
 }
 

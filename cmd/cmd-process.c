@@ -11,6 +11,16 @@
 #include <string.h>
 #include <strings.h>
 
+void cmd_warn_dwarf(struct dbg *d, FILE *err)
+{
+	const char *why = d->nmods && d->mods[0].sym ? sym_module_dwarf_problem(d->mods[0].sym) : NULL;
+
+	/* the target is usable (ELF symbols): a warning, not a failure */
+	if (why)
+		fprintf(err, "warning: '%s' has corrupt debug information (%s); source lines and "
+			"variables may be missing\n", d->exe_path, why);
+}
+
 static enum cmd_status exec_file(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -19,6 +29,8 @@ static enum cmd_status exec_file(struct cmd_ctx *ctx, const struct cmd_args *a)
 	if (dbg_set_exe(d, a->argv[0], &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "Current executable set to '%s' (x86_64).\n", d->exe_path);
+	fflush(ctx->out);
+	cmd_warn_dwarf(d, ctx->err);
 	return CMD_OK;
 }
 

@@ -60,6 +60,10 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 		int found = 0;
 
 		if (!strcmp(w, "all")) {
+			if (a->argc > 1) {
+				cmd_error(ctx, "'all' cannot be combined with thread indices");
+				return -1;
+			}
 			*all = 1;
 			continue;
 		}
@@ -71,7 +75,14 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 		}
 		for (int k = 0; k < nt && k < CMD_TRACE_MAX_THREADS; k++)
 			if (ti[k].index == idx) {
-				tids[(*n)++] = ti[k].tid;
+				int dup = 0;
+
+				/* an index given twice counts once: *n stays within
+				 * the threads there are, the size of tids */
+				for (int j = 0; j < *n; j++)
+					dup |= tids[j] == ti[k].tid;
+				if (!dup)
+					tids[(*n)++] = ti[k].tid;
 				found = 1;
 			}
 		if (!found) {

@@ -42,6 +42,38 @@ static void on_script_sigint(int sig, siginfo_t *si, void *uc)
 		dbg_request_interrupt(script_dbg, si && si->si_code == SI_KERNEL);
 }
 
+/* SIGTERM, SIGHUP: finish (or interrupt) the command running, then leave
+ * as 'quit' does but detaching from an attached process, so that it runs on
+ * without ptdb's breakpoints.  The one session pointer the handler needs. */
+static struct session *term_session;
+
+static void on_term(int sig)
+{
+	if (!term_session)
+		return;
+	term_session->term_signal = sig;
+	dbg_request_interrupt(&term_session->dbg, 0);
+}
+
+static void leave_on_signal(struct session *s)
+{
+	struct dbg *d = &s->dbg;
+	struct ptdb_err err;
+	const char *name = s->term_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
+	pid_t pid = d->pid;
+
+	if (!dbg_alive(d))
+		return;
+	if (target_was_launched(d->proc)) {
+		fprintf(stderr, "ptdb: %s received: killing process %d\n", name, (int)pid);
+		return;	/* session_release kills it */
+	}
+	if (dbg_detach(d, &err) < 0)
+		fprintf(stderr, "error: %s\n", err.msg);
+	else
+		fprintf(stderr, "ptdb: %s received: detached from process %d\n", name, (int)pid);
+}
+
 /* "ptdb PROG ARGS...": as 'file PROG' with target.run-args ARGS. */
 static int set_program(struct session *s, char **args, int n)
 {
@@ -54,6 +86,8 @@ static int set_program(struct session *s, char **args, int n)
 		return -1;
 	}
 	printf("Current executable set to '%s' (x86_64).\n", s->dbg.exe_path);
+	fflush(stdout);
+	cmd_warn_dwarf(&s->dbg, stderr);
 	for (int i = 1; i < n; i++)
 		len += 2 * strlen(args[i]) + 3;
 	p = buf = xmalloc(len);
@@ -135,8 +169,14 @@ int main(int argc, char **argv)
 		sa.sa_flags = SA_SIGINFO;
 		script_dbg = &s.dbg;
 		sigaction(SIGINT, &sa, NULL);
+		/* no SA_RESTART: a read waiting for a command line returns */
+		sa.sa_flags = 0;
+		sa.sa_handler = on_term;
+		term_session = &s;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 	}
-	for (int i = 0; i < nacts && st != CMD_EXIT; i++) {
+	for (int i = 0; i < nacts && st != CMD_EXIT && !s.term_signal; i++) {
 		if (acts[i].is_file) {
 			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;
 
@@ -156,11 +196,15 @@ int main(int argc, char **argv)
 			break;
 	}
 	signal(SIGINT, SIG_DFL);
-	if (!batch && st != CMD_EXIT)
+	if (!batch && st != CMD_EXIT && !s.term_signal)
 		repl_run(&s);
 	else if (batch && failed)
 		rc = 1;
 	fflush(stdout);
+	if (s.term_signal) {
+		leave_on_signal(&s);
+		rc = 128 + s.term_signal;
+	}
 	session_release(&s);
 	free(acts);
 	return rc;

@@ -175,7 +175,11 @@ int repl_run(struct session *s)
 		size_t len;
 
 		repl_interrupted = 0;
+		if (s->term_signal)
+			break;
 		raw = el_gets(el, &count);
+		if (s->term_signal)
+			break;
 		if (repl_interrupted) {
 			/* Ctrl-C at the prompt: drop the line, new prompt. */
 			fputc('\n', stdout);

@@ -51,7 +51,7 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 		snprintf(buf, n, "signal SIGSTOP");
 		break;
 	case DBG_R_EXEC:
-		snprintf(buf, n, "exec");
+		snprintf(buf, n, s->trace_ended ? "exec (tracing ended: the traced program was replaced)" : "exec");
 		break;
 	case DBG_R_TRACE_LIMIT:
 		snprintf(buf, n, "Thread %d can't be traced as the process trace size limit has "

@@ -30,7 +30,7 @@ enum cmd_status script_run_file(struct session *s, FILE *in, FILE *out, FILE *er
 	ssize_t len;
 	enum cmd_status st = CMD_OK;
 
-	while ((len = getline(&line, &cap, in)) >= 0) {
+	while (!s->term_signal && (len = getline(&line, &cap, in)) >= 0) {
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		st = script_run_line(s, line, out, err, failed);

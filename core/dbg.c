@@ -143,6 +143,13 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 	m = sym_module_open(abs, err);
 	if (!m)
 		return -1;
+	if (sym_module_truncated(m)) {
+		/* refused, as in a bundle: loaded, it would be a module whose
+		 * code and symbols are partly missing, without a word */
+		sym_module_free(m);
+		return ptdb_err_set(err, "'%s' is truncated: its loadable segments reach past the end "
+				    "of the file", abs);
+	}
 	drop_process(d);
 	drop_modules(d, 0);
 	dbg_unload_bundle(d);

@@ -86,6 +86,7 @@ struct dbg_stop {
 	uint64_t replay_id, replay_total;	/* DBG_R_REPLAY: the cursor */
 	int replay_edge;		/* 1 the trace's beginning, 2 its end */
 	int replay_gap;			/* stopped before a gap in the trace */
+	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
 };
 
 struct dbg_frame {
@@ -140,6 +141,7 @@ struct dbg {
 					 * interrupt_requested for it to poll */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
+	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts

@@ -8,9 +8,19 @@
 static void user_stop(struct dbg *d, struct dbg_stop *stop)
 {
 	d->last = *stop;
+	if (d->proc)
+		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
 	if (stop->reason == DBG_R_EXITED) {
 		dbg_trace_end(d);
 		return;
+	}
+	if (stop->reason == DBG_R_EXEC && d->trace) {
+		/* the traced image is gone (and with it the tracer's parked
+		 * breakpoints, which the target forgot): its trace cannot be
+		 * decoded against the new program, nor tracing go on there */
+		dbg_trace_end(d);
+		stop->trace_ended = 1;
+		d->last = *stop;
 	}
 	dbg_trace_did_stop(d);
 	d->sel_tid = stop->tid;
@@ -106,6 +116,8 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 		    const struct dbg_goal *goals, int ngoals,
 		    struct dbg_stop *stop, struct ptdb_err *err)
 {
+	/* the tracer's threads are the parent's: it follows the parent */
+	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
 	if (dbg_tracing(d))
 		return dbg_trace_run(d, step_tid, tid, goals, ngoals, stop, err);
 	return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);

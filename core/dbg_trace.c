@@ -510,6 +510,18 @@ void dbg_trace_did_stop(struct dbg *d)
 	}
 }
 
+/* A new thread that the total limit leaves untraced: the stop reports it
+ * once, then it runs on untraced (not excluded, every 'continue' stopped
+ * on it again and the process never got on). */
+static void over_limit(struct dbg *d, pid_t tid, struct dbg_stop *stop)
+{
+	d->trace->excluded = xrealloc(d->trace->excluded, (size_t)(d->trace->nexcl + 1) * sizeof(pid_t));
+	d->trace->excluded[d->trace->nexcl++] = tid;
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = DBG_R_TRACE_LIMIT;
+	stop->tid = tid;
+}
+
 /* New threads of a process traced with 'all'. */
 static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 {
@@ -524,9 +536,7 @@ static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 		if (find(d, ti[i].tid) || excluded(d->trace, ti[i].tid))
 			continue;
 		if (start_one(d, ti[i].tid, &err) < 0) {
-			memset(stop, 0, sizeof(*stop));
-			stop->reason = DBG_R_TRACE_LIMIT;
-			stop->tid = ti[i].tid;
+			over_limit(d, ti[i].tid, stop);
 			return 1;
 		}
 	}
@@ -666,9 +676,7 @@ static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 		struct ptdb_err err;
 
 		if (start_one(d, ts->tid, &err) < 0) {
-			memset(stop, 0, sizeof(*stop));
-			stop->reason = DBG_R_TRACE_LIMIT;
-			stop->tid = ts->tid;
+			over_limit(d, ts->tid, stop);
 			return RW_USER;
 		}
 		return EV_GO_ON;

@@ -23,6 +23,10 @@ struct session {
 	char snapshot_dir[4096];
 	unsigned snapshot_count;
 	struct dbg_sig snapshot_policy;	/* SIG's policy before, restored after */
+	/* SIGTERM or SIGHUP reached ptdb (cmd/main.c's handler): the command
+	 * loops stop after the command running, and main detaches from an
+	 * attached process (breakpoints removed) or kills a launched one */
+	volatile sig_atomic_t term_signal;
 };
 
 void session_init(struct session *s);

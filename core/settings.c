@@ -17,6 +17,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Launch the program with address space layout randomization disabled." },
 	[SETTING_TRACE_STEPPING] = { "trace.software.stepping", SETTING_ENUM, "block", "block|single",
 		"How the software trace backend runs a traced thread: by blocks up to the next state-dependent control transfer, or one instruction at a time (the correctness reference)." },
+	[SETTING_FOLLOW_FORK] = { "target.follow-fork", SETTING_ENUM, "parent", "parent|child",
+		"Which process to go on debugging when the process forks: the parent (the child, its breakpoints removed, runs on alone) or the child (the parent, its breakpoints removed, runs on alone; a single-threaded parent that is not traced)." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

@@ -3,7 +3,11 @@
  * column 8 for up to 4-digit numbers) and drop trailing blanks. */
 #include "core/source.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 static void source_emit(FILE *out, const char *prefix, unsigned no,
@@ -29,15 +33,27 @@ static int source_walk(FILE *out, const char *path, unsigned first,
 		       unsigned last, unsigned mark, unsigned column,
 		       struct ptdb_err *err)
 {
-	FILE *f = fopen(path, "r");
+	/* O_NONBLOCK: a FIFO named by the debug information must not hang
+	 * the session (regular files ignore the flag) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned no = 0;
 	int shown = 0;
 
-	if (!f)
-		return ptdb_err_set(err, "cannot read source file '%s'", path);
+	if (fd < 0)
+		return ptdb_err_errno(err, "cannot read source file '%s'", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ptdb_err_set(err, "cannot read source file '%s': not a regular file", path);
+	}
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return ptdb_err_errno(err, "cannot read source file '%s'", path);
+	}
 	while ((len = getline(&buf, &cap, f)) >= 0 && ++no <= last) {
 		if (len && buf[len - 1] == '\n')
 			len--;

@@ -24,6 +24,11 @@ void sym_module_free(struct sym_module *m);
  * sym_module_set_bias); no symbols, lines or CFI.  Errors as above. */
 struct sym_module *sym_module_open_raw(const char *path, struct ptdb_err *err);
 int sym_module_is_raw(const struct sym_module *m);
+/* Reads the module's DWARF unit headers and first line table now (they are
+ * otherwise read on first use) and returns why its debug information is
+ * unusable or partly so (libdwarf's words; owned by m), or NULL when it
+ * reads fine or there is none. */
+const char *sym_module_dwarf_problem(struct sym_module *m);
 /* Reads up to n bytes of the file's loaded image (PT_LOAD file bytes; the
  * raw file) at runtime address addr; returns how many (0: none mapped). */
 size_t sym_module_read(const struct sym_module *m, uint64_t addr, void *buf, size_t n);

@@ -1,12 +1,21 @@
 /* core/sym_dwarf.c: DWARF through libdwarf, lazily — CU list and
  * .debug_aranges to find the one CU holding an address, line tables decoded
  * per CU on first use and cached; line/address/prologue lookups on them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/sym_int.h"
 
 #include <dwarf.h>
+
+/* Keeps the first error's text for sym_module_dwarf_problem. */
+static void sym_dw_note(struct sym_module *m, const char *what, Dwarf_Error e)
+{
+	if (!m->dw_err[0] && m->has_debug)
+		snprintf(m->dw_err, sizeof(m->dw_err), "%s: %s", what,
+			 e ? dwarf_errmsg(e) : "no data");
+}
 
 static void sym_dw_errfree(struct sym_module *m, Dwarf_Error *e)
 {
@@ -82,6 +91,7 @@ int sym_dwarf_init(struct sym_module *m)
 		return m->dw_state > 0 ? 0 : -1;
 	m->dw_state = -1;
 	if (dwarf_init(m->fd, DW_DLC_READ, NULL, NULL, &m->dbg, &e) != DW_DLV_OK) {
+		sym_dw_note(m, "cannot read the DWARF", e);
 		if (e)
 			dwarf_dealloc(NULL, e, DW_DLA_ERROR);
 		m->dbg = NULL;
@@ -97,10 +107,13 @@ int sym_dwarf_init(struct sym_module *m)
 		int rc = dwarf_next_cu_header_d(m->dbg, 1, &hlen, &ver, &abbr,
 						&asz, &lsz, &esz, &sig, &typeoff,
 						&next, &type, &e);
+		if (rc == DW_DLV_ERROR)
+			sym_dw_note(m, "bad unit header in .debug_info", e);
 		if (rc != DW_DLV_OK)
 			break;
 		if (dwarf_siblingof_b(m->dbg, NULL, 1, &die, &e) != DW_DLV_OK ||
 		    dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
+			sym_dw_note(m, "bad unit in .debug_info", e);
 			sym_dw_errfree(m, &e);
 			continue;
 		}
@@ -116,6 +129,25 @@ int sym_dwarf_init(struct sym_module *m)
 	sym_dw_errfree(m, &e);
 	sym_load_aranges(m);
 	return 0;
+}
+
+static void sym_cu_load(struct sym_module *m, struct sym_cu *cu);
+
+const char *sym_module_dwarf_problem(struct sym_module *m)
+{
+	if (m->raw)
+		return NULL;
+	if (m->dw_err[0])
+		return m->dw_err;
+	if (!m->has_debug)
+		return NULL;
+	if (sym_dwarf_init(m) == 0 && !m->dw_err[0]) {
+		if (!m->ncus)
+			snprintf(m->dw_err, sizeof(m->dw_err), "no compilation units in .debug_info");
+		else
+			sym_cu_load(m, &m->cus[0]);
+	}
+	return m->dw_err[0] ? m->dw_err : NULL;
 }
 
 void sym_dwarf_free(struct sym_module *m)
@@ -222,11 +254,13 @@ static void sym_cu_load(struct sym_module *m, struct sym_cu *cu)
 		return;
 	cu->loaded = 1;
 	if (dwarf_srclines_b(cu->die, &ver, &tables, &ctx, &e) != DW_DLV_OK) {
+		sym_dw_note(m, "bad line table in .debug_line", e);
 		sym_dw_errfree(m, &e);
 		return;
 	}
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) != DW_DLV_OK ||
 	    n <= 0) {
+		sym_dw_note(m, "bad line table in .debug_line", e);
 		sym_dw_errfree(m, &e);
 		dwarf_srclines_dealloc_b(ctx);
 		return;

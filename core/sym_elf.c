@@ -33,6 +33,13 @@ static int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 	       sh->sh_size <= m->maplen - sh->sh_offset;
 }
 
+/* A section read as an array of 8-byte-aligned structures (symbols,
+ * relocations): in the file and 8-aligned, as the ELF spec has them. */
+static int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
+{
+	return sym_section_ok(m, sh) && !(sh->sh_offset & 7);
+}
+
 /* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
 static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 			    const Elf64_Shdr *sh)
@@ -43,7 +50,7 @@ static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 	const char *strs;
 	size_t n, cap;
 
-	if (sh->sh_link >= eh->e_shnum || !sym_section_ok(m, sh))
+	if (sh->sh_link >= eh->e_shnum || !sym_table_ok(m, sh))
 		return;
 	strsh = &shs[sh->sh_link];
 	if (!sym_section_ok(m, strsh) || strsh->sh_size == 0)
@@ -108,10 +115,11 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	size_t n, base;
 	uint64_t start;
 
-	if (!rel || (!sec && !plt) || rel->sh_link >= eh->e_shnum || rel->sh_entsize != sizeof(*r))
+	if (!rel || (!sec && !plt) || rel->sh_link >= eh->e_shnum || rel->sh_entsize != sizeof(*r) ||
+	    !sym_table_ok(m, rel))
 		return;
 	dsym = &shs[rel->sh_link];
-	if (!sym_section_ok(m, dsym) || dsym->sh_link >= eh->e_shnum)
+	if (!sym_table_ok(m, dsym) || dsym->sh_link >= eh->e_shnum)
 		return;
 	dstr = &shs[dsym->sh_link];
 	if (!sym_section_ok(m, dstr) || !dstr->sh_size)
@@ -184,6 +192,8 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 	if (m->map[EI_CLASS] != ELFCLASS64 || m->maplen < sizeof(*eh) ||
 	    eh->e_machine != EM_X86_64)
 		return ptdb_err_set(err, "'%s' is not an x86-64 ELF file", m->path);
+	if ((eh->e_shoff | eh->e_phoff) & 7)
+		return ptdb_err_set(err, "'%s' is corrupt: its headers are misaligned", m->path);
 	m->entry = eh->e_entry;
 	m->pie = eh->e_type == ET_DYN;
 	m->link_base = UINT64_MAX;
@@ -206,6 +216,15 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 		shstr = (const char *)m->map + shs[eh->e_shstrndx].sh_offset;
 		shstrsz = shs[eh->e_shstrndx].sh_size;
 	}
+	/* libdwarf reads the section headers on its own and trusts their
+	 * sizes (allocations of terabytes for a corrupt one): a file with a
+	 * section past its end is loaded without DWARF */
+	for (unsigned i = 0; i < eh->e_shnum && !m->dw_err[0]; i++)
+		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL && !sym_section_ok(m, &shs[i])) {
+			snprintf(m->dw_err, sizeof(m->dw_err),
+				 "section header %u lies past the end of the file", i);
+			m->dw_state = -1;
+		}
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
 		if (shs[i].sh_type == SHT_SYMTAB)
 			symtab = &shs[i];
@@ -249,6 +268,10 @@ static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb
 	}
 	if (fstat(m->fd, &st) < 0) {
 		ptdb_err_errno(err, "cannot open '%s'", path);
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ptdb_err_set(err, "'%s' is a directory", m->path);
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size < min) {

@@ -73,6 +73,8 @@ struct sym_module {
 				 * (printf for _IO_printf): found by name */
 	size_t nalias;
 	int dw_state;		/* 0 untried, 1 ok, -1 no DWARF */
+	char dw_err[200];	/* the first DWARF read error (libdwarf's
+				 * words), "" when none */
 	Dwarf_Debug dbg;
 	struct sym_cu *cus;
 	size_t ncus;

@@ -83,6 +83,11 @@ pid_t target_pid(const struct target_proc *p);
 int target_is_alive(const struct target_proc *p);  /* traced and not exited */
 int target_exited(const struct target_proc *p);    /* exit/kill/detach seen */
 int target_was_launched(const struct target_proc *p);
+/* At a fork: follow the child (nonzero) instead of the parent.  Following
+ * the child detaches the parent with its breakpoints removed and makes the
+ * child the process (its pid, one thread); it applies only to a parent
+ * with one thread, else the child is let go as when following the parent. */
+void target_set_follow_fork(struct target_proc *p, int child);
 void target_set_hooks(struct target_proc *p, const struct target_hooks *h);
 
 /* Threads, ordered by index; returns the total count (may exceed max). */

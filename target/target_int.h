@@ -36,6 +36,7 @@ struct target_proc {
 	struct target_thread *threads;
 	int nthreads, cap;
 	unsigned next_index;
+	int follow_child;	/* target_set_follow_fork */
 	struct target_bp *bps;
 	int nbps, bpcap;
 	/* breakpoints removed lately: a thread may have trapped on one just
@@ -49,8 +50,11 @@ struct target_proc {
 	struct target_hooks hooks;
 };
 
+/* TRACEFORK: a forked child starts traced so that the breakpoints its copy
+ * of memory holds are removed before it is let go (target_run.c);
+ * without it the child would die of SIGTRAP at the first one it runs. */
 #define TARGET_PTRACE_OPTS (PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | \
-	PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD)
+	PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK)
 
 /* target_proc.c */
 struct target_thread *target_find_thread(const struct target_proc *p,

@@ -342,6 +342,7 @@ pid_t target_pid(const struct target_proc *p) { return p->pid; }
 int target_is_alive(const struct target_proc *p) { return p->alive; }
 int target_exited(const struct target_proc *p) { return !p->alive; }
 int target_was_launched(const struct target_proc *p) { return p->launched; }
+void target_set_follow_fork(struct target_proc *p, int child) { p->follow_child = child; }
 uint64_t target_stop_id(const struct target_proc *p) { return p->stop_id; }
 
 void target_set_hooks(struct target_proc *p, const struct target_hooks *h)

@@ -5,6 +5,7 @@
 #include "target/target_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,70 @@ static void after_exec(struct target_proc *p, pid_t tid)
 	target_open_mem(p);
 }
 
+/* A child the process forked: waits for its first stop, writes the
+ * original bytes over the breakpoints its copy of the memory holds, and
+ * detaches it, so it runs on as if never traced. */
+static void release_fork_child(struct target_proc *p, pid_t child)
+{
+	char path[64];
+	int st, fd;
+
+	while (waitpid(child, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return;
+	if (!WIFSTOPPED(st))
+		return;	/* gone already */
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	for (int i = 0; fd >= 0 && i < p->nbps; i++)
+		if (target_bp_planted(p, p->bps[i].addr) &&
+		    pwrite(fd, &p->bps[i].orig, 1, (off_t)p->bps[i].addr) != 1)
+			break;
+	if (fd >= 0)
+		close(fd);
+	ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+static void resume_thread(struct target_thread *t);
+
+/* Following the child of a single-threaded parent stopped at its fork
+ * event: the parent gets its original bytes back and is detached; the
+ * child (stopped, its memory a copy with the int3s in place) becomes the
+ * process, thread #1, and runs on unless a step is in progress. */
+static int follow_fork_child(struct target_proc *p, pid_t parent, pid_t child)
+{
+	int st;
+
+	while (waitpid(child, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFSTOPPED(st))
+		return -1;
+	/* a breakpoint lifted in the parent for a step-over is missing from
+	 * the child's copy too: planted again there below */
+	int lifted = p->stepover_active && target_find_bp(p, p->stepover_addr);
+	uint64_t lifted_at = p->stepover_addr;
+
+	p->stepover_active = 0;
+	for (int i = 0; i < p->nbps; i++)
+		if (target_bp_planted(p, p->bps[i].addr))
+			target_raw_write(p, p->bps[i].addr, &p->bps[i].orig, 1);
+	ptrace(PTRACE_DETACH, parent, 0, 0);
+	p->pid = child;
+	p->nthreads = 0;
+	p->next_index = 0;
+	target_add_thread(p, child)->stopped = 1;
+	target_open_mem(p);
+	if (lifted) {
+		unsigned char cc = 0xCC;
+
+		target_raw_write(p, lifted_at, &cc, 1);
+	}
+	if (p->running && !p->step_mode)
+		resume_thread(&p->threads[0]);
+	return 0;
+}
+
 static int is_fault(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
@@ -181,6 +246,17 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			target_add_thread(p, (pid_t)msg)->starting = 1;
 			if (p->one_by_one)
 				new_thread_stop(p, (pid_t)msg);
+		}
+		return TARGET_EV_NONE;
+	}
+	if (ev == PTRACE_EVENT_FORK) {
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
+			if (p->follow_child && p->nthreads == 1 && tid == p->pid &&
+			    follow_fork_child(p, tid, (pid_t)msg) == 0)
+				return TARGET_EV_NONE;
+			release_fork_child(p, (pid_t)msg);
 		}
 		return TARGET_EV_NONE;
 	}

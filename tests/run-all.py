@@ -7,9 +7,12 @@ Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
 REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
-bundle tests (tests/bundle_test.py) and the per-CPU tracing tests
-(tests/percpu_test.py) and valgrind memcheck on the transcripts of mission §1
-(tests/valgrind_test.py) run; each reports results through tests/results.py.
+bundle tests (tests/bundle_test.py), the per-CPU tracing tests
+(tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
+hostile input tests (tests/hostile_test.py), the process tests
+(tests/process_test.py), the 64-thread stress test (tests/stress_test.py)
+and valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
+run; each reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -24,6 +27,10 @@ import bundle_test  # noqa: E402
 import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
 import valgrind_test  # noqa: E402
+import process_test  # noqa: E402
+import fuzz_replay  # noqa: E402
+import hostile_test  # noqa: E402
+import stress_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -60,6 +67,10 @@ def main():
     percpu_test.run_all()
     check_ctf.run_all()
     check_man.run_all()
+    fuzz_replay.run_all()
+    hostile_test.run_all()
+    process_test.run_all()
+    stress_test.run_all()
     valgrind_test.run_all()
     return results.summary()
 

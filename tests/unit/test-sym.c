@@ -174,7 +174,7 @@ TEST(source_missing)
 {
 	struct ptdb_err err;
 	CHECK_INT(source_list(stdout, "/nonexistent.c", 1, 0, &err), -1);
-	CHECK_STR(err.msg, "cannot read source file '/nonexistent.c'");
+	CHECK_STR(err.msg, "cannot read source file '/nonexistent.c': No such file or directory");
 }
 
 static int read_mem(void *ctx, uint64_t addr, void *buf, size_t n)

@@ -1,0 +1,53 @@
+/* tests/fuzz/fuzz_decode.c: arbitrary bytes as a thread's raw Intel PT
+ * buffer, decoded against a small fixed image (the trace_loop fixture at its
+ * link address and a 10-byte raw code image at 0x100000) through the path
+ * of a loaded bundle: 'trace load', then 'thread trace dump instructions -a'
+ * and 'thread trace dump info' (which must terminate whatever the bytes). */
+#include "tests/fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+static const uint8_t code[] = { 0xb9, 0x03, 0x00, 0x00, 0x00, 0xff, 0xc9, 0x75, 0xfc, 0x90 };
+
+static void setup(void)
+{
+	static int done;
+	char path[4200], json[8192];
+	int n;
+
+	if (done)
+		return;
+	done = 1;
+	fuzz_write("code.bin", code, sizeof(code));
+	snprintf(path, sizeof(path), "%s/traces", fuzz_dir());
+	mkdir(path, 0700);
+	n = snprintf(json, sizeof(json),
+		"{\"type\": \"intel-pt\",\n"
+		" \"cpuInfo\": {\"vendor\": \"GenuineIntel\", \"family\": 6, \"model\": 85, \"stepping\": 4},\n"
+		" \"processes\": [{\"pid\": 1000,\n"
+		"   \"threads\": [{\"tid\": 1001, \"iptTrace\": \"traces/t1.trace\"}],\n"
+		"   \"modules\": [{\"systemPath\": \"%s/tests/programs/trace_loop\", \"loadAddress\": \"0x400000\"},\n"
+		"               {\"systemPath\": \"/fw/code.bin\", \"file\": \"code.bin\", \"loadAddress\": \"0x100000\"}]}]}\n",
+		FUZZ_ROOT);
+	fuzz_write("trace.json", json, (size_t)n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct session s;
+	char line[4200];
+
+	setup();
+	fuzz_write("traces/t1.trace", data, size);
+	session_init(&s);
+	s.batch = 1;
+	snprintf(line, sizeof(line), "trace load '%s'", fuzz_dir());
+	if (fuzz_run(&s, line) == 0) {
+		fuzz_run(&s, "thread trace dump instructions -a -e");
+		fuzz_run(&s, "thread trace dump info -v");
+		fuzz_run(&s, "thread trace dump function-calls");
+	}
+	session_release(&s);
+	return 0;
+}

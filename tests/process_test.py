@@ -1,0 +1,313 @@
+"""Processes are never left behind, nor changed by ptdb going away:
+
+  P1  launch, kill -9 ptdb: the inferior dies with it (PTRACE_O_EXITKILL)
+  P2  attach, SIGTERM ptdb while 'continue' runs (batch): the process runs
+      on, untraced, its code bytes equal to the file's (breakpoints gone)
+  P3  attach, stop at a breakpoint, SIGTERM/SIGHUP ptdb at the prompt: same
+  P4  attach to a pid that does not exist: one error line, session goes on
+  P5  attach without permission (as 'nobody' when root): the error names
+      ptrace permissions
+  P6  the inferior forks with a breakpoint in the code the child runs: the
+      child is detached, runs it and exits by itself (traced or not)
+  P7  the inferior SIGKILLs itself while traced: reported, session goes on
+  P8  the inferior execs another program while traced: tracing ends at the
+      exec stop, the new program runs to its breakpoint and exits
+  P9  settings set target.follow-fork child: the child is debugged (stops
+      at its breakpoint, its exit is the process's), the parent runs on
+"""
+import os
+import re
+import signal
+import struct
+import subprocess
+import time
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+PROG = os.path.join(ROOT, "tests", "programs")
+
+
+def batch(args, timeout=60):
+    p = subprocess.run([PTDB, "-b"] + args, cwd=ROOT, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def cmds(*lines):
+    out = []
+    for l in lines:
+        out += ["-o", l]
+    return out
+
+
+def state(pid):
+    """The process's state letter, and its tracer; (None, 0) when gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read().rsplit(")", 1)[1].split()[0]
+        with open("/proc/%d/status" % pid) as f:
+            tracer = [int(l.split()[1]) for l in f if l.startswith("TracerPid:")][0]
+        return st, tracer
+    except (OSError, IndexError):
+        return None, 0
+
+
+def gone(pid, timeout=5.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        st, _ = state(pid)
+        if st in (None, "Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def func_addr(path, name):
+    out = subprocess.run(["nm", path], capture_output=True, text=True).stdout
+    for l in out.splitlines():
+        f = l.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16)
+    raise RuntimeError("no symbol %s in %s" % (name, path))
+
+
+def file_bytes(path, addr, n):
+    """n bytes of the (non-PIE) ELF file as loaded at addr."""
+    data = open(path, "rb").read()
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        typ, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if typ == 1 and vaddr <= addr < vaddr + filesz:
+            o = off + addr - vaddr
+            return data[o:o + n]
+    raise RuntimeError("0x%x not in a loaded segment" % addr)
+
+
+def mem_bytes(pid, addr, n):
+    with open("/proc/%d/mem" % pid, "rb") as f:
+        f.seek(addr)
+        return f.read(n)
+
+
+def spinner():
+    p = subprocess.Popen([os.path.join(PROG, "rel_spin")])
+    time.sleep(0.2)
+    return p
+
+
+def check_untouched(name, p, out, extra_ok=True):
+    """p runs on untraced with never_called/work as in the file."""
+    exe = os.path.join(PROG, "rel_spin")
+    why = []
+    time.sleep(0.3)
+    st, tracer = state(p.pid)
+    if st is None or st in "tTZX":
+        why.append("process state %r after ptdb left" % st)
+    if tracer:
+        why.append("still traced by %d" % tracer)
+    for fn in ("never_called", "work"):
+        a = func_addr(exe, fn)
+        if st is not None and mem_bytes(p.pid, a, 16) != file_bytes(exe, a, 16):
+            why.append("%s's code differs from the file's: %s vs %s" % (
+                fn, mem_bytes(p.pid, a, 16).hex(), file_bytes(exe, a, 16).hex()))
+    if not extra_ok:
+        why.append("unexpected output")
+    p.kill()
+    p.wait()
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-2000:])
+    results.ok(name)
+
+
+def launch_kill9():
+    name = "P1 kill -9 ptdb kills the launched inferior"
+    p = subprocess.Popen([PTDB, "-b"] + cmds("file " + os.path.join(PROG, "rel_spin"), "r"),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line, pid = "", None
+    end = time.time() + 20
+    while time.time() < end and pid is None:
+        line = p.stdout.readline()
+        if not line:
+            break
+        if " launched: " in line:
+            pid = int(line.split()[1])
+    if pid is None:
+        p.kill()
+        p.wait()
+        return results.fail(name, "no 'Process N launched' line: " + line)
+    time.sleep(0.2)
+    if gone(pid, 0.1):
+        p.kill()
+        p.wait()
+        return results.fail(name, "the inferior was not running before the kill")
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    if not gone(pid):
+        st, tracer = state(pid)
+        os.kill(pid, signal.SIGKILL)
+        return results.fail(name, "inferior %d survived ptdb (state %s, tracer %d)" % (pid, st, tracer))
+    results.ok(name)
+
+
+def attach_sigterm_running():
+    name = "P2 SIGTERM during continue detaches, breakpoints removed"
+    p = spinner()
+    d = subprocess.Popen([PTDB, "-b"] + cmds("attach %d" % p.pid, "b never_called", "b work", "c",
+                                             "breakpoint disable 2", "c"),
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(2.0)   # attached, stopped at work once, running again
+    d.send_signal(signal.SIGTERM)
+    try:
+        out, _ = d.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        d.kill()
+        out, _ = d.communicate()
+        p.kill()
+        return results.fail(name, "ptdb did not exit after SIGTERM\n" + out[-2000:])
+    want = "ptdb: SIGTERM received: detached from process %d" % p.pid
+    ok = want in out and d.returncode == 128 + signal.SIGTERM and "stop reason = breakpoint 2.1" in out
+    if not ok:
+        out = "exit %s, want %r\n%s" % (d.returncode, want, out)
+    check_untouched(name, p, out, ok)
+
+
+def attach_sigterm_prompt(sig):
+    name = "P3 %s at the prompt detaches, breakpoints removed" % sig.name
+    p = spinner()
+    d = subprocess.Popen([PTDB], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    d.stdin.write("attach %d\nb never_called\nb work\nc\n" % p.pid)
+    d.stdin.flush()
+    time.sleep(2.0)   # stopped at work with both breakpoints planted
+    st, tracer = state(p.pid)
+    d.send_signal(sig)
+    try:
+        out, _ = d.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        d.kill()
+        out, _ = d.communicate()
+        p.kill()
+        return results.fail(name, "ptdb did not exit\n" + out[-2000:])
+    want = "ptdb: %s received: detached from process %d" % (sig.name, p.pid)
+    ok = (want in out and d.returncode == 128 + sig and "stop reason = breakpoint 2.1" in out
+          and tracer == d.pid)
+    if not ok:
+        out = "exit %s, tracer before %d, want %r\n%s" % (d.returncode, tracer, want, out)
+    check_untouched(name, p, out, ok)
+
+
+def attach_missing():
+    name = "P4 attach to a pid that does not exist"
+    t = subprocess.Popen(["true"])
+    t.wait()
+    rc, out = batch(cmds("attach %d" % t.pid, "version"))
+    want = "error: no such process: %d" % t.pid
+    lines = out.splitlines()
+    if want not in lines or "ptdb version" not in out or rc != 1:
+        return results.fail(name, "want %r, exit 1, then version\n%s" % (want, out))
+    results.ok(name)
+
+
+def attach_denied():
+    name = "P5 attach without permission names ptrace permissions"
+    if os.geteuid() == 0:
+        p = spinner()
+        target = p.pid
+        pre = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    else:
+        p, target, pre = None, 1, []
+    try:
+        r = subprocess.run(pre + [PTDB, "-b"] + cmds("attach %d" % target, "version"), cwd="/",
+                           capture_output=True, text=True, timeout=60)
+    except FileNotFoundError as e:
+        if p:
+            p.kill()
+        return results.fail(name, "cannot drop privileges: %s" % e)
+    out = r.stdout + r.stderr
+    if p:
+        p.kill()
+        p.wait()
+    want = ("error: attach to process %d failed (check ptrace permissions, e.g. "
+            "/proc/sys/kernel/yama/ptrace_scope): Operation not permitted" % target)
+    if want not in out.splitlines() or "ptdb version" not in out:
+        return results.fail(name, "want %r\n%s" % (want, out))
+    results.ok(name)
+
+
+def fork_child(traced):
+    name = "P6 forked child detached and runs on" + (" (tracing)" if traced else "")
+    run = ["b main", "r", "process trace start", "c"] if traced else ["r"]
+    rc, out = batch(cmds("file " + os.path.join(PROG, "rel_fork"), "b child_work", *run))
+    if "child exited 7" not in out or "exited with status = 0 (0x00000000)" not in out:
+        return results.fail(name, out[-3000:])
+    results.ok(name)
+
+
+def self_kill():
+    name = "P7 inferior SIGKILLs itself while traced"
+    rc, out = batch(cmds("file " + os.path.join(PROG, "rel_selfkill"), "b main", "r",
+                         "process trace start", "c", "process status", "version"))
+    want = "exited with status = 9 (0x00000009) (signal SIGKILL)"
+    if out.count(want) != 2 or "ptdb version" not in out or "error:" in out:
+        return results.fail(name, out[-3000:])
+    results.ok(name)
+
+
+def exec_traced():
+    name = "P8 exec while traced"
+    rc, out = batch(cmds("file " + os.path.join(PROG, "rel_exec"),
+                         "settings set target.run-args " + os.path.join(PROG, "trace_loop"),
+                         "b main", "r", "process trace start", "c", "thread trace dump info",
+                         "c", "c"))
+    want = ["stop reason = exec (tracing ended: the traced program was replaced)",
+            "error: Process is not being traced",
+            "trace_loop`main", "exited with status = 0 (0x00000000)"]
+    why = ["missing %r" % w for w in want if w not in out]
+    if out.count("error:") != 1:
+        why.append("more than the one expected error")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
+def follow_child():
+    name = "P9 target.follow-fork child"
+    rc, out = batch(cmds("file " + os.path.join(PROG, "rel_fork"), "settings set target.follow-fork child",
+                         "b child_work", "r", "c", "settings set target.follow-fork nope"))
+    why = []
+    m = re.search(r"Process (\d+) launched", out)
+    s = re.search(r"Process (\d+) stopped\n\* thread #1, name = 'rel_fork', stop reason = breakpoint 1\.1", out)
+    if not m or not s or m.group(1) == s.group(1):
+        why.append("no stop at child_work in a process other than the one launched")
+    elif "Process %s exited with status = 7 (0x00000007)" % s.group(1) not in out:
+        why.append("the child's exit (7) was not the process's")
+    if "child exited 7" not in out:
+        why.append("the parent did not run on to its end")
+    if "error: invalid value 'nope' for 'target.follow-fork': valid values are parent|child" not in out:
+        why.append("bad value not refused")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
+def run_all():
+    launch_kill9()
+    attach_sigterm_running()
+    attach_sigterm_prompt(signal.SIGTERM)
+    attach_sigterm_prompt(signal.SIGHUP)
+    attach_missing()
+    attach_denied()
+    fork_child(False)
+    fork_child(True)
+    self_kill()
+    exec_traced()
+    follow_child()
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())

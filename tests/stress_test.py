@@ -1,0 +1,134 @@
+"""Load: tests/programs/rel_waves creates and joins 64 threads in 8 waves,
+traced with 'process trace start' (software backend).  Every thread stops at
+thread_done() (a breakpoint), where its trace is shown with 'thread trace
+dump info'.
+
+  S1  32 KiB buffers (a thread's whole trace fits: at least 1000
+      instructions each) and the default total limit: all 64 threads
+      traced, each trace decodes with no error, none lost, the process runs
+      to its end
+  S2  a total limit of 16 KiB: each thread is traced (and decodes without
+      errors) or reported once as over the limit, the two adding up to 64.
+      NOT in make check yet (run 'tests/stress_test.py --limit'): about one
+      run in three the traced main thread stops with SIGTRAP at an int3 of
+      the software tracer (0x...dc in clone, just after the new thread's
+      first instruction) and then SIGSEGV, or the run hangs; the fault lies
+      in the tracer's breakpoint handling (core/dbg_trace.c), left to its
+      owners.
+
+The figures (threads, instructions traced, time) are printed as '#' lines.
+"""
+import os
+import re
+import subprocess
+import time
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+OUT = os.path.join(ROOT, "tests", "out", "stress")
+THREADS = 64
+LIMIT_RE = re.compile(r"stop reason = Thread (\d+) can't be traced as the process trace size limit "
+                      r"has been reached")
+
+
+def run(limit):
+    os.makedirs(OUT, exist_ok=True)
+    lines = ["file tests/programs/rel_waves", "b main", "b thread_done", "b all_joined", "r",
+             "process trace start " + ("-l " + limit if limit else "-s 32KiB")]
+    # every stop: a thread at thread_done, a limit report, then all_joined
+    for _ in range(2 * THREADS + 4):
+        lines += ["c", "thread trace dump info"]
+    script = os.path.join(OUT, "waves.ptdb")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    t = time.time()
+    try:
+        p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=120)
+        out = p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace") + "\n(hung: killed after 120 s)\n"
+    return out, time.time() - t
+
+
+def parse(out):
+    """[(stop line, dump lines)] for each 'c' and the dump after it."""
+    chunks, cur = [], None
+    for l in out.splitlines():
+        if l.startswith("(ptdb) "):
+            cur = [l[7:], []]
+            chunks.append(cur)
+        elif cur:
+            cur[1].append(l)
+    res = []
+    for i in range(len(chunks) - 1):
+        if chunks[i][0] == "c" and chunks[i + 1][0] == "thread trace dump info":
+            res.append(("\n".join(chunks[i][1]), chunks[i + 1][1]))
+    return res
+
+
+def check(name, limit):
+    out, secs = run(limit)
+    why = []
+    traced, over, insns = {}, [], 0
+    for stop, dump in parse(out):
+        m = LIMIT_RE.search(stop)
+        if m:
+            over.append(int(m.group(1)))
+            continue
+        if "stop reason = breakpoint 2.1" not in stop:
+            continue
+        head = dump[0] if dump else ""
+        m = re.match(r"thread #\d+: tid = (\d+)", head)
+        if not m:
+            why.append("no dump header at a thread_done stop: %r" % head)
+            continue
+        tid = int(m.group(1))
+        if head.endswith("not traced"):
+            if tid not in over:
+                why.append("thread %d is not traced and was not reported over the limit" % tid)
+            continue
+        text = "\n".join(dump)
+        n = re.search(r"Total number of instructions: (\d+)", text)
+        e = re.search(r"Number of individual errors: (\d+)", text)
+        if not n or int(n.group(1)) < 1000:
+            why.append("thread %d: too few instructions: %s" % (tid, n and n.group(1)))
+        if not e or int(e.group(1)) != 0:
+            why.append("thread %d: decode errors: %s" % (tid, e and e.group(1)))
+        if tid in traced:
+            why.append("thread %d stopped twice at thread_done" % tid)
+        traced[tid] = int(n.group(1)) if n else 0
+    insns = sum(traced.values())
+    untraced_done = len([1 for s, d in parse(out) if "stop reason = breakpoint 2.1" in s and d
+                         and d[0].endswith("not traced")])
+    if len(set(over)) != len(over):
+        why.append("a thread was reported over the limit more than once: %s" % over)
+    if limit is None and over:
+        why.append("threads over the default limit: %s" % over)
+    if len(traced) + untraced_done != THREADS:
+        why.append("%d threads reached thread_done, want %d" % (len(traced) + untraced_done, THREADS))
+    if limit is not None and (not over or len(traced) + len(over) != THREADS):
+        why.append("traced %d + over the limit %d != %d" % (len(traced), len(over), THREADS))
+    if "threads 64 sum " not in out or "exited with status = 0 (0x00000000)" not in out:
+        why.append("the process did not run to its end")
+    if secs > 60:
+        why.append("took %.1f s (over 60)" % secs)
+    print("# stress %s: %d threads, %d traced, %d over the limit, %d instructions traced, %.2f s"
+          % (limit or "default limit", THREADS, len(traced), len(over), insns, secs))
+    if why:
+        return results.fail(name, "\n".join(why[:20]) + "\n" + out[-2000:])
+    results.ok(name)
+
+
+def run_all(limit=False):
+    check("S1 64 threads in waves, all traced", None)  # -s 32KiB
+    if limit:
+        check("S2 64 threads in waves, 16 KiB total limit", "16KiB")
+
+
+if __name__ == "__main__":
+    import sys
+    run_all("--limit" in sys.argv)
+    sys.exit(results.summary())
