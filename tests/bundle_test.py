@@ -318,6 +318,66 @@ def malformed():
             results.ok("malformed bundle: " + name)
 
 
+def escapes_and_sizes():
+    """Files that leave the bundle's directory (through .. or a symlink)
+    load with a warning naming where they really are; a trace file or a
+    description too large to read whole is refused in one clear line (sparse
+    files: nothing is written)."""
+    base = os.path.join(OUT, "esc")
+    shutil.rmtree(base, ignore_errors=True)
+    outside = os.path.join(base, "elsewhere")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "code.bin"), "wb") as f:
+        f.write(RAW_CODE)
+    real = os.path.realpath(os.path.join(outside, "code.bin"))
+    cases = []
+    d = os.path.join(base, "dotdot")
+    desc = write_raw_bundle(d)
+    desc["processes"][0]["modules"][0]["file"] = "../elsewhere/code.bin"
+    write_raw_bundle(d, desc)
+    cases.append(("through ..", d))
+    d = os.path.join(base, "symlink")
+    write_raw_bundle(d)
+    os.unlink(os.path.join(d, "code.bin"))
+    os.symlink(os.path.join(outside, "code.bin"), os.path.join(d, "code.bin"))
+    cases.append(("through a symlink", d))
+    for name, d in cases:
+        out = ptdb(["trace load " + d, "thread trace dump instructions -a -r"])
+        want = ["warning: %s/trace.json:traceBundle.processes[0].modules[0].file: %s "
+                "(outside the bundle's directory)" % (d, real),
+                "Loaded the trace of process 1000: 1 thread (1 traced), 1 module.",
+                "thread #1: tid = 1001, total instructions = 8"]
+        why = ["missing: %r" % w for w in want if w not in out]
+        if "error:" in out:
+            why.append("an error was printed")
+        if why:
+            results.fail("bundle file outside its directory " + name, "\n".join(why) + "\n" + out)
+        else:
+            results.ok("bundle file outside its directory " + name)
+    # sizes: a 64 GiB trace file and a 65 MiB description, both sparse
+    d = os.path.join(base, "huge-trace")
+    write_raw_bundle(d)
+    trace = os.path.join(d, "traces", "t1.trace")
+    os.truncate(trace, 64 << 30)
+    huge_json = os.path.join(base, "huge-json")
+    write_raw_bundle(huge_json)
+    os.truncate(os.path.join(huge_json, "trace.json"), 65 << 20)
+    out = ptdb(["trace load " + d, "trace load " + huge_json, "thread list"])
+    shutil.rmtree(d)    # (sparse, but nothing else should trip over them)
+    shutil.rmtree(huge_json)
+    lines = [l for l in out.splitlines() if l.startswith("error:")]
+    want = ["error: %s/trace.json:traceBundle.processes[0].threads[0].iptTrace: '%s' is %d bytes; "
+            "ptdb decodes traces in memory and reads at most " % (d, trace, 64 << 30),
+            "error: %s/trace.json" % huge_json]
+    why = []
+    if len(lines) != 3 or not lines[0].startswith(want[0]) or not lines[1].startswith(want[1]):
+        why.append("expected two load errors starting with\n  %s\ngot\n  %s"
+                   % ("\n  ".join(want), "\n  ".join(lines)))
+    if why:
+        return results.fail("bundle files too large to read", "\n".join(why) + "\n" + out)
+    results.ok("bundle files too large to read")
+
+
 def save_errors():
     d = os.path.join(OUT, "save-errors")
     shutil.rmtree(d, ignore_errors=True)
@@ -353,6 +413,7 @@ def run_all():
     raw_image()
     lldb_style_elf()
     malformed()
+    escapes_and_sizes()
     save_errors()
 
 
