@@ -1,6 +1,7 @@
 /* cmd/cmd.c: word splitting, lookup by alias/name/unique prefix, option
  * parsing and dispatch over the command tree. */
 #include "cmd/cmd.h"
+#include "cmd/report.h"
 #include "core/session.h"
 #include "core/size.h"
 
@@ -323,6 +324,13 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 	char **words;
 	int n, used;
 
+	{
+		struct dbg_stop gone;
+
+		/* killed from outside while stopped: said before the command */
+		if (dbg_poll_exit(&s->dbg, &gone))
+			report_exit(out, &s->dbg, &gone);
+	}
 	n = cmd_split(line, &words, &errmsg);
 	if (n < 0)
 		return cmd_error(&ctx, "%s", errmsg);

@@ -591,29 +591,38 @@ int dbg_select_thread(struct dbg *d, pid_t tid)
 	return 0;
 }
 
+/* The modules' files (one segment at a time): a loaded trace's memory, and
+ * the code of a process killed while stopped (its trace is still dumped). */
+static size_t files_read(struct dbg *d, uint64_t addr, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		uint64_t a = addr + got;
+		size_t k = 0;
+
+		for (int i = 0; i < d->nmods && !k; i++)
+			if (d->mods[i].sym && a >= d->mods[i].start && a < d->mods[i].end)
+				k = sym_module_read(d->mods[i].sym, a, (uint8_t *)buf + got, n - got);
+		if (!k)
+			break;
+		got += k;
+	}
+	return got;
+}
+
 size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->pm) {
-		/* a loaded trace: the modules' files (one segment at a time) */
-		while (got < n) {
-			uint64_t a = addr + got;
-			size_t k = 0;
-
-			for (int i = 0; i < d->nmods && !k; i++)
-				if (d->mods[i].sym && a >= d->mods[i].start && a < d->mods[i].end)
-					k = sym_module_read(d->mods[i].sym, a, (uint8_t *)buf + got, n - got);
-			if (!k)
-				break;
-			got += k;
-		}
-		return got;
-	}
+	if (d->pm)
+		return files_read(d, addr, buf, n);
 	if (!dbg_alive(d))
 		return 0;
 	if (target_read_mem(d->proc, addr, buf, n, NULL) == 0)
 		return n;
+	if (!target_alive_now(d->proc))
+		return files_read(d, addr, buf, n);
 	while (got < n) {	/* page by page up to the first unreadable one */
 		uint64_t a = addr + got;
 		size_t chunk = 4096 - (size_t)(a & 4095);
@@ -638,7 +647,11 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	}
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
-	return target_read_mem(d->proc, addr, buf, n, err);
+	if (target_read_mem(d->proc, addr, buf, n, err) == 0)
+		return 0;
+	if (!target_alive_now(d->proc) && files_read(d, addr, buf, n) == n)
+		return 0;
+	return -1;
 }
 
 void dbg_request_interrupt(struct dbg *d, int from_tty)
@@ -777,9 +790,8 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 
 	if (d->pm)
 		n = dbg_read_some(d, pc, buf, n);
-	else
-		while (n > 0 && target_read_mem(d->proc, pc, buf, n, NULL) < 0)
-			n--;
+	else if (target_read_mem(d->proc, pc, buf, n, NULL) < 0)
+		n = dbg_read_some(d, pc, buf, n);	/* up to a page end; files when gone */
 	if (!ds || !n || disasm_insn(ds, buf, n, pc, in, NULL) < 0)
 		return -1;
 	return 0;

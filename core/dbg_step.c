@@ -131,6 +131,18 @@ static int check_alive(struct dbg *d, struct ptdb_err *err)
 	return 0;
 }
 
+int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
+{
+	struct target_stop ts;
+
+	if (!dbg_alive(d) || !target_poll_exit(d->proc, &ts))
+		return 0;
+	memset(stop, 0, sizeof(*stop));
+	dbg_exit_stop(stop, &ts);
+	user_stop(d, stop);
+	return 1;
+}
+
 int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	int r;

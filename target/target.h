@@ -129,6 +129,11 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err);
 int target_wait(struct target_proc *p, struct target_stop *stop,
 		struct ptdb_err *err);
 /* Only kill(2): safe from a signal handler while the inferior runs. */
+/* 0 if the process is dead by now, not yet reaped (killed from outside). */
+int target_alive_now(const struct target_proc *p);
+/* While stopped: has the process died (SIGKILL from outside)?  1 with *st
+ * its exit (the process is gone), else 0; consumes nothing else. */
+int target_poll_exit(struct target_proc *p, struct target_stop *st);
 int target_interrupt(struct target_proc *p);
 /* Signal delivered to tid on its next resume; 0 suppresses. */
 void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);

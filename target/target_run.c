@@ -811,6 +811,42 @@ int target_thread_event(struct target_proc *p, int block, struct target_stop *st
 	}
 }
 
+int target_alive_now(const struct target_proc *p)
+{
+	siginfo_t si;
+
+	if (!p->alive)
+		return 0;
+	memset(&si, 0, sizeof(si));
+	return !(waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+		 si.si_pid == p->pid);
+}
+
+int target_poll_exit(struct target_proc *p, struct target_stop *st)
+{
+	siginfo_t si;
+	int status;
+
+	if (!p->alive || p->running)
+		return 0;
+	/* the other threads die first; then the leader's end is there */
+	for (int i = p->nthreads - 1; i >= 0; i--) {
+		pid_t tid = p->threads[i].tid;
+
+		if (tid != p->pid && waitpid(tid, &status, __WALL | WNOHANG) == tid)
+			target_handle_status(p, tid, status, st);
+	}
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 ||
+	    si.si_pid != p->pid || waitpid(p->pid, &status, __WALL) != p->pid)
+		return 0;
+	if (target_handle_status(p, p->pid, status, st) != TARGET_EV_EXIT)
+		return 0;
+	p->exit_reported = 1;
+	p->stop_id++;
+	return 1;
+}
+
 int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
 {
 	int r = TARGET_EV_NONE;

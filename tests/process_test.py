@@ -293,7 +293,58 @@ def follow_child():
     results.ok(name)
 
 
+def killed_while_dumping():
+    """The inferior is SIGKILLed from outside while a long trace dump (4.5M
+    instructions to a file) is being written: the dump finishes from the
+    recorded trace, and the next command says the process exited (and its
+    trace went with it), as does process status."""
+    name = "P10 inferior killed while a trace dump is computed"
+    dump = os.path.join(ROOT, "tests", "out", "killed-dump.txt")
+    if os.path.exists(dump):
+        os.unlink(dump)
+    p = subprocess.Popen([PTDB, "-b"] + cmds("file " + os.path.join(PROG, "trace_long"), "b main", "r",
+                                             "thread trace start -s 4MiB", "b 21", "c",
+                                             "thread trace dump instructions -a -F " + dump,
+                                             "thread trace dump info", "process status", "version"),
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out, pid, killed = [], None, False
+    deadline = time.time() + 180
+    for line in p.stdout:
+        out.append(line)
+        m = re.match(r"Process (\d+) launched", line)
+        if m:
+            pid = int(m.group(1))
+        if line.startswith("(ptdb) thread trace dump instructions") and pid:
+            time.sleep(0.3)
+            os.kill(pid, signal.SIGKILL)
+            killed = True
+        if time.time() > deadline:
+            p.kill()
+            break
+    rc = p.wait()
+    text = "".join(out)
+    why = []
+    if not killed:
+        why.append("the dump never started")
+    if rc < 0 or rc > 1:
+        why.append("ptdb ended with status %d" % rc)
+    last = ""
+    if os.path.exists(dump):
+        with open(dump) as f:
+            for last in f:
+                pass
+    if "[4500015] 0x" not in last:
+        why.append("the dump did not run to its end: its last line is %r" % last)
+    gone = "Process %s exited with status = 9 (0x00000009) (signal SIGKILL)" % pid
+    if text.count(gone) != 2 or "ptdb version" not in text:
+        why.append("the next command and process status did not say the process was gone")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + text[-3000:])
+    results.ok(name)
+
+
 def run_all():
+    killed_while_dumping()
     launch_kill9()
     attach_sigterm_running()
     attach_sigterm_prompt(signal.SIGTERM)
