@@ -811,34 +811,36 @@ int target_thread_event(struct target_proc *p, int block, struct target_stop *st
 	}
 }
 
-int target_alive_now(const struct target_proc *p)
+/* tid has exited and its end waits to be reaped (nothing is consumed). */
+static int ended(pid_t tid)
 {
 	siginfo_t si;
 
-	if (!p->alive)
-		return 0;
 	memset(&si, 0, sizeof(si));
-	return !(waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
-		 si.si_pid == p->pid);
+	return waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+	       si.si_pid == tid;
+}
+
+int target_alive_now(const struct target_proc *p)
+{
+	return p->alive && !ended(p->pid);
 }
 
 int target_poll_exit(struct target_proc *p, struct target_stop *st)
 {
-	siginfo_t si;
 	int status;
 
 	if (!p->alive || p->running)
 		return 0;
-	/* the other threads die first; then the leader's end is there */
+	/* the other threads die first; then the leader's end is there (only
+	 * ends are taken: any other event stays for the next wait) */
 	for (int i = p->nthreads - 1; i >= 0; i--) {
 		pid_t tid = p->threads[i].tid;
 
-		if (tid != p->pid && waitpid(tid, &status, __WALL | WNOHANG) == tid)
+		if (tid != p->pid && ended(tid) && waitpid(tid, &status, __WALL | WNOHANG) == tid)
 			target_handle_status(p, tid, status, st);
 	}
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 ||
-	    si.si_pid != p->pid || waitpid(p->pid, &status, __WALL) != p->pid)
+	if (!ended(p->pid) || waitpid(p->pid, &status, __WALL) != p->pid)
 		return 0;
 	if (target_handle_status(p, p->pid, status, st) != TARGET_EV_EXIT)
 		return 0;
