@@ -473,6 +473,38 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 
 #define HOOK_EVERY 4096		/* blocks between progress calls */
 
+/* Whether the trace carries time: a TSC packet in its first PSB+ (hardware
+ * and --tsc software traces put one in every PSB+).  Without, libipt is
+ * not asked for tick events: looking for a new time at every branch costs
+ * about an eighth of the decode, and the time never changes. */
+static int has_timing(const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *pd;
+	int found = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd)
+		return 1;
+	if (pt_pkt_sync_forward(pd) >= 0) {
+		struct pt_packet pk;
+
+		for (int n = 0; n < 64 && pt_pkt_next(pd, &pk, sizeof(pk)) >= 0; n++) {
+			if (pk.type == ppt_tsc) {
+				found = 1;
+				break;
+			}
+			if (pk.type == ppt_psbend)
+				break;
+		}
+	}
+	pt_pkt_free_decoder(pd);
+	return found;
+}
+
 int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 			const struct trace_decode_hook *hook, struct trace_decoded **out,
 			struct ptdb_err *err)
@@ -502,7 +534,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
-	cfg.flags.variant.block.enable_tick_events = 1;
+	cfg.flags.variant.block.enable_tick_events = (uint32_t)has_timing(buf, len);
 	if (img && img->cpu.intel) {
 		cfg.cpu.vendor = pcv_intel;
 		cfg.cpu.family = img->cpu.family;

@@ -7,7 +7,9 @@
 #include "trace/ptw.h"
 #include "trace/ring.h"
 
+#include <intel-pt.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define BASE 0x400000ull
@@ -300,6 +302,99 @@ TEST(decode_hw_flags)
 	free(buf);
 	free_image(&img);
 	sim_free(&s);
+}
+
+/* Encodes PSB+ (with TSC 1000), TIP.PGE(BASE), the loop's TNTs with TSC
+ * 2000 after the first, and FUP(BASE+9)+TIP.PGD; tsc 0: no TSC at all. */
+static size_t timed_loop_trace(uint8_t *buf, size_t cap, int tsc)
+{
+	struct pt_config cfg;
+	struct pt_encoder *e;
+	struct pt_packet pk[16];
+	int n = 0, tnt[4] = { 1, 1, 1, 0 };
+	uint64_t off = 0;
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	if (tsc) {
+		pk[n].type = ppt_tsc;
+		pk[n++].payload.tsc.tsc = 1000;
+	}
+	pk[n++].type = ppt_psbend;
+	pk[n] = pk[1];	/* MODE.Exec before TIP.PGE */
+	n++;
+	pk[n].type = ppt_tip_pge;
+	pk[n].payload.ip.ipc = pt_ipc_sext_48;
+	pk[n++].payload.ip.ip = BASE;
+	for (int k = 0; k < 4; k++) {
+		pk[n].type = ppt_tnt_8;
+		pk[n].payload.tnt.bit_size = 1;
+		pk[n++].payload.tnt.payload = (uint64_t)tnt[k];
+		if (k == 0 && tsc) {
+			pk[n].type = ppt_tsc;
+			pk[n++].payload.tsc.tsc = 2000;
+		}
+	}
+	pk[n].type = ppt_fup;
+	pk[n].payload.ip.ipc = pt_ipc_sext_48;
+	pk[n++].payload.ip.ip = BASE + 9;
+	pk[n].type = ppt_tip_pgd;
+	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + cap;
+	e = pt_alloc_encoder(&cfg);
+	for (int k = 0; e && k < n; k++)
+		if (pt_enc_next(e, &pk[k]) < 0)
+			n = -1;
+	if (e && n > 0)
+		pt_enc_get_offset(e, &off);
+	pt_free_encoder(e);
+	return n > 0 ? (size_t)off : 0;
+}
+
+/* Hardware's TSC (or MTC, CYC) comes between branches, not only with
+ * events: the decoder asks libipt for tick events when the trace has time,
+ * so the new time lands at its branch; a trace without any TSC decodes the
+ * same instructions with no tick at all. */
+TEST(decode_tick_between_branches)
+{
+	struct trace_image img;
+	uint8_t buf[256 + 16];
+
+	CHECK(make_image(&img) == 0);
+	for (int tsc = 1; tsc >= 0; tsc--) {
+		struct trace_decoded *d;
+		struct trace_item it;
+		uint64_t insns = 0, tick_at = UINT64_MAX, ticks = 0;
+		size_t len = timed_loop_trace(buf, 256, tsc);
+
+		memset(buf + len, 0, 16);
+		CHECK(len > 0);
+		CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+		for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
+			CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
+			if (it.kind == TRACE_ITEM_INSN)
+				insns++;
+			if (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_TICK) {
+				ticks++;
+				if (it.tsc == 2000)
+					tick_at = insns;
+			}
+		}
+		CHECK_INT(insns, 9);	/* mov, then dec/jnz four times */
+		if (tsc) {
+			/* after the first jnz (3 instructions), before the last */
+			CHECK(tick_at >= 3 && tick_at < 9);
+		} else {
+			CHECK_INT(ticks, 0);
+		}
+		trace_decoded_free(d);
+	}
+	free_image(&img);
 }
 
 /* A tick whenever the time changes and only then; every timed event has
@@ -748,7 +843,7 @@ TEST(decode_empty_and_no_psb)
 }
 
 TEST_MAIN(decode_syscall_returns_elsewhere, decode_small_loop, decode_long_loop, decode_ret_other, decode_psb_64, decode_events,
-	  decode_hw_flags, decode_ticks_and_time_span, decode_no_tsc_no_time, decode_sync_points,
+	  decode_hw_flags, decode_tick_between_branches, decode_ticks_and_time_span, decode_no_tsc_no_time, decode_sync_points,
 	  decode_hook_progress_and_cancel, decode_gap_ip_and_error_kinds,
 	  decode_from_every_psb, decode_ring_wrap, decode_corrupt_gap, iterate_backward_and_random,
 	  bytes_per_insn_long_loop, decode_empty_and_no_psb)
