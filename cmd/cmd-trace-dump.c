@@ -506,15 +506,13 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 			last = (uint64_t)o->to;
 		} else if (o->from >= 0) {
 			first = (uint64_t)o->from;
-			last = o->all ? total - 1 : first + count - 1;
+			last = first + count - 1;	/* (-a: count is all) */
 		} else {
 			last = (uint64_t)o->to;
-			first = o->all || last + 1 < count ? 0 : last + 1 - count;
+			first = last + 1 < count ? 0 : last + 1 - count;
 		}
 		if (last >= total)
-			last = total - 1;
-		if (first > last)
-			first = last;
+			last = total - 1;	/* first < total: checked above */
 		forwards = 1;
 	} else if (forwards) {
 		first = id >= 0 ? (uint64_t)id : o->skip;

@@ -463,19 +463,22 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 static const struct cmd_node *start_help(const struct session *s);
 static const struct cmd_node thread_trace_start;
 
+/* The same options with either backend; only the help's summary differs. */
+static const struct cmd_opt thread_start_opts[] = {
+	{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
+	{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
+	{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
+	{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+	BACKEND_OPT,
+	{ 0 } };
+
 static const struct cmd_node thread_trace_start_ipt = {
 	.name = "start", .summary = "Start tracing one or more threads with intel-pt.",
 	.syntax = "[<thread-index> <thread-index> ... | all] [<intel-pt-options>]",
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = (const struct cmd_opt[]){
-		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
-		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
-		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
-		BACKEND_OPT,
-		{ 0 } },
+	.opts = thread_start_opts,
 };
 
 static const struct cmd_node thread_trace_start = {
@@ -485,13 +488,7 @@ static const struct cmd_node thread_trace_start = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = (const struct cmd_opt[]){
-		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
-		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
-		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
-		BACKEND_OPT,
-		{ 0 } },
+	.opts = thread_start_opts,
 };
 
 /* Before a process lives the backend (and so its options) is not known. */

@@ -36,13 +36,14 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 	struct trace_state_cpu *sc = NULL;
 	struct trace_state s = { .cgroup_filtering = -1 };
 	struct dbg_ipt *hw = dbg_trace_ipt(d);
-	int n = dbg_tracing(d) ? dbg_trace_all(d, ths, 4096) : 0;
 	char *text;
+	int n;
 
 	if (!dbg_tracing(d)) {
 		ptdb_err_set(err, "Process is not being traced");
 		return NULL;
 	}
+	n = dbg_trace_all(d, ths, 4096);
 	st = xcalloc((size_t)n + 1, sizeof(*st));
 	for (int i = 0; i < n; i++) {
 		if (!ths[i]->tracing)

@@ -1278,11 +1278,7 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		d->trace->hw_limit_tid = 0;
 		rr = dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
 		if (rr >= 0 && d->trace && d->trace->hw_limit_tid && dbg_alive(d)) {
-			pid_t lt = d->trace->hw_limit_tid;
-
-			memset(stop, 0, sizeof(*stop));
-			stop->reason = DBG_R_TRACE_LIMIT;
-			stop->tid = lt;
+			over_limit(d, d->trace->hw_limit_tid, stop);
 			rr = RW_USER;
 		}
 		return rr;

@@ -152,6 +152,20 @@ def launch_kill9():
     results.ok(name)
 
 
+def signalled(d, sig, p, name):
+    """Sends sig to ptdb d and collects its output; None (and the test
+    failed, the inferior p killed) if it does not exit."""
+    d.send_signal(sig)
+    try:
+        return d.communicate(timeout=20)[0]
+    except subprocess.TimeoutExpired:
+        d.kill()
+        out = d.communicate()[0]
+        p.kill()
+        results.fail(name, "ptdb did not exit after %s\n" % sig.name + out[-2000:])
+        return None
+
+
 def attach_sigterm_running():
     name = "P2 SIGTERM during continue detaches, breakpoints removed"
     p = spinner()
@@ -159,14 +173,9 @@ def attach_sigterm_running():
                                              "breakpoint disable 2", "c"),
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(2.0)   # attached, stopped at work once, running again
-    d.send_signal(signal.SIGTERM)
-    try:
-        out, _ = d.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        d.kill()
-        out, _ = d.communicate()
-        p.kill()
-        return results.fail(name, "ptdb did not exit after SIGTERM\n" + out[-2000:])
+    out = signalled(d, signal.SIGTERM, p, name)
+    if out is None:
+        return
     want = "ptdb: SIGTERM received: detached from process %d" % p.pid
     ok = want in out and d.returncode == 128 + signal.SIGTERM and "stop reason = breakpoint 2.1" in out
     if not ok:
@@ -183,14 +192,9 @@ def attach_sigterm_prompt(sig):
     d.stdin.flush()
     time.sleep(2.0)   # stopped at work with both breakpoints planted
     st, tracer = state(p.pid)
-    d.send_signal(sig)
-    try:
-        out, _ = d.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        d.kill()
-        out, _ = d.communicate()
-        p.kill()
-        return results.fail(name, "ptdb did not exit\n" + out[-2000:])
+    out = signalled(d, sig, p, name)
+    if out is None:
+        return
     want = "ptdb: %s received: detached from process %d" % (sig.name, p.pid)
     ok = (want in out and d.returncode == 128 + sig and "stop reason = breakpoint 2.1" in out
           and tracer == d.pid)

@@ -80,6 +80,18 @@ int fuzz_run(struct session *s, const char *line)
 	return (int)cmd_run_line(s, line, devnull, devnull);
 }
 
+void fuzz_session(const char *first, const char *const *then)
+{
+	struct session s;
+
+	session_init(&s);
+	s.batch = 1;
+	if (fuzz_run(&s, first) == 0)
+		for (; *then; then++)
+			fuzz_run(&s, *then);
+	session_release(&s);
+}
+
 char *fuzz_strndup(const uint8_t *data, size_t n)
 {
 	char *p = malloc(n + 1);

@@ -22,6 +22,9 @@ const char *fuzz_dir(void);
 const char *fuzz_write(const char *name, const void *data, size_t n);
 /* Runs line on s, output to /dev/null; returns the cmd_status. */
 int fuzz_run(struct session *s, const char *line);
+/* On a fresh batch session: first, then, if it succeeded, each line of
+ * then (NULL-terminated); the session is released. */
+void fuzz_session(const char *first, const char *const *then);
 /* data as a NUL-terminated heap string (free it). */
 char *fuzz_strndup(const uint8_t *data, size_t n);
 

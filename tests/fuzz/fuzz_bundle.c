@@ -49,20 +49,13 @@ static void setup(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct session s;
+	static const char *const then[] = { "thread list", "image list", "thread trace dump info all",
+		"thread trace dump instructions all -c 50", NULL };
 	char line[4200];
 
 	setup();
 	fuzz_write("trace.json", data, size);
-	session_init(&s);
-	s.batch = 1;
 	snprintf(line, sizeof(line), "trace load -v '%s'", fuzz_dir());
-	if (fuzz_run(&s, line) == 0) {
-		fuzz_run(&s, "thread list");
-		fuzz_run(&s, "image list");
-		fuzz_run(&s, "thread trace dump info all");
-		fuzz_run(&s, "thread trace dump instructions all -c 50");
-	}
-	session_release(&s);
+	fuzz_session(line, then);
 	return 0;
 }

@@ -35,19 +35,13 @@ static void setup(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct session s;
+	static const char *const then[] = { "thread trace dump instructions -a -e",
+		"thread trace dump info -v", "thread trace dump function-calls", NULL };
 	char line[4200];
 
 	setup();
 	fuzz_write("traces/t1.trace", data, size);
-	session_init(&s);
-	s.batch = 1;
 	snprintf(line, sizeof(line), "trace load '%s'", fuzz_dir());
-	if (fuzz_run(&s, line) == 0) {
-		fuzz_run(&s, "thread trace dump instructions -a -e");
-		fuzz_run(&s, "thread trace dump info -v");
-		fuzz_run(&s, "thread trace dump function-calls");
-	}
-	session_release(&s);
+	fuzz_session(line, then);
 	return 0;
 }

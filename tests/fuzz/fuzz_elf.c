@@ -8,23 +8,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct session s;
+	static const char *const then[] = { "b main", "b trace_loop.c:5", "image lookup -n main",
+		"image lookup -a 0x401126", "image list", "breakpoint list", "disassemble -n main",
+		"source list -n main", NULL };
 	char line[4200];
-	const char *path = fuzz_write("prog", data, size);
 
-	session_init(&s);
-	s.batch = 1;
-	snprintf(line, sizeof(line), "file '%s'", path);
-	if (fuzz_run(&s, line) == 0) {
-		fuzz_run(&s, "b main");
-		fuzz_run(&s, "b trace_loop.c:5");
-		fuzz_run(&s, "image lookup -n main");
-		fuzz_run(&s, "image lookup -a 0x401126");
-		fuzz_run(&s, "image list");
-		fuzz_run(&s, "breakpoint list");
-		fuzz_run(&s, "disassemble -n main");
-		fuzz_run(&s, "source list -n main");
-	}
-	session_release(&s);
+	snprintf(line, sizeof(line), "file '%s'", fuzz_write("prog", data, size));
+	fuzz_session(line, then);
 	return 0;
 }
