@@ -5,6 +5,7 @@
 #include "core/session.h"
 #include "trace/swc.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 		const struct bundle_process *p = &b->procs[0];
 
 		fprintf(ctx->out, "Bundle: %s\n", b->json);
-		fprintf(ctx->out, "CPU: %s, family %u, model %u, stepping %u\n", b->vendor, b->family,
+		fprintf(ctx->out, "CPU: %s, family %" PRIu64 ", model %" PRIu64 ", stepping %" PRIu64 "\n", b->vendor, b->family,
 			b->model, b->stepping);
 		for (int i = 0; i < p->nthreads; i++) {
 			struct trace_swc_thread *th = d->pm->th[i].th;

@@ -418,6 +418,25 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 	return CMD_OK;
 }
 
+/* A trace without instructions still lists its errors (and, with -e, its
+ * events): a trace whose code is missing is all errors. */
+static enum cmd_status dump_no_insns(struct dump *p, struct trace_decoded *dec)
+{
+	uint64_t n = trace_decoded_item_count(dec);
+
+	for (uint64_t i = 0; i < n; i++) {
+		struct trace_item it;
+
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, p->d) < 0)
+			break;
+		if (cmd_trace_is_error(&it) || p->o->events)
+			print_side(p, 0, i, &it);
+	}
+	if (p->json)
+		json_flush(p);
+	return CMD_OK;
+}
+
 int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid,
 		     struct trace_decoded **dec)
 {
@@ -521,6 +540,8 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 		last = id >= 0 ? (uint64_t)id : (o->skip < total ? total - 1 - o->skip : UINT64_MAX);
 		first = last + 1 >= count ? last + 1 - count : 0;
 	}
+	if (!total && id != -2 && trace_decoded_item_count(dec))
+		return dump_no_insns(&p, dec);
 	if (id == -2 || !total || first >= total || last >= total) {
 		if (p.json) {
 			json_object_put(p.json);

@@ -263,12 +263,57 @@ static int get_array(struct rd *r, struct json_object *o, const char *jpath, con
 	return 0;
 }
 
+/* A non-negative JSON integer, up to UINT64_MAX (LLDB's uint64 fields). */
+static int get_u64(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		   uint64_t *out)
+{
+	char p[256];
+	struct json_object *v;
+
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, 1, &v) < 0 || want(r, v, json_type_int, p, "an integer") < 0)
+		return -1;
+	if (json_object_get_int64(v) < 0)
+		return fail(r, p, "expected an unsigned integer, got %s", json_object_to_json_string(v));
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static unsigned hexval(char c)
+{
+	return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
+
+int bundle_uuid_bytes(const char *s, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (const char *c = s; *c;) {
+		if (*c == '-' && c != s && c[1] && c[1] != '-') {
+			c++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)c[0]) || !isxdigit((unsigned char)c[1]) || n == cap)
+			return -1;
+		out[n++] = (uint8_t)(hexval(c[0]) << 4 | hexval(c[1]));
+		c += 2;
+	}
+	return n ? (int)n : -1;
+}
+
+int bundle_uuid_equal(const char *a, const char *b)
+{
+	uint8_t x[64], y[64];
+	int nx = bundle_uuid_bytes(a, x, sizeof(x)), ny = bundle_uuid_bytes(b, y, sizeof(y));
+
+	return nx > 0 && nx == ny && !memcmp(x, y, (size_t)nx);
+}
+
 static int read_cpu_info(struct rd *r, struct json_object *root)
 {
 	const char *jp = "traceBundle.cpuInfo";
 	struct json_object *ci;
 	char *vendor;
-	int64_t fam, mod, step;
 
 	if (member(r, root, "traceBundle", "cpuInfo", 1, &ci) < 0 ||
 	    want(r, ci, json_type_object, jp, "an object") < 0)
@@ -277,14 +322,9 @@ static int read_cpu_info(struct rd *r, struct json_object *root)
 		return -1;
 	snprintf(r->b->vendor, sizeof(r->b->vendor), "%s", vendor);
 	free(vendor);
-	if (get_int(r, ci, jp, "family", 0, 0xffff, &fam) < 0 ||
-	    get_int(r, ci, jp, "model", 0, 0xff, &mod) < 0 ||
-	    get_int(r, ci, jp, "stepping", 0, 0xff, &step) < 0)
-		return -1;
-	r->b->family = (unsigned)fam;
-	r->b->model = (unsigned)mod;
-	r->b->stepping = (unsigned)step;
-	return 0;
+	return get_u64(r, ci, jp, "family", &r->b->family) < 0 ||
+	       get_u64(r, ci, jp, "model", &r->b->model) < 0 ||
+	       get_u64(r, ci, jp, "stepping", &r->b->stepping) < 0 ? -1 : 0;
 }
 
 static int read_module(struct rd *r, struct json_object *o, const char *jp,
@@ -299,6 +339,13 @@ static int read_module(struct rd *r, struct json_object *o, const char *jp,
 	    get_addr(r, o, jp, "loadAddress", 1, &m->load_addr, &given) < 0 ||
 	    get_string(r, o, jp, "uuid", 0, &m->uuid) < 0)
 		return -1;
+	if (m->uuid) {
+		uint8_t id[64];
+
+		if (bundle_uuid_bytes(m->uuid, id, sizeof(id)) < 0)
+			return fail(r, jp, "\"uuid\": \"%s\" is not a build ID (hex digit pairs, dashes allowed)",
+				    m->uuid);
+	}
 	if (member(r, o, jp, "file", 0, &f) < 0)
 		return -1;
 	return get_file(r, o, jp, f ? "file" : "systemPath", 1, &m->file);
@@ -527,11 +574,11 @@ int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
 		goto fail;
 	if (kernel) {
 		int given;
-		uint64_t la;
 
+		b->kernel_load = BUNDLE_KERNEL_LOAD;
 		if (want(&r, kernel, json_type_object, "traceBundle.kernel", "an object") < 0 ||
 		    get_file(&r, kernel, "traceBundle.kernel", "file", 1, &b->kernel_file) < 0 ||
-		    get_addr(&r, kernel, "traceBundle.kernel", "loadAddress", 0, &la, &given) < 0)
+		    get_addr(&r, kernel, "traceBundle.kernel", "loadAddress", 0, &b->kernel_load, &given) < 0)
 			goto fail;
 	}
 	for (int i = 0; i < b->nprocs; i++)
@@ -631,9 +678,9 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 
 	json_object_object_add(root, "type", json_object_new_string("intel-pt"));
 	json_object_object_add(ci, "vendor", json_object_new_string(b->vendor));
-	json_object_object_add(ci, "family", json_object_new_int((int)b->family));
-	json_object_object_add(ci, "model", json_object_new_int((int)b->model));
-	json_object_object_add(ci, "stepping", json_object_new_int((int)b->stepping));
+	json_object_object_add(ci, "family", json_object_new_int64((int64_t)b->family));
+	json_object_object_add(ci, "model", json_object_new_int64((int64_t)b->model));
+	json_object_object_add(ci, "stepping", json_object_new_int64((int64_t)b->stepping));
 	json_object_object_add(root, "cpuInfo", ci);
 	for (int i = 0; i < b->nprocs; i++) {
 		const struct bundle_process *p = &b->procs[i];
@@ -683,10 +730,13 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 	}
 	if (b->tsc.valid) {
 		struct json_object *t = json_object_new_object();
+		char zero[24];
 
 		json_object_object_add(t, "timeMult", json_object_new_int64(b->tsc.mult));
 		json_object_object_add(t, "timeShift", json_object_new_int(b->tsc.shift));
-		json_object_object_add(t, "timeZero", hex_json(b->tsc.zero));
+		/* a decimal string, as LLDB writes it */
+		snprintf(zero, sizeof(zero), "%" PRIu64, b->tsc.zero);
+		json_object_object_add(t, "timeZero", json_object_new_string(zero));
 		json_object_object_add(root, "tscPerfZeroConversion", t);
 	}
 	f = fopen(b->json, "w");

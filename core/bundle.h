@@ -48,13 +48,14 @@ struct bundle {
 	char *dir;		/* the bundle directory (absolute) */
 	char *json;		/* its trace.json */
 	char vendor[32];	/* "GenuineIntel" or "unknown" */
-	unsigned family, model, stepping;
+	uint64_t family, model, stepping;	/* uint64 as LLDB reads them */
 	struct bundle_process *procs;
 	int nprocs;
 	struct bundle_cpu *cpus;
 	int ncpus;
 	struct trace_tsc_conv tsc;	/* tscPerfZeroConversion, valid if given */
 	char *kernel_file;		/* "kernel": { "file" } or NULL */
+	uint64_t kernel_load;		/* its loadAddress (default BUNDLE_KERNEL_LOAD) */
 	/* paths given absolute, or resolving outside dir: "jpath: path" lines
 	 * for trace load -v (absolute) and warnings (outside) */
 	char **absolute, **outside;
@@ -71,6 +72,20 @@ void bundle_free(struct bundle *b);
 /* Writes b as b->json (pretty JSON, paths as given: relative to the
  * bundle's directory when they lie inside it). */
 int bundle_write(const struct bundle *b, struct ptdb_err *err);
+
+/* Where a kernel image lies when "kernel" gives no loadAddress: x86-64's
+ * address without KASLR, as LLDB assumes.  A kernel bundle loads as
+ * process BUNDLE_KERNEL_PID with one thread per CPU (tid = CPU id). */
+#define BUNDLE_KERNEL_LOAD 0xffffffff81000000ull
+#define BUNDLE_KERNEL_PID 1
+
+/* A build ID as text ("6AA9A4E2-6F28-...-5B41261A", LLDB's dashed form, or
+ * plain hex, either case) into bytes: their number, or -1 if s is not
+ * hex digit pairs with optional dashes between pairs. */
+int bundle_uuid_bytes(const char *s, uint8_t *out, size_t cap);
+
+/* 1 if two build IDs in any of those forms are the same bytes. */
+int bundle_uuid_equal(const char *a, const char *b);
 
 /* The schema, as "trace schema intel-pt" prints it. */
 extern const char bundle_schema_text[];

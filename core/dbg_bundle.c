@@ -178,7 +178,7 @@ static struct sym_module *open_module(const struct bundle *b, const struct bundl
 			return NULL;
 		}
 		sym_module_uuid(m, uuid, sizeof(uuid));
-		if (bm->uuid && bm->uuid[0] && uuid[0] && strcasecmp(bm->uuid, uuid)) {
+		if (bm->uuid && bm->uuid[0] && uuid[0] && !bundle_uuid_equal(bm->uuid, uuid)) {
 			ptdb_err_set(err, "%s:%s.uuid: \"%s\" is not the build ID of '%s' (%s): a different file",
 				     b->json, bm->jpath, bm->uuid, bm->file, uuid);
 			sym_module_free(m);
@@ -197,6 +197,42 @@ static struct sym_module *open_module(const struct bundle *b, const struct bundl
 	}
 	sym_module_set_display_name(m, bm->system_path);
 	return m;
+}
+
+/* A kernel bundle as LLDB loads it: one process (BUNDLE_KERNEL_PID) whose
+ * threads are the CPUs (tid = CPU id, each with its CPU's trace; the
+ * context switches are not needed) and whose one module is the kernel
+ * image at its load address.  b owns what this adds. */
+static int kernel_as_process(struct bundle *b, struct ptdb_err *err)
+{
+	struct bundle_process *p;
+	struct bundle_module *m;
+
+	b->procs = xcalloc(1, sizeof(*b->procs));
+	b->nprocs = 1;
+	p = &b->procs[0];
+	p->pid = BUNDLE_KERNEL_PID;
+	p->threads = xcalloc((size_t)b->ncpus + 1, sizeof(*p->threads));
+	for (int i = 0; i < b->ncpus; i++) {
+		char jp[64];
+
+		snprintf(jp, sizeof(jp), "traceBundle.cpus[%d]", i);
+		for (int k = 0; k < i; k++)
+			if (b->cpus[k].id == b->cpus[i].id)
+				return ptdb_err_set(err, "%s:%s.id: CPU %d is listed twice", b->json, jp,
+						    b->cpus[i].id);
+		p->threads[i].tid = b->cpus[i].id;
+		p->threads[i].trace = xstrdup(b->cpus[i].trace);
+		p->threads[i].jpath = xstrdup(jp);
+		p->nthreads++;
+	}
+	m = p->mods = xcalloc(1, sizeof(*p->mods));
+	p->nmods = 1;
+	m->system_path = xstrdup(b->kernel_file);
+	m->file = xstrdup(b->kernel_file);
+	m->load_addr = b->kernel_load;
+	m->jpath = xstrdup("traceBundle.kernel");
+	return 0;
 }
 
 void dbg_unload_bundle(struct dbg *d)
@@ -232,11 +268,8 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 	*info = NULL;
 	if (bundle_read(path, &b, err) < 0)
 		return -1;
-	if (b->kernel_file) {
-		ptdb_err_set(err, "%s:traceBundle.kernel: kernel traces cannot be loaded (ptdb traces user "
-			     "space only)", b->json);
+	if (b->kernel_file && kernel_as_process(b, err) < 0)
 		goto fail;
-	}
 	if (b->nprocs != 1) {
 		ptdb_err_set(err, "%s:traceBundle.processes: %d processes; ptdb loads bundles of one process",
 			     b->json, b->nprocs);
@@ -272,7 +305,7 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 		t->th = xcalloc(1, sizeof(*t->th));
 		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
 	}
-	if (b->ncpus && load_cpus(b, pm, p->pid, err) < 0) {
+	if (b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) {
 		struct dbg tmp = { .pm = pm };
 
 		dbg_unload_bundle(&tmp);

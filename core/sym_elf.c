@@ -669,8 +669,8 @@ void sym_module_uuid(const struct sym_module *m, char *buf, size_t n)
 				size_t o = 0;
 
 				for (uint32_t k = 0; k < dsz && o + 3 < n; k++) {
-					/* dashes after bytes 4, 6, 8 and 10, as LLDB prints */
-					if (k == 4 || k == 6 || k == 8 || k == 10)
+					/* dashes after bytes 4, 6, 8, 10, 16, 22..., as LLDB prints */
+					if (k == 4 || k == 6 || k == 8 || (k >= 10 && (k - 10) % 6 == 0))
 						buf[o++] = '-';
 					o += (size_t)snprintf(buf + o, n - o, "%02X", id[k]);
 				}

@@ -235,7 +235,8 @@ MALFORMED = [
     ("cpuInfo missing", (["cpuInfo"], None), "{j}:traceBundle: missing value for \"cpuInfo\""),
     ("cpu vendor not a string", (["cpuInfo", "vendor"], 5), "{j}:traceBundle.cpuInfo.vendor: expected a string, got an integer"),
     ("cpu family a string", (["cpuInfo", "family"], "6"), "{j}:traceBundle.cpuInfo.family: expected an integer, got a string"),
-    ("cpu model out of range", (["cpuInfo", "model"], 300), "{j}:traceBundle.cpuInfo.model: 300 is out of range (0 to 255)"),
+    # cpuInfo values are uint64 as LLDB reads them: a negative one is out
+    ("cpu model out of range", (["cpuInfo", "model"], -1), "{j}:traceBundle.cpuInfo.model: expected an unsigned integer, got -1"),
     ("processes not an array", (["processes"], {"pid": 1}), "{j}:traceBundle.processes: expected an array, got an object"),
     ("process not an object", (P0, 7), "{j}:traceBundle.processes[0]: expected an object, got an integer"),
     ("pid missing", (P0 + ["pid"], None), "{j}:traceBundle.processes[0]: missing value for \"pid\""),

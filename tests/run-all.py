@@ -7,7 +7,8 @@ Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
 REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
-bundle tests (tests/bundle_test.py), the per-CPU tracing tests
+bundle tests (tests/bundle_test.py), bundles in LLDB's own form
+(tests/lldb_bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
 (tests/process_test.py), the 64-thread stress test (tests/stress_test.py)
@@ -24,6 +25,7 @@ import transcripts  # noqa: E402
 import repl_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
+import lldb_bundle_test  # noqa: E402
 import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
 import valgrind_test  # noqa: E402
@@ -64,6 +66,7 @@ def main():
     transcripts.run_all()
     repl_test.run_all()
     bundle_test.run_all()
+    lldb_bundle_test.run_all()
     percpu_test.run_all()
     check_ctf.run_all()
     check_man.run_all()
