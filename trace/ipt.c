@@ -114,15 +114,25 @@ static void read_format(const char *root, const char *name, struct trace_ipt_fie
 		memset(f, 0, sizeof(*f));
 }
 
+/* caps/<name>: the kernel's pt_cap_show writes "%x\n" (psb_periods "3f") */
 static uint64_t read_cap(const char *root, const char *name)
 {
-	char path[4096], buf[128];
+	char path[4096], buf[128], *end;
+	const char *s = buf;
 	uint64_t v;
 
 	snprintf(path, sizeof(path), "%s/caps/%s", root, name);
-	if (read_small(path, buf, sizeof(buf)) < 0 || parse_uint(buf, &v) < 0)
+	if (read_small(path, buf, sizeof(buf)) < 0)
 		return 0;
-	return v;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isxdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 16);
+	while (isspace((unsigned char)*end))
+		end++;
+	return errno || *end ? 0 : v;
 }
 
 int trace_ipt_pmu_read(struct trace_ipt_pmu *p, const char *root, struct ptdb_err *err)
@@ -185,6 +195,7 @@ int trace_ipt_attr_pt(struct perf_event_attr *a, const struct trace_ipt_pmu *p,
 	a->type = p->type;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
+	a->exclude_idle = 1;
 	a->disabled = 1;
 	if ((o->tsc || per_cpu) &&
 	    trace_ipt_field_set(cfg, &p->tsc, 1, "TSC (--tsc)", err) < 0)
@@ -210,6 +221,10 @@ void trace_ipt_attr_switch(struct perf_event_attr *a)
 	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a->context_switch = 1;
 	a->sample_id_all = 1;
+	/* mapped read-only (overwrite mode, TRACE_IPT_DATA_WRITABLE 0): it
+	 * keeps the newest switches, as the aux ring keeps the newest trace;
+	 * written backward so the newest records can be walked whole */
+	a->write_backward = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->disabled = 1;
@@ -444,6 +459,94 @@ int trace_ipt_data_take(const uint8_t *ring, size_t size, uint64_t tail, uint64_
 		memcpy(*buf + *len + (size - off), ring, (size_t)n - (size - off));
 	}
 	*len += (size_t)n;
+	return 0;
+}
+
+/* n bytes at offset pos of a ring of size (a power of two), wrapping. */
+static void ring_get(const uint8_t *ring, size_t size, uint64_t pos, uint8_t *dst, size_t n)
+{
+	size_t off = (size_t)(pos & (size - 1)), first = n < size - off ? n : size - off;
+
+	memcpy(dst, ring + off, first);
+	memcpy(dst + first, ring, n - first);
+}
+
+int trace_ipt_data_take_backward(const uint8_t *ring, size_t size, uint64_t prev, uint64_t head,
+				 uint8_t **buf, size_t *len, size_t *cap, uint64_t *lost,
+				 struct ptdb_err *err)
+{
+	uint64_t n = prev - head;	/* written since the last read */
+	size_t win, off = 0, *at = NULL, nat = 0, atcap = 0, end;
+
+	if (!size || (size & (size - 1)))
+		return ptdb_err_set(err, "perf data ring size %zu is not a power of two", size);
+	win = n > size ? size : (size_t)n;
+	if (n > size)
+		(*lost)++;	/* the oldest were written over */
+	while (off + sizeof(struct perf_event_header) <= win) {
+		struct perf_event_header h;
+
+		ring_get(ring, size, head + off, (uint8_t *)&h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > win - off) {
+			if (n > size)
+				break;	/* the oldest, cut by the newer ones */
+			free(at);
+			return ptdb_err_set(err, "context-switch ring: record of %u bytes at %zu of %zu %s",
+					    h.size, off, win, h.size < sizeof(h) ? "is too small" : "runs past the end");
+		}
+		if (h.type == PERF_RECORD_LOST && h.size >= 24) {
+			uint64_t k;
+
+			ring_get(ring, size, head + off + 16, (uint8_t *)&k, sizeof(k));
+			*lost += k;
+		}
+		if (nat == atcap) {
+			atcap = atcap ? atcap * 2 : 64;
+			at = xrealloc(at, atcap * sizeof(*at));
+		}
+		at[nat++] = off;
+		off += h.size;
+	}
+	if (n <= size && off != win) {
+		free(at);
+		return ptdb_err_set(err, "context-switch ring: %zu bytes after the last record", win - off);
+	}
+	if (*len + off > *cap) {
+		*cap = *cap ? *cap : 4096;
+		while (*len + off > *cap)
+			*cap *= 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	/* newest first in the ring: appended the other way round */
+	end = off;
+	for (size_t i = nat; i-- > 0;) {
+		size_t rl = end - at[i];
+
+		ring_get(ring, size, head + at[i], *buf + *len, rl);
+		*len += rl;
+		end = at[i];
+	}
+	free(at);
+	return 0;
+}
+
+int trace_ipt_mlock_exempt(const char *status, const char *paranoid)
+{
+	const char *cap = status ? strstr(status, "\nCapEff:") : NULL;
+
+	if (paranoid) {
+		char *end;
+		long v = strtol(paranoid, &end, 10);
+
+		if (end != paranoid && v <= -1)
+			return 1;
+	}
+	if (cap) {
+		uint64_t bits = strtoull(cap + 8, NULL, 16);
+
+		if (bits & (1ull << 14))	/* CAP_IPC_LOCK */
+			return 1;
+	}
 	return 0;
 }
 

@@ -24,6 +24,14 @@
  * records, in and out). */
 #define TRACE_IPT_SWITCH_BYTES (32u << 10)
 
+/* How the rings are mapped, which sets the kernel's mode for each
+ * (perf_mmap): a ring mapped without PROT_WRITE is in overwrite mode — the
+ * kernel keeps the newest data and never looks at the reader's tail; one
+ * mapped with PROT_WRITE stops at the tail and drops (and counts) what does
+ * not fit.  tests/unit/perf_model.h plays the kernel by these. */
+#define TRACE_IPT_AUX_WRITABLE 0
+#define TRACE_IPT_DATA_WRITABLE 0
+
 /* A PMU format field: bits lo..hi of config (word 0), config1 or config2. */
 struct trace_ipt_field {
 	int valid;
@@ -106,7 +114,7 @@ struct trace_ipt_limits {
 	uint64_t memlock;	/* RLIMIT_MEMLOCK soft limit, bytes */
 	int memlock_infinite;
 	int ncpus;		/* online CPUs */
-	int privileged;		/* root: no limit applies */
+	int privileged;		/* CAP_IPC_LOCK or paranoid -1: no limit applies */
 };
 /* Reads path (NULL: TRACE_IPT_MLOCK_KB) into l->mlock_kb. */
 int trace_ipt_mlock_read(const char *path, struct trace_ipt_limits *l, struct ptdb_err *err);
@@ -130,6 +138,23 @@ int trace_ipt_open_error(struct ptdb_err *err, const char *what, int e);
 int trace_ipt_data_take(const uint8_t *ring, size_t size, uint64_t tail, uint64_t head,
 			uint8_t **buf, size_t *len, size_t *cap, struct ptdb_err *err);
 
+/* The records of a data ring written backward (attr.write_backward) in
+ * overwrite mode: data_head counts down from 0 and the records from it on
+ * lie newest first.  Those written since prev (data_head at the last read)
+ * are appended to *buf oldest first.  When more than size bytes came, the
+ * oldest are gone (and the oldest in the ring may be cut): *lost grows by
+ * one for them, and by the count of any PERF_RECORD_LOST.  -1 when a
+ * record is malformed or size is not a power of two. */
+int trace_ipt_data_take_backward(const uint8_t *ring, size_t size, uint64_t prev, uint64_t head,
+				 uint8_t **buf, size_t *len, size_t *cap, uint64_t *lost,
+				 struct ptdb_err *err);
+
+/* Whether locked-memory limits bind this process, as the kernel's
+ * perf_mmap decides: not with CAP_IPC_LOCK (bit 14 of CapEff in
+ * /proc/self/status text) or perf_event_paranoid -1 (the file's text;
+ * NULL when unreadable).  1: exempt. */
+int trace_ipt_mlock_exempt(const char *status, const char *paranoid);
+
 /* The cgroup v2 path of a process from /proc/PID/cgroup text ("0::/a/b"):
  * into path (len bytes).  -1 when there is no v2 entry. */
 int trace_ipt_cgroup_parse(const char *text, char *path, size_t len);
@@ -146,6 +171,8 @@ struct trace_ipt_event {
 	size_t aux_size;
 	int enabled;
 	uint64_t data_tail;	/* consumed up to here */
+	uint64_t data_lost;	/* records the kernel dropped or overwrote unread */
+	int backward;		/* attr.write_backward: data_head counts down */
 };
 
 /* perf_event_open(a, pid, cpu, group_fd, flags) and mmap of one

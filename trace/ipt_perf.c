@@ -37,7 +37,9 @@ int trace_ipt_event_open(struct trace_ipt_event *e, struct perf_event_attr *a, p
 	if (e->fd < 0)
 		return trace_ipt_open_error(err, what, errno);
 	e->base_len = (1 + data_pages) * pg;
-	e->base = mmap(NULL, e->base_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	/* the aux ring's offset is set in the metadata page: writable then */
+	e->base = mmap(NULL, e->base_len, PROT_READ | (aux_pages || TRACE_IPT_DATA_WRITABLE ? PROT_WRITE : 0),
+		       MAP_SHARED, e->fd, 0);
 	if (e->base == MAP_FAILED) {
 		int x = errno;
 		char w[256];
@@ -50,13 +52,14 @@ int trace_ipt_event_open(struct trace_ipt_event *e, struct perf_event_attr *a, p
 	}
 	e->data_size = data_pages * pg;
 	e->enabled = !a->disabled;
+	e->backward = a->write_backward;
 	if (!aux_pages)
 		return 0;
 	mp = e->base;
 	mp->aux_offset = e->base_len;
 	mp->aux_size = aux_pages * pg;
-	/* read-only: the kernel writes the aux ring in overwrite mode */
-	e->aux = mmap(NULL, mp->aux_size, PROT_READ, MAP_SHARED, e->fd, (off_t)mp->aux_offset);
+	e->aux = mmap(NULL, mp->aux_size, PROT_READ | (TRACE_IPT_AUX_WRITABLE ? PROT_WRITE : 0),
+		      MAP_SHARED, e->fd, (off_t)mp->aux_offset);
 	if (e->aux == MAP_FAILED) {
 		int x = errno;
 		char w[256];
@@ -119,7 +122,9 @@ int trace_ipt_event_read_aux(struct trace_ipt_event *e, uint8_t **buf, size_t *l
 		return -1;
 	head = __atomic_load_n(&mp->aux_head, __ATOMIC_ACQUIRE);
 	b = xmalloc(e->aux_size + TRACE_RING_SLACK);
-	n = trace_cyclic_copy(e->aux, e->aux_size, head, b);
+	/* overwrite mode: aux_head is an offset in the buffer (see ring.h) */
+	n = TRACE_IPT_AUX_WRITABLE ? trace_cyclic_copy(e->aux, e->aux_size, head, b)
+				   : trace_aux_copy_overwrite(e->aux, e->aux_size, head, b);
 	if (n < 0) {
 		free(b);
 		return ptdb_err_set(err, "aux buffer of %zu bytes is not a power of two", e->aux_size);
@@ -142,6 +147,14 @@ int trace_ipt_event_read_data(struct trace_ipt_event *e, uint8_t **buf, size_t *
 	if (!e->data_size)
 		return ptdb_err_set(err, "the event has no data ring");
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	if (e->backward) {
+		/* read-only: data_tail is the kernel's no more; the head of
+		 * the last read says where the new records end */
+		r = trace_ipt_data_take_backward((const uint8_t *)e->base + page_size(), e->data_size,
+						 e->data_tail, head, buf, len, cap, &e->data_lost, err);
+		e->data_tail = head;
+		return r;
+	}
 	r = trace_ipt_data_take((const uint8_t *)e->base + page_size(), e->data_size, e->data_tail,
 				head, buf, len, cap, err);
 	/* consumed (or, when lost, skipped): the kernel may reuse the room */
@@ -160,13 +173,36 @@ int trace_ipt_event_tsc(const struct trace_ipt_event *e, struct trace_tsc_conv *
 	return 0;
 }
 
+/* CAP_IPC_LOCK or perf_event_paranoid -1: perf_mmap's limits do not bind */
+static int mlock_exempt(void)
+{
+	char status[8192], par[32];
+	const char *files[2] = { "/proc/self/status", TRACE_IPT_PARANOID };
+	char *bufs[2] = { status, par };
+	size_t lens[2] = { sizeof(status), sizeof(par) };
+	int ok[2];
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "r");
+		size_t got = 0;
+
+		ok[i] = f != NULL;
+		if (f) {
+			got = fread(bufs[i], 1, lens[i] - 1, f);
+			fclose(f);
+		}
+		bufs[i][got] = 0;
+	}
+	return trace_ipt_mlock_exempt(ok[0] ? status : NULL, ok[1] ? par : NULL);
+}
+
 int trace_ipt_limits_get(struct trace_ipt_limits *l, struct ptdb_err *err)
 {
 	struct rlimit rl;
 	int *cpus, n;
 
 	memset(l, 0, sizeof(*l));
-	l->privileged = geteuid() == 0;
+	l->privileged = mlock_exempt();
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
 		l->memlock_infinite = rl.rlim_cur == RLIM_INFINITY;
 		l->memlock = l->memlock_infinite ? 0 : (uint64_t)rl.rlim_cur;

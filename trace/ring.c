@@ -101,3 +101,15 @@ long trace_cyclic_copy(const uint8_t *aux, size_t size, uint64_t head, uint8_t *
 	memcpy(out + (size - off), aux, off);
 	return (long)size;
 }
+
+long trace_aux_copy_overwrite(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out)
+{
+	size_t off;
+
+	if (!size || (size & (size - 1)))
+		return -1;
+	off = (size_t)(head & (size - 1));
+	memcpy(out, aux + off, size - off);
+	memcpy(out + (size - off), aux, off);
+	return (long)size;
+}

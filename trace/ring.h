@@ -51,4 +51,10 @@ int trace_ring_snapshot(const struct trace_ring *r, uint8_t **buf, size_t *len,
  * copied, or -1 if size is 0 or not a power of two. */
 long trace_cyclic_copy(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out);
 
+/* The same for an aux ring in overwrite (snapshot) mode, where aux_head is
+ * the write offset inside the buffer and says nothing of wrapping: the
+ * whole buffer from head % size round to it (bytes never written are
+ * zeros, which decode as PAD).  Returns size, or -1 as above. */
+long trace_aux_copy_overwrite(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out);
+
 #endif

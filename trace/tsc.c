@@ -16,7 +16,9 @@ uint64_t trace_tsc_to_ns(const struct trace_tsc_conv *c, uint64_t tsc)
 		return c->zero;
 	quot = tsc >> c->shift;
 	rem = tsc & (((uint64_t)1 << c->shift) - 1);
-	return c->zero + quot * c->mult + ((rem * c->mult) >> c->shift);
+	/* rem * mult needs up to 95 bits when a bundle gives a timeShift
+	 * above 32 (the kernel's own pages keep it at 32 or less) */
+	return c->zero + quot * c->mult + (uint64_t)(((unsigned __int128)rem * c->mult) >> c->shift);
 }
 
 int trace_tsc_from_freq(struct trace_tsc_conv *c, uint64_t hz, uint64_t ref_tsc,

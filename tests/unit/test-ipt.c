@@ -47,7 +47,7 @@ static const char *fixture(int with_caps)
 	put("format/cyc", "config:1\n");
 	if (with_caps) {
 		put("caps/psb_cyc", "1\n");
-		put("caps/psb_periods", "0x003f\n");
+		put("caps/psb_periods", "3f\n");	/* pt_cap_show: %x */
 	}
 	return root;
 }
@@ -199,7 +199,7 @@ TEST(psb_period_checked_against_caps)
 	CHECK_INT(trace_ipt_attr_pt(&a, &p, &o, 0, &err), -1);
 	CHECK(strstr(err.msg, "cannot configure the PSB period"));
 	put("caps/psb_cyc", "1\n");
-	put("caps/psb_periods", "0x0005\n");	/* 2 KiB and 8 KiB */
+	put("caps/psb_periods", "5\n");	/* 2 KiB and 8 KiB */
 	CHECK_INT(trace_ipt_pmu_read(&p, root, &err), 0);
 	cleanup();
 	CHECK_INT(trace_ipt_psb_exponent(&p, 2048, &n, &err), 0);
