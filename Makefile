@@ -111,6 +111,11 @@ demo: deps
 	@$(MAKE) --no-print-directory ptdb tests/programs/trace_loop
 	./ptdb -b -s examples/demo.ptdb
 
+# The intel-pt backend end to end where there is Intel PT (tests/hwcheck.py,
+# steps in README.md); elsewhere one line says so and nothing is checked.
+hwcheck: ptdb programs
+	@$(PYTHON) tests/hwcheck.py
+
 bench: ptdb programs
 	@$(PYTHON) tests/bench/run.py
 
@@ -129,4 +134,4 @@ print-cflags:
 print-ldlibs:
 	@echo $(LDLIBS)
 
-.PHONY: all deps check demo bench install clean programs fuzz print-cflags print-ldlibs
+.PHONY: all deps check demo bench hwcheck install clean programs fuzz print-cflags print-ldlibs

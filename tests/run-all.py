@@ -60,6 +60,22 @@ def run_unit(binary):
                      "exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
 
 
+def hwcheck_dry_run():
+    """make hwcheck's steps against the software backend, so that the
+    script stays right where there is no Intel PT to run it on."""
+    try:
+        p = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "hwcheck.py"), "--backend", "software"],
+                           capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        results.fail("hwcheck dry run", "timed out after 900 s")
+        return
+    if p.returncode == 0 and "hwcheck: all steps passed" in p.stdout:
+        results.ok("hwcheck dry run (software backend)")
+    else:
+        results.fail("hwcheck dry run (software backend)", p.stdout[-3000:] + p.stderr[-1000:])
+
+
 def main():
     for b in sys.argv[1:]:
         run_unit(b)
@@ -67,6 +83,7 @@ def main():
     repl_test.run_all()
     bundle_test.run_all()
     lldb_bundle_test.run_all()
+    hwcheck_dry_run()
     percpu_test.run_all()
     check_ctf.run_all()
     check_man.run_all()
