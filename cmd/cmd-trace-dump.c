@@ -174,6 +174,11 @@ static void print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
 	fprintf(p->out, "%s[%*" PRIu64 "] ", (int64_t)id == p->cursor ? "->  " : "    ", p->width, id);
 	if (p->o->times)
 		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
+	if (p->o->raw) {
+		/* LLDB's raw mode: ids and addresses only */
+		fprintf(p->out, "0x%016" PRIx64 "\n", ip);
+		return;
+	}
 	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
 		fprintf(p->out, "0x%016" PRIx64 "    <unreadable>\n", ip);
 		return;

@@ -25,14 +25,17 @@
 #define DEFAULT_TOTAL_LIMIT ((size_t)500 << 20)
 
 /* "Process not available" before any process, "Process must be launched"
- * after it exited (LLDB's words, without a period). */
-static int need_live(struct cmd_ctx *ctx)
+ * after it exited (LLDB's words, without a period); with no target at all,
+ * the commands that do not start tracing need one, as LLDB says. */
+static int need_live(struct cmd_ctx *ctx, int starts)
 {
 	struct dbg *d = &ctx->s->dbg;
 
 	if (dbg_alive(d))
 		return 0;
-	if (d->pm)
+	if (!starts && !d->pm && !d->proc && !d->exe_path)
+		cmd_error(ctx, "invalid target, create a target using the 'file' command");
+	else if (d->pm)
 		cmd_error(ctx, "Tracing is not supported. Can't trace a non-live process.");
 	else
 		cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
@@ -152,6 +155,22 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 		}
 		o->size = (size_t)x;
 	}
+	if ((v = cmd_opt(ctx->node, a, "buffer-size"))) {
+		/* LLDB's spelling: a bare number is bytes */
+		if (cmd_opt_given(ctx->node, a, "size")) {
+			cmd_error(ctx, "--size and --buffer-size give the same size: use one");
+			return -1;
+		}
+		if (size_parse(v, 1, &x, &err) < 0) {
+			cmd_error(ctx, "invalid --buffer-size: %s", err.msg);
+			return -1;
+		}
+		if (x == 0 || x > ((uint64_t)1 << 32)) {
+			cmd_error(ctx, "invalid --buffer-size '%s': between 1 byte and 4 GiB", v);
+			return -1;
+		}
+		o->size = (size_t)x;
+	}
 	if ((v = cmd_opt(ctx->node, a, "total-size-limit"))) {
 		if (size_parse(v, 1, &x, &err) < 0) {
 			cmd_error(ctx, "invalid --total-size-limit: %s", err.msg);
@@ -196,7 +215,7 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n, all;
 
-	if (need_live(ctx) < 0 || trace_opts(ctx, a, &o) < 0 ||
+	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0 ||
 	    parse_threads(ctx, a, tids, &n, &all) < 0)
 		return CMD_ERROR;
 	if (dbg_trace_is_process(d))
@@ -216,7 +235,7 @@ static enum cmd_status exec_process_start(struct cmd_ctx *ctx, const struct cmd_
 	const char *v;
 	int signo = 0;
 
-	if (need_live(ctx) < 0 || trace_opts(ctx, a, &o) < 0)
+	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0)
 		return CMD_ERROR;
 	o.per_cpu = cmd_opt_given(ctx->node, a, "per-cpu-tracing");
 	if (dbg_trace_is_process(d))
@@ -253,7 +272,7 @@ static enum cmd_status exec_thread_stop(struct cmd_ctx *ctx, const struct cmd_ar
 	pid_t tids[CMD_TRACE_MAX_THREADS];
 	int n, all;
 
-	if (need_live(ctx) < 0)
+	if (need_live(ctx, 0) < 0)
 		return CMD_ERROR;
 	if (!dbg_tracing(d))
 		return cmd_error(ctx, "Process is not being traced");
@@ -270,7 +289,7 @@ static enum cmd_status exec_process_stop(struct cmd_ctx *ctx, const struct cmd_a
 	struct ptdb_err err;
 
 	(void)a;
-	if (need_live(ctx) < 0)
+	if (need_live(ctx, 0) < 0)
 		return CMD_ERROR;
 	if (!dbg_tracing(d))
 		return cmd_error(ctx, "Process is not being traced");
@@ -289,7 +308,7 @@ static enum cmd_status exec_process_state(struct cmd_ctx *ctx, const struct cmd_
 	struct ptdb_err err;
 	char *text;
 
-	if (need_live(ctx) < 0)
+	if (need_live(ctx, 1) < 0)
 		return CMD_ERROR;
 	if (!(text = dbg_trace_state(d, !cmd_opt_given(ctx->node, a, "json"), &err)))
 		return cmd_error(ctx, "%s", err.msg);
@@ -308,7 +327,7 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 	struct dbg *d = &ctx->s->dbg;
 	int all;
 
-	if (!d->pm && need_live(ctx) < 0)
+	if (!d->pm && need_live(ctx, 0) < 0)
 		return -1;
 	if (!dbg_tracing(d) && !d->pm) {
 		cmd_error(ctx, "Process is not being traced");
@@ -526,7 +545,7 @@ static const struct cmd_node thread_trace_dump_instructions = {
 		{ 'i', "id", OPT_STRING, "id", "Start at the instruction with this index." },
 		{ 'f', "forwards", OPT_FLAG, NULL, "Show from the oldest instruction onwards." },
 		{ 'a', "all", OPT_FLAG, NULL, "Show every instruction." },
-		{ 'r', "raw", OPT_FLAG, NULL, "No symbol context lines or annotations." },
+		{ 'r', "raw", OPT_FLAG, NULL, "Ids and addresses only: no symbol context lines, no disassembly." },
 		{ 'e', "events", OPT_FLAG, NULL, "Show the trace events among the instructions (software/hardware disabled tracing, HW clock tick, trace synchronization point, CPU core changed)." },
 		{ 'E', "only-events", OPT_FLAG, NULL, "Show only the events and errors; --count and --skip count events." },
 		{ 't', "time", OPT_FLAG, NULL, "Show each item's time in nanoseconds since tracing started (traced with --tsc)." },
@@ -572,6 +591,7 @@ static const struct cmd_node process_trace_start = {
 	.min_args = 0, .max_args = 0, .exec = exec_process_start,
 	.opts = (const struct cmd_opt[]){
 		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
+		{ 0, "buffer-size", OPT_STRING, "size", "LLDB's spelling of --size: per thread, or per CPU with --per-cpu-tracing (a bare number is bytes)." },
 		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
 		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },

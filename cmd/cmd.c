@@ -188,6 +188,29 @@ static int set_opt(const struct cmd_node *node, int idx, char **words, int nword
 	return 0;
 }
 
+/* A long option given by a unique prefix (--forw for --forwards), as
+ * LLDB's getopt_long takes it: *idx, or -1 with msg when ambiguous. */
+static int long_prefix(const struct cmd_node *node, int nopts, const char *name, size_t len,
+		       int *idx, char *msg, size_t msgsz)
+{
+	int n = 0;
+	size_t used;
+
+	for (int k = 0; k < nopts; k++)
+		if (len && node->opts[k].long_name && !strncmp(node->opts[k].long_name, name, len)) {
+			*idx = k;
+			n++;
+		}
+	if (n <= 1)
+		return 0;
+	*idx = -1;
+	used = (size_t)snprintf(msg, msgsz, "ambiguous option: '--%.*s' could be", (int)len, name);
+	for (int k = 0; k < nopts && used < msgsz; k++)
+		if (node->opts[k].long_name && !strncmp(node->opts[k].long_name, name, len))
+			used += (size_t)snprintf(msg + used, msgsz - used, " --%s", node->opts[k].long_name);
+	return -1;
+}
+
 int cmd_parse_args(const struct cmd_node *node, char **words, int nwords,
 	struct cmd_args *a, char *msg, size_t msgsz)
 {
@@ -215,6 +238,8 @@ int cmd_parse_args(const struct cmd_node *node, char **words, int nwords,
 				if (node->opts[k].long_name && strlen(node->opts[k].long_name) == len &&
 				    !strncmp(node->opts[k].long_name, name, len))
 					idx = k;
+			if (idx < 0 && long_prefix(node, nopts, name, len, &idx, msg, msgsz) < 0)
+				return -1;
 			if (idx < 0) {
 				snprintf(msg, msgsz, "invalid option: '%.*s'", (int)(len + 2), w);
 				return -1;

@@ -284,6 +284,14 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		return ptdb_err_set(err, process ? "Process currently traced. Stop process tracing first"
 					 : "Can't start tracing an individual thread when per-cpu "
 					   "process tracing is enabled.");
+	/* LLDB's words: stop a traced thread first to trace it with other
+	 * options (a stopped thread's trace is kept until then, and goes) */
+	for (int i = 0; !process && !all && d->trace && i < n; i++) {
+		const struct trace_swc_thread *th = dbg_trace_thread(d, tids[i]);
+
+		if (th && th->tracing)
+			return ptdb_err_set(err, "Thread %d already traced", (int)tids[i]);
+	}
 	if (o->per_cpu && d->trace)
 		for (int i = 0; i < d->trace->nth; i++)
 			if (d->trace->th[i]->tracing)

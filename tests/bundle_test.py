@@ -393,7 +393,7 @@ def save_errors():
                 "trace save " + d + "/afile",
                 "trace save --force " + d + "/full",
                 "trace schema intel-pt", "trace schema foo", "kill"])
-    want = ["error: Process not available",
+    want = ["error: invalid target, create a target using the 'file' command",
             "error: Process is not being traced",
             "error: '%s/full' is not empty; use --force to write the bundle into it" % d,
             "error: '%s/afile' exists and is not a directory" % d,
