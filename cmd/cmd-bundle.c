@@ -42,8 +42,11 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 	fprintf(ctx->out, "Loaded the trace of process %d: %d thread%s (%d traced), %d module%s.\n",
 		(int)d->pid, d->pm->nth, d->pm->nth == 1 ? "" : "s", traced, d->nmods,
 		d->nmods == 1 ? "" : "s");
+	if (d->pm->nproc > 1)
+		fprintf(ctx->out, "The bundle holds %d processes: this is target #0 of them "
+			"('target list', 'target select <index>').\n", d->pm->nproc);
 	if (verbose) {
-		const struct bundle_process *p = &b->procs[0];
+		const struct bundle_process *p = &b->procs[d->pm->proc];
 
 		fprintf(ctx->out, "Bundle: %s\n", b->json);
 		fprintf(ctx->out, "CPU: %s, family %" PRIu64 ", model %" PRIu64 ", stepping %" PRIu64 "\n", b->vendor, b->family,

@@ -16,6 +16,7 @@ static const struct cmd_node *const top[] = {
 	&cmd_register_node,
 	&cmd_settings_node,
 	&cmd_source_node,
+	&cmd_target_node,
 	&cmd_thread_node,
 	&cmd_trace_node,
 	&cmd_version_node,

@@ -110,9 +110,18 @@ struct dbg_pm_thread {
 	struct trace_swc_thread *th;	/* its trace (NULL: listed, not traced) */
 };
 
+/* Every process of a loaded bundle ("target list"); one is loaded. */
+struct dbg_pm_proc {
+	pid_t pid;
+	char *exe;			/* its first module's file, or NULL */
+	char *triple;			/* or NULL */
+};
+
 struct dbg_pm {
 	char *json;			/* the trace.json loaded */
 	pid_t pid;
+	struct dbg_pm_proc *procs;	/* the bundle's processes, in order */
+	int nproc, proc;		/* how many; which is loaded */
 	struct dbg_pm_thread *th;
 	int nth;
 	struct trace_swc_cpu *cpu;	/* a per-CPU bundle's CPU stream, or NULL */
@@ -295,6 +304,10 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
 struct bundle;
 int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info,
 		    struct ptdb_err *err);
+/* The same with the bundle's process index loaded (a bundle of several
+ * processes loads the first; "target select" another). */
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
+			    struct ptdb_err *err);
 /* Drops a loaded trace (no-op without one). */
 void dbg_unload_bundle(struct dbg *d);
 /* Writes the session's traces (live or loaded) as a bundle in dir; compact:

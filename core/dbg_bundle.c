@@ -208,6 +208,7 @@ static int kernel_as_process(struct bundle *b, struct ptdb_err *err)
 	struct bundle_process *p;
 	struct bundle_module *m;
 
+	free(b->procs);		/* "processes": [] */
 	b->procs = xcalloc(1, sizeof(*b->procs));
 	b->nprocs = 1;
 	p = &b->procs[0];
@@ -252,12 +253,53 @@ void dbg_unload_bundle(struct dbg *d)
 		trace_swc_cpu_release(c);
 		free(c);
 	}
+	for (int i = 0; i < d->pm->nproc; i++) {
+		free(d->pm->procs[i].exe);
+		free(d->pm->procs[i].triple);
+	}
+	free(d->pm->procs);
 	free(d->pm->json);
 	free(d->pm);
 	d->pm = NULL;
 }
 
+/* The processes of b but p, checked as LLDB checks them at load: every
+ * module opens (and matches its uuid). */
+static int check_others(const struct bundle *b, const struct bundle_process *p, struct ptdb_err *err)
+{
+	for (int i = 0; i < b->nprocs; i++) {
+		if (&b->procs[i] == p)
+			continue;
+		for (int k = 0; k < b->procs[i].nmods; k++) {
+			struct sym_module *m = open_module(b, &b->procs[i].mods[k], err);
+
+			if (!m)
+				return -1;
+			sym_module_free(m);
+		}
+	}
+	return 0;
+}
+
+static void note_procs(struct dbg_pm *pm, const struct bundle *b, int index)
+{
+	pm->procs = xcalloc((size_t)b->nprocs + 1, sizeof(*pm->procs));
+	pm->nproc = b->nprocs;
+	pm->proc = index;
+	for (int i = 0; i < b->nprocs; i++) {
+		pm->procs[i].pid = b->procs[i].pid;
+		pm->procs[i].exe = b->procs[i].nmods ? xstrdup(b->procs[i].mods[0].file) : NULL;
+		pm->procs[i].triple = b->procs[i].triple ? xstrdup(b->procs[i].triple) : NULL;
+	}
+}
+
 int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struct ptdb_err *err)
+{
+	return dbg_load_bundle_process(d, path, 0, info, err);
+}
+
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
+			    struct ptdb_err *err)
 {
 	struct bundle *b;
 	struct bundle_process *p;
@@ -270,17 +312,19 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 		return -1;
 	if (b->kernel_file && kernel_as_process(b, err) < 0)
 		goto fail;
-	if (b->nprocs != 1) {
-		ptdb_err_set(err, "%s:traceBundle.processes: %d processes; ptdb loads bundles of one process",
-			     b->json, b->nprocs);
+	if (index < 0 || index >= b->nprocs) {
+		ptdb_err_set(err, "index %d is out of range, valid target indexes are 0 - %d", index,
+			     b->nprocs - 1);
 		goto fail;
 	}
-	p = &b->procs[0];
+	p = &b->procs[index];
 	if (!p->nmods) {
-		ptdb_err_set(err, "%s:traceBundle.processes[0].modules: no modules: the trace cannot be decoded "
-			     "without the code it ran", b->json);
+		ptdb_err_set(err, "%s:traceBundle.processes[%d].modules: no modules: the trace cannot be "
+			     "decoded without the code it ran", b->json, index);
 		goto fail;
 	}
+	if (check_others(b, p, err) < 0)
+		goto fail;
 	ms = xcalloc((size_t)p->nmods, sizeof(*ms));
 	for (nm = 0; nm < p->nmods; nm++)
 		if (!(ms[nm] = open_module(b, &p->mods[nm], err)))
@@ -313,6 +357,7 @@ int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struc
 	}
 	pm->json = xstrdup(b->json);
 	pm->pid = p->pid;
+	note_procs(pm, b, index);
 	snprintf(pm->vendor, sizeof(pm->vendor), "%s", b->vendor);
 	pm->family = b->family;
 	pm->model = b->model;

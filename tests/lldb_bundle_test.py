@@ -267,6 +267,48 @@ def fields():
     results.ok("LLDB bundle: field forms")
 
 
+def two_processes():
+    """Two processes (LLDB makes a target of each): the first is loaded,
+    target select loads the other; each decodes against its own module."""
+    d = os.path.join(OUT, "two")
+    code2 = bytes([0xb9, 0x02]) + CODE[2:]          # the loop, twice
+    s2 = stream(0x100000).replace(bytes([0x1c]), bytes([0x0c]))   # taken, not taken
+    desc = {"type": "intel-pt", "cpuInfo": CPU,
+            "processes": [
+                {"pid": 1234, "triple": "x86_64-*-linux",
+                 "threads": [{"tid": 1235, "iptTrace": "1235.trace"}],
+                 "modules": [{"systemPath": "/fw/code.bin", "file": "code.bin",
+                              "loadAddress": "0x100000"}]},
+                {"pid": 5678,
+                 "threads": [{"tid": 5679, "iptTrace": "5679.trace"},
+                             {"tid": 5680}],
+                 "modules": [{"systemPath": "/fw/other.bin", "file": "other.bin",
+                              "loadAddress": 1048576}]}]}
+    write(d, desc, {"1235.trace": stream(0x100000), "5679.trace": s2,
+                    "code.bin": CODE, "other.bin": code2})
+    out = ptdb(["trace load " + d, "thread trace dump instructions -a -r", "target list",
+                "target select 1", "thread list", "thread trace dump instructions -a -r",
+                "image list", "target select 5", "target select 0", "image list"])
+    base = 0x100000
+    two = ["0x%016x" % a for a in (base, base + 5, base + 7, base + 5, base + 7, base + 9)]
+    want = ["Loaded the trace of process 1234: 1 thread (1 traced), 1 module.",
+            "The bundle holds 2 processes",
+            "* target #0: %s/code.bin ( arch=x86_64-*-linux, platform=host, pid=1234, state=stopped )" % d,
+            "  target #1: %s/other.bin ( arch=x86_64-*-linux, platform=host, pid=5678, state=stopped )" % d,
+            "* target #1: %s/other.bin" % d,
+            "thread #1: tid = 5679, total instructions = 6",
+            "thread #2: tid = 5680",
+            "[  0] 0x0000000000100000 %s/other.bin" % d,
+            "error: index 5 is out of range, valid target indexes are 0 - 1",
+            "[  0] 0x0000000000100000 %s/code.bin" % d]
+    why = ["missing: %r" % w for w in want if w not in out]
+    if addrs_of(out) != loop_addrs(base) + two:
+        why.append("instructions %s" % addrs_of(out))
+    if why:
+        return results.fail("LLDB bundle: two processes", "\n".join(why) + "\n" + out)
+    results.ok("LLDB bundle: two processes")
+
+
 def run_all():
     os.makedirs(OUT, exist_ok=True)
     uuid_forms()
@@ -274,6 +316,7 @@ def run_all():
     kernel()
     errors_only()
     fields()
+    two_processes()
 
 
 if __name__ == "__main__":
