@@ -257,7 +257,8 @@ MALFORMED = [
     ("uuid mismatch", "elf-uuid", "{j}:traceBundle.processes[0].modules[0].uuid: \"DEADBEEF-0000\" is not the build ID of '{d}/prog' ("),
     ("cpus without TSC conversion", (["cpus"], [{"id": 0, "iptTrace": "code.bin", "contextSwitchTrace": "code.bin"}]), "{j}:traceBundle.cpus: per-CPU traces (\"cpus\") and per-thread traces (\"iptTrace\") cannot be mixed"),
     ("TSC shift out of range", (["tscPerfZeroConversion"], {"timeMult": 1, "timeShift": 99, "timeZero": 0}), "{j}:traceBundle.tscPerfZeroConversion.timeShift: 99 is out of range (0 to 63)"),
-    ("two processes", "two-processes", "{j}:traceBundle.processes: 2 processes; ptdb loads bundles of one process"),
+    # every process is checked at load, not only the one loaded first
+    ("two processes, the second's module broken", "two-processes", "{j}:traceBundle.processes[1].modules[0]: "),
     ("no processes", (["processes"], []), "{j}:traceBundle: no processes: the bundle describes nothing to load"),
 ]
 
@@ -295,6 +296,9 @@ def make_malformed(d, how):
     elif how == "two-processes":
         desc["processes"].append(json.loads(json.dumps(desc["processes"][0])))
         desc["processes"][1]["pid"] = 7
+        desc["processes"][1]["modules"][0]["file"] = "broken.elf"
+        with open(os.path.join(d, "broken.elf"), "wb") as f:
+            f.write(b"\x7fELF" + b"\x02\x01\x01" + b"\0" * 20)
         rewrite()
 
 
