@@ -58,20 +58,21 @@ def run_unit(binary):
                      "exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
 
 
+SUITES = [repl_test, bundle_test, percpu_test, check_ctf, check_man, fuzz_replay,
+          hostile_test, process_test, stress_test, valgrind_test]
+
+
 def main():
+    # T=NAME (make check T=0031, T=test-xfer, T=bundle_test) runs only the
+    # unit binaries, transcripts and suites whose name contains NAME.
+    only = os.environ.get("T") or None
     for b in sys.argv[1:]:
-        run_unit(b)
-    transcripts.run_all()
-    repl_test.run_all()
-    bundle_test.run_all()
-    percpu_test.run_all()
-    check_ctf.run_all()
-    check_man.run_all()
-    fuzz_replay.run_all()
-    hostile_test.run_all()
-    process_test.run_all()
-    stress_test.run_all()
-    valgrind_test.run_all()
+        if only is None or only in os.path.basename(b):
+            run_unit(b)
+    transcripts.run_all(only)
+    for suite in SUITES:
+        if only is None or only in suite.__name__:
+            suite.run_all()
     return results.summary()
 
 
