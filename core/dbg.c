@@ -180,15 +180,6 @@ struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 	return NULL;
 }
 
-struct dbg_module *dbg_module_named(struct dbg *d, const char *name)
-{
-	for (int i = 0; i < d->nmods; i++)
-		if (d->mods[i].sym && (!strcmp(sym_module_name(d->mods[i].sym), name) ||
-				       !strcmp(d->mods[i].path, name)))
-			return &d->mods[i];
-	return NULL;
-}
-
 /* Breakpoint resolution: the locations of bp in module m. */
 static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 		       uint64_t *out, int max)

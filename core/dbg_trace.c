@@ -233,7 +233,8 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		th = t->th[t->nth++] = xcalloc(1, sizeof(*th));
 	} else {
 		if (t->opts.total_limit && traced_bytes(t) + size > t->opts.total_limit)
-			return ptdb_err_set(err, "Thread %d can't be traced as the process trace size "
+			return ptdb_err_code(err, PTDB_E_LIMIT,
+					     "Thread %d can't be traced as the process trace size "
 					    "limit has been reached. Consider retracing with a higher limit.",
 					    (int)tid);
 		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
@@ -268,7 +269,7 @@ static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsig
 		return;
 	/* another failure (the kernel refused the event) leaves it untraced:
 	 * dump info says so */
-	if (start_one(d, tid, &err) < 0 && strstr(err.msg, "size limit") && !d->trace->hw_limit_tid) {
+	if (start_one(d, tid, &err) < 0 && err.code == PTDB_E_LIMIT && !d->trace->hw_limit_tid) {
 		d->trace->hw_limit_tid = tid;
 		target_interrupt(p);
 	}
