@@ -282,7 +282,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 	int nt;
 
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, "Process must be launched");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched");
 	if (d->trace && d->trace->cpu && !d->trace->cpu_stopped)
 		return ptdb_err_set(err, process ? "Process currently traced. Stop process tracing first"
 					 : "Can't start tracing an individual thread when per-cpu "
