@@ -218,10 +218,7 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0 ||
 	    parse_threads(ctx, a, tids, &n, &all) < 0)
 		return CMD_ERROR;
-	if (dbg_trace_is_process(d))
-		o.total_limit = 0;
-	else
-		o.total_limit = 0;	/* thread tracing has no process-wide limit */
+	o.total_limit = 0;	/* thread tracing has no process-wide limit */
 	if (dbg_trace_start(d, tids, n, all, 0, &o, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	return CMD_OK;

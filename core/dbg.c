@@ -180,15 +180,6 @@ struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 	return NULL;
 }
 
-struct dbg_module *dbg_module_named(struct dbg *d, const char *name)
-{
-	for (int i = 0; i < d->nmods; i++)
-		if (d->mods[i].sym && (!strcmp(sym_module_name(d->mods[i].sym), name) ||
-				       !strcmp(d->mods[i].path, name)))
-			return &d->mods[i];
-	return NULL;
-}
-
 /* Breakpoint resolution: the locations of bp in module m. */
 static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 		       uint64_t *out, int max)
@@ -550,7 +541,7 @@ int dbg_detach(struct dbg *d, struct ptdb_err *err)
 {
 	dbg_replay_leave(d);
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, "Process must be launched.");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	for (int i = 0; i < d->nbps; i++)
 		for (int k = 0; k < d->bps[i].nlocs; k++)
 			if (d->bps[i].locs[k].planted) {
@@ -570,7 +561,7 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	dbg_replay_leave(d);
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, "Process must be launched.");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	dbg_trace_end(d);
 	target_kill(d->proc);
 	memset(stop, 0, sizeof(*stop));
@@ -646,7 +637,7 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 				    "(only their code and data files are)", addr);
 	}
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, "Process must be launched.");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	if (target_read_mem(d->proc, addr, buf, n, err) == 0)
 		return 0;
 	if (!target_alive_now(d->proc) && files_read(d, addr, buf, n) == n)
@@ -744,7 +735,7 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	if (d->pm)
 		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, "Process must be launched.");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	if (target_get_regs(d->proc, tid, &r, err) < 0)
 		return -1;
 	memset(out, 0, sizeof(*out) * (size_t)(max > 0 ? max : 0));

@@ -220,7 +220,6 @@ int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
 
 /* Modules. */
 struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr);
-struct dbg_module *dbg_module_named(struct dbg *d, const char *name);
 /* Re-reads the process's mappings; resolves pending breakpoints. */
 void dbg_refresh_modules(struct dbg *d);
 

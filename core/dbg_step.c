@@ -126,8 +126,7 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 static int check_alive(struct dbg *d, struct ptdb_err *err)
 {
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, d->proc ? "Process must be launched."
-					      : "Process must be launched.");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	return 0;
 }
 

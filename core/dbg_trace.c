@@ -8,6 +8,8 @@
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
+#include "trace/syscalls.h"
+#include "trace/xfer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -231,7 +233,8 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		th = t->th[t->nth++] = xcalloc(1, sizeof(*th));
 	} else {
 		if (t->opts.total_limit && traced_bytes(t) + size > t->opts.total_limit)
-			return ptdb_err_set(err, "Thread %d can't be traced as the process trace size "
+			return ptdb_err_code(err, PTDB_E_LIMIT,
+					     "Thread %d can't be traced as the process trace size "
 					    "limit has been reached. Consider retracing with a higher limit.",
 					    (int)tid);
 		t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
@@ -266,7 +269,7 @@ static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsig
 		return;
 	/* another failure (the kernel refused the event) leaves it untraced:
 	 * dump info says so */
-	if (start_one(d, tid, &err) < 0 && strstr(err.msg, "size limit") && !d->trace->hw_limit_tid) {
+	if (start_one(d, tid, &err) < 0 && err.code == PTDB_E_LIMIT && !d->trace->hw_limit_tid) {
 		d->trace->hw_limit_tid = tid;
 		target_interrupt(p);
 	}
@@ -279,7 +282,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 	int nt;
 
 	if (!dbg_alive(d))
-		return ptdb_err_set(err, "Process must be launched");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched");
 	if (d->trace && d->trace->cpu && !d->trace->cpu_stopped)
 		return ptdb_err_set(err, process ? "Process currently traced. Stop process tracing first"
 					 : "Can't start tracing an individual thread when per-cpu "
@@ -867,81 +870,13 @@ static void block_interrupted(struct dbg *d)
 	t->blk_cur = NULL;
 }
 
-/* ---- emulation of the transfer a block stops at (one trap each) ---- */
+/* ---- the transfer a block stops at (one trap each): trace/xfer ---- */
 
-static int jcc_taken(const char *mn, uint64_t fl)
+static int read_word(void *ctx, uint64_t addr, uint64_t *val)
 {
-	const char *sp = strrchr(mn, ' ');
-	int cf = fl & 1, pf = !!(fl & 4), zf = !!(fl & 0x40), sf = !!(fl & 0x80),
-	    of = !!(fl & 0x800);
-	static const struct { const char *n; int code; } tab[] = {
-		{ "jo", 0 }, { "jno", 1 }, { "jb", 2 }, { "jc", 2 }, { "jnae", 2 },
-		{ "jae", 3 }, { "jnb", 3 }, { "jnc", 3 }, { "je", 4 }, { "jz", 4 },
-		{ "jne", 5 }, { "jnz", 5 }, { "jbe", 6 }, { "jna", 6 }, { "ja", 7 },
-		{ "jnbe", 7 }, { "js", 8 }, { "jns", 9 }, { "jp", 10 }, { "jpe", 10 },
-		{ "jnp", 11 }, { "jpo", 11 }, { "jl", 12 }, { "jnge", 12 }, { "jge", 13 },
-		{ "jnl", 13 }, { "jle", 14 }, { "jng", 14 }, { "jg", 15 }, { "jnle", 15 },
-	};
+	struct dbg *d = ctx;
 
-	if (sp)
-		mn = sp + 1;
-	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-		if (strcmp(tab[i].n, mn))
-			continue;
-		switch (tab[i].code) {
-		case 0: return of;
-		case 1: return !of;
-		case 2: return cf;
-		case 3: return !cf;
-		case 4: return zf;
-		case 5: return !zf;
-		case 6: return cf || zf;
-		case 7: return !cf && !zf;
-		case 8: return sf;
-		case 9: return !sf;
-		case 10: return pf;
-		case 11: return !pf;
-		case 12: return sf != of;
-		case 13: return sf == of;
-		case 14: return zf || sf != of;
-		default: return !zf && sf == of;
-		}
-	}
-	return -1;
-}
-
-static int ind_target(struct dbg *d, const struct user_regs_struct *r,
-		      const struct disasm_insn *in, uint64_t *out)
-{
-	const uint64_t *regs = (const uint64_t *)r;
-	uint64_t ea, v;
-
-	if (!in->ind.is_mem) {
-		if (in->ind.reg < 0 || in->ind.reg_width != 64 ||
-		    (size_t)in->ind.reg >= sizeof(*r) / 8)
-			return -1;
-		*out = regs[in->ind.reg];
-		return 0;
-	}
-	if (in->ind.rip_rel) {
-		ea = in->ind.rip_ea;
-	} else {
-		ea = (uint64_t)in->ind.disp;
-		if (in->ind.base >= 0)
-			ea += regs[in->ind.base];
-		if (in->ind.index >= 0)
-			ea += regs[in->ind.index] * (uint64_t)in->ind.scale;
-		if (in->ind.addr32)
-			ea &= 0xffffffffu;
-	}
-	if (in->ind.seg_fs_gs == DISASM_SEG_FS)
-		ea += r->fs_base;
-	else if (in->ind.seg_fs_gs == DISASM_SEG_GS)
-		ea += r->gs_base;
-	if (target_read_mem(d->proc, ea, &v, 8, NULL) < 0)
-		return -1;
-	*out = v;
-	return 0;
+	return target_read_mem(d->proc, addr, val, 8, NULL) < 0 ? -1 : 0;
 }
 
 /* Computes and applies the effect of the transfer in at r->rip (which has
@@ -951,58 +886,14 @@ static int ind_target(struct dbg *d, const struct user_regs_struct *r,
 static int emulate(struct dbg *d, pid_t tid, struct user_regs_struct *r,
 		   const struct disasm_insn *in, uint64_t *next)
 {
-	uint64_t nlip = in->addr + in->len, t;
-	int taken;
+	struct xfer_outcome o;
 
-	switch (in->kind) {
-	case DISASM_KIND_JCC:
-		if (!in->has_target || (taken = jcc_taken(in->mnemonic, r->eflags)) < 0)
-			return -1;
-		*next = taken ? in->target : nlip;
-		break;
-	case DISASM_KIND_JRCXZ:
-		if (!in->has_target)
-			return -1;
-		*next = (strstr(in->mnemonic, "jecxz") ? (r->rcx & 0xffffffffu) : r->rcx) == 0
-			? in->target : nlip;
-		break;
-	case DISASM_KIND_LOOP: {
-		int zf = !!(r->eflags & 0x40);
-
-		if (!in->has_target || strstr(in->mnemonic, "l ") || in->ind.addr32)
-			return -1;
-		r->rcx--;
-		if (strstr(in->mnemonic, "loopne") || strstr(in->mnemonic, "loopnz"))
-			taken = r->rcx && !zf;
-		else if (strstr(in->mnemonic, "loope") || strstr(in->mnemonic, "loopz"))
-			taken = r->rcx && zf;
-		else
-			taken = r->rcx != 0;
-		*next = taken ? in->target : nlip;
-		break;
-	}
-	case DISASM_KIND_RET:
-		if (target_read_mem(d->proc, r->rsp, &t, 8, NULL) < 0)
-			return -1;
-		r->rsp += 8 + in->ret_imm;
-		*next = t;
-		break;
-	case DISASM_KIND_JMP_IND:
-		if (ind_target(d, r, in, &t) < 0)
-			return -1;
-		*next = t;
-		break;
-	case DISASM_KIND_CALL_IND:
-		if (ind_target(d, r, in, &t) < 0 ||
-		    target_write_mem(d->proc, r->rsp - 8, &nlip, 8, NULL) < 0)
-			return -1;
-		r->rsp -= 8;
-		*next = t;
-		break;
-	default:
+	if (xfer_compute(r, in, read_word, d, &o) < 0)
 		return -1;
-	}
-	r->rip = *next;
+	if (o.push && target_write_mem(d->proc, o.rsp, &o.ret_addr, 8, NULL) < 0)
+		return -1;
+	xfer_apply(r, &o);
+	*next = o.next;
 	return target_set_regs(d->proc, tid, r, NULL) < 0 ? -1 : 0;
 }
 
@@ -1115,34 +1006,6 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 	}
 }
 
-/* System calls that never block, stepped like any instruction instead of
- * run on their own: while a thread runs on its own the others are
- * stepped for as long as the kernel takes, so the schedule would follow
- * the kernel's timing.  rt_sigreturn also does not return to the next
- * instruction; clone and clone3 return with the new thread stopped,
- * which joins the schedule right there. */
-static int returns_at_once(const struct user_regs_struct *r)
-{
-	switch (r->rax) {
-	case 5: case 8: case 9: case 10: case 11: case 12:	/* fstat lseek mmap mprotect munmap brk */
-	case 13: case 14: case 15:	/* rt_sigaction rt_sigprocmask rt_sigreturn */
-	case 24: case 25: case 28:	/* sched_yield mremap madvise */
-	case 39: case 56: case 63:	/* getpid clone uname */
-	case 96: case 97: case 102: case 104: case 107: case 108: case 110:	/* get*id, getrlimit */
-	case 131: case 157: case 158: case 186:	/* sigaltstack prctl arch_prctl gettid */
-	case 201: case 204: case 218: case 228: case 229:	/* time, sched_getaffinity, ... */
-	case 262: case 273: case 302: case 332: case 334: case 435:	/* ... rseq clone3 */
-		return 1;
-	case 202: {	/* futex: the wake operations */
-		unsigned cmd = (unsigned)r->rsi & 0x7f;
-
-		return cmd == 1 || cmd == 5 || cmd == 10;
-	}
-	default:
-		return 0;
-	}
-}
-
 static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		   struct ptdb_err *err)
@@ -1197,8 +1060,8 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		if (!sig)
 			trace_swc_resume(th, r.rip);
 		/* a system call that may block runs on its own; one that
-		 * returns at once is stepped (see returns_at_once) */
-		if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid && !returns_at_once(&r)) {
+		 * returns at once is stepped (see trace_syscall_returns_at_once) */
+		if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid && !trace_syscall_returns_at_once(r.rax, r.rsi)) {
 			trace_swc_syscall(th, &in);
 			th->parked_at = r.rip + in.len;
 			if (park(d, th, err) < 0)

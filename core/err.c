@@ -13,6 +13,20 @@ int ptdb_err_set(struct ptdb_err *err, const char *fmt, ...)
 
 	if (!err)
 		return -1;
+	err->code = PTDB_E_GENERIC;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int ptdb_err_code(struct ptdb_err *err, enum ptdb_errc code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	err->code = code;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
@@ -27,6 +41,7 @@ int ptdb_err_errno(struct ptdb_err *err, const char *fmt, ...)
 
 	if (!err)
 		return -1;
+	err->code = PTDB_E_GENERIC;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
@@ -37,8 +52,10 @@ int ptdb_err_errno(struct ptdb_err *err, const char *fmt, ...)
 
 void ptdb_err_clear(struct ptdb_err *err)
 {
-	if (err)
+	if (err) {
+		err->code = PTDB_E_OK;
 		err->msg[0] = '\0';
+	}
 }
 
 static void *oom(void)

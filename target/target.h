@@ -5,7 +5,8 @@
  * transparent step-over, thread bookkeeping, /proc maps and signal text.
  * Functions returning int: >= 0 success, < 0 failure with err filled;
  * TARGET_ERR_NOPROC (-2) means the process is gone (exited, killed,
- * detached): the caller words it ("Process must be launched."). */
+ * detached; err's code is then PTDB_E_NO_PROCESS): the caller words it
+ * ("Process must be launched."). */
 #ifndef PTDB_TARGET_TARGET_H
 #define PTDB_TARGET_TARGET_H
 

@@ -73,7 +73,7 @@ int target_open_mem(struct target_proc *p)
 int target_nproc_err(const struct target_proc *p, struct ptdb_err *err)
 {
 	(void)p;
-	ptdb_err_set(err, "process is not running");
+	ptdb_err_code(err, PTDB_E_NO_PROCESS, "process is not running");
 	return TARGET_ERR_NOPROC;
 }
 

@@ -26,6 +26,7 @@ import repl_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
 import lldb_bundle_test  # noqa: E402
+import hwcheck_test  # noqa: E402
 import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
 import valgrind_test  # noqa: E402
@@ -60,38 +61,21 @@ def run_unit(binary):
                      "exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
 
 
-def hwcheck_dry_run():
-    """make hwcheck's steps against the software backend, so that the
-    script stays right where there is no Intel PT to run it on."""
-    try:
-        p = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                         "hwcheck.py"), "--backend", "software"],
-                           capture_output=True, text=True, timeout=900)
-    except subprocess.TimeoutExpired:
-        results.fail("hwcheck dry run", "timed out after 900 s")
-        return
-    if p.returncode == 0 and "hwcheck: all steps passed" in p.stdout:
-        results.ok("hwcheck dry run (software backend)")
-    else:
-        results.fail("hwcheck dry run (software backend)", p.stdout[-3000:] + p.stderr[-1000:])
+SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
+          check_man, fuzz_replay, hostile_test, process_test, stress_test, valgrind_test]
 
 
 def main():
+    # T=NAME (make check T=0031, T=test-xfer, T=bundle_test) runs only the
+    # unit binaries, transcripts and suites whose name contains NAME.
+    only = os.environ.get("T") or None
     for b in sys.argv[1:]:
-        run_unit(b)
-    transcripts.run_all()
-    repl_test.run_all()
-    bundle_test.run_all()
-    lldb_bundle_test.run_all()
-    hwcheck_dry_run()
-    percpu_test.run_all()
-    check_ctf.run_all()
-    check_man.run_all()
-    fuzz_replay.run_all()
-    hostile_test.run_all()
-    process_test.run_all()
-    stress_test.run_all()
-    valgrind_test.run_all()
+        if only is None or only in os.path.basename(b):
+            run_unit(b)
+    transcripts.run_all(only)
+    for suite in SUITES:
+        if only is None or only in suite.__name__:
+            suite.run_all()
     return results.summary()
 
 

@@ -601,7 +601,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 				if (hook->progress(hook->ctx, off, len)) {
 					pt_blk_free_decoder(dec);
 					trace_decoded_free(d);
-					ptdb_err_set(err, "interrupted");
+					ptdb_err_code(err, PTDB_E_CANCELLED, "interrupted");
 					return TRACE_DECODE_CANCELLED;
 				}
 			}

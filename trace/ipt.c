@@ -420,9 +420,11 @@ int trace_ipt_check_total(size_t bytes, unsigned nbuf, size_t limit, pid_t tid,
 	if (!limit || (uint64_t)bytes * nbuf <= limit)
 		return 0;
 	if (!tid)
-		return ptdb_err_set(err, "The process can't be traced because the process trace size "
+		return ptdb_err_code(err, PTDB_E_LIMIT,
+				     "The process can't be traced because the process trace size "
 				    "limit has been reached. Consider retracing with a higher limit.");
-	return ptdb_err_set(err, "Thread %d can't be traced as the process trace size limit has "
+	return ptdb_err_code(err, PTDB_E_LIMIT,
+			     "Thread %d can't be traced as the process trace size limit has "
 			    "been reached. Consider retracing with a higher limit.", (int)tid);
 }
 

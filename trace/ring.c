@@ -36,14 +36,6 @@ void trace_ring_release(struct trace_ring *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void trace_ring_reset(struct trace_ring *r)
-{
-	r->pos = 0;
-	r->wrapped = 0;
-	r->total = 0;
-	memset(r->buf, 0, r->size);
-}
-
 int trace_ring_write(struct trace_ring *r, const void *p, size_t n)
 {
 	if (n > 64 || n > r->size)

@@ -29,8 +29,6 @@ size_t trace_ring_round_size(size_t bytes);
 /* Allocates a ring of trace_ring_round_size(bytes) bytes. */
 int trace_ring_init(struct trace_ring *r, size_t bytes, struct ptdb_err *err);
 void trace_ring_release(struct trace_ring *r);
-/* Forgets the contents. */
-void trace_ring_reset(struct trace_ring *r);
 
 /* Appends one whole packet (n <= 64 and n <= size).  When it does not fit
  * before the end, the rest of the ring is filled with PAD (0x00) bytes and

@@ -111,6 +111,22 @@ TEST(err_errno)
 	CHECK_INT(ptdb_err_errno(&e, "cannot open '%s'", "x"), -1);
 	CHECK_STR(e.msg, "cannot open 'x': No such file or directory");
 	CHECK_INT(ptdb_err_set(NULL, "no buffer"), -1);
+	CHECK_INT(e.code, PTDB_E_GENERIC);
+}
+
+TEST(err_codes)
+{
+	struct ptdb_err e;
+
+	ptdb_err_clear(&e);
+	CHECK_INT(e.code, PTDB_E_OK);
+	CHECK_STR(e.msg, "");
+	CHECK_INT(ptdb_err_code(&e, PTDB_E_LIMIT, "limit %d", 4), -1);
+	CHECK_INT(e.code, PTDB_E_LIMIT);
+	CHECK_STR(e.msg, "limit 4");
+	CHECK_INT(ptdb_err_set(&e, "plain"), -1);
+	CHECK_INT(e.code, PTDB_E_GENERIC);
+	CHECK_INT(ptdb_err_code(NULL, PTDB_E_CANCELLED, "x"), -1);
 }
 
 
@@ -131,5 +147,5 @@ TEST(tsc_conversion)
 	CHECK(trace_tsc_to_ns(&c, UINT64_MAX) > (UINT64_MAX >> 1));
 }
 
-TEST_MAIN(size_units, size_errors, uint_values, size_format_text, settings_types,
+TEST_MAIN(err_codes, size_units, size_errors, uint_values, size_format_text, settings_types,
 	settings_show_text, err_errno, tsc_conversion)

@@ -620,6 +620,7 @@ TEST(decode_hook_progress_and_cancel)
 	CHECK_INT(trace_decode_hooked(buf, len, &img, &hook, &d, &err), TRACE_DECODE_CANCELLED);
 	CHECK(d == NULL);
 	CHECK_STR(err.msg, "interrupted");
+	CHECK_INT(err.code, PTDB_E_CANCELLED);
 	CHECK_INT(hook_calls, 2);
 	free(buf);
 	free_image(&img);

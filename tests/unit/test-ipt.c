@@ -407,6 +407,7 @@ TEST(total_limit_counts_every_cpu_buffer)
 	CHECK_INT(trace_ipt_check_total(1 << 20, 5, 4 << 20, 0, &err), -1);
 	CHECK_STR(err.msg, "The process can't be traced because the process trace size limit "
 		  "has been reached. Consider retracing with a higher limit.");
+	CHECK_INT(err.code, PTDB_E_LIMIT);
 	CHECK_INT(trace_ipt_check_total(1 << 20, 500, 0, 0, &err), 0);
 	/* per thread: the buffers so far plus the new one */
 	CHECK_INT(trace_ipt_check_total((3 << 20) + 4096, 1, 3 << 20, 77, &err), -1);
