@@ -419,6 +419,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 			(double)mem / (double)insns);
 	if (th->cpu) {
 		size_t records = 0;
+		uint64_t lost = 0;
 
 		fprintf(ctx->out, "\n  Per-CPU tracing:\n");
 		for (struct trace_swc_cpu *c = th->cpu; c; c = c->next) {
@@ -426,8 +427,13 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 				size_format(c->s.ring.size, b1, sizeof(b1)),
 				size_format(c->s.ring.wrapped ? c->s.ring.size : c->s.ring.pos, b2, sizeof(b2)));
 			records += c->sw_len / 32;
+			lost += c->sw_lost;
 		}
 		fprintf(ctx->out, "    Context switches: %zu records\n", records);
+		if (lost)
+			fprintf(ctx->out, "    Context switches lost: the ring overflowed %" PRIu64 " time%s "
+				"between stops (the oldest switches of those periods are gone)\n",
+				lost, lost == 1 ? "" : "s");
 		fprintf(ctx->out, "    Continuous executions of this thread: %u (%u PSB blocks", th->executions,
 			th->psbs);
 		if (th->inexact)

@@ -323,6 +323,7 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err)
 		if (trace_ipt_event_read_data(&k->sw, &k->c->sw, &k->c->sw_len, &k->c->sw_cap,
 					      err) < 0)
 			r = -1;
+		k->c->sw_lost = k->sw.data_lost;
 	}
 	return r;
 }

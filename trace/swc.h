@@ -66,6 +66,8 @@ struct trace_swc_cpu {
 	uint8_t *sw;			/* context-switch records */
 	size_t sw_len, sw_cap;
 	uint64_t switches;
+	uint64_t sw_lost;		/* intel-pt: switch-ring overflows (the
+					 * oldest records between two stops) */
 	struct trace_swc_cpu *next;	/* the process's other CPUs (a loaded
 					 * bundle may have several) */
 	int split_valid;		/* threads' rings hold the split of */
