@@ -728,6 +728,13 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 		}
 		json_object_object_add(root, "cpus", cpus);
 	}
+	if (b->kernel_file) {
+		struct json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "file", path_json(b, b->kernel_file));
+		json_object_object_add(k, "loadAddress", hex_json(b->kernel_load));
+		json_object_object_add(root, "kernel", k);
+	}
 	if (b->tsc.valid) {
 		struct json_object *t = json_object_new_object();
 		char zero[24];

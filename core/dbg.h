@@ -122,6 +122,7 @@ struct dbg_pm {
 	pid_t pid;
 	struct dbg_pm_proc *procs;	/* the bundle's processes, in order */
 	int nproc, proc;		/* how many; which is loaded */
+	int kernel;			/* a kernel bundle (saved as one again) */
 	struct dbg_pm_thread *th;
 	int nth;
 	struct trace_swc_cpu *cpu;	/* a per-CPU bundle's CPU stream, or NULL */

@@ -358,6 +358,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 	pm->json = xstrdup(b->json);
 	pm->pid = p->pid;
 	note_procs(pm, b, index);
+	pm->kernel = b->kernel_file != NULL;
 	snprintf(pm->vendor, sizeof(pm->vendor), "%s", b->vendor);
 	pm->family = b->family;
 	pm->model = b->model;
@@ -579,6 +580,36 @@ static char *join(const char *dir, const char *rel)
 	return s;
 }
 
+/* A loaded kernel bundle is written as one again, as LLDB saves it: its
+ * threads' traces become the CPUs' (each with an empty context-switch
+ * trace: the kernel bundle never needed them), its one module the kernel
+ * image, no processes. */
+static int as_kernel(struct bundle *b, struct bundle_process *p, struct ptdb_err *err)
+{
+	if (!p->nmods)
+		return ptdb_err_set(err, "the kernel trace has no kernel image to save");
+	for (int i = 0; i < p->nthreads; i++) {
+		struct bundle_cpu *bc;
+		char rel[80];
+
+		if (!p->threads[i].trace)
+			continue;
+		b->cpus = xrealloc(b->cpus, (size_t)(b->ncpus + 1) * sizeof(*b->cpus));
+		bc = &b->cpus[b->ncpus++];
+		memset(bc, 0, sizeof(*bc));
+		bc->id = (int)p->threads[i].tid;
+		bc->trace = xstrdup(p->threads[i].trace);
+		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", bc->id);
+		bc->context_switch = join(b->dir, rel);
+		if (write_file(bc->context_switch, "", 0, err) < 0)
+			return -1;
+	}
+	b->kernel_file = xstrdup(p->mods[0].file);
+	b->kernel_load = p->mods[0].load_addr;
+	b->nprocs = 0;
+	return 0;
+}
+
 int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 		    char *json, size_t jn, struct ptdb_err *err)
 {
@@ -740,6 +771,8 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 			goto out;
 		r = -1;
 	}
+	if (d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0)
+		goto out;
 	if (bundle_write(&b, err) < 0)
 		goto out;
 	snprintf(json, jn, "%s", b.json);
@@ -759,6 +792,7 @@ out:
 		free(b.cpus[i].context_switch);
 	}
 	free(b.cpus);
+	free(b.kernel_file);
 	free(t.mod_used);
 	free(b.json);
 	return r;

@@ -8,7 +8,7 @@ tests load, not produced by ptdb:
   L2  load addresses as a number, a decimal string and a hex string
   L3  a kernel trace ("kernel", "cpus", no "processes"): one thread per CPU,
       the kernel image at LLDB's default address or at the one given;
-      timeZero above 2^63 as a number
+      timeZero above 2^63 as a number; saved again as a kernel bundle
   L4  a trace whose module is missing lists its errors (LLDB's
       trace_bad_image)
   L5  cpuInfo values as uint64 (LLDB reads them so); trace save writes
@@ -212,6 +212,22 @@ def kernel():
         miss = [w for w in want if w not in out]
         if miss or addrs_of(out) != loop_addrs(base) * 2 or "error" in out:
             why.append("kernel at %s: missing %r\n%s" % (load or "the default", miss, out))
+        # saved again as a kernel bundle, as LLDB saves one, and loaded back
+        saved = os.path.join(OUT, "kernel-saved")
+        shutil.rmtree(saved, ignore_errors=True)
+        out = ptdb(["trace load " + d, "trace save " + saved, "trace load " + saved,
+                    "thread trace dump instructions 1 -a -r",
+                    "thread trace dump instructions 2 -a -r"])
+        try:
+            j = json.load(open(os.path.join(saved, "trace.json")))
+            if j.get("processes") != [] or [c["id"] for c in j.get("cpus", [])] != [45, 51] or \
+                    int(j["kernel"]["loadAddress"], 16) != base or \
+                    not os.path.exists(os.path.join(saved, j["kernel"]["file"])):
+                why.append("saved as %s" % json.dumps(j))
+        except (OSError, KeyError, ValueError) as e:
+            why.append("no kernel bundle saved (%s)\n%s" % (e, out))
+        if addrs_of(out) != loop_addrs(base) * 2 or "error" in out:
+            why.append("the saved kernel bundle does not dump the same:\n" + out)
     if why:
         return results.fail("LLDB bundle: kernel trace", "\n".join(why))
     results.ok("LLDB bundle: kernel trace")
