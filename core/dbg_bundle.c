@@ -598,11 +598,21 @@ static int as_kernel(struct bundle *b, struct bundle_process *p, struct ptdb_err
 		bc = &b->cpus[b->ncpus++];
 		memset(bc, 0, sizeof(*bc));
 		bc->id = (int)p->threads[i].tid;
-		bc->trace = xstrdup(p->threads[i].trace);
 		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", bc->id);
 		bc->context_switch = join(b->dir, rel);
 		if (write_file(bc->context_switch, "", 0, err) < 0)
 			return -1;
+		/* LLDB's layout: cpus/<id>.intelpt_trace */
+		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", bc->id);
+		bc->trace = join(b->dir, rel);
+		if (rename(p->threads[i].trace, bc->trace) < 0)
+			return ptdb_err_errno(err, "cannot write '%s'", bc->trace);
+	}
+	{
+		char *threads = join(b->dir, "threads");
+
+		rmdir(threads);	/* empty now */
+		free(threads);
 	}
 	b->kernel_file = xstrdup(p->mods[0].file);
 	b->kernel_load = p->mods[0].load_addr;
