@@ -148,8 +148,9 @@ int trace_ipt_event_read_data(struct trace_ipt_event *e, uint8_t **buf, size_t *
 		return ptdb_err_set(err, "the event has no data ring");
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	if (e->backward) {
-		/* read-only: data_tail is the kernel's no more; the head of
-		 * the last read says where the new records end */
+		/* read-only (overwrite mode): the kernel ignores data_tail;
+		 * e->data_tail keeps data_head of the last read, where the
+		 * new records end */
 		r = trace_ipt_data_take_backward((const uint8_t *)e->base + page_size(), e->data_size,
 						 e->data_tail, head, buf, len, cap, &e->data_lost, err);
 		e->data_tail = head;
@@ -157,9 +158,11 @@ int trace_ipt_event_read_data(struct trace_ipt_event *e, uint8_t **buf, size_t *
 	}
 	r = trace_ipt_data_take((const uint8_t *)e->base + page_size(), e->data_size, e->data_tail,
 				head, buf, len, cap, err);
-	/* consumed (or, when lost, skipped): the kernel may reuse the room */
+	/* consumed (or, when lost, skipped): the kernel may reuse the room
+	 * (a read-only ring cannot be told, nor does the kernel look) */
 	e->data_tail = head;
-	__atomic_store_n(&mp->data_tail, e->data_tail, __ATOMIC_RELEASE);
+	if (TRACE_IPT_DATA_WRITABLE)
+		__atomic_store_n(&mp->data_tail, e->data_tail, __ATOMIC_RELEASE);
 	return r;
 }
 
