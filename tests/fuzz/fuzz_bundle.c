@@ -50,6 +50,7 @@ static void setup(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const then[] = { "thread list", "image list", "thread trace dump info all",
+		"thread trace dump instructions all -c 50", "target list", "target select 1",
 		"thread trace dump instructions all -c 50", NULL };
 	char line[4200];
 
