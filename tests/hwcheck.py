@@ -152,7 +152,7 @@ def step_percpu(backend, iters):
     rng = work_range()
     if not rng:
         return False, "no symbol 'work' in hw_threads"
-    dumps = {}
+    dumps, switches = {}, 0
     for mode in ("", "--per-cpu-tracing"):
         path = fresh("percpu%s.txt" % mode.replace("-", "_"))
         out = ptdb(["file " + os.path.join(PROG, "hw_threads"),
@@ -163,6 +163,13 @@ def step_percpu(backend, iters):
         dumps[mode] = per_thread_work(dump_file(path), rng)
         if "error:" in out:
             return False, "%s: %s" % (mode or "per-thread", out[-1500:])
+        if mode:
+            recs = [int(n) for n in re.findall(r"Context switches: (\d+) records", out)]
+            if not recs or not max(recs):
+                return False, "no context switches recorded per CPU\n" + out[-1500:]
+            switches = max(recs)
+            if "Context switches lost" in out:
+                return False, "context switches were lost\n" + out[-1500:]
     a, b = dumps[""], dumps["--per-cpu-tracing"]
     workers = [k for k in a if a[k]]
     if len(workers) != 4:
@@ -171,8 +178,8 @@ def step_percpu(backend, iters):
     if bad:
         return False, "threads %s: per-CPU differs from per-thread (%s vs %s instructions)" % (
             bad, [len(a[k]) for k in bad], [len(b.get(k, [])) for k in bad])
-    return True, "4 threads, %s instructions in work() each, equal per CPU and per thread" % (
-        "/".join(str(len(a[k])) for k in workers))
+    return True, "4 threads, %s instructions in work() each, equal per CPU and per thread " \
+        "(%d context-switch records)" % ("/".join(str(len(a[k])) for k in workers), switches)
 
 
 def step_tsc(backend):
