@@ -16,6 +16,7 @@ static const struct cmd_node *const top[] = {
 	&cmd_register_node,
 	&cmd_settings_node,
 	&cmd_source_node,
+	&cmd_target_node,
 	&cmd_thread_node,
 	&cmd_trace_node,
 	&cmd_version_node,
@@ -61,6 +62,7 @@ static const struct cmd_alias aliases[] = {
 	{ "si", "thread step-inst" },
 	{ "step", "thread step-in" },
 	{ "stepi", "thread step-inst" },
+	{ "v", "frame variable" },
 	{ "x", "memory read" },
 	{ NULL, NULL },
 };

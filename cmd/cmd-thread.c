@@ -4,6 +4,7 @@
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session.h"
+#include "core/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,6 +27,45 @@ static int pre_run(struct cmd_ctx *ctx)
 	fflush(ctx->out);
 	fflush(ctx->err);
 	return 0;
+}
+
+/* finish, and the value the function returned for the stop report:
+ * "Return value: (int) $0 = 3". */
+static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct ptdb_err *err)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const struct sym_type *ret = NULL;
+	struct frame_ctx fc;
+	struct value v;
+	pid_t tid = d->sel_tid;
+	int r;
+
+	if (frame_ctx_open(d, tid, d->sel_frame, &fc, NULL) == 0) {
+		if (fc.vars)
+			ret = fc.sc.ret;
+		frame_ctx_close(&fc);
+	}
+	r = dbg_finish(d, st, err);
+	if (r < 0 || st->reason != DBG_R_STEP_OUT || !ret || tid != d->sel_tid ||
+	    frame_return_value(d, tid, ret, &v) < 0)
+		return r;
+	{
+		char *buf = NULL, name[32];
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		static const struct value_fmt natural;
+
+		if (f) {
+			snprintf(name, sizeof(name), "$%u", d->next_result++);
+			fputs("Return value: ", f);
+			value_print(f, d, name, &v, &natural);
+			fclose(f);
+			free(d->stop_note);
+			d->stop_note = buf;
+		}
+	}
+	value_release(&v);
+	return r;
 }
 
 enum step_kind { STEP_OVER, STEP_IN, STEP_OUT, STEP_INST, STEP_INST_OVER };
@@ -52,7 +92,7 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 		r = dbg_step_line(d, k == STEP_IN, &st, &err);
 		break;
 	case STEP_OUT:
-		r = dbg_finish(d, &st, &err);
+		r = finish_with_value(ctx, &st, &err);
 		break;
 	default:
 		r = dbg_step_insn(d, k == STEP_INST_OVER, &st, &err);
@@ -227,7 +267,7 @@ static void backtrace_one(struct cmd_ctx *ctx, pid_t tid, unsigned long count)
 	report_thread_line(ctx->out, d, tid);
 	for (int i = 0; i < n && (!count || (unsigned long)i < count); i++) {
 		fputs(tid == d->sel_tid && (unsigned)i == d->sel_frame ? "  * " : "    ", ctx->out);
-		report_frame_line(ctx->out, d, &fr[i], (unsigned)i);
+		report_frame_line_tid(ctx->out, d, tid, &fr[i], (unsigned)i);
 	}
 }
 
@@ -383,5 +423,5 @@ static const struct cmd_node frame_info = {
 
 const struct cmd_node cmd_frame_node = {
 	.name = "frame", .summary = "Commands for selecting and examining stack frames.",
-	.children = (const struct cmd_node *const[]){ &frame_info, &frame_select, NULL },
+	.children = (const struct cmd_node *const[]){ &frame_info, &frame_select, &cmd_frame_variable_node, NULL },
 };

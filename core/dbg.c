@@ -77,6 +77,8 @@ void dbg_drop_target(struct dbg *d)
 
 void dbg_release(struct dbg *d)
 {
+	free(d->stop_note);
+	d->stop_note = NULL;
 	dbg_unload_bundle(d);
 	drop_process(d);
 	drop_modules(d, 0);

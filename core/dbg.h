@@ -151,6 +151,10 @@ struct dbg {
 	 * next stop report ("stopped and restarted") */
 	struct { pid_t tid; int signo; } notes[16];
 	int nnotes, notes_lost;
+	/* a line the next stop report prints after its thread line ("Return
+	 * value: (int) $0 = 3" after finish); heap, or NULL */
+	char *stop_note;
+	unsigned next_result;	/* the next expression result is $N */
 };
 
 void dbg_init(struct dbg *d);

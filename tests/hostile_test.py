@@ -25,7 +25,7 @@ LOOP = os.path.join(PROG, "trace_loop")
 # (bad command, its exact error line) -- each followed by 'version'
 NO_TARGET = [
     ("frobnicate", "error: 'frobnicate' is not a valid command."),
-    ("t", "error: ambiguous command 't'. Possible matches: thread trace"),
+    ("t", "error: ambiguous command 't'. Possible matches: target thread trace"),
     ("thread tr", "error: 'thread trace' is a group of commands; try 'help thread trace'."),
     ("file", "error: 'file' requires 1 argument"),
     ("file a b", "error: 'file' takes at most 1 argument"),
