@@ -29,7 +29,8 @@ UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
-PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so
+PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so \
+	tests/programs/vars_o2
 
 # Fuzz harnesses (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang
 # for 'make fuzz', and replay drivers built with $(CC) that 'make check' runs
@@ -63,6 +64,9 @@ tests/programs/%: tests/programs/%.c
 	gcc -g -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/%: tests/programs/%.cpp
 	g++ -g -O0 -no-pie -fno-pie -pthread -o $@ $<
+# The same data optimized, as a PIE: location lists, registers, the load bias.
+tests/programs/vars_o2: tests/programs/vars.c
+	gcc -g -O2 -fpie -pie -o $@ $<
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

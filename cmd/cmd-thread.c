@@ -307,21 +307,56 @@ static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args
 	return CMD_OK;
 }
 
+/* -r N: N frames outward (negative: inward), clamped at the ends as
+ * LLDB's up and down are; an error only when already at that end. */
+static int frame_relative(struct cmd_ctx *ctx, const char *rel, unsigned long *idx, int n)
+{
+	char *end;
+	long off = strtol(rel, &end, 0);
+	long to;
+
+	if (end == rel || *end) {
+		cmd_error(ctx, "invalid frame offset '%s'", rel);
+		return -1;
+	}
+	to = (long)*idx + off;
+	if (off < 0 && to < 0) {
+		if (*idx == 0) {
+			cmd_error(ctx, "Already at the bottom of the stack.");
+			return -1;
+		}
+		to = 0;
+	} else if (off > 0 && to >= n) {
+		if (*idx == (unsigned long)n - 1) {
+			cmd_error(ctx, "Already at the top of the stack.");
+			return -1;
+		}
+		to = n - 1;
+	}
+	*idx = (unsigned long)to;
+	return 0;
+}
+
 static enum cmd_status exec_frame_select(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_frame fr[DBG_MAX_FRAMES];
 	struct ptdb_err err;
 	unsigned long idx = d->sel_frame;
+	const char *rel = cmd_opt(ctx->node, a, "relative");
 	int n;
 
 	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
+	if (rel && a->argc)
+		return cmd_error(ctx, "give a frame index or -r, not both");
 	if (a->argc && parse_uint(a->argv[0], &idx) < 0)
 		return cmd_error(ctx, "invalid frame index '%s'", a->argv[0]);
 	n = dbg_frames(d, d->sel_tid, fr, DBG_MAX_FRAMES, &err);
 	if (n < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	if (rel && frame_relative(ctx, rel, &idx, n) < 0)
+		return CMD_ERROR;
 	if (idx >= (unsigned long)n)
 		return cmd_error(ctx, "Frame index (%lu) out of range.", idx);
 	d->sel_frame = (unsigned)idx;
@@ -411,9 +446,14 @@ const struct cmd_node cmd_thread_node = {
 		&thread_step_out, &thread_step_over, &cmd_thread_trace_node, &thread_until, NULL },
 };
 
+static const struct cmd_opt frame_select_opts[] = {
+	{ 'r', "relative", OPT_STRING, "offset", "Select the frame this many frames outward from the selected one (negative: inward)." },
+	{ 0 },
+};
+
 static const struct cmd_node frame_select = {
 	.name = "select", .summary = "Select a frame of the current thread by index (0 is the innermost).",
-	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_frame_select,
+	.syntax = "[<frame-index>]", .opts = frame_select_opts, .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_frame_select,
 };
 
 static const struct cmd_node frame_info = {

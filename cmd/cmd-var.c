@@ -78,7 +78,7 @@ static void print_globals(struct cmd_ctx *ctx, struct frame_ctx *fc, const struc
 }
 
 static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
-				   const struct cmd_args *a, const struct value_fmt *o)
+				   const struct cmd_args *a, const struct value_fmt *o, int globals)
 {
 	enum cmd_status st = CMD_OK;
 
@@ -86,8 +86,13 @@ static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
 		struct value v;
 		struct ptdb_err err;
 
-		if (frame_path_value(fc, a->argv[i], &v, &err) < 0) {
-			st = cmd_error(ctx, "%s", err.msg);
+		int rc = frame_path_value(fc, a->argv[i], &v, &err);
+
+		if (rc < 0) {
+			if (globals && rc == FRAME_PATH_NO_VAR)
+				st = cmd_error(ctx, "can't find global variable '%s'", a->argv[i]);
+			else
+				st = cmd_error(ctx, "%s", err.msg);
 			continue;
 		}
 		value_print(ctx->out, &ctx->s->dbg, a->argv[i], &v, o);
@@ -113,7 +118,7 @@ static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd
 		return cmd_error(ctx, "no debug information for frame %u", d->sel_frame);
 	}
 	if (a->argc)
-		st = print_paths(ctx, &fc, a, &o);
+		st = print_paths(ctx, &fc, a, &o, 0);
 	else {
 		for (int i = 0; i < fc.nvars; i++) {
 			struct value v;
@@ -147,7 +152,7 @@ static enum cmd_status exec_target_variable(struct cmd_ctx *ctx, const struct cm
 			sym_vars_free(fc.vars, fc.nvars);
 		fc.vars = NULL;
 		fc.nvars = 0;
-		st = print_paths(ctx, &fc, a, &o);
+		st = print_paths(ctx, &fc, a, &o, 1);
 	} else if (!fc.mod || !fc.mod->sym)
 		st = cmd_error(ctx, "no global variables were found in the current frame's module");
 	else

@@ -297,7 +297,12 @@ static char **expand_alias(char **words, int *n)
 			break;
 	if (!al->name)
 		return words;
-	ne = cmd_split(al->expansion, &exp, &errmsg);
+	/* LLDB's bt is a regex alias: "bt 3" shows three frames */
+	if (!strcmp(al->name, "bt") && *n == 2 && words[1][0] &&
+	    strspn(words[1], "0123456789") == strlen(words[1]))
+		ne = cmd_split("thread backtrace -c", &exp, &errmsg);
+	else
+		ne = cmd_split(al->expansion, &exp, &errmsg);
 	if (ne < 0)
 		return words;
 	out = xcalloc((size_t)(ne + *n), sizeof(char *));

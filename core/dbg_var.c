@@ -275,7 +275,7 @@ static uint64_t as_u64(const struct value *v)
 }
 
 static int member(struct frame_ctx *fc, struct value *v, const char *name, const char *shown,
-		  struct ptdb_err *err)
+		  const struct sym_type *shown_type, struct ptdb_err *err)
 {
 	const struct sym_type *t = sym_type_strip(v->type);
 	char tn[256];
@@ -304,7 +304,7 @@ static int member(struct frame_ctx *fc, struct value *v, const char *name, const
 		}
 		break;
 	}
-	sym_type_name(v->type, tn, sizeof(tn));
+	sym_type_name(shown_type, tn, sizeof(tn));
 	(void)fc;
 	return ptdb_err_set(err, "\"%s\" is not a member of \"(%s) %s\"", name, tn, shown);
 }
@@ -313,8 +313,12 @@ static int deref(struct frame_ctx *fc, struct value *v, const char *shown, struc
 {
 	const struct sym_type *t = sym_type_strip(v->type);
 
-	if (!t || (t->kind != SYM_T_POINTER && t->kind != SYM_T_REF && t->kind != SYM_T_RVREF))
-		return ptdb_err_set(err, "not a pointer type: \"%s\"", shown);
+	if (!t || (t->kind != SYM_T_POINTER && t->kind != SYM_T_REF && t->kind != SYM_T_RVREF)) {
+		char tn[256];
+
+		return ptdb_err_set(err, "not a pointer or reference type: (%s) %s",
+				    sym_type_name(v->type, tn, sizeof(tn)), shown);
+	}
 	if (v->status != VAL_OK)
 		return ptdb_err_set(err, "'%s' is not available", shown);
 	if (!t->target || !t->target->size)
@@ -375,12 +379,16 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 	name[k] = 0;
 	if (!k)
 		return ptdb_err_set(err, "invalid variable path '%s'", path);
-	if (find_var(fc, name, out) < 0)
-		return ptdb_err_set(err, "no variable named '%s' found in this frame", name);
+	if (find_var(fc, name, out) < 0) {
+		ptdb_err_set(err, "no variable named '%s' found in this frame", name);
+		return FRAME_PATH_NO_VAR;
+	}
 	snprintf(shown, sizeof(shown), "%s", name);
 	while (*p) {
 		if (*p == '.' || (p[0] == '-' && p[1] == '>')) {
 			int arrow = *p == '-';
+			const struct sym_type *before = out->type, *bs = sym_type_strip(before);
+			int is_ptr = bs && (bs->kind == SYM_T_POINTER);
 
 			p += arrow ? 2 : 1;
 			k = 0;
@@ -390,9 +398,19 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 				else
 					p++;
 			name[k] = 0;
+			if (arrow && !is_ptr) {
+				ptdb_err_set(err, "\"%s\" is not a pointer and -> was used to attempt to "
+					     "access \"%s\". Did you mean \"%s.%s\"?", shown, name, shown, name);
+				goto fail;
+			}
+			if (!arrow && is_ptr) {
+				ptdb_err_set(err, "\"%s\" is a pointer and . was used to attempt to "
+					     "access \"%s\". Did you mean \"%s->%s\"?", shown, name, shown, name);
+				goto fail;
+			}
 			if (arrow && deref(fc, out, shown, err) < 0)
 				goto fail;
-			if (member(fc, out, name, shown, err) < 0)
+			if (member(fc, out, name, shown, before, err) < 0)
 				goto fail;
 			snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), "%s%s",
 				 arrow ? "->" : ".", name);

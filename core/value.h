@@ -71,7 +71,9 @@ void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sy
  * leading * and & apply to the whole.  Locals first, then the globals of
  * the frame's unit, then of every module.  Errors in LLDB's words ("no
  * variable named 'x' found in this frame", "\"zz\" is not a member of
- * \"(point) p\""). */
+ * \"(point) p\"").  Returns 0, FRAME_PATH_NO_VAR when no variable has the
+ * path's name, -1 for the other errors. */
+#define FRAME_PATH_NO_VAR (-2)
 int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 		     struct ptdb_err *err);
 
