@@ -45,6 +45,8 @@ extern const struct cmd_node cmd_memory_node;
 extern const struct cmd_node cmd_disassemble_node;
 extern const struct cmd_node cmd_image_node;
 extern const struct cmd_node cmd_source_node;
+/* cmd-expr.c */
+extern const struct cmd_node cmd_expression_node;
 /* cmd-var.c */
 extern const struct cmd_node cmd_frame_variable_node;
 extern const struct cmd_node cmd_target_node;

@@ -4,7 +4,7 @@
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session.h"
-#include "core/value.h"
+#include "core/expr.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -56,7 +56,7 @@ static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct pt
 		static const struct value_fmt natural;
 
 		if (f) {
-			snprintf(name, sizeof(name), "$%u", d->next_result++);
+			snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
 			fputs("Return value: ", f);
 			value_print(f, d, name, &v, &natural);
 			fclose(f);

@@ -2,6 +2,7 @@
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/expr.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -34,6 +35,7 @@ static void drop_modules(struct dbg *d, int keep_exe)
 {
 	int k = 0;
 
+	expr_store_drop(d->results);	/* their types may die with the modules */
 	for (int i = 0; i < d->nmods; i++) {
 		if (keep_exe && d->mods[i].is_exe) {
 			d->mods[k] = d->mods[i];
@@ -79,6 +81,8 @@ void dbg_release(struct dbg *d)
 {
 	free(d->stop_note);
 	d->stop_note = NULL;
+	expr_store_free(d->results);
+	d->results = NULL;
 	dbg_unload_bundle(d);
 	drop_process(d);
 	drop_modules(d, 0);

@@ -19,6 +19,7 @@ struct disasm;
 struct dbg_trace;
 struct trace_swc_thread;
 struct trace_decoded;
+struct expr_store;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
@@ -154,7 +155,7 @@ struct dbg {
 	/* a line the next stop report prints after its thread line ("Return
 	 * value: (int) $0 = 3" after finish); heap, or NULL */
 	char *stop_note;
-	unsigned next_result;	/* the next expression result is $N */
+	struct expr_store *results;	/* expression results $N (core/expr.h) */
 };
 
 void dbg_init(struct dbg *d);

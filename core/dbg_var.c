@@ -66,6 +66,7 @@ int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 
 	memset(fc, 0, sizeof(*fc));
 	fc->d = d;
+	fc->tid = tid;
 	fc->index = index;
 	fc->f = *fr;
 	if (index == 0 && !d->replay && !d->pm) {
@@ -219,7 +220,7 @@ void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sy
 
 /* ---- paths ---- */
 
-static int find_var(struct frame_ctx *fc, const char *name, struct value *out)
+int frame_var_named(struct frame_ctx *fc, const char *name, struct value *out)
 {
 	struct dbg *d = fc->d;
 
@@ -379,7 +380,7 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 	name[k] = 0;
 	if (!k)
 		return ptdb_err_set(err, "invalid variable path '%s'", path);
-	if (find_var(fc, name, out) < 0) {
+	if (frame_var_named(fc, name, out) < 0) {
 		ptdb_err_set(err, "no variable named '%s' found in this frame", name);
 		return FRAME_PATH_NO_VAR;
 	}

@@ -556,3 +556,62 @@ char *sym_type_name(const struct sym_type *t, char *buf, size_t n)
 	name_decl(t, "", buf, n, 0);
 	return buf;
 }
+
+/* ---- lookup by name (casts, sizeof) ---- */
+
+static int named_in(struct sym_module *m, Dwarf_Die die, const char *name, int cxx,
+		    int depth, struct sym_type **out)
+{
+	Dwarf_Die c = NULL, next;
+	Dwarf_Error e = NULL;
+
+	if (depth > 8 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+		return 0;
+	}
+	while (c && !*out) {
+		Dwarf_Half tag = 0;
+		Dwarf_Off off;
+		const char *n;
+
+		dwarf_tag(c, &tag, &e);
+		if (tag == DW_TAG_namespace)
+			named_in(m, c, name, cxx, depth + 1, out);
+		else if ((tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			  tag == DW_TAG_class_type || tag == DW_TAG_enumeration_type ||
+			  tag == DW_TAG_typedef || tag == DW_TAG_base_type) &&
+			 (n = sym_die_name(m, c)) && !strcmp(n, name) &&
+			 !sym_die_flag(m, c, DW_AT_declaration) &&
+			 dwarf_dieoffset(c, &off, &e) == DW_DLV_OK)
+			*out = sym_type_at(m, off, cxx);
+		next = NULL;
+		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
+			next = NULL;
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+		c = next;
+	}
+	if (c)
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	if (e)
+		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	return *out != NULL;
+}
+
+struct sym_type *sym_type_named(struct sym_module *m, const char *name)
+{
+	struct sym_type *t = NULL;
+
+	if (sym_dwarf_init(m) < 0)
+		return NULL;
+	for (size_t i = 0; i < m->ncus && !t; i++) {
+		uint64_t lang = 0;
+		int cxx;
+
+		sym_die_udata(m, m->cus[i].die, DW_AT_language, &lang);
+		cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_11 ||
+		      lang == DW_LANG_C_plus_plus_14 || lang == DW_LANG_C_plus_plus_03;
+		named_in(m, m->cus[i].die, name, cxx, 0, &t);
+	}
+	return t;
+}

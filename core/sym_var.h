@@ -99,6 +99,9 @@ void sym_vars_free(struct sym_var *v, int n);
 /* C type name as LLDB prints it: "int", "node *", "const char *",
  * "point[2]", "int (*)(int, int)". */
 char *sym_type_name(const struct sym_type *t, char *buf, size_t n);
+/* The struct, union, class, enum, typedef or base type called name in
+ * the module's DWARF (a definition, not a declaration), or NULL. */
+struct sym_type *sym_type_named(struct sym_module *m, const char *name);
 /* Typedefs and cv-qualifiers stripped. */
 const struct sym_type *sym_type_strip(const struct sym_type *t);
 

@@ -35,6 +35,7 @@ void value_release(struct value *v);
 /* A frame's registers and variables. */
 struct frame_ctx {
 	struct dbg *d;
+	pid_t tid;
 	struct dbg_frame f;
 	unsigned index;
 	struct dbg_module *mod;
@@ -45,6 +46,7 @@ struct frame_ctx {
 	struct sym_scope sc;
 	struct sym_var *vars;	/* NULL: no debug information for the frame */
 	int nvars;
+	const char *no_data;	/* set: no memory or registers (why, for errors) */
 };
 
 /* Opens frame index of thread tid (live process).  0 ok; -1 with err when
@@ -66,6 +68,10 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 /* The value of a variable of the frame (or a global of any module). */
 void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sym_var *v,
 		     struct value *out);
+
+/* The variable called name: the innermost local, else a global of the
+ * frame's unit, else of any module.  0, or -1 when there is none. */
+int frame_var_named(struct frame_ctx *fc, const char *name, struct value *out);
 
 /* Evaluates a variable path: a name, then .member, ->member, [index];
  * leading * and & apply to the whole.  Locals first, then the globals of

@@ -1,0 +1,1037 @@
+/* core/expr_parse.c: the grammar of "expression" — C's precedence from
+ * assignment down to postfix and primary expressions, each level
+ * evaluating as it parses (core/expr.c holds the lexer and the values). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+
+#include "core/expr_int.h"
+
+static int assign(struct ex *x, struct value *v);
+static int unary(struct ex *x, struct value *v);
+
+/* ---- memory and registers ---- */
+
+static int load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr)
+{
+	char a[32];
+
+	ex_val(v, t);
+	v->in_mem = 1;
+	v->addr = addr;
+	if (x->skip || !v->size)
+		return 0;
+	if (x->fc->no_data) {
+		value_release(v);
+		return ex_fail(x, "%s", x->fc->no_data);
+	}
+	if (dbg_read(x->fc->d, addr, v->bytes, v->size, NULL) < 0) {
+		snprintf(a, sizeof(a), "0x%" PRIx64, addr);
+		value_release(v);
+		return ex_fail(x, "memory read failed for %s", a);
+	}
+	return 0;
+}
+
+static const struct { const char *name; int dw; int size; } regs[] = {
+	{ "rax", 0, 8 }, { "rdx", 1, 8 }, { "rcx", 2, 8 }, { "rbx", 3, 8 },
+	{ "rsi", 4, 8 }, { "rdi", 5, 8 }, { "rbp", 6, 8 }, { "rsp", 7, 8 },
+	{ "r8", 8, 8 }, { "r9", 9, 8 }, { "r10", 10, 8 }, { "r11", 11, 8 },
+	{ "r12", 12, 8 }, { "r13", 13, 8 }, { "r14", 14, 8 }, { "r15", 15, 8 },
+	{ "rip", 16, 8 }, { "pc", 16, 8 }, { "sp", 7, 8 }, { "fp", 6, 8 },
+	{ "eax", 0, 4 }, { "edx", 1, 4 }, { "ecx", 2, 4 }, { "ebx", 3, 4 },
+	{ "esi", 4, 4 }, { "edi", 5, 4 }, { "rflags", 49, 8 }, { "eflags", 49, 4 },
+};
+
+static uint64_t *reg_slot(struct user_regs_struct *r, int dw)
+{
+	switch (dw) {
+	case 0: return (uint64_t *)&r->rax;
+	case 1: return (uint64_t *)&r->rdx;
+	case 2: return (uint64_t *)&r->rcx;
+	case 3: return (uint64_t *)&r->rbx;
+	case 4: return (uint64_t *)&r->rsi;
+	case 5: return (uint64_t *)&r->rdi;
+	case 6: return (uint64_t *)&r->rbp;
+	case 7: return (uint64_t *)&r->rsp;
+	case 8: return (uint64_t *)&r->r8;
+	case 9: return (uint64_t *)&r->r9;
+	case 10: return (uint64_t *)&r->r10;
+	case 11: return (uint64_t *)&r->r11;
+	case 12: return (uint64_t *)&r->r12;
+	case 13: return (uint64_t *)&r->r13;
+	case 14: return (uint64_t *)&r->r14;
+	case 15: return (uint64_t *)&r->r15;
+	case 16: return (uint64_t *)&r->rip;
+	case 49: return (uint64_t *)&r->eflags;
+	default: return NULL;
+	}
+}
+
+static int reg_value(struct ex *x, const char *name, struct value *v)
+{
+	struct frame_ctx *fc = x->fc;
+
+	if (fc->no_data && strcmp(name, "pc") && strcmp(name, "rip"))
+		return ex_fail(x, "%s", fc->no_data);
+	if (fc->no_data && !fc->d->replay)
+		return ex_fail(x, "%s", fc->no_data);
+	if (fc->no_data)
+		fc->regs.rip = dbg_replay_pc(fc->d);
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		const struct sym_type *t;
+
+		if (strcmp(regs[i].name, name))
+			continue;
+		if (!fc->all_regs && regs[i].dw != 6 && regs[i].dw != 7 && regs[i].dw != 16 && !fc->no_data)
+			return ex_fail(x, "register %s is not available in this frame", name);
+		/* LLDB's expressions see every register as an integer */
+		t = regs[i].size == 4 ? &expr_t_uint : &expr_t_ulong;
+		ex_set_u(v, t, *reg_slot(&fc->regs, regs[i].dw));
+		v->in_reg = regs[i].dw;
+		return 0;
+	}
+	return ex_fail(x, "use of undeclared identifier '$%s'", name);
+}
+
+static int dollar(struct ex *x, struct value *v)
+{
+	char name[64];
+
+	if (isdigit((unsigned char)*x->p)) {
+		unsigned long k = strtoul(x->p, (char **)&x->p, 10);
+		struct expr_store *st = x->st;
+
+		if (k < st->base || k >= st->base + (unsigned long)st->n) {
+			snprintf(name, sizeof(name), "$%lu", k);
+			return ex_fail(x, "use of undeclared identifier '%s'", name);
+		}
+		{
+			const struct value *r = &st->v[k - st->base];
+
+			ex_val(v, r->type);
+			memcpy(v->bytes, r->bytes, r->size < v->size ? r->size : v->size);
+			v->in_mem = r->in_mem;
+			v->addr = r->addr;
+		}
+		return 0;
+	}
+	if (!ex_ident(x, name, sizeof(name)))
+		return ex_fail(x, "expected a register or result name after '%s'", "$");
+	return reg_value(x, name, v);
+}
+
+/* ---- writes ---- */
+
+static int store_to(struct ex *x, struct value *lv, const struct value *rv)
+{
+	struct frame_ctx *fc = x->fc;
+	struct ptdb_err err;
+
+	if (x->skip)
+		return 0;
+	if (fc->no_data)
+		return ex_fail(x, "%s", fc->no_data);
+	if (lv->in_mem) {
+		if (target_write_mem(fc->d->proc, lv->addr, rv->bytes, lv->size, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+		return 0;
+	}
+	if (lv->in_reg >= 0 && fc->all_regs) {
+		struct user_regs_struct r;
+		uint64_t *slot, u = 0;
+
+		if (target_get_regs(fc->d->proc, fc->tid, &r, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+		slot = reg_slot(&r, lv->in_reg);
+		if (!slot)
+			return ex_fail(x, "cannot assign to this register%s", "");
+		memcpy(&u, rv->bytes, rv->size < 8 ? rv->size : 8);
+		if (lv->size < 8)
+			u = (*slot & (~0ull << (lv->size * 8))) | (u & ((1ull << (lv->size * 8)) - 1));
+		*slot = u;
+		if (target_set_regs(fc->d->proc, fc->tid, &r, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+		fc->regs = r;
+		return 0;
+	}
+	return ex_fail(x, "expression is not assignable%s", "");
+}
+
+/* ---- types in casts and sizeof ---- */
+
+static const struct sym_type *c_type(const char *words)
+{
+	static const struct { const char *n; const struct sym_type *t; } map[] = {
+		{ "int", &expr_t_int }, { "signed", &expr_t_int }, { "signed int", &expr_t_int },
+		{ "unsigned", &expr_t_uint }, { "unsigned int", &expr_t_uint },
+		{ "long", &expr_t_long }, { "long int", &expr_t_long }, { "signed long", &expr_t_long },
+		{ "unsigned long", &expr_t_ulong }, { "unsigned long int", &expr_t_ulong },
+		{ "long long", &expr_t_llong }, { "unsigned long long", &expr_t_ullong },
+		{ "short", &expr_t_short }, { "unsigned short", &expr_t_ushort },
+		{ "char", &expr_t_char }, { "signed char", &expr_t_schar },
+		{ "unsigned char", &expr_t_uchar }, { "bool", &expr_t_bool }, { "_Bool", &expr_t_bool },
+		{ "float", &expr_t_float }, { "double", &expr_t_double }, { "void", &expr_t_void },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(words, map[i].n))
+			return map[i].t;
+	return NULL;
+}
+
+static int is_type_word(const char *w)
+{
+	static const char *const kw[] = { "int", "signed", "unsigned", "long", "short", "char",
+					  "bool", "_Bool", "float", "double", "void", "const",
+					  "volatile", "struct", "union", "enum", "class" };
+
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (!strcmp(w, kw[i]))
+			return 1;
+	return 0;
+}
+
+static const struct sym_type *dwarf_type(struct ex *x, const char *name)
+{
+	struct dbg *d = x->fc->d;
+
+	if (x->fc->mod && x->fc->mod->sym) {
+		struct sym_type *t = sym_type_named(x->fc->mod->sym, name);
+
+		if (t)
+			return t;
+	}
+	for (int i = 0; i < d->nmods; i++)
+		if (d->mods[i].sym && d->mods[i].end) {
+			struct sym_type *t = sym_type_named(d->mods[i].sym, name);
+
+			if (t)
+				return t;
+		}
+	return NULL;
+}
+
+/* Parses a type name at x->p if one is there: 1 with *t, 0 when the
+ * text is not a type (x->p unmoved), -1 on error. */
+static int type_name(struct ex *x, const struct sym_type **t)
+{
+	const char *save = x->p;
+	char w[128], words[256] = "";
+	int tagged = 0, any = 0;
+
+	for (;;) {
+		const char *before = x->p;
+
+		if (!ex_ident(x, w, sizeof(w)))
+			break;
+		if (!strcmp(w, "const") || !strcmp(w, "volatile"))
+			continue;
+		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum") ||
+		    !strcmp(w, "class")) {
+			tagged = 1;
+			continue;
+		}
+		if (any && (!is_type_word(w) || tagged)) {
+			x->p = before;
+			break;
+		}
+		if (!any && !tagged && !is_type_word(w)) {
+			struct value probe;
+
+			/* a name that is a variable is not a type */
+			if (frame_var_named(x->fc, w, &probe) == 0) {
+				value_release(&probe);
+				x->p = save;
+				return 0;
+			}
+			if (!dwarf_type(x, w)) {
+				x->p = save;
+				return 0;
+			}
+		}
+		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s", any ? " " : "", w);
+		any = 1;
+		if (tagged || !is_type_word(w))
+			break;
+	}
+	if (!any) {
+		x->p = save;
+		return 0;
+	}
+	*t = c_type(words);
+	if (!*t)
+		*t = dwarf_type(x, words);
+	if (!*t)
+		return ex_fail(x, "unknown type name '%s'", words);
+	while (ex_eat(x, "*") || ex_eat(x, "const"))
+		if (x->p[-1] == '*')
+			*t = expr_new_type(x->st, SYM_T_POINTER, *t);
+	return 1;
+}
+
+/* ---- primary and postfix ---- */
+
+static int number(struct ex *x, struct value *v)
+{
+	const char *s = x->p;
+	char *end;
+	int is_float = 0;
+
+	for (const char *q = s; isalnum((unsigned char)*q) || *q == '.'; q++)
+		if (*q == '.' || ((*q == 'e' || *q == 'E') && !(s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))))
+			is_float = 1;
+	if (is_float) {
+		double d = strtod(s, &end);
+
+		if (*end == 'f' || *end == 'F') {
+			ex_set_d(v, &expr_t_float, d);
+			end++;
+		} else
+			ex_set_d(v, &expr_t_double, d);
+	} else {
+		unsigned long long u = strtoull(s, &end, 0);
+		int uns = 0, lng = 0;
+		const struct sym_type *t;
+
+		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') {
+			if (*end == 'u' || *end == 'U')
+				uns = 1;
+			else
+				lng = 1;
+			end++;
+		}
+		if (!lng && !uns && u <= 0x7fffffff)
+			t = &expr_t_int;
+		else if (!lng && (uns || s[1] == 'x' || s[1] == 'X') && u <= 0xffffffff)
+			t = &expr_t_uint;
+		else if (!uns && u <= 0x7fffffffffffffffull)
+			t = &expr_t_long;
+		else
+			t = &expr_t_ulong;
+		ex_set_u(v, t, u);
+	}
+	if (isalnum((unsigned char)*end) || *end == '_')
+		return ex_fail(x, "invalid number '%s'", s);
+	x->p = end;
+	return 0;
+}
+
+static int char_literal(struct ex *x, struct value *v)
+{
+	const char *p = x->p + 1;
+	int c;
+
+	if (*p == '\\') {
+		static const char from[] = "abfnrtv0\\'\"", to[] = "\a\b\f\n\r\t\v\0\\'\"";
+		const char *k;
+
+		p++;
+		if (*p == 'x')
+			c = (int)strtol(p + 1, (char **)&p, 16);
+		else if ((k = strchr(from, *p)) && *p) {
+			c = to[k - from];
+			p++;
+		} else
+			return ex_fail(x, "invalid character literal%s", "");
+	} else if (*p && *p != '\'')
+		c = (unsigned char)*p++;
+	else
+		return ex_fail(x, "invalid character literal%s", "");
+	if (*p != '\'')
+		return ex_fail(x, "invalid character literal%s", "");
+	x->p = p + 1;
+	ex_set_u(v, &expr_t_char, (uint64_t)c);
+	return 0;
+}
+
+static int identifier(struct ex *x, struct value *v)
+{
+	char name[256];
+
+	ex_ident(x, name, sizeof(name));
+	if (!strcmp(name, "true") || !strcmp(name, "false")) {
+		ex_set_u(v, &expr_t_bool, name[0] == 't');
+		return 0;
+	}
+	if (!strcmp(name, "nullptr") || !strcmp(name, "NULL")) {
+		ex_set_u(v, expr_new_type(x->st, SYM_T_POINTER, &expr_t_void), 0);
+		return 0;
+	}
+	if (ex_peek(x, "("))
+		return ex_fail(x, "ptdb cannot call functions of the process ('%s')", name);
+	if (x->fc->no_data)
+		return ex_fail(x, "%s", x->fc->no_data);
+	if (frame_var_named(x->fc, name, v) < 0)
+		return ex_fail(x, "use of undeclared identifier '%s'", name);
+	if (v->status == VAL_OK || x->skip)
+		return 0;
+	value_release(v);
+	return ex_fail(x, "'%s' is not available at this point (optimized out, or in a register "
+		       "this frame does not recover)", name);
+}
+
+static int primary(struct ex *x, struct value *v)
+{
+	if (ex_eat(x, "(")) {
+		if (assign(x, v) < 0)
+			return -1;
+		if (!ex_eat(x, ")")) {
+			value_release(v);
+			return ex_fail(x, "expected ')'%s", "");
+		}
+		return 0;
+	}
+	if (isdigit((unsigned char)*x->p) || (*x->p == '.' && isdigit((unsigned char)x->p[1])))
+		return number(x, v);
+	if (*x->p == '\'')
+		return char_literal(x, v);
+	if (*x->p == '"')
+		return ex_fail(x, "string literals are not supported%s", "");
+	if (*x->p == '$') {
+		x->p++;
+		return dollar(x, v);
+	}
+	if (isalpha((unsigned char)*x->p) || *x->p == '_')
+		return identifier(x, v);
+	if (!*x->p)
+		return ex_fail(x, "expected an expression%s", "");
+	{
+		char c[2] = { *x->p, 0 };
+
+		return ex_fail(x, "unexpected '%s'", c);
+	}
+}
+
+static const struct sym_member *find_member(const struct sym_type *t, const char *name,
+					    uint64_t *off, int depth)
+{
+	t = sym_type_strip(t);
+	if (!t || depth > 8 || (t->kind != SYM_T_STRUCT && t->kind != SYM_T_UNION &&
+				t->kind != SYM_T_CLASS))
+		return NULL;
+	for (int i = 0; i < t->nmem; i++) {
+		const struct sym_member *m = &t->mem[i];
+
+		if (m->name && !m->is_base && !strcmp(m->name, name)) {
+			*off = m->off;
+			return m;
+		}
+	}
+	for (int i = 0; i < t->nmem; i++) {	/* anonymous members, bases */
+		const struct sym_member *m = &t->mem[i], *r;
+		uint64_t sub;
+
+		if ((!m->name || m->is_base) && (r = find_member(m->type, name, &sub, depth + 1))) {
+			*off = m->off + sub;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static int member(struct ex *x, struct value *v, int arrow)
+{
+	char name[256], tn[256];
+	const struct sym_member *m;
+	uint64_t off = 0;
+	struct value nv;
+
+	if (!ex_ident(x, name, sizeof(name))) {
+		value_release(v);
+		return ex_fail(x, "expected a member name%s", "");
+	}
+	if (arrow) {
+		const struct sym_type *t = sym_type_strip(v->type);
+
+		if (!t || t->kind != SYM_T_POINTER) {
+			sym_type_name(v->type, tn, sizeof(tn));
+			value_release(v);
+			return ex_fail(x, "member reference type '%s' is not a pointer", tn);
+		}
+		{
+			uint64_t a = ex_u(v);
+
+			value_release(v);
+			if (load(x, v, t->target, a) < 0)
+				return -1;
+		}
+	}
+	m = find_member(v->type, name, &off, 0);
+	if (!m) {
+		int scalar = ex_is_scalar(v->type);
+
+		sym_type_name(v->type, tn, sizeof(tn));
+		value_release(v);
+		if (scalar && !arrow)
+			return ex_fail(x, "member reference base type '%.200s' is not a structure or union", tn);
+		return ex_fail(x, "no member named '%.200s' in '%.200s'", name, tn);
+	}
+	ex_val(&nv, m->type);
+	if (m->bit_size) {
+		uint64_t raw = 0, u;
+
+		memcpy(&raw, v->bytes + off, (m->bit_off + m->bit_size + 7) / 8 <= 8 ?
+		       (m->bit_off + m->bit_size + 7) / 8 : 8);
+		u = (raw >> m->bit_off) & ((1ull << m->bit_size) - 1);
+		memcpy(nv.bytes, &u, nv.size < 8 ? nv.size : 8);
+	} else if (off + nv.size <= v->size)
+		memcpy(nv.bytes, v->bytes + off, nv.size);
+	nv.in_mem = v->in_mem && !m->bit_size;
+	nv.addr = v->addr + off;
+	value_release(v);
+	*v = nv;
+	return 0;
+}
+
+static int subscript(struct ex *x, struct value *v)
+{
+	struct value idx;
+	const struct sym_type *t = sym_type_strip(v->type), *elem;
+	uint64_t base;
+
+	if (assign(x, &idx) < 0) {
+		value_release(v);
+		return -1;
+	}
+	if (!ex_eat(x, "]")) {
+		value_release(&idx);
+		value_release(v);
+		return ex_fail(x, "expected ']'%s", "");
+	}
+	if (!t || (t->kind != SYM_T_ARRAY && t->kind != SYM_T_POINTER) || !ex_is_scalar(idx.type) ||
+	    ex_is_float(idx.type)) {
+		value_release(&idx);
+		value_release(v);
+		return ex_fail(x, "subscripted value is not an array or pointer%s", "");
+	}
+	if (t->kind == SYM_T_ARRAY && t->ndims > 1) {
+		/* a row of a multi-dimensional array: an array of the rest */
+		struct sym_type *row = expr_new_type(x->st, SYM_T_ARRAY, t->target);
+
+		row->dims = NULL;
+		row->ndims = 0;
+		row->size = t->dims[0] ? t->size / t->dims[0] : 0;
+		row->dims = (uint64_t *)t->dims + 1;
+		row->ndims = t->ndims - 1;
+		elem = row;
+	} else
+		elem = t->target;
+	base = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
+	if (!elem || !elem->size) {
+		value_release(&idx);
+		value_release(v);
+		return ex_fail(x, "subscript of pointer to incomplete type%s", "");
+	}
+	{
+		int64_t i = (int64_t)ex_u(&idx);
+
+		value_release(&idx);
+		value_release(v);
+		return load(x, v, elem, base + (uint64_t)i * elem->size);
+	}
+}
+
+static int postfix(struct ex *x, struct value *v)
+{
+	if (primary(x, v) < 0)
+		return -1;
+	for (;;) {
+		if (ex_eat(x, "["))  {
+			if (subscript(x, v) < 0)
+				return -1;
+		} else if (ex_eat(x, "->")) {
+			if (member(x, v, 1) < 0)
+				return -1;
+		} else if (ex_eat(x, ".")) {
+			if (member(x, v, 0) < 0)
+				return -1;
+		} else if (ex_peek(x, "++") || ex_peek(x, "--")) {
+			value_release(v);
+			return ex_fail(x, "increment and decrement operators are not supported%s", "");
+		} else
+			return 0;
+	}
+}
+
+/* ---- unary ---- */
+
+static int deref(struct ex *x, struct value *v)
+{
+	const struct sym_type *t = sym_type_strip(v->type);
+	uint64_t a;
+
+	if (!t || (t->kind != SYM_T_POINTER && t->kind != SYM_T_ARRAY)) {
+		char tn[256];
+
+		sym_type_name(v->type, tn, sizeof(tn));
+		value_release(v);
+		return ex_fail(x, "indirection requires pointer operand ('%s' invalid)", tn);
+	}
+	if (!t->target || sym_type_strip(t->target)->kind == SYM_T_VOID) {
+		value_release(v);
+		return ex_fail(x, "indirection of a void pointer%s", "");
+	}
+	a = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
+	value_release(v);
+	return load(x, v, t->target, a);
+}
+
+static int address_of(struct ex *x, struct value *v)
+{
+	const struct sym_type *t;
+	uint64_t a;
+
+	if (!v->in_mem) {
+		value_release(v);
+		return ex_fail(x, "cannot take the address of an rvalue or a register%s", "");
+	}
+	t = expr_new_type(x->st, SYM_T_POINTER, v->type);
+	a = v->addr;
+	value_release(v);
+	ex_set_u(v, t, a);
+	return 0;
+}
+
+static int sizeof_op(struct ex *x, struct value *v)
+{
+	const struct sym_type *t = NULL;
+	const char *save = x->p;
+
+	if (ex_eat(x, "(")) {
+		int r = type_name(x, &t);
+
+		if (r < 0)
+			return -1;
+		if (r > 0 && !ex_eat(x, ")"))
+			return ex_fail(x, "expected ')'%s", "");
+		if (r == 0)
+			x->p = save;
+	}
+	if (!t) {
+		x->skip++;
+		if (unary(x, v) < 0) {
+			x->skip--;
+			return -1;
+		}
+		x->skip--;
+		t = v->type;
+		value_release(v);
+	}
+	ex_set_u(v, &expr_t_ulong, t ? t->size : 0);
+	return 0;
+}
+
+static int cast(struct ex *x, struct value *v, const struct sym_type *t)
+{
+	const struct sym_type *s = sym_type_strip(t);
+
+	if (unary(x, v) < 0)
+		return -1;
+	if (!s || s->kind == SYM_T_VOID) {
+		value_release(v);
+		ex_val(v, &expr_t_void);
+		return 0;
+	}
+	if (!ex_is_scalar(s) || (!ex_is_scalar(v->type) && !ex_is_ptr(v->type))) {
+		char tn[256];
+
+		value_release(v);
+		return ex_fail(x, "cannot cast to '%s'", sym_type_name(t, tn, sizeof(tn)));
+	}
+	ex_convert(v, t);
+	return 0;
+}
+
+static int unary(struct ex *x, struct value *v)
+{
+	const char *save;
+	const struct sym_type *t;
+
+	if (ex_eat(x, "-") || ex_eat(x, "+") || ex_eat(x, "!") || ex_eat(x, "~")) {
+		char op = x->p[-1];
+
+		if (unary(x, v) < 0)
+			return -1;
+		if (!ex_is_scalar(v->type)) {
+			value_release(v);
+			return ex_fail(x, "invalid argument type to unary operator%s", "");
+		}
+		if (op == '!') {
+			int z = ex_is_float(v->type) ? ex_d(v) == 0 : ex_u(v) == 0;
+
+			value_release(v);
+			ex_set_u(v, &expr_t_bool, (uint64_t)z);
+			return 0;
+		}
+		t = ex_is_float(v->type) ? v->type : ex_common(v->type, &expr_t_int);
+		if (op == '~' && ex_is_float(t)) {
+			value_release(v);
+			return ex_fail(x, "invalid argument type to unary '~'%s", "");
+		}
+		ex_convert(v, t);
+		if (ex_is_float(t) && op == '-')
+			ex_set_d(v, t, -ex_d(v));
+		else if (op == '-' || op == '~') {
+			uint64_t u = ex_u(v);
+
+			value_release(v);
+			ex_set_u(v, t, op == '-' ? (uint64_t)0 - u : ~u);
+		}
+		return 0;
+	}
+	if (ex_eat(x, "*"))
+		return unary(x, v) < 0 ? -1 : deref(x, v);
+	if (ex_eat(x, "&"))
+		return unary(x, v) < 0 ? -1 : address_of(x, v);
+	save = x->p;
+	{
+		char w[16];
+
+		if (ex_ident(x, w, sizeof(w)) && !strcmp(w, "sizeof"))
+			return sizeof_op(x, v);
+		x->p = save;
+	}
+	if (ex_eat(x, "(")) {
+		int r = type_name(x, &t);
+
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			if (!ex_eat(x, ")"))
+				return ex_fail(x, "expected ')' after the type%s", "");
+			return cast(x, v, t);
+		}
+		x->p = save;
+	}
+	return postfix(x, v);
+}
+
+/* ---- binary ---- */
+
+static int arith(struct ex *x, const char *op, struct value *a, struct value *b);
+
+static const struct { const char *ops[6]; } levels[] = {
+	{ { "||" } }, { { "&&" } }, { { "|" } }, { { "^" } }, { { "&" } },
+	{ { "==", "!=" } }, { { "<=", ">=", "<", ">" } }, { { "<<", ">>" } },
+	{ { "+", "-" } }, { { "*", "/", "%" } },
+};
+#define NLEVELS ((int)(sizeof(levels) / sizeof(levels[0])))
+
+static int binary(struct ex *x, struct value *v, int level)
+{
+	if (level == NLEVELS)
+		return unary(x, v);
+	if (binary(x, v, level + 1) < 0)
+		return -1;
+	for (;;) {
+		const char *op = NULL;
+		struct value rhs;
+		int shortcut = 0;
+
+		for (int i = 0; i < 6 && levels[level].ops[i]; i++)
+			if (ex_eat(x, levels[level].ops[i])) {
+				op = levels[level].ops[i];
+				break;
+			}
+		if (!op)
+			return 0;
+		if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+			int truth = ex_is_float(v->type) ? ex_d(v) != 0 : ex_u(v) != 0;
+
+			shortcut = (op[0] == '&') ? !truth : truth;
+		}
+		x->skip += shortcut;
+		if (binary(x, &rhs, level + 1) < 0) {
+			x->skip -= shortcut;
+			value_release(v);
+			return -1;
+		}
+		x->skip -= shortcut;
+		if (arith(x, op, v, &rhs) < 0)
+			return -1;
+	}
+}
+
+static int compare(const char *op, struct value *a, struct value *b, const struct sym_type *t)
+{
+	if (ex_is_float(t)) {
+		double p = ex_d(a), q = ex_d(b);
+
+		return !strcmp(op, "==") ? p == q : !strcmp(op, "!=") ? p != q :
+		       !strcmp(op, "<") ? p < q : !strcmp(op, ">") ? p > q :
+		       !strcmp(op, "<=") ? p <= q : p >= q;
+	}
+	if (ex_is_signed(t)) {
+		int64_t p = (int64_t)ex_u(a), q = (int64_t)ex_u(b);
+
+		return !strcmp(op, "==") ? p == q : !strcmp(op, "!=") ? p != q :
+		       !strcmp(op, "<") ? p < q : !strcmp(op, ">") ? p > q :
+		       !strcmp(op, "<=") ? p <= q : p >= q;
+	}
+	{
+		uint64_t p = ex_u(a), q = ex_u(b);
+
+		return !strcmp(op, "==") ? p == q : !strcmp(op, "!=") ? p != q :
+		       !strcmp(op, "<") ? p < q : !strcmp(op, ">") ? p > q :
+		       !strcmp(op, "<=") ? p <= q : p >= q;
+	}
+}
+
+/* Pointer + integer, pointer - integer, pointer - pointer. */
+static int ptr_arith(struct ex *x, const char *op, struct value *a, struct value *b)
+{
+	const struct sym_type *ta = sym_type_strip(a->type), *tb = sym_type_strip(b->type);
+	const struct sym_type *elem;
+	uint64_t pa, r;
+
+	if (ex_is_ptr(ta) && ex_is_ptr(tb)) {
+		elem = ta->target;
+		if (op[0] != '-' || !elem || !elem->size)
+			return ex_fail(x, "invalid operands to binary expression '%s'", op);
+		r = (ex_u(a) - ex_u(b)) / elem->size;
+		value_release(a);
+		value_release(b);
+		ex_set_u(a, &expr_t_long, r);
+		return 0;
+	}
+	if (!ex_is_ptr(ta)) {	/* integer + pointer */
+		struct value t = *a;
+
+		*a = *b;
+		*b = t;
+		ta = tb;
+		if (op[0] == '-')
+			return ex_fail(x, "invalid operands to binary expression '%s'", op);
+	}
+	elem = ta->target;
+	if (!elem || !elem->size || ex_is_float(b->type))
+		return ex_fail(x, "invalid operands to binary expression '%s'", op);
+	pa = ta->kind == SYM_T_ARRAY ? a->addr : ex_u(a);
+	r = op[0] == '+' ? pa + ex_u(b) * elem->size : pa - ex_u(b) * elem->size;
+	{
+		const struct sym_type *pt = ta->kind == SYM_T_ARRAY ?
+			expr_new_type(x->st, SYM_T_POINTER, elem) : a->type;
+
+		value_release(a);
+		value_release(b);
+		ex_set_u(a, pt, r);
+	}
+	return 0;
+}
+
+static int arith(struct ex *x, const char *op, struct value *a, struct value *b)
+{
+	const struct sym_type *t;
+	int rc = 0;
+
+	if (!ex_is_scalar(a->type) && !ex_is_ptr(a->type))
+		rc = -1;
+	if (!ex_is_scalar(b->type) && !ex_is_ptr(b->type))
+		rc = -1;
+	if (rc == 0 && (op[0] == '+' || (op[0] == '-' && !op[1])) &&
+	    (ex_is_ptr(a->type) || ex_is_ptr(b->type))) {
+		rc = ptr_arith(x, op, a, b);
+		value_release(b);
+		if (rc < 0)
+			value_release(a);
+		return rc;
+	}
+	if (rc < 0) {
+		value_release(a);
+		value_release(b);
+		return ex_fail(x, "invalid operands to binary expression '%s'", op);
+	}
+	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+		int p = ex_is_float(a->type) ? ex_d(a) != 0 : ex_u(a) != 0;
+		int q = ex_is_float(b->type) ? ex_d(b) != 0 : ex_u(b) != 0;
+
+		value_release(a);
+		value_release(b);
+		ex_set_u(a, &expr_t_bool, (uint64_t)(op[0] == '&' ? p && q : p || q));
+		return 0;
+	}
+	t = ex_is_ptr(a->type) ? &expr_t_ulong : ex_common(a->type, b->type);
+	if (strchr("=!<>", op[0]) && strcmp(op, "<<") && strcmp(op, ">>")) {
+		int r = compare(op, a, b, t);
+
+		value_release(a);
+		value_release(b);
+		ex_set_u(a, &expr_t_bool, (uint64_t)r);
+		return 0;
+	}
+	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
+		t = ex_common(a->type, &expr_t_int);
+	if (ex_is_float(t)) {
+		double p = ex_d(a), q = ex_d(b), r;
+
+		value_release(a);
+		value_release(b);
+		switch (op[0]) {
+		case '+': r = p + q; break;
+		case '-': r = p - q; break;
+		case '*': r = p * q; break;
+		case '/': r = p / q; break;
+		default:
+			return ex_fail(x, "invalid operands to binary expression '%s'", op);
+		}
+		ex_set_d(a, t, r);
+		return 0;
+	}
+	{
+		uint64_t p = ex_u(a), q = ex_u(b), r = 0;
+		int sgn = ex_is_signed(t);
+		unsigned bits = (unsigned)t->size * 8;
+
+		value_release(a);
+		value_release(b);
+		if ((op[0] == '/' || op[0] == '%') && !x->skip) {
+			uint64_t mask = bits < 64 ? (1ull << bits) - 1 : ~0ull;
+
+			if (!(q & mask))
+				return ex_fail(x, "division by zero%s", "");
+		}
+		switch (op[0]) {
+		case '+': r = p + q; break;
+		case '-': r = p - q; break;
+		case '*': r = p * q; break;
+		case '/':
+			if (!q)
+				break;
+			r = sgn ? (uint64_t)((int64_t)(bits < 64 ? (int64_t)(p << (64 - bits)) >> (64 - bits) : (int64_t)p) /
+					     (int64_t)(bits < 64 ? (int64_t)(q << (64 - bits)) >> (64 - bits) : (int64_t)q))
+				: (bits < 64 ? (p & ((1ull << bits) - 1)) / (q & ((1ull << bits) - 1)) : p / q);
+			break;
+		case '%':
+			if (!q)
+				break;
+			r = sgn ? (uint64_t)((int64_t)p % (int64_t)q) : p % q;
+			break;
+		case '&': r = p & q; break;
+		case '|': r = p | q; break;
+		case '^': r = p ^ q; break;
+		case '<': r = q < 64 ? p << q : 0; break;
+		case '>': r = q < 64 ? (sgn ? (uint64_t)((int64_t)p >> q) : p >> q) : 0; break;
+		}
+		ex_set_u(a, t, r);
+	}
+	return 0;
+}
+
+/* ---- conditional and assignment ---- */
+
+static int conditional(struct ex *x, struct value *v)
+{
+	struct value a, b;
+	int truth;
+
+	if (binary(x, v, 0) < 0)
+		return -1;
+	if (!ex_eat(x, "?"))
+		return 0;
+	truth = ex_is_float(v->type) ? ex_d(v) != 0 : ex_u(v) != 0;
+	value_release(v);
+	x->skip += !truth;
+	if (assign(x, &a) < 0) {
+		x->skip -= !truth;
+		return -1;
+	}
+	x->skip -= !truth;
+	if (!ex_eat(x, ":")) {
+		value_release(&a);
+		return ex_fail(x, "expected ':'%s", "");
+	}
+	x->skip += truth;
+	if (conditional(x, &b) < 0) {
+		x->skip -= truth;
+		value_release(&a);
+		return -1;
+	}
+	x->skip -= truth;
+	if (truth) {
+		*v = a;
+		value_release(&b);
+	} else {
+		*v = b;
+		value_release(&a);
+	}
+	return 0;
+}
+
+static int assign(struct ex *x, struct value *v)
+{
+	static const char *const ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
+					   "^=", "<<=", ">>=" };
+	const char *op = NULL;
+	struct value rhs;
+
+	if (conditional(x, v) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (ex_eat(x, ops[i])) {
+			op = ops[i];
+			break;
+		}
+	if (!op)
+		return 0;
+	if (assign(x, &rhs) < 0) {
+		value_release(v);
+		return -1;
+	}
+	if (op[1]) {	/* compound: v op= rhs */
+		struct value cur;
+		char bop[3] = { op[0], op[0] == '<' || op[0] == '>' ? op[1] : 0, 0 };
+
+		ex_val(&cur, v->type);
+		memcpy(cur.bytes, v->bytes, v->size);
+		if (arith(x, bop, &cur, &rhs) < 0) {
+			value_release(v);
+			return -1;
+		}
+		rhs = cur;
+	}
+	if (!ex_is_scalar(v->type) || (!ex_is_scalar(rhs.type) && !ex_is_ptr(rhs.type))) {
+		value_release(&rhs);
+		value_release(v);
+		return ex_fail(x, "only scalar values can be assigned%s", "");
+	}
+	ex_convert(&rhs, v->type);
+	if (store_to(x, v, &rhs) < 0) {
+		value_release(&rhs);
+		value_release(v);
+		return -1;
+	}
+	memcpy(v->bytes, rhs.bytes, v->size);
+	value_release(&rhs);
+	return 0;
+}
+
+int expr_eval(struct frame_ctx *fc, struct expr_store **st, const char *text,
+	      struct value *out, struct ptdb_err *err)
+{
+	struct ex x;
+
+	memset(&x, 0, sizeof(x));
+	memset(out, 0, sizeof(*out));
+	x.p = x.text = text;
+	x.fc = fc;
+	x.err = err;
+	if (!*st)
+		*st = xcalloc(1, sizeof(**st));
+	x.st = *st;
+	if (assign(&x, out) < 0)
+		return -1;
+	while (isspace((unsigned char)*x.p))
+		x.p++;
+	if (*x.p) {
+		char c[2] = { *x.p, 0 };
+
+		value_release(out);
+		return ptdb_err_set(err, "unexpected '%s' after the expression", c);
+	}
+	return 0;
+}
