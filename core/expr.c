@@ -14,6 +14,7 @@
 
 #include "core/expr.h"
 #include "core/expr_int.h"
+#include "target/target.h"
 
 /* ---- the store ---- */
 
@@ -302,3 +303,264 @@ void ex_convert(struct value *v, const struct sym_type *t)
 	value_release(v);
 	*v = n;
 }
+
+/* ---- memory and registers ---- */
+
+int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr)
+{
+	char a[32];
+
+	ex_val(v, t);
+	v->in_mem = 1;
+	v->addr = addr;
+	if (x->skip || !v->size)
+		return 0;
+	if (x->fc->no_data) {
+		value_release(v);
+		return ex_fail(x, "%s", x->fc->no_data);
+	}
+	if (dbg_read(x->fc->d, addr, v->bytes, v->size, NULL) < 0) {
+		snprintf(a, sizeof(a), "0x%" PRIx64, addr);
+		value_release(v);
+		return ex_fail(x, "memory read failed for %s", a);
+	}
+	return 0;
+}
+
+static const struct { const char *name; int dw; int size; } regs[] = {
+	{ "rax", 0, 8 }, { "rdx", 1, 8 }, { "rcx", 2, 8 }, { "rbx", 3, 8 },
+	{ "rsi", 4, 8 }, { "rdi", 5, 8 }, { "rbp", 6, 8 }, { "rsp", 7, 8 },
+	{ "r8", 8, 8 }, { "r9", 9, 8 }, { "r10", 10, 8 }, { "r11", 11, 8 },
+	{ "r12", 12, 8 }, { "r13", 13, 8 }, { "r14", 14, 8 }, { "r15", 15, 8 },
+	{ "rip", 16, 8 }, { "pc", 16, 8 }, { "sp", 7, 8 }, { "fp", 6, 8 },
+	{ "eax", 0, 4 }, { "edx", 1, 4 }, { "ecx", 2, 4 }, { "ebx", 3, 4 },
+	{ "esi", 4, 4 }, { "edi", 5, 4 }, { "rflags", 49, 8 }, { "eflags", 49, 4 },
+};
+
+static uint64_t *reg_slot(struct user_regs_struct *r, int dw)
+{
+	switch (dw) {
+	case 0: return (uint64_t *)&r->rax;
+	case 1: return (uint64_t *)&r->rdx;
+	case 2: return (uint64_t *)&r->rcx;
+	case 3: return (uint64_t *)&r->rbx;
+	case 4: return (uint64_t *)&r->rsi;
+	case 5: return (uint64_t *)&r->rdi;
+	case 6: return (uint64_t *)&r->rbp;
+	case 7: return (uint64_t *)&r->rsp;
+	case 8: return (uint64_t *)&r->r8;
+	case 9: return (uint64_t *)&r->r9;
+	case 10: return (uint64_t *)&r->r10;
+	case 11: return (uint64_t *)&r->r11;
+	case 12: return (uint64_t *)&r->r12;
+	case 13: return (uint64_t *)&r->r13;
+	case 14: return (uint64_t *)&r->r14;
+	case 15: return (uint64_t *)&r->r15;
+	case 16: return (uint64_t *)&r->rip;
+	case 49: return (uint64_t *)&r->eflags;
+	default: return NULL;
+	}
+}
+
+static int reg_value(struct ex *x, const char *name, struct value *v)
+{
+	struct frame_ctx *fc = x->fc;
+
+	if (fc->no_data && strcmp(name, "pc") && strcmp(name, "rip"))
+		return ex_fail(x, "%s", fc->no_data);
+	if (fc->no_data && !fc->d->replay)
+		return ex_fail(x, "%s", fc->no_data);
+	if (fc->no_data)
+		fc->regs.rip = dbg_replay_pc(fc->d);
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		const struct sym_type *t;
+
+		if (strcmp(regs[i].name, name))
+			continue;
+		if (!fc->all_regs && regs[i].dw != 6 && regs[i].dw != 7 && regs[i].dw != 16 && !fc->no_data)
+			return ex_fail(x, "register %s is not available in this frame", name);
+		/* LLDB's expressions see every register as an integer */
+		t = regs[i].size == 4 ? &expr_t_uint : &expr_t_ulong;
+		ex_set_u(v, t, *reg_slot(&fc->regs, regs[i].dw));
+		v->in_reg = regs[i].dw;
+		return 0;
+	}
+	return ex_fail(x, "use of undeclared identifier '$%s'", name);
+}
+
+int ex_dollar(struct ex *x, struct value *v)
+{
+	char name[64];
+
+	if (isdigit((unsigned char)*x->p)) {
+		unsigned long k = strtoul(x->p, (char **)&x->p, 10);
+		struct expr_store *st = x->st;
+
+		if (k < st->base || k >= st->base + (unsigned long)st->n) {
+			snprintf(name, sizeof(name), "$%lu", k);
+			return ex_fail(x, "use of undeclared identifier '%s'", name);
+		}
+		{
+			const struct value *r = &st->v[k - st->base];
+
+			ex_val(v, r->type);
+			memcpy(v->bytes, r->bytes, r->size < v->size ? r->size : v->size);
+			v->in_mem = r->in_mem;
+			v->addr = r->addr;
+		}
+		return 0;
+	}
+	if (!ex_ident(x, name, sizeof(name)))
+		return ex_fail(x, "expected a register or result name after '%s'", "$");
+	return reg_value(x, name, v);
+}
+
+/* ---- writes ---- */
+
+int ex_store_to(struct ex *x, struct value *lv, const struct value *rv)
+{
+	struct frame_ctx *fc = x->fc;
+	struct ptdb_err err;
+
+	if (x->skip)
+		return 0;
+	if (fc->no_data)
+		return ex_fail(x, "%s", fc->no_data);
+	if (lv->in_mem) {
+		if (target_write_mem(fc->d->proc, lv->addr, rv->bytes, lv->size, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+		return 0;
+	}
+	if (lv->in_reg >= 0 && fc->all_regs) {
+		struct user_regs_struct r;
+		uint64_t *slot, u = 0;
+
+		if (target_get_regs(fc->d->proc, fc->tid, &r, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+		slot = reg_slot(&r, lv->in_reg);
+		if (!slot)
+			return ex_fail(x, "cannot assign to this register%s", "");
+		memcpy(&u, rv->bytes, rv->size < 8 ? rv->size : 8);
+		if (lv->size < 8)
+			u = (*slot & (~0ull << (lv->size * 8))) | (u & ((1ull << (lv->size * 8)) - 1));
+		*slot = u;
+		if (target_set_regs(fc->d->proc, fc->tid, &r, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+		fc->regs = r;
+		return 0;
+	}
+	return ex_fail(x, "expression is not assignable%s", "");
+}
+
+/* ---- types in casts and sizeof ---- */
+
+static const struct sym_type *c_type(const char *words)
+{
+	static const struct { const char *n; const struct sym_type *t; } map[] = {
+		{ "int", &expr_t_int }, { "signed", &expr_t_int }, { "signed int", &expr_t_int },
+		{ "unsigned", &expr_t_uint }, { "unsigned int", &expr_t_uint },
+		{ "long", &expr_t_long }, { "long int", &expr_t_long }, { "signed long", &expr_t_long },
+		{ "unsigned long", &expr_t_ulong }, { "unsigned long int", &expr_t_ulong },
+		{ "long long", &expr_t_llong }, { "unsigned long long", &expr_t_ullong },
+		{ "short", &expr_t_short }, { "unsigned short", &expr_t_ushort },
+		{ "char", &expr_t_char }, { "signed char", &expr_t_schar },
+		{ "unsigned char", &expr_t_uchar }, { "bool", &expr_t_bool }, { "_Bool", &expr_t_bool },
+		{ "float", &expr_t_float }, { "double", &expr_t_double }, { "void", &expr_t_void },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(words, map[i].n))
+			return map[i].t;
+	return NULL;
+}
+
+static int is_type_word(const char *w)
+{
+	static const char *const kw[] = { "int", "signed", "unsigned", "long", "short", "char",
+					  "bool", "_Bool", "float", "double", "void", "const",
+					  "volatile", "struct", "union", "enum", "class" };
+
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (!strcmp(w, kw[i]))
+			return 1;
+	return 0;
+}
+
+static const struct sym_type *dwarf_type(struct ex *x, const char *name)
+{
+	struct dbg *d = x->fc->d;
+
+	if (x->fc->mod && x->fc->mod->sym) {
+		struct sym_type *t = sym_type_named(x->fc->mod->sym, name);
+
+		if (t)
+			return t;
+	}
+	for (int i = 0; i < d->nmods; i++)
+		if (d->mods[i].sym && d->mods[i].end) {
+			struct sym_type *t = sym_type_named(d->mods[i].sym, name);
+
+			if (t)
+				return t;
+		}
+	return NULL;
+}
+
+/* Parses a type name at x->p if one is there: 1 with *t, 0 when the
+ * text is not a type (x->p unmoved), -1 on error. */
+int ex_type_name(struct ex *x, const struct sym_type **t)
+{
+	const char *save = x->p;
+	char w[128], words[256] = "";
+	int tagged = 0, any = 0;
+
+	for (;;) {
+		const char *before = x->p;
+
+		if (!ex_ident(x, w, sizeof(w)))
+			break;
+		if (!strcmp(w, "const") || !strcmp(w, "volatile"))
+			continue;
+		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum") ||
+		    !strcmp(w, "class")) {
+			tagged = 1;
+			continue;
+		}
+		if (any && (!is_type_word(w) || tagged)) {
+			x->p = before;
+			break;
+		}
+		if (!any && !tagged && !is_type_word(w)) {
+			struct value probe;
+
+			/* a name that is a variable is not a type */
+			if (frame_var_named(x->fc, w, &probe) == 0) {
+				value_release(&probe);
+				x->p = save;
+				return 0;
+			}
+			if (!dwarf_type(x, w)) {
+				x->p = save;
+				return 0;
+			}
+		}
+		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s", any ? " " : "", w);
+		any = 1;
+		if (tagged || !is_type_word(w))
+			break;
+	}
+	if (!any) {
+		x->p = save;
+		return 0;
+	}
+	*t = c_type(words);
+	if (!*t)
+		*t = dwarf_type(x, words);
+	if (!*t)
+		return ex_fail(x, "unknown type name '%s'", words);
+	while (ex_eat(x, "*") || ex_eat(x, "const"))
+		if (x->p[-1] == '*')
+			*t = expr_new_type(x->st, SYM_T_POINTER, *t);
+	return 1;
+}
+

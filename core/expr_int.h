@@ -47,5 +47,16 @@ uint64_t ex_u(const struct value *v);
 double ex_d(const struct value *v);
 const struct sym_type *ex_common(const struct sym_type *a, const struct sym_type *b);
 void ex_convert(struct value *v, const struct sym_type *t);
+/* v = the object of type t at addr (read now unless skipping). */
+int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr);
+/* After '$': a register ($rax) or an earlier result ($3). */
+int ex_dollar(struct ex *x, struct value *v);
+/* Writes rv into the variable, register or memory lv stands for. */
+int ex_store_to(struct ex *x, struct value *lv, const struct value *rv);
+/* A type name at x->p (casts, sizeof): 1 with *t, 0 when what follows is
+ * no type (x->p unmoved), -1 on error. */
+int ex_type_name(struct ex *x, const struct sym_type **t);
+/* a = a op b (op "+", "<<", "&&", ...); b is released; on failure a too. */
+int ex_arith(struct ex *x, const char *op, struct value *a, struct value *b);
 
 #endif

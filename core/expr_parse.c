@@ -14,266 +14,6 @@
 static int assign(struct ex *x, struct value *v);
 static int unary(struct ex *x, struct value *v);
 
-/* ---- memory and registers ---- */
-
-static int load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr)
-{
-	char a[32];
-
-	ex_val(v, t);
-	v->in_mem = 1;
-	v->addr = addr;
-	if (x->skip || !v->size)
-		return 0;
-	if (x->fc->no_data) {
-		value_release(v);
-		return ex_fail(x, "%s", x->fc->no_data);
-	}
-	if (dbg_read(x->fc->d, addr, v->bytes, v->size, NULL) < 0) {
-		snprintf(a, sizeof(a), "0x%" PRIx64, addr);
-		value_release(v);
-		return ex_fail(x, "memory read failed for %s", a);
-	}
-	return 0;
-}
-
-static const struct { const char *name; int dw; int size; } regs[] = {
-	{ "rax", 0, 8 }, { "rdx", 1, 8 }, { "rcx", 2, 8 }, { "rbx", 3, 8 },
-	{ "rsi", 4, 8 }, { "rdi", 5, 8 }, { "rbp", 6, 8 }, { "rsp", 7, 8 },
-	{ "r8", 8, 8 }, { "r9", 9, 8 }, { "r10", 10, 8 }, { "r11", 11, 8 },
-	{ "r12", 12, 8 }, { "r13", 13, 8 }, { "r14", 14, 8 }, { "r15", 15, 8 },
-	{ "rip", 16, 8 }, { "pc", 16, 8 }, { "sp", 7, 8 }, { "fp", 6, 8 },
-	{ "eax", 0, 4 }, { "edx", 1, 4 }, { "ecx", 2, 4 }, { "ebx", 3, 4 },
-	{ "esi", 4, 4 }, { "edi", 5, 4 }, { "rflags", 49, 8 }, { "eflags", 49, 4 },
-};
-
-static uint64_t *reg_slot(struct user_regs_struct *r, int dw)
-{
-	switch (dw) {
-	case 0: return (uint64_t *)&r->rax;
-	case 1: return (uint64_t *)&r->rdx;
-	case 2: return (uint64_t *)&r->rcx;
-	case 3: return (uint64_t *)&r->rbx;
-	case 4: return (uint64_t *)&r->rsi;
-	case 5: return (uint64_t *)&r->rdi;
-	case 6: return (uint64_t *)&r->rbp;
-	case 7: return (uint64_t *)&r->rsp;
-	case 8: return (uint64_t *)&r->r8;
-	case 9: return (uint64_t *)&r->r9;
-	case 10: return (uint64_t *)&r->r10;
-	case 11: return (uint64_t *)&r->r11;
-	case 12: return (uint64_t *)&r->r12;
-	case 13: return (uint64_t *)&r->r13;
-	case 14: return (uint64_t *)&r->r14;
-	case 15: return (uint64_t *)&r->r15;
-	case 16: return (uint64_t *)&r->rip;
-	case 49: return (uint64_t *)&r->eflags;
-	default: return NULL;
-	}
-}
-
-static int reg_value(struct ex *x, const char *name, struct value *v)
-{
-	struct frame_ctx *fc = x->fc;
-
-	if (fc->no_data && strcmp(name, "pc") && strcmp(name, "rip"))
-		return ex_fail(x, "%s", fc->no_data);
-	if (fc->no_data && !fc->d->replay)
-		return ex_fail(x, "%s", fc->no_data);
-	if (fc->no_data)
-		fc->regs.rip = dbg_replay_pc(fc->d);
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-		const struct sym_type *t;
-
-		if (strcmp(regs[i].name, name))
-			continue;
-		if (!fc->all_regs && regs[i].dw != 6 && regs[i].dw != 7 && regs[i].dw != 16 && !fc->no_data)
-			return ex_fail(x, "register %s is not available in this frame", name);
-		/* LLDB's expressions see every register as an integer */
-		t = regs[i].size == 4 ? &expr_t_uint : &expr_t_ulong;
-		ex_set_u(v, t, *reg_slot(&fc->regs, regs[i].dw));
-		v->in_reg = regs[i].dw;
-		return 0;
-	}
-	return ex_fail(x, "use of undeclared identifier '$%s'", name);
-}
-
-static int dollar(struct ex *x, struct value *v)
-{
-	char name[64];
-
-	if (isdigit((unsigned char)*x->p)) {
-		unsigned long k = strtoul(x->p, (char **)&x->p, 10);
-		struct expr_store *st = x->st;
-
-		if (k < st->base || k >= st->base + (unsigned long)st->n) {
-			snprintf(name, sizeof(name), "$%lu", k);
-			return ex_fail(x, "use of undeclared identifier '%s'", name);
-		}
-		{
-			const struct value *r = &st->v[k - st->base];
-
-			ex_val(v, r->type);
-			memcpy(v->bytes, r->bytes, r->size < v->size ? r->size : v->size);
-			v->in_mem = r->in_mem;
-			v->addr = r->addr;
-		}
-		return 0;
-	}
-	if (!ex_ident(x, name, sizeof(name)))
-		return ex_fail(x, "expected a register or result name after '%s'", "$");
-	return reg_value(x, name, v);
-}
-
-/* ---- writes ---- */
-
-static int store_to(struct ex *x, struct value *lv, const struct value *rv)
-{
-	struct frame_ctx *fc = x->fc;
-	struct ptdb_err err;
-
-	if (x->skip)
-		return 0;
-	if (fc->no_data)
-		return ex_fail(x, "%s", fc->no_data);
-	if (lv->in_mem) {
-		if (target_write_mem(fc->d->proc, lv->addr, rv->bytes, lv->size, &err) < 0)
-			return ex_fail(x, "%s", err.msg);
-		return 0;
-	}
-	if (lv->in_reg >= 0 && fc->all_regs) {
-		struct user_regs_struct r;
-		uint64_t *slot, u = 0;
-
-		if (target_get_regs(fc->d->proc, fc->tid, &r, &err) < 0)
-			return ex_fail(x, "%s", err.msg);
-		slot = reg_slot(&r, lv->in_reg);
-		if (!slot)
-			return ex_fail(x, "cannot assign to this register%s", "");
-		memcpy(&u, rv->bytes, rv->size < 8 ? rv->size : 8);
-		if (lv->size < 8)
-			u = (*slot & (~0ull << (lv->size * 8))) | (u & ((1ull << (lv->size * 8)) - 1));
-		*slot = u;
-		if (target_set_regs(fc->d->proc, fc->tid, &r, &err) < 0)
-			return ex_fail(x, "%s", err.msg);
-		fc->regs = r;
-		return 0;
-	}
-	return ex_fail(x, "expression is not assignable%s", "");
-}
-
-/* ---- types in casts and sizeof ---- */
-
-static const struct sym_type *c_type(const char *words)
-{
-	static const struct { const char *n; const struct sym_type *t; } map[] = {
-		{ "int", &expr_t_int }, { "signed", &expr_t_int }, { "signed int", &expr_t_int },
-		{ "unsigned", &expr_t_uint }, { "unsigned int", &expr_t_uint },
-		{ "long", &expr_t_long }, { "long int", &expr_t_long }, { "signed long", &expr_t_long },
-		{ "unsigned long", &expr_t_ulong }, { "unsigned long int", &expr_t_ulong },
-		{ "long long", &expr_t_llong }, { "unsigned long long", &expr_t_ullong },
-		{ "short", &expr_t_short }, { "unsigned short", &expr_t_ushort },
-		{ "char", &expr_t_char }, { "signed char", &expr_t_schar },
-		{ "unsigned char", &expr_t_uchar }, { "bool", &expr_t_bool }, { "_Bool", &expr_t_bool },
-		{ "float", &expr_t_float }, { "double", &expr_t_double }, { "void", &expr_t_void },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(words, map[i].n))
-			return map[i].t;
-	return NULL;
-}
-
-static int is_type_word(const char *w)
-{
-	static const char *const kw[] = { "int", "signed", "unsigned", "long", "short", "char",
-					  "bool", "_Bool", "float", "double", "void", "const",
-					  "volatile", "struct", "union", "enum", "class" };
-
-	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
-		if (!strcmp(w, kw[i]))
-			return 1;
-	return 0;
-}
-
-static const struct sym_type *dwarf_type(struct ex *x, const char *name)
-{
-	struct dbg *d = x->fc->d;
-
-	if (x->fc->mod && x->fc->mod->sym) {
-		struct sym_type *t = sym_type_named(x->fc->mod->sym, name);
-
-		if (t)
-			return t;
-	}
-	for (int i = 0; i < d->nmods; i++)
-		if (d->mods[i].sym && d->mods[i].end) {
-			struct sym_type *t = sym_type_named(d->mods[i].sym, name);
-
-			if (t)
-				return t;
-		}
-	return NULL;
-}
-
-/* Parses a type name at x->p if one is there: 1 with *t, 0 when the
- * text is not a type (x->p unmoved), -1 on error. */
-static int type_name(struct ex *x, const struct sym_type **t)
-{
-	const char *save = x->p;
-	char w[128], words[256] = "";
-	int tagged = 0, any = 0;
-
-	for (;;) {
-		const char *before = x->p;
-
-		if (!ex_ident(x, w, sizeof(w)))
-			break;
-		if (!strcmp(w, "const") || !strcmp(w, "volatile"))
-			continue;
-		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum") ||
-		    !strcmp(w, "class")) {
-			tagged = 1;
-			continue;
-		}
-		if (any && (!is_type_word(w) || tagged)) {
-			x->p = before;
-			break;
-		}
-		if (!any && !tagged && !is_type_word(w)) {
-			struct value probe;
-
-			/* a name that is a variable is not a type */
-			if (frame_var_named(x->fc, w, &probe) == 0) {
-				value_release(&probe);
-				x->p = save;
-				return 0;
-			}
-			if (!dwarf_type(x, w)) {
-				x->p = save;
-				return 0;
-			}
-		}
-		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s", any ? " " : "", w);
-		any = 1;
-		if (tagged || !is_type_word(w))
-			break;
-	}
-	if (!any) {
-		x->p = save;
-		return 0;
-	}
-	*t = c_type(words);
-	if (!*t)
-		*t = dwarf_type(x, words);
-	if (!*t)
-		return ex_fail(x, "unknown type name '%s'", words);
-	while (ex_eat(x, "*") || ex_eat(x, "const"))
-		if (x->p[-1] == '*')
-			*t = expr_new_type(x->st, SYM_T_POINTER, *t);
-	return 1;
-}
-
 /* ---- primary and postfix ---- */
 
 static int number(struct ex *x, struct value *v)
@@ -394,7 +134,7 @@ static int primary(struct ex *x, struct value *v)
 		return ex_fail(x, "string literals are not supported%s", "");
 	if (*x->p == '$') {
 		x->p++;
-		return dollar(x, v);
+		return ex_dollar(x, v);
 	}
 	if (isalpha((unsigned char)*x->p) || *x->p == '_')
 		return identifier(x, v);
@@ -457,7 +197,7 @@ static int member(struct ex *x, struct value *v, int arrow)
 			uint64_t a = ex_u(v);
 
 			value_release(v);
-			if (load(x, v, t->target, a) < 0)
+			if (ex_load(x, v, t->target, a) < 0)
 				return -1;
 		}
 	}
@@ -532,7 +272,7 @@ static int subscript(struct ex *x, struct value *v)
 
 		value_release(&idx);
 		value_release(v);
-		return load(x, v, elem, base + (uint64_t)i * elem->size);
+		return ex_load(x, v, elem, base + (uint64_t)i * elem->size);
 	}
 }
 
@@ -578,7 +318,7 @@ static int deref(struct ex *x, struct value *v)
 	}
 	a = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
 	value_release(v);
-	return load(x, v, t->target, a);
+	return ex_load(x, v, t->target, a);
 }
 
 static int address_of(struct ex *x, struct value *v)
@@ -603,7 +343,7 @@ static int sizeof_op(struct ex *x, struct value *v)
 	const char *save = x->p;
 
 	if (ex_eat(x, "(")) {
-		int r = type_name(x, &t);
+		int r = ex_type_name(x, &t);
 
 		if (r < 0)
 			return -1;
@@ -697,7 +437,7 @@ static int unary(struct ex *x, struct value *v)
 		x->p = save;
 	}
 	if (ex_eat(x, "(")) {
-		int r = type_name(x, &t);
+		int r = ex_type_name(x, &t);
 
 		if (r < 0)
 			return -1;
@@ -713,7 +453,6 @@ static int unary(struct ex *x, struct value *v)
 
 /* ---- binary ---- */
 
-static int arith(struct ex *x, const char *op, struct value *a, struct value *b);
 
 static const struct { const char *ops[6]; } levels[] = {
 	{ { "||" } }, { { "&&" } }, { { "|" } }, { { "^" } }, { { "&" } },
@@ -752,174 +491,9 @@ static int binary(struct ex *x, struct value *v, int level)
 			return -1;
 		}
 		x->skip -= shortcut;
-		if (arith(x, op, v, &rhs) < 0)
+		if (ex_arith(x, op, v, &rhs) < 0)
 			return -1;
 	}
-}
-
-static int compare(const char *op, struct value *a, struct value *b, const struct sym_type *t)
-{
-	if (ex_is_float(t)) {
-		double p = ex_d(a), q = ex_d(b);
-
-		return !strcmp(op, "==") ? p == q : !strcmp(op, "!=") ? p != q :
-		       !strcmp(op, "<") ? p < q : !strcmp(op, ">") ? p > q :
-		       !strcmp(op, "<=") ? p <= q : p >= q;
-	}
-	if (ex_is_signed(t)) {
-		int64_t p = (int64_t)ex_u(a), q = (int64_t)ex_u(b);
-
-		return !strcmp(op, "==") ? p == q : !strcmp(op, "!=") ? p != q :
-		       !strcmp(op, "<") ? p < q : !strcmp(op, ">") ? p > q :
-		       !strcmp(op, "<=") ? p <= q : p >= q;
-	}
-	{
-		uint64_t p = ex_u(a), q = ex_u(b);
-
-		return !strcmp(op, "==") ? p == q : !strcmp(op, "!=") ? p != q :
-		       !strcmp(op, "<") ? p < q : !strcmp(op, ">") ? p > q :
-		       !strcmp(op, "<=") ? p <= q : p >= q;
-	}
-}
-
-/* Pointer + integer, pointer - integer, pointer - pointer. */
-static int ptr_arith(struct ex *x, const char *op, struct value *a, struct value *b)
-{
-	const struct sym_type *ta = sym_type_strip(a->type), *tb = sym_type_strip(b->type);
-	const struct sym_type *elem;
-	uint64_t pa, r;
-
-	if (ex_is_ptr(ta) && ex_is_ptr(tb)) {
-		elem = ta->target;
-		if (op[0] != '-' || !elem || !elem->size)
-			return ex_fail(x, "invalid operands to binary expression '%s'", op);
-		r = (ex_u(a) - ex_u(b)) / elem->size;
-		value_release(a);
-		value_release(b);
-		ex_set_u(a, &expr_t_long, r);
-		return 0;
-	}
-	if (!ex_is_ptr(ta)) {	/* integer + pointer */
-		struct value t = *a;
-
-		*a = *b;
-		*b = t;
-		ta = tb;
-		if (op[0] == '-')
-			return ex_fail(x, "invalid operands to binary expression '%s'", op);
-	}
-	elem = ta->target;
-	if (!elem || !elem->size || ex_is_float(b->type))
-		return ex_fail(x, "invalid operands to binary expression '%s'", op);
-	pa = ta->kind == SYM_T_ARRAY ? a->addr : ex_u(a);
-	r = op[0] == '+' ? pa + ex_u(b) * elem->size : pa - ex_u(b) * elem->size;
-	{
-		const struct sym_type *pt = ta->kind == SYM_T_ARRAY ?
-			expr_new_type(x->st, SYM_T_POINTER, elem) : a->type;
-
-		value_release(a);
-		value_release(b);
-		ex_set_u(a, pt, r);
-	}
-	return 0;
-}
-
-static int arith(struct ex *x, const char *op, struct value *a, struct value *b)
-{
-	const struct sym_type *t;
-	int rc = 0;
-
-	if (!ex_is_scalar(a->type) && !ex_is_ptr(a->type))
-		rc = -1;
-	if (!ex_is_scalar(b->type) && !ex_is_ptr(b->type))
-		rc = -1;
-	if (rc == 0 && (op[0] == '+' || (op[0] == '-' && !op[1])) &&
-	    (ex_is_ptr(a->type) || ex_is_ptr(b->type))) {
-		rc = ptr_arith(x, op, a, b);
-		value_release(b);
-		if (rc < 0)
-			value_release(a);
-		return rc;
-	}
-	if (rc < 0) {
-		value_release(a);
-		value_release(b);
-		return ex_fail(x, "invalid operands to binary expression '%s'", op);
-	}
-	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
-		int p = ex_is_float(a->type) ? ex_d(a) != 0 : ex_u(a) != 0;
-		int q = ex_is_float(b->type) ? ex_d(b) != 0 : ex_u(b) != 0;
-
-		value_release(a);
-		value_release(b);
-		ex_set_u(a, &expr_t_bool, (uint64_t)(op[0] == '&' ? p && q : p || q));
-		return 0;
-	}
-	t = ex_is_ptr(a->type) ? &expr_t_ulong : ex_common(a->type, b->type);
-	if (strchr("=!<>", op[0]) && strcmp(op, "<<") && strcmp(op, ">>")) {
-		int r = compare(op, a, b, t);
-
-		value_release(a);
-		value_release(b);
-		ex_set_u(a, &expr_t_bool, (uint64_t)r);
-		return 0;
-	}
-	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
-		t = ex_common(a->type, &expr_t_int);
-	if (ex_is_float(t)) {
-		double p = ex_d(a), q = ex_d(b), r;
-
-		value_release(a);
-		value_release(b);
-		switch (op[0]) {
-		case '+': r = p + q; break;
-		case '-': r = p - q; break;
-		case '*': r = p * q; break;
-		case '/': r = p / q; break;
-		default:
-			return ex_fail(x, "invalid operands to binary expression '%s'", op);
-		}
-		ex_set_d(a, t, r);
-		return 0;
-	}
-	{
-		uint64_t p = ex_u(a), q = ex_u(b), r = 0;
-		int sgn = ex_is_signed(t);
-		unsigned bits = (unsigned)t->size * 8;
-
-		value_release(a);
-		value_release(b);
-		if ((op[0] == '/' || op[0] == '%') && !x->skip) {
-			uint64_t mask = bits < 64 ? (1ull << bits) - 1 : ~0ull;
-
-			if (!(q & mask))
-				return ex_fail(x, "division by zero%s", "");
-		}
-		switch (op[0]) {
-		case '+': r = p + q; break;
-		case '-': r = p - q; break;
-		case '*': r = p * q; break;
-		case '/':
-			if (!q)
-				break;
-			r = sgn ? (uint64_t)((int64_t)(bits < 64 ? (int64_t)(p << (64 - bits)) >> (64 - bits) : (int64_t)p) /
-					     (int64_t)(bits < 64 ? (int64_t)(q << (64 - bits)) >> (64 - bits) : (int64_t)q))
-				: (bits < 64 ? (p & ((1ull << bits) - 1)) / (q & ((1ull << bits) - 1)) : p / q);
-			break;
-		case '%':
-			if (!q)
-				break;
-			r = sgn ? (uint64_t)((int64_t)p % (int64_t)q) : p % q;
-			break;
-		case '&': r = p & q; break;
-		case '|': r = p | q; break;
-		case '^': r = p ^ q; break;
-		case '<': r = q < 64 ? p << q : 0; break;
-		case '>': r = q < 64 ? (sgn ? (uint64_t)((int64_t)p >> q) : p >> q) : 0; break;
-		}
-		ex_set_u(a, t, r);
-	}
-	return 0;
 }
 
 /* ---- conditional and assignment ---- */
@@ -988,7 +562,7 @@ static int assign(struct ex *x, struct value *v)
 
 		ex_val(&cur, v->type);
 		memcpy(cur.bytes, v->bytes, v->size);
-		if (arith(x, bop, &cur, &rhs) < 0) {
+		if (ex_arith(x, bop, &cur, &rhs) < 0) {
 			value_release(v);
 			return -1;
 		}
@@ -1000,7 +574,7 @@ static int assign(struct ex *x, struct value *v)
 		return ex_fail(x, "only scalar values can be assigned%s", "");
 	}
 	ex_convert(&rhs, v->type);
-	if (store_to(x, v, &rhs) < 0) {
+	if (ex_store_to(x, v, &rhs) < 0) {
 		value_release(&rhs);
 		value_release(v);
 		return -1;
