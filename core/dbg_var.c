@@ -171,6 +171,52 @@ void frame_ctx_close(struct frame_ctx *fc)
 	fc->vars = NULL;
 }
 
+static int entry_cb(void *ctx, unsigned reg, uint64_t *val);
+
+static void frame_env(struct frame_ctx *fc, struct sym_module *m, struct sym_expr_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->reg = reg_cb;
+	env->mem = mem_cb;
+	env->ctx = fc;
+	env->have_cfa = fc->have_cfa;
+	env->cfa = fc->cfa;
+	if (m == (fc->mod ? fc->mod->sym : NULL)) {
+		env->frame_base = fc->sc.frame_base;
+		env->nframe_base = fc->sc.nframe_base;
+	}
+	env->bias = sym_module_bias(m);
+	env->entry_value = entry_cb;
+}
+
+/* DW_OP_entry_value(reg): what the caller's call site says reg held when
+ * this frame's function was called, computed in the caller's frame. */
+static int entry_cb(void *ctx, unsigned reg, uint64_t *val)
+{
+	struct frame_ctx *fc = ctx, caller;
+	struct sym_expr_env env;
+	struct sym_expr_res res;
+	struct sym_op *ops;
+	int n, rc = -1;
+
+	if (fc->depth >= 4 || frame_ctx_open(fc->d, fc->tid, fc->index + 1, &caller, NULL) < 0)
+		return -1;
+	caller.depth = fc->depth + 1;
+	if (caller.mod && caller.mod->sym && caller.vars &&
+	    (n = sym_call_site_value(caller.mod->sym, caller.f.pc, reg, &ops, NULL)) > 0) {
+		/* DW_AT_call_value computes the value itself */
+		ops = xrealloc(ops, (size_t)(n + 1) * sizeof(*ops));
+		memset(&ops[n], 0, sizeof(ops[n]));
+		ops[n].atom = 0x9f;	/* DW_OP_stack_value */
+		frame_env(&caller, caller.mod->sym, &env);
+		*val = 0;
+		rc = sym_expr_eval(ops, n + 1, &env, val, sizeof(*val), &res) < 0 ? -1 : 0;
+		free(ops);
+	}
+	frame_ctx_close(&caller);
+	return rc;
+}
+
 void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sym_var *v,
 		     struct value *out)
 {
@@ -194,17 +240,7 @@ void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sy
 		out->status = VAL_NOT_AVAIL;
 		return;
 	}
-	memset(&env, 0, sizeof(env));
-	env.reg = reg_cb;
-	env.mem = mem_cb;
-	env.ctx = fc;
-	env.have_cfa = fc->have_cfa;
-	env.cfa = fc->cfa;
-	if (m == (fc->mod ? fc->mod->sym : NULL)) {
-		env.frame_base = fc->sc.frame_base;
-		env.nframe_base = fc->sc.nframe_base;
-	}
-	env.bias = sym_module_bias(m);
+	frame_env(fc, m, &env);
 	rc = sym_expr_eval(v->ops, v->nops, &env, out->bytes, size, &res);
 	out->in_mem = res.in_mem;
 	out->addr = res.addr;

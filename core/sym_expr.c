@@ -252,9 +252,19 @@ static int run_until_piece(struct machine *m, const struct sym_op *ops, int nops
 		int rc;
 
 		/* a value computed from a register at the call's entry:
-		 * only the callers' side knows it */
-		if (ops[i].atom == DW_OP_entry_value || ops[i].atom == DW_OP_GNU_entry_value)
-			return SYM_EXPR_EMPTY;
+		 * only the caller's call site knows it */
+		if (ops[i].atom == DW_OP_entry_value || ops[i].atom == DW_OP_GNU_entry_value) {
+			const uint8_t *b = ops[i].block;
+			uint64_t v;
+
+			if (!b || ops[i].op1 != 1 || b[0] < DW_OP_reg0 || b[0] > DW_OP_reg31 ||
+			    !m->env->entry_value ||
+			    m->env->entry_value(m->env->ctx, (unsigned)(b[0] - DW_OP_reg0), &v) < 0)
+				return SYM_EXPR_EMPTY;
+			if ((rc = push(m, v)) < 0)
+				return rc;
+			continue;
+		}
 		if ((rc = one(m, &ops[i])) < 0)
 			return rc;
 	}

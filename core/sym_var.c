@@ -519,3 +519,189 @@ void sym_vars_free(struct sym_var *v, int n)
 		free(v[i].ops);
 	free(v);
 }
+
+/* ---- call sites: the values DW_OP_entry_value asks for ---- */
+
+struct cs_walk {
+	struct walk w;
+	uint64_t ret;		/* the call's return address (link) */
+	unsigned reg;		/* the callee's parameter register */
+	struct sym_var out;	/* ops of DW_AT_call_value */
+	int found;
+};
+
+static int param_reg(struct sym_module *m, Dwarf_Die p, unsigned *reg)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned len = 0;
+	Dwarf_Ptr blk = NULL;
+	int rc = -1;
+
+	if (dwarf_attr(p, DW_AT_location, &a, &e) != DW_DLV_OK) {
+		errfree(m, &e);
+		return -1;
+	}
+	if (dwarf_formexprloc(a, &len, &blk, &e) == DW_DLV_OK && len == 1 &&
+	    ((uint8_t *)blk)[0] >= DW_OP_reg0 && ((uint8_t *)blk)[0] <= DW_OP_reg31) {
+		*reg = ((uint8_t *)blk)[0] - DW_OP_reg0;
+		rc = 0;
+	}
+	errfree(m, &e);
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	return rc;
+}
+
+static void call_value_ops(struct cs_walk *cw, Dwarf_Die p)
+{
+	struct sym_module *m = cw->w.m;
+	Dwarf_Attribute a;
+	Dwarf_Loc_Head_c h = NULL;
+	Dwarf_Unsigned cnt = 0;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_attr(p, DW_AT_call_value, &a, &e) != DW_DLV_OK &&
+	    (errfree(m, &e), dwarf_attr(p, DW_AT_GNU_call_site_value, &a, &e) != DW_DLV_OK)) {
+		errfree(m, &e);
+		return;
+	}
+	if (dwarf_get_loclist_c(a, &h, &cnt, &e) == DW_DLV_OK && cnt) {
+		Dwarf_Small lle, src;
+		Dwarf_Unsigned rlo, rhi, nops, eoff, loff;
+		Dwarf_Bool unavail = 0;
+		Dwarf_Addr lo, hi;
+		Dwarf_Locdesc_c ld;
+
+		if (dwarf_get_locdesc_entry_d(h, 0, &lle, &rlo, &rhi, &unavail, &lo, &hi, &nops,
+					      &ld, &src, &eoff, &loff, &e) == DW_DLV_OK && nops &&
+		    copy_ops(m, ld, nops, &cw->out) == 0)
+			cw->found = 1;
+	}
+	if (h)
+		dwarf_loc_head_c_dealloc(h);
+	errfree(m, &e);
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+}
+
+static int die_addr(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Addr addr;
+	int rc = -1;
+
+	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
+		errfree(m, &e);
+		return -1;
+	}
+	if (dwarf_formaddr(a, &addr, &e) == DW_DLV_OK) {
+		*v = addr;
+		rc = 0;
+	}
+	errfree(m, &e);
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	return rc;
+}
+
+static void call_sites(struct cs_walk *cw, Dwarf_Die die, int depth)
+{
+	struct sym_module *m = cw->w.m;
+	Dwarf_Die c = NULL, next;
+	Dwarf_Error e = NULL;
+
+	if (depth > 32 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
+		errfree(m, &e);
+		return;
+	}
+	while (c && !cw->found) {
+		Dwarf_Half tag = 0;
+		uint64_t ret = 0;
+		Dwarf_Addr gnu_ret = 0;
+		unsigned reg;
+
+		dwarf_tag(c, &tag, &e);
+		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
+			call_sites(cw, c, depth + 1);
+		else if ((tag == DW_TAG_call_site && die_addr(m, c, DW_AT_call_return_pc, &ret) == 0 &&
+			  ret == cw->ret) ||
+			 (tag == DW_TAG_GNU_call_site && dwarf_lowpc(c, &gnu_ret, &e) == DW_DLV_OK &&
+			  gnu_ret == cw->ret)) {
+			Dwarf_Die p = NULL, pn;
+
+			if (dwarf_child(c, &p, &e) == DW_DLV_OK)
+				while (p) {
+					if (!cw->found && param_reg(m, p, &reg) == 0 && reg == cw->reg)
+						call_value_ops(cw, p);
+					pn = NULL;
+					if (dwarf_siblingof_b(m->dbg, p, 1, &pn, &e) != DW_DLV_OK)
+						pn = NULL;
+					dwarf_dealloc(m->dbg, p, DW_DLA_DIE);
+					p = pn;
+				}
+		}
+		errfree(m, &e);
+		next = NULL;
+		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
+			next = NULL;
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+		c = next;
+	}
+	if (c)
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	errfree(m, &e);
+}
+
+/* Finds the subprogram holding w->pc under die and searches its calls. */
+static void call_site_fn(struct cs_walk *cw, Dwarf_Die die, int depth)
+{
+	struct sym_module *m = cw->w.m;
+	Dwarf_Die c = NULL, next;
+	Dwarf_Error e = NULL;
+
+	if (depth > 16 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
+		errfree(m, &e);
+		return;
+	}
+	while (c && !cw->w.found) {
+		Dwarf_Half tag = 0;
+
+		dwarf_tag(c, &tag, &e);
+		if (tag == DW_TAG_subprogram && die_holds(&cw->w, c)) {
+			cw->w.found = 1;
+			call_sites(cw, c, 0);
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+			   tag == DW_TAG_class_type)
+			call_site_fn(cw, c, depth + 1);
+		next = NULL;
+		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
+			next = NULL;
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+		c = next;
+	}
+	if (c)
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	errfree(m, &e);
+}
+
+int sym_call_site_value(struct sym_module *m, uint64_t ret_pc, unsigned reg,
+			struct sym_op **ops, struct ptdb_err *err)
+{
+	struct cs_walk cw;
+	struct sym_cu *cu = NULL;
+
+	*ops = NULL;
+	if (sym_dwarf_init(m) < 0 || (sym_find_row(m, ret_pc - 1 - m->bias, &cu), !cu))
+		return ptdb_err_set(err, "no debug information for the caller");
+	memset(&cw, 0, sizeof(cw));
+	walk_init(&cw.w, m, cu);
+	cw.w.pc = ret_pc - 1 - m->bias;
+	cw.ret = ret_pc - m->bias;
+	cw.reg = reg;
+	call_site_fn(&cw, cu->die, 0);
+	if (!cw.found) {
+		free(cw.out.ops);
+		return ptdb_err_set(err, "no call site value for the register");
+	}
+	*ops = cw.out.ops;
+	return cw.out.nops;
+}

@@ -95,6 +95,13 @@ int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_scope *sc,
 int sym_global_vars(struct sym_module *m, uint64_t pc, const char **cu_name,
 		    struct sym_var **out, struct ptdb_err *err);
 void sym_vars_free(struct sym_var *v, int n);
+/* DW_OP_entry_value's answer: in the caller, the call returning to
+ * runtime address ret_pc records (DW_TAG_call_site_parameter) how the
+ * value passed in DWARF register reg was computed.  Returns the count of
+ * ops of that DW_AT_call_value expression (heap array in *ops), -1 when
+ * the call site or the parameter is not described. */
+int sym_call_site_value(struct sym_module *m, uint64_t ret_pc, unsigned reg,
+			struct sym_op **ops, struct ptdb_err *err);
 
 /* C type name as LLDB prints it: "int", "node *", "const char *",
  * "point[2]", "int (*)(int, int)". */
@@ -120,6 +127,9 @@ struct sym_expr_env {
 	uint64_t bias;		/* added to DW_OP_addr */
 	int have_tls;
 	uint64_t tls_base;	/* the module's TLS block */
+	/* DW_OP_entry_value(DW_OP_regN): the register's value when the
+	 * function was entered (NULL or -1: not known) */
+	int (*entry_value)(void *ctx, unsigned dwreg, uint64_t *val);
 };
 
 enum sym_expr_err {

@@ -47,6 +47,7 @@ struct frame_ctx {
 	struct sym_var *vars;	/* NULL: no debug information for the frame */
 	int nvars;
 	const char *no_data;	/* set: no memory or registers (why, for errors) */
+	int depth;		/* callers opened for entry values, a bound */
 };
 
 /* Opens frame index of thread tid (live process).  0 ok; -1 with err when
