@@ -11,8 +11,9 @@ bundle tests (tests/bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
 (tests/process_test.py), the 64-thread stress test (tests/stress_test.py)
-and valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
-run; each reports results through tests/results.py.
+valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
+and the comparison of variables and expressions with lldb-16
+(tests/lldb_compare_test.py) run; each reports results through tests/results.py.
 """
 import os
 import subprocess
@@ -31,6 +32,7 @@ import process_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
+import lldb_compare_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -71,6 +73,7 @@ def main():
     hostile_test.run_all()
     process_test.run_all()
     stress_test.run_all()
+    lldb_compare_test.run_all()
     valgrind_test.run_all()
     return results.summary()
 

@@ -1,0 +1,149 @@
+"""Comparison with lldb-16: the same batch session runs in lldb-16 and in
+ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
+PIE), and the lines of frame variable, expression, target variable,
+finish's return value and the program's frame lines must be identical.
+
+Normalized, because they must differ: the debugger's name in the echo,
+process ids, and stack addresses (each debugger starts the program with its
+own environment, which moves the stack).  Dropped: source listings (their
+spacing is a separate matter) and "Process N launched/resuming" lines.
+
+Deliberate differences, named here and in man/ptdb.1:
+  - 'target variable' with no name lists the globals in DWARF order; LLDB
+    lists them in its name index's order.  Those lines are compared as sets.
+  - Frames of libc.so.6: ptdb reads no separate debug file for the system
+    libraries, so their frame lines lack arguments; only the fixture's own
+    frames are compared.
+lldb-16 stops a batch session at the first failing command, so the sessions
+hold only commands that succeed; ptdb's error lines are checked by the
+transcript tests (0160-0162).
+"""
+import os
+import re
+import shutil
+import subprocess
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+LLDB = "lldb-16"
+
+EXPRS = [
+    "p sum", "p sum + 2", "p/x 255", "p 10/3.0", "p sizeof(int)", "p sizeof(record)",
+    "p 'a'", "p/d 'A'", "p 1 < 2", "p !head", "p ~0", "p (char)65", "p -5 / 2",
+    "p *head", "p head->next->val", "p r->pts[1].y + 2", "p r->name", "p r->c",
+    "p r->grid[1][2]", "p *&r->pts[1]", "p (long)sum * 3", "p origin", "p r->u.f",
+    "p 1e7", "p 2.5f", "p head->val == 1 && head->next != 0", "p 1 ? 2.5f : 3",
+    "expression -f x -- 16", "p counter = 42", "p counter", "p $rax = 7", "p $rax",
+]
+
+SESSIONS = [
+    ("vars -O0", "tests/programs/vars", [
+        "b add", "b walk", "r", "v", "v -T", "v -f x a b", "bt", "frame info",
+        "finish", "c", "v", "v *head", "v head->next->val", "v head->next->next->next",
+        "v r->pts", "v *r", "v -f x sum", "v -T *head", "v -L *head", "v head[1]",
+        "v r->pts[1].y", "up", "v", "v -L argc ch", "v argc ch r rec.pts[1] n1.next->val",
+        "target variable", "target variable counter origin.y", "down",
+    ] + EXPRS),
+    ("vars -O2", "tests/programs/vars_o2", [
+        "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
+        "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
+        "target variable",
+    ]),
+]
+
+STACK = re.compile(r"0x00007ff[0-9a-f]{9}")
+SOURCE = re.compile(r"^\s*(->)?\s*\d+\s|^\s+\^\s*$")
+
+
+def blocks(out, prompt, cmds):
+    """The output of each command: what follows its echo up to the next."""
+    lines = out.splitlines()
+    res, cur, i = {}, None, 0
+    for line in lines:
+        if i < len(cmds) and line == "(%s) %s" % (prompt, cmds[i]):
+            cur = (i, cmds[i])
+            res[cur] = []
+            i += 1
+        elif cur is not None:
+            res[cur].append(line)
+    return res
+
+
+def keep(cmd, line, module):
+    if SOURCE.match(line) or line.startswith("Process "):
+        return False
+    if "frame #" in line and "`" in line:
+        return (" %s`" % module) in line
+    if cmd in ("r", "c", "finish", "up", "down") or cmd.startswith("b "):
+        return line.startswith("Return value:") or line.startswith("* thread")
+    return not line.startswith("Breakpoint ") and not line.startswith("Current executable")
+
+
+def normalize(cmd, lines, module):
+    out = [STACK.sub("0x00007ffSTACK", l.rstrip()) for l in lines if keep(cmd, l, module)]
+    while out and not out[-1]:
+        out.pop()
+    if cmd == "target variable":
+        out = sorted(out)
+    return out
+
+
+def run_session(name, prog, cmds):
+    module = os.path.basename(prog)
+    lldb_args = [LLDB, "-b", "-x"]
+    ptdb_args = [PTDB, "-b", "-o", "file " + prog]
+    for c in cmds:
+        lldb_args += ["-o", c]
+        ptdb_args += ["-o", c]
+    lldb_args.append(prog)
+    try:
+        lo = subprocess.run(lldb_args, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+        po = subprocess.run(ptdb_args, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        results.fail("lldb compare " + name, "timed out: %s" % e)
+        return
+    lb = blocks(lo.stdout + lo.stderr, "lldb", cmds)
+    pb = blocks(po.stdout + po.stderr, "ptdb", cmds)
+    problems = []
+    compared = 0
+    for i, c in enumerate(cmds):
+        key = (i, c)
+        if key not in lb:
+            problems.append("lldb-16 did not run '%s' (did an earlier command fail?)" % c)
+            break
+        if key not in pb:
+            problems.append("ptdb did not run '%s'" % c)
+            break
+        want = normalize(c, lb[key], module)
+        got = normalize(c, pb[key], module)
+        compared += len(want)
+        if want != got:
+            problems.append("'%s':\n  lldb-16:\n%s\n  ptdb:\n%s" % (
+                c, "\n".join("    | " + l for l in want), "\n".join("    | " + l for l in got)))
+    if not problems and compared < len(cmds):
+        problems.append("only %d lines compared: the sessions' output was not split" % compared)
+    if problems:
+        results.fail("lldb compare " + name, "\n".join(problems))
+    else:
+        results.ok("lldb compare %s (%d commands, %d lines identical)" % (name, len(cmds), compared))
+
+
+def run_all():
+    if not shutil.which(LLDB):
+        results.skip("lldb compare", "%s is not installed (make deps installs it)" % LLDB)
+        return
+    for name, prog, cmds in SESSIONS:
+        if not os.path.exists(os.path.join(ROOT, prog)):
+            results.fail("lldb compare " + name, "%s is not built (make programs)" % prog)
+            continue
+        run_session(name, prog, cmds)
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())
