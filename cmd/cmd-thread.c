@@ -5,6 +5,7 @@
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/expr.h"
+#include "core/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -214,7 +215,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 	for (int i = 0; i < n && i < MAX_THREADS; i++) {
 		struct dbg_frame f;
 		struct ptdb_err err;
-		char loc[512], why[160];
+		char loc[2048], why[160];
 
 		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0) {
 			if (d->pm)	/* listed without a trace */
@@ -228,7 +229,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 				ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid, f.pc, loc);
 			continue;
 		}
-		dbg_format_frame(d, &f, 0, loc, sizeof(loc));
+		frame_format(d, ti[i].tid, 0, &f, loc, sizeof(loc));
 		report_reason(d, ti[i].tid, why, sizeof(why));
 		fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s, name = '%s'",
 			ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid,

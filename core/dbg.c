@@ -81,6 +81,8 @@ void dbg_release(struct dbg *d)
 {
 	free(d->stop_note);
 	d->stop_note = NULL;
+	free(d->stop_error);
+	d->stop_error = NULL;
 	expr_store_free(d->results);
 	d->results = NULL;
 	dbg_unload_bundle(d);
@@ -90,6 +92,7 @@ void dbg_release(struct dbg *d)
 	for (int i = 0; i < d->nbps; i++) {
 		free(d->bps[i].name);
 		free(d->bps[i].file);
+		free(d->bps[i].cond);
 		dbg_bp_set_commands(&d->bps[i], NULL, 0, 0);
 	}
 	free(d->bps);
@@ -320,6 +323,7 @@ int dbg_bp_delete(struct dbg *d, unsigned id)
 		loc_plant(d, bp, &bp->locs[k]);
 	free(bp->name);
 	free(bp->file);
+	free(bp->cond);
 	dbg_bp_set_commands(bp, NULL, 0, 0);
 	memmove(bp, bp + 1, (size_t)(d->bps + d->nbps - bp - 1) * sizeof(*bp));
 	d->nbps--;
@@ -357,7 +361,7 @@ int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
 }
 
 /* Is addr a planted, enabled user breakpoint location?  Counts the hit. */
-int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc)
+int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc)
 {
 	int found = 0;
 
@@ -369,8 +373,14 @@ int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc)
 		for (int k = 0; k < bp->nlocs; k++)
 			if (bp->locs[k].addr == addr && bp->locs[k].enabled &&
 			    bp->locs[k].planted) {
+				int pass = dbg_bp_passes(d, bp, tid, k);
+
+				if (!pass)
+					continue;
 				bp->hits++;
 				bp->locs[k].hits++;
+				if (pass == 2)
+					continue;
 				if (!found) {
 					*id = bp->id;
 					*loc = (unsigned)k + 1;
