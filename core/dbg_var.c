@@ -22,26 +22,71 @@ static int mem_cb(void *ctx, uint64_t addr, void *buf, size_t n)
 	return dbg_read(fc->d, addr, buf, n, NULL);
 }
 
-static int reg_cb(void *ctx, unsigned r, uint64_t *val)
-{
-	struct frame_ctx *fc = ctx;
-	const struct user_regs_struct *g = &fc->regs;
-	uint64_t all[17] = { g->rax, g->rdx, g->rcx, g->rbx, g->rsi, g->rdi, g->rbp,
-			     g->rsp, g->r8, g->r9, g->r10, g->r11, g->r12, g->r13,
-			     g->r14, g->r15, g->rip };
-
-	if (r >= 17)
-		return -1;
-	if (!fc->all_regs && r != 6 && r != 7 && r != 16)
-		return -1;
-	*val = all[r];
-	return 0;
-}
-
 static int read_cb(void *ctx, uint64_t addr, void *buf, size_t n)
 {
 	return dbg_read(ctx, addr, buf, n, NULL);
 }
+
+static int reg_cb(void *ctx, unsigned r, uint64_t *val)
+{
+	struct frame_ctx *fc = ctx;
+
+	if (r >= 17 || !(fc->known.valid >> r & 1))
+		return -1;
+	*val = fc->known.r[r];
+	return 0;
+}
+
+static void regs_to_dwarf(const struct user_regs_struct *g, struct sym_regs *s)
+{
+	uint64_t all[17] = { g->rax, g->rdx, g->rcx, g->rbx, g->rsi, g->rdi, g->rbp,
+			     g->rsp, g->r8, g->r9, g->r10, g->r11, g->r12, g->r13,
+			     g->r14, g->r15, g->rip };
+
+	memcpy(s->r, all, sizeof(all));
+	s->valid = (1u << 17) - 1;
+}
+
+static void dwarf_to_regs(const struct sym_regs *s, struct user_regs_struct *g)
+{
+	uint64_t *slot[17] = { (uint64_t *)&g->rax, (uint64_t *)&g->rdx, (uint64_t *)&g->rcx,
+			       (uint64_t *)&g->rbx, (uint64_t *)&g->rsi, (uint64_t *)&g->rdi,
+			       (uint64_t *)&g->rbp, (uint64_t *)&g->rsp, (uint64_t *)&g->r8,
+			       (uint64_t *)&g->r9, (uint64_t *)&g->r10, (uint64_t *)&g->r11,
+			       (uint64_t *)&g->r12, (uint64_t *)&g->r13, (uint64_t *)&g->r14,
+			       (uint64_t *)&g->r15, (uint64_t *)&g->rip };
+
+	for (int r = 0; r < 17; r++)
+		*slot[r] = s->valid >> r & 1 ? s->r[r] : 0;
+}
+
+/* Frame index's registers, unwound from frame 0's through the CFI. */
+static void outer_regs(struct frame_ctx *fc, pid_t tid)
+{
+	struct user_regs_struct g;
+	struct sym_regs cur, next;
+
+	fc->known.valid = 1u << 6 | 1u << 7 | 1u << 16;
+	fc->known.r[6] = fc->f.rbp;
+	fc->known.r[7] = fc->f.rsp;
+	fc->known.r[16] = fc->f.pc;
+	if (fc->d->replay || fc->d->pm || target_get_regs(fc->d->proc, tid, &g, NULL) < 0)
+		return;
+	regs_to_dwarf(&g, &cur);
+	for (unsigned i = 1; i <= fc->index; i++) {
+		uint64_t look = i > 1 ? cur.r[16] - 1 : cur.r[16];
+		struct dbg_module *m = dbg_module_for(fc->d, look);
+		struct sym_regs in = cur;
+
+		in.r[16] = look;
+		if (!m || sym_unwind_step_regs(m->sym, &in, read_cb, fc->d, &next) < 0)
+			return;
+		cur = next;
+	}
+	if (cur.r[16] == fc->f.pc && cur.r[7] == fc->f.rsp)
+		fc->known = cur;
+}
+
 
 int frame_ctx_open(struct dbg *d, pid_t tid, unsigned index, struct frame_ctx *fc,
 		   struct ptdb_err *err)
@@ -73,10 +118,11 @@ int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 		if (target_get_regs(d->proc, tid, &fc->regs, err) < 0)
 			return -1;
 		fc->all_regs = 1;
+		regs_to_dwarf(&fc->regs, &fc->known);
+	} else {
+		outer_regs(fc, tid);
+		dwarf_to_regs(&fc->known, &fc->regs);
 	}
-	fc->regs.rip = fc->f.pc;
-	fc->regs.rsp = fc->f.rsp;
-	fc->regs.rbp = fc->f.rbp;
 	look = index ? fc->f.pc - 1 : fc->f.pc;
 	fc->mod = dbg_module_for(d, look);
 	if (!fc->mod || !fc->mod->sym || fc->f.untraced)

@@ -377,7 +377,8 @@ static int reg_value(struct ex *x, const char *name, struct value *v)
 
 		if (strcmp(regs[i].name, name))
 			continue;
-		if (!fc->all_regs && regs[i].dw != 6 && regs[i].dw != 7 && regs[i].dw != 16 && !fc->no_data)
+		if (!fc->no_data && !fc->all_regs &&
+		    (regs[i].dw >= 17 || !(fc->known.valid >> regs[i].dw & 1)))
 			return ex_fail(x, "register %s is not available in this frame", name);
 		/* LLDB's expressions see every register as an integer */
 		t = regs[i].size == 4 ? &expr_t_uint : &expr_t_ulong;

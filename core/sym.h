@@ -120,6 +120,21 @@ int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 		    uint64_t rbp, sym_read_fn rd, void *ctx, uint64_t *cpc,
 		    uint64_t *crsp, uint64_t *crbp);
 
+/* Registers by DWARF number (rax 0 ... r15 15, rip 16); valid: bit per
+ * register known. */
+struct sym_regs {
+	uint64_t r[17];
+	uint32_t valid;
+};
+/* The same step for every register: in the caller, rsp (the CFA), rip
+ * (the return address) and rbp, and the callee-saved rbx and r12-r15 by
+ * the CFI's rules (a register without a rule kept its value; without CFI,
+ * the frame pointer chain and the callee-saved registers unchanged).  The
+ * caller-saved registers are not known (valid bit clear).  0 ok, -1 no
+ * caller. */
+int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_read_fn rd,
+			 void *ctx, struct sym_regs *out);
+
 /* Demangles a C++ name with parameters ("_Z2f2v" -> "f2()"); NULL if name
  * is not mangled.  Caller frees the result. */
 char *sym_demangle(const char *name);

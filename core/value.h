@@ -40,7 +40,10 @@ struct frame_ctx {
 	unsigned index;
 	struct dbg_module *mod;
 	struct user_regs_struct regs;
-	int all_regs;		/* frame 0: every register; callers: rsp, rbp, rip */
+	int all_regs;		/* frame 0: every register (writable) */
+	struct sym_regs known;	/* the frame's registers by DWARF number: a
+				 * caller's rsp, rbp, rip and those the CFI
+				 * recovers (rbx, r12-r15) */
 	int have_cfa;
 	uint64_t cfa;
 	struct sym_scope sc;
