@@ -1343,7 +1343,7 @@ static const struct cmd_node register_read_node = {
 
 const struct cmd_node cmd_register_node = {
 	.name = "register", .summary = "Commands to access registers of the selected thread.",
-	.children = (const struct cmd_node *const[]){ &register_read_node, NULL },
+	.children = (const struct cmd_node *const[]){ &register_read_node, &cmd_register_write_node, NULL },
 };
 
 static const struct cmd_node memory_read_node = {
@@ -1363,8 +1363,8 @@ static const struct cmd_node memory_read_node = {
 };
 
 const struct cmd_node cmd_memory_node = {
-	.name = "memory", .summary = "Commands for reading the memory of the current target.",
-	.children = (const struct cmd_node *const[]){ &memory_read_node, NULL },
+	.name = "memory", .summary = "Commands for reading and writing the memory of the current target.",
+	.children = (const struct cmd_node *const[]){ &memory_read_node, &cmd_memory_write_node, NULL },
 };
 
 const struct cmd_node cmd_disassemble_node = {

@@ -335,6 +335,9 @@ static const struct { const char *name; int dw; int size; } regs[] = {
 	{ "rip", 16, 8 }, { "pc", 16, 8 }, { "sp", 7, 8 }, { "fp", 6, 8 },
 	{ "eax", 0, 4 }, { "edx", 1, 4 }, { "ecx", 2, 4 }, { "ebx", 3, 4 },
 	{ "esi", 4, 4 }, { "edi", 5, 4 }, { "rflags", 49, 8 }, { "eflags", 49, 4 },
+	{ "ax", 0, 2 }, { "dx", 1, 2 }, { "cx", 2, 2 }, { "bx", 3, 2 },
+	{ "si", 4, 2 }, { "di", 5, 2 }, { "al", 0, 1 }, { "dl", 1, 1 },
+	{ "cl", 2, 1 }, { "bl", 3, 1 },
 };
 
 static uint64_t *reg_slot(struct user_regs_struct *r, int dw)
@@ -381,7 +384,8 @@ static int reg_value(struct ex *x, const char *name, struct value *v)
 		    (regs[i].dw >= 17 || !(fc->known.valid >> regs[i].dw & 1)))
 			return ex_fail(x, "register %s is not available in this frame", name);
 		/* LLDB's expressions see every register as an integer */
-		t = regs[i].size == 4 ? &expr_t_uint : &expr_t_ulong;
+		t = regs[i].size == 4 ? &expr_t_uint : regs[i].size == 2 ? &expr_t_ushort :
+		    regs[i].size == 1 ? &expr_t_uchar : &expr_t_ulong;
 		ex_set_u(v, t, *reg_slot(&fc->regs, regs[i].dw));
 		v->in_reg = regs[i].dw;
 		return 0;
@@ -565,3 +569,39 @@ int ex_type_name(struct ex *x, const struct sym_type **t)
 	return 1;
 }
 
+
+int expr_register_known(const char *name)
+{
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(regs[i].name, name))
+			return 1;
+	return 0;
+}
+
+int expr_register_write(struct frame_ctx *fc, struct expr_store **st, const char *name,
+			uint64_t v, struct ptdb_err *err)
+{
+	struct ex x;
+	struct value lv, rv;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.fc = fc;
+	x.err = err;
+	x.st = store(st);
+	if (!fc->all_regs)
+		return ptdb_err_set(err, "registers of a caller frame cannot be written "
+				    "(select frame 0)");
+	if (reg_value(&x, name, &lv) < 0)
+		return -1;
+	if (lv.size < 8 && v >> (lv.size * 8)) {
+		value_release(&lv);
+		return ptdb_err_set(err, "value 0x%llx does not fit in the %zu-byte register %s",
+				    (unsigned long long)v, lv.size, name);
+	}
+	ex_set_u(&rv, lv.type, v);
+	rc = ex_store_to(&x, &lv, &rv);
+	value_release(&lv);
+	value_release(&rv);
+	return rc;
+}

@@ -25,4 +25,10 @@ int expr_eval(struct frame_ctx *fc, struct expr_store **st, const char *text,
 /* Keeps a copy of v as the next result; returns its number. */
 unsigned expr_keep(struct expr_store **st, struct dbg *d, const struct value *v);
 
+/* Register names the evaluator knows ("rax", "eax", "pc", "rflags"). */
+int expr_register_known(const char *name);
+/* Writes v into register name of frame 0 (the low part for eax & co). */
+int expr_register_write(struct frame_ctx *fc, struct expr_store **st, const char *name,
+			uint64_t v, struct ptdb_err *err);
+
 #endif
