@@ -123,6 +123,9 @@ static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd
 		for (int i = 0; i < fc.nvars; i++) {
 			struct value v;
 
+			/* a function's statics are named, not listed (as LLDB) */
+			if (fc.vars[i].global && !fc.vars[i].is_param)
+				continue;
 			frame_var_value(&fc, fc.mod->sym, &fc.vars[i], &v);
 			value_print(ctx->out, d, fc.vars[i].name, &v, &o);
 			value_release(&v);

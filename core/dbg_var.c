@@ -219,6 +219,25 @@ void frame_ctx_close(struct frame_ctx *fc)
 
 static int entry_cb(void *ctx, unsigned reg, uint64_t *val);
 
+/* The executable's block of thread-local storage in fc's thread: x86-64
+ * places it just below the thread pointer (fs_base), rounded up to its
+ * alignment (TLS variant II).  A shared library's block lives where its
+ * DTV entry says; that is not read, so its TLS variables are not
+ * available. */
+static void tls_base(struct frame_ctx *fc, struct sym_module *m, struct sym_expr_env *env)
+{
+	struct user_regs_struct g;
+	uint64_t memsz, align;
+	struct dbg *d = fc->d;
+
+	if (!d->nmods || d->mods[0].sym != m || !d->mods[0].is_exe || !dbg_alive(d) ||
+	    d->replay || d->pm || sym_module_tls(m, &memsz, &align) < 0 ||
+	    target_get_regs(d->proc, fc->tid, &g, NULL) < 0)
+		return;
+	env->have_tls = 1;
+	env->tls_base = g.fs_base - ((memsz + align - 1) / align * align);
+}
+
 static void frame_env(struct frame_ctx *fc, struct sym_module *m, struct sym_expr_env *env)
 {
 	memset(env, 0, sizeof(*env));
@@ -233,6 +252,7 @@ static void frame_env(struct frame_ctx *fc, struct sym_module *m, struct sym_exp
 	}
 	env->bias = sym_module_bias(m);
 	env->entry_value = entry_cb;
+	tls_base(fc, m, env);
 }
 
 /* DW_OP_entry_value(reg): what the caller's call site says reg held when

@@ -35,6 +35,8 @@ size_t sym_module_read(const struct sym_module *m, uint64_t addr, void *buf, siz
 /* The runtime range [*lo, *hi) the loadable segments cover; 0, or -1 if
  * none. */
 int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi);
+/* The PT_TLS segment's size in memory and alignment; -1 if none. */
+int sym_module_tls(const struct sym_module *m, uint64_t *memsz, uint64_t *align);
 /* 1 if the file ends before its program headers or a loadable segment's
  * bytes do (a truncated copy). */
 int sym_module_truncated(const struct sym_module *m);
