@@ -136,7 +136,15 @@ int ex_ident(struct ex *x, char *buf, size_t n)
 	if (!isalpha((unsigned char)*x->p) && *x->p != '_')
 		return 0;
 	while (isalnum((unsigned char)*x->p) || *x->p == '_' ||
-	       (x->p[0] == ':' && x->p[1] == ':' && (x->p++, 1))) {
+	       (x->p[0] == ':' && x->p[1] == ':' && isalpha((unsigned char)x->p[2]))) {
+		if (*x->p == ':') {	/* a scope: "geo::Point" */
+			if (k < n - 2) {
+				buf[k++] = ':';
+				buf[k++] = ':';
+			}
+			x->p += 2;
+			continue;
+		}
 		if (k < n - 1)
 			buf[k++] = *x->p;
 		x->p++;

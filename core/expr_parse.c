@@ -89,6 +89,19 @@ static int char_literal(struct ex *x, struct value *v)
 	return 0;
 }
 
+/* A C++ reference stands for the object it refers to. */
+static int deref_reference(struct ex *x, struct value *v)
+{
+	const struct sym_type *t = sym_type_strip(v->type);
+	uint64_t a;
+
+	if (!t || (t->kind != SYM_T_REF && t->kind != SYM_T_RVREF) || !t->target)
+		return 0;
+	a = ex_u(v);
+	value_release(v);
+	return ex_load(x, v, t->target, a);
+}
+
 static int identifier(struct ex *x, struct value *v)
 {
 	char name[256];
@@ -109,7 +122,7 @@ static int identifier(struct ex *x, struct value *v)
 	if (frame_var_named(x->fc, name, v) < 0)
 		return ex_fail(x, "use of undeclared identifier '%s'", name);
 	if (v->status == VAL_OK || x->skip)
-		return 0;
+		return deref_reference(x, v);
 	value_release(v);
 	return ex_fail(x, "'%s' is not available at this point (optimized out, or in a register "
 		       "this frame does not recover)", name);
@@ -174,6 +187,16 @@ static const struct sym_member *find_member(const struct sym_type *t, const char
 	return NULL;
 }
 
+static int is_const(const struct sym_type *t)
+{
+	for (int i = 0; t && i < 16; i++, t = t->target)
+		if (t->kind == SYM_T_CONST)
+			return 1;
+		else if (t->kind != SYM_T_TYPEDEF && t->kind != SYM_T_VOLATILE)
+			return 0;
+	return 0;
+}
+
 static int member(struct ex *x, struct value *v, int arrow)
 {
 	char name[256], tn[256];
@@ -212,6 +235,12 @@ static int member(struct ex *x, struct value *v, int arrow)
 		return ex_fail(x, "no member named '%.200s' in '%.200s'", name, tn);
 	}
 	ex_val(&nv, m->type);
+	if (is_const(v->type)) {	/* a member of a const object is const */
+		struct sym_type *ct = expr_new_type(x->st, SYM_T_CONST, m->type);
+
+		ct->size = m->type ? m->type->size : 0;
+		nv.type = ct;
+	}
 	if (m->bit_size) {
 		uint64_t raw = 0, u;
 
@@ -225,7 +254,7 @@ static int member(struct ex *x, struct value *v, int arrow)
 	nv.addr = v->addr + off;
 	value_release(v);
 	*v = nv;
-	return 0;
+	return deref_reference(x, v);
 }
 
 static int subscript(struct ex *x, struct value *v)

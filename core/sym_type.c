@@ -12,10 +12,18 @@
 #include "core/sym_int.h"
 #include "core/sym_var.h"
 
+struct sym_qual {		/* a C++ type's scope: "geo::", "std::__cxx11::" */
+	uint64_t off;
+	char *prefix;
+};
+
 struct sym_tcache {
 	uint64_t *key;
 	struct sym_type **val;
 	size_t cap, n;
+	struct sym_qual *qual;	/* sorted by offset */
+	size_t nqual, qcap;
+	int qual_done;
 };
 
 static size_t slot(const struct sym_tcache *c, uint64_t k)
@@ -85,6 +93,9 @@ void sym_types_free(struct sym_module *m)
 			type_free(c->val[i]);
 	free(c->key);
 	free(c->val);
+	for (size_t i = 0; i < c->nqual; i++)
+		free(c->qual[i].prefix);
+	free(c->qual);
 	free(c);
 	m->tcache = NULL;
 }
@@ -214,6 +225,99 @@ static uint64_t member_offset(struct sym_module *m, Dwarf_Die die)
 
 static struct sym_type *type_at(struct sym_module *m, uint64_t off, int cxx, int depth);
 
+/* ---- C++ scopes: the namespaces and classes a type is declared in ---- */
+
+static int qual_cmp(const void *a, const void *b)
+{
+	const struct sym_qual *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix, int depth)
+{
+	struct sym_tcache *tc = m->tcache;
+	Dwarf_Die c = NULL, next;
+	Dwarf_Error e = NULL;
+
+	if (depth > 16 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+		return;
+	}
+	while (c) {
+		Dwarf_Half tag = 0;
+		Dwarf_Off off = 0;
+		const char *n;
+
+		dwarf_tag(c, &tag, &e);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+		    tag == DW_TAG_class_type || tag == DW_TAG_union_type ||
+		    tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef) {
+			n = sym_die_name(m, c);
+			if (*prefix && tag != DW_TAG_namespace && dwarf_dieoffset(c, &off, &e) == DW_DLV_OK) {
+				if (tc->nqual == tc->qcap) {
+					tc->qcap = tc->qcap ? tc->qcap * 2 : 256;
+					tc->qual = xrealloc(tc->qual, tc->qcap * sizeof(*tc->qual));
+				}
+				tc->qual[tc->nqual].off = off;
+				tc->qual[tc->nqual++].prefix = xstrdup(prefix);
+			}
+			if (tag == DW_TAG_namespace || ((tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_class_type || tag == DW_TAG_union_type) && n)) {
+				char sub[1024];
+
+				snprintf(sub, sizeof(sub), "%s%s::", prefix, n ? n : "(anonymous namespace)");
+				qual_walk(m, c, sub, depth + 1);
+			}
+		}
+		next = NULL;
+		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
+			next = NULL;
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+		c = next;
+	}
+	if (e)
+		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+}
+
+/* name with its scope ("geo::Rect") in C++ units; a heap string. */
+static char *qualified(struct sym_module *m, uint64_t off, const char *name, int cxx)
+{
+	struct sym_tcache *tc;
+	struct sym_qual key = { off, NULL }, *hit;
+
+	if (!name)
+		return NULL;
+	if (!cxx)
+		return xstrdup(name);
+	if (!m->tcache)
+		m->tcache = xcalloc(1, sizeof(*m->tcache));
+	tc = m->tcache;
+	if (!tc->qual_done) {
+		tc->qual_done = 1;
+		for (size_t i = 0; i < m->ncus; i++) {
+			uint64_t lang = 0;
+
+			sym_die_udata(m, m->cus[i].die, DW_AT_language, &lang);
+			if (lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+			    lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14)
+				qual_walk(m, m->cus[i].die, "", 0);
+		}
+		qsort(tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp);
+	}
+	hit = tc->nqual ? bsearch(&key, tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp) : NULL;
+	if (!hit)
+		return xstrdup(name);
+	{
+		size_t n = strlen(hit->prefix) + strlen(name) + 1;
+		char *q = xmalloc(n);
+
+		snprintf(q, n, "%s%s", hit->prefix, name);
+		return q;
+	}
+}
+
 static struct sym_type *die_type(struct sym_module *m, Dwarf_Die die, int cxx, int depth)
 {
 	uint64_t off;
@@ -229,8 +333,9 @@ static void add_member(struct sym_module *m, struct sym_type *t, Dwarf_Die c,
 	struct sym_member *mb;
 	uint64_t v;
 
-	if (tag == DW_TAG_member && sym_die_flag(m, c, DW_AT_external))
-		return;		/* a static member (DWARF 4) */
+	if (tag == DW_TAG_member && (sym_die_flag(m, c, DW_AT_external) ||
+				     sym_die_flag(m, c, DW_AT_artificial)))
+		return;		/* a static member (DWARF 4), the vtable pointer */
 	t->mem = xrealloc(t->mem, (size_t)(t->nmem + 1) * sizeof(*t->mem));
 	mb = &t->mem[t->nmem++];
 	memset(mb, 0, sizeof(*mb));
@@ -398,7 +503,7 @@ static struct sym_type *type_at(struct sym_module *m, uint64_t off, int cxx, int
 	t = xcalloc(1, sizeof(*t));
 	t->kind = tag_kind(tag, &ok);
 	t->is_cxx = cxx;
-	t->name = dup_or_null(sym_die_name(m, die));
+	t->name = qualified(m, off, sym_die_name(m, die), cxx);
 	cache_put(m, off, t);	/* before the members: they may point back */
 	if (ok)
 		type_fill(m, t, die, tag, depth);
@@ -598,10 +703,14 @@ static int named_in(struct sym_module *m, Dwarf_Die die, const char *name, int c
 	return *out != NULL;
 }
 
-struct sym_type *sym_type_named(struct sym_module *m, const char *name)
+struct sym_type *sym_type_named(struct sym_module *m, const char *qname)
 {
 	struct sym_type *t = NULL;
+	const char *name = qname, *c;
 
+	/* DW_AT_name is the last component; the scope is checked after */
+	while ((c = strstr(name, "::")))
+		name = c + 2;
 	if (sym_dwarf_init(m) < 0)
 		return NULL;
 	for (size_t i = 0; i < m->ncus && !t; i++) {
@@ -612,6 +721,8 @@ struct sym_type *sym_type_named(struct sym_module *m, const char *name)
 		cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_11 ||
 		      lang == DW_LANG_C_plus_plus_14 || lang == DW_LANG_C_plus_plus_03;
 		named_in(m, m->cus[i].die, name, cxx, 0, &t);
+		if (t && name != qname && (!t->name || strcmp(t->name, qname)))
+			t = NULL;	/* another scope's type of that name */
 	}
 	return t;
 }

@@ -27,6 +27,57 @@ static int is_char_type(const struct sym_type *t)
 	       (t->enc == DW_ATE_signed_char || t->enc == DW_ATE_unsigned_char);
 }
 
+/* libstdc++'s std::string (std::__cxx11::basic_string<char, ...>): LLDB
+ * shows its text, "hello", instead of its members. */
+static const struct sym_member *member_named(const struct sym_type *t, const char *name)
+{
+	t = sym_type_strip(t);
+	for (int i = 0; t && i < t->nmem; i++)
+		if (t->mem[i].name && !strcmp(t->mem[i].name, name))
+			return &t->mem[i];
+	return NULL;
+}
+
+static int is_std_string(const struct sym_type *t)
+{
+	t = sym_type_strip(t);
+	return t && t->name && (t->kind == SYM_T_CLASS || t->kind == SYM_T_STRUCT) &&
+	       (!strncmp(t->name, "std::__cxx11::basic_string<char,", 32) ||
+		!strncmp(t->name, "std::basic_string<char,", 23)) &&
+	       member_named(t, "_M_dataplus") && member_named(t, "_M_string_length");
+}
+
+static void cat(char *buf, size_t n, const char *s);
+static void quoted(const uint8_t *s, size_t len, char *buf, size_t n);
+
+static void std_string_text(struct dbg *d, const struct sym_type *t, const uint8_t *b,
+			    size_t size, char *buf, size_t n)
+{
+	const struct sym_member *dp = member_named(t, "_M_dataplus");
+	const struct sym_member *ln = member_named(t, "_M_string_length");
+	const struct sym_member *p = dp ? member_named(dp->type, "_M_p") : NULL;
+	uint64_t ptr = 0, len = 0;
+	uint8_t text[1025];
+	size_t got;
+
+	buf[0] = 0;
+	if (!p || dp->off + p->off + 8 > size || ln->off + 8 > size) {
+		snprintf(buf, n, "<unavailable>");
+		return;
+	}
+	memcpy(&ptr, b + dp->off + p->off, 8);
+	memcpy(&len, b + ln->off, 8);
+	if (len > 1024)
+		len = 1024;
+	got = len ? dbg_read_some(d, ptr, text, (size_t)len) : 0;
+	if (got < len) {
+		snprintf(buf, n, "<unavailable>");
+		return;
+	}
+	text[got] = 0;
+	quoted(text, got, buf, n);
+}
+
 static int is_aggregate(const struct sym_type *t)
 {
 	t = sym_type_strip(t);
@@ -77,6 +128,8 @@ static int has_children_no_summary(const struct sym_type *t)
 		return tg && tg->kind != SYM_T_VOID && tg->kind != SYM_T_FUNC && !is_char_type(tg);
 	}
 	if (t->kind == SYM_T_ARRAY && is_char_type(t->target) && t->ndims == 1)
+		return 0;
+	if (is_std_string(t))
 		return 0;
 	return nchildren(t) > 0;
 }
@@ -426,11 +479,18 @@ static void child_text(struct pr *p, const struct sym_type *t, int i, const uint
 		snprintf(buf, n, "<unavailable>");
 		return;
 	}
-	if (is_aggregate(ct)) {	/* only char arrays reach here in one line */
+	if (is_std_string(ct)) {
+		std_string_text(p->d, sym_type_strip(ct), b + off, size - off, buf, n);
+		return;
+	}
+	if (is_aggregate(ct)) {	/* char arrays and empty ones reach here in one line */
 		const struct sym_type *s = sym_type_strip(ct);
 
 		buf[0] = 0;
-		quoted(b + off, (size_t)s->size, buf, n);
+		if (!nchildren(s))
+			snprintf(buf, n, "{}");
+		else
+			quoted(b + off, (size_t)s->size, buf, n);
 		return;
 	}
 	fmt_scalar(p, ct, b + off, buf, n);
@@ -474,6 +534,42 @@ static void print_children(struct pr *p, int indent, const struct sym_type *t, c
 	}
 }
 
+/* A C++ reference as LLDB shows it: "0x00007ffe... (&r = 5)" for a
+ * scalar, "0x00007ffe...: {" and the members for an object. */
+static void print_ref(struct pr *p, int indent, const char *name, const struct sym_type *s,
+		      const uint8_t *b)
+{
+	const struct sym_type *tg = sym_type_strip(s->target);
+	uint64_t a = 0;
+	size_t size = tg ? (size_t)tg->size : 0;
+	uint8_t *obj;
+	char v[2048];
+
+	memcpy(&a, b, 8);
+	if (!size || size > (1u << 20)) {
+		fprintf(p->out, "0x%016" PRIx64 "\n", a);
+		return;
+	}
+	obj = calloc(1, size);
+	if (!obj || dbg_read(p->d, a, obj, size, NULL) < 0) {
+		fprintf(p->out, "0x%016" PRIx64 "\n", a);
+		free(obj);
+		return;
+	}
+	if (is_aggregate(tg) && !is_std_string(tg) && nchildren(tg)) {
+		fprintf(p->out, "0x%016" PRIx64 ": {\n", a);
+		print_children(p, indent + 2, tg, obj, a, 1);
+		fprintf(p->out, "%*s}\n", indent, "");
+	} else {
+		if (is_std_string(tg))
+			std_string_text(p->d, tg, obj, size, v, sizeof(v));
+		else
+			fmt_scalar(p, tg, obj, v, sizeof(v));
+		fprintf(p->out, "0x%016" PRIx64 " (&%s = %s)\n", a, name, v);
+	}
+	free(obj);
+}
+
 static void print_node(struct pr *p, int indent, const char *name, const struct sym_type *t,
 		       const uint8_t *b, uint64_t addr, int in_mem, int top)
 {
@@ -489,6 +585,15 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		fprintf(p->out, "(%s) ", sym_type_name(t, tn, sizeof(tn)));
 	}
 	fprintf(p->out, "%s = ", name);
+	if (is_std_string(s) && !p->o->format) {
+		std_string_text(p->d, s, b, (size_t)s->size, v, sizeof(v));
+		fprintf(p->out, "%s\n", v);
+		return;
+	}
+	if (s && (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) && s->target && !p->o->format) {
+		print_ref(p, indent, name, s, b);
+		return;
+	}
 	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1 && !p->o->format) {
 		v[0] = 0;
 		quoted(b, (size_t)s->size, v, sizeof(v));
