@@ -150,17 +150,25 @@ int ex_arith(struct ex *x, const char *op, struct value *a, struct value *b)
 		case '-': r = p - q; break;
 		case '*': r = p * q; break;
 		case '/':
-			if (!q)
+		case '%': {
+			/* operands as their type's width says; INT_MIN / -1 and
+			 * INT_MIN % -1 wrap instead of trapping ptdb */
+			uint64_t mask = bits < 64 ? (1ull << bits) - 1 : ~0ull;
+
+			if (!(q & mask))
 				break;
-			r = sgn ? (uint64_t)((int64_t)(bits < 64 ? (int64_t)(p << (64 - bits)) >> (64 - bits) : (int64_t)p) /
-					     (int64_t)(bits < 64 ? (int64_t)(q << (64 - bits)) >> (64 - bits) : (int64_t)q))
-				: (bits < 64 ? (p & ((1ull << bits) - 1)) / (q & ((1ull << bits) - 1)) : p / q);
+			if (sgn) {
+				int64_t sp = bits < 64 ? (int64_t)(p << (64 - bits)) >> (64 - bits) : (int64_t)p;
+				int64_t sq = bits < 64 ? (int64_t)(q << (64 - bits)) >> (64 - bits) : (int64_t)q;
+
+				if (sq == -1)
+					r = op[0] == '/' ? (uint64_t)0 - (uint64_t)sp : 0;
+				else
+					r = op[0] == '/' ? (uint64_t)(sp / sq) : (uint64_t)(sp % sq);
+			} else
+				r = op[0] == '/' ? (p & mask) / (q & mask) : (p & mask) % (q & mask);
 			break;
-		case '%':
-			if (!q)
-				break;
-			r = sgn ? (uint64_t)((int64_t)p % (int64_t)q) : p % q;
-			break;
+		}
 		case '&': r = p & q; break;
 		case '|': r = p | q; break;
 		case '^': r = p ^ q; break;

@@ -22,6 +22,7 @@ struct ex {
 	struct ptdb_err *err;
 	int failed;
 	int skip;		/* > 0: evaluate for types only, no effects */
+	int depth;		/* nesting, bounded: "((((..." must not exhaust the stack */
 };
 
 extern const struct sym_type expr_t_int, expr_t_uint, expr_t_long, expr_t_ulong,

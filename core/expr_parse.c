@@ -2,6 +2,7 @@
  * assignment down to postfix and primary expressions, each level
  * evaluating as it parses (core/expr.c holds the lexer and the values). */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +35,14 @@ static int number(struct ex *x, struct value *v)
 		} else
 			ex_set_d(v, &expr_t_double, d);
 	} else {
-		unsigned long long u = strtoull(s, &end, 0);
+		unsigned long long u;
 		int uns = 0, lng = 0;
 		const struct sym_type *t;
+
+		errno = 0;
+		u = strtoull(s, &end, 0);
+		if (errno == ERANGE)
+			return ex_fail(x, "integer literal is too large to be represented in any integer type%s", "");
 
 		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') {
 			if (*end == 'u' || *end == 'U')
@@ -416,7 +422,21 @@ static int cast(struct ex *x, struct value *v, const struct sym_type *t)
 	return 0;
 }
 
+static int unary_(struct ex *x, struct value *v);
+
 static int unary(struct ex *x, struct value *v)
+{
+	int rc;
+
+	if (x->depth >= 200)
+		return ex_fail(x, "expression nested too deeply%s", "");
+	x->depth++;
+	rc = unary_(x, v);
+	x->depth--;
+	return rc;
+}
+
+static int unary_(struct ex *x, struct value *v)
 {
 	const char *save;
 	const struct sym_type *t;
@@ -565,7 +585,21 @@ static int conditional(struct ex *x, struct value *v)
 	return 0;
 }
 
+static int assign_(struct ex *x, struct value *v);
+
 static int assign(struct ex *x, struct value *v)
+{
+	int rc;
+
+	if (x->depth >= 200)
+		return ex_fail(x, "expression nested too deeply%s", "");
+	x->depth++;
+	rc = assign_(x, v);
+	x->depth--;
+	return rc;
+}
+
+static int assign_(struct ex *x, struct value *v)
 {
 	static const char *const ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
 					   "^=", "<<=", ">>=" };

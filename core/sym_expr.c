@@ -80,7 +80,8 @@ static int binop(struct machine *m, uint8_t op)
 	case DW_OP_div:
 		if (!b)
 			return SYM_EXPR_BAD;
-		a = (uint64_t)((int64_t)a / (int64_t)b);
+		/* INT64_MIN / -1 wraps instead of trapping ptdb */
+		a = (int64_t)b == -1 ? (uint64_t)0 - a : (uint64_t)((int64_t)a / (int64_t)b);
 		break;
 	case DW_OP_mod:
 		if (!b)

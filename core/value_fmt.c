@@ -576,6 +576,10 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 	const struct sym_type *s = sym_type_strip(t);
 	char v[2048];
 
+	if (indent > 64) {	/* a type that contains itself (hostile DWARF) */
+		fprintf(p->out, "%*s%s = ...\n", indent, "", name);
+		return;
+	}
 	if (p->o->show_loc && in_mem)
 		fprintf(p->out, "0x%016" PRIx64 ": ", addr);
 	fprintf(p->out, "%*s", indent, "");

@@ -162,6 +162,14 @@ TEST(expr_errors)
 	CHECK_INT(sym_expr_eval(underflow, 1, &e, &v, sizeof(v), &res), SYM_EXPR_BAD);
 	CHECK_INT(sym_expr_eval(div0, 3, &e, &v, sizeof(v), &res), SYM_EXPR_BAD);
 	CHECK_INT(sym_expr_eval(nofb, 1, &e, &v, sizeof(v), &res), SYM_EXPR_BAD);
+	{	/* INT64_MIN / -1 from a hostile file: no trap */
+		struct sym_op ovf[] = { { DW_OP_const8s, (uint64_t)INT64_MIN, 0, 0, NULL },
+					{ DW_OP_consts, (uint64_t)-1, 0, 0, NULL },
+					{ DW_OP_div, 0, 0, 0, NULL }, { DW_OP_stack_value, 0, 0, 0, NULL } };
+
+		CHECK_INT(sym_expr_eval(ovf, 4, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+		CHECK(v == (uint64_t)INT64_MIN);
+	}
 	CHECK_INT(sym_expr_eval(NULL, 0, &e, &v, sizeof(v), &res), SYM_EXPR_EMPTY);
 }
 
