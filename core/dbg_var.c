@@ -437,11 +437,11 @@ static int subscript(struct frame_ctx *fc, struct value *v, long long idx, const
 
 	if (t && t->kind == SYM_T_ARRAY && t->target) {
 		struct sym_type *elem = t->target;
-		uint64_t esz = elem->size;
+		uint64_t esz;
 
-		if (t->ndims > 1) {	/* a row: an array of the other dimensions */
-			return ptdb_err_set(err, "subscripting multi-dimensional arrays is not supported: \"%s\"", shown);
-		}
+		if (t->ndims > 1 && t->row)	/* a row: an array of the other dimensions */
+			elem = t->row;
+		esz = elem->size;
 		if (!v->in_mem) {
 			if (idx < 0 || (uint64_t)idx >= (t->dims[0] ? t->dims[0] : 0))
 				return ptdb_err_set(err, "array index %lld is not valid for \"%s\"", idx, shown);
@@ -538,8 +538,20 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 		if (deref(fc, out, shown, err) < 0)
 			goto fail;
 	if (addr_of) {
-		ptdb_err_set(err, "taking the address of '%s' is not supported in a variable path", shown);
-		goto fail;
+		uint64_t a = out->addr;
+
+		if (!out->in_mem || !out->type) {
+			ptdb_err_set(err, "'%s' is not in memory: it has no address", shown);
+			goto fail;
+		}
+		value_release(out);
+		out->type = sym_type_pointer_to((struct sym_type *)out->type);
+		out->size = 8;
+		out->bytes = xcalloc(8, 1);
+		memcpy(out->bytes, &a, 8);
+		out->in_mem = 0;
+		out->in_reg = -1;
+		out->status = VAL_OK;
 	}
 	return 0;
 fail:

@@ -71,6 +71,14 @@ static struct sym_type *cache_get(struct sym_module *m, uint64_t k)
 
 static void type_free(struct sym_type *t)
 {
+	if (t->row) {
+		t->row->mem = NULL;	/* shared with t: freed below */
+		t->row->nmem = 0;
+		t->row->dims = NULL;
+		t->row->name = NULL;
+		type_free(t->row);
+	}
+	free(t->ptr_to);
 	for (int i = 0; i < t->nmem; i++)
 		free((char *)t->mem[i].name);
 	free(t->mem);
@@ -447,6 +455,35 @@ static enum sym_tkind tag_kind(Dwarf_Half tag, int *ok)
 	}
 }
 
+/* int[2][3]: its rows are int[3], an array type of the other dimensions
+ * (dims shared with t). */
+static void make_rows(struct sym_type *t)
+{
+	for (struct sym_type *a = t; a->ndims > 1; a = a->row) {
+		struct sym_type *r = xcalloc(1, sizeof(*r));
+
+		r->kind = SYM_T_ARRAY;
+		r->is_cxx = a->is_cxx;
+		r->target = a->target;
+		r->dims = a->dims + 1;
+		r->ndims = a->ndims - 1;
+		r->size = a->dims[0] ? a->size / a->dims[0] : 0;
+		a->row = r;
+	}
+}
+
+const struct sym_type *sym_type_pointer_to(struct sym_type *t)
+{
+	if (!t->ptr_to) {
+		t->ptr_to = xcalloc(1, sizeof(*t->ptr_to));
+		t->ptr_to->kind = SYM_T_POINTER;
+		t->ptr_to->size = 8;
+		t->ptr_to->target = t;
+		t->ptr_to->is_cxx = t->is_cxx;
+	}
+	return t->ptr_to;
+}
+
 static void type_fill(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 		      Dwarf_Half tag, int depth)
 {
@@ -469,6 +506,7 @@ static void type_fill(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 		for (int i = 0; i < t->ndims; i++)
 			n *= t->dims[i];
 		t->size = n;
+		make_rows(t);
 	}
 	if ((t->kind == SYM_T_TYPEDEF || t->kind == SYM_T_CONST ||
 	     t->kind == SYM_T_VOLATILE) && t->target)
@@ -560,6 +598,7 @@ static const char *clang_name(const char *n)
 		{ "long long int", "long long" }, { "long long unsigned int", "unsigned long long" },
 		{ "short int", "short" }, { "short unsigned int", "unsigned short" },
 		{ "__int128", "__int128" }, { "__int128 unsigned", "unsigned __int128" },
+		{ "_Bool", "bool" },
 	};
 
 	for (size_t i = 0; n && i < sizeof(map) / sizeof(map[0]); i++)
@@ -645,9 +684,10 @@ static void name_decl(const struct sym_type *t, const char *inner, char *buf, si
 
 		if (!base) {
 			snprintf(anon, sizeof(anon), "%s",
-				 t->kind == SYM_T_UNION ? "union (unnamed)" :
-				 t->kind == SYM_T_ENUM ? "enum (unnamed)" :
-				 t->kind == SYM_T_VOID ? "void" : "struct (unnamed)");
+				 t->kind == SYM_T_UNION ? "(unnamed union)" :
+				 t->kind == SYM_T_ENUM ? "(unnamed enum)" :
+				 t->kind == SYM_T_VOID ? "void" :
+				 t->kind == SYM_T_CLASS ? "(unnamed class)" : "(unnamed struct)");
 			base = anon;
 		}
 		snprintf(buf, n, "%s%s%s", base, *inner && *inner != '[' ? " " : "", inner);

@@ -51,6 +51,10 @@ struct sym_type {
 	struct sym_enumerator *enums;
 	int nenums;
 	int unsigned_enum;
+	struct sym_type *row;	/* an array of ndims > 1: the array of the other
+				 * dimensions (owned) */
+	struct sym_type *ptr_to;	/* a pointer to this type, made on demand
+					 * (sym_type_pointer_to; owned) */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
@@ -109,6 +113,8 @@ char *sym_type_name(const struct sym_type *t, char *buf, size_t n);
 /* The struct, union, class, enum, typedef or base type called name in
  * the module's DWARF (a definition, not a declaration), or NULL. */
 struct sym_type *sym_type_named(struct sym_module *m, const char *name);
+/* A pointer to t ("&x" in a variable path), made once and owned by t. */
+const struct sym_type *sym_type_pointer_to(struct sym_type *t);
 /* Typedefs and cv-qualifiers stripped. */
 const struct sym_type *sym_type_strip(const struct sym_type *t);
 

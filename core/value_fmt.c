@@ -305,13 +305,21 @@ static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, s
 		snprintf(buf, n, "0b");
 		for (int i = bits - 1; i >= 0; i--)
 			cat(buf, n, (u >> i) & 1 ? "1" : "0");
-	} else if (f == 'c') {
+	} else if (f == 'c' && size == 1) {
 		char one[8];
 
 		snprintf(buf, n, "'");
 		char_lit((unsigned)(u & 0xff), one, sizeof(one));
 		cat(buf, n, one);
 		cat(buf, n, "'");
+	} else if (f == 'c') {	/* LLDB: each byte as a character, unquoted */
+		char one[8];
+
+		buf[0] = 0;
+		for (size_t i = 0; i < size && i < 8; i++) {
+			char_lit((unsigned)((u >> (i * 8)) & 0xff), one, sizeof(one));
+			cat(buf, n, one);
+		}
 	} else if (f == 'u' || (!f && !is_signed))
 		snprintf(buf, n, "%" PRIu64, u);
 	else
@@ -598,7 +606,7 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		print_ref(p, indent, name, s, b);
 		return;
 	}
-	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1 && !p->o->format) {
+	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1) {
 		v[0] = 0;
 		quoted(b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);

@@ -51,7 +51,10 @@ SESSIONS = [
         "v r->pts", "v *r", "v -f x sum", "v -T *head", "v -L *head", "v head[1]",
         "v r->pts[1].y", "up", "v", "v -L argc ch", "v argc ch r rec.pts[1] n1.next->val",
         "target variable", "target variable counter origin.y", "down",
-    ] + EXPRS),
+        "v -T *r", "v -f x *r", "v -L r->pts", "v r->grid", "v r->grid[1]", "v r->grid[1][2]",
+        "v -f d r->name", "v r->u", "v -T r->u", "v &sum", "v r->op",
+    ] + EXPRS + ["up", "v -f x ch", "v -f c argc", "v argv[0]", "v *argv", "v -f u rec.c",
+                 "v -T argv", "v -L argc", "v -f c ch"]),
     ("vars -O2", "tests/programs/vars_o2", [
         "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
         "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
