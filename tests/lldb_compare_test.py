@@ -1,7 +1,8 @@
 """Comparison with lldb-16: the same batch session runs in lldb-16 and in
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
-finish's return value and the program's frame lines must be identical.
+finish's return value and the program's frame lines must be identical;
+vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5.
 
 Normalized, because they must differ: the debugger's name in the echo,
 process ids, and stack addresses (each debugger starts the program with its
@@ -56,6 +57,11 @@ SESSIONS = [
     ] + EXPRS + ["up", "v -f x ch", "v -f c argc", "v argv[0]", "v *argv", "v -f u rec.c",
                  "v -T argv", "v -L argc", "v -f c ch"]),
     ("vars -O2", "tests/programs/vars_o2", [
+        "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
+        "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
+        "target variable",
+    ]),
+    ("vars -O2 DWARF 4", "tests/programs/vars_o2_dw4", [
         "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
         "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
         "target variable",
