@@ -30,7 +30,7 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
 PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so \
-	tests/programs/vars_o2 tests/programs/vars_o2_dw4
+	tests/programs/vars_o2 tests/programs/vars_o2_dw4 tests/programs/vars_tu
 
 # Fuzz harnesses (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang
 # for 'make fuzz', and replay drivers built with $(CC) that 'make check' runs
@@ -70,6 +70,9 @@ tests/programs/vars_o2: tests/programs/vars.c
 # ... with DWARF 4: .debug_loc and .debug_ranges instead of DWARF 5's lists.
 tests/programs/vars_o2_dw4: tests/programs/vars.c
 	gcc -gdwarf-4 -O2 -fpie -pie -o $@ $<
+# ... -O0 with its types in DWARF 4 type units (.debug_types, ref_sig8).
+tests/programs/vars_tu: tests/programs/vars.c
+	gcc -gdwarf-4 -fdebug-types-section -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

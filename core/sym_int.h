@@ -49,6 +49,9 @@ struct sym_type;
 struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
 void sym_types_free(struct sym_module *m);
 int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
+/* A reference's DIE offset; SYM_DIE_TYPES marks one in .debug_types
+ * (DWARF 4 type units, found by their signature). */
+#define SYM_DIE_TYPES (1ull << 63)
 int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
 int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at);
 char *sym_die_name(struct sym_module *m, Dwarf_Die die);

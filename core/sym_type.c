@@ -143,6 +143,7 @@ int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *of
 {
 	Dwarf_Attribute a;
 	Dwarf_Error e = NULL;
+	Dwarf_Half form = 0;
 	Dwarf_Off o;
 	int rc = -1;
 
@@ -151,8 +152,24 @@ int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *of
 			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
 		return -1;
 	}
-	if (dwarf_global_formref(a, &o, &e) == DW_DLV_OK) {
-		*off = o;
+	dwarf_whatform(a, &form, &e);
+	if (form == DW_FORM_ref_sig8) {
+		/* a type unit's type (-fdebug-types-section), by signature */
+		Dwarf_Sig8 sig;
+		Dwarf_Die t = NULL;
+		Dwarf_Bool is_info = 1;
+
+		if (dwarf_formsig8(a, &sig, &e) == DW_DLV_OK &&
+		    dwarf_find_die_given_sig8(m->dbg, &sig, &t, &is_info, &e) == DW_DLV_OK) {
+			if (dwarf_dieoffset(t, &o, &e) == DW_DLV_OK) {
+				*off = o | (is_info ? 0 : SYM_DIE_TYPES);
+				rc = 0;
+			}
+			dwarf_dealloc(m->dbg, t, DW_DLA_DIE);
+		}
+	} else if (dwarf_global_formref(a, &o, &e) == DW_DLV_OK) {
+		/* a reference inside .debug_types stays there */
+		*off = o | (dwarf_get_die_infotypes_flag(die) ? 0 : SYM_DIE_TYPES);
 		rc = 0;
 	}
 	if (e)
@@ -423,7 +440,8 @@ static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die di
 			t->mem[t->nmem++].type = die_type(m, c, cxx, depth);
 		}
 		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
+		/* a type unit's members are in .debug_types */
+		if (dwarf_siblingof_b(m->dbg, c, dwarf_get_die_infotypes_flag(c), &next, &e) != DW_DLV_OK)
 			next = NULL;
 		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
 		c = next;
@@ -532,12 +550,24 @@ static struct sym_type *type_at(struct sym_module *m, uint64_t off, int cxx, int
 
 	if (t)
 		return t;
-	if (depth > 64 || dwarf_offdie_b(m->dbg, off, 1, &die, &e) != DW_DLV_OK) {
+	if (depth > 64 || dwarf_offdie_b(m->dbg, off & ~SYM_DIE_TYPES, !(off & SYM_DIE_TYPES),
+					 &die, &e) != DW_DLV_OK) {
 		if (e)
 			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
 		return NULL;
 	}
 	dwarf_tag(die, &tag, &e);
+	{	/* a declaration standing for a type unit's type */
+		uint64_t sig;
+
+		if (sym_die_ref(m, die, DW_AT_signature, &sig) == 0 && sig != off) {
+			dwarf_dealloc(m->dbg, die, DW_DLA_DIE);
+			if (e)
+				dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+			/* not cached under off too: the cache owns each type once */
+			return type_at(m, sig, cxx, depth + 1);
+		}
+	}
 	t = xcalloc(1, sizeof(*t));
 	t->kind = tag_kind(tag, &ok);
 	t->is_cxx = cxx;

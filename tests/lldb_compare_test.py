@@ -2,7 +2,8 @@
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
 finish's return value and the program's frame lines must be identical;
-vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5.
+vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
+vars_tu has its types in DWARF 4 type units (.debug_types).
 
 Normalized, because they must differ: the debugger's name in the echo,
 process ids, and stack addresses (each debugger starts the program with its
@@ -65,6 +66,10 @@ SESSIONS = [
         "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
         "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
         "target variable",
+    ]),
+    ("vars type units", "tests/programs/vars_tu", [
+        "b add", "b walk", "r", "v", "finish", "c", "v", "v *head", "v *r", "v -T *r",
+        "v r->pts[1]", "p *head", "p r->c", "p sizeof(record)", "up", "v", "target variable",
     ]),
     ("globals", "tests/programs/globals", [
         "b bump", "r", "v", "v calls", "target variable", "p *g_ptr + 1", "p g_ratio * 3",
