@@ -20,7 +20,7 @@ endif
 # Debian packages the build and the tests use.
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
-	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev
+	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev lldb-16
 
 LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
@@ -29,7 +29,8 @@ UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
-PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so
+PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so \
+	tests/programs/vars_o2 tests/programs/vars_o2_dw4 tests/programs/vars_tu
 
 # Fuzz harnesses (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang
 # for 'make fuzz', and replay drivers built with $(CC) that 'make check' runs
@@ -63,6 +64,15 @@ tests/programs/%: tests/programs/%.c
 	gcc -g -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/%: tests/programs/%.cpp
 	g++ -g -O0 -no-pie -fno-pie -pthread -o $@ $<
+# The same data optimized, as a PIE: location lists, registers, the load bias.
+tests/programs/vars_o2: tests/programs/vars.c
+	gcc -g -O2 -fpie -pie -o $@ $<
+# ... with DWARF 4: .debug_loc and .debug_ranges instead of DWARF 5's lists.
+tests/programs/vars_o2_dw4: tests/programs/vars.c
+	gcc -gdwarf-4 -O2 -fpie -pie -o $@ $<
+# ... -O0 with its types in DWARF 4 type units (.debug_types, ref_sig8).
+tests/programs/vars_tu: tests/programs/vars.c
+	gcc -gdwarf-4 -fdebug-types-section -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

@@ -1,6 +1,7 @@
 /* cmd/cmd-breakpoint.c: the "breakpoint" group (set, list, delete,
  * enable, disable); "b" is "breakpoint set" with one smart argument. */
 #include "cmd/builtin.h"
+#include "cmd/bpcond.h"
 #include "cmd/report.h"
 #include "core/session.h"
 
@@ -67,6 +68,8 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 	unsigned ln = 0;
 	uint64_t av = 0;
 
+	if (bp_check_options(ctx, a) < 0)
+		return CMD_ERROR;
 	if (a->argc == 1) {
 		/* b NAME | FILE:LINE | LINE | ADDRESS */
 		const char *w = a->argv[0], *colon = strrchr(w, ':');
@@ -91,6 +94,7 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 			}
 			bp = dbg_bp_add(d, DBG_BP_LINE, NULL, f, ln, 0);
 			free(f);
+			bp_apply_options(ctx, a, bp);
 			print_new(ctx, bp);
 			return CMD_OK;
 		} else {
@@ -119,6 +123,7 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 		bp = dbg_bp_add(d, DBG_BP_LINE, NULL, file, ln, 0);
 	else
 		bp = dbg_bp_add(d, DBG_BP_ADDR, NULL, NULL, 0, av);
+	bp_apply_options(ctx, a, bp);
 	print_new(ctx, bp);
 	return CMD_OK;
 }
@@ -146,9 +151,9 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 	fprintf(out, ", locations = %d", bp->nlocs);
 	if (bp->nlocs)
 		fprintf(out, ", resolved = %d, hit count = %u", resolved, bp->hits);
-	if (!bp->enabled)
-		fprintf(out, " Options: disabled");
+	bp_print_options(out, bp);
 	fputc('\n', out);
+	bp_print_condition(out, bp);
 	for (int k = 0; k < bp->nlocs; k++) {
 		fprintf(out, "  %u.%d: ", bp->id, k + 1);
 		print_loc_where(out, d, bp->locs[k].addr);
@@ -438,6 +443,14 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 
 		if (r < 0)
 			return cmd_error(ctx, "%s", err->msg);
+		if (d->stop_error) {
+			/* the run did what was asked; the condition did not */
+			fflush(ctx->out);
+			fprintf(ctx->err, "error: %s\n", d->stop_error);
+			fflush(ctx->err);
+			free(d->stop_error);
+			d->stop_error = NULL;
+		}
 		report_stop(ctx->out, d, stop);
 		if (stop->reason == DBG_R_SIGNAL && ctx->s->snapshot_signo &&
 		    stop->signo == ctx->s->snapshot_signo && dbg_tracing(d)) {
@@ -531,12 +544,7 @@ static const struct cmd_node bp_set = {
 		"program's main file, or a 0x address.  A breakpoint that matches nothing yet "
 		"stays pending and resolves when a module that has it loads.",
 	.min_args = 0, .max_args = -1, .exec = exec_set,
-	.opts = (const struct cmd_opt[]){
-		{ 'n', "name", OPT_STRING, "function-name", "Set the breakpoint by function name." },
-		{ 'f', "file", OPT_STRING, "filename", "The source file of a line breakpoint." },
-		{ 'l', "line", OPT_STRING, "linenum", "The line number of a line breakpoint." },
-		{ 'a', "address", OPT_STRING, "address", "Set the breakpoint at an address." },
-		{ 0 } },
+	.opts = bp_cond_opts_for_set,
 };
 
 static const struct cmd_node bp_list = {
@@ -562,5 +570,6 @@ static const struct cmd_node bp_disable = {
 const struct cmd_node cmd_breakpoint_node = {
 	.name = "breakpoint", .summary = "Commands for operating on breakpoints.",
 	.children = (const struct cmd_node *const[]){
-		&bp_command, &bp_delete, &bp_disable, &bp_enable, &bp_list, &bp_set, NULL },
+		&bp_command, &bp_delete, &bp_disable, &bp_enable, &bp_list,
+		&cmd_bp_modify_node, &bp_set, NULL },
 };

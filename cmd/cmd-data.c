@@ -8,6 +8,7 @@
 #include "core/settings.h"
 #include "core/size.h"
 #include "core/source.h"
+#include "core/value.h"
 #include "disasm/disasm.h"
 
 #include <ctype.h>
@@ -296,6 +297,61 @@ static const struct reg_def *reg_find(const char *name)
 	return NULL;
 }
 
+/* The registers of the selected frame: frame 0's as they are; a caller
+ * frame's as the CFI recovers them (rsp, rbp, rip, rbx, r12-r15), the
+ * others unavailable.  avail(r) says whether r is known. */
+struct frame_regs {
+	struct user_regs_struct ur;
+	struct sym_regs known;
+	int outer;		/* a caller frame */
+};
+
+static int reg_dwarf(const struct reg_def *r)
+{
+	static const int offs[17] = {
+		UR(rax), UR(rdx), UR(rcx), UR(rbx), UR(rsi), UR(rdi), UR(rbp), UR(rsp),
+		UR(r8), UR(r9), UR(r10), UR(r11), UR(r12), UR(r13), UR(r14), UR(r15), UR(rip),
+	};
+
+	for (int i = 0; i < 17; i++)
+		if (offs[i] == r->off)
+			return i;
+	return -1;
+}
+
+static int reg_avail(const struct frame_regs *fr, const struct reg_def *r)
+{
+	int dw = reg_dwarf(r);
+
+	if (!fr->outer)
+		return 1;
+	return dw >= 0 && (fr->known.valid >> dw & 1);
+}
+
+static int frame_regs_get(struct cmd_ctx *ctx, struct frame_regs *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+
+	memset(out, 0, sizeof(*out));
+	if (d->sel_frame == 0) {
+		if (target_get_regs(d->proc, d->sel_tid, &out->ur, &err) < 0)
+			return cmd_error(ctx, "%s", err.msg), -1;
+		return 0;
+	}
+	{
+		struct frame_ctx fc;
+
+		if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
+			return cmd_error(ctx, "%s", err.msg), -1;
+		out->ur = fc.regs;
+		out->known = fc.known;
+		out->outer = 1;
+		frame_ctx_close(&fc);
+	}
+	return 0;
+}
+
 static uint64_t reg_value(const struct reg_def *r, const struct user_regs_struct *ur)
 {
 	uint64_t v;
@@ -373,6 +429,61 @@ static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char
 	return all ? 0 : -1;
 }
 
+static int fpreg_known(const char *name)
+{
+	static const char *const fixed[] = { "fctrl", "fstat", "ftag", "fop", "fioff", "fiseg",
+					     "fooff", "foseg", "mxcsr", "mxcsrmask" };
+	int n;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(name, fixed[i]))
+			return 1;
+	return (sscanf(name, "st%d", &n) == 1 && n >= 0 && n < 8) ||
+	       (sscanf(name, "xmm%d", &n) == 1 && n >= 0 && n < 16);
+}
+
+/* register read in a caller frame: only what the unwinder recovered, as
+ * LLDB shows it ("16 registers were unavailable."). */
+static enum cmd_status register_read_outer(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_regs fr;
+	int failed = 0, gone = 0;
+
+	if (frame_regs_get(ctx, &fr) < 0)
+		return CMD_ERROR;
+	if (a->argc == 0) {
+		fprintf(ctx->out, "General Purpose Registers:\n");
+		for (int i = 0; gpr_order[i]; i++) {
+			const struct reg_def *r = reg_find(gpr_order[i]);
+
+			if (reg_avail(&fr, r))
+				reg_print(ctx, r->name, r->size, reg_value(r, &fr.ur));
+			else
+				gone++;
+		}
+		fprintf(ctx->out, "%d registers were unavailable.\n", gone);
+		if (cmd_opt_given(ctx->node, a, "all"))
+			fprintf(ctx->out, "\nFloating Point Registers: not recovered in a caller frame\n");
+		return CMD_OK;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		const char *name = a->argv[i][0] == '$' ? a->argv[i] + 1 : a->argv[i];
+		const struct reg_def *r = reg_find(name);
+
+		if (r && reg_avail(&fr, r)) {
+			reg_print(ctx, r->name, r->size, reg_value(r, &fr.ur));
+			continue;
+		}
+		if (r || fpreg_known(name))
+			cmd_error(ctx, "register %s is not available in frame %u", name, d->sel_frame);
+		else
+			cmd_error(ctx, "Invalid register name '%s'.", a->argv[i]);
+		failed = 1;
+	}
+	return failed ? CMD_ERROR : CMD_OK;
+}
+
 static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -404,6 +515,8 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 	}
 	if (need_process(ctx) < 0)
 		return CMD_ERROR;
+	if (d->sel_frame > 0)
+		return register_read_outer(ctx, a);
 	if (target_get_regs(d->proc, d->sel_tid, &ur, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	if (a->argc == 0) {
@@ -479,6 +592,19 @@ static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 		}
 		if (need_process(ctx) < 0)
 			return -1;
+		if (d->sel_frame > 0) {	/* the selected frame's register */
+			struct frame_regs fr;
+
+			if (frame_regs_get(ctx, &fr) < 0)
+				return -1;
+			if (!reg_avail(&fr, r)) {
+				cmd_error(ctx, "register %s is not available in frame %u", r->name,
+					  d->sel_frame);
+				return -1;
+			}
+			*out = reg_value(r, &fr.ur);
+			return 0;
+		}
 		if (target_get_regs(d->proc, d->sel_tid, &ur, &err) < 0) {
 			cmd_error(ctx, "%s", err.msg);
 			return -1;
@@ -1217,7 +1343,7 @@ static const struct cmd_node register_read_node = {
 
 const struct cmd_node cmd_register_node = {
 	.name = "register", .summary = "Commands to access registers of the selected thread.",
-	.children = (const struct cmd_node *const[]){ &register_read_node, NULL },
+	.children = (const struct cmd_node *const[]){ &register_read_node, &cmd_register_write_node, NULL },
 };
 
 static const struct cmd_node memory_read_node = {
@@ -1237,8 +1363,8 @@ static const struct cmd_node memory_read_node = {
 };
 
 const struct cmd_node cmd_memory_node = {
-	.name = "memory", .summary = "Commands for reading the memory of the current target.",
-	.children = (const struct cmd_node *const[]){ &memory_read_node, NULL },
+	.name = "memory", .summary = "Commands for reading and writing the memory of the current target.",
+	.children = (const struct cmd_node *const[]){ &memory_read_node, &cmd_memory_write_node, NULL },
 };
 
 const struct cmd_node cmd_disassemble_node = {

@@ -85,5 +85,6 @@ static const struct cmd_node target_select = {
 
 const struct cmd_node cmd_target_node = {
 	.name = "target", .summary = "Commands for the debugger's targets.",
-	.children = (const struct cmd_node *const[]){ &target_list, &target_select, NULL },
+	.children = (const struct cmd_node *const[]){ &cmd_target_variable_node, &target_list,
+						      &target_select, NULL },
 };

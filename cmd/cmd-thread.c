@@ -4,6 +4,8 @@
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session.h"
+#include "core/expr.h"
+#include "core/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,6 +28,45 @@ static int pre_run(struct cmd_ctx *ctx)
 	fflush(ctx->out);
 	fflush(ctx->err);
 	return 0;
+}
+
+/* finish, and the value the function returned for the stop report:
+ * "Return value: (int) $0 = 3". */
+static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct ptdb_err *err)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const struct sym_type *ret = NULL;
+	struct frame_ctx fc;
+	struct value v;
+	pid_t tid = d->sel_tid;
+	int r;
+
+	if (frame_ctx_open(d, tid, d->sel_frame, &fc, NULL) == 0) {
+		if (fc.vars)
+			ret = fc.sc.ret;
+		frame_ctx_close(&fc);
+	}
+	r = dbg_finish(d, st, err);
+	if (r < 0 || st->reason != DBG_R_STEP_OUT || !ret || tid != d->sel_tid ||
+	    frame_return_value(d, tid, ret, &v) < 0)
+		return r;
+	{
+		char *buf = NULL, name[32];
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		static const struct value_fmt natural;
+
+		if (f) {
+			snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
+			fputs("Return value: ", f);
+			value_print(f, d, name, &v, &natural);
+			fclose(f);
+			free(d->stop_note);
+			d->stop_note = buf;
+		}
+	}
+	value_release(&v);
+	return r;
 }
 
 enum step_kind { STEP_OVER, STEP_IN, STEP_OUT, STEP_INST, STEP_INST_OVER };
@@ -52,7 +93,7 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 		r = dbg_step_line(d, k == STEP_IN, &st, &err);
 		break;
 	case STEP_OUT:
-		r = dbg_finish(d, &st, &err);
+		r = finish_with_value(ctx, &st, &err);
 		break;
 	default:
 		r = dbg_step_insn(d, k == STEP_INST_OVER, &st, &err);
@@ -174,7 +215,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 	for (int i = 0; i < n && i < MAX_THREADS; i++) {
 		struct dbg_frame f;
 		struct ptdb_err err;
-		char loc[512], why[160];
+		char loc[2048], why[160];
 
 		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0) {
 			if (d->pm)	/* listed without a trace */
@@ -188,7 +229,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 				ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid, f.pc, loc);
 			continue;
 		}
-		dbg_format_frame(d, &f, 0, loc, sizeof(loc));
+		frame_format(d, ti[i].tid, 0, &f, loc, sizeof(loc));
 		report_reason(d, ti[i].tid, why, sizeof(why));
 		fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s, name = '%s'",
 			ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid,
@@ -227,7 +268,7 @@ static void backtrace_one(struct cmd_ctx *ctx, pid_t tid, unsigned long count)
 	report_thread_line(ctx->out, d, tid);
 	for (int i = 0; i < n && (!count || (unsigned long)i < count); i++) {
 		fputs(tid == d->sel_tid && (unsigned)i == d->sel_frame ? "  * " : "    ", ctx->out);
-		report_frame_line(ctx->out, d, &fr[i], (unsigned)i);
+		report_frame_line_tid(ctx->out, d, tid, &fr[i], (unsigned)i);
 	}
 }
 
@@ -267,21 +308,56 @@ static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args
 	return CMD_OK;
 }
 
+/* -r N: N frames outward (negative: inward), clamped at the ends as
+ * LLDB's up and down are; an error only when already at that end. */
+static int frame_relative(struct cmd_ctx *ctx, const char *rel, unsigned long *idx, int n)
+{
+	char *end;
+	long off = strtol(rel, &end, 0);
+	long to;
+
+	if (end == rel || *end) {
+		cmd_error(ctx, "invalid frame offset '%s'", rel);
+		return -1;
+	}
+	to = (long)*idx + off;
+	if (off < 0 && to < 0) {
+		if (*idx == 0) {
+			cmd_error(ctx, "Already at the bottom of the stack.");
+			return -1;
+		}
+		to = 0;
+	} else if (off > 0 && to >= n) {
+		if (*idx == (unsigned long)n - 1) {
+			cmd_error(ctx, "Already at the top of the stack.");
+			return -1;
+		}
+		to = n - 1;
+	}
+	*idx = (unsigned long)to;
+	return 0;
+}
+
 static enum cmd_status exec_frame_select(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_frame fr[DBG_MAX_FRAMES];
 	struct ptdb_err err;
 	unsigned long idx = d->sel_frame;
+	const char *rel = cmd_opt(ctx->node, a, "relative");
 	int n;
 
 	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
+	if (rel && a->argc)
+		return cmd_error(ctx, "give a frame index or -r, not both");
 	if (a->argc && parse_uint(a->argv[0], &idx) < 0)
 		return cmd_error(ctx, "invalid frame index '%s'", a->argv[0]);
 	n = dbg_frames(d, d->sel_tid, fr, DBG_MAX_FRAMES, &err);
 	if (n < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	if (rel && frame_relative(ctx, rel, &idx, n) < 0)
+		return CMD_ERROR;
 	if (idx >= (unsigned long)n)
 		return cmd_error(ctx, "Frame index (%lu) out of range.", idx);
 	d->sel_frame = (unsigned)idx;
@@ -371,9 +447,14 @@ const struct cmd_node cmd_thread_node = {
 		&thread_step_out, &thread_step_over, &cmd_thread_trace_node, &thread_until, NULL },
 };
 
+static const struct cmd_opt frame_select_opts[] = {
+	{ 'r', "relative", OPT_STRING, "offset", "Select the frame this many frames outward from the selected one (negative: inward)." },
+	{ 0 },
+};
+
 static const struct cmd_node frame_select = {
 	.name = "select", .summary = "Select a frame of the current thread by index (0 is the innermost).",
-	.syntax = "[<frame-index>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_frame_select,
+	.syntax = "[<frame-index>]", .opts = frame_select_opts, .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_frame_select,
 };
 
 static const struct cmd_node frame_info = {
@@ -383,5 +464,5 @@ static const struct cmd_node frame_info = {
 
 const struct cmd_node cmd_frame_node = {
 	.name = "frame", .summary = "Commands for selecting and examining stack frames.",
-	.children = (const struct cmd_node *const[]){ &frame_info, &frame_select, NULL },
+	.children = (const struct cmd_node *const[]){ &frame_info, &frame_select, &cmd_frame_variable_node, NULL },
 };

@@ -317,12 +317,31 @@ static char **expand_alias(char **words, int *n)
 	const char *errmsg;
 	int ne;
 
+	/* "p/x EXPR": GDB's format suffix on LLDB's expression commands (the
+	 * command reads the format from the raw line) */
+	{
+		char *slash = strchr(words[0], '/');
+
+		if (slash && slash != words[0]) {
+			static const char *const fmt_cmds[] = { "p", "print", "expr", "expression", "call" };
+
+			for (size_t i = 0; i < sizeof(fmt_cmds) / sizeof(fmt_cmds[0]); i++)
+				if (!strncmp(words[0], fmt_cmds[i], (size_t)(slash - words[0])) &&
+				    !fmt_cmds[i][slash - words[0]])
+					*slash = 0;
+		}
+	}
 	for (al = cmd_aliases(); al->name; al++)
 		if (!strcmp(al->name, words[0]))
 			break;
 	if (!al->name)
 		return words;
-	ne = cmd_split(al->expansion, &exp, &errmsg);
+	/* LLDB's bt is a regex alias: "bt 3" shows three frames */
+	if (!strcmp(al->name, "bt") && *n == 2 && words[1][0] &&
+	    strspn(words[1], "0123456789") == strlen(words[1]))
+		ne = cmd_split("thread backtrace -c", &exp, &errmsg);
+	else
+		ne = cmd_split(al->expansion, &exp, &errmsg);
 	if (ne < 0)
 		return words;
 	out = xcalloc((size_t)(ne + *n), sizeof(char *));
@@ -340,7 +359,7 @@ static char **expand_alias(char **words, int *n)
 
 enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FILE *errf)
 {
-	struct cmd_ctx ctx = { .s = s, .out = out, .err = errf };
+	struct cmd_ctx ctx = { .s = s, .out = out, .err = errf, .line = line };
 	char path[256], msg[1024];
 	const struct cmd_node *node;
 	struct cmd_args args;

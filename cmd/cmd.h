@@ -80,6 +80,7 @@ struct cmd_ctx {
 	FILE *err;
 	const struct cmd_node *node;
 	const char *path;		/* full command path, "thread trace start" */
+	const char *line;		/* the line as typed (expression reads it raw) */
 	int failed;
 };
 

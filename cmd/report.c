@@ -3,9 +3,11 @@
 #include "cmd/cmd.h"
 #include "core/session.h"
 #include "core/source.h"
+#include "core/value.h"
 #include "disasm/disasm.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
@@ -81,13 +83,19 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
 		       unsigned index)
 {
-	char loc[512];
+	report_frame_line_tid(out, d, d->sel_tid, f, index);
+}
+
+void report_frame_line_tid(FILE *out, struct dbg *d, pid_t tid,
+			   const struct dbg_frame *f, unsigned index)
+{
+	char loc[2048];
 
 	if (f->untraced) {
 		fprintf(out, "frame #%u: <untraced caller>\n", index);
 		return;
 	}
-	dbg_format_frame(d, f, index > 0, loc, sizeof(loc));
+	frame_format(d, tid, index, f, loc, sizeof(loc));
 	fprintf(out, "frame #%u: 0x%016" PRIx64 " %s%s\n", index, f->pc, loc,
 		f->replaying ? " (replaying)" : "");
 }
@@ -175,13 +183,18 @@ void report_thread_frame(FILE *out, struct dbg *d, pid_t tid, unsigned frame)
 	int n;
 
 	report_thread_line(out, d, tid);
+	if (d->stop_note && tid == d->sel_tid) {
+		fprintf(out, "%s\n", d->stop_note);
+		free(d->stop_note);
+		d->stop_note = NULL;
+	}
 	n = dbg_frames(d, tid, fr, frame < DBG_MAX_FRAMES ? (int)frame + 1 : DBG_MAX_FRAMES, &err);
 	if (n <= 0)
 		return;
 	if ((int)frame >= n)
 		frame = (unsigned)n - 1;
 	fputs("    ", out);
-	report_frame_line(out, d, &fr[frame], frame);
+	report_frame_line_tid(out, d, tid, &fr[frame], frame);
 	report_frame_source(out, d, &fr[frame], frame);
 }
 

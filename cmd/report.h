@@ -14,6 +14,11 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n);
  * (indent and the selected-frame marker are the caller's). */
 void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
 		       unsigned index);
+/* The same for a frame of thread tid, with the function's arguments
+ * ("add(a=1, b=2)") when the process is live; report_frame_line takes
+ * the selected thread's. */
+void report_frame_line_tid(FILE *out, struct dbg *d, pid_t tid,
+			   const struct dbg_frame *f, unsigned index);
 /* The source listing (or disassembly without line info) at a frame. */
 void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 			 unsigned index);

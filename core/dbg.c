@@ -2,6 +2,7 @@
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/expr.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -34,6 +35,7 @@ static void drop_modules(struct dbg *d, int keep_exe)
 {
 	int k = 0;
 
+	expr_store_drop(d->results);	/* their types may die with the modules */
 	for (int i = 0; i < d->nmods; i++) {
 		if (keep_exe && d->mods[i].is_exe) {
 			d->mods[k] = d->mods[i];
@@ -77,6 +79,12 @@ void dbg_drop_target(struct dbg *d)
 
 void dbg_release(struct dbg *d)
 {
+	free(d->stop_note);
+	d->stop_note = NULL;
+	free(d->stop_error);
+	d->stop_error = NULL;
+	expr_store_free(d->results);
+	d->results = NULL;
 	dbg_unload_bundle(d);
 	drop_process(d);
 	drop_modules(d, 0);
@@ -84,6 +92,7 @@ void dbg_release(struct dbg *d)
 	for (int i = 0; i < d->nbps; i++) {
 		free(d->bps[i].name);
 		free(d->bps[i].file);
+		free(d->bps[i].cond);
 		dbg_bp_set_commands(&d->bps[i], NULL, 0, 0);
 	}
 	free(d->bps);
@@ -305,6 +314,7 @@ int dbg_bp_delete(struct dbg *d, unsigned id)
 		loc_plant(d, bp, &bp->locs[k]);
 	free(bp->name);
 	free(bp->file);
+	free(bp->cond);
 	dbg_bp_set_commands(bp, NULL, 0, 0);
 	memmove(bp, bp + 1, (size_t)(d->bps + d->nbps - bp - 1) * sizeof(*bp));
 	d->nbps--;
@@ -342,7 +352,7 @@ int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
 }
 
 /* Is addr a planted, enabled user breakpoint location?  Counts the hit. */
-int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc)
+int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc)
 {
 	int found = 0;
 
@@ -354,8 +364,14 @@ int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc)
 		for (int k = 0; k < bp->nlocs; k++)
 			if (bp->locs[k].addr == addr && bp->locs[k].enabled &&
 			    bp->locs[k].planted) {
+				int pass = dbg_bp_passes(d, bp, tid, k);
+
+				if (!pass)
+					continue;
 				bp->hits++;
 				bp->locs[k].hits++;
+				if (pass == 2)
+					continue;
 				if (!found) {
 					*id = bp->id;
 					*loc = (unsigned)k + 1;

@@ -19,6 +19,7 @@ struct disasm;
 struct dbg_trace;
 struct trace_swc_thread;
 struct trace_decoded;
+struct expr_store;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
@@ -57,6 +58,11 @@ struct dbg_bp {
 	char **commands;
 	int ncommands;
 	int auto_continue;
+	/* stop only when (core/dbg_cond.c): */
+	char *cond;		/* this expression is true (NULL: always) */
+	unsigned ignore;	/* ... after this many more hits were ignored */
+	pid_t tid;		/* ... in this thread (0: any) */
+	unsigned tindex;	/* ... in the thread with this index (0: any) */
 };
 
 enum dbg_reason {
@@ -161,6 +167,14 @@ struct dbg {
 	 * next stop report ("stopped and restarted") */
 	struct { pid_t tid; int signo; } notes[16];
 	int nnotes, notes_lost;
+	/* a line the next stop report prints after its thread line ("Return
+	 * value: (int) $0 = 3" after finish); heap, or NULL */
+	char *stop_note;
+	/* why the next stop report's stop happened against the user's
+	 * condition ("stopped due to an error evaluating condition ..."),
+	 * heap, or NULL */
+	char *stop_error;
+	struct expr_store *results;	/* expression results $N (core/expr.h) */
 };
 
 void dbg_init(struct dbg *d);
@@ -215,6 +229,8 @@ struct dbg_bp *dbg_bp_find(struct dbg *d, unsigned id);
 int dbg_bp_delete(struct dbg *d, unsigned id);
 /* Replaces bp's commands (n 0: none). */
 void dbg_bp_set_commands(struct dbg_bp *bp, char *const *cmds, int n, int auto_continue);
+/* Replaces bp's condition (NULL or "": none). */
+void dbg_bp_set_condition(struct dbg_bp *bp, const char *cond);
 /* loc 0: the whole breakpoint. */
 int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
 		  struct ptdb_err *err);

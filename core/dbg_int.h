@@ -13,7 +13,12 @@ struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const cha
 /* A loaded trace's thread has one frame: where its trace ends. */
 int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
 /* Counts a hit if addr is a planted enabled user location. */
-int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc);
+int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc);
+/* dbg_cond.c: whether a hit of bp's location by tid stops: 0 not a hit
+ * (another thread, condition false), 1 stop, 2 a hit ignored (-i).  A
+ * condition that cannot be evaluated stops, with d->stop_error saying
+ * why. */
+int dbg_bp_passes(struct dbg *d, struct dbg_bp *bp, pid_t tid, int loc);
 /* Decodes the instruction at pc of the live process (breakpoints masked);
  * 0 ok, -1 unreadable or undecodable. */
 int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in);

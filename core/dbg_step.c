@@ -68,7 +68,7 @@ int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
 		case TARGET_STOP_BREAKPOINT: {
 			struct user_regs_struct regs;
 
-			if (dbg_bp_hit(d, ts.addr, &stop->bp_id, &stop->loc_id)) {
+			if (dbg_bp_hit(d, ts.tid, ts.addr, &stop->bp_id, &stop->loc_id)) {
 				stop->reason = DBG_R_BREAKPOINT;
 				return RW_USER;
 			}

@@ -627,7 +627,7 @@ static int running_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 	stop->tid = ts->tid;
 	switch (ts->kind) {
 	case TARGET_STOP_BREAKPOINT:
-		if (dbg_bp_hit(d, ts->addr, &stop->bp_id, &stop->loc_id)) {
+		if (dbg_bp_hit(d, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
 			if (th && th->parked_at == ts->addr) {
 				target_bp_remove(d->proc, th->parked_at, NULL);
 				th->parked_at = 0;
@@ -902,7 +902,7 @@ static int emulate(struct dbg *d, pid_t tid, struct user_regs_struct *r,
 static int arrived(struct dbg *d, pid_t t, pid_t tid, uint64_t next, uint64_t rsp,
 		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop)
 {
-	if (dbg_bp_hit(d, next, &stop->bp_id, &stop->loc_id)) {
+	if (dbg_bp_hit(d, t, next, &stop->bp_id, &stop->loc_id)) {
 		stop->reason = DBG_R_BREAKPOINT;
 		stop->tid = t;
 		return RW_USER;

@@ -35,6 +35,8 @@ size_t sym_module_read(const struct sym_module *m, uint64_t addr, void *buf, siz
 /* The runtime range [*lo, *hi) the loadable segments cover; 0, or -1 if
  * none. */
 int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi);
+/* The PT_TLS segment's size in memory and alignment; -1 if none. */
+int sym_module_tls(const struct sym_module *m, uint64_t *memsz, uint64_t *align);
 /* 1 if the file ends before its program headers or a loadable segment's
  * bytes do (a truncated copy). */
 int sym_module_truncated(const struct sym_module *m);
@@ -119,6 +121,21 @@ typedef int (*sym_read_fn)(void *ctx, uint64_t addr, void *buf, size_t n);
 int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 		    uint64_t rbp, sym_read_fn rd, void *ctx, uint64_t *cpc,
 		    uint64_t *crsp, uint64_t *crbp);
+
+/* Registers by DWARF number (rax 0 ... r15 15, rip 16); valid: bit per
+ * register known. */
+struct sym_regs {
+	uint64_t r[17];
+	uint32_t valid;
+};
+/* The same step for every register: in the caller, rsp (the CFA), rip
+ * (the return address) and rbp, and the callee-saved rbx and r12-r15 by
+ * the CFI's rules (a register without a rule kept its value; without CFI,
+ * the frame pointer chain and the callee-saved registers unchanged).  The
+ * caller-saved registers are not known (valid bit clear).  0 ok, -1 no
+ * caller. */
+int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_read_fn rd,
+			 void *ctx, struct sym_regs *out);
 
 /* Demangles a C++ name with parameters ("_Z2f2v" -> "f2()"); NULL if name
  * is not mangled.  Caller frees the result. */

@@ -154,11 +154,13 @@ void sym_dwarf_free(struct sym_module *m)
 {
 	Dwarf_Error e = NULL;
 
+	sym_types_free(m);
 	for (size_t i = 0; i < m->ncus; i++) {
 		for (size_t j = 0; j < m->cus[i].nfiles; j++)
 			free(m->cus[i].files[j]);
 		free(m->cus[i].files);
 		free(m->cus[i].rows);
+		free(m->cus[i].path);
 	}
 	free(m->cus);
 	free(m->ar);

@@ -623,6 +623,20 @@ int sym_module_range(const struct sym_module *m, uint64_t *lo, uint64_t *hi)
 	return *hi > *lo ? 0 : -1;
 }
 
+int sym_module_tls(const struct sym_module *m, uint64_t *memsz, uint64_t *align)
+{
+	unsigned nph;
+	const Elf64_Phdr *ph = sym_phdrs(m, &nph);
+
+	for (unsigned i = 0; ph && i < nph; i++)
+		if (ph[i].p_type == PT_TLS) {
+			*memsz = ph[i].p_memsz;
+			*align = ph[i].p_align ? ph[i].p_align : 1;
+			return 0;
+		}
+	return -1;
+}
+
 int sym_module_truncated(const struct sym_module *m)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;

@@ -34,6 +34,7 @@ struct sym_cu {
 	size_t nrows;
 	char **files;		/* by DWARF file number, heap strings */
 	size_t nfiles;
+	char *path;		/* sym_var.c: comp_dir/name, heap, or NULL */
 	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
 				 * reports the initial file register (1) as 0 */
 };
@@ -43,7 +44,18 @@ struct sym_arange {
 	size_t cu;
 };
 
-struct sym_cie;			/* sym_unwind.c */
+struct sym_cie;			/* sym_type.c: types, and DIE attribute helpers for sym_var.c */
+struct sym_type;
+struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
+void sym_types_free(struct sym_module *m);
+int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
+/* A reference's DIE offset; SYM_DIE_TYPES marks one in .debug_types
+ * (DWARF 4 type units, found by their signature). */
+#define SYM_DIE_TYPES (1ull << 63)
+int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
+int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at);
+char *sym_die_name(struct sym_module *m, Dwarf_Die die);
+/* sym_unwind.c */
 struct sym_fde;
 struct sym_cfi {		/* one frame section's parsed FDE table */
 	int state;		/* 0 untried, 1 ok, -1 none */
@@ -83,6 +95,7 @@ struct sym_module {
 	struct sym_cfi eh, dframe;
 	char *main_file;
 	int main_file_done;
+	struct sym_tcache *tcache;	/* sym_type.c: types by DIE offset */
 };
 
 /* sym_elf.c */
@@ -96,6 +109,14 @@ const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
 				   struct sym_cu **cu_out);
 /* LLDB's after-prologue link address for function [lo, hi). */
 uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi);
+/* sym_type.c: types, and DIE attribute helpers for sym_var.c */
+struct sym_type;
+struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
+void sym_types_free(struct sym_module *m);
+int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
+int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
+int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at);
+char *sym_die_name(struct sym_module *m, Dwarf_Die die);
 /* sym_unwind.c */
 void sym_unwind_free(struct sym_module *m);
 

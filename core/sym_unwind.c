@@ -526,6 +526,7 @@ struct uw_regs {		/* what is known in the frame being unwound */
 	uint64_t pc, rsp, rbp;
 	sym_read_fn rd;
 	void *ctx;
+	const struct sym_regs *all;	/* the other registers, or NULL */
 };
 
 static int uw_reg_val(const struct uw_regs *g, uint64_t reg, uint64_t *v)
@@ -534,9 +535,19 @@ static int uw_reg_val(const struct uw_regs *g, uint64_t reg, uint64_t *v)
 	case UW_RBP: *v = g->rbp; return 0;
 	case UW_RSP: *v = g->rsp; return 0;
 	case UW_RIP: *v = g->pc; return 0;
-	default: return -1;
+	default:
+		if (g->all && reg < 16 && (g->all->valid >> reg & 1)) {
+			*v = g->all->r[reg];
+			return 0;
+		}
+		return -1;
 	}
 }
+
+/* The callee-saved registers of the caller (rbx, r12-r15) by the row's
+ * rules; a register without a rule kept its value. */
+static void uw_saved(const struct uw_regs *g, const struct uw_row *row, uint64_t cfa,
+		     struct sym_regs *out);
 
 /* Runs instructions [p, end) from location *loc up to pc.  init is the row
  * after the CIE's instructions (NULL while running them).  0 ok, -1
@@ -885,7 +896,7 @@ static int uw_apply(const struct uw_regs *g, const struct uw_row *row,
 /* 0 ok, -1 failure (no fallback), 1 no usable CFI (try the rbp chain). */
 static int uw_cfi_step(struct sym_module *m, struct sym_cfi *c,
 		       const struct uw_regs *g, uint64_t *cpc, uint64_t *crsp,
-		       uint64_t *crbp)
+		       uint64_t *crbp, struct sym_regs *saved)
 {
 	uint64_t link = g->pc - m->bias, cfa, ra, bp;
 	const struct sym_fde *f;
@@ -939,6 +950,8 @@ static int uw_cfi_step(struct sym_module *m, struct sym_cfi *c,
 	*cpc = ra;
 	*crsp = cfa;
 	*crbp = bp;
+	if (saved)
+		uw_saved(g, row, cfa, saved);
 	rc = 0;
 out:
 	free(row);
@@ -960,14 +973,14 @@ int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 		    uint64_t rbp, sym_read_fn rd, void *ctx, uint64_t *cpc,
 		    uint64_t *crsp, uint64_t *crbp)
 {
-	struct uw_regs g = { pc, rsp, rbp, rd, ctx };
+	struct uw_regs g = { pc, rsp, rbp, rd, ctx, NULL };
 	uint64_t v[2];
 	int rc = 1;
 
 	if (m) {
-		rc = uw_cfi_step(m, &m->eh, &g, cpc, crsp, crbp);
+		rc = uw_cfi_step(m, &m->eh, &g, cpc, crsp, crbp, NULL);
 		if (rc == 1)
-			rc = uw_cfi_step(m, &m->dframe, &g, cpc, crsp, crbp);
+			rc = uw_cfi_step(m, &m->dframe, &g, cpc, crsp, crbp, NULL);
 	}
 	if (rc != 1)
 		return rc;
@@ -977,5 +990,65 @@ int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 	*crbp = v[0];
 	*cpc = v[1];
 	*crsp = rbp + 16;
+	return 0;
+}
+
+static void uw_saved(const struct uw_regs *g, const struct uw_row *row, uint64_t cfa,
+		     struct sym_regs *out)
+{
+	static const int callee[] = { 3, 12, 13, 14, 15 };	/* rbx, r12-r15 */
+
+	for (size_t i = 0; i < sizeof(callee) / sizeof(callee[0]); i++) {
+		int r = callee[i];
+		uint64_t v;
+
+		switch (uw_apply(g, row, cfa, (uint64_t)r, &v)) {
+		case 0:
+			out->r[r] = v;
+			out->valid |= 1u << r;
+			break;
+		case 1:
+			if (g->all && (g->all->valid >> r & 1)) {
+				out->r[r] = g->all->r[r];
+				out->valid |= 1u << r;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_read_fn rd,
+			 void *ctx, struct sym_regs *out)
+{
+	struct uw_regs g = { in->r[16], in->r[7], in->r[6], rd, ctx, in };
+	uint64_t pc, sp, bp, v[2];
+	int rc = 1;
+
+	memset(out, 0, sizeof(*out));
+	if (m) {
+		rc = uw_cfi_step(m, &m->eh, &g, &pc, &sp, &bp, out);
+		if (rc == 1)
+			rc = uw_cfi_step(m, &m->dframe, &g, &pc, &sp, &bp, out);
+	}
+	if (rc == 1) {	/* the frame pointer chain; the rest kept their values */
+		if (!g.rbp || rd(ctx, g.rbp, v, sizeof(v)) < 0 || v[1] == 0)
+			return -1;
+		bp = v[0];
+		pc = v[1];
+		sp = g.rbp + 16;
+		out->valid = in->valid & (1u << 3 | 0xfu << 12);
+		for (int r = 0; r < 16; r++)
+			if (out->valid >> r & 1)
+				out->r[r] = in->r[r];
+		rc = 0;
+	}
+	if (rc < 0)
+		return -1;
+	out->r[16] = pc;
+	out->r[7] = sp;
+	out->r[6] = bp;
+	out->valid |= 1u << 16 | 1u << 7 | 1u << 6;
 	return 0;
 }

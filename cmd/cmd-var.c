@@ -1,0 +1,201 @@
+/* cmd/cmd-var.c: the program's variables — "frame variable" (alias v)
+ * and "target variable", in LLDB's words and layout. */
+#include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "core/session.h"
+#include "core/value.h"
+
+#include <string.h>
+
+static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct value_fmt *o)
+{
+	const char *f = cmd_opt(ctx->node, a, "format");
+
+	memset(o, 0, sizeof(*o));
+	o->show_types = cmd_opt_given(ctx->node, a, "show-types");
+	o->show_loc = cmd_opt_given(ctx->node, a, "location");
+	if (!f)
+		return 0;
+	if (!strcmp(f, "x") || !strcmp(f, "hex"))
+		o->format = 'x';
+	else if (!strcmp(f, "d") || !strcmp(f, "decimal"))
+		o->format = 'd';
+	else if (!strcmp(f, "u") || !strcmp(f, "unsigned"))
+		o->format = 'u';
+	else if (!strcmp(f, "c") || !strcmp(f, "char"))
+		o->format = 'c';
+	else if (!strcmp(f, "b") || !strcmp(f, "binary"))
+		o->format = 'b';
+	else {
+		cmd_error(ctx, "Invalid format character or name '%s'. Valid values are: x, d, u, c, b", f);
+		return -1;
+	}
+	return 0;
+}
+
+/* Variables need the process's memory and registers: a replayed trace
+ * or a loaded bundle holds neither. */
+static int need_data(struct cmd_ctx *ctx)
+{
+	struct dbg *d = &ctx->s->dbg;
+
+	if (d->replay) {
+		cmd_error(ctx, "the trace holds no data: variables are not available while replaying "
+			  "(leave with 'thread trace goto end' or run the process)");
+		return -1;
+	}
+	if (d->pm) {
+		cmd_error(ctx, "the trace holds no data: a loaded trace has no variables");
+		return -1;
+	}
+	return need_process(ctx);
+}
+
+static void print_globals(struct cmd_ctx *ctx, struct frame_ctx *fc, const struct value_fmt *o,
+			  int header)
+{
+	struct dbg *d = ctx->s->dbg.exe_path ? &ctx->s->dbg : NULL;
+	struct sym_var *g;
+	const char *cu;
+	int n;
+
+	if (!d || !fc->mod || !fc->mod->sym)
+		return;
+	n = sym_global_vars(fc->mod->sym, fc->f.pc - (fc->index ? 1 : 0), &cu, &g, NULL);
+	if (n <= 0)
+		return;
+	if (header)
+		fprintf(ctx->out, "Global variables for %s in %s:\n", cu ? cu : "?",
+			sym_module_path(fc->mod->sym));
+	for (int i = 0; i < n; i++) {
+		struct value v;
+
+		frame_var_value(fc, fc->mod->sym, &g[i], &v);
+		value_print(ctx->out, d, g[i].name, &v, o);
+		value_release(&v);
+	}
+	sym_vars_free(g, n);
+}
+
+static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
+				   const struct cmd_args *a, const struct value_fmt *o, int globals)
+{
+	enum cmd_status st = CMD_OK;
+
+	for (int i = 0; i < a->argc; i++) {
+		struct value v;
+		struct ptdb_err err;
+
+		int rc = frame_path_value(fc, a->argv[i], &v, &err);
+
+		if (rc < 0) {
+			if (globals && rc == FRAME_PATH_NO_VAR)
+				st = cmd_error(ctx, "can't find global variable '%s'", a->argv[i]);
+			else
+				st = cmd_error(ctx, "%s", err.msg);
+			continue;
+		}
+		value_print(ctx->out, &ctx->s->dbg, a->argv[i], &v, o);
+		value_release(&v);
+	}
+	return st;
+}
+
+static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_ctx fc;
+	struct value_fmt o;
+	struct ptdb_err err;
+	enum cmd_status st = CMD_OK;
+
+	if (need_data(ctx) < 0 || parse_format(ctx, a, &o) < 0)
+		return CMD_ERROR;
+	if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	if (!fc.vars) {
+		frame_ctx_close(&fc);
+		return cmd_error(ctx, "no debug information for frame %u", d->sel_frame);
+	}
+	if (a->argc)
+		st = print_paths(ctx, &fc, a, &o, 0);
+	else {
+		for (int i = 0; i < fc.nvars; i++) {
+			struct value v;
+
+			/* a function's statics are named, not listed (as LLDB) */
+			if (fc.vars[i].global && !fc.vars[i].is_param)
+				continue;
+			frame_var_value(&fc, fc.mod->sym, &fc.vars[i], &v);
+			value_print(ctx->out, d, fc.vars[i].name, &v, &o);
+			value_release(&v);
+		}
+		if (cmd_opt_given(ctx->node, a, "show-globals"))
+			print_globals(ctx, &fc, &o, 0);
+	}
+	frame_ctx_close(&fc);
+	return st;
+}
+
+static enum cmd_status exec_target_variable(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_ctx fc;
+	struct value_fmt o;
+	struct ptdb_err err;
+	enum cmd_status st = CMD_OK;
+
+	if (need_data(ctx) < 0 || parse_format(ctx, a, &o) < 0)
+		return CMD_ERROR;
+	if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	if (a->argc) {
+		/* globals only: a frame without its locals */
+		if (fc.vars)
+			sym_vars_free(fc.vars, fc.nvars);
+		fc.vars = NULL;
+		fc.nvars = 0;
+		st = print_paths(ctx, &fc, a, &o, 1);
+	} else if (!fc.mod || !fc.mod->sym)
+		st = cmd_error(ctx, "no global variables were found in the current frame's module");
+	else
+		print_globals(ctx, &fc, &o, 1);
+	frame_ctx_close(&fc);
+	return st;
+}
+
+#define VAR_FORMAT_OPT { 'f', "format", OPT_STRING, "format", \
+	"Display the values in this format: x (hex), d (decimal), u (unsigned), c (char), b (binary)." }
+
+static const struct cmd_opt frame_variable_opts[] = {
+	VAR_FORMAT_OPT,
+	{ 'T', "show-types", OPT_FLAG, NULL, "Show the type of every member and element too." },
+	{ 'L', "location", OPT_FLAG, NULL, "Show where each value lives (its address, or its register)." },
+	{ 'g', "show-globals", OPT_FLAG, NULL, "Show the globals and statics of the frame's compile unit too." },
+	{ 0 },
+};
+
+const struct cmd_node cmd_frame_variable_node = {
+	.name = "variable", .summary = "Show the arguments and locals of the selected frame, or the variables named.",
+	.syntax = "[<variable-path> ...]",
+	.details = "A variable path is a name followed by .member, ->member or [index], "
+		   "optionally preceded by * (p->next->val, a[3], *p).  Variables the compiler "
+		   "optimized away print <variable not available>; in a caller frame, a variable "
+		   "held in a register the unwinder does not recover prints "
+		   "<register NAME is not available>.",
+	.opts = frame_variable_opts, .min_args = 0, .max_args = -1,
+	.needs = CMD_NEEDS_PROCESS, .exec = exec_frame_variable,
+};
+
+static const struct cmd_opt target_variable_opts[] = {
+	VAR_FORMAT_OPT,
+	{ 'L', "location", OPT_FLAG, NULL, "Show where each value lives (its address)." },
+	{ 0 },
+};
+
+const struct cmd_node cmd_target_variable_node = {
+	.name = "variable", .summary = "Show the globals and statics of the selected frame's compile unit, or the globals named.",
+	.syntax = "[<variable-path> ...]",
+	.opts = target_variable_opts, .min_args = 0, .max_args = -1,
+	.needs = CMD_NEEDS_PROCESS, .exec = exec_target_variable,
+};

@@ -1,0 +1,217 @@
+"""Comparison with lldb-16: the same batch session runs in lldb-16 and in
+ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
+PIE), and the lines of frame variable, expression, target variable,
+finish's return value and the program's frame lines must be identical;
+vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
+vars_tu has its types in DWARF 4 type units (.debug_types).
+
+Normalized, because they must differ: the debugger's name in the echo,
+process ids, and stack addresses (each debugger starts the program with its
+own environment, which moves the stack).  Dropped: source listings (their
+spacing is a separate matter) and "Process N launched/resuming" lines.
+
+Deliberate differences, named here and in man/ptdb.1:
+  - 'target variable' with no name lists the globals in DWARF order; LLDB
+    lists them in its name index's order.  Those lines are compared as sets.
+  - Thread-local variables: lldb-16 prints "<No TLS data currently exists
+    for this thread.>" on these machines; ptdb reads the executable's TLS
+    block.  Lines naming tls_ are left out of the globals session.
+  - A reference or pointer to a polymorphic C++ class: lldb-16 shows the
+    object's dynamic type (from its vtable), ptdb the declared one; the
+    C++ session asks only about objects whose two types agree.
+  - Frames of libc.so.6: ptdb reads no separate debug file for the system
+    libraries, so their frame lines lack arguments; only the fixture's own
+    frames are compared.
+lldb-16 stops a batch session at the first failing command, so the sessions
+hold only commands that succeed; ptdb's error lines are checked by the
+transcript tests (0160-0162).
+"""
+import os
+import re
+import shutil
+import subprocess
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+LLDB = "lldb-16"
+
+EXPRS = [
+    "p sum", "p sum + 2", "p/x 255", "p 10/3.0", "p sizeof(int)", "p sizeof(record)",
+    "p 'a'", "p/d 'A'", "p 1 < 2", "p !head", "p ~0", "p (char)65", "p -5 / 2",
+    "p *head", "p head->next->val", "p r->pts[1].y + 2", "p r->name", "p r->c",
+    "p r->grid[1][2]", "p *&r->pts[1]", "p (long)sum * 3", "p origin", "p r->u.f",
+    "p 1e7", "p 2.5f", "p head->val == 1 && head->next != 0", "p 1 ? 2.5f : 3",
+    "expression -f x -- 16", "p counter = 42", "p counter", "p $rax = 7", "p $rax",
+]
+
+SESSIONS = [
+    ("vars -O0", "tests/programs/vars", [
+        "b add", "b walk", "r", "v", "v -T", "v -f x a b", "bt", "frame info",
+        "finish", "c", "v", "v *head", "v head->next->val", "v head->next->next->next",
+        "v r->pts", "v *r", "v -f x sum", "v -T *head", "v -L *head", "v head[1]",
+        "v r->pts[1].y", "up", "v", "v -L argc ch", "v argc ch r rec.pts[1] n1.next->val",
+        "target variable", "target variable counter origin.y", "down",
+        "v -T *r", "v -f x *r", "v -L r->pts", "v r->grid", "v r->grid[1]", "v r->grid[1][2]",
+        "v -f d r->name", "v r->u", "v -T r->u", "v &sum", "v r->op",
+    ] + EXPRS + ["up", "v -f x ch", "v -f c argc", "v argv[0]", "v *argv", "v -f u rec.c",
+                 "v -T argv", "v -L argc", "v -f c ch"]),
+    ("vars -O2", "tests/programs/vars_o2", [
+        "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
+        "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
+        "target variable",
+    ]),
+    ("vars -O2 DWARF 4", "tests/programs/vars_o2_dw4", [
+        "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
+        "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
+        "target variable",
+    ]),
+    ("vars type units", "tests/programs/vars_tu", [
+        "b add", "b walk", "r", "v", "finish", "c", "v", "v *head", "v *r", "v -T *r",
+        "v r->pts[1]", "p *head", "p r->c", "p sizeof(record)", "up", "v", "target variable",
+    ]),
+    ("globals", "tests/programs/globals", [
+        "b bump", "r", "v", "v calls", "target variable", "p *g_ptr + 1", "p g_ratio * 3",
+        "p g_name", "p sizeof(g_name)", "c", "v", "v calls", "target variable g_count g_ptr",
+    ]),
+]
+SESSIONS.append(("shapes C++", "tests/programs/shapes", [
+    "b measure", "r", "v total big a", "frame info", "p total", "p s.id", "p s.name",
+    "p s.id + total", "finish", "v", "v r.origin", "v r", "p r.w * r.h", "p label", "v ref",
+    "p ref", "p r.name", "p r.origin", "p &r.origin", "p sizeof(geo::Point)",
+]))
+SKIP = {"globals": re.compile(r"\btls_")}
+
+STACK = re.compile(r"0x00007ff[0-9a-f]{9}")
+SOURCE = re.compile(r"^\s*(->)?\s*\d+\s|^\s+\^\s*$")
+
+
+def blocks(out, prompt, cmds):
+    """The output of each command: what follows its echo up to the next."""
+    lines = out.splitlines()
+    res, cur, i = {}, None, 0
+    for line in lines:
+        if i < len(cmds) and line == "(%s) %s" % (prompt, cmds[i]):
+            cur = (i, cmds[i])
+            res[cur] = []
+            i += 1
+        elif cur is not None:
+            res[cur].append(line)
+    return res
+
+
+RUN_CMDS = ("r", "c", "finish", "n", "s", "next", "step")
+REPORT = re.compile(r"^(Process \d+ (stopped|launched|resuming)|\* thread #|Return value:|"
+                    r"\s+frame #0:|\s*$)")
+
+
+def settle(cmds, res):
+    """lldb-16 in batch mode prints a run command's stop report whenever
+    its event is handled, sometimes several commands later: move the first
+    stop report after a run command without one back to it."""
+    for i in range(len(cmds)):
+        key = (i, cmds[i])
+        if key not in res or cmds[i] not in RUN_CMDS:
+            continue
+        if any(l.startswith("* thread #") for l in res[key]):
+            continue
+        for j in range(i + 1, len(cmds)):
+            later = res.get((j, cmds[j]), [])
+            start = next((k for k, l in enumerate(later)
+                          if re.match(r"Process \d+ stopped$|\* thread #", l)), None)
+            if start is None:
+                continue
+            end = start
+            while end < len(later) and (REPORT.match(later[end]) or SOURCE.match(later[end])):
+                end += 1
+            res[key] += later[start:end]
+            del later[start:end]
+            break
+    return res
+
+
+def keep(cmd, line, module):
+    if SOURCE.match(line) or line.startswith("Process "):
+        return False
+    if "frame #" in line and "`" in line:
+        return (" %s`" % module) in line
+    if cmd in ("r", "c", "finish", "up", "down") or cmd.startswith("b "):
+        return line.startswith("Return value:") or line.startswith("* thread")
+    return not line.startswith("Breakpoint ") and not line.startswith("Current executable")
+
+
+def normalize(cmd, lines, module, skip=None):
+    out, dropped = [], False
+    for l in lines:
+        if skip and (skip.search(l) or (dropped and not l.strip())):
+            dropped = bool(skip.search(l))  # and the blank line an error value ends with
+            continue
+        dropped = False
+        if keep(cmd, l, module):
+            out.append(STACK.sub("0x00007ffSTACK", l.rstrip()))
+    while out and not out[-1]:
+        out.pop()
+    if cmd == "target variable":
+        out = sorted(out)
+    return out
+
+
+def run_session(name, prog, cmds):
+    module = os.path.basename(prog)
+    lldb_args = [LLDB, "-b", "-x"]
+    ptdb_args = [PTDB, "-b", "-o", "file " + prog]
+    for c in cmds:
+        lldb_args += ["-o", c]
+        ptdb_args += ["-o", c]
+    lldb_args.append(prog)
+    try:
+        lo = subprocess.run(lldb_args, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+        po = subprocess.run(ptdb_args, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        results.fail("lldb compare " + name, "timed out: %s" % e)
+        return
+    lb = settle(cmds, blocks(lo.stdout + lo.stderr, "lldb", cmds))
+    pb = blocks(po.stdout + po.stderr, "ptdb", cmds)
+    problems = []
+    compared = 0
+    for i, c in enumerate(cmds):
+        key = (i, c)
+        if key not in lb:
+            problems.append("lldb-16 did not run '%s' (did an earlier command fail?)" % c)
+            break
+        if key not in pb:
+            problems.append("ptdb did not run '%s'" % c)
+            break
+        skip = SKIP.get(name)
+        want = normalize(c, lb[key], module, skip)
+        got = normalize(c, pb[key], module, skip)
+        compared += len(want)
+        if want != got:
+            problems.append("'%s':\n  lldb-16:\n%s\n  ptdb:\n%s" % (
+                c, "\n".join("    | " + l for l in want), "\n".join("    | " + l for l in got)))
+    if not problems and compared < len(cmds):
+        problems.append("only %d lines compared: the sessions' output was not split" % compared)
+    if problems:
+        results.fail("lldb compare " + name, "\n".join(problems))
+    else:
+        results.ok("lldb compare %s (%d commands, %d lines identical)" % (name, len(cmds), compared))
+
+
+def run_all():
+    if not shutil.which(LLDB):
+        results.skip("lldb compare", "%s is not installed (make deps installs it)" % LLDB)
+        return
+    for name, prog, cmds in SESSIONS:
+        if not os.path.exists(os.path.join(ROOT, prog)):
+            results.fail("lldb compare " + name, "%s is not built (make programs)" % prog)
+            continue
+        run_session(name, prog, cmds)
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())

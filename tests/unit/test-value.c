@@ -1,0 +1,250 @@
+/* tests/unit/test-value.c: the DWARF expression machine (frame base,
+ * registers, pieces, computed and implicit values, entry values, and its
+ * error paths), LLDB's float digits, and DWARF types and type names read
+ * from tests/programs/vars. */
+#include <dwarf.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/sym_var.h"
+#include "core/value.h"
+#include "tests/unit/test.h"
+
+static uint8_t memory[64];	/* at address 0x1000 */
+
+static int t_reg(void *ctx, unsigned r, uint64_t *v)
+{
+	(void)ctx;
+	if (r == 1)	/* rdx is not available */
+		return -1;
+	*v = 0x1000 + r;	/* rbp (6) = 0x1006 ... */
+	return 0;
+}
+
+static int t_mem(void *ctx, uint64_t a, void *buf, size_t n)
+{
+	(void)ctx;
+	if (a < 0x1000 || a + n > 0x1000 + sizeof(memory))
+		return -1;
+	memcpy(buf, memory + (a - 0x1000), n);
+	return 0;
+}
+
+static int t_entry(void *ctx, unsigned r, uint64_t *v)
+{
+	(void)ctx;
+	if (r != 5)
+		return -1;
+	*v = 77;
+	return 0;
+}
+
+static struct sym_expr_env env(void)
+{
+	struct sym_expr_env e;
+
+	memset(&e, 0, sizeof(e));
+	e.reg = t_reg;
+	e.mem = t_mem;
+	e.have_cfa = 1;
+	e.cfa = 0x1010;
+	e.bias = 0x100;
+	return e;
+}
+
+TEST(expr_fbreg_cfa)
+{
+	struct sym_op fb[] = { { DW_OP_call_frame_cfa, 0, 0, 0, NULL } };
+	struct sym_op ops[] = { { DW_OP_fbreg, (uint64_t)-8, 0, 0, NULL } };
+	struct sym_expr_env e = env();
+	struct sym_expr_res res;
+	int32_t v = 0;
+
+	memset(memory, 0, sizeof(memory));
+	memory[8] = 42;	/* 0x1010 - 8 */
+	e.frame_base = fb;
+	e.nframe_base = 1;
+	CHECK_INT(sym_expr_eval(ops, 1, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v, 42);
+	CHECK(res.in_mem);
+	CHECK_INT(res.addr, 0x1008);
+}
+
+TEST(expr_reg_and_breg)
+{
+	struct sym_op reg[] = { { DW_OP_reg0 + 6, 0, 0, 0, NULL } };
+	struct sym_op breg[] = { { DW_OP_breg0 + 6, 2, 0, 0, NULL } };
+	struct sym_op bad[] = { { DW_OP_reg1, 0, 0, 0, NULL } };
+	struct sym_expr_env e = env();
+	struct sym_expr_res res;
+	uint64_t v = 0;
+
+	CHECK_INT(sym_expr_eval(reg, 1, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v, 0x1006);
+	CHECK_INT(res.in_reg, 6);
+	memset(memory, 0, sizeof(memory));
+	memory[8] = 7;	/* rbp + 2 = 0x1008 */
+	CHECK_INT(sym_expr_eval(breg, 1, &e, &v, 1, &res), SYM_EXPR_OK);
+	CHECK_INT(v & 0xff, 7);
+	CHECK_INT(sym_expr_eval(bad, 1, &e, &v, sizeof(v), &res), SYM_EXPR_NO_REG);
+	CHECK_INT(res.bad_reg, 1);
+	CHECK_STR(sym_dwreg_name(res.bad_reg), "rdx");
+}
+
+TEST(expr_addr_bias_and_values)
+{
+	struct sym_op addr[] = { { DW_OP_addr, 0xf00, 0, 0, NULL } };
+	struct sym_op val[] = { { DW_OP_lit0 + 5, 0, 0, 0, NULL }, { DW_OP_lit0 + 3, 0, 0, 0, NULL },
+				{ DW_OP_mul, 0, 0, 0, NULL }, { DW_OP_stack_value, 0, 0, 0, NULL } };
+	static const uint8_t blk[4] = { 1, 2, 3, 4 };
+	struct sym_op imp[] = { { DW_OP_implicit_value, 4, 0, 0, blk } };
+	struct sym_expr_env e = env();
+	struct sym_expr_res res;
+	uint32_t v = 0;
+
+	memset(memory, 0, sizeof(memory));
+	memory[0] = 9;	/* 0xf00 + bias 0x100 = 0x1000 */
+	CHECK_INT(sym_expr_eval(addr, 1, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v, 9);
+	CHECK_INT(sym_expr_eval(val, 4, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v, 15);
+	CHECK(!res.in_mem);
+	CHECK_INT(sym_expr_eval(imp, 1, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v, 0x04030201);
+}
+
+TEST(expr_pieces)
+{
+	/* low 4 bytes in rax (0x1000), high 4 optimized out, then whole */
+	struct sym_op ops[] = { { DW_OP_reg0, 0, 0, 0, NULL }, { DW_OP_piece, 4, 0, 0, NULL },
+				{ DW_OP_lit0 + 1, 0, 0, 0, NULL }, { DW_OP_stack_value, 0, 0, 0, NULL },
+				{ DW_OP_piece, 4, 0, 0, NULL } };
+	struct sym_op gap[] = { { DW_OP_reg0, 0, 0, 0, NULL }, { DW_OP_piece, 4, 0, 0, NULL },
+				{ DW_OP_piece, 4, 0, 0, NULL } };
+	struct sym_expr_env e = env();
+	struct sym_expr_res res;
+	uint32_t v[2] = { 0, 0 };
+
+	CHECK_INT(sym_expr_eval(ops, 5, &e, v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v[0], 0x1000);
+	CHECK_INT(v[1], 1);
+	CHECK_INT(sym_expr_eval(gap, 3, &e, v, sizeof(v), &res), SYM_EXPR_EMPTY);
+}
+
+TEST(expr_entry_value)
+{
+	static const uint8_t rdi[1] = { DW_OP_reg5 }, rsi[1] = { DW_OP_reg4 };
+	struct sym_op ops[] = { { DW_OP_entry_value, 1, 0, 0, rdi }, { DW_OP_stack_value, 0, 0, 0, NULL } };
+	struct sym_op other[] = { { DW_OP_entry_value, 1, 0, 0, rsi }, { DW_OP_stack_value, 0, 0, 0, NULL } };
+	struct sym_expr_env e = env();
+	struct sym_expr_res res;
+	uint64_t v = 0;
+
+	CHECK_INT(sym_expr_eval(ops, 2, &e, &v, sizeof(v), &res), SYM_EXPR_EMPTY);	/* no caller */
+	e.entry_value = t_entry;
+	CHECK_INT(sym_expr_eval(ops, 2, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+	CHECK_INT(v, 77);
+	CHECK_INT(sym_expr_eval(other, 2, &e, &v, sizeof(v), &res), SYM_EXPR_EMPTY);
+}
+
+TEST(expr_errors)
+{
+	struct sym_op unread[] = { { DW_OP_addr, 0, 0, 0, NULL } };
+	struct sym_op underflow[] = { { DW_OP_plus, 0, 0, 0, NULL } };
+	struct sym_op div0[] = { { DW_OP_lit0 + 1, 0, 0, 0, NULL }, { DW_OP_lit0, 0, 0, 0, NULL },
+				 { DW_OP_div, 0, 0, 0, NULL } };
+	struct sym_op nofb[] = { { DW_OP_fbreg, 0, 0, 0, NULL } };
+	struct sym_expr_env e = env();
+	struct sym_expr_res res;
+	uint64_t v;
+
+	CHECK_INT(sym_expr_eval(unread, 1, &e, &v, sizeof(v), &res), SYM_EXPR_MEM);
+	CHECK_INT(sym_expr_eval(underflow, 1, &e, &v, sizeof(v), &res), SYM_EXPR_BAD);
+	CHECK_INT(sym_expr_eval(div0, 3, &e, &v, sizeof(v), &res), SYM_EXPR_BAD);
+	CHECK_INT(sym_expr_eval(nofb, 1, &e, &v, sizeof(v), &res), SYM_EXPR_BAD);
+	{	/* INT64_MIN / -1 from a hostile file: no trap */
+		struct sym_op ovf[] = { { DW_OP_const8s, (uint64_t)INT64_MIN, 0, 0, NULL },
+					{ DW_OP_consts, (uint64_t)-1, 0, 0, NULL },
+					{ DW_OP_div, 0, 0, 0, NULL }, { DW_OP_stack_value, 0, 0, 0, NULL } };
+
+		CHECK_INT(sym_expr_eval(ovf, 4, &e, &v, sizeof(v), &res), SYM_EXPR_OK);
+		CHECK(v == (uint64_t)INT64_MIN);
+	}
+	CHECK_INT(sym_expr_eval(NULL, 0, &e, &v, sizeof(v), &res), SYM_EXPR_EMPTY);
+}
+
+TEST(float_digits)
+{
+	char b[64];
+
+	value_float_str(1.1, 53, b, sizeof(b));
+	CHECK_STR(b, "1.1000000000000001");
+	value_float_str(10 / 3.0, 53, b, sizeof(b));
+	CHECK_STR(b, "3.3333333333333335");
+	value_float_str(1e7, 53, b, sizeof(b));
+	CHECK_STR(b, "1.0E+7");
+	value_float_str(1000000, 53, b, sizeof(b));
+	CHECK_STR(b, "1000000");
+	value_float_str(2.5, 24, b, sizeof(b));
+	CHECK_STR(b, "2.5");
+	value_float_str((float)9.10844002e-44, 24, b, sizeof(b));
+	CHECK_STR(b, "9.10844002E-44");
+	value_float_str(0.00001, 53, b, sizeof(b));	/* lldb-16 prints these */
+	CHECK_STR(b, "0.000010000000000000001");
+	value_float_str(0.0000001, 53, b, sizeof(b));
+	CHECK_STR(b, "9.9999999999999995E-8");
+	value_float_str(12345678.0, 53, b, sizeof(b));
+	CHECK_STR(b, "12345678");
+	value_float_str(123.456f, 24, b, sizeof(b));
+	CHECK_STR(b, "123.456001");
+	value_float_str(0.001, 53, b, sizeof(b));
+	CHECK_STR(b, "0.001");
+	value_float_str(-0.0, 53, b, sizeof(b));
+	CHECK_STR(b, "-0");
+}
+
+TEST(types_and_names)
+{
+	struct ptdb_err err;
+	struct sym_module *m = sym_module_open("tests/programs/vars", &err);
+	struct sym_var *g;
+	const char *cu;
+	char name[256];
+	int n, seen = 0;
+
+	CHECK(m);
+	n = sym_global_vars(m, 0, &cu, &g, &err);
+	CHECK(n >= 4);
+	for (int i = 0; i < n; i++) {
+		sym_type_name(g[i].type, name, sizeof(name));
+		if (!strcmp(g[i].name, "greeting"))
+			seen += !strcmp(name, "const char *");
+		if (!strcmp(g[i].name, "total"))
+			seen += !strcmp(name, "long");
+		if (!strcmp(g[i].name, "origin"))
+			seen += !strcmp(name, "point") && g[i].type->nmem == 2 &&
+				g[i].type->mem[1].off == 4;
+	}
+	sym_vars_free(g, n);
+	CHECK_INT(seen, 3);
+	{
+		struct sym_type *rec = sym_type_named(m, "record");
+		const struct sym_type *s = sym_type_strip(rec);
+
+		CHECK(rec && s && s->kind == SYM_T_STRUCT);
+		for (int i = 0; i < s->nmem; i++) {
+			sym_type_name(s->mem[i].type, name, sizeof(name));
+			if (!strcmp(s->mem[i].name, "grid"))
+				CHECK_STR(name, "int[2][3]");
+			if (!strcmp(s->mem[i].name, "op"))
+				CHECK_STR(name, "int (*)(int, int)");
+			if (!strcmp(s->mem[i].name, "mode"))
+				CHECK_INT(s->mem[i].bit_size, 5);
+		}
+		CHECK(!sym_type_named(m, "nosuch_type"));
+	}
+	sym_module_free(m);
+}
+
+TEST_MAIN(expr_fbreg_cfa, expr_reg_and_breg, expr_addr_bias_and_values, expr_pieces,
+	  expr_entry_value, expr_errors, float_digits, types_and_names)
