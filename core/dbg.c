@@ -88,6 +88,7 @@ void dbg_release(struct dbg *d)
 	}
 	free(d->bps);
 	free(d->exe_path);
+	free(d->debug_dirs);
 	if (d->dis)
 		disasm_free(d->dis);
 	memset(d, 0, sizeof(*d));
@@ -140,7 +141,7 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 
 	if (!realpath(path, abs))
 		return ptdb_err_errno(err, "unable to find executable '%s'", path);
-	m = sym_module_open(abs, err);
+	m = sym_module_open_debug(abs, d->debug_dirs, err);
 	if (!m)
 		return -1;
 	if (sym_module_truncated(m)) {
@@ -398,7 +399,7 @@ static struct sym_module *open_vdso(struct dbg *d, const struct target_map *mp)
 	fd = mkstemp(tmpl);
 	if (fd >= 0) {
 		if (write(fd, buf, len) == (ssize_t)len)
-			m = sym_module_open(tmpl, &err);
+			m = sym_module_open_debug(tmpl, d->debug_dirs, &err);
 		unlink(tmpl);
 		close(fd);
 	}
@@ -435,7 +436,7 @@ void dbg_refresh_modules(struct dbg *d)
 			continue;
 		m = module_by_path(d, mp->path);
 		if (!m) {
-			struct sym_module *s = mp->path[0] == '/' ? sym_module_open(mp->path, &err)
+			struct sym_module *s = mp->path[0] == '/' ? sym_module_open_debug(mp->path, d->debug_dirs, &err)
 							  : open_vdso(d, mp);
 
 			m = dbg_add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
@@ -680,6 +681,44 @@ char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n)
 	return buf;
 }
 
+static int frames_concrete(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			   struct ptdb_err *err);
+
+/* An inlined frame as LLDB shows it: "mod`f [inlined] g at file:line"
+ * (g the call at level inl, its line the next inner call's call site, or
+ * the line table's for the innermost), "mod`f at file:line" for the
+ * function itself. */
+static char *format_inlined(struct dbg_module *m, const struct dbg_frame *f,
+			    const struct sym_loc *loc, char *buf, size_t n)
+{
+	struct sym_inline inl[DBG_MAX_INLINE];
+	int ni = sym_inlines_at(m->sym, f->look, inl, DBG_MAX_INLINE);
+	unsigned l = f->inl < (unsigned)ni ? f->inl : (unsigned)ni;
+	const char *file = loc->file, *base;
+	unsigned line = loc->line, col = loc->column;
+	size_t len;
+
+	if (l > 0) {
+		file = inl[l - 1].call_file;
+		line = inl[l - 1].call_line;
+		col = inl[l - 1].call_col;
+	}
+	if ((int)l < ni)
+		snprintf(buf, n, "%s`%s [inlined] %s", sym_module_name(m->sym), loc->func, inl[l].name);
+	else
+		snprintf(buf, n, "%s`%s", sym_module_name(m->sym), loc->func);
+	len = strlen(buf);
+	if (!file || !line || len >= n)
+		return buf;
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	if (col)
+		snprintf(buf + len, n - len, " at %s:%u:%u", base, line, col);
+	else
+		snprintf(buf + len, n - len, " at %s:%u", base, line);
+	return buf;
+}
+
 char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 		       char *buf, size_t n)
 {
@@ -692,10 +731,14 @@ char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 		snprintf(buf, n, "0x%016" PRIx64, f->pc);
 		return buf;
 	}
+	if (f->look)
+		look = f->look;
 	if (sym_lookup_addr(m->sym, look, &loc) < 0 || !loc.func) {
 		snprintf(buf, n, "%s`0x%" PRIx64, sym_module_name(m->sym), f->pc);
 		return buf;
 	}
+	if (f->ninl && f->look)
+		return format_inlined(m, f, &loc, buf, n);
 	if (!loc.file || !loc.line) {
 		snprintf(buf, n, "%s`%s + %" PRIu64, sym_module_name(m->sym), loc.func,
 			 f->pc - loc.func_addr);
@@ -736,13 +779,43 @@ static int read_cb(void *ctx, uint64_t addr, void *buf, size_t n)
 int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	       struct ptdb_err *err)
 {
-	struct user_regs_struct r;
-	int n = 0;
+	struct dbg_frame *c;
+	int n, k = 0;
 
 	if (d->replay && tid == dbg_replay_tid(d))
 		return dbg_replay_frames(d, out, max, err);
 	if (d->pm)
 		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
+	if (max <= 0)
+		return 0;
+	c = xcalloc((size_t)max, sizeof(*c));
+	n = frames_concrete(d, tid, c, max, err);
+	for (int i = 0; i < n && k < max; i++) {
+		struct sym_inline inl[DBG_MAX_INLINE];
+		uint64_t look = i > 0 ? c[i].pc - 1 : c[i].pc;
+		int ni = c[i].mod ? sym_inlines_at(c[i].mod->sym, look, inl, DBG_MAX_INLINE) : 0;
+
+		for (int l = 0; l <= ni && k < max; l++, k++) {
+			out[k] = c[i];
+			out[k].look = look;
+			out[k].inl = (unsigned)l;
+			out[k].ninl = (unsigned)ni;
+			out[k].virt = l > 0;
+			if (l > 0)
+				out[k].pc = inl[l - 1].lo;
+		}
+	}
+	free(c);
+	return n < 0 ? n : k;
+}
+
+/* The frames the unwinder finds, without inlined calls. */
+static int frames_concrete(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			   struct ptdb_err *err)
+{
+	struct user_regs_struct r;
+	int n = 0;
+
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
 	if (target_get_regs(d->proc, tid, &r, err) < 0)

@@ -89,12 +89,22 @@ struct dbg_stop {
 	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
 };
 
+#define DBG_MAX_INLINE 16	/* inlined calls shown per concrete frame */
+
 struct dbg_frame {
 	uint64_t pc, rsp, rbp;
 	struct dbg_module *mod;		/* NULL: no module covers pc */
 	int untraced;			/* replaying: the callers before the
 					 * trace began (no pc) */
 	int replaying;			/* replaying: the cursor's frame */
+	/* inlined calls (LLDB's "[inlined]" frames): a concrete frame whose
+	 * address look lies in ninl inlined calls is shown as ninl + 1
+	 * frames, inl = 0 (the innermost call) .. ninl (the function); all
+	 * but inl 0 are virtual (pc: the start of the inlined block, the
+	 * registers the concrete frame's).  look 0: not computed. */
+	uint64_t look;
+	unsigned inl, ninl;
+	int virt;
 };
 
 /* How a signal reaching the inferior is handled ("process handle"). */
@@ -142,6 +152,7 @@ struct dbg {
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
+	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts

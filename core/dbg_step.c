@@ -352,7 +352,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	struct dbg_frame fr[DBG_MAX_FRAMES];
 	pid_t tid = d->sel_tid;
 	struct dbg_goal g;
-	int n;
+	int n, k;
 
 	if (check_alive(d, err) < 0)
 		return -1;
@@ -360,17 +360,21 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
 		return -1;
-	if ((int)d->sel_frame + 1 >= n)
+	/* the caller: the next concrete frame (an inlined call's frames
+	 * share their function's) */
+	for (k = (int)d->sel_frame + 1; k < n && fr[k].virt; k++)
+		;
+	if (k >= n)
 		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
-	g.pc = fr[d->sel_frame + 1].pc;
-	g.min_rsp = fr[d->sel_frame + 1].rsp;
+	g.pc = fr[k].pc;
+	g.min_rsp = fr[k].rsp;
 	return finish_cmd(d, run_to(d, tid, &g, 1, stop, err), stop, tid, DBG_R_STEP_OUT);
 }
 
 int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	      struct dbg_stop *stop, struct ptdb_err *err)
 {
-	struct dbg_frame fr[2];
+	struct dbg_frame fr[2 + DBG_MAX_INLINE];
 
 	dbg_replay_leave(d);
 	struct dbg_goal g[8];
@@ -380,12 +384,15 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	if (check_alive(d, err) < 0)
 		return -1;
 	d->interrupt_requested = 0;
-	nf = dbg_frames(d, tid, fr, 2, err);
+	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
 	if (nf < 0)
 		return -1;
 	for (int i = 0; i < n && ng < 7; i++)
 		g[ng++] = (struct dbg_goal){ addrs[i], fr[0].rsp };
-	if (nf > 1)
-		g[ng++] = (struct dbg_goal){ fr[1].pc, fr[1].rsp };
+	for (int i = 1; i < nf; i++)
+		if (!fr[i].virt) {	/* the caller (past inlined frames) */
+			g[ng++] = (struct dbg_goal){ fr[i].pc, fr[i].rsp };
+			break;
+		}
 	return finish_cmd(d, run_to(d, tid, g, ng, stop, err), stop, tid, DBG_R_UNTIL);
 }

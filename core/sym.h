@@ -18,6 +18,16 @@ struct sym_module;
  * "'PATH' is not an ELF file", "'PATH' is not an x86-64 ELF file",
  * "cannot open 'PATH': strerror". */
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err);
+/* As sym_module_open, and looks for the file's separate debug
+ * information when it has no symbol table or DWARF: by GNU build id
+ * (ROOT/.build-id/xx/yyyy.debug) then by .gnu_debuglink name (CRC
+ * checked: beside the file, in its .debug/, in ROOT and ROOT/<dir of the
+ * file>) for each ROOT of debug_dirs (space separated; may be NULL) and
+ * /usr/lib/debug.  Symbols and DWARF then come from the debug file. */
+struct sym_module *sym_module_open_debug(const char *path, const char *debug_dirs,
+					 struct ptdb_err *err);
+/* The debug file in use, or NULL. */
+const char *sym_module_debug_path(const struct sym_module *m);
 void sym_module_free(struct sym_module *m);
 /* A raw binary (firmware, a JIT dump, a test image): the whole file is one
  * executable segment at runtime address bias (set it with
@@ -73,7 +83,21 @@ struct sym_loc {
 	const char *file;	/* source path as in DWARF (full path) or NULL */
 	unsigned line, column;	/* 0 if unknown */
 };
-/* 0 if a symbol or a line covers addr, -1 if neither. */
+/* The calls inlined at addr (DW_TAG_inlined_subroutine), innermost
+ * first: the inlined function's name, the runtime start of its range
+ * holding addr, and where it was called from (file as in DWARF, or NULL).
+ * Returns the count (<= max), 0 when addr is in no inlined call. */
+struct sym_inline {
+	const char *name;
+	uint64_t lo;
+	const char *call_file;
+	unsigned call_line, call_col;
+};
+int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max);
+
+/* 0 if a symbol or a line covers addr, -1 if neither.  func is the name
+ * of the DWARF function holding addr when there is one (LLDB's choice),
+ * else of the symbol. */
 int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
 
 /* Functions named name (mangled, demangled "ns::f(int)", or base name "f"):

@@ -90,7 +90,7 @@ int sym_dwarf_init(struct sym_module *m)
 	if (m->dw_state)
 		return m->dw_state > 0 ? 0 : -1;
 	m->dw_state = -1;
-	if (dwarf_init(m->fd, DW_DLC_READ, NULL, NULL, &m->dbg, &e) != DW_DLV_OK) {
+	if (dwarf_init(m->dw_debug ? m->dfd : m->fd, DW_DLC_READ, NULL, NULL, &m->dbg, &e) != DW_DLV_OK) {
 		sym_dw_note(m, "cannot read the DWARF", e);
 		if (e)
 			dwarf_dealloc(NULL, e, DW_DLA_ERROR);
@@ -159,6 +159,7 @@ void sym_dwarf_free(struct sym_module *m)
 			free(m->cus[i].files[j]);
 		free(m->cus[i].files);
 		free(m->cus[i].rows);
+		sym_scope_free_cu(&m->cus[i]);
 	}
 	free(m->cus);
 	free(m->ar);

@@ -15,6 +15,11 @@
 
 #include "core/sym_int.h"
 
+static int sym_bind_rank(int bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
 static int sym_cmp_sym(const void *a, const void *b)
 {
 	const struct sym_sym *x = a, *y = b;
@@ -24,13 +29,26 @@ static int sym_cmp_sym(const void *a, const void *b)
 	/* Sized symbols first so the survivor of a duplicate has a size. */
 	if ((x->size == 0) != (y->size == 0))
 		return x->size ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	/* then the name LLDB shows: global over weak over local, then the
+	 * one with the fewest leading underscores (printf, not _IO_printf) */
+	if (x->bind != y->bind)
+		return sym_bind_rank(x->bind) - sym_bind_rank(y->bind);
+	if (!strchr(x->name, '@') != !strchr(y->name, '@'))
+		return strchr(x->name, '@') ? 1 : -1;
+	if (strspn(x->name, "_") != strspn(y->name, "_"))
+		return strspn(x->name, "_") < strspn(y->name, "_") ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int sym_sec_in(size_t maplen, const Elf64_Shdr *sh)
+{
+	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= maplen &&
+	       sh->sh_size <= maplen - sh->sh_offset;
 }
 
 static int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 {
-	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= m->maplen &&
-	       sh->sh_size <= m->maplen - sh->sh_offset;
+	return sym_sec_in(m->maplen, sh);
 }
 
 /* A section read as an array of 8-byte-aligned structures (symbols,
@@ -40,23 +58,24 @@ static int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 	return sym_section_ok(m, sh) && !(sh->sh_offset & 7);
 }
 
-/* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
-static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
-			    const Elf64_Shdr *sh)
+/* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section of the
+ * ELF image map (the module's, or its debug file's). */
+static void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
+			    const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
 {
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	const Elf64_Shdr *shs = (const Elf64_Shdr *)(map + eh->e_shoff);
 	const Elf64_Shdr *strsh;
 	const Elf64_Sym *st;
 	const char *strs;
 	size_t n, cap;
 
-	if (sh->sh_link >= eh->e_shnum || !sym_table_ok(m, sh))
+	if (sh->sh_link >= eh->e_shnum || !sym_sec_in(maplen, sh) || (sh->sh_offset & 7))
 		return;
 	strsh = &shs[sh->sh_link];
-	if (!sym_section_ok(m, strsh) || strsh->sh_size == 0)
+	if (!sym_sec_in(maplen, strsh) || strsh->sh_size == 0)
 		return;
-	strs = (const char *)m->map + strsh->sh_offset;
-	st = (const Elf64_Sym *)(m->map + sh->sh_offset);
+	strs = (const char *)map + strsh->sh_offset;
+	st = (const Elf64_Sym *)(map + sh->sh_offset);
 	n = sh->sh_size / sizeof(Elf64_Sym);
 	cap = n;
 	m->syms = xcalloc(cap ? cap : 1, sizeof(*m->syms));
@@ -74,6 +93,7 @@ static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 		m->syms[m->nsyms].addr = st[i].st_value;
 		m->syms[m->nsyms].size = st[i].st_size;
 		m->syms[m->nsyms].name = strs + st[i].st_name;
+		m->syms[m->nsyms].bind = (uint8_t)ELF64_ST_BIND(st[i].st_info);
 		m->nsyms++;
 	}
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);
@@ -180,7 +200,75 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	}
 }
 
-static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
+static void sym_free_syms(struct sym_module *m)
+{
+	for (size_t i = 0; i < m->nsyms; i++)
+		free(m->syms[i].dem);
+	free(m->syms);
+	for (size_t i = 0; i < m->nalias; i++)
+		free(m->alias[i].dem);
+	free(m->alias);
+	m->syms = m->alias = NULL;
+	m->nsyms = m->nalias = 0;
+}
+
+/* Takes the debug file's symbol table (when it has functions) and, when
+ * the module has none, its DWARF; a debug file whose sections lie past
+ * its end is dropped. */
+static void sym_use_debug(struct sym_module *m)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->dmap;	/* checked by sym_debug_find */
+	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->dmap + eh->e_shoff), *symtab = NULL;
+	const char *shstr = NULL;
+	size_t shstrsz = 0;
+	int dw = 0;
+
+	for (unsigned i = 0; i < eh->e_shnum; i++)
+		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL &&
+		    !sym_sec_in(m->dmaplen, &shs[i])) {
+			sym_debug_free(m);
+			return;
+		}
+	if (eh->e_shstrndx < eh->e_shnum) {
+		shstr = (const char *)m->dmap + shs[eh->e_shstrndx].sh_offset;
+		shstrsz = shs[eh->e_shstrndx].sh_size;
+	}
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (shs[i].sh_type == SHT_SYMTAB)
+			symtab = &shs[i];
+		if (shstr && shs[i].sh_name < shstrsz &&
+		    (!strcmp(shstr + shs[i].sh_name, ".debug_info") ||
+		     !strcmp(shstr + shs[i].sh_name, ".debug_line")))
+			dw = 1;
+	}
+	if (dw && !m->has_debug) {
+		m->has_debug = 1;
+		m->dw_debug = 1;
+		m->dw_state = 0;	/* the module's own sections are not read */
+		m->dw_err[0] = 0;
+	}
+	if (symtab) {
+		struct sym_sym *old = m->syms, *olda = m->alias;
+		size_t n = m->nsyms, na = m->nalias;
+
+		m->syms = m->alias = NULL;
+		m->nsyms = m->nalias = 0;
+		sym_load_symtab(m, m->dmap, m->dmaplen, eh, symtab);
+		if (m->nsyms) {
+			struct sym_sym *keep = m->syms, *keepa = m->alias;
+			size_t k = m->nsyms, ka = m->nalias;
+
+			m->syms = old, m->nsyms = n, m->alias = olda, m->nalias = na;
+			sym_free_syms(m);
+			m->syms = keep, m->nsyms = k, m->alias = keepa, m->nalias = ka;
+		} else {
+			free(m->syms);
+			m->syms = old, m->nsyms = n, m->alias = olda, m->nalias = na;
+		}
+	}
+}
+
+static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err *err)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
 	const Elf64_Shdr *shs, *symtab = NULL, *dynsym = NULL;
@@ -236,12 +324,14 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 			m->has_debug = 1;
 	}
 	if (symtab)
-		sym_load_symtab(m, eh, symtab);
+		sym_load_symtab(m, m->map, m->maplen, eh, symtab);
 	if (m->nsyms == 0 && dynsym) {
 		free(m->syms);
 		m->syms = NULL;
-		sym_load_symtab(m, eh, dynsym);
+		sym_load_symtab(m, m->map, m->maplen, eh, dynsym);
 	}
+	if ((!symtab || !m->has_debug) && sym_debug_find(m, dirs) == 0)
+		sym_use_debug(m);
 	if (shstr)
 		sym_load_plt(m, eh, shstr, shstrsz);
 	return 0;
@@ -258,6 +348,7 @@ static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb
 
 	m = xcalloc(1, sizeof(*m));
 	m->fd = -1;
+	m->dfd = -1;
 	m->path = xstrdup(realpath(path, real) ? real : path);
 	slash = strrchr(m->path, '/');
 	m->name = xstrdup(slash ? slash + 1 : m->path);
@@ -295,9 +386,15 @@ fail:
 
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
 {
+	return sym_module_open_debug(path, NULL, err);
+}
+
+struct sym_module *sym_module_open_debug(const char *path, const char *debug_dirs,
+					 struct ptdb_err *err)
+{
 	struct sym_module *m = sym_map_file(path, EI_NIDENT, err);
 
-	if (m && sym_parse_elf(m, err) < 0) {
+	if (m && sym_parse_elf(m, debug_dirs, err) < 0) {
 		sym_module_free(m);
 		return NULL;
 	}
@@ -342,12 +439,8 @@ void sym_module_free(struct sym_module *m)
 		return;
 	sym_unwind_free(m);
 	sym_dwarf_free(m);
-	for (size_t i = 0; i < m->nsyms; i++)
-		free(m->syms[i].dem);
-	free(m->syms);
-	for (size_t i = 0; i < m->nalias; i++)
-		free(m->alias[i].dem);
-	free(m->alias);
+	sym_free_syms(m);
+	sym_debug_free(m);
 	if (m->map)
 		munmap((void *)m->map, m->maplen);
 	if (m->fd >= 0)
@@ -369,9 +462,12 @@ int sym_module_has_debug(const struct sym_module *m) { return m->has_debug; }
 
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
 {
-	size_t lo = 0, hi = m->nsyms;
+	size_t lo = 0, hi;
 	struct sym_sym *s;
 
+	if (!m->synth_done)
+		sym_synth_names(m);
+	hi = m->nsyms;
 	while (lo < hi) {	/* first symbol with addr > a */
 		size_t mid = lo + (hi - lo) / 2;
 		if (m->syms[mid].addr <= a)
@@ -382,7 +478,9 @@ struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
 	if (lo == 0)
 		return NULL;
 	s = &m->syms[lo - 1];
-	if (s->size && a >= s->addr + s->size)
+	/* a symbol of size 0 (_init, _fini) names its address and covers
+	 * nothing beyond it */
+	if (s->size ? a >= s->addr + s->size : a != s->addr)
 		return NULL;
 	return s;
 }
@@ -488,10 +586,19 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 	struct sym_sym *s = sym_find_sym(m, a);
 	const struct sym_row *r = sym_find_row(m, a, NULL);
 
+	const struct sym_scope *fn;
+
 	memset(out, 0, sizeof(*out));
 	if (s) {
 		out->func = sym_sym_name(s);
 		out->func_addr = s->addr + m->bias;
+	}
+	/* a DWARF function's own name wins, as in LLDB (__printf) */
+	if (sym_scopes_at(m, a, &fn, 1) == 1) {
+		/* offsets count from the start of the piece holding addr (a
+		 * function split into hot and cold parts has two) */
+		out->func = fn->name;
+		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
 	}
 	if (r) {
 		out->file = r->file;
@@ -686,4 +793,19 @@ void sym_module_uuid(const struct sym_module *m, char *buf, size_t n)
 int sym_module_fd(const struct sym_module *m)
 {
 	return m->fd;
+}
+
+int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max)
+{
+	const struct sym_scope *sc[64];
+	int n = sym_scopes_at(m, addr - m->bias, sc, 64), k = 0;
+
+	for (int i = n - 1; i >= 1 && k < max; i--, k++) {
+		out[k].name = sc[i]->name;
+		out[k].lo = sc[i]->lo + m->bias;
+		out[k].call_file = sc[i]->call_file;
+		out[k].call_line = sc[i]->call_line;
+		out[k].call_col = sc[i]->call_col;
+	}
+	return k;
 }

@@ -14,6 +14,7 @@ struct sym_sym {		/* one ELF function symbol (link address) */
 	const char *name;	/* mangled, points into the mapping */
 	char *dem;		/* demangled (heap) or NULL */
 	int dem_done;
+	uint8_t bind;		/* STB_*: a global name wins over a local alias */
 	int stub;		/* a PLT entry: "symbol stub for: f", never a
 				 * breakpoint location for f */
 };
@@ -26,6 +27,17 @@ struct sym_row {		/* one line-table row (link address) */
 	uint8_t is_stmt, prologue_end, end_seq;
 };
 
+struct sym_scope {		/* one range of a function or of a call
+				 * inlined into it (link addresses) */
+	uint64_t lo, hi;
+	uint64_t entry;		/* the lowest address of its ranges */
+	const char *name;	/* LLDB's name for the function */
+	const char *call_file;	/* inlined: where it was called from */
+	unsigned call_line, call_col;
+	int depth;		/* 0: the function; n: n calls deep */
+	int owns_name;
+};
+
 struct sym_cu {
 	Dwarf_Die die;
 	uint64_t off;		/* CU DIE offset in .debug_info */
@@ -34,6 +46,11 @@ struct sym_cu {
 	size_t nrows;
 	char **files;		/* by DWARF file number, heap strings */
 	size_t nfiles;
+	int scopes_loaded;	/* sym_scope.c */
+	struct sym_scope *scopes;
+	size_t nscopes;
+	char **scope_files;	/* call_file names */
+	size_t nscope_files;
 	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
 				 * reports the initial file register (1) as 0 */
 };
@@ -43,7 +60,15 @@ struct sym_arange {
 	size_t cu;
 };
 
-struct sym_cie;			/* sym_unwind.c */
+struct sym_cie;			/* sym_debugfile.c: finds and maps m's debug file (user directories,
+ * space separated, then /usr/lib/debug); 0 found, -1 none. */
+int sym_debug_find(struct sym_module *m, const char *dirs);
+void sym_debug_free(struct sym_module *m);
+/* sym_scope.c: the function holding link address a and the inlined
+ * calls in it that hold a, outermost first (up to max); their count. */
+int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max);
+void sym_scope_free_cu(struct sym_cu *cu);
+/* sym_unwind.c */
 struct sym_fde;
 struct sym_cfi {		/* one frame section's parsed FDE table */
 	int state;		/* 0 untried, 1 ok, -1 none */
@@ -65,10 +90,17 @@ struct sym_module {
 	uint64_t bias, entry;
 	uint64_t link_base;	/* lowest PT_LOAD p_vaddr, page aligned */
 	int pie, has_debug;
+	char *dpath;		/* the separate debug file (symbols and DWARF
+				 * come from it), or NULL */
+	int dfd;		/* its descriptor, -1 without one */
+	int dw_debug;		/* DWARF read from the debug file */
+	const uint8_t *dmap;
+	size_t dmaplen;
 	int raw;		/* a raw binary (no ELF): one code segment at
 				 * file offset 0, no symbols, no CFI */
 	struct sym_sym *syms;	/* sorted by addr */
 	size_t nsyms;
+	int synth_done;		/* sym_synth_names ran */
 	struct sym_sym *alias;	/* other names of an address in syms
 				 * (printf for _IO_printf): found by name */
 	size_t nalias;
@@ -96,7 +128,17 @@ const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
 				   struct sym_cu **cu_out);
 /* LLDB's after-prologue link address for function [lo, hi). */
 uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi);
+/* sym_debugfile.c: finds and maps m's debug file (user directories,
+ * space separated, then /usr/lib/debug); 0 found, -1 none. */
+int sym_debug_find(struct sym_module *m, const char *dirs);
+void sym_debug_free(struct sym_module *m);
 /* sym_unwind.c */
 void sym_unwind_free(struct sym_module *m);
+/* The .eh_frame FDEs' link ranges [lo, hi), sorted (heap, caller frees);
+ * their count. */
+size_t sym_unwind_fdes(struct sym_module *m, uint64_t (**ranges)[2]);
+/* sym_names.c: names for functions that have an FDE but no symbol
+ * (added to m->syms once, on the first address lookup). */
+void sym_synth_names(struct sym_module *m);
 
 #endif

@@ -979,3 +979,18 @@ int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 	*crsp = rbp + 16;
 	return 0;
 }
+
+size_t sym_unwind_fdes(struct sym_module *m, uint64_t (**ranges)[2])
+{
+	size_t n;
+
+	if (!m->eh.state)
+		uw_load(m, &m->eh, 1);
+	n = m->eh.state > 0 ? m->eh.nfde : 0;
+	*ranges = n ? xcalloc(n, sizeof(**ranges)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		(*ranges)[i][0] = m->eh.fde[i].lo;
+		(*ranges)[i][1] = m->eh.fde[i].hi;
+	}
+	return n;
+}

@@ -10,7 +10,7 @@ REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 bundle tests (tests/bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
-(tests/process_test.py), the 64-thread stress test (tests/stress_test.py)
+(tests/process_test.py), the symbol tests (tests/symbols_test.py), the 64-thread stress test (tests/stress_test.py)
 and valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
 run; each reports results through tests/results.py.
 """
@@ -31,6 +31,7 @@ import process_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
+import symbols_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -71,6 +72,7 @@ def main():
     hostile_test.run_all()
     process_test.run_all()
     stress_test.run_all()
+    symbols_test.run_all()
     valgrind_test.run_all()
     return results.summary()
 
