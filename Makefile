@@ -64,6 +64,9 @@ tests/programs/%: tests/programs/%.c
 	gcc -g -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/%: tests/programs/%.cpp
 	g++ -g -O0 -no-pie -fno-pie -pthread -o $@ $<
+# An optimized PIE whose DWARF names a source tree that has moved.
+tests/programs/inline_o2: tests/programs/inline_o2.c
+	gcc -g -O2 -fPIE -pie -fdebug-prefix-map=$(CURDIR)=/ptdb-moved -o $@ $<
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

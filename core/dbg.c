@@ -1,6 +1,7 @@
 /* core/dbg.c: the executable, process, modules and breakpoints of a
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
+#include "core/source.h"
 #include "core/dbg_int.h"
 
 #include <inttypes.h>
@@ -89,6 +90,7 @@ void dbg_release(struct dbg *d)
 	free(d->bps);
 	free(d->exe_path);
 	free(d->debug_dirs);
+	free(d->source_map);
 	if (d->dis)
 		disasm_free(d->dis);
 	memset(d, 0, sizeof(*d));
@@ -213,7 +215,13 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 			if (!file)
 				return 0;
 		}
-		return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
+		{
+			/* a path under a source map's NEW: the DWARF's OLD */
+			char old[4096];
+
+			file = source_map_reverse(d->source_map, file, old, sizeof(old));
+			return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
+		}
 	}
 	case DBG_BP_ADDR:
 		(void)d;
@@ -753,6 +761,31 @@ char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 		snprintf(buf, n, "%s`%s at %s:%u", sym_module_name(m->sym), loc.func,
 			 base, loc.line);
 	return buf;
+}
+
+int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const char **file,
+		   unsigned *line, unsigned *column)
+{
+	struct dbg_module *m = f->mod ? f->mod : dbg_module_for(d, f->pc);
+
+	if (m && f->look && f->ninl && f->inl) {
+		struct sym_inline inl[DBG_MAX_INLINE];
+		int ni = sym_inlines_at(m->sym, f->look, inl, DBG_MAX_INLINE);
+
+		if ((int)f->inl > ni || !inl[f->inl - 1].call_file || !inl[f->inl - 1].call_line)
+			return -1;
+		*file = inl[f->inl - 1].call_file;
+		*line = inl[f->inl - 1].call_line;
+		*column = inl[f->inl - 1].call_col;
+		return 0;
+	}
+	return dbg_addr_line(d, f->look ? f->look : caller && f->pc ? f->pc - 1 : f->pc, file, line,
+			     column);
+}
+
+const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n)
+{
+	return source_map_apply(d->source_map, path, buf, n);
 }
 
 int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,

@@ -153,6 +153,7 @@ struct dbg {
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
+	char *source_map;		/* target.source-map pairs (owned) */
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
@@ -237,6 +238,13 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
  * frames are symbolized at pc - 1.  Returns buf. */
 char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 		       char *buf, size_t n);
+/* The source location a frame shows (an inlined frame's: the call site of
+ * the call inside it).  0 found, -1 not. */
+int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const char **file,
+		   unsigned *line, unsigned *column);
+/* Where to read a DWARF source path: through target.source-map (into buf)
+ * or path itself. */
+const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n);
 /* "trace_loop`main + 4 at trace_loop.c:2:7" for any address. */
 char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
 /* Source location of addr in a module with line info: file (full path),

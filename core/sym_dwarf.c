@@ -378,6 +378,11 @@ uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
 		return lo;
 	r = cu->rows;
 	n = cu->nrows;
+	/* optimized code often has several rows at the entry (lines of the
+	 * first statements, views): LLDB then finds no prologue and breaks
+	 * at the entry itself */
+	if (i > 0 && r[i - 1].addr == lo && !r[i - 1].end_seq && r[i].addr == lo)
+		return lo;
 	/* prologue_end among the first few rows, as LLDB does */
 	for (k = (size_t)i + 1; k < n && k <= (size_t)i + 5; k++) {
 		if (r[k].end_seq || r[k].addr >= hi)

@@ -13,7 +13,14 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       frames get their DWARF names and lines
   S5  the same session in lldb-16: bt from cmp called by libc's qsort has
       the same frames ([inlined] frames of libc's msort included), argument
-      lists aside
+      lists aside (LLDB prints them, ptdb does not yet)
+  S6  tests/programs/inline_o2 (-O2 PIE, DWARF paths under /ptdb-moved):
+      bt from malloc through two inlined calls, and the listings of
+      'frame select 1..3' through target.source-map, as lldb-16 shows them
+  S7  breakpoint locations as lldb-16 places them: b printf (libc's
+      __printf at its entry), -O2 functions with several rows at the entry
+  S8  target.source-map: no map, no source; a map: breakpoints by the new
+      path, stop listings and source list; an odd number of paths refused
 """
 import os
 import re
@@ -110,6 +117,7 @@ def run_all():
           ["libc.so.6`__libc_start_call_main at libc_start_call_main.h:58:16",
            "libc.so.6`msort_with_tmp"], ["libc.so.6`0x"])
     compare_lldb()
+    source_map_checks()
 
 
 FRAME = re.compile(r"^\s*\*?\s*frame #(\d+): (0x[0-9a-f]{16}) (.*)$")
@@ -128,24 +136,69 @@ def frames(out):
     return got
 
 
-def compare_lldb():
-    """S5: the same session in lldb-16: bt from a callback inside libc's
-    qsort has the same frames (names, [inlined] frames, pcs, file:line)."""
-    lldb = shutil.which("lldb-16")
-    if not lldb:
-        results.skip("symbols: S5 bt against lldb-16", "lldb-16 is not installed (make deps)")
-        return
-    cmds = ["b cmp", "r", "bt", "kill"]
-    args = [lldb, "-b", "-x"]
+LISTING = re.compile(r"^(->|  ) +(\d+)(\s.*)?$")
+
+
+def listings(out):
+    """Source lines of a listing, whitespace runs squeezed (LLDB puts a tab
+    after the line number, ptdb spaces)."""
+    return [" ".join(l.split()) for l in out.splitlines() if LISTING.match(l)]
+
+
+def lldb_run(cmds, prog):
+    args = [shutil.which("lldb-16"), "-b", "-x"]
     for c in cmds:
         args += ["-o", c]
-    p = subprocess.run(args + [PROG], capture_output=True, text=True, timeout=120)
-    want = [f for f in frames(p.stdout) if True]
-    out = ptdb(*cmds, prog=PROG)
-    got = frames(out)
-    # the stop report's frame #0 and bt's are both listed, in both tools
+    return subprocess.run(args + [prog], capture_output=True, text=True, timeout=120).stdout
+
+
+def same(name, want, got):
     if not want or want != got:
-        results.fail("symbols: S5 bt against lldb-16",
-                     "lldb-16:\n%s\nptdb:\n%s" % ("\n".join(want), "\n".join(got)))
+        results.fail(name, "lldb-16:\n%s\nptdb:\n%s" % ("\n".join(want), "\n".join(got)))
     else:
-        results.ok("symbols: S5 bt against lldb-16 (%d frames)" % len(got))
+        results.ok("%s (%d lines)" % (name, len(got)))
+
+
+def compare_lldb():
+    """S5-S7: the same sessions in lldb-16."""
+    if not shutil.which("lldb-16"):
+        results.skip("symbols: S5-S7 against lldb-16", "lldb-16 is not installed (make deps)")
+        return
+    # S5: bt from a callback inside libc's qsort
+    cmds = ["b cmp", "r", "bt", "kill"]
+    same("symbols: S5 bt through libc's qsort against lldb-16",
+         frames(lldb_run(cmds, PROG)), frames(ptdb(*cmds, prog=PROG)))
+    # S6: an -O2 PIE: malloc called from a function inlined into another,
+    # the frames of both inlined calls selected, listed through a source
+    # map; b printf
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    cmds = ["settings set target.source-map /ptdb-moved " + ROOT, "b malloc", "r", "bt",
+            "frame select 1", "frame select 2", "frame select 3", "kill"]
+    lo, po = lldb_run(cmds, o2), ptdb(*cmds, prog=o2)
+    same("symbols: S6 -O2 PIE bt with [inlined] frames against lldb-16", frames(lo), frames(po))
+    same("symbols: S6 source listings through target.source-map against lldb-16",
+         [l for l in listings(lo) if not l.startswith("^")], listings(po))
+    cmds = ["b printf", "b open_state", "b main", "r", "breakpoint list", "kill"]
+    loc = re.compile(r"^  (\d+\.\d+: where = .*), resolved")
+    pick = lambda out: [m.group(1) for m in map(loc.match, out.splitlines()) if m]
+    same("symbols: S7 breakpoint locations (b printf, -O2 functions) against lldb-16",
+         pick(lldb_run(cmds, o2)), pick(ptdb(*cmds, prog=o2)))
+
+
+def source_map_checks():
+    """S8: without target.source-map the moved tree's source is not found;
+    with it, listings, source list and breakpoints by the new path work;
+    an odd number of paths is refused."""
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    src = os.path.join(ROOT, "tests", "programs", "inline_o2.c")
+    out = ptdb("b open_state", "r", "source list -l 31 -c 1", "kill", prog=o2)
+    check("symbols: S8 no source map, no source", out,
+          ["error: cannot read source file '/ptdb-moved/tests/programs/inline_o2.c'"],
+          ["init_registry(&s, n);"])
+    out = ptdb("settings set target.source-map /elsewhere /x /ptdb-moved " + ROOT,
+               "b " + src + ":33", "r", "source list -l 31 -c 1",
+               "settings set target.source-map /a", "kill", prog=o2)
+    check("symbols: S8 source map: breakpoint by the new path, listings", out,
+          ["Breakpoint 1: where = inline_o2`open_state + ",
+           "-> 33   \tfree(s.reg);", "   31   \tinit_registry(&s, n);",
+           "error: target.source-map takes pairs of paths: OLD NEW [OLD NEW ...]"])
