@@ -610,6 +610,7 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 
 char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 {
+	struct sym_inline inl;
 	struct sym_loc loc;
 	size_t len;
 
@@ -625,6 +626,14 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%s`%s", m->name, loc.func);
 	len = strlen(buf);
+	/* in an inlined call: LLDB's " [inlined] g + off", the innermost */
+	if (sym_inlines_at(m, addr, &inl, 1) == 1 && len < n) {
+		if (addr != inl.lo)
+			snprintf(buf + len, n - len, " [inlined] %s + %" PRIu64, inl.name, addr - inl.lo);
+		else
+			snprintf(buf + len, n - len, " [inlined] %s", inl.name);
+		len = strlen(buf);
+	}
 	if (loc.file && loc.line && len < n) {
 		const char *base = strrchr(loc.file, '/');
 

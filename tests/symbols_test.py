@@ -21,6 +21,8 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       __printf at its entry), -O2 functions with several rows at the entry
   S8  target.source-map: no map, no source; a map: breakpoints by the new
       path, stop listings and source list; an odd number of paths refused
+  S9  a traced run of open_state: instruction dumps and the function-call
+      tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
 import os
 import re
@@ -118,6 +120,19 @@ def run_all():
            "libc.so.6`msort_with_tmp"], ["libc.so.6`0x"])
     compare_lldb()
     source_map_checks()
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    out = ptdb("b open_state", "r", "thread trace start", "finish",
+               "thread trace dump instructions -f -c 40", "thread trace dump function-calls",
+               "kill", prog=o2)
+    ctx = re.search(r"^  inline_o2`open_state \+ \d+ \[inlined\] init_registry( \+ \d+)? "
+                    r"at inline_o2\.c:12:11$", out, re.M)
+    tree = re.search(r"^inline_o2`open_state \+ \d+ \[inlined\] init_registry( \+ \d+)? "
+                     r"at inline_o2\.c:12:11 to \d+:\d+  \[\d+, \d+\]$", out, re.M)
+    if ctx and tree:
+        results.ok("symbols: S9 inlined calls in trace dumps and call trees")
+    else:
+        results.fail("symbols: S9 inlined calls in trace dumps and call trees",
+                     "dump context %s, call tree %s\n%s" % (bool(ctx), bool(tree), out[-3000:]))
 
 
 FRAME = re.compile(r"^\s*\*?\s*frame #(\d+): (0x[0-9a-f]{16}) (.*)$")
