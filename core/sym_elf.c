@@ -510,35 +510,81 @@ static size_t sym_name_stem(const char *d)
 	return strlen(d);
 }
 
+/* Where the qualified name starts in a demangled name of length len: after
+ * a return type ("int ns::twice<int>(int)"), outside template arguments. */
+static size_t sym_name_start(const char *d, size_t len)
+{
+	size_t start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && depth == 0 && i + 1 < len)
+			start = i + 1;
+	}
+	return start;
+}
+
+/* 1 if the candidate [c, c+cl) is name or ends with "::name". */
+static int sym_name_tail(const char *c, size_t cl, const char *name, size_t nl)
+{
+	if (cl == nl)
+		return !strncmp(c, name, nl);
+	return cl > nl + 2 && !strncmp(c + cl - nl, name, nl) && c[cl - nl - 1] == ':' &&
+	       c[cl - nl - 2] == ':';
+}
+
+/* LLDB's name matching: the mangled name, the demangled one, or its
+ * qualified name without parameters ("ns::f", "f"), a template's without
+ * its arguments ("ns::twice"), with parameters when name has them
+ * ("over(double)"); a destructor by "~Rect". */
 static int sym_name_matches(struct sym_sym *s, const char *name)
 {
-	const char *d;
-	size_t stem, nl = strlen(name);
+	const char *d, *base = name, *p, *last;
+	size_t stem, start, nl = strlen(name), bl, cl;
 
 	if (!strcmp(s->name, name))
 		return 1;
 	if (strncmp(s->name, "_Z", 2) != 0)
 		return 0;
 	/* Cheap filter before demangling: the base name is in the mangling. */
-	{
-		const char *base = name, *p;
-		size_t bl;
-
-		while ((p = strstr(base, "::")))
-			base = p + 2;
-		bl = strcspn(base, "(<");
-		if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
-			return 0;
-	}
+	while ((p = strstr(base, "::")) && (!strchr(base, '(') || p < strchr(base, '(')))
+		base = p + 2;
+	last = base;
+	if (*base == '~')
+		base++;
+	bl = strcspn(base, "(<");
+	if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
+		return 0;
 	d = sym_sym_name(s);
 	if (!strcmp(d, name))
 		return 1;
 	stem = sym_name_stem(d);
-	if (stem == nl && !strncmp(d, name, nl))
+	start = sym_name_start(d, stem);
+	if (strchr(name, '('))	/* with parameters: compare them too */
+		return sym_name_tail(d + start, strlen(d + start), name, nl);
+	cl = stem - start;
+	if (sym_name_tail(d + start, cl, name, nl))
 		return 1;
-	/* "f" or "ns::f" matches "a::ns::f(int)". */
-	return stem > nl + 2 && !strncmp(d + stem - nl, name, nl) &&
-	       d[stem - nl - 1] == ':' && d[stem - nl - 2] == ':';
+	/* a template without its arguments, unless name gives them */
+	if (!strchr(last, '<') && cl && d[start + cl - 1] == '>') {
+		int depth = 0;
+
+		for (size_t i = cl; i > 0; i--) {
+			char c = d[start + i - 1];
+
+			depth += c == '>' ? 1 : c == '<' ? -1 : 0;
+			if (depth == 0) {
+				cl = i - 1;
+				break;
+			}
+		}
+		return sym_name_tail(d + start, cl, name, nl);
+	}
+	return 0;
 }
 
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,

@@ -39,7 +39,8 @@ struct sym_scope {		/* one range of a function or of a call
 };
 
 struct sym_cu {
-	Dwarf_Die die;
+	Dwarf_Die die;		/* read on first use (sym_cu_die) */
+	int die_failed;
 	uint64_t off;		/* CU DIE offset in .debug_info */
 	int loaded;		/* line table decoded (or failed) */
 	struct sym_row *rows;	/* sorted by address */
@@ -108,6 +109,7 @@ struct sym_module {
 	char dw_err[200];	/* the first DWARF read error (libdwarf's
 				 * words), "" when none */
 	Dwarf_Debug dbg;
+	struct sym_dwobj *dwobj;	/* the sections libdwarf reads */
 	struct sym_cu *cus;
 	size_t ncus;
 	struct sym_arange *ar;	/* sorted by lo */
@@ -123,6 +125,14 @@ const char *sym_sym_name(struct sym_sym *s);
 /* sym_dwarf.c */
 int sym_dwarf_init(struct sym_module *m);
 void sym_dwarf_free(struct sym_module *m);
+/* sym_dwobj.c: libdwarf on the mapped ELF image map (the module's or its
+ * debug file's), compressed sections inflated on demand.  libdwarf's
+ * DW_DLV_* result; sym_dwobj_free after dwarf_object_finish. */
+int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_Debug *dbg,
+		   Dwarf_Error *e);
+void sym_dwobj_free(struct sym_module *m);
+/* Reads cu's DIE if not yet read: 0, or -1 (noted as a DWARF problem). */
+int sym_cu_die(struct sym_module *m, struct sym_cu *cu);
 /* The row covering link_addr (and its CU), or NULL. */
 const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
 				   struct sym_cu **cu_out);

@@ -332,6 +332,8 @@ static void scope_load(struct sym_module *m, struct sym_cu *cu)
 	char **sf = NULL;
 
 	cu->scopes_loaded = 1;
+	if (sym_cu_die(m, cu) < 0)
+		return;
 	memset(&w, 0, sizeof(w));
 	w.m = m;
 	w.cu = cu;

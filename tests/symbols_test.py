@@ -21,6 +21,11 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       __printf at its entry), -O2 functions with several rows at the entry
   S8  target.source-map: no map, no source; a map: breakpoints by the new
       path, stop listings and source list; an odd number of paths refused
+  S10 tests/programs/cxxsym (C++): breakpoint locations of b ns::Rect::~Rect,
+      ~Rect, ns::Rect::Rect, overloads, templates with and without their
+      arguments, and the bt of a thread std::thread created (down to
+      clone3), as lldb-16 shows them (its module name libstdc++.so.6 is
+      the link map's; ptdb names the file, libstdc++.so.6.0.30)
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -119,6 +124,7 @@ def run_all():
           ["libc.so.6`__libc_start_call_main at libc_start_call_main.h:58:16",
            "libc.so.6`msort_with_tmp"], ["libc.so.6`0x"])
     compare_lldb()
+    cxx_checks()
     source_map_checks()
     o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
     out = ptdb("b open_state", "r", "thread trace start", "finish",
@@ -138,15 +144,32 @@ def run_all():
 FRAME = re.compile(r"^\s*\*?\s*frame #(\d+): (0x[0-9a-f]{16}) (.*)$")
 
 
+def strip_args(text):
+    """Drops the last balanced parenthesized group before " at " (or the
+    end): LLDB's "f(a=1, b=(x`g at y.c:1))" and ptdb's "f(int)" both
+    become "f"."""
+    at = text.rfind(" at ")
+    head, tail = (text[:at], text[at:]) if at >= 0 and text[:at].endswith(")") else (text, "")
+    if not head.endswith(")"):
+        return text
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(head[i], 0)
+        if depth == 0:
+            return head[:i] + tail
+    return text
+
+
 def frames(out):
-    """Frame lines of a bt, argument lists dropped (LLDB prints them,
-    ptdb does not yet): 'f(a=1, b=2) at x.c:3' -> 'f at x.c:3'."""
+    """Frame lines of a bt with argument lists dropped (LLDB prints values,
+    ptdb does not yet) and unnamed symbols (LLDB counts them, ptdb names
+    them by address) written <unnamed>."""
     got = []
     for line in out.splitlines():
         m = FRAME.match(line)
         if not m:
             continue
-        text = re.sub(r"(\w)\((?:[^()]|\([^()]*\))*\)( at |$)", r"\1\2", m.group(3))
+        text = re.sub(r"___(lldb|ptdb)_unnamed_symbol\w*", "<unnamed>", strip_args(m.group(3)))
         got.append("#%s %s %s" % (m.group(1), m.group(2), text))
     return got
 
@@ -198,6 +221,23 @@ def compare_lldb():
     pick = lambda out: [m.group(1) for m in map(loc.match, out.splitlines()) if m]
     same("symbols: S7 breakpoint locations (b printf, -O2 functions) against lldb-16",
          pick(lldb_run(cmds, o2)), pick(ptdb(*cmds, prog=o2)))
+
+
+def cxx_checks():
+    if not shutil.which("lldb-16"):
+        return
+    prog = os.path.join(ROOT, "tests", "programs", "cxxsym")
+    names = ["ns::Rect::~Rect", "~Rect", "ns::Rect::Rect", "Rect", "ns::over", "over(double)",
+             "ns::twice", "twice<int>", "ns::Rect::area"]
+    cmds = ["b " + n for n in names] + ["breakpoint list"]
+    loc = re.compile(r"^  (\d+)\.\d+: where = (.*), address = (?:cxxsym\[)?(0x[0-9a-f]{16})")
+    pick = lambda out: sorted("%s: %s %s" % m.groups() for m in map(loc.match, out.splitlines()) if m)
+    same("symbols: S10 C++ breakpoint locations against lldb-16", pick(lldb_run(cmds, prog)),
+         pick(ptdb(*cmds, prog=prog)))
+    cmds = ["b worker", "r", "bt", "kill"]
+    norm = lambda fr: [f.replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
+    same("symbols: S10 bt of a new std::thread against lldb-16",
+         norm(frames(lldb_run(cmds, prog))), norm(frames(ptdb(*cmds, prog=prog))))
 
 
 def source_map_checks():
