@@ -1276,7 +1276,7 @@ static const struct cmd_node image_list_node = {
 
 static const struct cmd_node image_lookup_node = {
 	.name = "lookup", .summary = "Look up an address or a function name in the modules.",
-	.syntax = "", .min_args = 0, .max_args = 0,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_ARGS_SYMBOLS,
 	.exec = exec_image_lookup,
 	.details = "Give exactly one of -a and -n.",
 	.opts = (const struct cmd_opt[]){

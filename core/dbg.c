@@ -168,17 +168,22 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 
 struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 {
+	uint64_t lo, hi;
+
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 
 		if (!m->sym || m->anon)
 			continue;
 		if (m->end ? addr >= m->start && addr < m->end
-			   : (m->is_exe && !dbg_alive(d) && !d->pm))
+			   : (m->is_exe && !dbg_alive(d) && !d->pm && sym_module_range(m->sym, &lo, &hi) == 0 &&
+			      addr >= lo && addr < hi))
 			return m;
 	}
-	/* Before the process runs: the executable's link addresses. */
-	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym)
+	/* Before the process runs: the executable's link addresses, those of
+	 * its segments only (a PIE's run-time address is in no module yet) */
+	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym &&
+	    sym_module_range(d->mods[0].sym, &lo, &hi) == 0 && addr >= lo && addr < hi)
 		return &d->mods[0];
 	return NULL;
 }

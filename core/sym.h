@@ -144,6 +144,13 @@ int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 		    uint64_t rbp, sym_read_fn rd, void *ctx, uint64_t *cpc,
 		    uint64_t *crsp, uint64_t *crbp);
 
+/* Calls fn with each function name of m that starts with prefix (C names,
+ * C++ qualified names without parameters or return type: the names
+ * "breakpoint set" takes); stops when fn returns < 0 and returns that,
+ * else 0.  Names may repeat. */
+int sym_module_names(struct sym_module *m, const char *prefix,
+		     int (*fn)(void *ctx, const char *name), void *ctx);
+
 /* Demangles a C++ name with parameters ("_Z2f2v" -> "f2()"); NULL if name
  * is not mangled.  Caller frees the result. */
 char *sym_demangle(const char *name);

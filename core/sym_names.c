@@ -75,3 +75,64 @@ void sym_synth_names(struct sym_module *m)
 	/* stable for equal addresses: none, sym_named excluded them */
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_addr);
 }
+
+/* The qualified name of a demangled one, into buf: "int ns::twice<int>(int)"
+ * -> "ns::twice<int>". */
+static const char *sym_plain(const char *d, char *buf, size_t n)
+{
+	size_t end = 0, start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; d[i]; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && depth == 0)
+			start = i + 1;
+		else if (d[i] == '(' && depth == 0 && i > 0 && strncmp(d + start, "operator", 8)) {
+			end = i;
+			break;
+		}
+	}
+	if (!end)
+		return d;
+	snprintf(buf, n, "%.*s", (int)(end - start), d + start);
+	return buf;
+}
+
+static int sym_names_of(struct sym_sym *v, size_t nv, const char *prefix,
+			int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	size_t pl = strlen(prefix);
+	char buf[1024];
+
+	for (size_t i = 0; i < nv; i++) {
+		struct sym_sym *s = &v[i];
+		const char *name;
+		int rc;
+
+		if (s->stub || s->name == s->dem || strchr(s->name, '@'))
+			continue;	/* PLT entries, synthesized and versioned names */
+		if (strncmp(s->name, "_Z", 2)) {
+			if (strncmp(s->name, prefix, pl))
+				continue;
+			name = s->name;
+		} else {
+			name = sym_plain(sym_sym_name(s), buf, sizeof(buf));
+			if (strncmp(name, prefix, pl))
+				continue;
+		}
+		if ((rc = fn(ctx, name)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int sym_module_names(struct sym_module *m, const char *prefix,
+		     int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	int rc = sym_names_of(m->syms, m->nsyms, prefix, fn, ctx);
+
+	return rc < 0 ? rc : sym_names_of(m->alias, m->nalias, prefix, fn, ctx);
+}

@@ -26,6 +26,10 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       arguments, and the bt of a thread std::thread created (down to
       clone3), as lldb-16 shows them (its module name libstdc++.so.6 is
       the link map's; ptdb names the file, libstdc++.so.6.0.30)
+  S11 Tab completes function names after 'b' and 'image lookup -n' (a pty)
+  S12 addresses: a PIE's run-time address before it runs is in no module
+      (LLDB's 'Breakpoint 1: address = ...'), a size-0 symbol (_fini)
+      names its address only, an IFUNC (gettimeofday) is found by name
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -125,6 +129,18 @@ def run_all():
            "libc.so.6`msort_with_tmp"], ["libc.so.6`0x"])
     compare_lldb()
     cxx_checks()
+    completion_check()
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    fini = subprocess.run(["nm", o2], capture_output=True, text=True).stdout
+    fini = [l.split()[0] for l in fini.splitlines() if l.endswith(" _fini")]
+    after = "0x%x" % (int(fini[0], 16) + 1) if fini else "0x0"
+    out = ptdb("breakpoint set -a 0x555555555307", "b " + after, "b main", "r",
+               "image lookup -n gettimeofday", "kill", prog=o2)
+    check("symbols: S12 no module, size-0 symbols, IFUNC by name", out,
+          ["Breakpoint 1: address = 0x0000555555555307\n",
+           "Breakpoint 2: where = inline_o2`%s, address" % after,
+           "Summary: libc.so.6`__gettimeofday_ifunc [inlined] dl_vdso_vsym at dl-vdso.h:"],
+          ["_fini + 1"])
     source_map_checks()
     o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
     out = ptdb("b open_state", "r", "thread trace start", "finish",
@@ -238,6 +254,38 @@ def cxx_checks():
     norm = lambda fr: [f.replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
     same("symbols: S10 bt of a new std::thread against lldb-16",
          norm(frames(lldb_run(cmds, prog))), norm(frames(ptdb(*cmds, prog=prog))))
+
+
+def completion_check():
+    import tempfile
+    import repl_test
+    prog = os.path.join(ROOT, "tests", "programs", "cxxsym")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = repl_test.session(tmp)
+        why = None
+        try:
+            steps = [("file %s\r" % prog, "Current executable set"),
+                     ("b wor\t", "ker "), ("\r", "Breakpoint 1: where = cxxsym`worker + 12"),
+                     ("image lookup -n ns::Rect::~R\t", "ect "),
+                     ("\r", "Summary: cxxsym`ns::Rect::~Rect() at cxxsym.cpp:12:2"),
+                     ("b ns::ov\t", "er "), ("\r", "Breakpoint 2: 2 locations.")]
+            if not p.read_until("(ptdb) "):
+                why = "no prompt"
+            for send, want in steps:
+                if why:
+                    break
+                p.buf = b""
+                p.send(send)
+                if not p.read_until(want):
+                    why = "%r: no %r in %r" % (send, want, p.buf[-300:])
+            p.send("quit\r")
+            p.wait_exit()
+        except Exception as e:  # a harness error is a failure
+            why = "exception: %r" % (e,)
+    if why:
+        results.fail("symbols: S11 Tab completes function names", why)
+    else:
+        results.ok("symbols: S11 Tab completes function names")
 
 
 def source_map_checks():
