@@ -753,8 +753,11 @@ char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 	if (f->ninl && f->look)
 		return format_inlined(m, f, &loc, buf, n);
 	if (!loc.file || !loc.line) {
-		snprintf(buf, n, "%s`%s + %" PRIu64, sym_module_name(m->sym), loc.func,
-			 f->pc - loc.func_addr);
+		if (f->pc == loc.func_addr)	/* LLDB: no "+ 0" */
+			snprintf(buf, n, "%s`%s", sym_module_name(m->sym), loc.func);
+		else
+			snprintf(buf, n, "%s`%s + %" PRIu64, sym_module_name(m->sym), loc.func,
+				 f->pc - loc.func_addr);
 		return buf;
 	}
 	base = strrchr(loc.file, '/');
@@ -807,13 +810,6 @@ int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 	return 0;
 }
 
-static int read_cb(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	struct dbg *d = ctx;
-
-	return target_read_mem(d->proc, addr, buf, n, NULL) < 0 ? -1 : 0;
-}
-
 int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	       struct ptdb_err *err)
 {
@@ -830,7 +826,7 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	n = frames_concrete(d, tid, c, max, err);
 	for (int i = 0; i < n && k < max; i++) {
 		struct sym_inline inl[DBG_MAX_INLINE];
-		uint64_t look = i > 0 ? c[i].pc - 1 : c[i].pc;
+		uint64_t look = i > 0 && !c[i].trap ? c[i].pc - 1 : c[i].pc;
 		int ni = c[i].mod ? sym_inlines_at(c[i].mod->sym, look, inl, DBG_MAX_INLINE) : 0;
 
 		for (int l = 0; l <= ni && k < max; l++, k++) {
@@ -867,19 +863,27 @@ static int frames_concrete(struct dbg *d, pid_t tid, struct dbg_frame *out, int 
 	while (n < max) {
 		struct dbg_frame *f = &out[n - 1];
 		uint64_t pc, sp, bp;
-		/* caller frames unwind from the call instruction */
-		uint64_t look = n > 1 ? f->pc - 1 : f->pc;
-		struct dbg_module *m = dbg_module_for(d, look);
+		/* caller frames unwind from the call instruction, except the
+		 * frame a signal interrupted (its pc had not run yet) */
+		uint64_t look = n > 1 && !f->trap ? f->pc - 1 : f->pc;
+		struct sym_loc loc;
 
-		if (!m || sym_unwind_step(m->sym, look, f->rsp, f->rbp, read_cb, d,
-					  &pc, &sp, &bp) < 0)
+		if (dbg_unwind_step(d, f->pc, look, f->rsp, f->rbp, n == 1, &pc, &sp, &bp) < 0)
 			break;
 		if (!pc || sp <= f->rsp)
 			break;
 		out[n].pc = pc;
 		out[n].rsp = sp;
 		out[n].rbp = bp;
-		out[n].mod = dbg_module_for(d, pc - 1);
+		/* the signal trampoline (the handler "returns" to its first
+		 * byte) and the frame the signal interrupted are looked up at
+		 * their pc, not as return addresses */
+		out[n].mod = dbg_module_for(d, pc);
+		out[n].sigtramp = out[n].mod && sym_lookup_addr(out[n].mod->sym, pc, &loc) == 0 &&
+				  loc.func && !strcmp(loc.func, "__restore_rt");
+		out[n].trap = out[n].sigtramp || f->sigtramp;
+		if (!out[n].trap)
+			out[n].mod = dbg_module_for(d, pc - 1);
 		n++;
 		/* stop after the entry point's frame */
 		if (out[n - 1].mod) {

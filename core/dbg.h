@@ -105,6 +105,9 @@ struct dbg_frame {
 	uint64_t look;
 	unsigned inl, ninl;
 	int virt;
+	int trap;			/* pc is not a return address (a signal
+					 * interrupted it, or the trampoline) */
+	int sigtramp;			/* the signal trampoline's frame */
 };
 
 /* How a signal reaching the inferior is handled ("process handle"). */

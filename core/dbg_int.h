@@ -17,6 +17,13 @@ int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc);
 /* Decodes the instruction at pc of the live process (breakpoints masked);
  * 0 ok, -1 unreadable or undecodable. */
 int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in);
+/* One frame of a live thread's stack (core/dbg_unwind.c): CFI where a
+ * module has it, else a return address only where one provably is (after
+ * a call instruction): at a ret or a function's entry, through the rbp
+ * chain, or (frame 0) at the top of the stack.  look is pc, or pc - 1 for
+ * a caller frame.  0 ok, -1 no caller found. */
+int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uint64_t rbp,
+		    int first, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp);
 /* A process exit as the stop reported. */
 void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
 /* Applies the signal policy ("process handle") to a signal stop: returns

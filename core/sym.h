@@ -151,6 +151,11 @@ int sym_unwind_step(struct sym_module *m, uint64_t pc, uint64_t rsp,
 int sym_module_names(struct sym_module *m, const char *prefix,
 		     int (*fn)(void *ctx, const char *name), void *ctx);
 
+/* The CFI part of sym_unwind_step: 0 ok, -1 no caller (the return address
+ * is undefined: the outermost frame) or unreadable, 1 no CFI covers pc. */
+int sym_unwind_cfi(struct sym_module *m, uint64_t pc, uint64_t rsp, uint64_t rbp,
+		   sym_read_fn rd, void *ctx, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp);
+
 /* Demangles a C++ name with parameters ("_Z2f2v" -> "f2()"); NULL if name
  * is not mangled.  Caller frees the result. */
 char *sym_demangle(const char *name);

@@ -390,21 +390,44 @@ const struct sym_row *sym_find_row(struct sym_module *m, uint64_t a,
 	return i >= 0 ? &cu->rows[i] : NULL;
 }
 
-/* LLDB's prologue: from the first row at the entry, a row marked
- * prologue_end among the next five, else the first of them with another
- * line (wherever it lies), else the end of the first row; then past rows
- * of line 0.  An end outside (lo, hi) means no prologue.  A sequence whose
- * first two rows share the entry has none either: LLDB marks the first
- * as the prologue's end (GCC's way of saying the prologue is empty, as
- * optimized code has it). */
+/* One of LLDB's line entries: the rows at one address merged (LLDB keeps
+ * the last; a merge marks the entry as a prologue's end, GCC's way of
+ * saying the prologue is empty, as optimized code has it).  Fills e from
+ * the rows starting at k; returns the index after them. */
+struct sym_entry {
+	uint64_t addr;
+	unsigned line;
+	int pe;
+};
+
+static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct sym_entry *e)
+{
+	size_t j = k + 1;
+
+	if (!r[k].end_seq)
+		while (j < n && !r[j].end_seq && r[j].addr == r[k].addr)
+			j++;
+	e->addr = r[k].addr;
+	e->line = r[j - 1].line;
+	e->pe = j - k > 1;
+	for (size_t q = k; q < j; q++)
+		e->pe |= r[q].prologue_end;
+	return j;
+}
+
+/* LLDB's prologue (Function::GetPrologueByteSize) on those entries: the
+ * first entry at the entry point, then one marked as a prologue's end
+ * among the next five, else the first of them with another line (wherever
+ * it lies), else the end of the first entry; then past entries of line 0.
+ * An end outside (lo, hi) means no prologue. */
 uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
 {
 	struct sym_cu *cu;
 	long i = sym_find_row_idx(m, lo, &cu);
-	size_t f, k, n, pick = 0, q;
+	struct sym_entry e[7];
+	size_t f, k, n, ne = 0, pick = 0, q;
 	const struct sym_row *r;
 	uint64_t end, size = 0;
-	int found = 0;
 
 	if (i < 0)
 		return lo;
@@ -412,37 +435,27 @@ uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
 	n = cu->nrows;
 	for (f = (size_t)i; f > 0 && r[f - 1].addr == r[i].addr && !r[f - 1].end_seq; f--)
 		;
-	if ((f == 0 || r[f - 1].end_seq) && f + 1 < n && r[f + 1].addr == r[f].addr) {
-		pick = f;
-		found = 1;
-	} else if (r[f].prologue_end) {
-		pick = f;
-		found = 1;
-	}
-	for (k = f + 1; !found && k < n && k <= f + 5; k++)
-		if (r[k].prologue_end) {
-			pick = k;
-			found = 1;
-		}
-	for (k = f + 1; !found && k < n && k <= f + 5; k++)
-		if (r[k].line != r[f].line) {
-			pick = k;
-			found = 1;
-		}
-	for (k = f + 1; !found && k < n; k++)
-		if (r[k].addr > r[f].addr) {
-			pick = k;
-			found = 1;
-		}
-	if (!found)
+	for (k = f; k < n && ne < 7; )
+		k = sym_entry_at(r, n, k, &e[ne++]);
+	if (e[0].pe)
 		return lo;
-	end = r[pick].addr;
-	for (q = pick; q < n && r[q].line == 0 && r[q].addr < hi; q++)
+	for (q = 1; q < ne && q <= 5 && !pick; q++)
+		if (e[q].pe)
+			pick = q;
+	for (q = 1; q < ne && q <= 5 && !pick; q++)
+		if (e[q].line != e[0].line)
+			pick = q;
+	if (!pick && ne > 1)
+		pick = 1;
+	if (!pick)
+		return lo;
+	end = e[pick].addr;
+	for (q = pick; q < ne && e[q].line == 0 && e[q].addr < hi; q++)
 		;
 	if (lo < end && end < hi)
 		size = end - lo;
-	if (q > pick && q < n && end < r[q].addr && r[q].addr < hi)
-		size += r[q].addr - end;
+	if (q > pick && q < ne && end < e[q].addr && e[q].addr < hi)
+		size += e[q].addr - end;
 	return lo + size;
 }
 

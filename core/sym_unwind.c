@@ -994,3 +994,12 @@ size_t sym_unwind_fdes(struct sym_module *m, uint64_t (**ranges)[2])
 	}
 	return n;
 }
+
+int sym_unwind_cfi(struct sym_module *m, uint64_t pc, uint64_t rsp, uint64_t rbp,
+		   sym_read_fn rd, void *ctx, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp)
+{
+	struct uw_regs g = { pc, rsp, rbp, rd, ctx };
+	int rc = uw_cfi_step(m, &m->eh, &g, cpc, crsp, crbp);
+
+	return rc == 1 ? uw_cfi_step(m, &m->dframe, &g, cpc, crsp, crbp) : rc;
+}
