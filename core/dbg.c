@@ -813,8 +813,8 @@ int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	       struct ptdb_err *err)
 {
-	struct dbg_frame *c;
-	int n, k = 0;
+	struct dbg_frame *c, *all;
+	int n, k = 0, hide, cap = max + DBG_MAX_INLINE;
 
 	if (d->replay && tid == dbg_replay_tid(d))
 		return dbg_replay_frames(d, out, max, err);
@@ -822,25 +822,50 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
 	if (max <= 0)
 		return 0;
+	/* room for the inlined frames a stop may hide before frame 0 */
 	c = xcalloc((size_t)max, sizeof(*c));
+	all = xcalloc((size_t)cap, sizeof(*all));
 	n = frames_concrete(d, tid, c, max, err);
-	for (int i = 0; i < n && k < max; i++) {
+	for (int i = 0; i < n && k < cap; i++) {
 		struct sym_inline inl[DBG_MAX_INLINE];
 		uint64_t look = i > 0 && !c[i].trap ? c[i].pc - 1 : c[i].pc;
 		int ni = c[i].mod ? sym_inlines_at(c[i].mod->sym, look, inl, DBG_MAX_INLINE) : 0;
 
-		for (int l = 0; l <= ni && k < max; l++, k++) {
-			out[k] = c[i];
-			out[k].look = look;
-			out[k].inl = (unsigned)l;
-			out[k].ninl = (unsigned)ni;
-			out[k].virt = l > 0;
+		for (int l = 0; l <= ni && k < cap; l++, k++) {
+			all[k] = c[i];
+			all[k].look = look;
+			all[k].inl = (unsigned)l;
+			all[k].ninl = (unsigned)ni;
+			all[k].virt = l > 0;
 			if (l > 0)
-				out[k].pc = inl[l - 1].lo;
+				all[k].pc = inl[l - 1].lo;
 		}
 	}
 	free(c);
+	hide = n > 0 && k > 0 ? dbg_inline_hidden(d, tid, all[0].pc) : 0;
+	if (hide > 0 && hide < k) {
+		all[hide].pc = all[0].pc;	/* the call site, where the thread is */
+		all[hide].virt = 0;
+	} else {
+		hide = 0;
+	}
+	k = k - hide < max ? k - hide : max;
+	memcpy(out, all + hide, (size_t)(k > 0 ? k : 0) * sizeof(*out));
+	free(all);
 	return n < 0 ? n : k;
+}
+
+int dbg_inline_hidden(struct dbg *d, pid_t tid, uint64_t pc)
+{
+	struct dbg_module *m;
+	struct sym_inline inl[DBG_MAX_INLINE];
+	int ni;
+
+	if (!d->inl_hide.n || d->inl_hide.tid != tid || d->inl_hide.pc != pc || !dbg_alive(d) ||
+	    d->inl_hide.stop_id != target_stop_id(d->proc) || !(m = dbg_module_for(d, pc)))
+		return 0;
+	ni = sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE);
+	return (int)d->inl_hide.n <= ni ? (int)d->inl_hide.n : ni;
 }
 
 /* The frames the unwinder finds, without inlined calls. */

@@ -157,6 +157,10 @@ struct dbg {
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
+	/* 'n' stopped where an inlined call starts: its frames are hidden
+	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
+	 * one at a time.  Valid for that thread, pc and stop id only. */
+	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
@@ -235,6 +239,10 @@ int dbg_select_thread(struct dbg *d, pid_t tid);
 /* Unwinds tid: fills up to max frames, returns the count (>= 1). */
 int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	       struct ptdb_err *err);
+
+/* How many inlined frames at the top of tid's stack (at pc) are hidden
+ * (see inl_hide); 0 none. */
+int dbg_inline_hidden(struct dbg *d, pid_t tid, uint64_t pc);
 
 /* "trace_loop`main at trace_loop.c:2:7" for a frame (no offset when a line
  * is known), "libc.so.6`__libc_start_call_main + 128" otherwise; caller

@@ -40,6 +40,10 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       pc and file:line, and by name except LLDB's versioned symbol name
       for pthread_create (pthread_create@GLIBC_2.2.5; ptdb gives the DWARF
       name, __pthread_create_2_1)
+  S14 stepping treats an inlined call as a call, as LLDB does: 'n' stops at
+      its call site (the inlined frames hidden, frame 0 the caller's line),
+      'n' again runs through it; 's' there enters it without running;
+      'finish' in it runs out of it, to the next inlined call's call site
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -137,6 +141,7 @@ def run_all():
     check("symbols: S4 libc frames named from libc6-dbg", out,
           ["libc.so.6`__libc_start_call_main at libc_start_call_main.h:58:16",
            "libc.so.6`msort_with_tmp"], ["libc.so.6`0x"])
+    step_checks()
     compare_lldb()
     cxx_checks()
     awkward_checks()
@@ -344,6 +349,25 @@ def awkward_checks():
     cmds = ["b main", "r", "b __vdso_clock_gettime", "c", "bt", "kill"]
     same("symbols: S13 bt from the vDSO against lldb-16", frames(lldb_run(cmds, prog)),
          frames(ptdb(*cmds, prog=prog)))
+
+
+def step_checks():
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    out = ptdb("settings set target.source-map /ptdb-moved " + ROOT, "b open_state", "r", "n", "bt",
+               "s", "finish", "n", "n", "kill", prog=o2)
+    stop = r"\n(?:[^\n]*\n){2}    frame #0: 0x[0-9a-f]+ inline_o2`"
+    want = [r"\(ptdb\) n" + stop + r"open_state at inline_o2\.c:31:2\n",
+            r"\(ptdb\) bt\n.*\n  \* frame #0: 0x[0-9a-f]+ inline_o2`open_state at inline_o2\.c:31:2\n"
+            r"    frame #1: 0x[0-9a-f]+ inline_o2`main at inline_o2\.c:39:10\n",
+            r"\(ptdb\) s" + stop + r"open_state \[inlined\] init_registry at inline_o2\.c:13:20\n",
+            r"\(ptdb\) finish" + stop + r"open_state at inline_o2\.c:32:10\n",
+            r"\(ptdb\) n" + stop + r"open_state at inline_o2\.c:33:2\n"]
+    missing = [w for w in want if not re.search(w, out)]
+    if missing:
+        results.fail("symbols: S14 stepping over, into and out of inlined calls",
+                     "missing %r\n%s" % (missing, out))
+    else:
+        results.ok("symbols: S14 stepping over, into and out of inlined calls")
 
 
 def source_map_checks():
