@@ -17,6 +17,14 @@ int dbg_bp_hit(struct dbg *d, uint64_t addr, unsigned *id, unsigned *loc);
 /* Decodes the instruction at pc of the live process (breakpoints masked);
  * 0 ok, -1 unreadable or undecodable. */
 int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in);
+/* The frames the unwinder finds in tid's stack, without inlined calls
+ * (the live process; dbg_frames adds them). */
+int dbg_frames_concrete(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			struct ptdb_err *err);
+/* An inlined frame's symbol context (core/dbg_inline.c): "mod`f [inlined]
+ * g at file:line", "mod`f at file:line" for the function itself. */
+char *dbg_format_inlined(struct dbg_module *m, const struct dbg_frame *f,
+			 const struct sym_loc *loc, char *buf, size_t n);
 /* One frame of a live thread's stack (core/dbg_unwind.c): CFI where a
  * module has it, else a return address only where one provably is (after
  * a call instruction): at a ret or a function's entry, through the rbp

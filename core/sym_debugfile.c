@@ -225,6 +225,62 @@ static int sym_find_by_debuglink(struct sym_module *m, const struct sym_img *im,
 	return sym_try_roots(m, dirs, tail, &w);
 }
 
+/* Takes the debug file's symbol table (when it has functions) and, when
+ * the module has none, its DWARF; a debug file whose sections lie past
+ * its end is dropped. */
+void sym_use_debug(struct sym_module *m)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->dmap;	/* checked by sym_debug_find */
+	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->dmap + eh->e_shoff), *symtab = NULL;
+	const char *shstr = NULL;
+	size_t shstrsz = 0;
+	int dw = 0;
+
+	for (unsigned i = 0; i < eh->e_shnum; i++)
+		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL &&
+		    (shs[i].sh_offset > m->dmaplen || shs[i].sh_size > m->dmaplen - shs[i].sh_offset)) {
+			sym_debug_free(m);
+			return;
+		}
+	if (eh->e_shstrndx < eh->e_shnum) {
+		shstr = (const char *)m->dmap + shs[eh->e_shstrndx].sh_offset;
+		shstrsz = shs[eh->e_shstrndx].sh_size;
+	}
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (shs[i].sh_type == SHT_SYMTAB)
+			symtab = &shs[i];
+		if (shstr && shs[i].sh_name < shstrsz &&
+		    (!strcmp(shstr + shs[i].sh_name, ".debug_info") ||
+		     !strcmp(shstr + shs[i].sh_name, ".debug_line")))
+			dw = 1;
+	}
+	if (dw && !m->has_debug) {
+		m->has_debug = 1;
+		m->dw_debug = 1;
+		m->dw_state = 0;	/* the module's own sections are not read */
+		m->dw_err[0] = 0;
+	}
+	if (symtab) {
+		struct sym_sym *old = m->syms, *olda = m->alias;
+		size_t n = m->nsyms, na = m->nalias;
+
+		m->syms = m->alias = NULL;
+		m->nsyms = m->nalias = 0;
+		sym_load_symtab(m, m->dmap, m->dmaplen, eh, symtab);
+		if (m->nsyms) {
+			struct sym_sym *keep = m->syms, *keepa = m->alias;
+			size_t k = m->nsyms, ka = m->nalias;
+
+			m->syms = old, m->nsyms = n, m->alias = olda, m->nalias = na;
+			sym_free_syms(m);
+			m->syms = keep, m->nsyms = k, m->alias = keepa, m->nalias = ka;
+		} else {
+			free(m->syms);
+			m->syms = old, m->nsyms = n, m->alias = olda, m->nalias = na;
+		}
+	}
+}
+
 int sym_debug_find(struct sym_module *m, const char *dirs)
 {
 	struct sym_img im;

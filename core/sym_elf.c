@@ -60,8 +60,8 @@ static int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 
 /* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section of the
  * ELF image map (the module's, or its debug file's). */
-static void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
-			    const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
+void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
+		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
 {
 	const Elf64_Shdr *shs = (const Elf64_Shdr *)(map + eh->e_shoff);
 	const Elf64_Shdr *strsh;
@@ -200,7 +200,7 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	}
 }
 
-static void sym_free_syms(struct sym_module *m)
+void sym_free_syms(struct sym_module *m)
 {
 	for (size_t i = 0; i < m->nsyms; i++)
 		free(m->syms[i].dem);
@@ -210,62 +210,6 @@ static void sym_free_syms(struct sym_module *m)
 	free(m->alias);
 	m->syms = m->alias = NULL;
 	m->nsyms = m->nalias = 0;
-}
-
-/* Takes the debug file's symbol table (when it has functions) and, when
- * the module has none, its DWARF; a debug file whose sections lie past
- * its end is dropped. */
-static void sym_use_debug(struct sym_module *m)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->dmap;	/* checked by sym_debug_find */
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->dmap + eh->e_shoff), *symtab = NULL;
-	const char *shstr = NULL;
-	size_t shstrsz = 0;
-	int dw = 0;
-
-	for (unsigned i = 0; i < eh->e_shnum; i++)
-		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL &&
-		    !sym_sec_in(m->dmaplen, &shs[i])) {
-			sym_debug_free(m);
-			return;
-		}
-	if (eh->e_shstrndx < eh->e_shnum) {
-		shstr = (const char *)m->dmap + shs[eh->e_shstrndx].sh_offset;
-		shstrsz = shs[eh->e_shstrndx].sh_size;
-	}
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (shs[i].sh_type == SHT_SYMTAB)
-			symtab = &shs[i];
-		if (shstr && shs[i].sh_name < shstrsz &&
-		    (!strcmp(shstr + shs[i].sh_name, ".debug_info") ||
-		     !strcmp(shstr + shs[i].sh_name, ".debug_line")))
-			dw = 1;
-	}
-	if (dw && !m->has_debug) {
-		m->has_debug = 1;
-		m->dw_debug = 1;
-		m->dw_state = 0;	/* the module's own sections are not read */
-		m->dw_err[0] = 0;
-	}
-	if (symtab) {
-		struct sym_sym *old = m->syms, *olda = m->alias;
-		size_t n = m->nsyms, na = m->nalias;
-
-		m->syms = m->alias = NULL;
-		m->nsyms = m->nalias = 0;
-		sym_load_symtab(m, m->dmap, m->dmaplen, eh, symtab);
-		if (m->nsyms) {
-			struct sym_sym *keep = m->syms, *keepa = m->alias;
-			size_t k = m->nsyms, ka = m->nalias;
-
-			m->syms = old, m->nsyms = n, m->alias = olda, m->nalias = na;
-			sym_free_syms(m);
-			m->syms = keep, m->nsyms = k, m->alias = keepa, m->nalias = ka;
-		} else {
-			free(m->syms);
-			m->syms = old, m->nsyms = n, m->alias = olda, m->nalias = na;
-		}
-	}
 }
 
 static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err *err)
@@ -848,19 +792,4 @@ void sym_module_uuid(const struct sym_module *m, char *buf, size_t n)
 int sym_module_fd(const struct sym_module *m)
 {
 	return m->fd;
-}
-
-int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max)
-{
-	const struct sym_scope *sc[64];
-	int n = sym_scopes_at(m, addr - m->bias, sc, 64), k = 0;
-
-	for (int i = n - 1; i >= 1 && k < max; i--, k++) {
-		out[k].name = sc[i]->name;
-		out[k].lo = sc[i]->lo + m->bias;
-		out[k].call_file = sc[i]->call_file;
-		out[k].call_line = sc[i]->call_line;
-		out[k].call_col = sc[i]->call_col;
-	}
-	return k;
 }

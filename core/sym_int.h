@@ -3,6 +3,7 @@
 #ifndef PTDB_CORE_SYM_INT_H
 #define PTDB_CORE_SYM_INT_H
 
+#include <elf.h>
 #include <libdwarf.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,8 @@ struct sym_arange {
 struct sym_cie;			/* sym_debugfile.c: finds and maps m's debug file (user directories,
  * space separated, then /usr/lib/debug); 0 found, -1 none. */
 int sym_debug_find(struct sym_module *m, const char *dirs);
+/* Takes the found debug file's symbols and (if m has none) DWARF. */
+void sym_use_debug(struct sym_module *m);
 void sym_debug_free(struct sym_module *m);
 /* sym_scope.c: the function holding link address a and the inlined
  * calls in it that hold a, outermost first (up to max); their count. */
@@ -121,6 +124,11 @@ struct sym_module {
 
 /* sym_elf.c */
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t link_addr);
+/* Loads the function symbols of an SHT_SYMTAB/SHT_DYNSYM section of the
+ * ELF image map (the module's or its debug file's) into m->syms. */
+void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
+		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh);
+void sym_free_syms(struct sym_module *m);
 const char *sym_sym_name(struct sym_sym *s);
 /* sym_dwarf.c */
 int sym_dwarf_init(struct sym_module *m);
@@ -141,6 +149,8 @@ uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi);
 /* sym_debugfile.c: finds and maps m's debug file (user directories,
  * space separated, then /usr/lib/debug); 0 found, -1 none. */
 int sym_debug_find(struct sym_module *m, const char *dirs);
+/* Takes the found debug file's symbols and (if m has none) DWARF. */
+void sym_use_debug(struct sym_module *m);
 void sym_debug_free(struct sym_module *m);
 /* sym_unwind.c */
 void sym_unwind_free(struct sym_module *m);

@@ -398,3 +398,18 @@ int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out
 	}
 	return n;
 }
+
+int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max)
+{
+	const struct sym_scope *sc[64];
+	int n = sym_scopes_at(m, addr - m->bias, sc, 64), k = 0;
+
+	for (int i = n - 1; i >= 1 && k < max; i--, k++) {
+		out[k].name = sc[i]->name;
+		out[k].lo = sc[i]->lo + m->bias;
+		out[k].call_file = sc[i]->call_file;
+		out[k].call_line = sc[i]->call_line;
+		out[k].call_col = sc[i]->call_col;
+	}
+	return k;
+}
