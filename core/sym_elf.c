@@ -121,6 +121,23 @@ static const Elf64_Shdr *sym_section(const struct sym_module *m, const Elf64_Shd
 	return NULL;
 }
 
+/* The name of the symbol at exactly addr among the first n of m->syms
+ * (sorted), or NULL. */
+static const char *sym_name_at(const struct sym_module *m, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && m->syms[lo].addr == addr ? m->syms[lo].name : NULL;
+}
+
 /* PLT entries as symbols ("symbol stub for: printf", LLDB's words): one
  * per jump-slot relocation, 16 bytes each in .plt.sec, or after the
  * resolver's entry in .plt. */
@@ -130,6 +147,7 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	const Elf64_Shdr *rel = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".rela.plt");
 	const Elf64_Shdr *sec = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt.sec");
 	const Elf64_Shdr *plt = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt");
+	const Elf64_Shdr *got = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".got.plt");
 	const Elf64_Shdr *dsym, *dstr;
 	const Elf64_Rela *r;
 	size_t n, base;
@@ -158,6 +176,13 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 		struct sym_sym *s;
 		size_t len;
 
+		if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_IRELATIVE) {
+			/* libc calling its own IFUNCs (memcpy): named after
+			 * the IFUNC, whose resolver the addend is */
+			if (!(name = sym_name_at(m, base, (uint64_t)r[i].r_addend)))
+				continue;
+			goto add;
+		}
 		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_JUMP_SLOT || !si ||
 		    (si + 1) * sizeof(*ds) > dsym->sh_size)
 			continue;
@@ -166,15 +191,23 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 		    !memchr(m->map + dstr->sh_offset + ds->st_name, 0, dstr->sh_size - ds->st_name))
 			continue;
 		name = (const char *)m->map + dstr->sh_offset + ds->st_name;
+add:
 		s = &m->syms[m->nsyms++];
 		memset(s, 0, sizeof(*s));
 		s->addr = start + 16 * i;
+		/* the entry that jumps through this relocation's GOT slot
+		 * (past the 3 reserved ones): libc lists its IRELATIVE
+		 * entries out of slot order */
+		if (got && r[i].r_offset >= got->sh_addr + 24 &&
+		    (r[i].r_offset - got->sh_addr) / 8 - 3 < n)
+			s->addr = start + 16 * ((r[i].r_offset - got->sh_addr) / 8 - 3);
 		s->size = 16;
 		s->name = name;
 		s->stub = 1;
 		len = strlen(name) + 20;
 		s->dem = xmalloc(len);
-		snprintf(s->dem, len, "symbol stub for: %s", name);
+		/* without a version ("memcpy", not "memcpy@@GLIBC_2.14") */
+		snprintf(s->dem, len, "symbol stub for: %.*s", (int)strcspn(name, "@"), name);
 		s->dem_done = 1;
 	}
 	if (m->nsyms == base)

@@ -44,6 +44,10 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       its call site (the inlined frames hidden, frame 0 the caller's line),
       'n' again runs through it; 's' there enters it without running;
       'finish' in it runs out of it, to the next inlined call's call site
+  S15 a traced run through qsort in the stripped copy: its function-call
+      tree names every function (the program's by synthesized names, libc's
+      own PLT entries to its IFUNCs as 'symbol stub for: memcpy'), no bare
+      addresses
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -134,6 +138,12 @@ def run_all():
     out = ptdb("b cmp", prog=stripped)
     check("symbols: S3 no search path, no local symbols", out,
           ["Breakpoint 1: no locations (pending)."], [where])
+    out = ptdb("b qsort", "r", "thread trace start", "finish", "thread trace dump function-calls",
+               "kill", prog=stripped)
+    tree = out[out.find("[call tree"):]
+    check("symbols: S15 a stripped program's call tree names every function", tree,
+          ["symlibc`___ptdb_unnamed_symbol_401", "libc.so.6`__GI___qsort_r at msort.c:",
+           "libc.so.6`symbol stub for: memcpy to <+0>"], ["`0x"])
     if not os.path.isdir("/usr/lib/debug/.build-id"):
         results.skip("symbols: S4", "libc6-dbg is not installed (make deps)")
         return
