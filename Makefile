@@ -20,7 +20,8 @@ endif
 # Debian packages the build and the tests use.
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
-	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev lldb-16
+	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
+	binutils libc6-dbg lldb-16
 
 LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
@@ -73,6 +74,9 @@ tests/programs/vars_o2_dw4: tests/programs/vars.c
 # ... -O0 with its types in DWARF 4 type units (.debug_types, ref_sig8).
 tests/programs/vars_tu: tests/programs/vars.c
 	gcc -gdwarf-4 -fdebug-types-section -O0 -no-pie -fno-pie -o $@ $<
+# An optimized PIE whose DWARF names a source tree that has moved.
+tests/programs/inline_o2: tests/programs/inline_o2.c
+	gcc -g -O2 -fPIE -pie -fdebug-prefix-map=$(CURDIR)=/ptdb-moved -o $@ $<
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

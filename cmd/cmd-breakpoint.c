@@ -37,8 +37,12 @@ static void print_loc_where(FILE *out, struct dbg *d, uint64_t addr)
 {
 	char buf[512];
 
-	fprintf(out, "where = %s, address = 0x%016" PRIx64,
-		dbg_format_addr(d, addr, buf, sizeof(buf)), addr);
+	/* in no module (yet): LLDB gives the address alone */
+	if (!dbg_module_for(d, addr))
+		fprintf(out, "address = 0x%016" PRIx64, addr);
+	else
+		fprintf(out, "where = %s, address = 0x%016" PRIx64,
+			dbg_format_addr(d, addr, buf, sizeof(buf)), addr);
 }
 
 static void print_new(struct cmd_ctx *ctx, struct dbg_bp *bp)
@@ -543,7 +547,7 @@ static const struct cmd_node bp_set = {
 	.details = "'b' takes one location: a function name, FILE:LINE, a LINE in the current "
 		"program's main file, or a 0x address.  A breakpoint that matches nothing yet "
 		"stays pending and resolves when a module that has it loads.",
-	.min_args = 0, .max_args = -1, .exec = exec_set,
+	.min_args = 0, .max_args = -1, .exec = exec_set, .flags = CMD_ARGS_SYMBOLS,
 	.opts = bp_cond_opts_for_set,
 };
 

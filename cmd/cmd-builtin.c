@@ -2,6 +2,7 @@
 #include "cmd/cmd.h"
 #include "cmd/builtin.h"
 #include "cmd/script.h"
+#include "core/source.h"
 #include "core/session.h"
 #include "core/size.h"
 
@@ -125,12 +126,19 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	value[0] = 0;
 	for (int i = 1; i < a->argc; i++)
 		off += (size_t)snprintf(value + off, len - off, "%s%s", i > 1 ? " " : "", a->argv[i]);
-	rc = settings_set(&ctx->s->settings, a->argv[0], value, &err);
+	if (!strcmp(a->argv[0], "target.source-map") && source_map_check(value, &err) < 0)
+		rc = -1;
+	else
+		rc = settings_set(&ctx->s->settings, a->argv[0], value, &err);
 	free(value);
 	if (rc < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	ctx->s->dbg.follow_fork_child =
 		!strcmp(settings_get(&ctx->s->settings, SETTING_FOLLOW_FORK), "child");
+	free(ctx->s->dbg.debug_dirs);
+	ctx->s->dbg.debug_dirs = xstrdup(settings_get(&ctx->s->settings, SETTING_DEBUG_FILE_PATHS));
+	free(ctx->s->dbg.source_map);
+	ctx->s->dbg.source_map = xstrdup(settings_get(&ctx->s->settings, SETTING_SOURCE_MAP));
 	return CMD_OK;
 }
 

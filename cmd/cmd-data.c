@@ -1316,7 +1316,12 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	first = center ? (line > back ? line - back : 1) : line;
 	if (file != s->list_file)
 		snprintf(s->list_file, sizeof(s->list_file), "%s", file);
-	shown = source_list_range(ctx->out, s->list_file, first, first + count - 1, &err);
+	{
+		char mapped[4096];
+
+		shown = source_list_range(ctx->out, dbg_source_path(d, s->list_file, mapped, sizeof(mapped)),
+					  first, first + count - 1, &err);
+	}
 	if (shown < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	s->list_next = first + (unsigned)shown;
@@ -1397,7 +1402,7 @@ static const struct cmd_node image_list_node = {
 
 static const struct cmd_node image_lookup_node = {
 	.name = "lookup", .summary = "Look up an address or a function name in the modules.",
-	.syntax = "", .min_args = 0, .max_args = 0,
+	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_ARGS_SYMBOLS,
 	.exec = exec_image_lookup,
 	.details = "Give exactly one of -a and -n.",
 	.opts = (const struct cmd_opt[]){

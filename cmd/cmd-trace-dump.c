@@ -111,9 +111,12 @@ static void print_ctx_line(struct dump *p, uint64_t ip)
 	 * /m); a missing source file shows nothing */
 	if (p->o->source && loc.file && loc.line &&
 	    (loc.file != p->src_file || loc.line != p->src_line)) {
+		char mapped[4096];
+
 		p->src_file = loc.file;
 		p->src_line = loc.line;
-		source_list_range(p->out, loc.file, loc.line, loc.line, NULL);
+		source_list_range(p->out, dbg_source_path(p->d, loc.file, mapped, sizeof(mapped)),
+				  loc.line, loc.line, NULL);
 	}
 }
 

@@ -48,6 +48,8 @@ enum cmd_needs {
 #define CMD_REPEAT	0x1	/* an empty line repeats this command */
 #define CMD_ARGS_FILES	0x2	/* positional arguments complete as file paths */
 #define CMD_RAW_ARGS	0x4	/* no option parsing: every word is positional */
+#define CMD_ARGS_SYMBOLS 0x8	/* positional arguments and -n/--name values
+				 * complete as function names */
 
 struct cmd_ctx;
 typedef enum cmd_status (*cmd_exec_fn)(struct cmd_ctx *ctx, const struct cmd_args *args);
@@ -131,5 +133,9 @@ void cmd_walk(void (*fn)(const struct cmd_node *node, const char *path, void *ct
  * a heap vector of heap strings in *out, and the length of the word being
  * completed in *wordlen. */
 int cmd_complete(const char *line, char ***out, size_t *wordlen);
+/* As cmd_complete, and function names of d's modules where a command
+ * takes one (CMD_ARGS_SYMBOLS; d may be NULL). */
+struct dbg;
+int cmd_complete_in(const char *line, struct dbg *d, char ***out, size_t *wordlen);
 
 #endif

@@ -73,7 +73,7 @@ static unsigned char complete_fn(EditLine *el, int ch)
 	line = xmalloc((size_t)(li->cursor - li->buffer) + 1);
 	memcpy(line, li->buffer, (size_t)(li->cursor - li->buffer));
 	line[li->cursor - li->buffer] = '\0';
-	n = cmd_complete(line, &m, &wordlen);
+	n = cmd_complete_in(line, prompt_session ? &prompt_session->dbg : NULL, &m, &wordlen);
 	free(line);
 	if (n == 0) {
 		ret = CC_ERROR;

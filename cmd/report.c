@@ -142,10 +142,11 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 {
 	const char *file;
 	unsigned line, col;
-	uint64_t look = index > 0 ? f->pc - 1 : f->pc;
 	struct ptdb_err err;
+	char mapped[4096];
 
-	if (dbg_addr_line(d, look, &file, &line, &col) == 0) {
+	if (dbg_frame_line(d, f, index > 0, &file, &line, &col) == 0) {
+		file = dbg_source_path(d, file, mapped, sizeof(mapped));
 		if (source_list(out, file, line, index > 0 ? 0 : col, &err) == 0)
 			return;
 		if (index > 0)

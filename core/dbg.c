@@ -1,6 +1,7 @@
 /* core/dbg.c: the executable, process, modules and breakpoints of a
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
+#include "core/source.h"
 #include "core/dbg_int.h"
 #include "core/expr.h"
 
@@ -97,6 +98,8 @@ void dbg_release(struct dbg *d)
 	}
 	free(d->bps);
 	free(d->exe_path);
+	free(d->debug_dirs);
+	free(d->source_map);
 	if (d->dis)
 		disasm_free(d->dis);
 	memset(d, 0, sizeof(*d));
@@ -149,7 +152,7 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 
 	if (!realpath(path, abs))
 		return ptdb_err_errno(err, "unable to find executable '%s'", path);
-	m = sym_module_open(abs, err);
+	m = sym_module_open_debug(abs, d->debug_dirs, err);
 	if (!m)
 		return -1;
 	if (sym_module_truncated(m)) {
@@ -174,17 +177,22 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 
 struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 {
+	uint64_t lo, hi;
+
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 
 		if (!m->sym || m->anon)
 			continue;
 		if (m->end ? addr >= m->start && addr < m->end
-			   : (m->is_exe && !dbg_alive(d) && !d->pm))
+			   : (m->is_exe && !dbg_alive(d) && !d->pm && sym_module_range(m->sym, &lo, &hi) == 0 &&
+			      addr >= lo && addr < hi))
 			return m;
 	}
-	/* Before the process runs: the executable's link addresses. */
-	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym)
+	/* Before the process runs: the executable's link addresses, those of
+	 * its segments only (a PIE's run-time address is in no module yet) */
+	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym &&
+	    sym_module_range(d->mods[0].sym, &lo, &hi) == 0 && addr >= lo && addr < hi)
 		return &d->mods[0];
 	return NULL;
 }
@@ -212,7 +220,13 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 			if (!file)
 				return 0;
 		}
-		return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
+		{
+			/* a path under a source map's NEW: the DWARF's OLD */
+			char old[4096];
+
+			file = source_map_reverse(d->source_map, file, old, sizeof(old));
+			return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
+		}
 	}
 	case DBG_BP_ADDR:
 		(void)d;
@@ -405,7 +419,7 @@ static struct sym_module *open_vdso(struct dbg *d, const struct target_map *mp)
 	fd = mkstemp(tmpl);
 	if (fd >= 0) {
 		if (write(fd, buf, len) == (ssize_t)len)
-			m = sym_module_open(tmpl, &err);
+			m = sym_module_open_debug(tmpl, d->debug_dirs, &err);
 		unlink(tmpl);
 		close(fd);
 	}
@@ -442,7 +456,7 @@ void dbg_refresh_modules(struct dbg *d)
 			continue;
 		m = module_by_path(d, mp->path);
 		if (!m) {
-			struct sym_module *s = mp->path[0] == '/' ? sym_module_open(mp->path, &err)
+			struct sym_module *s = mp->path[0] == '/' ? sym_module_open_debug(mp->path, d->debug_dirs, &err)
 							  : open_vdso(d, mp);
 
 			m = dbg_add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
@@ -699,13 +713,20 @@ char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 		snprintf(buf, n, "0x%016" PRIx64, f->pc);
 		return buf;
 	}
+	if (f->look)
+		look = f->look;
 	if (sym_lookup_addr(m->sym, look, &loc) < 0 || !loc.func) {
 		snprintf(buf, n, "%s`0x%" PRIx64, sym_module_name(m->sym), f->pc);
 		return buf;
 	}
+	if (f->ninl && f->look)
+		return dbg_format_inlined(m, f, &loc, buf, n);
 	if (!loc.file || !loc.line) {
-		snprintf(buf, n, "%s`%s + %" PRIu64, sym_module_name(m->sym), loc.func,
-			 f->pc - loc.func_addr);
+		if (f->pc == loc.func_addr)	/* LLDB: no "+ 0" */
+			snprintf(buf, n, "%s`%s", sym_module_name(m->sym), loc.func);
+		else
+			snprintf(buf, n, "%s`%s + %" PRIu64, sym_module_name(m->sym), loc.func,
+				 f->pc - loc.func_addr);
 		return buf;
 	}
 	base = strrchr(loc.file, '/');
@@ -733,23 +754,12 @@ int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 	return 0;
 }
 
-static int read_cb(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	struct dbg *d = ctx;
-
-	return target_read_mem(d->proc, addr, buf, n, NULL) < 0 ? -1 : 0;
-}
-
-int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
-	       struct ptdb_err *err)
+int dbg_frames_concrete(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			struct ptdb_err *err)
 {
 	struct user_regs_struct r;
 	int n = 0;
 
-	if (d->replay && tid == dbg_replay_tid(d))
-		return dbg_replay_frames(d, out, max, err);
-	if (d->pm)
-		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
 	if (!dbg_alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	if (target_get_regs(d->proc, tid, &r, err) < 0)
@@ -763,19 +773,27 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	while (n < max) {
 		struct dbg_frame *f = &out[n - 1];
 		uint64_t pc, sp, bp;
-		/* caller frames unwind from the call instruction */
-		uint64_t look = n > 1 ? f->pc - 1 : f->pc;
-		struct dbg_module *m = dbg_module_for(d, look);
+		/* caller frames unwind from the call instruction, except the
+		 * frame a signal interrupted (its pc had not run yet) */
+		uint64_t look = n > 1 && !f->trap ? f->pc - 1 : f->pc;
+		struct sym_loc loc;
 
-		if (!m || sym_unwind_step(m->sym, look, f->rsp, f->rbp, read_cb, d,
-					  &pc, &sp, &bp) < 0)
+		if (dbg_unwind_step(d, f->pc, look, f->rsp, f->rbp, n == 1, &pc, &sp, &bp) < 0)
 			break;
 		if (!pc || sp <= f->rsp)
 			break;
 		out[n].pc = pc;
 		out[n].rsp = sp;
 		out[n].rbp = bp;
-		out[n].mod = dbg_module_for(d, pc - 1);
+		/* the signal trampoline (the handler "returns" to its first
+		 * byte) and the frame the signal interrupted are looked up at
+		 * their pc, not as return addresses */
+		out[n].mod = dbg_module_for(d, pc);
+		out[n].sigtramp = out[n].mod && sym_lookup_addr(out[n].mod->sym, pc, &loc) == 0 &&
+				  loc.func && !strcmp(loc.func, "__restore_rt");
+		out[n].trap = out[n].sigtramp || f->sigtramp;
+		if (!out[n].trap)
+			out[n].mod = dbg_module_for(d, pc - 1);
 		n++;
 		/* stop after the entry point's frame */
 		if (out[n - 1].mod) {

@@ -95,12 +95,25 @@ struct dbg_stop {
 	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
 };
 
+#define DBG_MAX_INLINE 16	/* inlined calls shown per concrete frame */
+
 struct dbg_frame {
 	uint64_t pc, rsp, rbp;
 	struct dbg_module *mod;		/* NULL: no module covers pc */
 	int untraced;			/* replaying: the callers before the
 					 * trace began (no pc) */
 	int replaying;			/* replaying: the cursor's frame */
+	/* inlined calls (LLDB's "[inlined]" frames): a concrete frame whose
+	 * address look lies in ninl inlined calls is shown as ninl + 1
+	 * frames, inl = 0 (the innermost call) .. ninl (the function); all
+	 * but inl 0 are virtual (pc: the start of the inlined block, the
+	 * registers the concrete frame's).  look 0: not computed. */
+	uint64_t look;
+	unsigned inl, ninl;
+	int virt;
+	int trap;			/* pc is not a return address (a signal
+					 * interrupted it, or the trampoline) */
+	int sigtramp;			/* the signal trampoline's frame */
 };
 
 /* How a signal reaching the inferior is handled ("process handle"). */
@@ -158,6 +171,12 @@ struct dbg {
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
+	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
+	char *source_map;		/* target.source-map pairs (owned) */
+	/* 'n' stopped where an inlined call starts: its frames are hidden
+	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
+	 * one at a time.  Valid for that thread, pc and stop id only. */
+	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
@@ -246,11 +265,22 @@ int dbg_select_thread(struct dbg *d, pid_t tid);
 int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	       struct ptdb_err *err);
 
+/* How many inlined frames at the top of tid's stack (at pc) are hidden
+ * (see inl_hide); 0 none. */
+int dbg_inline_hidden(struct dbg *d, pid_t tid, uint64_t pc);
+
 /* "trace_loop`main at trace_loop.c:2:7" for a frame (no offset when a line
  * is known), "libc.so.6`__libc_start_call_main + 128" otherwise; caller
  * frames are symbolized at pc - 1.  Returns buf. */
 char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
 		       char *buf, size_t n);
+/* The source location a frame shows (an inlined frame's: the call site of
+ * the call inside it).  0 found, -1 not. */
+int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const char **file,
+		   unsigned *line, unsigned *column);
+/* Where to read a DWARF source path: through target.source-map (into buf)
+ * or path itself. */
+const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n);
 /* "trace_loop`main + 4 at trace_loop.c:2:7" for any address. */
 char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
 /* Source location of addr in a module with line info: file (full path),

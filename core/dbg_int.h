@@ -22,6 +22,21 @@ int dbg_bp_passes(struct dbg *d, struct dbg_bp *bp, pid_t tid, int loc);
 /* Decodes the instruction at pc of the live process (breakpoints masked);
  * 0 ok, -1 unreadable or undecodable. */
 int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in);
+/* The frames the unwinder finds in tid's stack, without inlined calls
+ * (the live process; dbg_frames adds them). */
+int dbg_frames_concrete(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			struct ptdb_err *err);
+/* An inlined frame's symbol context (core/dbg_inline.c): "mod`f [inlined]
+ * g at file:line", "mod`f at file:line" for the function itself. */
+char *dbg_format_inlined(struct dbg_module *m, const struct dbg_frame *f,
+			 const struct sym_loc *loc, char *buf, size_t n);
+/* One frame of a live thread's stack (core/dbg_unwind.c): CFI where a
+ * module has it, else a return address only where one provably is (after
+ * a call instruction): at a ret or a function's entry, through the rbp
+ * chain, or (frame 0) at the top of the stack.  look is pc, or pc - 1 for
+ * a caller frame.  0 ok, -1 no caller found. */
+int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uint64_t rbp,
+		    int first, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp);
 /* A process exit as the stop reported. */
 void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
 /* Applies the signal policy ("process handle") to a signal stop: returns

@@ -251,6 +251,28 @@ static int line_at(struct dbg *d, uint64_t pc, struct line_at *la)
 	return 0;
 }
 
+/* How many inlined calls hold pc (0: none, or no module). */
+static int inline_depth(struct dbg *d, uint64_t pc)
+{
+	struct dbg_module *m = dbg_module_for(d, pc);
+	struct sym_inline inl[DBG_MAX_INLINE];
+
+	return m ? sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE) : 0;
+}
+
+/* The inlined call level calls deep at pc (1: the outermost). */
+static int inline_level(struct dbg *d, uint64_t pc, int level, struct sym_inline *out)
+{
+	struct dbg_module *m = dbg_module_for(d, pc);
+	struct sym_inline inl[DBG_MAX_INLINE];
+	int ni = m ? sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE) : 0;
+
+	if (level < 1 || level > ni)
+		return -1;
+	*out = inl[ni - level];
+	return 0;
+}
+
 int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		  struct ptdb_err *err)
 {
@@ -258,14 +280,28 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	pid_t tid = d->sel_tid;
 	struct user_regs_struct r;
 	struct line_at start, now;
+	struct sym_inline over;
 	uint64_t lo, hi;
-	int rr;
+	int rr, depth0, dep, have_over = 0;
 
 	if (check_alive(d, err) < 0)
 		return -1;
 	d->interrupt_requested = 0;
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
+	depth0 = inline_depth(d, r.rip) - dbg_inline_hidden(d, tid, r.rip);
+	if (into && depth0 < inline_depth(d, r.rip)) {
+		/* 's' at a hidden inlined call: into it, nothing runs */
+		unsigned left = d->inl_hide.n - 1;
+
+		done(d, stop, tid, why);
+		d->inl_hide.n = left;
+		d->inl_hide.stop_id = target_stop_id(d->proc);
+		return 0;
+	}
+	/* 'n' at a hidden inlined call runs through that call */
+	if (depth0 < inline_depth(d, r.rip))
+		have_over = inline_level(d, r.rip, depth0 + 1, &over) == 0;
 	if (line_at(d, r.rip, &start) < 0 ||
 	    sym_line_range(start.m->sym, r.rip, &lo, &hi) < 0) {
 		/* no line information: one instruction, over calls */
@@ -326,6 +362,30 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 			continue;
 		if (have && in.kind == DISASM_KIND_RET)
 			break;	/* back in the caller: stop there */
+		/* an inlined call is a call: 'n' stops where it starts, showing
+		 * the call site (its frames hidden), and runs through it when
+		 * already there; 's' stops at its first line */
+		if ((dep = inline_depth(d, r.rip)) > depth0 && line_at(d, r.rip, &now) == 0 &&
+		    now.func == start.func) {
+			struct sym_inline cur;
+
+			if (into && now.line && sym_row_start(now.m->sym, r.rip))
+				break;
+			if (!into && sym_row_start(now.m->sym, r.rip) &&
+			    !(have_over && inline_level(d, r.rip, depth0 + 1, &cur) == 0 &&
+			      cur.name == over.name && cur.call_line == over.call_line &&
+			      cur.call_file == over.call_file)) {
+				done(d, stop, tid, why);
+				d->inl_hide.n = (unsigned)(dep - depth0);
+				d->inl_hide.tid = tid;
+				d->inl_hide.pc = r.rip;
+				d->inl_hide.stop_id = target_stop_id(d->proc);
+				return 0;
+			}
+			if (sym_line_range(now.m->sym, r.rip, &lo, &hi) < 0)
+				break;
+			continue;
+		}
 		if (line_at(d, r.rip, &now) < 0)
 			break;	/* code without line information */
 		if (now.line == 0 ||
@@ -351,7 +411,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	struct dbg_frame fr[DBG_MAX_FRAMES];
 	pid_t tid = d->sel_tid;
 	struct dbg_goal g;
-	int n;
+	int n, k;
 
 	if (check_alive(d, err) < 0)
 		return -1;
@@ -359,17 +419,68 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
 		return -1;
-	if ((int)d->sel_frame + 1 >= n)
+	/* out of an inlined call of the innermost function: run (over
+	 * calls) until pc is out of it, as LLDB steps out of one */
+	if ((int)d->sel_frame < n && fr[d->sel_frame].inl < fr[d->sel_frame].ninl &&
+	    fr[d->sel_frame].look == fr[0].look) {
+		int target = (int)(fr[d->sel_frame].ninl - fr[d->sel_frame].inl) - 1, dep;
+		struct sym_inline self, cur;
+		struct user_regs_struct r0;
+
+		if (thread_regs(d, tid, &r0, err) < 0)
+			return -1;
+		if (inline_level(d, r0.rip, target + 1, &self) < 0)
+			self.name = NULL;
+		for (;;) {
+			struct disasm_insn in;
+			struct user_regs_struct r;
+			int ret, rr;
+
+			if (d->interrupt_requested) {
+				done(d, stop, tid, DBG_R_INTERRUPT);
+				return 0;
+			}
+			if (thread_regs(d, tid, &r, err) < 0)
+				return -1;
+			ret = dbg_insn_at(d, r.rip, &in) == 0 && in.kind == DISASM_KIND_RET;
+			rr = one_insn(d, tid, 1, stop, err);
+			if (rr != RW_STEPPED)
+				return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
+			if (thread_regs(d, tid, &r, err) < 0)
+				return -1;
+			if (ret || (dep = inline_depth(d, r.rip)) <= target)
+				break;
+			/* in another inlined call at that level: stop at its call
+			 * site, its frames hidden (as 'n' does) */
+			if (inline_level(d, r.rip, target + 1, &cur) == 0 &&
+			    (cur.name != self.name || cur.call_line != self.call_line ||
+			     cur.call_file != self.call_file)) {
+				done(d, stop, tid, DBG_R_STEP_OUT);
+				d->inl_hide.n = (unsigned)(dep - target);
+				d->inl_hide.tid = tid;
+				d->inl_hide.pc = r.rip;
+				d->inl_hide.stop_id = target_stop_id(d->proc);
+				return 0;
+			}
+		}
+		done(d, stop, tid, DBG_R_STEP_OUT);
+		return 0;
+	}
+	/* the caller: the next concrete frame (an inlined call's frames
+	 * share their function's) */
+	for (k = (int)d->sel_frame + 1; k < n && fr[k].virt; k++)
+		;
+	if (k >= n)
 		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
-	g.pc = fr[d->sel_frame + 1].pc;
-	g.min_rsp = fr[d->sel_frame + 1].rsp;
+	g.pc = fr[k].pc;
+	g.min_rsp = fr[k].rsp;
 	return finish_cmd(d, run_to(d, tid, &g, 1, stop, err), stop, tid, DBG_R_STEP_OUT);
 }
 
 int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	      struct dbg_stop *stop, struct ptdb_err *err)
 {
-	struct dbg_frame fr[2];
+	struct dbg_frame fr[2 + DBG_MAX_INLINE];
 
 	dbg_replay_leave(d);
 	struct dbg_goal g[8];
@@ -379,12 +490,15 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	if (check_alive(d, err) < 0)
 		return -1;
 	d->interrupt_requested = 0;
-	nf = dbg_frames(d, tid, fr, 2, err);
+	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
 	if (nf < 0)
 		return -1;
 	for (int i = 0; i < n && ng < 7; i++)
 		g[ng++] = (struct dbg_goal){ addrs[i], fr[0].rsp };
-	if (nf > 1)
-		g[ng++] = (struct dbg_goal){ fr[1].pc, fr[1].rsp };
+	for (int i = 1; i < nf; i++)
+		if (!fr[i].virt) {	/* the caller (past inlined frames) */
+			g[ng++] = (struct dbg_goal){ fr[i].pc, fr[i].rsp };
+			break;
+		}
 	return finish_cmd(d, run_to(d, tid, g, ng, stop, err), stop, tid, DBG_R_UNTIL);
 }

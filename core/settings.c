@@ -19,6 +19,10 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"How the software trace backend runs a traced thread: by blocks up to the next state-dependent control transfer, or one instruction at a time (the correctness reference)." },
 	[SETTING_FOLLOW_FORK] = { "target.follow-fork", SETTING_ENUM, "parent", "parent|child",
 		"Which process to go on debugging when the process forks: the parent (the child, its breakpoints removed, runs on alone) or the child (the parent, its breakpoints removed, runs on alone; a single-threaded parent that is not traced)." },
+	[SETTING_DEBUG_FILE_PATHS] = { "target.debug-file-search-paths", SETTING_STRING, "", NULL,
+		"Directories (separated by spaces) searched, before /usr/lib/debug, for the separate debug files of modules opened afterwards: by build ID (DIR/.build-id/xx/yyyy.debug) and by .gnu_debuglink name (DIR/NAME, DIR/<module's directory>/NAME)." },
+	[SETTING_SOURCE_MAP] = { "target.source-map", SETTING_STRING, "", NULL,
+		"Pairs of paths OLD NEW (separated by spaces): a source file whose DWARF path starts with OLD is read from NEW instead (stop listings, source list, trace dumps with -m), and a breakpoint given with a NEW path is set in the OLD file." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

@@ -19,4 +19,14 @@ int source_list(FILE *out, const char *path, unsigned line, unsigned column,
 int source_list_range(FILE *out, const char *path, unsigned first,
 		      unsigned last, struct ptdb_err *err);
 
+/* target.source-map (core/source_map.c): pairs is "OLD NEW [OLD NEW ...]".
+ * source_map_check: -1 (error: "target.source-map takes pairs of paths:
+ * OLD NEW [OLD NEW ...]") for an odd count.  source_map_apply rewrites a
+ * DWARF path under the first OLD that holds it to NEW (into buf, returned),
+ * source_map_reverse a path under NEW to OLD; both return path itself when
+ * no pair applies. */
+int source_map_check(const char *pairs, struct ptdb_err *err);
+const char *source_map_apply(const char *pairs, const char *path, char *buf, size_t n);
+const char *source_map_reverse(const char *pairs, const char *path, char *buf, size_t n);
+
 #endif

@@ -18,6 +18,16 @@ struct sym_module;
  * "'PATH' is not an ELF file", "'PATH' is not an x86-64 ELF file",
  * "cannot open 'PATH': strerror". */
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err);
+/* As sym_module_open, and looks for the file's separate debug
+ * information when it has no symbol table or DWARF: by GNU build id
+ * (ROOT/.build-id/xx/yyyy.debug) then by .gnu_debuglink name (CRC
+ * checked: beside the file, in its .debug/, in ROOT and ROOT/<dir of the
+ * file>) for each ROOT of debug_dirs (space separated; may be NULL) and
+ * /usr/lib/debug.  Symbols and DWARF then come from the debug file. */
+struct sym_module *sym_module_open_debug(const char *path, const char *debug_dirs,
+					 struct ptdb_err *err);
+/* The debug file in use, or NULL. */
+const char *sym_module_debug_path(const struct sym_module *m);
 void sym_module_free(struct sym_module *m);
 /* A raw binary (firmware, a JIT dump, a test image): the whole file is one
  * executable segment at runtime address bias (set it with
@@ -75,7 +85,21 @@ struct sym_loc {
 	const char *file;	/* source path as in DWARF (full path) or NULL */
 	unsigned line, column;	/* 0 if unknown */
 };
-/* 0 if a symbol or a line covers addr, -1 if neither. */
+/* The calls inlined at addr (DW_TAG_inlined_subroutine), innermost
+ * first: the inlined function's name, the runtime start of its range
+ * holding addr, and where it was called from (file as in DWARF, or NULL).
+ * Returns the count (<= max), 0 when addr is in no inlined call. */
+struct sym_inline {
+	const char *name;
+	uint64_t lo;
+	const char *call_file;
+	unsigned call_line, call_col;
+};
+int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max);
+
+/* 0 if a symbol or a line covers addr, -1 if neither.  func is the name
+ * of the DWARF function holding addr when there is one (LLDB's choice),
+ * else of the symbol. */
 int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
 
 /* Functions named name (mangled, demangled "ns::f(int)", or base name "f"):
@@ -136,6 +160,18 @@ struct sym_regs {
  * caller. */
 int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_read_fn rd,
 			 void *ctx, struct sym_regs *out);
+
+/* Calls fn with each function name of m that starts with prefix (C names,
+ * C++ qualified names without parameters or return type: the names
+ * "breakpoint set" takes); stops when fn returns < 0 and returns that,
+ * else 0.  Names may repeat. */
+int sym_module_names(struct sym_module *m, const char *prefix,
+		     int (*fn)(void *ctx, const char *name), void *ctx);
+
+/* The CFI part of sym_unwind_step: 0 ok, -1 no caller (the return address
+ * is undefined: the outermost frame) or unreadable, 1 no CFI covers pc. */
+int sym_unwind_cfi(struct sym_module *m, uint64_t pc, uint64_t rsp, uint64_t rbp,
+		   sym_read_fn rd, void *ctx, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp);
 
 /* Demangles a C++ name with parameters ("_Z2f2v" -> "f2()"); NULL if name
  * is not mangled.  Caller frees the result. */

@@ -90,7 +90,8 @@ int sym_dwarf_init(struct sym_module *m)
 	if (m->dw_state)
 		return m->dw_state > 0 ? 0 : -1;
 	m->dw_state = -1;
-	if (dwarf_init(m->fd, DW_DLC_READ, NULL, NULL, &m->dbg, &e) != DW_DLV_OK) {
+	if (sym_dwobj_init(m, m->dw_debug ? m->dmap : m->map, m->dw_debug ? m->dmaplen : m->maplen,
+			   &m->dbg, &e) != DW_DLV_OK) {
 		sym_dw_note(m, "cannot read the DWARF", e);
 		if (e)
 			dwarf_dealloc(NULL, e, DW_DLA_ERROR);
@@ -98,12 +99,14 @@ int sym_dwarf_init(struct sym_module *m)
 		return -1;
 	}
 	m->dw_state = 1;
-	for (;;) {
+	/* unit headers only: a unit's DIE (and its abbreviations) is read
+	 * when the unit is first needed (sym_cu_die), so that a large debug
+	 * file (libc's) costs little until an address in it is looked up */
+	for (Dwarf_Unsigned hoff = 0;;) {
 		Dwarf_Unsigned hlen, typeoff, next;
 		Dwarf_Half ver, asz, lsz, esz, type;
 		Dwarf_Off abbr, off;
 		Dwarf_Sig8 sig;
-		Dwarf_Die die = NULL;
 		int rc = dwarf_next_cu_header_d(m->dbg, 1, &hlen, &ver, &abbr,
 						&asz, &lsz, &esz, &sig, &typeoff,
 						&next, &type, &e);
@@ -111,8 +114,9 @@ int sym_dwarf_init(struct sym_module *m)
 			sym_dw_note(m, "bad unit header in .debug_info", e);
 		if (rc != DW_DLV_OK)
 			break;
-		if (dwarf_siblingof_b(m->dbg, NULL, 1, &die, &e) != DW_DLV_OK ||
-		    dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
+		rc = dwarf_get_cu_die_offset_given_cu_header_offset_b(m->dbg, hoff, 1, &off, &e);
+		hoff = next;
+		if (rc != DW_DLV_OK) {
 			sym_dw_note(m, "bad unit in .debug_info", e);
 			sym_dw_errfree(m, &e);
 			continue;
@@ -122,7 +126,6 @@ int sym_dwarf_init(struct sym_module *m)
 			m->cus = xrealloc(m->cus, cap * sizeof(*m->cus));
 		}
 		memset(&m->cus[m->ncus], 0, sizeof(m->cus[0]));
-		m->cus[m->ncus].die = die;
 		m->cus[m->ncus].off = off;
 		m->ncus++;
 	}
@@ -132,6 +135,23 @@ int sym_dwarf_init(struct sym_module *m)
 }
 
 static void sym_cu_load(struct sym_module *m, struct sym_cu *cu);
+
+int sym_cu_die(struct sym_module *m, struct sym_cu *cu)
+{
+	Dwarf_Error e = NULL;
+
+	if (cu->die)
+		return 0;
+	if (cu->die_failed || dwarf_offdie_b(m->dbg, cu->off, 1, &cu->die, &e) != DW_DLV_OK) {
+		if (!cu->die_failed)
+			sym_dw_note(m, "bad unit in .debug_info", e);
+		sym_dw_errfree(m, &e);
+		cu->die = NULL;
+		cu->die_failed = 1;
+		return -1;
+	}
+	return 0;
+}
 
 const char *sym_module_dwarf_problem(struct sym_module *m)
 {
@@ -161,12 +181,14 @@ void sym_dwarf_free(struct sym_module *m)
 		free(m->cus[i].files);
 		free(m->cus[i].rows);
 		free(m->cus[i].path);
+		sym_scope_free_cu(&m->cus[i]);
 	}
 	free(m->cus);
 	free(m->ar);
 	if (m->dbg)
-		dwarf_finish(m->dbg, &e);
+		dwarf_object_finish(m->dbg, &e);
 	m->dbg = NULL;
+	sym_dwobj_free(m);
 }
 
 static int sym_cmp_row(const void *a, const void *b)
@@ -255,6 +277,8 @@ static void sym_cu_load(struct sym_module *m, struct sym_cu *cu)
 	if (cu->loaded)
 		return;
 	cu->loaded = 1;
+	if (sym_cu_die(m, cu) < 0)
+		return;
 	if (dwarf_srclines_b(cu->die, &ver, &tables, &ctx, &e) != DW_DLV_OK) {
 		sym_dw_note(m, "bad line table in .debug_line", e);
 		sym_dw_errfree(m, &e);
@@ -368,47 +392,73 @@ const struct sym_row *sym_find_row(struct sym_module *m, uint64_t a,
 	return i >= 0 ? &cu->rows[i] : NULL;
 }
 
+/* One of LLDB's line entries: the rows at one address merged (LLDB keeps
+ * the last; a merge marks the entry as a prologue's end, GCC's way of
+ * saying the prologue is empty, as optimized code has it).  Fills e from
+ * the rows starting at k; returns the index after them. */
+struct sym_entry {
+	uint64_t addr;
+	unsigned line;
+	int pe;
+};
+
+static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct sym_entry *e)
+{
+	size_t j = k + 1;
+
+	if (!r[k].end_seq)
+		while (j < n && !r[j].end_seq && r[j].addr == r[k].addr)
+			j++;
+	e->addr = r[k].addr;
+	e->line = r[j - 1].line;
+	e->pe = j - k > 1;
+	for (size_t q = k; q < j; q++)
+		e->pe |= r[q].prologue_end;
+	return j;
+}
+
+/* LLDB's prologue (Function::GetPrologueByteSize) on those entries: the
+ * first entry at the entry point, then one marked as a prologue's end
+ * among the next five, else the first of them with another line (wherever
+ * it lies), else the end of the first entry; then past entries of line 0.
+ * An end outside (lo, hi) means no prologue. */
 uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
 {
 	struct sym_cu *cu;
 	long i = sym_find_row_idx(m, lo, &cu);
-	size_t k, n, pick = 0;
+	struct sym_entry e[7];
+	size_t f, k, n, ne = 0, pick = 0, q;
 	const struct sym_row *r;
+	uint64_t end, size = 0;
 
 	if (i < 0)
 		return lo;
 	r = cu->rows;
 	n = cu->nrows;
-	/* prologue_end among the first few rows, as LLDB does */
-	for (k = (size_t)i + 1; k < n && k <= (size_t)i + 5; k++) {
-		if (r[k].end_seq || r[k].addr >= hi)
-			break;
-		if (r[k].prologue_end) {
-			pick = k;
-			break;
-		}
-	}
-	/* else the first row whose line differs from the opening line */
-	for (k = (size_t)i + 1; !pick && k < n && k <= (size_t)i + 5; k++) {
-		if (r[k].end_seq || r[k].addr >= hi)
-			break;
-		if (r[k].line != r[i].line && r[k].line != 0)
-			pick = k;
-	}
-	/* else the end of the first row */
-	for (k = (size_t)i + 1; !pick && k < n; k++)
-		if (r[k].addr > r[i].addr) {
-			pick = k;
-			break;
-		}
+	for (f = (size_t)i; f > 0 && r[f - 1].addr == r[i].addr && !r[f - 1].end_seq; f--)
+		;
+	for (k = f; k < n && ne < 7; )
+		k = sym_entry_at(r, n, k, &e[ne++]);
+	if (e[0].pe)
+		return lo;
+	for (q = 1; q < ne && q <= 5 && !pick; q++)
+		if (e[q].pe)
+			pick = q;
+	for (q = 1; q < ne && q <= 5 && !pick; q++)
+		if (e[q].line != e[0].line)
+			pick = q;
+	if (!pick && ne > 1)
+		pick = 1;
 	if (!pick)
 		return lo;
-	while (pick + 1 < n && r[pick].line == 0 && !r[pick].end_seq &&
-	       r[pick + 1].addr < hi)
-		pick++;
-	if (r[pick].addr <= lo || r[pick].addr >= hi)
-		return lo;
-	return r[pick].addr;
+	end = e[pick].addr;
+	for (q = pick; q < ne && e[q].line == 0 && e[q].addr < hi; q++)
+		;
+	if (lo < end && end < hi)
+		size = end - lo;
+	if (q > pick && q < ne && end < e[q].addr && e[q].addr < hi)
+		size += e[q].addr - end;
+	return lo + size;
 }
 
 static int sym_file_matches(const char *path, const char *want)

@@ -15,6 +15,11 @@
 
 #include "core/sym_int.h"
 
+static int sym_bind_rank(int bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
 static int sym_cmp_sym(const void *a, const void *b)
 {
 	const struct sym_sym *x = a, *y = b;
@@ -24,13 +29,26 @@ static int sym_cmp_sym(const void *a, const void *b)
 	/* Sized symbols first so the survivor of a duplicate has a size. */
 	if ((x->size == 0) != (y->size == 0))
 		return x->size ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	/* then the name LLDB shows: global over weak over local, then the
+	 * one with the fewest leading underscores (printf, not _IO_printf) */
+	if (x->bind != y->bind)
+		return sym_bind_rank(x->bind) - sym_bind_rank(y->bind);
+	if (!strchr(x->name, '@') != !strchr(y->name, '@'))
+		return strchr(x->name, '@') ? 1 : -1;
+	if (strspn(x->name, "_") != strspn(y->name, "_"))
+		return strspn(x->name, "_") < strspn(y->name, "_") ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int sym_sec_in(size_t maplen, const Elf64_Shdr *sh)
+{
+	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= maplen &&
+	       sh->sh_size <= maplen - sh->sh_offset;
 }
 
 static int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 {
-	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= m->maplen &&
-	       sh->sh_size <= m->maplen - sh->sh_offset;
+	return sym_sec_in(m->maplen, sh);
 }
 
 /* A section read as an array of 8-byte-aligned structures (symbols,
@@ -40,23 +58,24 @@ static int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
 	return sym_section_ok(m, sh) && !(sh->sh_offset & 7);
 }
 
-/* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
-static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
-			    const Elf64_Shdr *sh)
+/* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section of the
+ * ELF image map (the module's, or its debug file's). */
+void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
+		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
 {
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	const Elf64_Shdr *shs = (const Elf64_Shdr *)(map + eh->e_shoff);
 	const Elf64_Shdr *strsh;
 	const Elf64_Sym *st;
 	const char *strs;
 	size_t n, cap;
 
-	if (sh->sh_link >= eh->e_shnum || !sym_table_ok(m, sh))
+	if (sh->sh_link >= eh->e_shnum || !sym_sec_in(maplen, sh) || (sh->sh_offset & 7))
 		return;
 	strsh = &shs[sh->sh_link];
-	if (!sym_section_ok(m, strsh) || strsh->sh_size == 0)
+	if (!sym_sec_in(maplen, strsh) || strsh->sh_size == 0)
 		return;
-	strs = (const char *)m->map + strsh->sh_offset;
-	st = (const Elf64_Sym *)(m->map + sh->sh_offset);
+	strs = (const char *)map + strsh->sh_offset;
+	st = (const Elf64_Sym *)(map + sh->sh_offset);
 	n = sh->sh_size / sizeof(Elf64_Sym);
 	cap = n;
 	m->syms = xcalloc(cap ? cap : 1, sizeof(*m->syms));
@@ -74,6 +93,7 @@ static void sym_load_symtab(struct sym_module *m, const Elf64_Ehdr *eh,
 		m->syms[m->nsyms].addr = st[i].st_value;
 		m->syms[m->nsyms].size = st[i].st_size;
 		m->syms[m->nsyms].name = strs + st[i].st_name;
+		m->syms[m->nsyms].bind = (uint8_t)ELF64_ST_BIND(st[i].st_info);
 		m->nsyms++;
 	}
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);
@@ -101,6 +121,23 @@ static const Elf64_Shdr *sym_section(const struct sym_module *m, const Elf64_Shd
 	return NULL;
 }
 
+/* The name of the symbol at exactly addr among the first n of m->syms
+ * (sorted), or NULL. */
+static const char *sym_name_at(const struct sym_module *m, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && m->syms[lo].addr == addr ? m->syms[lo].name : NULL;
+}
+
 /* PLT entries as symbols ("symbol stub for: printf", LLDB's words): one
  * per jump-slot relocation, 16 bytes each in .plt.sec, or after the
  * resolver's entry in .plt. */
@@ -110,6 +147,7 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	const Elf64_Shdr *rel = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".rela.plt");
 	const Elf64_Shdr *sec = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt.sec");
 	const Elf64_Shdr *plt = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt");
+	const Elf64_Shdr *got = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".got.plt");
 	const Elf64_Shdr *dsym, *dstr;
 	const Elf64_Rela *r;
 	size_t n, base;
@@ -138,6 +176,13 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 		struct sym_sym *s;
 		size_t len;
 
+		if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_IRELATIVE) {
+			/* libc calling its own IFUNCs (memcpy): named after
+			 * the IFUNC, whose resolver the addend is */
+			if (!(name = sym_name_at(m, base, (uint64_t)r[i].r_addend)))
+				continue;
+			goto add;
+		}
 		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_JUMP_SLOT || !si ||
 		    (si + 1) * sizeof(*ds) > dsym->sh_size)
 			continue;
@@ -146,15 +191,23 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 		    !memchr(m->map + dstr->sh_offset + ds->st_name, 0, dstr->sh_size - ds->st_name))
 			continue;
 		name = (const char *)m->map + dstr->sh_offset + ds->st_name;
+add:
 		s = &m->syms[m->nsyms++];
 		memset(s, 0, sizeof(*s));
 		s->addr = start + 16 * i;
+		/* the entry that jumps through this relocation's GOT slot
+		 * (past the 3 reserved ones): libc lists its IRELATIVE
+		 * entries out of slot order */
+		if (got && r[i].r_offset >= got->sh_addr + 24 &&
+		    (r[i].r_offset - got->sh_addr) / 8 - 3 < n)
+			s->addr = start + 16 * ((r[i].r_offset - got->sh_addr) / 8 - 3);
 		s->size = 16;
 		s->name = name;
 		s->stub = 1;
 		len = strlen(name) + 20;
 		s->dem = xmalloc(len);
-		snprintf(s->dem, len, "symbol stub for: %s", name);
+		/* without a version ("memcpy", not "memcpy@@GLIBC_2.14") */
+		snprintf(s->dem, len, "symbol stub for: %.*s", (int)strcspn(name, "@"), name);
 		s->dem_done = 1;
 	}
 	if (m->nsyms == base)
@@ -180,7 +233,19 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 	}
 }
 
-static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
+void sym_free_syms(struct sym_module *m)
+{
+	for (size_t i = 0; i < m->nsyms; i++)
+		free(m->syms[i].dem);
+	free(m->syms);
+	for (size_t i = 0; i < m->nalias; i++)
+		free(m->alias[i].dem);
+	free(m->alias);
+	m->syms = m->alias = NULL;
+	m->nsyms = m->nalias = 0;
+}
+
+static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err *err)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
 	const Elf64_Shdr *shs, *symtab = NULL, *dynsym = NULL;
@@ -236,12 +301,14 @@ static int sym_parse_elf(struct sym_module *m, struct ptdb_err *err)
 			m->has_debug = 1;
 	}
 	if (symtab)
-		sym_load_symtab(m, eh, symtab);
+		sym_load_symtab(m, m->map, m->maplen, eh, symtab);
 	if (m->nsyms == 0 && dynsym) {
 		free(m->syms);
 		m->syms = NULL;
-		sym_load_symtab(m, eh, dynsym);
+		sym_load_symtab(m, m->map, m->maplen, eh, dynsym);
 	}
+	if ((!symtab || !m->has_debug) && sym_debug_find(m, dirs) == 0)
+		sym_use_debug(m);
 	if (shstr)
 		sym_load_plt(m, eh, shstr, shstrsz);
 	return 0;
@@ -258,6 +325,7 @@ static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb
 
 	m = xcalloc(1, sizeof(*m));
 	m->fd = -1;
+	m->dfd = -1;
 	m->path = xstrdup(realpath(path, real) ? real : path);
 	slash = strrchr(m->path, '/');
 	m->name = xstrdup(slash ? slash + 1 : m->path);
@@ -295,9 +363,15 @@ fail:
 
 struct sym_module *sym_module_open(const char *path, struct ptdb_err *err)
 {
+	return sym_module_open_debug(path, NULL, err);
+}
+
+struct sym_module *sym_module_open_debug(const char *path, const char *debug_dirs,
+					 struct ptdb_err *err)
+{
 	struct sym_module *m = sym_map_file(path, EI_NIDENT, err);
 
-	if (m && sym_parse_elf(m, err) < 0) {
+	if (m && sym_parse_elf(m, debug_dirs, err) < 0) {
 		sym_module_free(m);
 		return NULL;
 	}
@@ -342,12 +416,8 @@ void sym_module_free(struct sym_module *m)
 		return;
 	sym_unwind_free(m);
 	sym_dwarf_free(m);
-	for (size_t i = 0; i < m->nsyms; i++)
-		free(m->syms[i].dem);
-	free(m->syms);
-	for (size_t i = 0; i < m->nalias; i++)
-		free(m->alias[i].dem);
-	free(m->alias);
+	sym_free_syms(m);
+	sym_debug_free(m);
 	if (m->map)
 		munmap((void *)m->map, m->maplen);
 	if (m->fd >= 0)
@@ -369,9 +439,12 @@ int sym_module_has_debug(const struct sym_module *m) { return m->has_debug; }
 
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
 {
-	size_t lo = 0, hi = m->nsyms;
+	size_t lo = 0, hi;
 	struct sym_sym *s;
 
+	if (!m->synth_done)
+		sym_synth_names(m);
+	hi = m->nsyms;
 	while (lo < hi) {	/* first symbol with addr > a */
 		size_t mid = lo + (hi - lo) / 2;
 		if (m->syms[mid].addr <= a)
@@ -382,7 +455,9 @@ struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
 	if (lo == 0)
 		return NULL;
 	s = &m->syms[lo - 1];
-	if (s->size && a >= s->addr + s->size)
+	/* a symbol of size 0 (_init, _fini) names its address and covers
+	 * nothing beyond it */
+	if (s->size ? a >= s->addr + s->size : a != s->addr)
 		return NULL;
 	return s;
 }
@@ -412,35 +487,81 @@ static size_t sym_name_stem(const char *d)
 	return strlen(d);
 }
 
+/* Where the qualified name starts in a demangled name of length len: after
+ * a return type ("int ns::twice<int>(int)"), outside template arguments. */
+static size_t sym_name_start(const char *d, size_t len)
+{
+	size_t start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && depth == 0 && i + 1 < len)
+			start = i + 1;
+	}
+	return start;
+}
+
+/* 1 if the candidate [c, c+cl) is name or ends with "::name". */
+static int sym_name_tail(const char *c, size_t cl, const char *name, size_t nl)
+{
+	if (cl == nl)
+		return !strncmp(c, name, nl);
+	return cl > nl + 2 && !strncmp(c + cl - nl, name, nl) && c[cl - nl - 1] == ':' &&
+	       c[cl - nl - 2] == ':';
+}
+
+/* LLDB's name matching: the mangled name, the demangled one, or its
+ * qualified name without parameters ("ns::f", "f"), a template's without
+ * its arguments ("ns::twice"), with parameters when name has them
+ * ("over(double)"); a destructor by "~Rect". */
 static int sym_name_matches(struct sym_sym *s, const char *name)
 {
-	const char *d;
-	size_t stem, nl = strlen(name);
+	const char *d, *base = name, *p, *last;
+	size_t stem, start, nl = strlen(name), bl, cl;
 
 	if (!strcmp(s->name, name))
 		return 1;
 	if (strncmp(s->name, "_Z", 2) != 0)
 		return 0;
 	/* Cheap filter before demangling: the base name is in the mangling. */
-	{
-		const char *base = name, *p;
-		size_t bl;
-
-		while ((p = strstr(base, "::")))
-			base = p + 2;
-		bl = strcspn(base, "(<");
-		if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
-			return 0;
-	}
+	while ((p = strstr(base, "::")) && (!strchr(base, '(') || p < strchr(base, '(')))
+		base = p + 2;
+	last = base;
+	if (*base == '~')
+		base++;
+	bl = strcspn(base, "(<");
+	if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
+		return 0;
 	d = sym_sym_name(s);
 	if (!strcmp(d, name))
 		return 1;
 	stem = sym_name_stem(d);
-	if (stem == nl && !strncmp(d, name, nl))
+	start = sym_name_start(d, stem);
+	if (strchr(name, '('))	/* with parameters: compare them too */
+		return sym_name_tail(d + start, strlen(d + start), name, nl);
+	cl = stem - start;
+	if (sym_name_tail(d + start, cl, name, nl))
 		return 1;
-	/* "f" or "ns::f" matches "a::ns::f(int)". */
-	return stem > nl + 2 && !strncmp(d + stem - nl, name, nl) &&
-	       d[stem - nl - 1] == ':' && d[stem - nl - 2] == ':';
+	/* a template without its arguments, unless name gives them */
+	if (!strchr(last, '<') && cl && d[start + cl - 1] == '>') {
+		int depth = 0;
+
+		for (size_t i = cl; i > 0; i--) {
+			char c = d[start + i - 1];
+
+			depth += c == '>' ? 1 : c == '<' ? -1 : 0;
+			if (depth == 0) {
+				cl = i - 1;
+				break;
+			}
+		}
+		return sym_name_tail(d + start, cl, name, nl);
+	}
+	return 0;
 }
 
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
@@ -488,10 +609,19 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 	struct sym_sym *s = sym_find_sym(m, a);
 	const struct sym_row *r = sym_find_row(m, a, NULL);
 
+	const struct sym_scope *fn;
+
 	memset(out, 0, sizeof(*out));
 	if (s) {
 		out->func = sym_sym_name(s);
 		out->func_addr = s->addr + m->bias;
+	}
+	/* a DWARF function's own name wins, as in LLDB (__printf) */
+	if (sym_scopes_at(m, a, &fn, 1) == 1) {
+		/* offsets count from the start of the piece holding addr (a
+		 * function split into hot and cold parts has two) */
+		out->func = fn->name;
+		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
 	}
 	if (r) {
 		out->file = r->file;
@@ -503,6 +633,7 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 
 char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 {
+	struct sym_inline inl;
 	struct sym_loc loc;
 	size_t len;
 
@@ -518,6 +649,14 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%s`%s", m->name, loc.func);
 	len = strlen(buf);
+	/* in an inlined call: LLDB's " [inlined] g + off", the innermost */
+	if (sym_inlines_at(m, addr, &inl, 1) == 1 && len < n) {
+		if (addr != inl.lo)
+			snprintf(buf + len, n - len, " [inlined] %s + %" PRIu64, inl.name, addr - inl.lo);
+		else
+			snprintf(buf + len, n - len, " [inlined] %s", inl.name);
+		len = strlen(buf);
+	}
 	if (loc.file && loc.line && len < n) {
 		const char *base = strrchr(loc.file, '/');
 

@@ -3,6 +3,7 @@
 #ifndef PTDB_CORE_SYM_INT_H
 #define PTDB_CORE_SYM_INT_H
 
+#include <elf.h>
 #include <libdwarf.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@ struct sym_sym {		/* one ELF function symbol (link address) */
 	const char *name;	/* mangled, points into the mapping */
 	char *dem;		/* demangled (heap) or NULL */
 	int dem_done;
+	uint8_t bind;		/* STB_*: a global name wins over a local alias */
 	int stub;		/* a PLT entry: "symbol stub for: f", never a
 				 * breakpoint location for f */
 };
@@ -26,8 +28,20 @@ struct sym_row {		/* one line-table row (link address) */
 	uint8_t is_stmt, prologue_end, end_seq;
 };
 
+struct sym_scope {		/* one range of a function or of a call
+				 * inlined into it (link addresses) */
+	uint64_t lo, hi;
+	uint64_t entry;		/* the lowest address of its ranges */
+	const char *name;	/* LLDB's name for the function */
+	const char *call_file;	/* inlined: where it was called from */
+	unsigned call_line, call_col;
+	int depth;		/* 0: the function; n: n calls deep */
+	int owns_name;
+};
+
 struct sym_cu {
-	Dwarf_Die die;
+	Dwarf_Die die;		/* read on first use (sym_cu_die) */
+	int die_failed;
 	uint64_t off;		/* CU DIE offset in .debug_info */
 	int loaded;		/* line table decoded (or failed) */
 	struct sym_row *rows;	/* sorted by address */
@@ -35,6 +49,11 @@ struct sym_cu {
 	char **files;		/* by DWARF file number, heap strings */
 	size_t nfiles;
 	char *path;		/* sym_var.c: comp_dir/name, heap, or NULL */
+	int scopes_loaded;	/* sym_scope.c */
+	struct sym_scope *scopes;
+	size_t nscopes;
+	char **scope_files;	/* call_file names */
+	size_t nscope_files;
 	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
 				 * reports the initial file register (1) as 0 */
 };
@@ -44,7 +63,7 @@ struct sym_arange {
 	size_t cu;
 };
 
-struct sym_cie;			/* sym_type.c: types, and DIE attribute helpers for sym_var.c */
+/* sym_type.c: types, and DIE attribute helpers for sym_var.c */
 struct sym_type;
 struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
 void sym_types_free(struct sym_module *m);
@@ -55,7 +74,18 @@ int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *
 int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
 int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at);
 char *sym_die_name(struct sym_module *m, Dwarf_Die die);
+/* sym_debugfile.c: finds and maps m's debug file (user directories,
+ * space separated, then /usr/lib/debug); 0 found, -1 none. */
+int sym_debug_find(struct sym_module *m, const char *dirs);
+/* Takes the found debug file's symbols and (if m has none) DWARF. */
+void sym_use_debug(struct sym_module *m);
+void sym_debug_free(struct sym_module *m);
+/* sym_scope.c: the function holding link address a and the inlined
+ * calls in it that hold a, outermost first (up to max); their count. */
+int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max);
+void sym_scope_free_cu(struct sym_cu *cu);
 /* sym_unwind.c */
+struct sym_cie;
 struct sym_fde;
 struct sym_cfi {		/* one frame section's parsed FDE table */
 	int state;		/* 0 untried, 1 ok, -1 none */
@@ -77,10 +107,17 @@ struct sym_module {
 	uint64_t bias, entry;
 	uint64_t link_base;	/* lowest PT_LOAD p_vaddr, page aligned */
 	int pie, has_debug;
+	char *dpath;		/* the separate debug file (symbols and DWARF
+				 * come from it), or NULL */
+	int dfd;		/* its descriptor, -1 without one */
+	int dw_debug;		/* DWARF read from the debug file */
+	const uint8_t *dmap;
+	size_t dmaplen;
 	int raw;		/* a raw binary (no ELF): one code segment at
 				 * file offset 0, no symbols, no CFI */
 	struct sym_sym *syms;	/* sorted by addr */
 	size_t nsyms;
+	int synth_done;		/* sym_synth_names ran */
 	struct sym_sym *alias;	/* other names of an address in syms
 				 * (printf for _IO_printf): found by name */
 	size_t nalias;
@@ -88,6 +125,7 @@ struct sym_module {
 	char dw_err[200];	/* the first DWARF read error (libdwarf's
 				 * words), "" when none */
 	Dwarf_Debug dbg;
+	struct sym_dwobj *dwobj;	/* the sections libdwarf reads */
 	struct sym_cu *cus;
 	size_t ncus;
 	struct sym_arange *ar;	/* sorted by lo */
@@ -100,24 +138,35 @@ struct sym_module {
 
 /* sym_elf.c */
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t link_addr);
+/* Loads the function symbols of an SHT_SYMTAB/SHT_DYNSYM section of the
+ * ELF image map (the module's or its debug file's) into m->syms. */
+void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
+		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh);
+void sym_free_syms(struct sym_module *m);
 const char *sym_sym_name(struct sym_sym *s);
 /* sym_dwarf.c */
 int sym_dwarf_init(struct sym_module *m);
 void sym_dwarf_free(struct sym_module *m);
+/* sym_dwobj.c: libdwarf on the mapped ELF image map (the module's or its
+ * debug file's), compressed sections inflated on demand.  libdwarf's
+ * DW_DLV_* result; sym_dwobj_free after dwarf_object_finish. */
+int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_Debug *dbg,
+		   Dwarf_Error *e);
+void sym_dwobj_free(struct sym_module *m);
+/* Reads cu's DIE if not yet read: 0, or -1 (noted as a DWARF problem). */
+int sym_cu_die(struct sym_module *m, struct sym_cu *cu);
 /* The row covering link_addr (and its CU), or NULL. */
 const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
 				   struct sym_cu **cu_out);
 /* LLDB's after-prologue link address for function [lo, hi). */
 uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi);
-/* sym_type.c: types, and DIE attribute helpers for sym_var.c */
-struct sym_type;
-struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
-void sym_types_free(struct sym_module *m);
-int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
-int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
-int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at);
-char *sym_die_name(struct sym_module *m, Dwarf_Die die);
 /* sym_unwind.c */
 void sym_unwind_free(struct sym_module *m);
+/* The .eh_frame FDEs' link ranges [lo, hi), sorted (heap, caller frees);
+ * their count. */
+size_t sym_unwind_fdes(struct sym_module *m, uint64_t (**ranges)[2]);
+/* sym_names.c: names for functions that have an FDE but no symbol
+ * (added to m->syms once, on the first address lookup). */
+void sym_synth_names(struct sym_module *m);
 
 #endif

@@ -324,6 +324,8 @@ static char *qualified(struct sym_module *m, uint64_t off, const char *name, int
 		for (size_t i = 0; i < m->ncus; i++) {
 			uint64_t lang = 0;
 
+			if (sym_cu_die(m, &m->cus[i]) < 0)
+				continue;
 			sym_die_udata(m, m->cus[i].die, DW_AT_language, &lang);
 			if (lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 			    lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14)
@@ -787,6 +789,8 @@ struct sym_type *sym_type_named(struct sym_module *m, const char *qname)
 		uint64_t lang = 0;
 		int cxx;
 
+		if (sym_cu_die(m, &m->cus[i]) < 0)
+			continue;
 		sym_die_udata(m, m->cus[i].die, DW_AT_language, &lang);
 		cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_11 ||
 		      lang == DW_LANG_C_plus_plus_14 || lang == DW_LANG_C_plus_plus_03;

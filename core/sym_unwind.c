@@ -1052,3 +1052,27 @@ int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_re
 	out->valid |= 1u << 16 | 1u << 7 | 1u << 6;
 	return 0;
 }
+
+size_t sym_unwind_fdes(struct sym_module *m, uint64_t (**ranges)[2])
+{
+	size_t n;
+
+	if (!m->eh.state)
+		uw_load(m, &m->eh, 1);
+	n = m->eh.state > 0 ? m->eh.nfde : 0;
+	*ranges = n ? xcalloc(n, sizeof(**ranges)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		(*ranges)[i][0] = m->eh.fde[i].lo;
+		(*ranges)[i][1] = m->eh.fde[i].hi;
+	}
+	return n;
+}
+
+int sym_unwind_cfi(struct sym_module *m, uint64_t pc, uint64_t rsp, uint64_t rbp,
+		   sym_read_fn rd, void *ctx, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp)
+{
+	struct uw_regs g = { pc, rsp, rbp, rd, ctx, NULL };
+	int rc = uw_cfi_step(m, &m->eh, &g, cpc, crsp, crbp, NULL);
+
+	return rc == 1 ? uw_cfi_step(m, &m->dframe, &g, cpc, crsp, crbp, NULL) : rc;
+}

@@ -21,7 +21,7 @@ struct walk {
 	struct sym_var *v;
 	int n, cap;
 	int found;
-	struct sym_scope *sc;
+	struct sym_func_scope *sc;
 };
 
 static void errfree(struct sym_module *m, Dwarf_Error *e)
@@ -391,7 +391,9 @@ static void find_function(struct walk *w, Dwarf_Die die, int depth)
 	errfree(m, &e);
 }
 
-static void walk_init(struct walk *w, struct sym_module *m, struct sym_cu *cu)
+/* 0, or -1 when the unit's DIE cannot be read (units are read on first
+ * use: sym_cu_die). */
+static int walk_init(struct walk *w, struct sym_module *m, struct sym_cu *cu)
 {
 	Dwarf_Half ver = 0, offsz = 0;
 	Dwarf_Addr lo = 0;
@@ -399,6 +401,8 @@ static void walk_init(struct walk *w, struct sym_module *m, struct sym_cu *cu)
 	uint64_t lang = 0;
 
 	w->m = m;
+	if (sym_cu_die(m, cu) < 0)
+		return -1;
 	if (dwarf_get_version_of_die(cu->die, &ver, &offsz) == DW_DLV_OK)
 		w->ver = ver;
 	if (dwarf_lowpc(cu->die, &lo, &e) == DW_DLV_OK)
@@ -407,9 +411,10 @@ static void walk_init(struct walk *w, struct sym_module *m, struct sym_cu *cu)
 	if (sym_die_udata(m, cu->die, DW_AT_language, &lang) == 0)
 		w->cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 			 lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+	return 0;
 }
 
-int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_scope *sc,
+int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_func_scope *sc,
 		   struct sym_var **out, struct ptdb_err *err)
 {
 	struct walk w;
@@ -418,9 +423,9 @@ int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_scope *sc,
 	memset(sc, 0, sizeof(*sc));
 	memset(&w, 0, sizeof(w));
 	*out = NULL;
-	if (sym_dwarf_init(m) < 0 || (sym_find_row(m, pc - m->bias, &cu), !cu))
+	if (sym_dwarf_init(m) < 0 || (sym_find_row(m, pc - m->bias, &cu), !cu) ||
+	    walk_init(&w, m, cu) < 0)
 		return ptdb_err_set(err, "no debug information for this frame");
-	walk_init(&w, m, cu);
 	w.pc = pc - m->bias;
 	w.sc = sc;
 	sc->is_cxx = w.cxx;
@@ -498,15 +503,14 @@ int sym_global_vars(struct sym_module *m, uint64_t pc, const char **cu_name,
 	memset(&w, 0, sizeof(w));
 	if (pc) {
 		sym_find_row(m, pc - m->bias, &cu);
-		if (!cu)
+		if (!cu || walk_init(&w, m, cu) < 0)
 			return ptdb_err_set(err, "no debug information for this address");
-		walk_init(&w, m, cu);
 		*cu_name = unit_path(m, cu);
 		unit_globals(&w, cu->die, 0);
 	} else {
 		for (size_t i = 0; i < m->ncus; i++) {
-			walk_init(&w, m, &m->cus[i]);
-			unit_globals(&w, m->cus[i].die, 0);
+			if (walk_init(&w, m, &m->cus[i]) == 0)
+				unit_globals(&w, m->cus[i].die, 0);
 		}
 	}
 	*out = w.v;
@@ -693,7 +697,8 @@ int sym_call_site_value(struct sym_module *m, uint64_t ret_pc, unsigned reg,
 	if (sym_dwarf_init(m) < 0 || (sym_find_row(m, ret_pc - 1 - m->bias, &cu), !cu))
 		return ptdb_err_set(err, "no debug information for the caller");
 	memset(&cw, 0, sizeof(cw));
-	walk_init(&cw.w, m, cu);
+	if (walk_init(&cw.w, m, cu) < 0)
+		return ptdb_err_set(err, "no debug information for the caller");
 	cw.w.pc = ret_pc - 1 - m->bias;
 	cw.ret = ret_pc - m->bias;
 	cw.reg = reg;

@@ -85,14 +85,14 @@ enum { SYM_VL_EXPR, SYM_VL_NONE, SYM_VL_NOT_HERE, SYM_VL_CONST };
  * base expression, and the parameters and locals in scope at pc (outer
  * blocks first, DWARF order).  Returns the count (>= 0) and a heap array
  * (free with sym_vars_free); -1 when no DWARF function covers pc. */
-struct sym_scope {
+struct sym_func_scope {
 	const char *func;		/* DW_AT_name */
 	struct sym_op *frame_base;	/* NULL: none */
 	int nframe_base;
 	struct sym_type *ret;		/* the return type (NULL: void) */
 	int is_cxx;
 };
-int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_scope *sc,
+int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_func_scope *sc,
 		   struct sym_var **out, struct ptdb_err *err);
 /* The globals and file statics of the compile unit holding runtime pc
  * (pc 0: of every unit), DWARF order; *cu_name the unit's name. */

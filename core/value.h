@@ -46,7 +46,7 @@ struct frame_ctx {
 				 * recovers (rbx, r12-r15) */
 	int have_cfa;
 	uint64_t cfa;
-	struct sym_scope sc;
+	struct sym_func_scope sc;
 	struct sym_var *vars;	/* NULL: no debug information for the frame */
 	int nvars;
 	const char *no_data;	/* set: no memory or registers (why, for errors) */

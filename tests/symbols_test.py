@@ -1,0 +1,399 @@
+"""Symbols for real programs: separate debug files and the names ptdb picks.
+
+Fixtures are made in tests/out/symbols/ from tests/programs/symlibc: a copy
+stripped of everything (symbols and DWARF) with a .gnu_debuglink, and its
+debug file (objcopy --only-keep-debug) put where ptdb must look for it.
+
+  S1  debug file by .gnu_debuglink name in a target.debug-file-search-paths
+      directory: local symbols (cmp) and file:line come back
+  S2  debug file by build id (DIR/.build-id/xx/yyyy.debug)
+  S3  a debuglink file whose CRC does not match is not used; without the
+      setting the stripped file has no symbols for its local functions
+  S4  libc's debug file from libc6-dbg (/usr/lib/debug/.build-id): libc
+      frames get their DWARF names and lines
+  S5  the same session in lldb-16: bt from cmp called by libc's qsort has
+      the same frames ([inlined] frames of libc's msort included), argument
+      lists aside (LLDB prints them, ptdb does not yet)
+  S6  tests/programs/inline_o2 (-O2 PIE, DWARF paths under /ptdb-moved):
+      bt from malloc through two inlined calls, and the listings of
+      'frame select 1..3' through target.source-map, as lldb-16 shows them
+  S7  breakpoint locations as lldb-16 places them: b printf (libc's
+      __printf at its entry), -O2 functions with several rows at the entry
+  S8  target.source-map: no map, no source; a map: breakpoints by the new
+      path, stop listings and source list; an odd number of paths refused
+  S10 tests/programs/cxxsym (C++): breakpoint locations of b ns::Rect::~Rect,
+      ~Rect, ns::Rect::Rect, overloads, templates with and without their
+      arguments, and the bt of a thread std::thread created (down to
+      clone3), as lldb-16 shows them (its module name libstdc++.so.6 is
+      the link map's; ptdb names the file, libstdc++.so.6.0.30)
+  S11 Tab completes function names after 'b' and 'image lookup -n' (a pty)
+  S12 addresses: a PIE's run-time address before it runs is in no module
+      (LLDB's 'Breakpoint 1: address = ...'), a size-0 symbol (_fini)
+      names its address only, an IFUNC (gettimeofday) is found by name
+  S13 awkward places, against lldb-16: a thread stopped in clone3 right
+      after the syscall that creates another (no CFI covers that code: the
+      frames come from the return address at its ret) unwinds down to
+      _start, and the new thread's outermost frame is clone3's, not a
+      bogus caller; a signal handler's bt goes through __restore_rt (the
+      interrupted frame looked up at its pc) down to main; a stop in the
+      vDSO unwinds through libc's clock_gettime.  Frames are compared by
+      pc and file:line, and by name except LLDB's versioned symbol name
+      for pthread_create (pthread_create@GLIBC_2.2.5; ptdb gives the DWARF
+      name, __pthread_create_2_1)
+  S14 stepping treats an inlined call as a call, as LLDB does: 'n' stops at
+      its call site (the inlined frames hidden, frame 0 the caller's line),
+      'n' again runs through it; 's' there enters it without running;
+      'finish' in it runs out of it, to the next inlined call's call site
+  S15 a traced run through qsort in the stripped copy: its function-call
+      tree names every function (the program's by synthesized names, libc's
+      own PLT entries to its IFUNCs as 'symbol stub for: memcpy'), no bare
+      addresses
+  S9  a traced run of open_state: instruction dumps and the function-call
+      tree show the inlined calls ("open_state + 5 [inlined] init_registry")
+"""
+import os
+import re
+import shutil
+import subprocess
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+PROG = os.path.join(ROOT, "tests", "programs", "symlibc")
+OUT = os.path.join(ROOT, "tests", "out", "symbols")
+
+
+def ptdb(*cmds, prog):
+    args = [PTDB, "-b"]
+    for c in cmds:
+        args += ["-o", c]
+    p = subprocess.run(args + ([prog] if prog else []), capture_output=True, text=True, timeout=120)
+    return p.stdout + p.stderr
+
+
+def build_id(path):
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split()[-1]
+    return None
+
+
+def make_fixtures():
+    shutil.rmtree(OUT, ignore_errors=True)
+    for d in ("bin", "dbg", "root", "bad"):
+        os.makedirs(os.path.join(OUT, d))
+    dbg = os.path.join(OUT, "dbg", "symlibc.debug")
+    stripped = os.path.join(OUT, "bin", "symlibc")
+    subprocess.run(["objcopy", "--only-keep-debug", PROG, dbg], check=True)
+    subprocess.run(["objcopy", "--strip-all", "--add-gnu-debuglink=" + dbg, PROG, stripped],
+                   check=True)
+    bid = build_id(stripped)
+    if not bid:
+        return None
+    os.makedirs(os.path.join(OUT, "root", ".build-id", bid[:2]))
+    shutil.copy(dbg, os.path.join(OUT, "root", ".build-id", bid[:2], bid[2:] + ".debug"))
+    # same name, one byte changed: the CRC no longer matches
+    with open(dbg, "rb") as f:
+        data = bytearray(f.read())
+    data[-1] ^= 0xff
+    with open(os.path.join(OUT, "bad", "symlibc.debug"), "wb") as f:
+        f.write(data)
+    return stripped
+
+
+def check(name, out, want, unwanted=()):
+    missing = [w for w in want if w not in out]
+    present = [u for u in unwanted if u in out]
+    if missing or present:
+        results.fail(name, "missing: %r\nunexpected: %r\noutput:\n%s" % (missing, present, out))
+    else:
+        results.ok(name)
+
+
+def run_all():
+    if not os.path.exists(PTDB) or not os.path.exists(PROG):
+        results.skip("symbols", "ptdb or tests/programs/symlibc not built")
+        return
+    if not shutil.which("objcopy") or not shutil.which("readelf"):
+        results.skip("symbols", "objcopy/readelf (binutils) not installed")
+        return
+    stripped = make_fixtures()
+    if not stripped:
+        results.fail("symbols: fixture", "no build id in tests/programs/symlibc")
+        return
+    where = "where = symlibc`cmp + 12 at symlibc.c:8:6"
+    out = ptdb("settings set target.debug-file-search-paths /nonexistent " + os.path.join(OUT, "dbg"),
+               "file " + stripped, "b cmp", "image lookup -n main", prog=None)
+    check("symbols: S1 debug file by .gnu_debuglink in a search path", out,
+          [where, "Summary: symlibc`main at symlibc.c:14:"])
+    out = ptdb("settings set target.debug-file-search-paths " + os.path.join(OUT, "root"),
+               "file " + stripped, "b cmp", prog=None)
+    check("symbols: S2 debug file by build id", out, [where])
+    out = ptdb("settings set target.debug-file-search-paths " + os.path.join(OUT, "bad"),
+               "file " + stripped, "b cmp", prog=None)
+    check("symbols: S3 a debug file with the wrong CRC is refused", out,
+          ["Breakpoint 1: no locations (pending)."], [where])
+    out = ptdb("b cmp", prog=stripped)
+    check("symbols: S3 no search path, no local symbols", out,
+          ["Breakpoint 1: no locations (pending)."], [where])
+    out = ptdb("b qsort", "r", "thread trace start", "finish", "thread trace dump function-calls",
+               "kill", prog=stripped)
+    tree = out[out.find("[call tree"):]
+    check("symbols: S15 a stripped program's call tree names every function", tree,
+          ["symlibc`___ptdb_unnamed_symbol_401", "libc.so.6`__GI___qsort_r at msort.c:",
+           "libc.so.6`symbol stub for: memcpy to <+0>"], ["`0x"])
+    if not os.path.isdir("/usr/lib/debug/.build-id"):
+        results.skip("symbols: S4", "libc6-dbg is not installed (make deps)")
+        return
+    out = ptdb("b cmp", "r", "bt", "kill", prog=PROG)
+    check("symbols: S4 libc frames named from libc6-dbg", out,
+          ["libc.so.6`__libc_start_call_main at libc_start_call_main.h:58:16",
+           "libc.so.6`msort_with_tmp"], ["libc.so.6`0x"])
+    step_checks()
+    compare_lldb()
+    cxx_checks()
+    awkward_checks()
+    completion_check()
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    fini = subprocess.run(["nm", o2], capture_output=True, text=True).stdout
+    fini = [l.split()[0] for l in fini.splitlines() if l.endswith(" _fini")]
+    after = "0x%x" % (int(fini[0], 16) + 1) if fini else "0x0"
+    out = ptdb("breakpoint set -a 0x555555555307", "b " + after, "b main", "r",
+               "image lookup -n gettimeofday", "kill", prog=o2)
+    check("symbols: S12 no module, size-0 symbols, IFUNC by name", out,
+          ["Breakpoint 1: address = 0x0000555555555307\n",
+           "Breakpoint 2: where = inline_o2`%s, address" % after,
+           "Summary: libc.so.6`__gettimeofday_ifunc [inlined] dl_vdso_vsym at dl-vdso.h:"],
+          ["_fini + 1"])
+    source_map_checks()
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    out = ptdb("b open_state", "r", "thread trace start", "finish",
+               "thread trace dump instructions -f -c 40", "thread trace dump function-calls",
+               "kill", prog=o2)
+    ctx = re.search(r"^  inline_o2`open_state \+ \d+ \[inlined\] init_registry( \+ \d+)? "
+                    r"at inline_o2\.c:12:11$", out, re.M)
+    tree = re.search(r"^inline_o2`open_state \+ \d+ \[inlined\] init_registry( \+ \d+)? "
+                     r"at inline_o2\.c:12:11 to \d+:\d+  \[\d+, \d+\]$", out, re.M)
+    if ctx and tree:
+        results.ok("symbols: S9 inlined calls in trace dumps and call trees")
+    else:
+        results.fail("symbols: S9 inlined calls in trace dumps and call trees",
+                     "dump context %s, call tree %s\n%s" % (bool(ctx), bool(tree), out[-3000:]))
+
+
+FRAME = re.compile(r"^\s*\*?\s*frame #(\d+): (0x[0-9a-f]{16}) (.*)$")
+
+
+def strip_args(text):
+    """Drops the last balanced parenthesized group before " at " (or the
+    end): LLDB's "f(a=1, b=(x`g at y.c:1))" and ptdb's "f(int)" both
+    become "f"."""
+    at = text.rfind(" at ")
+    head, tail = (text[:at], text[at:]) if at >= 0 and text[:at].endswith(")") else (text, "")
+    if not head.endswith(")"):
+        return text
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(head[i], 0)
+        if depth == 0:
+            return head[:i] + tail
+    return text
+
+
+def frames(out):
+    """Frame lines of a bt with argument lists dropped (LLDB prints values,
+    ptdb does not yet) and unnamed symbols (LLDB counts them, ptdb names
+    them by address) written <unnamed>."""
+    got = []
+    for line in out.splitlines():
+        m = FRAME.match(line)
+        if not m:
+            continue
+        text = re.sub(r"___(lldb|ptdb)_unnamed_symbol\w*", "<unnamed>", strip_args(m.group(3)))
+        got.append("#%s %s %s" % (m.group(1), m.group(2), text))
+    return got
+
+
+LISTING = re.compile(r"^(->|  ) +(\d+)(\s.*)?$")
+
+
+def listings(out):
+    """Source lines of a listing, whitespace runs squeezed (LLDB puts a tab
+    after the line number, ptdb spaces)."""
+    return [" ".join(l.split()) for l in out.splitlines() if LISTING.match(l)]
+
+
+def lldb_run(cmds, prog):
+    args = [shutil.which("lldb-16"), "-b", "-x"]
+    for c in cmds:
+        args += ["-o", c]
+    return subprocess.run(args + [prog], capture_output=True, text=True, timeout=120).stdout
+
+
+def same(name, want, got):
+    if not want or want != got:
+        results.fail(name, "lldb-16:\n%s\nptdb:\n%s" % ("\n".join(want), "\n".join(got)))
+    else:
+        results.ok("%s (%d lines)" % (name, len(got)))
+
+
+def compare_lldb():
+    """S5-S7: the same sessions in lldb-16."""
+    if not shutil.which("lldb-16"):
+        results.skip("symbols: S5-S7 against lldb-16", "lldb-16 is not installed (make deps)")
+        return
+    # S5: bt from a callback inside libc's qsort
+    cmds = ["b cmp", "r", "bt", "kill"]
+    same("symbols: S5 bt through libc's qsort against lldb-16",
+         frames(lldb_run(cmds, PROG)), frames(ptdb(*cmds, prog=PROG)))
+    # S6: an -O2 PIE: malloc called from a function inlined into another,
+    # the frames of both inlined calls selected, listed through a source
+    # map; b printf
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    cmds = ["settings set target.source-map /ptdb-moved " + ROOT, "b malloc", "r", "bt",
+            "frame select 1", "frame select 2", "frame select 3", "kill"]
+    lo, po = lldb_run(cmds, o2), ptdb(*cmds, prog=o2)
+    same("symbols: S6 -O2 PIE bt with [inlined] frames against lldb-16", frames(lo), frames(po))
+    same("symbols: S6 source listings through target.source-map against lldb-16",
+         [l for l in listings(lo) if not l.startswith("^")], listings(po))
+    cmds = ["b printf", "b open_state", "b main", "r", "breakpoint list", "kill"]
+    loc = re.compile(r"^  (\d+\.\d+: where = .*), resolved")
+    pick = lambda out: [m.group(1) for m in map(loc.match, out.splitlines()) if m]
+    same("symbols: S7 breakpoint locations (b printf, -O2 functions) against lldb-16",
+         pick(lldb_run(cmds, o2)), pick(ptdb(*cmds, prog=o2)))
+
+
+def cxx_checks():
+    if not shutil.which("lldb-16"):
+        return
+    prog = os.path.join(ROOT, "tests", "programs", "cxxsym")
+    names = ["ns::Rect::~Rect", "~Rect", "ns::Rect::Rect", "Rect", "ns::over", "over(double)",
+             "ns::twice", "twice<int>", "ns::Rect::area"]
+    cmds = ["b " + n for n in names] + ["breakpoint list"]
+    loc = re.compile(r"^  (\d+)\.\d+: where = (.*), address = (?:cxxsym\[)?(0x[0-9a-f]{16})")
+    pick = lambda out: sorted("%s: %s %s" % m.groups() for m in map(loc.match, out.splitlines()) if m)
+    same("symbols: S10 C++ breakpoint locations against lldb-16", pick(lldb_run(cmds, prog)),
+         pick(ptdb(*cmds, prog=prog)))
+    cmds = ["b worker", "r", "bt", "kill"]
+    norm = lambda fr: [f.replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
+    same("symbols: S10 bt of a new std::thread against lldb-16",
+         norm(frames(lldb_run(cmds, prog))), norm(frames(ptdb(*cmds, prog=prog))))
+
+
+def completion_check():
+    import tempfile
+    import repl_test
+    prog = os.path.join(ROOT, "tests", "programs", "cxxsym")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = repl_test.session(tmp)
+        why = None
+        try:
+            steps = [("file %s\r" % prog, "Current executable set"),
+                     ("b wor\t", "ker "), ("\r", "Breakpoint 1: where = cxxsym`worker + 12"),
+                     ("image lookup -n ns::Rect::~R\t", "ect "),
+                     ("\r", "Summary: cxxsym`ns::Rect::~Rect() at cxxsym.cpp:12:2"),
+                     ("b ns::ov\t", "er "), ("\r", "Breakpoint 2: 2 locations.")]
+            if not p.read_until("(ptdb) "):
+                why = "no prompt"
+            for send, want in steps:
+                if why:
+                    break
+                p.buf = b""
+                p.send(send)
+                if not p.read_until(want):
+                    why = "%r: no %r in %r" % (send, want, p.buf[-300:])
+            p.send("quit\r")
+            p.wait_exit()
+        except Exception as e:  # a harness error is a failure
+            why = "exception: %r" % (e,)
+    if why:
+        results.fail("symbols: S11 Tab completes function names", why)
+    else:
+        results.ok("symbols: S11 Tab completes function names")
+
+
+def thread_frames(out, tid_index):
+    """The frames of 'thread #N' in a bt all."""
+    got, on = [], False
+    for line in out.splitlines():
+        m = re.match(r"^[ *] thread #(\d+)", line)
+        if m:
+            on = int(m.group(1)) == tid_index
+            continue
+        if on:
+            got += frames(line)
+    return got
+
+
+def awkward_checks():
+    if not shutil.which("lldb-16"):
+        return
+    prog = os.path.join(ROOT, "tests", "programs", "cxxsym")
+    out = ptdb("b main", "r", "disassemble -n __clone3", "kill", prog=prog)
+    ret = re.search(r"^\s+(0x[0-9a-f]+) <\+\d+>:\s+retq?\s*$", out, re.M)
+    sysc = re.search(r"^\s+(0x[0-9a-f]+) <\+\d+>:\s+syscall\s*$", out, re.M)
+    if not ret or not sysc:
+        results.fail("symbols: S13 clone3", "no ret/syscall in __clone3:\n" + out[-2000:])
+        return
+    cmds = ["b main", "r", "b " + ret.group(1), "c", "bt all", "kill"]
+    lo, po = lldb_run(cmds, prog), ptdb(*cmds, prog=prog)
+    strip_ver = lambda fr: [re.sub(r"`\S+@GLIBC_[\d.]+ at |`__pthread_create_2_1 at ", "`pthread_create at ", f)
+                            .replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
+    same("symbols: S13 bt of a thread in clone3 against lldb-16", strip_ver(thread_frames(lo, 1)),
+         strip_ver(thread_frames(po, 1)))
+    # where the new thread is depends on scheduling (at clone3's return
+    # with nothing run, or further); its outermost frame is clone3's
+    new = thread_frames(po, 2)
+    if new and "`__clone3 at clone3.S:" in new[-1]:
+        results.ok("symbols: S13 the thread being created ends at clone3, no bogus frame")
+    else:
+        results.fail("symbols: S13 the thread being created ends at clone3, no bogus frame",
+                     "\n".join(new) + "\n" + po)
+    prog = os.path.join(ROOT, "tests", "programs", "signals")
+    cmds = ["process handle SIGUSR1 -s false -p true", "b on_usr1", "r", "bt", "kill"]
+    same("symbols: S13 bt from a signal handler against lldb-16", frames(lldb_run(cmds, prog)),
+         frames(ptdb(*cmds, prog=prog)))
+    prog = os.path.join(ROOT, "tests", "programs", "vdso")
+    cmds = ["b main", "r", "b __vdso_clock_gettime", "c", "bt", "kill"]
+    same("symbols: S13 bt from the vDSO against lldb-16", frames(lldb_run(cmds, prog)),
+         frames(ptdb(*cmds, prog=prog)))
+
+
+def step_checks():
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    out = ptdb("settings set target.source-map /ptdb-moved " + ROOT, "b open_state", "r", "n", "bt",
+               "s", "finish", "n", "n", "kill", prog=o2)
+    stop = r"\n(?:[^\n]*\n){2}    frame #0: 0x[0-9a-f]+ inline_o2`"
+    want = [r"\(ptdb\) n" + stop + r"open_state at inline_o2\.c:31:2\n",
+            r"\(ptdb\) bt\n.*\n  \* frame #0: 0x[0-9a-f]+ inline_o2`open_state at inline_o2\.c:31:2\n"
+            r"    frame #1: 0x[0-9a-f]+ inline_o2`main at inline_o2\.c:39:10\n",
+            r"\(ptdb\) s" + stop + r"open_state \[inlined\] init_registry at inline_o2\.c:13:20\n",
+            r"\(ptdb\) finish" + stop + r"open_state at inline_o2\.c:32:10\n",
+            r"\(ptdb\) n" + stop + r"open_state at inline_o2\.c:33:2\n"]
+    missing = [w for w in want if not re.search(w, out)]
+    if missing:
+        results.fail("symbols: S14 stepping over, into and out of inlined calls",
+                     "missing %r\n%s" % (missing, out))
+    else:
+        results.ok("symbols: S14 stepping over, into and out of inlined calls")
+
+
+def source_map_checks():
+    """S8: without target.source-map the moved tree's source is not found;
+    with it, listings, source list and breakpoints by the new path work;
+    an odd number of paths is refused."""
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    src = os.path.join(ROOT, "tests", "programs", "inline_o2.c")
+    out = ptdb("b open_state", "r", "source list -l 31 -c 1", "kill", prog=o2)
+    check("symbols: S8 no source map, no source", out,
+          ["error: cannot read source file '/ptdb-moved/tests/programs/inline_o2.c'"],
+          ["init_registry(&s, n);"])
+    out = ptdb("settings set target.source-map /elsewhere /x /ptdb-moved " + ROOT,
+               "b " + src + ":33", "r", "source list -l 31 -c 1",
+               "settings set target.source-map /a", "kill", prog=o2)
+    check("symbols: S8 source map: breakpoint by the new path, listings", out,
+          ["Breakpoint 1: where = inline_o2`open_state + ",
+           "-> 33   \tfree(s.reg);", "   31   \tinit_registry(&s, n);",
+           "error: target.source-map takes pairs of paths: OLD NEW [OLD NEW ...]"])
