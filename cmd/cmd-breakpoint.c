@@ -457,10 +457,11 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 					ctx->s->snapshot_count, json);
 			if (!dbg_alive(d))
 				return CMD_OK;
+			dbg_interrupt_disarm(d);
+			dbg_interrupt_arm(d);
 			fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 			fflush(ctx->out);
 			fflush(ctx->err);
-			d->interrupt_requested = 0;
 			r = dbg_continue(d, stop, err);
 			continue;
 		}
@@ -490,10 +491,11 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 		if (!autoc || !dbg_alive(d) || d->last.reason != DBG_R_BREAKPOINT ||
 		    d->last.bp_id != stop->bp_id)
 			return CMD_OK;
+		dbg_interrupt_disarm(d);
+		dbg_interrupt_arm(d);
 		fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 		fflush(ctx->out);
 		fflush(ctx->err);
-		d->interrupt_requested = 0;
 		r = dbg_continue(d, stop, err);
 	}
 }

@@ -84,9 +84,9 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	cmd_argv_free(words);
 	if (r < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
 	flush(ctx);
-	d->interrupt_requested = 0;
 	r = dbg_continue(d, &stop, &err);
 	return finish_run(ctx, r, &stop, &err);
 }
@@ -103,9 +103,9 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 		return cmd_replay_run(ctx, 1, DBG_RP_CONTINUE);
 	if (need_process(ctx) < 0)
 		return CMD_ERROR;
+	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 	flush(ctx);
-	d->interrupt_requested = 0;
 	r = dbg_continue(d, &stop, &err);
 	return finish_run(ctx, r, &stop, &err);
 }

@@ -656,7 +656,8 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 
 void dbg_request_interrupt(struct dbg *d, int from_tty)
 {
-	if (d->busy) {
+	if (d->busy || (d->interrupt_armed && !d->running)) {
+		/* polled, or seen by the resume before it waits */
 		d->interrupt_requested = 1;
 		return;
 	}
@@ -665,6 +666,19 @@ void dbg_request_interrupt(struct dbg *d, int from_tty)
 	d->interrupt_requested = 1;
 	if (d->proc && !(from_tty && target_was_launched(d->proc)))
 		target_interrupt(d->proc);
+}
+
+void dbg_interrupt_arm(struct dbg *d)
+{
+	if (d->interrupt_armed)
+		return;
+	d->interrupt_requested = 0;
+	d->interrupt_armed = 1;
+}
+
+void dbg_interrupt_disarm(struct dbg *d)
+{
+	d->interrupt_armed = 0;
 }
 
 /* ---- symbolization and frames ---- */

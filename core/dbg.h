@@ -136,6 +136,9 @@ struct dbg {
 	struct dbg_sig sig[65];
 	volatile sig_atomic_t interrupt_requested;
 	volatile sig_atomic_t running;	/* inside resume/wait */
+	/* a command that resumes the process has begun (dbg_interrupt_arm):
+	 * an interrupt before it is inside resume/wait is kept, not lost */
+	volatile sig_atomic_t interrupt_armed;
 	volatile sig_atomic_t busy;	/* a long command that runs no inferior
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */
@@ -196,6 +199,11 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
  * its own SIGINT and needs no SIGSTOP.  While d->busy, it only sets
  * interrupt_requested. */
 void dbg_request_interrupt(struct dbg *d, int from_tty);
+/* A command is about to resume the process: forgets an older interrupt
+ * (unless already armed by this command) and keeps any that comes from
+ * now until dbg_interrupt_disarm (the command's end). */
+void dbg_interrupt_arm(struct dbg *d);
+void dbg_interrupt_disarm(struct dbg *d);
 
 /* Breakpoints.  Adds, resolves (pending if no location yet) and plants. */
 struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,

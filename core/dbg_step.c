@@ -226,7 +226,7 @@ int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
 			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
 }
@@ -264,7 +264,7 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	if (line_at(d, r.rip, &start) < 0 ||
@@ -356,7 +356,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
 		return -1;
@@ -379,7 +379,7 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	nf = dbg_frames(d, tid, fr, 2, err);
 	if (nf < 0)
 		return -1;

@@ -1169,8 +1169,15 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		if (th && (th->parked_at || !target_thread_stopped(d->proc, th->tid)))
 			th = NULL;
 		if (!th) {
-			/* everything traced is in a system call: wait for someone */
-			if (!target_thread_event(d->proc, 1, &ts)) {
+			/* everything traced is in a system call: wait for someone;
+			 * running, so that an interrupt stops the process and the
+			 * wait returns with its SIGSTOP */
+			d->running = 1;
+			if (d->interrupt_requested)
+				target_interrupt(d->proc);
+			have = target_thread_event(d->proc, 1, &ts);
+			d->running = 0;
+			if (!have) {
 				if (step_tid)
 					return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
 				/* nothing runs and nothing can step: run natively */

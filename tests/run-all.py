@@ -10,7 +10,7 @@ REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 bundle tests (tests/bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
-(tests/process_test.py), the 64-thread stress test (tests/stress_test.py)
+(tests/process_test.py), interrupts in every state (tests/interrupt_test.py), the 64-thread stress test (tests/stress_test.py)
 and valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
 run; each reports results through tests/results.py.
 """
@@ -28,6 +28,7 @@ import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
 import valgrind_test  # noqa: E402
 import process_test  # noqa: E402
+import interrupt_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
@@ -70,6 +71,7 @@ def main():
     fuzz_replay.run_all()
     hostile_test.run_all()
     process_test.run_all()
+    interrupt_test.run_all()
     stress_test.run_all()
     valgrind_test.run_all()
     return results.summary()
