@@ -656,15 +656,22 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 
 void dbg_request_interrupt(struct dbg *d, int from_tty)
 {
-	if (d->busy || (d->interrupt_armed && !d->running)) {
-		/* polled, or seen by the resume before it waits */
-		d->interrupt_requested = 1;
+	int own_sigint = from_tty && d->proc && target_was_launched(d->proc);
+
+	if (d->busy) {
+		d->interrupt_requested = 1;	/* polled */
 		return;
 	}
-	if (!d->running)
+	if (!d->running) {
+		/* about to resume: the resume sees the flag before it waits
+		 * (a launched inferior has the terminal's SIGINT queued, which
+		 * stops it; a SIGSTOP besides would stop it a second time) */
+		if (d->interrupt_armed && !own_sigint)
+			d->interrupt_requested = 1;
 		return;	/* at the prompt nothing runs: a stray SIGSTOP would linger */
+	}
 	d->interrupt_requested = 1;
-	if (d->proc && !(from_tty && target_was_launched(d->proc)))
+	if (d->proc && !own_sigint)
 		target_interrupt(d->proc);
 }
 
