@@ -1,6 +1,7 @@
 /* cmd/cmd-trace-dump.c: "thread trace dump instructions": LLDB's options
  * (-c -s -i -f -a -r -k -t -e -E -C -j -J -F), the listing with its events
  * and errors, the events-only listing (-E), progress and Ctrl-C. */
+#include "cmd/trace-loss.h"
 #include "cmd/cmd-trace.h"
 #include "cmd/progress.h"
 #include "core/session.h"
@@ -474,9 +475,11 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 	 * stopped */
 	cont = o->cont && th->dump_valid && th->dump_stop_id == stop_id(d) &&
 	       th->dump_events == o->only_events;
-	if (!o->json)
+	if (!o->json) {
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
 			cmd_trace_thread_index(d, tid), (int)tid, total);
+		cmd_trace_loss_line(out, th);
+	}
 	if (o->json)
 		p.json = json_object_new_array();
 	if (o->only_events)

@@ -1,4 +1,5 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
+#include "cmd/trace-loss.h"
 #include "cmd/report.h"
 #include "cmd/cmd.h"
 #include "core/session.h"
@@ -212,6 +213,7 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 	}
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
 	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
+	cmd_trace_loss_notice(out, d);
 }
 
 int need_target(struct cmd_ctx *ctx)
