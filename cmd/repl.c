@@ -200,6 +200,7 @@ int repl_run(struct session *s)
 	EditLine *el;
 
 	prompt_session = s;
+	s->interactive = tty;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, &old);
@@ -274,6 +275,7 @@ int repl_run(struct session *s)
 	free(last);
 	history_end(hist);
 	el_end(el);
+	s->interactive = 0;
 	sigaction(SIGINT, &old, NULL);
 	return status == CMD_EXIT ? CMD_EXIT : CMD_OK;
 }

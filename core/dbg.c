@@ -473,17 +473,41 @@ void dbg_refresh_modules(struct dbg *d)
 static void after_start(struct dbg *d)
 {
 	struct target_thread_info ti;
+	struct {
+		int n;
+		struct dbg_bp_loc locs[DBG_MAX_LOCS];
+	} *old;
 
 	d->pid = target_pid(d->proc);
 	target_threads(d->proc, &ti, 1);
 	d->sel_tid = ti.tid;
 	d->sel_frame = 0;
 	d->load_bp = 0;
+	/* re-resolved against this process's load addresses; a location at
+	 * the same address as before keeps its hit count and enabled state,
+	 * so the breakpoint's count stays the sum of its locations' */
+	old = xcalloc((size_t)d->nbps + 1, sizeof(*old));
 	for (int i = 0; i < d->nbps; i++) {
-		/* re-resolved against this process's load addresses */
+		old[i].n = d->bps[i].nlocs;
+		memcpy(old[i].locs, d->bps[i].locs, sizeof(old[i].locs));
 		d->bps[i].nlocs = 0;
 	}
 	dbg_refresh_modules(d);
+	for (int i = 0; i < d->nbps; i++) {
+		struct dbg_bp *bp = &d->bps[i];
+
+		bp->hits = 0;
+		for (int k = 0; k < bp->nlocs; k++) {
+			for (int j = 0; j < old[i].n; j++)
+				if (old[i].locs[j].addr == bp->locs[k].addr) {
+					bp->locs[k].hits = old[i].locs[j].hits;
+					if (!old[i].locs[j].enabled)
+						dbg_bp_enable(d, bp, k + 1, 0, NULL);
+				}
+			bp->hits += bp->locs[k].hits;
+		}
+	}
+	free(old);
 }
 
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,

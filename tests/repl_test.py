@@ -279,6 +279,54 @@ def t_interrupt_dump(tmp):
             p.close()
 
 
+def t_relaunch(tmp):
+    """'r' with a live process asks on a terminal: 'n' keeps the process,
+    an empty answer (yes) kills it and launches a new one."""
+    p = session(tmp)
+    try:
+        steps = (("file %s" % os.path.join(ROOT, "tests/programs/trace_loop"), "Current executable"),
+                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"))
+        for cmd, until in steps:
+            p.read_until("(ptdb) ")
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 60):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        m = re.search(rb"Process (\d+) launched", p.buf)
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("r\r")
+        if not p.read_until("kill it and restart?: [Y/n] "):
+            return "no question: %r" % p.buf[-300:]
+        p.send("n\r")
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("process status\r")
+        if not p.read_until("(ptdb) ") or b"Process %s stopped" % m.group(1) not in p.buf:
+            return "'n' did not keep the process: %r" % p.buf[-300:]
+        p.buf = b""
+        p.send("r\r")
+        if not p.read_until("kill it and restart?: [Y/n] "):
+            return "no question the second time: %r" % p.buf[-300:]
+        p.send("\r")
+        if not p.read_until("stop reason = breakpoint 1.1", 60):
+            return "yes did not relaunch: %r" % p.buf[-300:]
+        if b"Process %s exited with status = 9" % m.group(1) not in p.buf:
+            return "the old process's end was not reported: %r" % p.buf[-300:]
+        p.read_until("(ptdb) ")
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        p = None
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if p:
+            p.close()
+
+
 def t_attach(tmp):
     """attach -p, backtrace, detach: the process keeps running afterwards;
     quit after an attach detaches rather than kills."""
@@ -314,7 +362,7 @@ def t_attach(tmp):
 def run_all():
     for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
                      ("interrupt", t_interrupt), ("interrupt dump", t_interrupt_dump),
-                     ("attach", t_attach)):
+                     ("attach", t_attach), ("relaunch", t_relaunch)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)
