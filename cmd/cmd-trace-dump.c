@@ -315,7 +315,8 @@ static int item_range(struct trace_decoded *dec, struct dbg *d, uint64_t first, 
 static void json_flush(struct dump *p)
 {
 	fprintf(p->out, "%s\n", json_object_to_json_string_ext(p->json,
-		p->o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN));
+		(p->o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN) |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(p->json);
 	p->json = NULL;
 }

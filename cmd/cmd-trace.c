@@ -389,7 +389,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		json_object_object_add(st, "collector", c);
 		json_object_object_add(o, "threadStats", st);
 		fprintf(ctx->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-									   JSON_C_TO_STRING_SPACED));
+				JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 		return CMD_OK;
 	}

@@ -200,10 +200,17 @@ void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 
 void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
-	for (int i = 0; i < d->nnotes; i++)
-		fprintf(out, "Process %d stopped and restarted: thread %u received signal: %s\n",
-			(int)d->pid, d->proc ? target_thread_index(d->proc, d->notes[i].tid) : 0,
-			target_signal_name(d->notes[i].signo) ? target_signal_name(d->notes[i].signo) : "?");
+	for (int i = 0; i < d->nnotes; i++) {
+		const char *sig = target_signal_name(d->notes[i].signo);
+
+		/* threads count from 1; one ptdb never numbered shows its tid */
+		if (d->notes[i].index)
+			fprintf(out, "Process %d stopped and restarted: thread %u received signal: %s\n",
+				(int)d->pid, d->notes[i].index, sig ? sig : "?");
+		else
+			fprintf(out, "Process %d stopped and restarted: thread with tid %d received "
+				"signal: %s\n", (int)d->pid, (int)d->notes[i].tid, sig ? sig : "?");
+	}
 	if (d->notes_lost)
 		fprintf(out, "(%d more signals)\n", d->notes_lost);
 	d->nnotes = d->notes_lost = 0;

@@ -887,5 +887,6 @@ void dbg_note_signal(struct dbg *d, pid_t tid, int signo)
 		return;
 	}
 	d->notes[d->nnotes].tid = tid;
+	d->notes[d->nnotes].index = d->proc ? target_thread_index(d->proc, tid) : 0;
 	d->notes[d->nnotes++].signo = signo;
 }

@@ -152,7 +152,9 @@ struct dbg {
 	struct trace_tsc_conv tsc_conv;
 	/* signals passed on without stopping but with notify: told with the
 	 * next stop report ("stopped and restarted") */
-	struct { pid_t tid; int signo; } notes[16];
+	/* index: the thread's, taken when the signal came (it may be gone
+	 * by the report) */
+	struct { pid_t tid; int signo; unsigned index; } notes[16];
 	int nnotes, notes_lost;
 };
 
