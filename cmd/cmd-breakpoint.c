@@ -1,5 +1,6 @@
 /* cmd/cmd-breakpoint.c: the "breakpoint" group (set, list, delete,
  * enable, disable); "b" is "breakpoint set" with one smart argument. */
+#include "cmd/trace-progress.h"
 #include "cmd/builtin.h"
 #include "cmd/report.h"
 #include "core/session.h"
@@ -436,6 +437,7 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 		struct dbg_bp *bp;
 		int autoc;
 
+		cmd_trace_progress_clear(d);
 		if (r < 0)
 			return cmd_error(ctx, "%s", err->msg);
 		report_stop(ctx->out, d, stop);

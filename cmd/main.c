@@ -2,6 +2,7 @@
 #include "cmd/builtin.h"
 #include "cmd/repl.h"
 #include "cmd/script.h"
+#include "cmd/trace-progress.h"
 #include "core/session.h"
 
 #include <ctype.h>
@@ -161,6 +162,7 @@ int main(int argc, char **argv)
 	}
 	session_init(&s);
 	s.batch = batch;
+	cmd_trace_progress_install(&s.dbg, stderr);
 	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)
 		failed = 1;
 	{

@@ -120,6 +120,24 @@ struct dbg_pm {
 	unsigned family, model, stepping;
 };
 
+/* While a traced run goes on: the figures handed to progress.fn, about
+ * every DBG_PROGRESS_EVERY seconds (core/dbg_progress.c). */
+#define DBG_PROGRESS_EVERY 0.25
+struct dbg_progress_info {
+	double seconds;		/* since the run began */
+	uint64_t insns;		/* recorded in this run, all traced threads */
+	double rate;		/* instructions per second */
+	unsigned fill_pct;	/* fullest buffer, percent (100 once wrapped) */
+	int wrapped;		/* a buffer wrapped (now or before the run) */
+};
+struct dbg_progress {
+	void (*fn)(void *ctx, const struct dbg_progress_info *info);
+	void *ctx;
+	double t0, last;	/* CLOCK_MONOTONIC seconds */
+	uint64_t insns0;
+	unsigned n;		/* calls since the last clock read */
+};
+
 struct dbg {
 	char *exe_path;			/* "file": absolute path */
 	struct dbg_module *mods;	/* mods[0] is the executable */
@@ -139,6 +157,9 @@ struct dbg {
 	/* a command that resumes the process has begun (dbg_interrupt_arm):
 	 * an interrupt before it is inside resume/wait is kept, not lost */
 	volatile sig_atomic_t interrupt_armed;
+	/* a traced run's progress, for a caller that shows it (set fn; see
+	 * core/dbg_progress.c) */
+	struct dbg_progress progress;
 	volatile sig_atomic_t busy;	/* a long command that runs no inferior
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */

@@ -1037,6 +1037,7 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 
 		if (budget-- <= 0 || d->interrupt_requested)
 			return EV_GO_ON;
+		dbg_progress_tick(d);
 		if (b->n == 0) {
 			/* a lone transfer: computed in place, no trap */
 			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
@@ -1160,6 +1161,7 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		}
 		if (adopt_new_threads(d, stop))
 			return RW_USER;
+		dbg_progress_tick(d);
 		if (d->interrupt_requested) {
 			stop->reason = DBG_R_INTERRUPT;
 			stop->tid = d->sel_tid;
@@ -1291,6 +1293,7 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		return rr;
 	}
 	target_thread_begin(d->proc);
+	dbg_progress_begin(d);
 	rr = collect(d, step_tid, tid, goals, ngoals, stop, err);
 	if (dbg_alive(d)) {
 		int died;

@@ -22,95 +22,13 @@ a failure.
 import os
 import signal
 import subprocess
-import threading
-import time
 
 import results
 from process_test import file_bytes, func_addr, mem_bytes, state
+from session import DEADLINE, Session, syscall_nr, until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PTDB = os.path.join(ROOT, "ptdb")
 EXE = os.path.join(ROOT, "tests", "programs", "rel_block")
-DEADLINE = 60.0
-
-
-def until(cond, timeout=DEADLINE):
-    """Polls cond until it holds; False at the deadline."""
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return cond()
-
-
-def syscall_nr(pid):
-    try:
-        with open("/proc/%d/syscall" % pid) as f:
-            return f.read().split()[0]
-    except (OSError, IndexError):
-        return None
-
-
-class Session:
-    """ptdb at a prompt on pipes; its output collected by a thread."""
-
-    def __init__(self, args=()):
-        self.p = subprocess.Popen([PTDB] + list(args), cwd=ROOT, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines = []
-        self.cv = threading.Condition()
-        self.eof = False
-        self.t = threading.Thread(target=self._read, daemon=True)
-        self.t.start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            with self.cv:
-                self.lines.append(line)
-                self.cv.notify_all()
-        with self.cv:
-            self.eof = True
-            self.cv.notify_all()
-
-    def send(self, *cmds):
-        try:
-            self.p.stdin.write("".join(c + "\n" for c in cmds))
-            self.p.stdin.flush()
-        except BrokenPipeError:
-            pass
-
-    def wait_for(self, text, start=0, timeout=DEADLINE):
-        """Index just past the first line from start containing text, or None."""
-        end = time.time() + timeout
-        with self.cv:
-            while True:
-                for i in range(start, len(self.lines)):
-                    if text in self.lines[i]:
-                        return i + 1
-                left = end - time.time()
-                if self.eof or left <= 0:
-                    return None
-                self.cv.wait(left)
-
-    def output(self):
-        with self.cv:
-            return "".join(self.lines)
-
-    def finish(self, timeout=DEADLINE):
-        """Waits for ptdb to exit; its status, or None if it does not."""
-        try:
-            self.p.stdin.close()
-        except BrokenPipeError:
-            pass
-        try:
-            rc = self.p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
-            rc = None
-        self.t.join(5)
-        return rc
 
 
 def inferior(mode):

@@ -279,6 +279,45 @@ def t_interrupt_dump(tmp):
             p.close()
 
 
+def t_trace_progress(tmp):
+    """A traced continue that takes seconds shows a progress line on the
+    terminal (instructions, rate, buffer fill), rewritten in place and
+    cleared before the stop is reported."""
+    p = session(tmp)
+    try:
+        steps = (("file %s" % os.path.join(ROOT, "tests/programs/trace_long"), "Current executable"),
+                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
+                 ("thread trace start -s 4MiB", "(ptdb) "), ("b 21", "Breakpoint 2:"))
+        for cmd, until in steps:
+            p.read_until("(ptdb) ")
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 60):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("c\r")
+        if not p.read_until("stop reason = breakpoint 2.1", 600):
+            return "the traced continue did not stop at line 21: %r" % p.buf[-300:]
+        m = re.search(rb"\rTracing: (\d+) instructions, [0-9.]+ M/s, buffer (\d+)% full", p.buf)
+        if not m or int(m.group(1)) == 0:
+            return "no progress line during the traced continue: %r" % p.buf[-600:]
+        if not re.search(rb"Tracing: [^\n]*\r +\rProcess \d+ stopped", p.buf):
+            return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
+        p.read_until("(ptdb) ")
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        p = None
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if p:
+            p.close()
+
+
 def t_relaunch(tmp):
     """'r' with a live process asks on a terminal: 'n' keeps the process,
     an empty answer (yes) kills it and launches a new one."""
@@ -362,7 +401,8 @@ def t_attach(tmp):
 def run_all():
     for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
                      ("interrupt", t_interrupt), ("interrupt dump", t_interrupt_dump),
-                     ("attach", t_attach), ("relaunch", t_relaunch)):
+                     ("attach", t_attach), ("relaunch", t_relaunch),
+                     ("trace progress", t_trace_progress)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)
