@@ -14,7 +14,7 @@ static enum cmd_status exec_save(struct cmd_ctx *ctx, const struct cmd_args *a)
 	struct ptdb_err err;
 	char json[PATH_MAX];
 
-	if (!d->pm && !dbg_alive(d))
+	if (!d->pm && !dbg_alive(d) && !dbg_trace_kept(d))
 		return cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
 	if (dbg_save_bundle(d, a->argv[0], cmd_opt_given(ctx->node, a, "compact"),
 			    cmd_opt_given(ctx->node, a, "force"), json, sizeof(json), &err) < 0)

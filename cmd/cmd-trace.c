@@ -320,7 +320,7 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 	struct dbg *d = &ctx->s->dbg;
 	int all;
 
-	if (!d->pm && need_live(ctx) < 0)
+	if (!d->pm && !dbg_trace_kept(d) && need_live(ctx) < 0)
 		return -1;
 	if (!dbg_tracing(d) && !d->pm) {
 		cmd_error(ctx, "Process is not being traced");

@@ -216,6 +216,7 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 	d->nnotes = d->notes_lost = 0;
 	if (stop->reason == DBG_R_EXITED) {
 		report_exit(out, d, stop);
+		cmd_trace_kept_note(out, d);
 		return;
 	}
 	fprintf(out, "Process %d stopped\n", (int)d->pid);

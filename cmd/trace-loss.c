@@ -70,3 +70,14 @@ void cmd_trace_loss_notice(FILE *out, struct dbg *d)
 			size_format(sz, b2, sizeof(b2)));
 	}
 }
+
+void cmd_trace_kept_note(FILE *out, struct dbg *d)
+{
+	struct trace_swc_thread *th[CMD_TRACE_MAX_THREADS];
+	int n;
+
+	if (!dbg_trace_kept(d) || (n = dbg_trace_all(d, th, CMD_TRACE_MAX_THREADS)) <= 0)
+		return;
+	fprintf(out, "The trace of %d thread%s stays readable until the next run "
+		"(thread trace dump, trace save).\n", n, n == 1 ? "" : "s");
+}

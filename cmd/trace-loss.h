@@ -23,4 +23,7 @@ void cmd_trace_loss_json(const struct trace_swc_thread *th, struct json_object *
  * since, says so and how to keep more. */
 void cmd_trace_loss_notice(FILE *out, struct dbg *d);
 
+/* At the exit report: the traces that stay readable until the next run. */
+void cmd_trace_kept_note(FILE *out, struct dbg *d);
+
 #endif

@@ -2,6 +2,7 @@
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "trace/swc.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -105,6 +106,18 @@ int dbg_threads(struct dbg *d, struct target_thread_info *out, int max)
 		}
 		return n;
 	}
+	if (dbg_trace_kept(d)) {
+		/* exited: its traced threads, as numbered while it ran */
+		struct trace_swc_thread *th[1024];
+		int nt = dbg_trace_all(d, th, 1024);
+
+		for (int i = 0; i < nt && n < max; i++, n++) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].tid = th[i]->tid;
+			out[n].index = th[i]->index;
+		}
+		return n;
+	}
 	return d->proc ? target_threads(d->proc, out, max) : 0;
 }
 
@@ -115,6 +128,11 @@ unsigned dbg_thread_index(struct dbg *d, pid_t tid)
 			if (d->pm->th[i].tid == tid)
 				return d->pm->th[i].index;
 		return 0;
+	}
+	if (dbg_trace_kept(d)) {
+		struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+
+		return th ? th->index : 0;
 	}
 	return d->proc ? target_thread_index(d->proc, tid) : 0;
 }
@@ -639,7 +657,7 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->pm)
+	if (d->pm || dbg_trace_kept(d))
 		return files_read(d, addr, buf, n);
 	if (!dbg_alive(d))
 		return 0;
@@ -668,6 +686,12 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 			return 0;
 		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the loaded trace's modules "
 				    "(only their code and data files are)", addr);
+	}
+	if (dbg_trace_kept(d)) {
+		if (dbg_read_some(d, addr, buf, n) == n)
+			return 0;
+		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the exited process's "
+				    "module files", addr);
 	}
 	if (!dbg_alive(d))
 		return ptdb_err_set(err, "Process must be launched.");
@@ -833,7 +857,7 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 	struct disasm *ds = dbg_disasm(d);
 	size_t n = sizeof(buf);
 
-	if (d->pm)
+	if (d->pm || dbg_trace_kept(d))
 		n = dbg_read_some(d, pc, buf, n);
 	else if (target_read_mem(d->proc, pc, buf, n, NULL) < 0)
 		n = dbg_read_some(d, pc, buf, n);	/* up to a page end; files when gone */

@@ -282,6 +282,9 @@ enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
 /* "intel-pt" or "software": what the live (or loaded) trace came from. */
 const char *dbg_trace_technology(const struct dbg *d);
 int dbg_tracing(const struct dbg *d);
+/* The process exited with (software) traces: they stay readable (dump,
+ * function-calls) until the next run; the threads keep their numbers. */
+int dbg_trace_kept(const struct dbg *d);
 int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */

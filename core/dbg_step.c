@@ -11,7 +11,7 @@ static void user_stop(struct dbg *d, struct dbg_stop *stop)
 	if (d->proc)
 		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
 	if (stop->reason == DBG_R_EXITED) {
-		dbg_trace_end(d);
+		dbg_trace_exited(d);
 		return;
 	}
 	if (stop->reason == DBG_R_EXEC && d->trace) {

@@ -95,6 +95,30 @@ int dbg_tracing(const struct dbg *d)
 	return d->trace != NULL;
 }
 
+int dbg_trace_kept(const struct dbg *d)
+{
+	return d->trace && !d->pm && !dbg_alive(d);
+}
+
+void dbg_trace_exited(struct dbg *d)
+{
+	if (!d->trace)
+		return;
+	if (d->trace->hw) {
+		dbg_trace_end(d);	/* the perf events went with the process */
+		return;
+	}
+	/* the rings hold the whole story: keep them, the process's state
+	 * (breakpoints of the collector, system calls under way) is gone */
+	d->trace->nsticky = 0;
+	bcache_clear(d->trace);
+	d->trace->all = 0;
+	for (int i = 0; i < d->trace->nth; i++) {
+		d->trace->th[i]->tracing = 0;
+		d->trace->th[i]->parked_at = 0;
+	}
+}
+
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 {
 	return d->trace ? d->trace->hw : NULL;
@@ -1399,7 +1423,7 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	struct dbg *d = ctx;
 	struct disasm_insn in;
 
-	if ((!dbg_alive(d) && !d->pm) || dbg_insn_at(d, ip, &in) < 0)
+	if ((!dbg_alive(d) && !d->pm && !d->trace) || dbg_insn_at(d, ip, &in) < 0)
 		return 0;
 	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
 		return in.target;
