@@ -46,7 +46,7 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-	int nt = dbg_threads(d, ti, CMD_TRACE_MAX_THREADS);
+	int nt = dbg_trace_threads(d, ti, CMD_TRACE_MAX_THREADS);
 
 	*n = 0;
 	*all = 0;
@@ -330,7 +330,7 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 		return -1;
 	if (all) {
 		struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-		int nt = dbg_threads(d, ti, CMD_TRACE_MAX_THREADS);
+		int nt = dbg_trace_threads(d, ti, CMD_TRACE_MAX_THREADS);
 
 		*n = 0;
 		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
@@ -393,7 +393,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		json_object_put(o);
 		return CMD_OK;
 	}
-	fprintf(ctx->out, "thread #%d: tid = %d\n", cmd_trace_thread_index(d, tid), (int)tid);
+	fprintf(ctx->out, "thread #%d: tid = %d%s\n", cmd_trace_thread_index(d, tid), (int)tid,
+		dbg_thread_exited(d, tid) ? " (exited)" : "");
 	if (d->pm)
 		fprintf(ctx->out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
 	else if (!strcmp(dbg_trace_technology(d), "intel-pt"))

@@ -129,12 +129,14 @@ unsigned dbg_thread_index(struct dbg *d, pid_t tid)
 				return d->pm->th[i].index;
 		return 0;
 	}
-	if (dbg_trace_kept(d)) {
+	if (!dbg_trace_kept(d) && d->proc && target_thread_index(d->proc, tid))
+		return target_thread_index(d->proc, tid);
+	{
+		/* a traced thread that exited keeps its number */
 		struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 
 		return th ? th->index : 0;
 	}
-	return d->proc ? target_thread_index(d->proc, tid) : 0;
 }
 
 int dbg_alive(const struct dbg *d)

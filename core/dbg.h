@@ -285,6 +285,10 @@ int dbg_tracing(const struct dbg *d);
 /* The process exited with (software) traces: they stay readable (dump,
  * function-calls) until the next run; the threads keep their numbers. */
 int dbg_trace_kept(const struct dbg *d);
+/* Threads for the trace commands: the live ones, then traced threads that
+ * exited (core/dbg_exited.c); dbg_thread_exited says which is which. */
+int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max);
+int dbg_thread_exited(struct dbg *d, pid_t tid);
 int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
