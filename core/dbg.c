@@ -627,7 +627,10 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 int dbg_select_thread(struct dbg *d, pid_t tid)
 {
-	if (!dbg_alive(d) || !target_thread_index(d->proc, tid))
+	/* a loaded trace's threads are selected as a live process's are:
+	 * every command that takes the selected thread then uses it */
+	if (d->pm ? !dbg_thread_index(d, tid)
+		  : (!dbg_alive(d) || !target_thread_index(d->proc, tid)))
 		return -1;
 	if (d->sel_tid != tid)
 		d->sel_frame = 0;
