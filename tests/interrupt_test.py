@@ -49,8 +49,12 @@ def runs_on(pid, why):
         why.append("process state %r, tracer %d after ptdb left" % (st, tracer))
     for fn in ("never_called", "work"):
         a = func_addr(EXE, fn)
-        if st is not None and mem_bytes(pid, a, 16) != file_bytes(EXE, a, 16):
-            why.append("%s's code differs from the file's" % fn)
+        try:
+            if st is not None and mem_bytes(pid, a, 16) != file_bytes(EXE, a, 16):
+                why.append("%s's code differs from the file's" % fn)
+        except OSError:
+            why.append("the process is gone")
+            return
 
 
 def done(name, why, out, *procs):
