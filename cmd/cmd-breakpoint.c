@@ -1,5 +1,6 @@
 /* cmd/cmd-breakpoint.c: the "breakpoint" group (set, list, delete,
  * enable, disable); "b" is "breakpoint set" with one smart argument. */
+#include "cmd/trace-progress.h"
 #include "cmd/builtin.h"
 #include "cmd/bpcond.h"
 #include "cmd/report.h"
@@ -445,6 +446,7 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 		struct dbg_bp *bp;
 		int autoc;
 
+		cmd_trace_progress_clear(d);
 		if (r < 0)
 			return cmd_error(ctx, "%s", err->msg);
 		if (d->stop_error) {
@@ -474,10 +476,11 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 					ctx->s->snapshot_count, json);
 			if (!dbg_alive(d))
 				return CMD_OK;
+			dbg_interrupt_disarm(d);
+			dbg_interrupt_arm(d);
 			fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 			fflush(ctx->out);
 			fflush(ctx->err);
-			d->interrupt_requested = 0;
 			r = dbg_continue(d, stop, err);
 			continue;
 		}
@@ -507,10 +510,11 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 		if (!autoc || !dbg_alive(d) || d->last.reason != DBG_R_BREAKPOINT ||
 		    d->last.bp_id != stop->bp_id)
 			return CMD_OK;
+		dbg_interrupt_disarm(d);
+		dbg_interrupt_arm(d);
 		fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 		fflush(ctx->out);
 		fflush(ctx->err);
-		d->interrupt_requested = 0;
 		r = dbg_continue(d, stop, err);
 	}
 }

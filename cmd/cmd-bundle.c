@@ -15,7 +15,7 @@ static enum cmd_status exec_save(struct cmd_ctx *ctx, const struct cmd_args *a)
 	struct ptdb_err err;
 	char json[PATH_MAX];
 
-	if (!d->pm && !dbg_alive(d))
+	if (!d->pm && !dbg_alive(d) && !dbg_trace_kept(d))
 		return cmd_error(ctx, d->proc ? "Process must be launched"
 				      : d->exe_path ? "Process not available"
 						    : "invalid target, create a target using the 'file' command");

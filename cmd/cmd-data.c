@@ -854,7 +854,7 @@ static uint64_t selected_pc(struct dbg *d, int *caller)
 	int n;
 
 	*caller = 0;
-	if (!dbg_alive(d))
+	if (!dbg_alive(d) && !d->pm)	/* a loaded trace has frames too */
 		return 0;
 	n = dbg_frames(d, d->sel_tid, fr, (int)d->sel_frame + 1 < DBG_MAX_FRAMES ?
 		       (int)d->sel_frame + 1 : DBG_MAX_FRAMES, &err);
@@ -913,7 +913,7 @@ static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_ar
 	pc = selected_pc(d, &caller);
 	o.mark = pc;
 	if (!given || cmd_opt_given(nd, a, "frame") || cmd_opt_given(nd, a, "pc")) {
-		if (!dbg_alive(d))
+		if (!dbg_alive(d) && !d->pm)
 			return cmd_error(ctx, "Cannot disassemble around the current %s without a "
 					 "selected frame: no currently running process.",
 					 cmd_opt_given(nd, a, "pc") ? "PC" : "function");

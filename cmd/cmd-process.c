@@ -54,6 +54,29 @@ static enum cmd_status finish_run(struct cmd_ctx *ctx, int r, struct dbg_stop *s
 	return cmd_after_stop(ctx, r, stop, err);
 }
 
+/* 'r' with a live process: as LLDB, asks on a terminal (default yes) and
+ * proceeds otherwise; kills the process (its exit reported).  -1: keep it. */
+static int relaunch(struct cmd_ctx *ctx)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_stop stop;
+	struct ptdb_err err;
+
+	if (ctx->s->interactive) {
+		char line[64];
+
+		fputs("There is a running process, kill it and restart?: [Y/n] ", ctx->out);
+		flush(ctx);
+		if (!fgets(line, sizeof(line), stdin) ||
+		    (line[0] != '\n' && line[0] != 'y' && line[0] != 'Y'))
+			return -1;
+	}
+	if (dbg_kill(d, &stop, &err) < 0)
+		return 0;	/* gone meanwhile: launch anyway */
+	report_exit(ctx->out, d, &stop);
+	return 0;
+}
+
 static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -65,8 +88,8 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	if (dbg_alive(d))
-		return cmd_error(ctx, "a process is already being debugged; use 'process kill' first");
+	if (dbg_alive(d) && relaunch(ctx) < 0)
+		return CMD_OK;	/* the user said no: nothing changes */
 	if (a->argc == 0) {
 		n = cmd_split(settings_get(&ctx->s->settings, SETTING_RUN_ARGS), &words, &msg);
 		if (n < 0)
@@ -84,9 +107,9 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	cmd_argv_free(words);
 	if (r < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
 	flush(ctx);
-	d->interrupt_requested = 0;
 	r = dbg_continue(d, &stop, &err);
 	return finish_run(ctx, r, &stop, &err);
 }
@@ -103,9 +126,9 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 		return cmd_replay_run(ctx, 1, DBG_RP_CONTINUE);
 	if (need_process(ctx) < 0)
 		return CMD_ERROR;
+	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 	flush(ctx);
-	d->interrupt_requested = 0;
 	r = dbg_continue(d, &stop, &err);
 	return finish_run(ctx, r, &stop, &err);
 }
@@ -277,7 +300,8 @@ static const struct cmd_node process_launch = {
 	.name = "launch", .summary = "Launch the executable in the debugger.",
 	.syntax = "[-- <run-args> ...]", .min_args = 0, .max_args = -1,
 	.details = "Arguments after -- are passed to the program; without any, the setting target.run-args is used.  "
-		"The program runs until a breakpoint, a signal or its exit.",
+		"The program runs until a breakpoint, a signal or its exit.  With a live process it asks "
+		"(at the prompt on a terminal) whether to kill it and restart, and does so otherwise.",
 	.needs = CMD_NEEDS_TARGET, .exec = exec_launch,
 };
 

@@ -206,7 +206,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 	(void)a;
 	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
-	n = dbg_threads(d, ti, MAX_THREADS);
+	n = dbg_trace_threads(d, ti, MAX_THREADS);
 	if (d->pm)
 		fprintf(ctx->out, "Process %d (a loaded trace; each thread is shown where its trace ends)\n",
 			(int)d->pid);
@@ -217,6 +217,12 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 		struct ptdb_err err;
 		char loc[2048], why[160];
 
+		if (!d->pm && dbg_thread_exited(d, ti[i].tid)) {
+			/* traced, then gone: its trace is still there */
+			fprintf(ctx->out, "  thread #%u: tid = %d, exited (traced)\n", ti[i].index,
+				(int)ti[i].tid);
+			continue;
+		}
 		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0) {
 			if (d->pm)	/* listed without a trace */
 				fprintf(ctx->out, "%s thread #%u: tid = %d\n",

@@ -1,6 +1,8 @@
 /* cmd/cmd-trace-dump.c: "thread trace dump instructions": LLDB's options
  * (-c -s -i -f -a -r -k -t -e -E -C -j -J -F), the listing with its events
  * and errors, the events-only listing (-E), progress and Ctrl-C. */
+#include "cmd/json-stream.h"
+#include "cmd/trace-loss.h"
 #include "cmd/cmd-trace.h"
 #include "cmd/progress.h"
 #include "core/session.h"
@@ -55,7 +57,7 @@ struct dump {
 	unsigned line, column;
 	int have_ctx;
 	int prev_error;		/* "...missing instructions" once per run of errors */
-	struct json_object *json;	/* -j/-J: the array being filled */
+	struct cmd_jstream *json;	/* -j/-J: the array, written as it goes */
 	/* -m: the source line shown last */
 	const char *src_file;
 	unsigned src_line;
@@ -154,7 +156,7 @@ static void json_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip,
 		json_object_object_add(o, "column", json_object_new_int((int)loc.column));
 	}
 	cmd_trace_clock_json(&p->clk, index, p->o->times, o);
-	json_object_array_add(p->json, o);
+	cmd_jstream_add(p->json, o);
 }
 
 /* Instruction id at item index, at ip. */
@@ -250,7 +252,7 @@ static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct
 			json_object_object_add(o, "loadAddress", json_object_new_string(buf));
 		}
 		cmd_trace_clock_json(&p->clk, index, p->o->times, o);
-		json_object_array_add(p->json, o);
+		cmd_jstream_add(p->json, o);
 		return;
 	}
 	if (cmd_trace_is_error(it) && !p->prev_error)
@@ -321,9 +323,7 @@ static int item_range(struct trace_decoded *dec, struct dbg *d, uint64_t first, 
 
 static void json_flush(struct dump *p)
 {
-	fprintf(p->out, "%s\n", json_object_to_json_string_ext(p->json,
-		p->o->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN));
-	json_object_put(p->json);
+	cmd_jstream_end(p->json);
 	p->json = NULL;
 }
 
@@ -331,7 +331,7 @@ static enum cmd_status interrupted(struct dump *p, struct cmd_progress *pg)
 {
 	cmd_progress_done(pg);
 	if (p->json) {
-		json_object_put(p->json);	/* half an array is no JSON */
+		cmd_jstream_free(p->json);	/* what was written is closed */
 		p->json = NULL;
 	}
 	fflush(p->out);
@@ -388,7 +388,7 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 	}
 	if (k < 0 || (uint64_t)k >= n) {
 		if (p->json) {
-			json_object_put(p->json);
+			cmd_jstream_free(p->json);
 			p->json = NULL;
 		}
 		fprintf(p->out, o->json ? "[]\n" : "    no more data\n");
@@ -501,11 +501,13 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 	 * stopped */
 	cont = o->cont && th->dump_valid && th->dump_stop_id == stop_id(d) &&
 	       th->dump_events == o->only_events;
-	if (!o->json)
+	if (!o->json) {
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
 			cmd_trace_thread_index(d, tid), (int)tid, total);
+		cmd_trace_loss_line(out, th);
+	}
 	if (o->json)
-		p.json = json_object_new_array();
+		p.json = cmd_jstream_new(out, o->pretty);
 	if (o->only_events)
 		return dump_events(&p, th, dec, cont);
 	if (o->all)
@@ -525,7 +527,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 		if (o->from >= 0 && (uint64_t)o->from >= total) {
 			fprintf(out, o->json ? "[]\n" : "    no more data\n");
 			if (p.json)
-				json_object_put(p.json);
+				cmd_jstream_free(p.json);
 			return CMD_OK;
 		}
 		if (o->from >= 0 && o->to >= 0) {
@@ -552,7 +554,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 		return dump_no_insns(&p, dec);
 	if (id == -2 || !total || first >= total || last >= total) {
 		if (p.json) {
-			json_object_put(p.json);
+			cmd_jstream_free(p.json);
 			fprintf(out, "[]\n");
 		} else if (id == -2 || (total && first >= total)) {
 			fprintf(out, "    no more data\n");
@@ -568,7 +570,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 		p.width++;
 	if (item_range(dec, d, first, last, total, &i0, &i1) < 0) {
 		if (p.json)
-			json_object_put(p.json);
+			cmd_jstream_free(p.json);
 		return cmd_error(ctx, "cannot read the traced instructions");
 	}
 	cmd_progress_init(&pg, ctx, "Dumping thread #%d", cmd_trace_thread_index(d, tid));

@@ -1,5 +1,6 @@
 /* cmd/cmd-trace.c: "thread trace start|stop|dump instructions|dump info"
  * and "process trace start|stop" (LLDB's trace commands). */
+#include "cmd/trace-loss.h"
 #include "cmd/builtin.h"
 #include "cmd/cmd-trace.h"
 #include "cmd/progress.h"
@@ -48,7 +49,7 @@ static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *t
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-	int nt = dbg_threads(d, ti, CMD_TRACE_MAX_THREADS);
+	int nt = dbg_trace_threads(d, ti, CMD_TRACE_MAX_THREADS);
 
 	*n = 0;
 	*all = 0;
@@ -221,6 +222,17 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	o.total_limit = 0;	/* thread tracing has no process-wide limit */
 	if (dbg_trace_start(d, tids, n, all, 0, &o, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	if (!cmd_opt_given(ctx->node, a, "size")) {
+		/* the default buffer: a wrap gets one notice (trace-loss.c) */
+		struct trace_swc_thread *th[CMD_TRACE_MAX_THREADS];
+		int nt = all ? dbg_trace_all(d, th, CMD_TRACE_MAX_THREADS) : 0;
+
+		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
+			th[i]->loss_notice = 1;
+		for (int i = 0; !all && i < n; i++)
+			if (dbg_trace_thread(d, tids[i]))
+				dbg_trace_thread(d, tids[i])->loss_notice = 1;
+	}
 	return CMD_OK;
 }
 
@@ -324,7 +336,7 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 	struct dbg *d = &ctx->s->dbg;
 	int all;
 
-	if (!d->pm && need_live(ctx, 0) < 0)
+	if (!d->pm && !dbg_trace_kept(d) && need_live(ctx, 0) < 0)
 		return -1;
 	if (!dbg_tracing(d) && !d->pm) {
 		cmd_error(ctx, "Process is not being traced");
@@ -334,7 +346,7 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 		return -1;
 	if (all) {
 		struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-		int nt = dbg_threads(d, ti, CMD_TRACE_MAX_THREADS);
+		int nt = dbg_trace_threads(d, ti, CMD_TRACE_MAX_THREADS);
 
 		*n = 0;
 		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
@@ -379,6 +391,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		json_object_object_add(m, "avgPerInstructionInBytes", insns ? json_object_new_double((double)mem / (double)insns) : NULL);
 		json_object_object_add(m, "rawTraceSize", json_object_new_uint64(raw));
 		json_object_object_add(m, "traceBufferSize", json_object_new_uint64(th->ring.size));
+		cmd_trace_loss_json(th, m);
 		json_object_object_add(st, "memoryUsage", m);
 		json_object_object_add(t, "Decoding instructions", json_object_new_double(th->dec_seconds));
 		json_object_object_add(st, "timingInSeconds", t);
@@ -392,11 +405,12 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		json_object_object_add(st, "collector", c);
 		json_object_object_add(o, "threadStats", st);
 		fprintf(ctx->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-									   JSON_C_TO_STRING_SPACED));
+				JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 		return CMD_OK;
 	}
-	fprintf(ctx->out, "thread #%d: tid = %d\n", cmd_trace_thread_index(d, tid), (int)tid);
+	fprintf(ctx->out, "thread #%d: tid = %d%s\n", cmd_trace_thread_index(d, tid), (int)tid,
+		dbg_thread_exited(d, tid) ? " (exited)" : "");
 	if (d->pm)
 		fprintf(ctx->out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
 	else if (!strcmp(dbg_trace_technology(d), "intel-pt"))
@@ -409,6 +423,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	fprintf(ctx->out, "\n  Memory usage:\n");
 	fprintf(ctx->out, "    Trace buffer size: %s\n", size_format(th->ring.size, b1, sizeof(b1)));
 	fprintf(ctx->out, "    Raw trace size: %s\n", size_format(raw, b2, sizeof(b2)));
+	cmd_trace_loss_info(ctx->out, th);
 	fprintf(ctx->out, "    Total approximate memory usage (excluding raw trace): %.2f KiB\n",
 		(double)mem / 1024.0);
 	if (items)

@@ -421,6 +421,7 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 		st = cmd_error(&ctx, "invalid target, create a target using the 'file' command");
 	else
 		st = node->exec(&ctx, &args);
+	dbg_interrupt_disarm(&s->dbg);
 	if (st == CMD_WRONG_ARGS) {
 		fputs("Usage: ", errf);
 		cmd_usage(node, path, errf);

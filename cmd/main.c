@@ -2,6 +2,7 @@
 #include "cmd/builtin.h"
 #include "cmd/repl.h"
 #include "cmd/script.h"
+#include "cmd/trace-progress.h"
 #include "core/session.h"
 
 #include <ctype.h>
@@ -91,7 +92,8 @@ static int set_program(struct session *s, char **args, int n)
 	for (int i = 1; i < n; i++)
 		len += 2 * strlen(args[i]) + 3;
 	p = buf = xmalloc(len);
-	/* each byte backslash-escaped so cmd_split gives the words back */
+	/* the bytes cmd_split treats specially backslash-escaped, so it gives
+	 * the words back and settings show reads as typed */
 	for (int i = 1; i < n; i++) {
 		if (i > 1)
 			*p++ = ' ';
@@ -100,7 +102,7 @@ static int set_program(struct session *s, char **args, int n)
 			*p++ = '"';
 		}
 		for (const char *c = args[i]; *c; c++) {
-			if (!isalnum((unsigned char)*c))
+			if (strchr(" \t\n\r'\"\\", *c))
 				*p++ = '\\';
 			*p++ = *c;
 		}
@@ -160,6 +162,7 @@ int main(int argc, char **argv)
 	}
 	session_init(&s);
 	s.batch = batch;
+	cmd_trace_progress_install(&s.dbg, stderr);
 	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)
 		failed = 1;
 	{

@@ -6,11 +6,13 @@
 
 #include <errno.h>
 #include <histedit.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 /* Set by the SIGINT handler; the only signal-shared state ptdb has. */
 static volatile sig_atomic_t repl_interrupted;
@@ -26,6 +28,50 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
 	 * A terminal's Ctrl-C (SI_KERNEL) reached a launched inferior too. */
 	if (prompt_session)
 		dbg_request_interrupt(&prompt_session->dbg, si && si->si_code == SI_KERNEL);
+}
+
+/* The signals that end a wait for a key: blocked while libedit works and
+ * let in only inside ppoll, so one that comes between two reads (after
+ * libedit echoed a key, before it reads the next) is taken at the next
+ * wait instead of waiting for another key. */
+static sigset_t key_wait_mask;
+
+/* libedit's read-a-character function: one byte at a time through ppoll,
+ * decoded as the locale says; -1 with errno EINTR when a signal came. */
+static int getc_fn(EditLine *el, wchar_t *wc)
+{
+	mbstate_t mbs;
+
+	(void)el;
+	memset(&mbs, 0, sizeof(mbs));
+	for (;;) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		ssize_t n;
+		size_t k;
+		char c;
+
+		if (repl_interrupted || prompt_session->term_signal ||
+		    (ppoll(&pfd, 1, NULL, &key_wait_mask) < 0 && errno == EINTR)) {
+			*wc = 0;
+			errno = EINTR;
+			return -1;
+		}
+		n = read(STDIN_FILENO, &c, 1);
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			*wc = 0;
+			return -1;
+		}
+		k = mbrtowc(wc, &c, 1, &mbs);
+		if (k == (size_t)-2)
+			continue;	/* more bytes of this character */
+		if (k == (size_t)-1)
+			*wc = (unsigned char)c;
+		return 1;
+	}
 }
 
 static char *prompt_fn(EditLine *el)
@@ -146,6 +192,7 @@ static int repeatable(const char *line)
 int repl_run(struct session *s)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigint }, old;
+	sigset_t key_sigs;
 	int tty = isatty(STDIN_FILENO), count, status = CMD_OK;
 	char *last = NULL;
 	HistEvent ev;
@@ -153,15 +200,21 @@ int repl_run(struct session *s)
 	EditLine *el;
 
 	prompt_session = s;
+	s->interactive = tty;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, &old);
+	sigemptyset(&key_sigs);
+	sigaddset(&key_sigs, SIGINT);
+	sigaddset(&key_sigs, SIGTERM);
+	sigaddset(&key_sigs, SIGHUP);
 	el = el_init("ptdb", stdin, stdout, stderr);
 	hist = history_init();
 	history(hist, &ev, H_SETSIZE, 1000);
 	history(hist, &ev, H_SETUNIQUE, 1);
 	if (tty)
 		history(hist, &ev, H_LOAD, repl_history_path());
+	el_set(el, EL_GETCFN, getc_fn);
 	el_set(el, EL_PROMPT, prompt_fn);
 	el_set(el, EL_EDITOR, "emacs");
 	el_set(el, EL_HIST, history, hist);
@@ -177,7 +230,9 @@ int repl_run(struct session *s)
 		repl_interrupted = 0;
 		if (s->term_signal)
 			break;
+		sigprocmask(SIG_BLOCK, &key_sigs, &key_wait_mask);
 		raw = el_gets(el, &count);
+		sigprocmask(SIG_SETMASK, &key_wait_mask, NULL);
 		if (s->term_signal)
 			break;
 		if (repl_interrupted) {
@@ -220,6 +275,7 @@ int repl_run(struct session *s)
 	free(last);
 	history_end(hist);
 	el_end(el);
+	s->interactive = 0;
 	sigaction(SIGINT, &old, NULL);
 	return status == CMD_EXIT ? CMD_EXIT : CMD_OK;
 }

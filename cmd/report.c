@@ -1,4 +1,5 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
+#include "cmd/trace-loss.h"
 #include "cmd/report.h"
 #include "cmd/cmd.h"
 #include "core/session.h"
@@ -213,19 +214,28 @@ void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 
 void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
-	for (int i = 0; i < d->nnotes; i++)
-		fprintf(out, "Process %d stopped and restarted: thread %u received signal: %s\n",
-			(int)d->pid, d->proc ? target_thread_index(d->proc, d->notes[i].tid) : 0,
-			target_signal_name(d->notes[i].signo) ? target_signal_name(d->notes[i].signo) : "?");
+	for (int i = 0; i < d->nnotes; i++) {
+		const char *sig = target_signal_name(d->notes[i].signo);
+
+		/* threads count from 1; one ptdb never numbered shows its tid */
+		if (d->notes[i].index)
+			fprintf(out, "Process %d stopped and restarted: thread %u received signal: %s\n",
+				(int)d->pid, d->notes[i].index, sig ? sig : "?");
+		else
+			fprintf(out, "Process %d stopped and restarted: thread with tid %d received "
+				"signal: %s\n", (int)d->pid, (int)d->notes[i].tid, sig ? sig : "?");
+	}
 	if (d->notes_lost)
 		fprintf(out, "(%d more signals)\n", d->notes_lost);
 	d->nnotes = d->notes_lost = 0;
 	if (stop->reason == DBG_R_EXITED) {
 		report_exit(out, d, stop);
+		cmd_trace_kept_note(out, d);
 		return;
 	}
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
 	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
+	cmd_trace_loss_notice(out, d);
 }
 
 int need_target(struct cmd_ctx *ctx)

@@ -4,6 +4,7 @@
 #include "core/source.h"
 #include "core/dbg_int.h"
 #include "core/expr.h"
+#include "trace/swc.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -117,6 +118,18 @@ int dbg_threads(struct dbg *d, struct target_thread_info *out, int max)
 		}
 		return n;
 	}
+	if (dbg_trace_kept(d)) {
+		/* exited: its traced threads, as numbered while it ran */
+		struct trace_swc_thread *th[1024];
+		int nt = dbg_trace_all(d, th, 1024);
+
+		for (int i = 0; i < nt && n < max; i++, n++) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].tid = th[i]->tid;
+			out[n].index = th[i]->index;
+		}
+		return n;
+	}
 	return d->proc ? target_threads(d->proc, out, max) : 0;
 }
 
@@ -128,7 +141,14 @@ unsigned dbg_thread_index(struct dbg *d, pid_t tid)
 				return d->pm->th[i].index;
 		return 0;
 	}
-	return d->proc ? target_thread_index(d->proc, tid) : 0;
+	if (!dbg_trace_kept(d) && d->proc && target_thread_index(d->proc, tid))
+		return target_thread_index(d->proc, tid);
+	{
+		/* a traced thread that exited keeps its number */
+		struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+
+		return th ? th->index : 0;
+	}
 }
 
 int dbg_alive(const struct dbg *d)
@@ -494,17 +514,41 @@ void dbg_refresh_modules(struct dbg *d)
 static void after_start(struct dbg *d)
 {
 	struct target_thread_info ti;
+	struct {
+		int n;
+		struct dbg_bp_loc locs[DBG_MAX_LOCS];
+	} *old;
 
 	d->pid = target_pid(d->proc);
 	target_threads(d->proc, &ti, 1);
 	d->sel_tid = ti.tid;
 	d->sel_frame = 0;
 	d->load_bp = 0;
+	/* re-resolved against this process's load addresses; a location at
+	 * the same address as before keeps its hit count and enabled state,
+	 * so the breakpoint's count stays the sum of its locations' */
+	old = xcalloc((size_t)d->nbps + 1, sizeof(*old));
 	for (int i = 0; i < d->nbps; i++) {
-		/* re-resolved against this process's load addresses */
+		old[i].n = d->bps[i].nlocs;
+		memcpy(old[i].locs, d->bps[i].locs, sizeof(old[i].locs));
 		d->bps[i].nlocs = 0;
 	}
 	dbg_refresh_modules(d);
+	for (int i = 0; i < d->nbps; i++) {
+		struct dbg_bp *bp = &d->bps[i];
+
+		bp->hits = 0;
+		for (int k = 0; k < bp->nlocs; k++) {
+			for (int j = 0; j < old[i].n; j++)
+				if (old[i].locs[j].addr == bp->locs[k].addr) {
+					bp->locs[k].hits = old[i].locs[j].hits;
+					if (!old[i].locs[j].enabled)
+						dbg_bp_enable(d, bp, k + 1, 0, NULL);
+				}
+			bp->hits += bp->locs[k].hits;
+		}
+	}
+	free(old);
 }
 
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
@@ -604,7 +648,10 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 int dbg_select_thread(struct dbg *d, pid_t tid)
 {
-	if (!dbg_alive(d) || !target_thread_index(d->proc, tid))
+	/* a loaded trace's threads are selected as a live process's are:
+	 * every command that takes the selected thread then uses it */
+	if (d->pm ? !dbg_thread_index(d, tid)
+		  : (!dbg_alive(d) || !target_thread_index(d->proc, tid)))
 		return -1;
 	if (d->sel_tid != tid)
 		d->sel_frame = 0;
@@ -636,7 +683,7 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->pm)
+	if (d->pm || dbg_trace_kept(d))
 		return files_read(d, addr, buf, n);
 	if (!dbg_alive(d))
 		return 0;
@@ -666,6 +713,12 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the loaded trace's modules "
 				    "(only their code and data files are)", addr);
 	}
+	if (dbg_trace_kept(d)) {
+		if (dbg_read_some(d, addr, buf, n) == n)
+			return 0;
+		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the exited process's "
+				    "module files", addr);
+	}
 	if (!dbg_alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	if (target_read_mem(d->proc, addr, buf, n, err) == 0)
@@ -677,15 +730,36 @@ int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 
 void dbg_request_interrupt(struct dbg *d, int from_tty)
 {
+	int own_sigint = from_tty && d->proc && target_was_launched(d->proc);
+
 	if (d->busy) {
-		d->interrupt_requested = 1;
+		d->interrupt_requested = 1;	/* polled */
 		return;
 	}
-	if (!d->running)
+	if (!d->running) {
+		/* about to resume: the resume sees the flag before it waits
+		 * (a launched inferior has the terminal's SIGINT queued, which
+		 * stops it; a SIGSTOP besides would stop it a second time) */
+		if (d->interrupt_armed && !own_sigint)
+			d->interrupt_requested = 1;
 		return;	/* at the prompt nothing runs: a stray SIGSTOP would linger */
+	}
 	d->interrupt_requested = 1;
-	if (d->proc && !(from_tty && target_was_launched(d->proc)))
+	if (d->proc && !own_sigint)
 		target_interrupt(d->proc);
+}
+
+void dbg_interrupt_arm(struct dbg *d)
+{
+	if (d->interrupt_armed)
+		return;
+	d->interrupt_requested = 0;
+	d->interrupt_armed = 1;
+}
+
+void dbg_interrupt_disarm(struct dbg *d)
+{
+	d->interrupt_armed = 0;
 }
 
 /* ---- symbolization and frames ---- */
@@ -813,7 +887,7 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 	struct disasm *ds = dbg_disasm(d);
 	size_t n = sizeof(buf);
 
-	if (d->pm)
+	if (d->pm || dbg_trace_kept(d))
 		n = dbg_read_some(d, pc, buf, n);
 	else if (target_read_mem(d->proc, pc, buf, n, NULL) < 0)
 		n = dbg_read_some(d, pc, buf, n);	/* up to a page end; files when gone */
@@ -867,5 +941,6 @@ void dbg_note_signal(struct dbg *d, pid_t tid, int signo)
 		return;
 	}
 	d->notes[d->nnotes].tid = tid;
+	d->notes[d->nnotes].index = d->proc ? target_thread_index(d->proc, tid) : 0;
 	d->notes[d->nnotes++].signo = signo;
 }

@@ -149,6 +149,24 @@ struct dbg_pm {
 	unsigned family, model, stepping;
 };
 
+/* While a traced run goes on: the figures handed to progress.fn, about
+ * every DBG_PROGRESS_EVERY seconds (core/dbg_progress.c). */
+#define DBG_PROGRESS_EVERY 0.25
+struct dbg_progress_info {
+	double seconds;		/* since the run began */
+	uint64_t insns;		/* recorded in this run, all traced threads */
+	double rate;		/* instructions per second */
+	unsigned fill_pct;	/* fullest buffer, percent (100 once wrapped) */
+	int wrapped;		/* a buffer wrapped (now or before the run) */
+};
+struct dbg_progress {
+	void (*fn)(void *ctx, const struct dbg_progress_info *info);
+	void *ctx;
+	double t0, last;	/* CLOCK_MONOTONIC seconds */
+	uint64_t insns0;
+	unsigned n;		/* calls since the last clock read */
+};
+
 struct dbg {
 	char *exe_path;			/* "file": absolute path */
 	struct dbg_module *mods;	/* mods[0] is the executable */
@@ -165,6 +183,12 @@ struct dbg {
 	struct dbg_sig sig[65];
 	volatile sig_atomic_t interrupt_requested;
 	volatile sig_atomic_t running;	/* inside resume/wait */
+	/* a command that resumes the process has begun (dbg_interrupt_arm):
+	 * an interrupt before it is inside resume/wait is kept, not lost */
+	volatile sig_atomic_t interrupt_armed;
+	/* a traced run's progress, for a caller that shows it (set fn; see
+	 * core/dbg_progress.c) */
+	struct dbg_progress progress;
 	volatile sig_atomic_t busy;	/* a long command that runs no inferior
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */
@@ -184,7 +208,9 @@ struct dbg {
 	struct trace_tsc_conv tsc_conv;
 	/* signals passed on without stopping but with notify: told with the
 	 * next stop report ("stopped and restarted") */
-	struct { pid_t tid; int signo; } notes[16];
+	/* index: the thread's, taken when the signal came (it may be gone
+	 * by the report) */
+	struct { pid_t tid; int signo; unsigned index; } notes[16];
 	int nnotes, notes_lost;
 	/* a line the next stop report prints after its thread line ("Return
 	 * value: (int) $0 = 3" after finish); heap, or NULL */
@@ -239,6 +265,11 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
  * its own SIGINT and needs no SIGSTOP.  While d->busy, it only sets
  * interrupt_requested. */
 void dbg_request_interrupt(struct dbg *d, int from_tty);
+/* A command is about to resume the process: forgets an older interrupt
+ * (unless already armed by this command) and keeps any that comes from
+ * now until dbg_interrupt_disarm (the command's end). */
+void dbg_interrupt_arm(struct dbg *d);
+void dbg_interrupt_disarm(struct dbg *d);
 
 /* Breakpoints.  Adds, resolves (pending if no location yet) and plants. */
 struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
@@ -306,6 +337,13 @@ enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
 /* "intel-pt" or "software": what the live (or loaded) trace came from. */
 const char *dbg_trace_technology(const struct dbg *d);
 int dbg_tracing(const struct dbg *d);
+/* The process exited with (software) traces: they stay readable (dump,
+ * function-calls) until the next run; the threads keep their numbers. */
+int dbg_trace_kept(const struct dbg *d);
+/* Threads for the trace commands: the live ones, then traced threads that
+ * exited (core/dbg_exited.c); dbg_thread_exited says which is which. */
+int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max);
+int dbg_thread_exited(struct dbg *d, pid_t tid);
 int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */

@@ -58,6 +58,12 @@ enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
 int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
 		   const struct dbg_goal *goals, int ngoals,
 		   struct dbg_stop *stop, struct ptdb_err *err);
+/* At the exit: keeps a software trace readable (dbg_trace_kept), ends
+ * any other. */
+void dbg_trace_exited(struct dbg *d);
+/* core/dbg_progress.c: a traced run's progress for d->progress.fn. */
+void dbg_progress_begin(struct dbg *d);
+void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
 int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		  struct ptdb_err *err);

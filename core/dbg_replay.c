@@ -103,6 +103,8 @@ static int same_line(struct line a, struct line b)
 	return a.known && b.known && a.line == b.line && a.file == b.file;
 }
 
+/* A replayed stop at an enabled breakpoint counts as a hit, as a live one
+ * does (breakpoint list shows replayed hits). */
 static int at_breakpoint(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc)
 {
 	for (int i = 0; i < d->nbps; i++) {
@@ -114,6 +116,8 @@ static int at_breakpoint(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc
 			if (bp->locs[k].addr == ip && bp->locs[k].enabled) {
 				*id = bp->id;
 				*loc = (unsigned)k + 1;
+				bp->hits++;
+				bp->locs[k].hits++;
 				return 1;
 			}
 	}

@@ -11,7 +11,7 @@ static void user_stop(struct dbg *d, struct dbg_stop *stop)
 	if (d->proc)
 		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
 	if (stop->reason == DBG_R_EXITED) {
-		dbg_trace_end(d);
+		dbg_trace_exited(d);
 		return;
 	}
 	if (stop->reason == DBG_R_EXEC && d->trace) {
@@ -225,7 +225,7 @@ int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
 			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
 }
@@ -286,7 +286,7 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	depth0 = inline_depth(d, r.rip) - dbg_inline_hidden(d, tid, r.rip);
@@ -415,7 +415,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
 		return -1;
@@ -489,7 +489,7 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 
 	if (check_alive(d, err) < 0)
 		return -1;
-	d->interrupt_requested = 0;
+	dbg_interrupt_arm(d);
 	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
 	if (nf < 0)
 		return -1;

@@ -97,6 +97,30 @@ int dbg_tracing(const struct dbg *d)
 	return d->trace != NULL;
 }
 
+int dbg_trace_kept(const struct dbg *d)
+{
+	return d->trace && !d->pm && !dbg_alive(d);
+}
+
+void dbg_trace_exited(struct dbg *d)
+{
+	if (!d->trace)
+		return;
+	if (d->trace->hw) {
+		dbg_trace_end(d);	/* the perf events went with the process */
+		return;
+	}
+	/* the rings hold the whole story: keep them, the process's state
+	 * (breakpoints of the collector, system calls under way) is gone */
+	d->trace->nsticky = 0;
+	bcache_clear(d->trace);
+	d->trace->all = 0;
+	for (int i = 0; i < d->trace->nth; i++) {
+		d->trace->th[i]->tracing = 0;
+		d->trace->th[i]->parked_at = 0;
+	}
+}
+
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 {
 	return d->trace ? d->trace->hw : NULL;
@@ -936,6 +960,7 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 
 		if (budget-- <= 0 || d->interrupt_requested)
 			return EV_GO_ON;
+		dbg_progress_tick(d);
 		if (b->n == 0) {
 			/* a lone transfer: computed in place, no trap */
 			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
@@ -1031,6 +1056,7 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		}
 		if (adopt_new_threads(d, stop))
 			return RW_USER;
+		dbg_progress_tick(d);
 		if (d->interrupt_requested) {
 			stop->reason = DBG_R_INTERRUPT;
 			stop->tid = d->sel_tid;
@@ -1040,8 +1066,15 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		if (th && (th->parked_at || !target_thread_stopped(d->proc, th->tid)))
 			th = NULL;
 		if (!th) {
-			/* everything traced is in a system call: wait for someone */
-			if (!target_thread_event(d->proc, 1, &ts)) {
+			/* everything traced is in a system call: wait for someone;
+			 * running, so that an interrupt stops the process and the
+			 * wait returns with its SIGSTOP */
+			d->running = 1;
+			if (d->interrupt_requested)
+				target_interrupt(d->proc);
+			have = target_thread_event(d->proc, 1, &ts);
+			d->running = 0;
+			if (!have) {
 				if (step_tid)
 					return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
 				/* nothing runs and nothing can step: run natively */
@@ -1155,6 +1188,7 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		return rr;
 	}
 	target_thread_begin(d->proc);
+	dbg_progress_begin(d);
 	rr = collect(d, step_tid, tid, goals, ngoals, stop, err);
 	if (dbg_alive(d)) {
 		int died;
@@ -1260,7 +1294,7 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	struct dbg *d = ctx;
 	struct disasm_insn in;
 
-	if ((!dbg_alive(d) && !d->pm) || dbg_insn_at(d, ip, &in) < 0)
+	if ((!dbg_alive(d) && !d->pm && !d->trace) || dbg_insn_at(d, ip, &in) < 0)
 		return 0;
 	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
 		return in.target;

@@ -9,6 +9,8 @@
 struct session {
 	struct settings settings;
 	int batch;		/* -b: quit after the commands */
+	int interactive;	/* commands come from the prompt on a terminal:
+				 * questions (r with a live process) are asked */
 	int depth;		/* nesting of "command source" */
 	struct dbg dbg;		/* executable, process, breakpoints */
 	/* "source list" without arguments continues here (cmd/cmd-data.c):

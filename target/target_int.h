@@ -59,6 +59,14 @@ struct target_proc {
  * without it the child would die of SIGTRAP at the first one it runs. */
 #define TARGET_PTRACE_OPTS (PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | \
 	PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK)
+/* An attached process is the user's own (an editor with unsaved work):
+ * it must survive ptdb being killed, so no EXITKILL. */
+#define TARGET_PTRACE_OPTS_ATTACH (TARGET_PTRACE_OPTS & ~PTRACE_O_EXITKILL)
+
+/* target_detach.c */
+int target_is_stop_signal(int sig);
+/* SIGCONT to a detached pid that has a stop signal pending or is stopped. */
+void target_leave_running(pid_t pid);
 
 /* target_proc.c */
 struct target_thread *target_find_thread(const struct target_proc *p,

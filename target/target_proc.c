@@ -219,7 +219,7 @@ static int seize_task_list(struct target_proc *p, int *added,
 		if (tid <= 0 || target_find_thread(p, tid))
 			continue;
 		if (ptrace(PTRACE_SEIZE, tid, 0,
-			   (void *)(long)TARGET_PTRACE_OPTS) < 0) {
+			   (void *)(long)TARGET_PTRACE_OPTS_ATTACH) < 0) {
 			if (errno == ESRCH && tid != p->pid)
 				continue;
 			if (errno == EPERM)
@@ -285,9 +285,16 @@ int target_detach(struct target_proc *p, struct ptdb_err *err)
 		p->running = 0;
 	}
 	target_unplant_all(p);
-	for (int i = 0; i < p->nthreads; i++)
-		ptrace(PTRACE_DETACH, p->threads[i].tid, 0,
-		       (void *)(long)p->threads[i].pending_sig);
+	for (int i = 0; i < p->nthreads; i++) {
+		int sig = p->threads[i].pending_sig;
+
+		/* a stop signal (ptdb's own interrupt, most often) would
+		 * leave the process stopped for good once nobody traces it */
+		if (target_is_stop_signal(sig))
+			sig = 0;
+		ptrace(PTRACE_DETACH, p->threads[i].tid, 0, (void *)(long)sig);
+	}
+	target_leave_running(p->pid);
 	p->nthreads = 0;
 	p->alive = 0;
 	p->exit_reported = 1;

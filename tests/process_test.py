@@ -23,6 +23,7 @@ import subprocess
 import time
 
 import results
+from session import Session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
@@ -93,16 +94,18 @@ def mem_bytes(pid, addr, n):
 
 
 def spinner():
-    p = subprocess.Popen([os.path.join(PROG, "rel_spin")])
-    time.sleep(0.2)
-    return p
+    # Popen returns once the program is exec'd: attaching works from there
+    return subprocess.Popen([os.path.join(PROG, "rel_spin")])
 
 
 def check_untouched(name, p, out, extra_ok=True):
     """p runs on untraced with never_called/work as in the file."""
     exe = os.path.join(PROG, "rel_spin")
     why = []
-    time.sleep(0.3)
+    # ptdb has exited (or detached): wait for the process to be seen running
+    end = time.time() + 10
+    while time.time() < end and (state(p.pid)[0] or "X") in "tT":
+        time.sleep(0.01)
     st, tracer = state(p.pid)
     if st is None or st in "tTZX":
         why.append("process state %r after ptdb left" % st)
@@ -138,7 +141,6 @@ def launch_kill9():
         p.kill()
         p.wait()
         return results.fail(name, "no 'Process N launched' line: " + line)
-    time.sleep(0.2)
     if gone(pid, 0.1):
         p.kill()
         p.wait()
@@ -155,51 +157,58 @@ def launch_kill9():
 def signalled(d, sig, p, name):
     """Sends sig to ptdb d and collects its output; None (and the test
     failed, the inferior p killed) if it does not exit."""
-    d.send_signal(sig)
-    try:
-        return d.communicate(timeout=20)[0]
-    except subprocess.TimeoutExpired:
-        d.kill()
-        out = d.communicate()[0]
+    d.p.send_signal(sig)
+    if d.finish() is None:
         p.kill()
-        results.fail(name, "ptdb did not exit after %s\n" % sig.name + out[-2000:])
+        results.fail(name, "ptdb did not exit after %s\n" % sig.name + d.output()[-2000:])
         return None
+    return d.output()
 
 
 def attach_sigterm_running():
     name = "P2 SIGTERM during continue detaches, breakpoints removed"
     p = spinner()
-    d = subprocess.Popen([PTDB, "-b"] + cmds("attach %d" % p.pid, "b never_called", "b work", "c",
-                                             "breakpoint disable 2", "c"),
-                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(2.0)   # attached, stopped at work once, running again
+    d = Session(["-b"] + cmds("attach %d" % p.pid, "b never_called", "b work", "c",
+                              "breakpoint disable 2", "c"))
+    # attached, stopped at work once, running again
+    at = d.wait_for("stop reason = breakpoint 2.1")
+    if at is None or d.wait_for("Process %d resuming" % p.pid, at) is None:
+        d.p.kill()
+        d.finish()
+        p.kill()
+        p.wait()
+        return results.fail(name, "never ran on after the stop at work\n" + d.output()[-2000:])
     out = signalled(d, signal.SIGTERM, p, name)
     if out is None:
         return
     want = "ptdb: SIGTERM received: detached from process %d" % p.pid
-    ok = want in out and d.returncode == 128 + signal.SIGTERM and "stop reason = breakpoint 2.1" in out
+    ok = want in out and d.p.returncode == 128 + signal.SIGTERM and "stop reason = breakpoint 2.1" in out
     if not ok:
-        out = "exit %s, want %r\n%s" % (d.returncode, want, out)
+        out = "exit %s, want %r\n%s" % (d.p.returncode, want, out)
     check_untouched(name, p, out, ok)
 
 
 def attach_sigterm_prompt(sig):
     name = "P3 %s at the prompt detaches, breakpoints removed" % sig.name
     p = spinner()
-    d = subprocess.Popen([PTDB], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    d.stdin.write("attach %d\nb never_called\nb work\nc\n" % p.pid)
-    d.stdin.flush()
-    time.sleep(2.0)   # stopped at work with both breakpoints planted
+    d = Session()
+    d.send("attach %d" % p.pid, "b never_called", "b work", "c")
+    # stopped at work with both breakpoints planted
+    if d.wait_for("stop reason = breakpoint 2.1") is None:
+        d.p.kill()
+        d.finish()
+        p.kill()
+        p.wait()
+        return results.fail(name, "no stop at work\n" + d.output()[-2000:])
     st, tracer = state(p.pid)
     out = signalled(d, sig, p, name)
     if out is None:
         return
     want = "ptdb: %s received: detached from process %d" % (sig.name, p.pid)
-    ok = (want in out and d.returncode == 128 + sig and "stop reason = breakpoint 2.1" in out
-          and tracer == d.pid)
+    ok = (want in out and d.p.returncode == 128 + sig and "stop reason = breakpoint 2.1" in out
+          and tracer == d.p.pid)
     if not ok:
-        out = "exit %s, tracer before %d, want %r\n%s" % (d.returncode, tracer, want, out)
+        out = "exit %s, tracer before %d, want %r\n%s" % (d.p.returncode, tracer, want, out)
     check_untouched(name, p, out, ok)
 
 
@@ -319,9 +328,17 @@ def killed_while_dumping():
         if m:
             pid = int(m.group(1))
         if line.startswith("(ptdb) thread trace dump instructions") and pid:
-            time.sleep(0.3)
-            os.kill(pid, signal.SIGKILL)
-            killed = True
+            # the dump is being written once its file has something in it
+            end = time.time() + 120
+            while time.time() < end and not (os.path.exists(dump) and os.path.getsize(dump) > 0):
+                time.sleep(0.01)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+            except ProcessLookupError:
+                p.kill()
+                p.wait()
+                return results.fail(name, "the inferior was gone before the kill\n" + "".join(out)[-3000:])
         if time.time() > deadline:
             p.kill()
             break

@@ -117,7 +117,7 @@ def t_history(tmp):
     if not ok:
         return "up arrow did not recall the previous command"
     if st is None or not os.WIFEXITED(st):
-        return "Ctrl-D did not exit"
+        return "Ctrl-D did not exit: %r" % p.buf[-300:]
     with open(os.path.join(tmp, "hist")) as f:
         if "version" not in f.read():
             return "history file does not hold 'version'"
@@ -140,7 +140,6 @@ def t_ctrl_c(tmp):
         p.close()
         return "no prompt"
     for how in ("keystroke", "signal"):
-        time.sleep(0.3)  # keys typed before libedit's raw mode race it
         p.send("bogus-half-typed")
         if not p.read_until("bogus-half-typed"):
             p.close()
@@ -153,7 +152,6 @@ def t_ctrl_c(tmp):
         if not p.read_until("(ptdb) ", 20):
             p.close()
             return "no new prompt after Ctrl-C (%s)" % how
-        time.sleep(0.2)
         p.buf = b""
         p.send("version\r")
         ok = p.read_until("ptdb version", 20)
@@ -180,11 +178,22 @@ def t_interrupt(tmp):
         return "no prompt"
     p.send("file %s\r" % os.path.join(ROOT, "tests/programs/tgt_spin"))
     p.read_until("Current executable set")
+    # in main's endless loop before any Ctrl-C, so the stops are there
+    p.send("b main\r")
+    p.read_until("Breakpoint 1:")
     p.send("r\r")
-    if not p.read_until("launched"):
+    if not p.read_until("stop reason = breakpoint 1.1"):
         p.close()
         return "process did not launch"
-    time.sleep(0.5)
+    p.read_until("(ptdb) ")
+    p.send("breakpoint delete 1\r")
+    p.read_until("1 breakpoints deleted")
+    p.read_until("(ptdb) ")
+    p.buf = b""
+    p.send("c\r")
+    if not p.read_until("resuming"):
+        p.close()
+        return "no 'resuming' line"
     p.buf = b""
     p.send("\x03")  # the terminal's ^C: SIGINT to ptdb and the inferior
     if not p.read_until("stop reason = signal SIGINT"):
@@ -194,7 +203,6 @@ def t_interrupt(tmp):
     p.buf = b""
     p.send("c\r")
     p.read_until("resuming")
-    time.sleep(0.5)
     os.kill(p.pid, signal.SIGINT)  # ptdb alone: it must SIGSTOP the inferior
     if not p.read_until("stop reason = signal SIGSTOP"):
         p.close()
@@ -246,7 +254,6 @@ def t_interrupt_dump(tmp):
             lines = sum(1 for _ in f)
         if not 0 < lines < 4500016:
             return "the interrupted dump wrote %d lines" % lines
-        time.sleep(0.2)
         p.buf = b""
         p.send("thread trace dump instructions -a\r")
         if not p.read_until("] 0x0000", 30):
@@ -256,7 +263,6 @@ def t_interrupt_dump(tmp):
             return "Ctrl-C did not interrupt the dump to the terminal: %r" % p.buf[-300:]
         if b"[4500015]" in p.buf:
             return "the dump ran to its end despite Ctrl-C"
-        time.sleep(0.2)
         p.buf = b""
         p.send("thread trace dump instructions -c 1\r")
         if not p.read_until("[4500015] 0x", 30):
@@ -273,13 +279,99 @@ def t_interrupt_dump(tmp):
             p.close()
 
 
+def t_trace_progress(tmp):
+    """A traced continue that takes seconds shows a progress line on the
+    terminal (instructions, rate, buffer fill), rewritten in place and
+    cleared before the stop is reported."""
+    p = session(tmp)
+    try:
+        steps = (("file %s" % os.path.join(ROOT, "tests/programs/trace_long"), "Current executable"),
+                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
+                 ("thread trace start -s 4MiB", "(ptdb) "), ("b 21", "Breakpoint 2:"))
+        for cmd, until in steps:
+            p.read_until("(ptdb) ")
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 60):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("c\r")
+        if not p.read_until("stop reason = breakpoint 2.1", 600):
+            return "the traced continue did not stop at line 21: %r" % p.buf[-300:]
+        m = re.search(rb"\rTracing: (\d+) instructions, [0-9.]+ M/s, buffer (\d+)% full", p.buf)
+        if not m or int(m.group(1)) == 0:
+            return "no progress line during the traced continue: %r" % p.buf[-600:]
+        if not re.search(rb"Tracing: [^\n]*\r +\rProcess \d+ stopped", p.buf):
+            return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
+        p.read_until("(ptdb) ")
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        p = None
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if p:
+            p.close()
+
+
+def t_relaunch(tmp):
+    """'r' with a live process asks on a terminal: 'n' keeps the process,
+    an empty answer (yes) kills it and launches a new one."""
+    p = session(tmp)
+    try:
+        steps = (("file %s" % os.path.join(ROOT, "tests/programs/trace_loop"), "Current executable"),
+                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"))
+        for cmd, until in steps:
+            p.read_until("(ptdb) ")
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 60):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        m = re.search(rb"Process (\d+) launched", p.buf)
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("r\r")
+        if not p.read_until("kill it and restart?: [Y/n] "):
+            return "no question: %r" % p.buf[-300:]
+        p.send("n\r")
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("process status\r")
+        if not p.read_until("(ptdb) ") or b"Process %s stopped" % m.group(1) not in p.buf:
+            return "'n' did not keep the process: %r" % p.buf[-300:]
+        p.buf = b""
+        p.send("r\r")
+        if not p.read_until("kill it and restart?: [Y/n] "):
+            return "no question the second time: %r" % p.buf[-300:]
+        p.send("\r")
+        if not p.read_until("stop reason = breakpoint 1.1", 60):
+            return "yes did not relaunch: %r" % p.buf[-300:]
+        if b"Process %s exited with status = 9" % m.group(1) not in p.buf:
+            return "the old process's end was not reported: %r" % p.buf[-300:]
+        p.read_until("(ptdb) ")
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        p = None
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if p:
+            p.close()
+
+
 def t_attach(tmp):
     """attach -p, backtrace, detach: the process keeps running afterwards;
     quit after an attach detaches rather than kills."""
     import subprocess
     spin = subprocess.Popen([os.path.join(ROOT, "tests/programs/tgt_spin")])
     try:
-        time.sleep(0.2)
         out = subprocess.run([PTDB, "-b", "-o", "process attach -p %d" % spin.pid, "-o", "bt",
                               "-o", "detach"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, timeout=60).stdout
@@ -287,9 +379,10 @@ def t_attach(tmp):
             return "attach did not stop in main: %r" % out[-400:]
         if "Process %d detached" % spin.pid not in out:
             return "detach failed: %r" % out[-400:]
-        time.sleep(0.2)
         if spin.poll() is not None:
             return "the process died after detach"
+        # ptdb has exited: nothing can stop the process any more, so its
+        # state now is its state for good
         with open("/proc/%d/status" % spin.pid) as f:
             state = [l for l in f if l.startswith("State:")][0]
         if "t (tracing stop)" in state or "T (stopped)" in state:
@@ -297,7 +390,6 @@ def t_attach(tmp):
         out = subprocess.run([PTDB, "-b", "-o", "attach %d" % spin.pid, "-o", "quit"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              timeout=60).stdout
-        time.sleep(0.2)
         if spin.poll() is not None:
             return "quit killed an attached process: %r" % out[-300:]
         return None
@@ -309,7 +401,8 @@ def t_attach(tmp):
 def run_all():
     for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
                      ("interrupt", t_interrupt), ("interrupt dump", t_interrupt_dump),
-                     ("attach", t_attach)):
+                     ("attach", t_attach), ("relaunch", t_relaunch),
+                     ("trace progress", t_trace_progress)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)

@@ -11,7 +11,7 @@ bundle tests (tests/bundle_test.py), bundles in LLDB's own form
 (tests/lldb_bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
-(tests/process_test.py), the symbol tests (tests/symbols_test.py), the 64-thread stress test (tests/stress_test.py)
+(tests/process_test.py), interrupts in every state (tests/interrupt_test.py), the symbol tests (tests/symbols_test.py), the 64-thread stress test (tests/stress_test.py)
 valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
 and the comparison of variables and expressions with lldb-16
 (tests/lldb_compare_test.py) run; each reports results through tests/results.py.
@@ -32,6 +32,7 @@ import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
 import valgrind_test  # noqa: E402
 import process_test  # noqa: E402
+import interrupt_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
@@ -65,7 +66,7 @@ def run_unit(binary):
 
 
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
-          check_man, fuzz_replay, hostile_test, process_test, stress_test, symbols_test,
+          check_man, fuzz_replay, hostile_test, process_test, interrupt_test, stress_test, symbols_test,
           lldb_compare_test, valgrind_test]
 
 

@@ -67,8 +67,9 @@ char *trace_state_json(const struct trace_state *s, int pretty)
 	if (s->cgroup_filtering >= 0)
 		json_object_object_add(root, "usingCgroupFiltering",
 				       json_object_new_boolean(s->cgroup_filtering));
-	text = xstrdup(json_object_to_json_string_ext(root, pretty ? JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN));
+	text = xstrdup(json_object_to_json_string_ext(root, (pretty ? JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN) |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
 	return text;
 }

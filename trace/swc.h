@@ -50,6 +50,8 @@ struct trace_swc_thread {
 	 * dump_events (-E) dump_next counts events, not instructions */
 	int dump_valid, dump_forwards, dump_events;
 	uint64_t dump_next, dump_stop_id;
+	/* traced with the default buffer size: say once when it wraps */
+	int loss_notice;
 };
 
 /* One emulated CPU of per-CPU tracing: all traced threads run on it one at

@@ -210,12 +210,15 @@ def decoding():
 
 
 def main():
-    which = sys.argv[1:] or ["startup", "tracing"]
+    which = sys.argv[1:] or ["startup", "tracing", "dump"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
     if "tracing" in which:
         ok = tracing() and ok
+    if "dump" in which:
+        from dump_bench import dump_bench
+        ok = dump_bench() and ok
     sys.exit(0 if ok else 1)
 
 

@@ -1,0 +1,78 @@
+/* target/target_detach.c: what a detached process is left with: running,
+ * no stop signal pending or in effect, whatever stopped it last. */
+#include "target/target_int.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int target_is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Mask of the stop signals in a /proc status "SigPnd:"/"ShdPnd:" value. */
+static int stop_bits(const char *hex)
+{
+	unsigned long long m = strtoull(hex, NULL, 16);
+	int sigs[] = { SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU };
+
+	for (int i = 0; i < 4; i++)
+		if (m & (1ULL << (sigs[i] - 1)))
+			return 1;
+	return 0;
+}
+
+/* 1 when the task's status shows a pending stop signal (pending: 1) or a
+ * stopped state (pending: 0). */
+static int task_shows(pid_t pid, long tid, int pending)
+{
+	char path[96], line[256];
+	int hit = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%ld/status", (int)pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (pending && (!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7)))
+			hit |= stop_bits(line + 7);
+		if (!pending && !strncmp(line, "State:", 6))
+			hit |= strchr(line + 6, 'T') != NULL;
+	}
+	fclose(f);
+	return hit;
+}
+
+static int any_task_shows(pid_t pid, int pending)
+{
+	char path[64];
+	struct dirent *de;
+	int hit = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!hit && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			hit = task_shows(pid, atol(de->d_name), pending);
+	closedir(d);
+	return hit;
+}
+
+/* After PTRACE_DETACH: a stop signal still queued (an interrupt's SIGSTOP
+ * not yet taken) or a group stop in effect would leave the process in
+ * state T with nobody to continue it.  SIGCONT discards the queued ones
+ * and ends the stop.  Pending signals are read before the state: a
+ * signal taken between the two reads shows as the stop it caused (the
+ * kernel dequeues it and stops the task under one lock). */
+void target_leave_running(pid_t pid)
+{
+	if (any_task_shows(pid, 1) || any_task_shows(pid, 0))
+		kill(pid, SIGCONT);
+}
