@@ -185,6 +185,8 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 	o->no_cgroup = cmd_opt_given(ctx->node, a, "disable-cgroup-filtering");
 	o->tsc = cmd_opt_given(ctx->node, a, "tsc");
 	o->single_step = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_STEPPING), "single");
+	o->engine = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_ENGINE), "cache")
+		    ? DBG_ENGINE_CACHE : DBG_ENGINE_PTRACE;
 	return 0;
 }
 

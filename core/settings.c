@@ -19,6 +19,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"How the software trace backend runs a traced thread: by blocks up to the next state-dependent control transfer, or one instruction at a time (the correctness reference)." },
 	[SETTING_FOLLOW_FORK] = { "target.follow-fork", SETTING_ENUM, "parent", "parent|child",
 		"Which process to go on debugging when the process forks: the parent (the child, its breakpoints removed, runs on alone) or the child (the parent, its breakpoints removed, runs on alone; a single-threaded parent that is not traced)." },
+	[SETTING_TRACE_ENGINE] = { "trace.software.engine", SETTING_ENUM, "ptrace", "ptrace|cache",
+		"Which engine the software trace backend records with in block stepping: ptrace (one stop per state-dependent transfer; the reference) or cache (the threads run natively out of a code cache in their own memory and record which blocks ran; a single-threaded process only, system calls and code it cannot translate run under ptrace)." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

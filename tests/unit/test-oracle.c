@@ -6,6 +6,7 @@
 #include "test.h"
 
 #include "core/dbg.h"
+#include "core/dbg_cache.h"
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"
@@ -142,13 +143,14 @@ static int is_psb(const uint8_t *p, size_t left)
 
 /* Traces the same range; checks the full decode and every PSB tail against
  * want.  Returns the number of PSBs checked, -1 on a mismatch. */
-static int traced(const char *prog, size_t size, size_t period, const struct seq *want,
-		  int expect_wrap, int single)
+static int traced_engine(const char *prog, size_t size, size_t period, const struct seq *want,
+			 int expect_wrap, int single, int engine)
 {
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { .size = size, .psb_period = period, .single_step = single };
+	struct dbg_trace_opts o = { .size = size, .psb_period = period, .single_step = single,
+				    .engine = engine };
 	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
 	struct trace_swc_thread *th;
 	struct seq got = { calloc(MAXSEQ, 8), 0 };
@@ -164,6 +166,23 @@ static int traced(const char *prog, size_t size, size_t period, const struct seq
 	th = dbg_trace_thread(&d, d.sel_tid);
 	if (!th || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0)
 		goto out;
+	if (engine == DBG_ENGINE_CACHE) {
+		struct dbg_cache_stats cs;
+
+		dbg_trace_cache_stats(&d, &cs);
+		printf("#   cache engine: %llu insns, %llu blocks, %llu records, %llu traps (%llu links, "
+		       "%llu misses, %llu drains), %llu entries, %llu stepped by ptrace\n",
+		       (unsigned long long)th->insns, (unsigned long long)cs.blocks,
+		       (unsigned long long)cs.records, (unsigned long long)cs.traps,
+		       (unsigned long long)cs.links, (unsigned long long)cs.misses,
+		       (unsigned long long)cs.drains, (unsigned long long)cs.entries,
+		       (unsigned long long)cs.fallback);
+		/* it really ran in the cache: most instructions came from records */
+		if (cs.records == 0 || cs.entries == 0 || cs.fallback * 20 > th->insns) {
+			printf("#   the cache engine did not do the run\n");
+			goto out;
+		}
+	}
 	if (!!th->ring.wrapped != !!expect_wrap) {
 		printf("#   ring wrapped = %d, expected %d\n", th->ring.wrapped, expect_wrap);
 		goto out;
@@ -227,6 +246,12 @@ out:
 	free(got.ip);
 	dbg_release(&d);
 	return rc;
+}
+
+static int traced(const char *prog, size_t size, size_t period, const struct seq *want,
+		  int expect_wrap, int single)
+{
+	return traced_engine(prog, size, period, want, expect_wrap, single, DBG_ENGINE_PTRACE);
 }
 
 /* Two threads: the worker's trace (everything traced, main busy beside it)
@@ -341,6 +366,29 @@ TEST(oracle_wrapped_ring_decodes_tail)
 	CHECK(psbs > 1);
 }
 
+/* The cache engine: the threads run out of a code cache and record the
+ * blocks they ran; the same sequence, from every PSB. */
+TEST(oracle_cache_engine_equals_stepping)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	psbs = traced_engine("tests/programs/oracle", 8u << 20, 128, &want, 0, 0, DBG_ENGINE_CACHE);
+	CHECK(psbs > 10);
+}
+
+TEST(oracle_cache_engine_wrapped_ring)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	psbs = traced_engine("tests/programs/oracle", 4096, 256, &want, 1, 0, DBG_ENGINE_CACHE);
+	CHECK(psbs > 1);
+}
+
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
+	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
 	  oracle_two_threads)
