@@ -24,7 +24,7 @@
 
 #define REGION_SIZE (16u << 20)
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
-#define REC_BYTES (1u << 20)
+#define REC_BYTES (256u << 10)	/* 65536 records between drains */
 #define MAX_REGIONS 16
 
 struct region {

@@ -388,7 +388,53 @@ TEST(oracle_cache_engine_wrapped_ring)
 	CHECK(psbs > 1);
 }
 
+/* A long run (hundreds of thousands of blocks: the record buffer fills
+ * again and again): the cache engine writes byte for byte the stream the
+ * ptrace engine writes, and both decode to the same instructions. */
+static int long_run(int engine, uint8_t **buf, size_t *len, uint64_t *drains, struct seq *ips)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = engine };
+	uint64_t end = start(&d, "tests/programs/cache_long", "oracle_begin", "oracle_end");
+	struct trace_swc_thread *th;
+	struct dbg_cache_stats cs;
+	int rc = -1;
+
+	if (end && dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err) == 0 &&
+	    dbg_continue(&d, &st, &err) == 0 && st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end &&
+	    (th = dbg_trace_thread(&d, d.sel_tid)) && trace_ring_snapshot(&th->ring, buf, len, &err) == 0)
+		rc = decode_ips(&d, *buf, *len, ips);
+	dbg_trace_cache_stats(&d, &cs);
+	*drains = cs.drains;
+	dbg_release(&d);
+	return rc;
+}
+
+TEST(oracle_cache_engine_long_run_same_stream)
+{
+	uint8_t *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	uint64_t da = 0, db = 0;
+	struct seq sa = { calloc(MAXSEQ, 8), 0 }, sb = { calloc(MAXSEQ, 8), 0 };
+
+	CHECK_INT(long_run(DBG_ENGINE_PTRACE, &a, &na, &da, &sa), 0);
+	CHECK_INT(long_run(DBG_ENGINE_CACHE, &b, &nb, &db, &sb), 0);
+	CHECK(db >= 1);		/* the buffer filled, was drained, filled again */
+	CHECK(na > 4000);	/* (0.35 bytes of packets an instruction, about) */
+	CHECK(na == nb && a && b && !memcmp(a, b, na));
+	/* and it decodes whole: over 400,000 instructions (the
+	 * sequence is cut at MAXSEQ), the same under both */
+	CHECK(sa.n > 400000 && sa.n == sb.n && !memcmp(sa.ip, sb.ip, sa.n * 8));
+	free(sa.ip);
+	free(sb.ip);
+	free(a);
+	free(b);
+}
+
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
+	  oracle_cache_engine_long_run_same_stream,
 	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
 	  oracle_two_threads)
