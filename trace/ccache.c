@@ -166,6 +166,17 @@ static void copy_insn(struct emit *e, uint64_t base, const struct disasm_insn *i
 	put(e, b, in->len);
 }
 
+/* Whether in's RIP-relative operand still reaches from cache address at. */
+static int riprel_fits(const struct disasm_insn *in, uint64_t at)
+{
+	int32_t disp;
+
+	if (in->kind != DISASM_KIND_OTHER)
+		return 1;	/* (indirect forms check their own) */
+	memcpy(&disp, in->bytes + in->riprel_off, 4);
+	return fits32((int64_t)disp + (int64_t)(in->addr - at));
+}
+
 /* The jcc's condition code from its opcode. */
 static int jcc_cc(const struct disasm_insn *in)
 {
@@ -275,6 +286,13 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		}
 		if (!b->n && (env->decode(env->ctx, a, &in) < 0 || !ccache_translatable(&in)))
 			goto fail;
+		if (in.riprel_off && !riprel_fits(&in, base + at)) {
+			/* its operand is out of the cache's reach: not here */
+			if (!b->n)
+				goto fail;
+			exit_jmp(&e, b, -1, a);
+			break;
+		}
 		switch (in.kind) {
 		case DISASM_KIND_JMP:
 			add_insn(b, &in, at);
