@@ -578,7 +578,7 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	c->ngoals = ngoals;
 	/* one thread only: the stubs' slots are per region, not per thread */
 	if (c->broken || target_threads(d->proc, ti, 2) != 1)
-		return DBG_CACHE_NOTHING;
+		return DBG_CACHE_OFF;
 	if (!c->ready) {
 		struct timespec now;
 
@@ -587,7 +587,7 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		unmap_left(d, c);
 		if (setup(d, c, t) < 0) {
 			c->broken = 1;	/* the ptrace engine does this run */
-			return DBG_CACHE_NOTHING;
+			return DBG_CACHE_OFF;
 		}
 	}
 	id = block_for(c, t, r->rip, is_stop(c, r->rip));

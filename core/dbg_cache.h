@@ -29,11 +29,13 @@ struct dbg_cache_stats {
 	uint64_t peak_cache;		/* largest code cache of a run, bytes */
 };
 
-enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT };
+enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF };
 
 /* Runs th (stopped at r->rip, no signal pending, trace enabled) out of
- * the cache.  DBG_CACHE_NOTHING: it cannot (*r unchanged; the caller runs
- * the instruction at r->rip); DBG_CACHE_AT: th left the cache at r->rip
+ * the cache.  DBG_CACHE_OFF: not now (several threads, or the cache could
+ * not be mapped): the ptrace engine runs; DBG_CACHE_NOTHING: the
+ * instruction at r->rip does not run in the cache (*r unchanged; the
+ * caller runs it); DBG_CACHE_AT: th left the cache at r->rip
  * (original state, instructions recorded up to it): a breakpoint, a goal
  * or code the cache does not run; DBG_CACHE_EVENT: *ts happened to it (pc
  * and addresses mapped back, instructions recorded, a signal stop paused

@@ -1012,25 +1012,41 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 	}
 }
 
-/* The cache engine runs th (core/dbg_cache.c); run_block's results. */
+/* The cache engine runs th (core/dbg_cache.c), with run_block's results:
+ * like run_block it goes on past a stop that is not the user's (the
+ * loader's breakpoint, a goal in a deeper frame) and comes back before
+ * code it does not run, so the collector's loop turns as often under
+ * either engine (its turns schedule the threads).  EV_OFF: the ptrace
+ * engine runs instead. */
+enum { EV_OFF = -4 };
 static int cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		      pid_t tid, const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		      struct ptdb_err *err)
 {
 	struct target_stop ts;
 	pid_t t = th->tid;
+	int rr;
 
-	switch (dbg_cache_run(d, &d->trace->cc, th, r, goals, ngoals, &ts, err)) {
-	case DBG_CACHE_NOTHING:
-		return EV_NOTHING;
-	case DBG_CACHE_AT:
-		stop->tid = t;
-		return arrived(d, t, tid, r->rip, r->rsp, goals, ngoals, stop);
-	case DBG_CACHE_EVENT:
-		stop->tid = t;
-		return running_event(d, &ts, tid, goals, ngoals, stop);
-	default:
-		return -1;
+	for (int first = 1;; first = 0) {
+		if (!first && d->interrupt_requested)
+			return EV_GO_ON;
+		switch (dbg_cache_run(d, &d->trace->cc, th, r, goals, ngoals, &ts, err)) {
+		case DBG_CACHE_OFF:
+			return first ? EV_OFF : EV_GO_ON;
+		case DBG_CACHE_NOTHING:
+			return first ? EV_NOTHING : EV_GO_ON;
+		case DBG_CACHE_AT:
+			stop->tid = t;
+			rr = arrived(d, t, tid, r->rip, r->rsp, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			break;
+		case DBG_CACHE_EVENT:
+			stop->tid = t;
+			return running_event(d, &ts, tid, goals, ngoals, stop);
+		default:
+			return -1;
+		}
 	}
 }
 
@@ -1096,16 +1112,20 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 				return -1;
 			continue;
 		}
+		rr = EV_OFF;
 		if (!sig && have && !step_tid && !d->trace->opts.single_step &&
 		    d->trace->opts.engine == DBG_ENGINE_CACHE) {
 			rr = cache_step(d, th, &r, tid, goals, ngoals, stop, err);
-			if (rr != EV_NOTHING) {
+			if (rr != EV_NOTHING && rr != EV_OFF) {
 				if (rr != EV_GO_ON)
 					return rr;
 				continue;
 			}
-			dbg_cache_count_fallback(d->trace->cc);
-		} else if (!sig && have && !step_tid && !d->trace->opts.single_step && runs_in_block(&in)) {
+			if (rr == EV_NOTHING)
+				dbg_cache_count_fallback(d->trace->cc);
+		}
+		if (rr == EV_OFF && !sig && have && !step_tid && !d->trace->opts.single_step &&
+		    runs_in_block(&in)) {
 			rr = run_block(d, th, &r, tid, goals, ngoals, stop, err);
 			if (rr != EV_NOTHING) {
 				if (rr != EV_GO_ON)

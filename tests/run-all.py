@@ -10,7 +10,8 @@ REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 bundle tests (tests/bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
-(tests/process_test.py), the 64-thread stress test (tests/stress_test.py)
+(tests/process_test.py), the 64-thread stress test (tests/stress_test.py),
+the two software engines on every tracing transcript (tests/engine_test.py)
 and valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
 run; each reports results through tests/results.py.
 """
@@ -31,6 +32,7 @@ import process_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
+import engine_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -59,7 +61,7 @@ def run_unit(binary):
 
 
 SUITES = [repl_test, bundle_test, percpu_test, check_ctf, check_man, fuzz_replay,
-          hostile_test, process_test, stress_test, valgrind_test]
+          hostile_test, process_test, stress_test, valgrind_test, engine_test]
 
 
 def main():
