@@ -433,7 +433,23 @@ TEST(oracle_cache_engine_long_run_same_stream)
 	free(b);
 }
 
+/* oracle2: exceptions, qsort, vectorised string functions, dlopen,
+ * tail calls at -O2, a timer signal; both engines equal stepping. */
+static struct seq want2;
+
+TEST(oracle2_both_engines_equal_stepping)
+{
+	want2.ip = calloc(MAXSEQ, 8);
+	if (stepped("tests/programs/oracle2", &want2) < 0)
+		want2.n = 0;
+	CHECK(want2.n > 1000);
+	CHECK(traced_engine("tests/programs/oracle2", 8u << 20, 4096, &want2, 0, 0, DBG_ENGINE_PTRACE) >= 1);
+	CHECK(traced_engine("tests/programs/oracle2", 8u << 20, 4096, &want2, 0, 0, DBG_ENGINE_CACHE) >= 1);
+	free(want2.ip);
+}
+
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
+	  oracle2_both_engines_equal_stepping,
 	  oracle_cache_engine_long_run_same_stream,
 	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
