@@ -102,6 +102,52 @@ def run_all(only=None):
             results.fail(name, "exit %d vs %d\n%s" % (ra, rb, diff))
         else:
             results.ok(name)
+    if only is None or "python" in only:
+        python_same()
+
+
+PY_SCRIPT = "x = sorted(str(i) for i in range(200))"
+
+
+def python_run(engine, tmpdir):
+    """Debian's python3 from Py_RunMain to Py_FinalizeEx, traced: the
+    instruction count and a hash of the addresses (dump -r -a -F)."""
+    import hashlib
+    out = os.path.join(tmpdir, "engine-python-%s.txt" % engine)
+    cmds = ["settings set trace.software.engine " + engine,
+            "settings set target.run-args -c '%s'" % PY_SCRIPT,
+            "file /usr/bin/python3", "b Py_RunMain", "b Py_FinalizeEx", "r",
+            "thread trace start -s 64MiB", "c", "thread trace dump info",
+            "thread trace dump instructions -r -a -F " + out]
+    argv = [PTDB, "-b"]
+    for c in cmds:
+        argv += ["-o", c]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       cwd=ROOT, timeout=600, env=env)
+    m = re.search(r"Total number of instructions: (\d+)", p.stdout)
+    if "stop reason = breakpoint 2.1" not in p.stdout or not m or not os.path.exists(out):
+        return None, p.stdout[-2000:]
+    with open(out) as f:
+        lines = f.read().splitlines()[1:]	# (the header names the tid)
+    addrs = [ln.split()[-1] for ln in lines if ln.strip()]
+    return (int(m.group(1)), len(addrs), hashlib.sha256("\n".join(addrs).encode()).hexdigest()), ""
+
+
+def python_same():
+    name = "engine_test python3 Py_RunMain..Py_FinalizeEx"
+    if not os.path.exists("/usr/bin/python3"):
+        results.skip(name, "no /usr/bin/python3")
+        return
+    tmpdir = os.path.join(ROOT, "tests", "out")
+    a, why_a = python_run("ptrace", tmpdir)
+    b, why_b = python_run("cache", tmpdir)
+    if a is None or b is None:
+        results.fail(name, "a run failed:\n" + why_a + why_b)
+    elif a != b or a[0] < 50000 or a[0] != a[1]:
+        results.fail(name, "ptrace: %s\ncache:  %s" % (a, b))
+    else:
+        results.ok(name)
 
 
 if __name__ == "__main__":
