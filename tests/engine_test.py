@@ -115,8 +115,7 @@ def python_run(engine, tmpdir):
     import hashlib
     out = os.path.join(tmpdir, "engine-python-%s.txt" % engine)
     cmds = ["settings set trace.software.engine " + engine,
-            "settings set target.run-args -c '%s'" % PY_SCRIPT,
-            "file /usr/bin/python3", "b Py_RunMain", "b Py_FinalizeEx", "r",
+            "file /usr/bin/python3", "b Py_RunMain", "b Py_FinalizeEx", "r -c '%s'" % PY_SCRIPT,
             "thread trace start -s 64MiB", "c", "thread trace dump info",
             "thread trace dump instructions -r -a -F " + out]
     argv = [PTDB, "-b"]

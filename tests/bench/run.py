@@ -210,12 +210,15 @@ def decoding():
 
 
 def main():
-    which = sys.argv[1:] or ["startup", "tracing"]
+    which = sys.argv[1:] or ["startup", "tracing", "cache"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
     if "tracing" in which:
         ok = tracing() and ok
+    if "cache" in which:
+        import cache
+        ok = cache.main() and ok
     sys.exit(0 if ok else 1)
 
 
