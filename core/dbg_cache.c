@@ -65,6 +65,14 @@ struct dbg_cache {
 	pid_t left_pid;
 };
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static uint64_t rec_start(const struct dbg_cache *c)
 {
 	return c->rec + 4096;
@@ -351,9 +359,11 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 	struct ccache_block b;
 	struct region *g;
 	int64_t id = private ? -1 : hget(c, pc);
+	uint64_t t0;
 
 	if (id >= 0)
 		return id;
+	t0 = now_ns();
 	for (int tries = 0; tries < 2; tries++) {
 		struct ccache_env env;
 
@@ -399,25 +409,46 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 	g->ids[g->nids++] = c->nblk;
 	if (!private)
 		hput(c, pc, c->nblk);
+	c->st.translate_ns += now_ns() - t0;
 	return c->nblk++;
 }
 
 /* ---- records -> instructions ---- */
 
-/* The first k instructions of b; the k-th goes on to next. */
+/* The first k instructions of b; the k-th goes on to next.  Runs of
+ * instructions that write no packets are counted at once. */
 static void emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next)
 {
+	int run = 0;
+
 	for (int i = 0; i < k && i < b->n; i++) {
 		const struct ccache_insn *ci = &b->ins[i];
+		uint64_t to = i + 1 < b->n ? b->ins[i + 1].addr : next;
 		struct disasm_insn in;
 
-		memset(&in, 0, sizeof(in));
-		in.addr = ci->addr;
-		in.len = ci->len;
-		in.kind = (enum disasm_kind)ci->kind;
-		in.has_target = ci->has_target;
-		in.target = ci->target;
-		trace_swc_executed(th, &in, i + 1 < b->n ? b->ins[i + 1].addr : next);
+		if ((ci->kind == DISASM_KIND_OTHER && to == ci->addr + ci->len) ||
+		    (ci->kind == DISASM_KIND_JMP && ci->has_target && to == ci->target)) {
+			if (i + 1 < k && i + 1 < b->n) {
+				run++;
+				continue;
+			}
+			if (trace_swc_straight(th, (uint64_t)run + 1, to) == 0)
+				return;
+		} else if (run && trace_swc_straight(th, (uint64_t)run, ci->addr) == 0) {
+			run = 0;
+		}
+		/* the run (if it could not be counted at once), then this one */
+		for (int j = i - run; j <= i; j++) {
+			ci = &b->ins[j];
+			memset(&in, 0, sizeof(in));
+			in.addr = ci->addr;
+			in.len = ci->len;
+			in.kind = (enum disasm_kind)ci->kind;
+			in.has_target = ci->has_target;
+			in.target = ci->target;
+			trace_swc_executed(th, &in, j + 1 < b->n ? b->ins[j + 1].addr : next);
+		}
+		run = 0;
 	}
 }
 
@@ -597,7 +628,13 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	r->rip = c->blk[id].base;
 	if (target_set_regs(d->proc, t, r, err) < 0)
 		return -1;
-	return enter(c, th, t, r, ts, err);
+	{
+		uint64_t t0 = now_ns();
+		int rc = enter(c, th, t, r, ts, err);
+
+		c->st.run_ns += now_ns() - t0;
+		return rc;
+	}
 }
 
 /* At an exit's trap or a lookup miss the thread is in the original state

@@ -27,6 +27,7 @@ struct dbg_cache_stats {
 					 * (system calls, untranslatable code,
 					 * runs the engine does not handle) */
 	uint64_t peak_cache;		/* largest code cache of a run, bytes */
+	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
 };
 
 enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF };
