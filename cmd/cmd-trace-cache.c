@@ -19,7 +19,8 @@ void cmd_trace_cache_info(struct dbg *d, FILE *out)
 	fprintf(out, "    Cache engine: %" PRIu64 " block records, %" PRIu64 " entries into the cache\n",
 		st.records, st.entries);
 	fprintf(out, "    Cache engine: %" PRIu64 " traps (%" PRIu64 " exits linked, %" PRIu64
-		" lookup misses, %" PRIu64 " full buffers)\n", st.traps, st.links, st.misses, st.drains);
+		" lookup misses, %" PRIu64 " full buffers), %" PRIu64 " flushes\n", st.traps, st.links, st.misses,
+		st.drains, st.flushes);
 	fprintf(out, "    Cache engine: %.6f s running (%.6f s of it translating)\n", (double)st.run_ns / 1e9,
 		(double)st.translate_ns / 1e9);
 	fprintf(out, "    Ptrace engine fallback: %" PRIu64 " instructions (system calls, code the cache "

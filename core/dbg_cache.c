@@ -29,10 +29,19 @@
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
+	uint64_t disp_len;		/* the dispatcher's, rounded */
 	uint64_t dispatch;
 	uint32_t miss_off;
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
+};
+
+/* A set of pages (open addressing; slot 0 unused as a key: page 0 is
+ * never code). */
+struct pset {
+	uint64_t *key;
+	uint8_t **val;
+	size_t cap, n;
 };
 
 struct dbg_cache {
@@ -53,6 +62,14 @@ struct dbg_cache {
 	int64_t cur;			/* block whose records are read but
 					 * whose instructions are not out yet */
 	uint64_t run_bytes;
+	/* the code the cache may translate: read-only executable mappings
+	 * (writable code is a JIT's: the ptrace engine runs it), re-read
+	 * after the program maps, unmaps or protects memory */
+	struct target_map *maps;
+	int nmaps, maps_stale;
+	struct pset pages;		/* original code read: page -> bytes */
+	struct pset tpages;		/* pages translated code came from */
+	int need_flush;			/* the ptrace engine ran meanwhile */
 	struct dbg *d;
 	const struct dbg_goal *goals;
 	int ngoals;
@@ -230,7 +247,7 @@ static struct region *region_near(struct dbg *d, struct dbg_cache *c, pid_t t, u
 	n = ccache_dispatcher(a, disp, sizeof(disp), &miss);
 	g->dispatch = a + CCACHE_CODE_OFF;
 	g->miss_off = miss;
-	g->used = (n + 63) & ~(uint64_t)63;
+	g->used = g->disp_len = (n + 63) & ~(uint64_t)63;
 	/* code pages are not writable by the program (ptdb writes them
 	 * through the debugger's access) */
 	if (!n || target_write_mem(d->proc, g->dispatch, disp, n, NULL) < 0 ||
@@ -299,11 +316,133 @@ static int is_stop(void *ctx, uint64_t addr)
 	return 0;
 }
 
+static int runnable(struct dbg_cache *c, uint64_t addr)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (c->maps_stale || !c->maps) {
+			free(c->maps);
+			c->maps = NULL;
+			c->nmaps = 0;
+			c->maps_stale = 0;
+			if (target_maps(c->d->proc, &c->maps, &c->nmaps, NULL) < 0)
+				return 0;
+		}
+		for (int i = 0; i < c->nmaps; i++)
+			if (addr >= c->maps[i].start && addr < c->maps[i].end)
+				return c->maps[i].perms[2] == 'x' && c->maps[i].perms[1] != 'w';
+		if (pass == 0)
+			c->maps_stale = 1;	/* mapped since: read again, once */
+	}
+	return 0;
+}
+
+static size_t pset_slot(const struct pset *p, uint64_t pg)
+{
+	size_t i = (size_t)((pg >> 12) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+
+	while (p->key[i] && p->key[i] != pg)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static uint8_t **pset_find(struct pset *p, uint64_t pg)
+{
+	size_t i;
+
+	if (!p->cap)
+		return NULL;
+	i = pset_slot(p, pg);
+	return p->key[i] ? &p->val[i] : NULL;
+}
+
+static void pset_add(struct pset *p, uint64_t pg, uint8_t *v)
+{
+	size_t i;
+
+	if (2 * (p->n + 1) > p->cap) {
+		struct pset o = *p;
+
+		p->cap = p->cap ? 2 * p->cap : 256;
+		p->key = xcalloc(p->cap, sizeof(*p->key));
+		p->val = xcalloc(p->cap, sizeof(*p->val));
+		p->n = 0;
+		for (size_t k = 0; k < o.cap; k++)
+			if (o.key[k])
+				pset_add(p, o.key[k], o.val[k]);
+		free(o.key);
+		free(o.val);
+	}
+	i = pset_slot(p, pg);
+	if (!p->key[i]) {
+		p->key[i] = pg;
+		p->n++;
+	}
+	p->val[i] = v;
+}
+
+static void pset_clear(struct pset *p, int free_vals)
+{
+	for (size_t k = 0; free_vals && k < p->cap; k++)
+		free(p->val[k]);
+	free(p->key);
+	free(p->val);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The original bytes of the page at addr (breakpoints masked), NULL if
+ * it is not code the cache may translate. */
+static const uint8_t *page_at(struct dbg_cache *c, uint64_t addr)
+{
+	uint64_t pg = addr & ~4095ull;
+	uint8_t **v = pset_find(&c->pages, pg), *b;
+
+	if (v)
+		return *v;
+	if (!runnable(c, pg))
+		return NULL;
+	b = xmalloc(4096);
+	if (target_read_mem(c->d->proc, pg, b, 4096, NULL) < 0) {
+		free(b);
+		return NULL;
+	}
+	pset_add(&c->pages, pg, b);
+	return b;
+}
+
+static void note_tpage(struct dbg_cache *c, uint64_t pg)
+{
+	if (!pset_find(&c->tpages, pg))
+		pset_add(&c->tpages, pg, NULL);
+}
+
 static int decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 {
 	struct dbg_cache *c = ctx;
+	const uint8_t *p = page_at(c, addr), *q;
+	uint8_t buf[16];
+	size_t off = addr & 4095, n = 4096 - off;
 
-	return dbg_insn_at(c->d, addr, in);
+	if (!p)
+		return -1;
+	if (n >= 16) {
+		q = p + off;
+		n = 16;
+	} else {		/* it may go on into the next page */
+		uint64_t pg2 = (addr & ~4095ull) + 4096;
+		const uint8_t *p2 = page_at(c, pg2);
+
+		memcpy(buf, p + off, n);
+		if (p2) {
+			memcpy(buf + n, p2, 16 - n);
+			n = 16;
+			note_tpage(c, pg2);
+		}
+		q = buf;
+	}
+	if (!dbg_disasm(c->d) || disasm_insn(dbg_disasm(c->d), q, n, addr, in, NULL) < 0)
+		return -1;
+	note_tpage(c, addr & ~4095ull);
+	return 0;
 }
 
 static struct region *region_of(struct dbg_cache *c, uint64_t pc)
@@ -584,6 +723,60 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 	return rc;
 }
 
+/* Everything translated goes (the code under it may have changed): the
+ * blocks, their links and the lookup tables; the regions stay mapped.
+ * Only with the thread at an original pc and its records out. */
+static void flush(struct dbg_cache *c)
+{
+	uint8_t *zero = xcalloc(1, CCACHE_TABLE_ENTRIES * 16);
+
+	for (int i = 0; i < c->nreg; i++) {
+		struct region *g = &c->reg[i];
+
+		target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero, CCACHE_TABLE_ENTRIES * 16, NULL);
+		g->used = g->disp_len;
+		g->nids = 0;
+	}
+	free(zero);
+	for (uint32_t i = 0; i < c->nblk; i++)
+		ccache_block_release(&c->blk[i]);
+	c->nblk = 0;
+	free(c->hkey);
+	free(c->hval);
+	c->hkey = NULL;
+	c->hval = NULL;
+	c->hcap = c->hn = 0;
+	pset_clear(&c->pages, 1);
+	pset_clear(&c->tpages, 0);
+	c->maps_stale = 1;
+	c->cur = -1;
+	c->need_flush = 0;
+	c->st.flushes++;
+}
+
+/* The thread left the cache at pc: a system call that maps, unmaps or
+ * protects memory there makes the code read so far suspect; one over
+ * pages translated code came from flushes the cache. */
+static void mapping_call(struct dbg_cache *c, const struct user_regs_struct *r)
+{
+	uint8_t b[2];
+	uint64_t lo = r->rdi & ~4095ull, hi = r->rdi + r->rsi;
+
+	if (target_read_mem(c->d->proc, r->rip, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05)
+		return;
+	if (r->rax != SYS_mmap && r->rax != SYS_munmap && r->rax != SYS_mprotect && r->rax != SYS_mremap)
+		return;
+	c->maps_stale = 1;
+	if (r->rax == SYS_mmap && !(r->r10 & MAP_FIXED))
+		return;		/* (only fresh memory) */
+	pset_clear(&c->pages, 1);
+	for (size_t k = 0; k < c->tpages.cap; k++)
+		if (c->tpages.key[k] && c->tpages.key[k] + 4096 > lo && c->tpages.key[k] < hi) {
+			flush(c);
+			return;
+		}
+}
+
 /* ---- the run ---- */
 
 static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
@@ -608,8 +801,12 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	c->goals = goals;
 	c->ngoals = ngoals;
 	/* one thread only: the stubs' slots are per region, not per thread */
-	if (c->broken || target_threads(d->proc, ti, 2) != 1)
+	if (c->broken || target_threads(d->proc, ti, 2) != 1) {
+		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
 		return DBG_CACHE_OFF;
+	}
+	if (c->ready && c->need_flush)
+		flush(c);
 	if (!c->ready) {
 		struct timespec now;
 
@@ -711,6 +908,7 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 			}
 			if (target_set_regs(d->proc, t, r, err) < 0)
 				return -1;
+			mapping_call(c, r);
 			return DBG_CACHE_AT;
 		}
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
@@ -804,6 +1002,13 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	free(c->blk);
 	free(c->hkey);
 	free(c->hval);
+	free(c->maps);
+	c->maps = NULL;
+	c->nmaps = 0;
+	c->maps_stale = 0;
+	pset_clear(&c->pages, 1);
+	pset_clear(&c->tpages, 0);
+	c->need_flush = 0;
 	c->blk = NULL;
 	c->hkey = NULL;
 	c->hval = NULL;

@@ -28,6 +28,7 @@ struct dbg_cache_stats {
 					 * runs the engine does not handle) */
 	uint64_t peak_cache;		/* largest code cache of a run, bytes */
 	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
+	uint64_t flushes;		/* translations dropped: code mapping changed */
 };
 
 enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF };

@@ -104,6 +104,7 @@ def run_all(only=None):
             results.ok(name)
     if only is None or "python" in only:
         python_same()
+    jit_same()
 
 
 PY_SCRIPT = "x = sorted(str(i) for i in range(200))"
@@ -129,7 +130,7 @@ def python_run(engine, tmpdir):
         return None, p.stdout[-2000:]
     with open(out) as f:
         lines = f.read().splitlines()[1:]	# (the header names the tid)
-    addrs = [ln.split()[-1] for ln in lines if ln.strip()]
+    addrs = [m.group(1) for m in (re.match(r"^\s+\[\s*\d+\] (0x[0-9a-f]{16})", ln) for ln in lines) if m]
     return (int(m.group(1)), len(addrs), hashlib.sha256("\n".join(addrs).encode()).hexdigest()), ""
 
 
@@ -145,6 +146,34 @@ def python_same():
         results.fail(name, "a run failed:\n" + why_a + why_b)
     elif a != b or a[0] < 50000 or a[0] != a[1]:
         results.fail(name, "ptrace: %s\ncache:  %s" % (a, b))
+    else:
+        results.ok(name)
+
+
+def jit_same():
+    """Code the program writes into writable executable memory runs under
+    the ptrace engine (a JIT may rewrite it): the same trace either way,
+    and the cache engine says it fell back for it."""
+    name = "engine_test jit code falls back"
+    outs = []
+    for engine in ("ptrace", "cache"):
+        argv = [PTDB, "-b"]
+        for c in ("settings set trace.software.engine " + engine, "file tests/programs/jit", "b main",
+                  "r", "thread trace start", "b printf", "c", "thread trace dump instructions -a -r",
+                  "thread trace dump info -v"):
+            argv += ["-o", c]
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                           timeout=600)
+        outs.append(p.stdout)
+    ips = [re.findall(r"^\s+\[\s*\d+\] (0x[0-9a-f]{16})", o, re.M) for o in outs]
+    m = re.search(r"Ptrace engine fallback: (\d+)", outs[1])
+    # the JIT's loop: mov, xor, 3 x (add, dec, jnz), ret = 12 instructions
+    want = [0, 5, 7, 10, 12, 7, 10, 12, 7, 10, 12, 14]
+    v = [int(a, 16) for a in ips[1]]
+    jit = [i for i in range(len(v) - 11) if v[i] % 4096 == 0 and [x - v[i] for x in v[i:i + 12]] == want]
+    if not ips[0] or ips[0] != ips[1] or not m or int(m.group(1)) < 12 or len(jit) != 1:
+        results.fail(name, "ptrace %d insns, cache %d, fallback %s, jit %d\n%s" % (
+            len(ips[0]), len(ips[1]), m.group(1) if m else "?", len(jit), outs[1][-1500:]))
     else:
         results.ok(name)
 
