@@ -55,6 +55,11 @@ struct dbg_cache {
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
+	struct plan {			/* by id: its instructions that write
+					 * packets (the others are counted) */
+		uint16_t *pk;
+		int npk;
+	} *plan;
 	uint32_t nblk, cblk;
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
@@ -539,8 +544,18 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 	if (c->nblk == c->cblk) {
 		c->cblk = c->cblk ? 2 * c->cblk : 1024;
 		c->blk = xrealloc(c->blk, c->cblk * sizeof(*c->blk));
+		c->plan = xrealloc(c->plan, c->cblk * sizeof(*c->plan));
 	}
 	c->blk[c->nblk] = b;
+	{
+		struct plan *pl = &c->plan[c->nblk];
+
+		pl->pk = xmalloc((size_t)b.n * sizeof(*pl->pk));
+		pl->npk = 0;
+		for (int i = 0; i < b.n; i++)
+			if (b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP)
+				pl->pk[pl->npk++] = (uint16_t)i;
+	}
 	if (g->nids == g->cids) {
 		g->cids = g->cids ? 2 * g->cids : 1024;
 		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));
@@ -591,6 +606,39 @@ static void emit(struct trace_swc_thread *th, const struct ccache_block *b, int 
 	}
 }
 
+static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, uint64_t next)
+{
+	struct disasm_insn in;
+
+	in.addr = ci->addr;
+	in.len = ci->len;
+	in.kind = (enum disasm_kind)ci->kind;
+	in.has_target = ci->has_target;
+	in.target = ci->target;
+	trace_swc_executed(th, &in, next);
+}
+
+/* All of block id, going on to next: the runs between the instructions
+ * that write packets are counted at once. */
+static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
+{
+	const struct ccache_block *b = &c->blk[id];
+	const struct plan *pl = &c->plan[id];
+	int prev = 0;
+
+	for (int k = 0; k <= pl->npk; k++) {
+		int p = k < pl->npk ? pl->pk[k] : b->n;
+		uint64_t at = p < b->n ? b->ins[p].addr : next;
+
+		if (p > prev && trace_swc_straight(th, (uint64_t)(p - prev), at) < 0)
+			for (int j = prev; j < p; j++)
+				emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
+		if (p < b->n)
+			emit_one(th, &b->ins[p], p + 1 < b->n ? b->ins[p + 1].addr : next);
+		prev = p + 1;
+	}
+}
+
 /* Reads the records since the last drain: every block but the last is
  * complete (it went on to the next one's start). */
 static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
@@ -614,7 +662,7 @@ static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
 		if (ids[i] >= c->nblk)
 			continue;	/* cannot happen: the ids are ours */
 		if (c->cur >= 0)
-			emit(th, &c->blk[c->cur], c->blk[c->cur].n, c->blk[ids[i]].start);
+			emit_all(c, th, c->cur, c->blk[ids[i]].start);
 		c->cur = ids[i];
 	}
 	c->st.records += n;
@@ -626,7 +674,7 @@ static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
 static void sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc)
 {
 	if (c->cur >= 0)
-		emit(th, &c->blk[c->cur], c->blk[c->cur].n, pc);
+		emit_all(c, th, c->cur, pc);
 	c->cur = -1;
 }
 
@@ -738,8 +786,10 @@ static void flush(struct dbg_cache *c)
 		g->nids = 0;
 	}
 	free(zero);
-	for (uint32_t i = 0; i < c->nblk; i++)
+	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
+		free(c->plan[i].pk);
+	}
 	c->nblk = 0;
 	free(c->hkey);
 	free(c->hval);
@@ -995,11 +1045,15 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 		unmap_left(d, c);
 	if (c->run_bytes > c->st.peak_cache)
 		c->st.peak_cache = c->run_bytes;
-	for (uint32_t i = 0; i < c->nblk; i++)
+	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
+		free(c->plan[i].pk);
+	}
 	for (int i = 0; i < c->nreg; i++)
 		free(c->reg[i].ids);
 	free(c->blk);
+	free(c->plan);
+	c->plan = NULL;
 	free(c->hkey);
 	free(c->hval);
 	free(c->maps);
