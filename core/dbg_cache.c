@@ -26,6 +26,7 @@
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
 #define REC_BYTES (256u << 10)	/* 65536 records between drains */
 #define MAX_REGIONS 16
+#define AHEAD 16			/* blocks translated ahead at a trap */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -75,6 +76,15 @@ struct dbg_cache {
 	struct pset pages;		/* original code read: page -> bytes */
 	struct pset tpages;		/* pages translated code came from */
 	int need_flush;			/* the ptrace engine ran meanwhile */
+	/* exits not linked yet, by target: linked when it is translated */
+	struct pend {
+		uint64_t target;
+		uint32_t id;
+		int k;
+		int64_t next;		/* the next for the same target, -1 */
+	} *pend;
+	size_t npend, cpend;
+	struct pset pend_head;		/* target -> (index + 1) in a pointer */
 	struct dbg *d;
 	const struct dbg_goal *goals;
 	int ngoals;
@@ -343,7 +353,7 @@ static int runnable(struct dbg_cache *c, uint64_t addr)
 
 static size_t pset_slot(const struct pset *p, uint64_t pg)
 {
-	size_t i = (size_t)((pg >> 12) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+	size_t i = (size_t)(((pg >> 12) ^ pg) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
 
 	while (p->key[i] && p->key[i] != pg)
 		i = (i + 1) & (p->cap - 1);
@@ -524,16 +534,34 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 			return -1;
 		g->used = REGION_SIZE;	/* full: the next try takes a new one */
 	}
-	/* exits whose targets exist already are linked before it is written */
+	/* exits whose targets exist already are linked before it is written;
+	 * the others when their target is translated */
+	int waiting[2], nw = 0;
+
 	for (int k = 0; k < b.nexit; k++) {
-		int64_t to = is_stop(c, b.exit[k].target) ? -1 : hget(c, b.exit[k].target);
+		uint64_t tg = b.exit[k].target;
+		int64_t to = is_stop(c, tg) ? -1 : hget(c, tg);
 
 		if (to >= 0)
 			write_link(d, &b, k, c->blk[to].base, b.code);
+		else if (!is_stop(c, tg))
+			waiting[nw++] = k;
 	}
 	if (target_write_mem(d->proc, b.base, b.code, b.len, NULL) < 0) {
 		ccache_block_release(&b);
 		return -1;
+	}
+	for (int w = 0; w < nw; w++) {
+		uint64_t tg = b.exit[waiting[w]].target;
+		uint8_t **h = pset_find(&c->pend_head, tg);
+
+		if (c->npend == c->cpend) {
+			c->cpend = c->cpend ? 2 * c->cpend : 1024;
+			c->pend = xrealloc(c->pend, c->cpend * sizeof(*c->pend));
+		}
+		c->pend[c->npend] = (struct pend){ tg, c->nblk, waiting[w], h ? (int64_t)(uintptr_t)*h - 1 : -1 };
+		pset_add(&c->pend_head, tg, (uint8_t *)(uintptr_t)(c->npend + 1));
+		c->npend++;
 	}
 	free(b.code);
 	b.code = NULL;
@@ -561,8 +589,19 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));
 	}
 	g->ids[g->nids++] = c->nblk;
-	if (!private)
+	if (!private) {
+		uint8_t **h = pset_find(&c->pend_head, pc);
+
 		hput(c, pc, c->nblk);
+		/* exits waiting for it go straight to it now */
+		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
+			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
+				write_link(d, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
+				c->st.links++;
+			}
+		if (h)
+			*h = NULL;
+	}
 	c->st.translate_ns += now_ns() - t0;
 	return c->nblk++;
 }
@@ -798,6 +837,8 @@ static void flush(struct dbg_cache *c)
 	c->hcap = c->hn = 0;
 	pset_clear(&c->pages, 1);
 	pset_clear(&c->tpages, 0);
+	pset_clear(&c->pend_head, 0);
+	c->npend = 0;
 	c->maps_stale = 1;
 	c->cur = -1;
 	c->need_flush = 0;
@@ -884,6 +925,35 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	}
 }
 
+/* Translates the blocks the direct exits of block id lead to, and theirs,
+ * a few: each would otherwise cost a trap when first reached (its exits
+ * are linked as they land). */
+static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
+{
+	int64_t q[AHEAD];
+	int nq = 0, done = 0;
+
+	q[nq++] = id;
+	for (int i = 0; i < nq && done < AHEAD; i++) {
+		const struct ccache_block *b = &c->blk[q[i]];
+		uint64_t tg[2];
+		int n = b->nexit;
+
+		for (int k = 0; k < n; k++)
+			tg[k] = b->exit[k].target;
+		for (int k = 0; k < n && done < AHEAD; k++) {
+			int64_t to;
+
+			if (is_stop(c, tg[k]) || hget(c, tg[k]) >= 0)
+				continue;
+			to = block_for(c, t, tg[k], 0);	/* (b may move) */
+			done++;
+			if (to >= 0 && nq < AHEAD)
+				q[nq++] = to;
+		}
+	}
+}
+
 /* At an exit's trap or a lookup miss the thread is in the original state
  * before pc: on into pc's block (linking the exit, filling the table), or
  * out when pc is a stop or cannot run in the cache.  1: went on. */
@@ -896,6 +966,7 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 
 	if (is_stop(c, pc) || (id = block_for(c, t, pc, 0)) < 0)
 		return 0;
+	ahead(c, t, id);
 	if (from >= 0) {
 		/* (block_for may have moved the array: from by index) */
 		write_link(d, &c->blk[from], k, c->blk[id].base, NULL);
@@ -1062,6 +1133,10 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	c->maps_stale = 0;
 	pset_clear(&c->pages, 1);
 	pset_clear(&c->tpages, 0);
+	pset_clear(&c->pend_head, 0);
+	free(c->pend);
+	c->pend = NULL;
+	c->npend = c->cpend = 0;
 	c->need_flush = 0;
 	c->blk = NULL;
 	c->hkey = NULL;
