@@ -76,6 +76,10 @@ struct dbg_cache {
 	struct pset pages;		/* original code read: page -> bytes */
 	struct pset tpages;		/* pages translated code came from */
 	int need_flush;			/* the ptrace engine ran meanwhile */
+	/* a signal (or an interrupt) that stopped an injected call before it
+	 * ran: the caller's event, not lost */
+	struct target_stop ev;
+	int have_ev;
 	/* exits not linked yet, by target: linked when it is translated */
 	struct pend {
 		uint64_t target;
@@ -170,6 +174,11 @@ static int inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const ui
 	     target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == c->sc + 2;
 	if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED)
 		return -1;
+	if (!ok && ts.tid == t && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) &&
+	    !c->have_ev) {
+		c->ev = ts;	/* (its pc: where the thread really is, below) */
+		c->have_ev = 1;
+	}
 	target_set_regs(d->proc, t, &save, NULL);
 	if (!ok)
 		return -1;
@@ -874,9 +883,44 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 		 struct target_stop *ts, struct ptdb_err *err);
 static void unmap_left(struct dbg *d, struct dbg_cache *c);
 
+/* The event that stopped an injected call: the thread is back in its own
+ * state at r->rip. */
+static int take_event(struct dbg_cache *c, struct trace_swc_thread *th, const struct user_regs_struct *r,
+		      struct target_stop *ts)
+{
+	*ts = c->ev;
+	c->have_ev = 0;
+	if (ts->addr == c->sc || ts->addr == c->sc + 2 || region_of(c, ts->addr))
+		ts->addr = r->rip;
+	if (ts->kind == TARGET_STOP_SIGNAL)
+		trace_swc_pause(th, r->rip);
+	return DBG_CACHE_EVENT;
+}
+
+static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+	       struct target_stop *ts, struct ptdb_err *err);
+
+/* The process counts as running (so a Ctrl-C stops it) all the while,
+ * translating included: an interrupt then stops the thread, and the
+ * engine hands that stop on. */
 int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
+{
+	int rc;
+
+	d->running = 1;
+	if (d->interrupt_requested)
+		target_interrupt(d->proc);
+	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	d->running = 0;
+	return rc;
+}
+
+static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+	       struct target_stop *ts, struct ptdb_err *err)
 {
 	struct target_thread_info ti[2];
 	struct dbg_cache *c = *cp;
@@ -905,13 +949,15 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		c->magic = 0x70746462636163ull ^ ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)d->pid;
 		unmap_left(d, c);
 		if (setup(d, c, t) < 0) {
+			if (c->have_ev)
+				return take_event(c, th, r, ts);
 			c->broken = 1;	/* the ptrace engine does this run */
 			return DBG_CACHE_OFF;
 		}
 	}
 	id = block_for(c, t, r->rip, is_stop(c, r->rip));
 	if (id < 0)
-		return DBG_CACHE_NOTHING;
+		return c->have_ev ? take_event(c, th, r, ts) : DBG_CACHE_NOTHING;
 	c->st.entries++;
 	r->rip = c->blk[id].base;
 	if (target_set_regs(d->proc, t, r, err) < 0)
@@ -992,20 +1038,12 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 		int64_t from = -1;
 		int idx = -1;
 
-		d->running = 1;
-		if (d->interrupt_requested)
-			target_interrupt(d->proc);
-		if (target_thread_cont_raw(d->proc, t, err) < 0) {
-			d->running = 0;
+		if (target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
-		}
 		do {
-			if (!target_thread_event(d->proc, 1, ts)) {
-				d->running = 0;
+			if (!target_thread_event(d->proc, 1, ts))
 				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
-			}
 		} while (ts->tid != t && ts->kind != TARGET_STOP_EXITED && ts->kind != TARGET_STOP_SIGNALED);
-		d->running = 0;
 		c->st.traps++;
 		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
 		    target_get_regs(d->proc, t, r, NULL) < 0)
@@ -1029,6 +1067,8 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 			}
 			if (target_set_regs(d->proc, t, r, err) < 0)
 				return -1;
+			if (c->have_ev)
+				return take_event(c, th, r, ts);
 			mapping_call(c, r);
 			return DBG_CACHE_AT;
 		}
@@ -1074,10 +1114,15 @@ static void unmap_left(struct dbg *d, struct dbg_cache *c)
 		c->nleft = 0;	/* another process: its mappings went with it */
 		return;
 	}
-	if (!c->nleft || !target_thread_stopped(d->proc, t) || target_pending_signal(d->proc, t) ||
-	    target_get_regs(d->proc, t, &r, NULL) < 0 ||
+	int sig;
+
+	if (!c->nleft || !target_thread_stopped(d->proc, t) || target_get_regs(d->proc, t, &r, NULL) < 0 ||
 	    ((long)r.orig_rax >= 0 && (long)r.rax < 0 && (long)r.rax >= -4095))
 		return;
+	/* a signal it stopped with waits while the calls run (one that
+	 * arrives in the meantime stops them: they are tried again later) */
+	sig = target_pending_signal(d->proc, t);
+	target_set_pending_signal(d->proc, t, 0);
 	if (!c->sc)
 		c->sc = find_syscall(d);
 	for (int i = 0; i < c->nleft; i++) {
@@ -1088,10 +1133,13 @@ static void unmap_left(struct dbg *d, struct dbg_cache *c)
 		if (target_read_mem(d->proc, c->left[i].addr + c->left[i].magic_off, &m, 8, NULL) < 0 ||
 		    m != c->left[i].magic)
 			continue;
-		if (inject(d, c, t, SYS_munmap, a, &ret) < 0)
+		if (target_pending_signal(d->proc, t) || inject(d, c, t, SYS_munmap, a, &ret) < 0)
 			c->left[k++] = c->left[i];
 	}
 	c->nleft = k;
+	c->have_ev = 0;		/* (a signal that came: pending, delivered on resume) */
+	if (!target_pending_signal(d->proc, t))
+		target_set_pending_signal(d->proc, t, sig);
 }
 
 static void leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)

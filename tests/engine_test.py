@@ -105,6 +105,7 @@ def run_all(only=None):
     if only is None or "python" in only:
         python_same()
     jit_same()
+    interrupt_in_cache()
 
 
 PY_SCRIPT = "x = sorted(str(i) for i in range(200))"
@@ -176,6 +177,108 @@ def jit_same():
             len(ips[0]), len(ips[1]), m.group(1) if m else "?", len(jit), outs[1][-1500:]))
     else:
         results.ok(name)
+
+
+def exec_anon_maps(pid):
+    """Anonymous executable mappings of pid (the cache engine's regions)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return [ln for ln in f if ln.split()[1][2] == "x" and len(ln.split()) < 6]
+    except OSError:
+        return ["(no maps)"]
+
+
+def interrupt_in_cache():
+    """Ctrl-C while a traced thread runs in the code cache: the stop shows
+    original addresses only (pc, backtrace, trace), the cache is gone from
+    the process while it is stopped, and it goes on and stops again."""
+    import tempfile
+    import repl_test
+    name = "engine_test Ctrl-C in the cache"
+    with tempfile.TemporaryDirectory() as tmp:
+        p = repl_test.session(tmp)
+        why = None
+        steps = [("settings set trace.software.engine cache\r", "(ptdb) "),
+                 ("file %s\r" % os.path.join(ROOT, "tests/programs/tgt_spin"), "Current executable set"),
+                 ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
+                 ("thread trace start\r", "(ptdb) "), ("c\r", "resuming")]
+        for text, want in steps:
+            p.buf = b""
+            p.send(text)
+            if not p.read_until(want):
+                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
+                break
+        pid = None
+        if why is None:
+            if not running_in_cache(p):
+                why = "the inferior never ran in the cache"
+        if why is None:
+            p.buf = b""
+            p.send("\x03")
+            if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
+                why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
+        if why is None:
+            m = re.search(rb"Process (\d+) stopped", p.buf)
+            pid = int(m.group(1)) if m else None
+            left = exec_anon_maps(pid) if pid else ["(no pid)"]
+            p.buf = b""
+            p.send("register read rip\r")
+            p.read_until("(ptdb) ")
+            rip = p.buf
+            p.buf = b""
+            p.send("thread trace dump instructions -c 2\r")
+            p.read_until("(ptdb) ")
+            dump = p.buf
+            if left:
+                why = "the cache is still mapped at the stop: %r" % left
+            elif not re.search(rb"rip = 0x00000000004\w+  tgt_spin`main", rip):
+                why = "pc not an original address: %r" % rip
+            elif not re.search(rb"\] 0x00000000004\w+ ", dump) or b"tgt_spin`main" not in dump:
+                why = "trace not in main: %r" % dump
+        if why is None:
+            p.buf = b""
+            p.send("c\r")
+            p.read_until("resuming")
+            if not running_in_cache(p):
+                why = "the inferior did not run in the cache again"
+            os.kill(p.pid, signal_int())
+            if not p.read_until("stop reason = signal SIGSTOP") or not p.read_until("(ptdb) "):
+                why = "SIGINT to ptdb did not stop it again: %r" % p.buf[-300:]
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        if why is None and (st is None or not os.WIFEXITED(st)):
+            why = "ptdb did not exit"
+        if why:
+            results.fail(name, why)
+        else:
+            results.ok(name)
+
+
+def running_in_cache(p):
+    """Waits (for a condition, not a time) until the cache is mapped into
+    ptdb's inferior and the inferior runs on its own."""
+    kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+    inf = int(kids[0]) if kids else None
+    for _ in range(3000):
+        if inf and exec_anon_maps(inf) and proc_state(inf) == "R":
+            return True
+        p.read_until("\x00", 0.01)
+    return False
+
+
+def proc_state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
+
+def signal_int():
+    import signal
+    return signal.SIGINT
 
 
 if __name__ == "__main__":
