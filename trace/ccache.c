@@ -244,6 +244,50 @@ static int end_indirect(const struct ccache_env *env, struct emit *e, uint64_t b
 	return 0;
 }
 
+/* The record: mov %rax,R; movabs recptr,%rax; movl $id,(%rax);
+ * lea 4(%rax),%rax; movabs %rax,recptr; mov R,%rax.  Returns the offset
+ * of the store (a full buffer faults there). */
+static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64_t base, uint32_t id)
+{
+	uint32_t at;
+
+	save(e, base, 0, env->region + CCACHE_SLOT_R);
+	put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+	put64(e, env->recptr);
+	at = (uint32_t)e->n;
+	put(e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
+	put32(e, id);
+	put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04, 0x48, 0xa3 }, 6);
+	put64(e, env->recptr);
+	load(e, base, 0, env->region + CCACHE_SLOT_R);
+	return at;
+}
+
+/* The block's trailer: each exit's trap and far jump (the exit goes to
+ * its trap until linked), then the return addresses its calls push. */
+static void trailer(struct emit *e, struct ccache_block *b, uint64_t (*calls)[2], int ncalls)
+{
+	for (int k = 0; k < b->nexit; k++) {
+		struct ccache_exit *x = &b->exit[k];
+		int32_t rel;
+
+		x->trap_off = (uint32_t)e->n;
+		put1(e, 0xcc);
+		x->far_off = (uint32_t)e->n;
+		put(e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
+		put64(e, 0);
+		rel = (int32_t)(x->trap_off - x->end_off);
+		if (!e->bad)
+			memcpy(e->p + x->patch_off, &rel, 4);
+	}
+	for (int k = 0; k < ncalls && !e->bad; k++) {
+		int32_t d = (int32_t)(e->n - (calls[k][0] + 6));
+
+		memcpy(e->p + calls[k][0] + 2, &d, 4);
+		put64(e, calls[k][1]);
+	}
+}
+
 int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
 		     struct ccache_block *b)
 {
@@ -259,17 +303,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	b->base = base;
 	b->id = id;
 	b->ins = xmalloc(CCACHE_BLOCK_MAX_INSNS * sizeof(*b->ins));
-	/* the record: mov %rax,R; movabs recptr,%rax; movl $id,(%rax);
-	 * lea 4(%rax),%rax; movabs %rax,recptr; mov R,%rax */
-	save(&e, base, 0, env->region + CCACHE_SLOT_R);
-	put(&e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
-	put64(&e, env->recptr);
-	b->rec_off = (uint32_t)e.n;
-	put(&e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
-	put32(&e, id);
-	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04, 0x48, 0xa3 }, 6);
-	put64(&e, env->recptr);
-	load(&e, base, 0, env->region + CCACHE_SLOT_R);
+	b->rec_off = record_stub(env, &e, base, id);
 
 	while (!ended && !e.bad) {
 		struct disasm_insn in;
@@ -350,26 +384,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			break;
 		}
 	}
-	/* trailer: each exit's trap and far jump, then the return addresses */
-	for (int k = 0; k < b->nexit; k++) {
-		struct ccache_exit *x = &b->exit[k];
-		int32_t rel;
-
-		x->trap_off = (uint32_t)e.n;
-		put1(&e, 0xcc);
-		x->far_off = (uint32_t)e.n;
-		put(&e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
-		put64(&e, 0);
-		rel = (int32_t)(x->trap_off - x->end_off);
-		if (!e.bad)
-			memcpy(buf + x->patch_off, &rel, 4);
-	}
-	for (int k = 0; k < ncalls && !e.bad; k++) {
-		int32_t d = (int32_t)(e.n - (calls[k][0] + 6));
-
-		memcpy(buf + calls[k][0] + 2, &d, 4);
-		put64(&e, calls[k][1]);
-	}
+	trailer(&e, b, calls, ncalls);
 	if (e.bad || !b->n)
 		goto fail;
 	b->code = buf;
