@@ -75,6 +75,8 @@ def run(path, cmds, args, stdin, engine, tmpdir):
             f.write(c.text + "\n")
     p = subprocess.run([PTDB, "-b", "-s", script] + args, input=stdin, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, cwd=ROOT, timeout=600)
+    if re.search(r"^error: .*trace\.software\.engine", p.stdout, re.M):
+        return -1, ["the engine could not be set"]
     return p.returncode, normalize(p.stdout)
 
 
@@ -97,7 +99,9 @@ def run_all(only=None):
             continue
         a = [x.replace("engine ptrace", "engine E") for x in a]
         b = [x.replace("engine cache", "engine E") for x in b]
-        if ra != rb or a != b:
+        if ra == -1 or rb == -1:
+            results.fail(name, "the engine could not be set")
+        elif ra != rb or a != b:
             diff = "\n".join(list(difflib.unified_diff(a, b, "ptrace", "cache", lineterm=""))[:60])
             results.fail(name, "exit %d vs %d\n%s" % (ra, rb, diff))
         else:
