@@ -20,7 +20,7 @@ endif
 # Debian packages the build and the tests use.
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
-	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev
+	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev qemu-user
 
 LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
