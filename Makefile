@@ -21,7 +21,7 @@ endif
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
-	binutils libc6-dbg lldb-16
+	binutils libc6-dbg lldb-16 qemu-user
 
 LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))

@@ -205,6 +205,8 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 	o->no_cgroup = cmd_opt_given(ctx->node, a, "disable-cgroup-filtering");
 	o->tsc = cmd_opt_given(ctx->node, a, "tsc");
 	o->single_step = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_STEPPING), "single");
+	o->engine = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_ENGINE), "cache")
+		    ? DBG_ENGINE_CACHE : DBG_ENGINE_PTRACE;
 	return 0;
 }
 
@@ -402,6 +404,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		json_object_object_add(c, "traps", json_object_new_uint64(th->traps));
 		json_object_object_add(c, "stateDependentTransfers", json_object_new_uint64(th->transfers));
 		json_object_object_add(c, "computedTransfers", json_object_new_uint64(th->emulated));
+		json_object_object_add(c, "engine", json_object_new_string(dbg_trace_engine(d)));
 		json_object_object_add(st, "collector", c);
 		json_object_object_add(o, "threadStats", st);
 		fprintf(ctx->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
@@ -417,7 +420,8 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		fprintf(ctx->out, "\n  Trace technology: intel-pt\n");
 	else
 		fprintf(ctx->out, "\n  Trace technology: software (Intel PT packets, %s)\n",
-			dbg_trace_single_step(d) ? "single-stepped" : "block stepping");
+			dbg_trace_single_step(d) ? "single-stepped"
+			: !strcmp(dbg_trace_engine(d), "cache") ? "cache engine" : "block stepping");
 	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", items);
 	fprintf(ctx->out, "  Total number of instructions: %" PRIu64 "\n", insns);
 	fprintf(ctx->out, "\n  Memory usage:\n");
@@ -472,6 +476,7 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 		fprintf(ctx->out, "    Traps: %" PRIu64 " (%.2f per state-dependent transfer)\n", th->traps,
 			th->transfers ? (double)th->traps / (double)th->transfers : 0.0);
 		fprintf(ctx->out, "    Bytes written (padding included): %" PRIu64 "\n", th->ring.total);
+		cmd_trace_cache_info(d, ctx->out);
 		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
 	}
 	return CMD_OK;

@@ -60,6 +60,9 @@ int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid
 /* dump info's Timestamps, Events and Errors sections in LLDB's wording,
  * as text and as members of the JSON threadStats object. */
 void cmd_trace_info_sections(struct dbg *d, struct trace_decoded *dec, FILE *out);
+/* dump info -v: the software engine and, for the cache engine, what it did
+ * (cmd/cmd-trace-cache.c). */
+void cmd_trace_cache_info(struct dbg *d, FILE *out);
 void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_object *stats);
 
 #endif

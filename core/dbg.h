@@ -332,7 +332,9 @@ struct dbg_trace_opts {
 	int backend;		/* DBG_BACKEND_* */
 	uint64_t perf_config;	/* intel-pt: raw attr.config bits */
 	int no_cgroup;		/* intel-pt per CPU: trace every task */
+	int engine;		/* software: DBG_ENGINE_* */
 };
+enum { DBG_ENGINE_PTRACE = 0, DBG_ENGINE_CACHE = 1 };
 enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
 /* "intel-pt" or "software": what the live (or loaded) trace came from. */
 const char *dbg_trace_technology(const struct dbg *d);
@@ -346,6 +348,11 @@ int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max);
 int dbg_thread_exited(struct dbg *d, pid_t tid);
 int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);
+/* The software engine of the live trace: "ptrace" or "cache". */
+const char *dbg_trace_engine(const struct dbg *d);
+/* The cache engine's counters (zeros when it never ran). */
+struct dbg_cache_stats;
+void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
 struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);
 /* Starts tracing tids (or all current and future threads); a traced

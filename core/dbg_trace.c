@@ -5,6 +5,7 @@
  * (trace/decode) against the process's modules, cached per stop id. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/dbg_cache.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -42,6 +43,7 @@ struct dbg_trace {
 	int cpu_stopped;		/* its tracing stopped: freed on resume */
 	struct dbg_ipt *hw;		/* intel-pt backend, NULL: software */
 	pid_t hw_limit_tid;		/* a new thread over the total limit */
+	struct dbg_cache *cc;		/* the cache engine (core/dbg_cache.c) */
 };
 
 #define DBG_TRACE_QUANTUM 256
@@ -466,6 +468,16 @@ int dbg_trace_single_step(const struct dbg *d)
 	return d->trace && d->trace->opts.single_step;
 }
 
+const char *dbg_trace_engine(const struct dbg *d)
+{
+	return d->trace && d->trace->opts.engine == DBG_ENGINE_CACHE ? "cache" : "ptrace";
+}
+
+void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out)
+{
+	*out = dbg_cache_get_stats(d->trace ? d->trace->cc : NULL);
+}
+
 int dbg_trace_is_process(const struct dbg *d)
 {
 	return d->trace && d->trace->process;
@@ -477,6 +489,8 @@ void dbg_trace_end(struct dbg *d)
 		return;
 	if (dbg_alive(d))
 		unplant_sticky(d);
+	dbg_cache_finish(dbg_alive(d) ? d : NULL, d->trace->cc);
+	dbg_cache_free(d->trace->cc);
 	free(d->trace->sticky);
 	bcache_clear(d->trace);
 	for (int i = 0; i < d->trace->nth; i++) {
@@ -1031,6 +1045,44 @@ static int run_block(struct dbg *d, struct trace_swc_thread *th, struct user_reg
 	}
 }
 
+/* The cache engine runs th (core/dbg_cache.c), with run_block's results:
+ * like run_block it goes on past a stop that is not the user's (the
+ * loader's breakpoint, a goal in a deeper frame) and comes back before
+ * code it does not run, so the collector's loop turns as often under
+ * either engine (its turns schedule the threads).  EV_OFF: the ptrace
+ * engine runs instead. */
+enum { EV_OFF = -4 };
+static int cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+		      pid_t tid, const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		      struct ptdb_err *err)
+{
+	struct target_stop ts;
+	pid_t t = th->tid;
+	int rr;
+
+	for (int first = 1;; first = 0) {
+		if (!first && d->interrupt_requested)
+			return EV_GO_ON;
+		switch (dbg_cache_run(d, &d->trace->cc, th, r, goals, ngoals, &ts, err)) {
+		case DBG_CACHE_OFF:
+			return first ? EV_OFF : EV_GO_ON;
+		case DBG_CACHE_NOTHING:
+			return first ? EV_NOTHING : EV_GO_ON;
+		case DBG_CACHE_AT:
+			stop->tid = t;
+			rr = arrived(d, t, tid, r->rip, r->rsp, goals, ngoals, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			break;
+		case DBG_CACHE_EVENT:
+			stop->tid = t;
+			return running_event(d, &ts, tid, goals, ngoals, stop);
+		default:
+			return -1;
+		}
+	}
+}
+
 static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		   struct ptdb_err *err)
@@ -1101,7 +1153,20 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 				return -1;
 			continue;
 		}
-		if (!sig && have && !step_tid && !d->trace->opts.single_step && runs_in_block(&in)) {
+		rr = EV_OFF;
+		if (!sig && have && !step_tid && !d->trace->opts.single_step &&
+		    d->trace->opts.engine == DBG_ENGINE_CACHE) {
+			rr = cache_step(d, th, &r, tid, goals, ngoals, stop, err);
+			if (rr != EV_NOTHING && rr != EV_OFF) {
+				if (rr != EV_GO_ON)
+					return rr;
+				continue;
+			}
+			if (rr == EV_NOTHING)
+				dbg_cache_count_fallback(d->trace->cc);
+		}
+		if (rr == EV_OFF && !sig && have && !step_tid && !d->trace->opts.single_step &&
+		    runs_in_block(&in)) {
 			rr = run_block(d, th, &r, tid, goals, ngoals, stop, err);
 			if (rr != EV_NOTHING) {
 				if (rr != EV_GO_ON)
@@ -1195,6 +1260,8 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 
 		unplant_parks(d);
 		died = target_thread_end(d->proc, &ex);
+		if (d->trace)
+			dbg_cache_finish(died ? NULL : d, d->trace->cc);
 		if (d->trace) {
 			block_interrupted(d);
 			unplant_sticky(d);

@@ -363,6 +363,13 @@ static void cs_fill(struct disasm *d, const cs_insn *ci, struct disasm_insn *o)
 	default:
 		break;
 	}
+	for (int i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && (x->operands[i].mem.base == X86_REG_RIP ||
+							 x->operands[i].mem.base == X86_REG_EIP)) {
+			o->riprel_off = x->encoding.disp_offset;
+			o->riprel_odd = x->operands[i].mem.base != X86_REG_RIP ||
+					x->encoding.disp_size != 4 || !x->encoding.disp_offset;
+		}
 }
 
 /* ---- Zydis fallback ---- */
@@ -457,6 +464,13 @@ static int zy_decode(struct disasm *d, const uint8_t *bytes, size_t n,
 	o->from_zydis = 1;
 	o->kind = zy_kind(&zi);
 	split_text(text, o);
+	for (int i = 0; i < zi.operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && (ops[i].mem.base == ZYDIS_REGISTER_RIP ||
+								 ops[i].mem.base == ZYDIS_REGISTER_EIP)) {
+			o->riprel_off = zi.raw.disp.offset;
+			o->riprel_odd = ops[i].mem.base != ZYDIS_REGISTER_RIP || zi.raw.disp.size != 32 ||
+					!zi.raw.disp.offset;
+		}
 	op = zi.operand_count_visible ? &ops[0] : NULL;
 	if (!op)
 		return 0;

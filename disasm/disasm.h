@@ -77,6 +77,10 @@ struct disasm_insn {
 		int addr32;
 	} ind;
 	int from_zydis;		/* 1 when capstone failed and Zydis decoded it */
+	/* Any RIP-relative memory operand (not only a branch's): the offset of
+	 * its 32-bit displacement in bytes (0: none); riprel_odd = 1 when the
+	 * form is one a code copier cannot move (EIP-relative, no disp32). */
+	uint8_t riprel_off, riprel_odd;
 	char mnemonic[32];	/* "movl", "repz ret", "kmovd" */
 	char operands[160];	/* "$0x0, -0x4(%rbp)"; "" when none */
 };

@@ -11,10 +11,13 @@ bundle tests (tests/bundle_test.py), bundles in LLDB's own form
 (tests/lldb_bundle_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
-(tests/process_test.py), interrupts in every state (tests/interrupt_test.py), the symbol tests (tests/symbols_test.py), the 64-thread stress test (tests/stress_test.py)
-valgrind memcheck on the transcripts of mission §1 (tests/valgrind_test.py)
-and the comparison of variables and expressions with lldb-16
-(tests/lldb_compare_test.py) run; each reports results through tests/results.py.
+(tests/process_test.py), interrupts in every state (tests/interrupt_test.py),
+the symbol tests (tests/symbols_test.py), the 64-thread stress test
+(tests/stress_test.py), the two software engines on every tracing transcript
+(tests/engine_test.py), valgrind memcheck on the transcripts of mission §1
+(tests/valgrind_test.py) and the comparison of variables and expressions
+with lldb-16 (tests/lldb_compare_test.py) run; each reports results through
+tests/results.py.
 """
 import os
 import subprocess
@@ -38,6 +41,7 @@ import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
 import lldb_compare_test  # noqa: E402
 import symbols_test  # noqa: E402
+import engine_test  # noqa: E402
 
 
 def run_unit(binary):
@@ -66,8 +70,8 @@ def run_unit(binary):
 
 
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
-          check_man, fuzz_replay, hostile_test, process_test, interrupt_test, stress_test, symbols_test,
-          lldb_compare_test, valgrind_test]
+          check_man, fuzz_replay, hostile_test, process_test, interrupt_test, stress_test,
+          symbols_test, lldb_compare_test, engine_test, valgrind_test]
 
 
 def main():

@@ -259,6 +259,15 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 	return trace_ptw_maybe_psb(w, next) < 0 ? -1 : 0;
 }
 
+int trace_swc_straight(struct trace_swc_thread *t, uint64_t n, uint64_t next)
+{
+	if (!W(t)->packet_en || (t->cpu && t->cpu->on != t) || trace_ptw_psb_due(W(t)))
+		return -1;
+	t->insns += n;
+	t->next_ip = next;
+	return 0;
+}
+
 int trace_swc_syscall(struct trace_swc_thread *t, const struct disasm_insn *in)
 {
 	t->next_ip = in->addr;

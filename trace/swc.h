@@ -107,6 +107,11 @@ int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc);
  * disable/enable), then a periodic PSB+ when due. */
 int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 		       uint64_t next);
+/* n instructions ran that write no packets (straight-line code and direct
+ * jumps), the thread going on at next: counted at once.  -1 (nothing
+ * done) when they must go through trace_swc_executed one by one: tracing
+ * is not enabled, a PSB+ is due, or a per-CPU stream is another thread's. */
+int trace_swc_straight(struct trace_swc_thread *t, uint64_t n, uint64_t next);
 /* A SYSCALL the thread executes on its own (it may block): lists it and
  * disables tracing (§7.1); trace_swc_resume at the return address enables
  * it again. */

@@ -210,7 +210,7 @@ def decoding():
 
 
 def main():
-    which = sys.argv[1:] or ["startup", "tracing", "dump"]
+    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
@@ -219,6 +219,9 @@ def main():
     if "dump" in which:
         from dump_bench import dump_bench
         ok = dump_bench() and ok
+    if "cache" in which:
+        import cache
+        ok = cache.main() and ok
     sys.exit(0 if ok else 1)
 
 

@@ -6,6 +6,7 @@
 #include "test.h"
 
 #include "core/dbg.h"
+#include "core/dbg_cache.h"
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"
@@ -142,13 +143,14 @@ static int is_psb(const uint8_t *p, size_t left)
 
 /* Traces the same range; checks the full decode and every PSB tail against
  * want.  Returns the number of PSBs checked, -1 on a mismatch. */
-static int traced(const char *prog, size_t size, size_t period, const struct seq *want,
-		  int expect_wrap, int single)
+static int traced_engine(const char *prog, size_t size, size_t period, const struct seq *want,
+			 int expect_wrap, int single, int engine)
 {
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { .size = size, .psb_period = period, .single_step = single };
+	struct dbg_trace_opts o = { .size = size, .psb_period = period, .single_step = single,
+				    .engine = engine };
 	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
 	struct trace_swc_thread *th;
 	struct seq got = { calloc(MAXSEQ, 8), 0 };
@@ -164,6 +166,23 @@ static int traced(const char *prog, size_t size, size_t period, const struct seq
 	th = dbg_trace_thread(&d, d.sel_tid);
 	if (!th || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0)
 		goto out;
+	if (engine == DBG_ENGINE_CACHE) {
+		struct dbg_cache_stats cs;
+
+		dbg_trace_cache_stats(&d, &cs);
+		printf("#   cache engine: %llu insns, %llu blocks, %llu records, %llu traps (%llu links, "
+		       "%llu misses, %llu drains), %llu entries, %llu stepped by ptrace\n",
+		       (unsigned long long)th->insns, (unsigned long long)cs.blocks,
+		       (unsigned long long)cs.records, (unsigned long long)cs.traps,
+		       (unsigned long long)cs.links, (unsigned long long)cs.misses,
+		       (unsigned long long)cs.drains, (unsigned long long)cs.entries,
+		       (unsigned long long)cs.fallback);
+		/* it really ran in the cache: most instructions came from records */
+		if (cs.records == 0 || cs.entries == 0 || cs.fallback * 20 > th->insns) {
+			printf("#   the cache engine did not do the run\n");
+			goto out;
+		}
+	}
 	if (!!th->ring.wrapped != !!expect_wrap) {
 		printf("#   ring wrapped = %d, expected %d\n", th->ring.wrapped, expect_wrap);
 		goto out;
@@ -227,6 +246,12 @@ out:
 	free(got.ip);
 	dbg_release(&d);
 	return rc;
+}
+
+static int traced(const char *prog, size_t size, size_t period, const struct seq *want,
+		  int expect_wrap, int single)
+{
+	return traced_engine(prog, size, period, want, expect_wrap, single, DBG_ENGINE_PTRACE);
 }
 
 /* Two threads: the worker's trace (everything traced, main busy beside it)
@@ -341,6 +366,91 @@ TEST(oracle_wrapped_ring_decodes_tail)
 	CHECK(psbs > 1);
 }
 
+/* The cache engine: the threads run out of a code cache and record the
+ * blocks they ran; the same sequence, from every PSB. */
+TEST(oracle_cache_engine_equals_stepping)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	psbs = traced_engine("tests/programs/oracle", 8u << 20, 128, &want, 0, 0, DBG_ENGINE_CACHE);
+	CHECK(psbs > 10);
+}
+
+TEST(oracle_cache_engine_wrapped_ring)
+{
+	int psbs;
+
+	need_want();
+	CHECK(want.n > 1000);
+	psbs = traced_engine("tests/programs/oracle", 4096, 256, &want, 1, 0, DBG_ENGINE_CACHE);
+	CHECK(psbs > 1);
+}
+
+/* A long run (hundreds of thousands of blocks: the record buffer fills
+ * again and again): the cache engine writes byte for byte the stream the
+ * ptrace engine writes, and both decode to the same instructions. */
+static int long_run(int engine, uint8_t **buf, size_t *len, uint64_t *drains, struct seq *ips)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = engine };
+	uint64_t end = start(&d, "tests/programs/cache_long", "oracle_begin", "oracle_end");
+	struct trace_swc_thread *th;
+	struct dbg_cache_stats cs;
+	int rc = -1;
+
+	if (end && dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err) == 0 &&
+	    dbg_continue(&d, &st, &err) == 0 && st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end &&
+	    (th = dbg_trace_thread(&d, d.sel_tid)) && trace_ring_snapshot(&th->ring, buf, len, &err) == 0)
+		rc = decode_ips(&d, *buf, *len, ips);
+	dbg_trace_cache_stats(&d, &cs);
+	*drains = cs.drains;
+	dbg_release(&d);
+	return rc;
+}
+
+TEST(oracle_cache_engine_long_run_same_stream)
+{
+	uint8_t *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	uint64_t da = 0, db = 0;
+	struct seq sa = { calloc(MAXSEQ, 8), 0 }, sb = { calloc(MAXSEQ, 8), 0 };
+
+	CHECK_INT(long_run(DBG_ENGINE_PTRACE, &a, &na, &da, &sa), 0);
+	CHECK_INT(long_run(DBG_ENGINE_CACHE, &b, &nb, &db, &sb), 0);
+	CHECK(db >= 1);		/* the buffer filled, was drained, filled again */
+	CHECK(na > 4000);	/* (0.35 bytes of packets an instruction, about) */
+	CHECK(na == nb && a && b && !memcmp(a, b, na));
+	/* and it decodes whole: over 400,000 instructions (the
+	 * sequence is cut at MAXSEQ), the same under both */
+	CHECK(sa.n > 400000 && sa.n == sb.n && !memcmp(sa.ip, sb.ip, sa.n * 8));
+	free(sa.ip);
+	free(sb.ip);
+	free(a);
+	free(b);
+}
+
+/* oracle2: exceptions, qsort, vectorised string functions, dlopen,
+ * tail calls at -O2, a timer signal; both engines equal stepping. */
+static struct seq want2;
+
+TEST(oracle2_both_engines_equal_stepping)
+{
+	want2.ip = calloc(MAXSEQ, 8);
+	if (stepped("tests/programs/oracle2", &want2) < 0)
+		want2.n = 0;
+	CHECK(want2.n > 1000);
+	CHECK(traced_engine("tests/programs/oracle2", 8u << 20, 4096, &want2, 0, 0, DBG_ENGINE_PTRACE) >= 1);
+	CHECK(traced_engine("tests/programs/oracle2", 8u << 20, 4096, &want2, 0, 0, DBG_ENGINE_CACHE) >= 1);
+	free(want2.ip);
+}
+
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
+	  oracle2_both_engines_equal_stepping,
+	  oracle_cache_engine_long_run_same_stream,
+	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
 	  oracle_two_threads)

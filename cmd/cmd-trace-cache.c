@@ -1,0 +1,28 @@
+/* cmd/cmd-trace-cache.c: the software engine's lines of "thread trace dump
+ * info -v": which engine recorded, and the cache engine's counters. */
+#include "cmd/cmd-trace.h"
+#include "core/dbg_cache.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void cmd_trace_cache_info(struct dbg *d, FILE *out)
+{
+	struct dbg_cache_stats st;
+
+	fprintf(out, "    Engine: %s\n", dbg_trace_engine(d));
+	if (strcmp(dbg_trace_engine(d), "cache"))
+		return;
+	dbg_trace_cache_stats(d, &st);
+	fprintf(out, "    Cache engine: %" PRIu64 " blocks translated, %" PRIu64 " bytes of code "
+		"(largest cache %" PRIu64 " bytes)\n", st.blocks, st.code_bytes, st.peak_cache);
+	fprintf(out, "    Cache engine: %" PRIu64 " block records, %" PRIu64 " entries into the cache\n",
+		st.records, st.entries);
+	fprintf(out, "    Cache engine: %" PRIu64 " traps (%" PRIu64 " exits linked, %" PRIu64
+		" lookup misses, %" PRIu64 " full buffers), %" PRIu64 " flushes\n", st.traps, st.links, st.misses,
+		st.drains, st.flushes);
+	fprintf(out, "    Cache engine: %.6f s running (%.6f s of it translating)\n", (double)st.run_ns / 1e9,
+		(double)st.translate_ns / 1e9);
+	fprintf(out, "    Ptrace engine fallback: %" PRIu64 " instructions (system calls, code the cache "
+		"does not run)\n", st.fallback);
+}

@@ -1,0 +1,791 @@
+/* core/dbg_cache.c: the cache engine's process side.  For one run of the
+ * collector (with core/dbg_cache_mem.c, which maps code-cache regions near
+ * the code they translate and a record buffer followed by a guard page
+ * into the inferior) it translates blocks on demand (trace/ccache),
+ * links them, fills the dispatchers' lookup tables, and reads the block
+ * records back into trace_swc_executed calls, so the Intel PT stream is
+ * the one the ptrace engine writes.  The thread leaves the cache only in
+ * an original state: at an exit's trap, a lookup miss, or an instruction
+ * boundary it is stepped to; nothing outside this file sees a cache pc. */
+#include "core/dbg_cache.h"
+#include "trace/ccache.h"
+#include "trace/swc.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "core/dbg_cache_int.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+
+/* ---- system calls in the inferior ---- */
+
+/* ---- blocks ---- */
+
+static void hput(struct dbg_cache *c, uint64_t key, uint32_t id)
+{
+	if (2 * (c->hn + 1) > c->hcap) {
+		uint64_t *ok = c->hkey;
+		uint32_t *ov = c->hval;
+		size_t ocap = c->hcap;
+
+		c->hcap = c->hcap ? 2 * c->hcap : 4096;
+		c->hkey = xcalloc(c->hcap, sizeof(*c->hkey));
+		c->hval = xcalloc(c->hcap, sizeof(*c->hval));
+		c->hn = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (ov[i])
+				hput(c, ok[i], ov[i] - 1);
+		free(ok);
+		free(ov);
+	}
+	for (size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
+		size_t i = h & (c->hcap - 1);
+
+		if (!c->hval[i]) {
+			c->hkey[i] = key;
+			c->hval[i] = id + 1;
+			c->hn++;
+			return;
+		}
+	}
+}
+
+static int64_t hget(const struct dbg_cache *c, uint64_t key)
+{
+	if (!c->hcap)
+		return -1;
+	for (size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
+		size_t i = h & (c->hcap - 1);
+
+		if (!c->hval[i])
+			return -1;
+		if (c->hkey[i] == key)
+			return (int64_t)c->hval[i] - 1;
+	}
+}
+
+static int is_stop(void *ctx, uint64_t addr)
+{
+	struct dbg_cache *c = ctx;
+
+	if (target_bp_planted(c->d->proc, addr))
+		return 1;
+	for (int i = 0; i < c->ngoals; i++)
+		if (c->goals[i].pc == addr)
+			return 1;
+	return 0;
+}
+
+static struct region *region_of(struct dbg_cache *c, uint64_t pc)
+{
+	for (int i = 0; i < c->nreg; i++)
+		if (pc >= c->reg[i].addr && pc < c->reg[i].addr + REGION_SIZE)
+			return &c->reg[i];
+	return NULL;
+}
+
+/* The block holding cache address pc, or NULL. */
+static struct ccache_block *block_of(struct dbg_cache *c, struct region *g, uint64_t pc)
+{
+	size_t lo = 0, hi = g->nids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		struct ccache_block *b = &c->blk[g->ids[mid]];
+
+		if (pc < b->base)
+			hi = mid;
+		else if (pc >= b->base + b->len)
+			lo = mid + 1;
+		else
+			return b;
+	}
+	return NULL;
+}
+
+static void write_link(struct dbg *d, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
+{
+	uint8_t rel[4], far[8];
+	uint32_t o1, o2;
+
+	ccache_link(b, k, dest, rel, &o1, far, &o2);
+	if (local) {
+		memcpy(local + o1, rel, 4);
+		if (o2 != UINT32_MAX)
+			memcpy(local + o2, far, 8);
+		return;
+	}
+	if (o2 != UINT32_MAX)
+		target_write_mem(d->proc, b->base + o2, far, 8, NULL);
+	target_write_mem(d->proc, b->base + o1, rel, 4, NULL);
+}
+
+/* The block at pc, translated now if need be.  A block at a stop is the
+ * tracer's to enter only (not linked, not in the tables): private.
+ * Returns its id, -1 if pc cannot run in the cache. */
+static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
+{
+	struct dbg *d = c->d;
+	struct ccache_block b;
+	struct region *g;
+	int64_t id = private ? -1 : hget(c, pc);
+	uint64_t t0;
+
+	if (id >= 0)
+		return id;
+	t0 = now_ns();
+	for (int tries = 0; tries < 2; tries++) {
+		struct ccache_env env;
+
+		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
+		if (!g)
+			return -1;
+		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, is_stop, c };
+		if (ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, &b) < 0)
+			return -1;
+		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
+			break;
+		ccache_block_release(&b);
+		if (tries)
+			return -1;
+		g->used = REGION_SIZE;	/* full: the next try takes a new one */
+	}
+	/* exits whose targets exist already are linked before it is written;
+	 * the others when their target is translated */
+	int waiting[2], nw = 0;
+
+	for (int k = 0; k < b.nexit; k++) {
+		uint64_t tg = b.exit[k].target;
+		int64_t to = is_stop(c, tg) ? -1 : hget(c, tg);
+
+		if (to >= 0)
+			write_link(d, &b, k, c->blk[to].base, b.code);
+		else if (!is_stop(c, tg))
+			waiting[nw++] = k;
+	}
+	if (target_write_mem(d->proc, b.base, b.code, b.len, NULL) < 0) {
+		ccache_block_release(&b);
+		return -1;
+	}
+	for (int w = 0; w < nw; w++) {
+		uint64_t tg = b.exit[waiting[w]].target;
+		uint8_t **h = dbg_cache_pset_find(&c->pend_head, tg);
+
+		if (c->npend == c->cpend) {
+			c->cpend = c->cpend ? 2 * c->cpend : 1024;
+			c->pend = xrealloc(c->pend, c->cpend * sizeof(*c->pend));
+		}
+		c->pend[c->npend] = (struct pend){ tg, c->nblk, waiting[w], h ? (int64_t)(uintptr_t)*h - 1 : -1 };
+		dbg_cache_pset_add(&c->pend_head, tg, (uint8_t *)(uintptr_t)(c->npend + 1));
+		c->npend++;
+	}
+	free(b.code);
+	b.code = NULL;
+	g->used += (b.len + 15) & ~15u;
+	c->run_bytes += b.len;
+	c->st.blocks++;
+	c->st.code_bytes += b.len;
+	if (c->nblk == c->cblk) {
+		c->cblk = c->cblk ? 2 * c->cblk : 1024;
+		c->blk = xrealloc(c->blk, c->cblk * sizeof(*c->blk));
+		c->plan = xrealloc(c->plan, c->cblk * sizeof(*c->plan));
+	}
+	c->blk[c->nblk] = b;
+	{
+		struct plan *pl = &c->plan[c->nblk];
+
+		pl->pk = xmalloc((size_t)b.n * sizeof(*pl->pk));
+		pl->npk = 0;
+		for (int i = 0; i < b.n; i++)
+			if (b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP)
+				pl->pk[pl->npk++] = (uint16_t)i;
+	}
+	if (g->nids == g->cids) {
+		g->cids = g->cids ? 2 * g->cids : 1024;
+		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));
+	}
+	g->ids[g->nids++] = c->nblk;
+	if (!private) {
+		uint8_t **h = dbg_cache_pset_find(&c->pend_head, pc);
+
+		hput(c, pc, c->nblk);
+		/* exits waiting for it go straight to it now */
+		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
+			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
+				write_link(d, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
+				c->st.links++;
+			}
+		if (h)
+			*h = NULL;
+	}
+	c->st.translate_ns += now_ns() - t0;
+	return c->nblk++;
+}
+
+/* ---- records -> instructions ---- */
+
+/* The first k instructions of b; the k-th goes on to next.  Runs of
+ * instructions that write no packets are counted at once. */
+static void emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next)
+{
+	int run = 0;
+
+	for (int i = 0; i < k && i < b->n; i++) {
+		const struct ccache_insn *ci = &b->ins[i];
+		uint64_t to = i + 1 < b->n ? b->ins[i + 1].addr : next;
+		struct disasm_insn in;
+
+		if ((ci->kind == DISASM_KIND_OTHER && to == ci->addr + ci->len) ||
+		    (ci->kind == DISASM_KIND_JMP && ci->has_target && to == ci->target)) {
+			if (i + 1 < k && i + 1 < b->n) {
+				run++;
+				continue;
+			}
+			if (trace_swc_straight(th, (uint64_t)run + 1, to) == 0)
+				return;
+		} else if (run && trace_swc_straight(th, (uint64_t)run, ci->addr) == 0) {
+			run = 0;
+		}
+		/* the run (if it could not be counted at once), then this one */
+		for (int j = i - run; j <= i; j++) {
+			ci = &b->ins[j];
+			memset(&in, 0, sizeof(in));
+			in.addr = ci->addr;
+			in.len = ci->len;
+			in.kind = (enum disasm_kind)ci->kind;
+			in.has_target = ci->has_target;
+			in.target = ci->target;
+			trace_swc_executed(th, &in, j + 1 < b->n ? b->ins[j + 1].addr : next);
+		}
+		run = 0;
+	}
+}
+
+static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, uint64_t next)
+{
+	struct disasm_insn in;
+
+	in.addr = ci->addr;
+	in.len = ci->len;
+	in.kind = (enum disasm_kind)ci->kind;
+	in.has_target = ci->has_target;
+	in.target = ci->target;
+	trace_swc_executed(th, &in, next);
+}
+
+/* All of block id, going on to next: the runs between the instructions
+ * that write packets are counted at once. */
+static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
+{
+	const struct ccache_block *b = &c->blk[id];
+	const struct plan *pl = &c->plan[id];
+	int prev = 0;
+
+	for (int k = 0; k <= pl->npk; k++) {
+		int p = k < pl->npk ? pl->pk[k] : b->n;
+		uint64_t at = p < b->n ? b->ins[p].addr : next;
+
+		if (p > prev && trace_swc_straight(th, (uint64_t)(p - prev), at) < 0)
+			for (int j = prev; j < p; j++)
+				emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
+		if (p < b->n)
+			emit_one(th, &b->ins[p], p + 1 < b->n ? b->ins[p + 1].addr : next);
+		prev = p + 1;
+	}
+}
+
+/* Reads the records since the last drain: every block but the last is
+ * complete (it went on to the next one's start). */
+static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
+{
+	struct dbg *d = c->d;
+	uint64_t p, s = rec_start(c);
+	uint32_t *ids;
+	size_t n;
+
+	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4)
+		return -1;
+	n = (p - s) / 4;
+	if (!n)
+		return 0;
+	ids = xmalloc(n * 4);
+	if (target_read_mem(d->proc, s, ids, n * 4, NULL) < 0) {
+		free(ids);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] >= c->nblk)
+			continue;	/* cannot happen: the ids are ours */
+		if (c->cur >= 0)
+			emit_all(c, th, c->cur, c->blk[ids[i]].start);
+		c->cur = ids[i];
+	}
+	c->st.records += n;
+	free(ids);
+	return target_write_mem(d->proc, c->rec, &s, 8, NULL);
+}
+
+/* The last block ran to its end and went on to pc. */
+static void sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc)
+{
+	if (c->cur >= 0)
+		emit_all(c, th, c->cur, pc);
+	c->cur = -1;
+}
+
+/* Where the thread is, if that is an original state: 1 with r->rip set
+ * to the original pc (and rax/rcx/rdx back from the slots at a lookup
+ * miss), the instructions before it recorded; 0 if it is inside a stub. */
+static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct user_regs_struct *r)
+{
+	struct dbg *d = c->d;
+	struct region *g = region_of(c, r->rip);
+	struct ccache_block *b;
+	int idx;
+
+	if (!g) {		/* outside the cache: an original pc */
+		sync_done(c, th, r->rip);
+		return 1;
+	}
+	if (r->rip == g->dispatch + g->miss_off + 1) {
+		uint64_t v[7];
+
+		if (target_read_mem(d->proc, g->addr, v, sizeof(v), NULL) < 0)
+			return 0;
+		r->rax = v[CCACHE_SLOT_A / 8];
+		r->rcx = v[CCACHE_SLOT_C / 8];
+		r->rdx = v[CCACHE_SLOT_D / 8];
+		r->rip = v[CCACHE_SLOT_T / 8];
+		sync_done(c, th, r->rip);
+		return 1;
+	}
+	b = block_of(c, g, r->rip);
+	switch (b ? ccache_where(b, r->rip, &idx) : CCACHE_INSIDE) {
+	case CCACHE_AT_ENTRY:
+		sync_done(c, th, b->start);
+		r->rip = b->start;
+		return 1;
+	case CCACHE_AT_TRAP:
+		sync_done(c, th, b->exit[idx].target);
+		r->rip = b->exit[idx].target;
+		return 1;
+	case CCACHE_AT_INSN:
+		if (c->cur >= 0 && &c->blk[c->cur] == b)
+			emit(th, b, idx, b->ins[idx].addr);
+		else
+			sync_done(c, th, b->start);	/* (not reached: its record is out) */
+		c->cur = -1;
+		r->rip = b->ins[idx].addr;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Brings a thread stopped in the cache to an original state, stepping it
+ * through the stub it is in (a signal it stopped with stays pending). */
+static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		  struct ptdb_err *err)
+{
+	struct dbg *d = c->d;
+	int sig = target_pending_signal(d->proc, t), rc = -1;
+
+	target_set_pending_signal(d->proc, t, 0);
+	for (int steps = 0; steps < 256; steps++) {
+		struct target_stop ts;
+
+		if (drain(c, th) < 0)
+			break;
+		if (map_back(c, th, r)) {
+			rc = target_set_regs(d->proc, t, r, err);
+			break;
+		}
+		if (target_thread_step(d->proc, t, &ts, err) < 0 || ts.tid != t ||
+		    (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_SIGNAL) ||
+		    target_get_regs(d->proc, t, r, err) < 0)
+			break;
+		if (ts.kind == TARGET_STOP_SIGNAL) {
+			if (ts.signo == SIGSEGV && ts.addr == c->rec + 4096 + REC_BYTES) {
+				/* the record store met the guard page: drained
+				 * above next time round; restart it */
+				uint64_t s = rec_start(c);
+
+				if (drain(c, th) < 0)
+					break;
+				r->rax = s;
+				target_set_regs(d->proc, t, r, NULL);
+			} else if (!(ts.signo == SIGTRAP && ts.si_code == SI_KERNEL) && !sig) {
+				sig = ts.signo;	/* another arrived: kept for later */
+			}
+			target_set_pending_signal(d->proc, t, 0);
+		}
+	}
+	target_set_pending_signal(d->proc, t, sig);
+	if (rc < 0 && err && !err->msg[0])
+		ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+	return rc;
+}
+
+/* Everything translated goes (the code under it may have changed): the
+ * blocks, their links and the lookup tables; the regions stay mapped.
+ * Only with the thread at an original pc and its records out. */
+static void flush(struct dbg_cache *c)
+{
+	uint8_t *zero = xcalloc(1, CCACHE_TABLE_ENTRIES * 16);
+
+	for (int i = 0; i < c->nreg; i++) {
+		struct region *g = &c->reg[i];
+
+		target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero, CCACHE_TABLE_ENTRIES * 16, NULL);
+		g->used = g->disp_len;
+		g->nids = 0;
+	}
+	free(zero);
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		ccache_block_release(&c->blk[i]);
+		free(c->plan[i].pk);
+	}
+	c->nblk = 0;
+	free(c->hkey);
+	free(c->hval);
+	c->hkey = NULL;
+	c->hval = NULL;
+	c->hcap = c->hn = 0;
+	dbg_cache_pset_clear(&c->pages, 1);
+	dbg_cache_pset_clear(&c->tpages, 0);
+	dbg_cache_pset_clear(&c->pend_head, 0);
+	c->npend = 0;
+	c->maps_stale = 1;
+	c->cur = -1;
+	c->need_flush = 0;
+	c->st.flushes++;
+}
+
+/* The thread left the cache at pc: a system call that maps, unmaps or
+ * protects memory there makes the code read so far suspect; one over
+ * pages translated code came from flushes the cache. */
+static void mapping_call(struct dbg_cache *c, const struct user_regs_struct *r)
+{
+	uint8_t b[2];
+	uint64_t lo = r->rdi & ~4095ull, hi = r->rdi + r->rsi;
+
+	if (target_read_mem(c->d->proc, r->rip, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05)
+		return;
+	if (r->rax != SYS_mmap && r->rax != SYS_munmap && r->rax != SYS_mprotect && r->rax != SYS_mremap)
+		return;
+	c->maps_stale = 1;
+	if (r->rax == SYS_mmap && !(r->r10 & MAP_FIXED))
+		return;		/* (only fresh memory) */
+	dbg_cache_pset_clear(&c->pages, 1);
+	for (size_t k = 0; k < c->tpages.cap; k++)
+		if (c->tpages.key[k] && c->tpages.key[k] + 4096 > lo && c->tpages.key[k] < hi) {
+			flush(c);
+			return;
+		}
+}
+
+/* ---- the run ---- */
+
+static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		 struct target_stop *ts, struct ptdb_err *err);
+
+/* The event that stopped an injected call: the thread is back in its own
+ * state at r->rip. */
+static int take_event(struct dbg_cache *c, struct trace_swc_thread *th, const struct user_regs_struct *r,
+		      struct target_stop *ts)
+{
+	*ts = c->ev;
+	c->have_ev = 0;
+	if (ts->addr == c->sc || ts->addr == c->sc + 2 || region_of(c, ts->addr))
+		ts->addr = r->rip;
+	if (ts->kind == TARGET_STOP_SIGNAL)
+		trace_swc_pause(th, r->rip);
+	return DBG_CACHE_EVENT;
+}
+
+static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+	       struct target_stop *ts, struct ptdb_err *err);
+
+/* The process counts as running (so a Ctrl-C stops it) all the while,
+ * translating included: an interrupt then stops the thread, and the
+ * engine hands that stop on. */
+int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+		  struct target_stop *ts, struct ptdb_err *err)
+{
+	int rc;
+
+	d->running = 1;
+	if (d->interrupt_requested)
+		target_interrupt(d->proc);
+	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	d->running = 0;
+	return rc;
+}
+
+static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+	       struct target_stop *ts, struct ptdb_err *err)
+{
+	struct target_thread_info ti[2];
+	struct dbg_cache *c = *cp;
+	pid_t t = th->tid;
+	int64_t id;
+
+	if (!c) {
+		c = *cp = xcalloc(1, sizeof(*c));
+		c->cur = -1;
+	}
+	c->d = d;
+	c->tid = t;
+	c->goals = goals;
+	c->ngoals = ngoals;
+	/* one thread only: the stubs' slots are per region, not per thread */
+	if (c->broken || target_threads(d->proc, ti, 2) != 1) {
+		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
+		return DBG_CACHE_OFF;
+	}
+	if (c->ready && c->need_flush)
+		flush(c);
+	if (!c->ready) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		c->magic = 0x70746462636163ull ^ ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)d->pid;
+		dbg_cache_unmap_left(d, c);
+		if (dbg_cache_setup(d, c, t) < 0) {
+			if (c->have_ev)
+				return take_event(c, th, r, ts);
+			c->broken = 1;	/* the ptrace engine does this run */
+			return DBG_CACHE_OFF;
+		}
+	}
+	id = block_for(c, t, r->rip, is_stop(c, r->rip));
+	if (id < 0)
+		return c->have_ev ? take_event(c, th, r, ts) : DBG_CACHE_NOTHING;
+	c->st.entries++;
+	r->rip = c->blk[id].base;
+	if (target_set_regs(d->proc, t, r, err) < 0)
+		return -1;
+	{
+		uint64_t t0 = now_ns();
+		int rc = enter(c, th, t, r, ts, err);
+
+		c->st.run_ns += now_ns() - t0;
+		return rc;
+	}
+}
+
+/* Translates the blocks the direct exits of block id lead to, and theirs,
+ * a few: each would otherwise cost a trap when first reached (its exits
+ * are linked as they land). */
+static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
+{
+	int64_t q[AHEAD];
+	int nq = 0, done = 0;
+
+	q[nq++] = id;
+	for (int i = 0; i < nq && done < AHEAD; i++) {
+		const struct ccache_block *b = &c->blk[q[i]];
+		uint64_t tg[2];
+		int n = b->nexit;
+
+		for (int k = 0; k < n; k++)
+			tg[k] = b->exit[k].target;
+		for (int k = 0; k < n && done < AHEAD; k++) {
+			int64_t to;
+
+			if (is_stop(c, tg[k]) || hget(c, tg[k]) >= 0)
+				continue;
+			to = block_for(c, t, tg[k], 0);	/* (b may move) */
+			done++;
+			if (to >= 0 && nq < AHEAD)
+				q[nq++] = to;
+		}
+	}
+}
+
+/* At an exit's trap or a lookup miss the thread is in the original state
+ * before pc: on into pc's block (linking the exit, filling the table), or
+ * out when pc is a stop or cannot run in the cache.  1: went on. */
+static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64_t from, int k,
+		 struct region *miss)
+{
+	struct dbg *d = c->d;
+	uint64_t pc = r->rip;
+	int64_t id;
+
+	if (is_stop(c, pc) || (id = block_for(c, t, pc, 0)) < 0)
+		return 0;
+	ahead(c, t, id);
+	if (from >= 0) {
+		/* (block_for may have moved the array: from by index) */
+		write_link(d, &c->blk[from], k, c->blk[id].base, NULL);
+		c->st.links++;
+	} else if (miss) {
+		uint64_t e[2] = { (uint64_t)0 - pc, c->blk[id].base };
+
+		target_write_mem(d->proc, miss->addr + CCACHE_TABLE_OFF + (pc & 0xffff) * 16, e, 16, NULL);
+		c->st.misses++;
+	}
+	r->rip = c->blk[id].base;
+	return 1;
+}
+
+static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		 struct target_stop *ts, struct ptdb_err *err)
+{
+	struct dbg *d = c->d;
+
+	for (;;) {
+		struct region *g;
+		struct ccache_block *b = NULL;
+		int64_t from = -1;
+		int idx = -1;
+
+		if (target_thread_cont_raw(d->proc, t, err) < 0)
+			return -1;
+		do {
+			if (!target_thread_event(d->proc, 1, ts))
+				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
+		} while (ts->tid != t && ts->kind != TARGET_STOP_EXITED && ts->kind != TARGET_STOP_SIGNALED);
+		c->st.traps++;
+		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
+		    target_get_regs(d->proc, t, r, NULL) < 0)
+			return DBG_CACHE_EVENT;	/* (its last records are lost with it) */
+		g = region_of(c, r->rip - 1);
+		if (g)
+			b = block_of(c, g, r->rip - 1);
+		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
+		    (r->rip == g->dispatch + g->miss_off + 1 ||
+		     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {
+			int miss = r->rip == g->dispatch + g->miss_off + 1;
+
+			if (b && !miss)
+				from = b - c->blk;
+			if (drain(c, th) < 0 || !map_back(c, th, r))
+				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+			if (go_on(c, t, r, from, idx, miss ? g : NULL)) {
+				if (target_set_regs(d->proc, t, r, err) < 0)
+					return -1;
+				continue;
+			}
+			if (target_set_regs(d->proc, t, r, err) < 0)
+				return -1;
+			if (c->have_ev)
+				return take_event(c, th, r, ts);
+			mapping_call(c, r);
+			return DBG_CACHE_AT;
+		}
+		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
+		    ts->addr == c->rec + 4096 + REC_BYTES && region_of(c, r->rip)) {
+			/* a full buffer: read it, restart the store */
+			uint64_t s = rec_start(c);
+
+			c->st.drains++;
+			if (drain(c, th) < 0)
+				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+			r->rax = s;
+			target_set_pending_signal(d->proc, t, 0);
+			if (target_set_regs(d->proc, t, r, err) < 0)
+				return -1;
+			continue;
+		}
+		/* anything else happens to the program: out of the cache first */
+		{
+			uint64_t was = r->rip;
+
+			if (settle(c, th, t, r, err) < 0)
+				return -1;
+			if (ts->addr == was || region_of(c, ts->addr))
+				ts->addr = r->rip;
+		}
+		if (ts->kind == TARGET_STOP_SIGNAL)
+			trace_swc_pause(th, r->rip);
+		return DBG_CACHE_EVENT;
+	}
+}
+
+void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
+{
+	if (!c)
+		return;
+	if (c->ready) {
+		c->nleft = c->left_pid == (d ? d->pid : 0) ? c->nleft : 0;
+		for (int i = 0; i < c->nreg; i++)
+			dbg_cache_leave_behind(d, c, c->reg[i].addr, REGION_SIZE, 0);
+		dbg_cache_leave_behind(d, c, c->rec, 4096 + REC_BYTES + 4096, 8);
+	}
+	if (d && dbg_alive(d))
+		dbg_cache_unmap_left(d, c);
+	if (c->run_bytes > c->st.peak_cache)
+		c->st.peak_cache = c->run_bytes;
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		ccache_block_release(&c->blk[i]);
+		free(c->plan[i].pk);
+	}
+	for (int i = 0; i < c->nreg; i++)
+		free(c->reg[i].ids);
+	free(c->blk);
+	free(c->plan);
+	c->plan = NULL;
+	free(c->hkey);
+	free(c->hval);
+	free(c->maps);
+	c->maps = NULL;
+	c->nmaps = 0;
+	c->maps_stale = 0;
+	dbg_cache_pset_clear(&c->pages, 1);
+	dbg_cache_pset_clear(&c->tpages, 0);
+	dbg_cache_pset_clear(&c->pend_head, 0);
+	free(c->pend);
+	c->pend = NULL;
+	c->npend = c->cpend = 0;
+	c->need_flush = 0;
+	c->blk = NULL;
+	c->hkey = NULL;
+	c->hval = NULL;
+	c->nblk = c->cblk = 0;
+	c->hcap = c->hn = 0;
+	c->nreg = 0;
+	c->ready = c->broken = 0;
+	c->run_bytes = 0;
+	c->cur = -1;
+}
+
+void dbg_cache_free(struct dbg_cache *c)
+{
+	if (!c)
+		return;
+	dbg_cache_finish(NULL, c);
+	free(c);
+}
+
+void dbg_cache_count_fallback(struct dbg_cache *c)
+{
+	if (c)
+		c->st.fallback++;
+}
+
+struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *c)
+{
+	struct dbg_cache_stats z;
+
+	if (c)
+		return c->st;
+	memset(&z, 0, sizeof(z));
+	return z;
+}

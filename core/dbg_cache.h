@@ -1,0 +1,56 @@
+/* core/dbg_cache.h: the software backend's cache engine, process side
+ * (core/dbg_cache.c): maps a code cache and a record buffer into the
+ * inferior, runs a traced thread natively out of the cache (blocks from
+ * trace/ccache), and turns its records into the same trace_swc_* calls
+ * the ptrace engine makes.  Used by core/dbg_trace.c's collector loop. */
+#ifndef PTDB_CORE_DBG_CACHE_H
+#define PTDB_CORE_DBG_CACHE_H
+
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "core/dbg_int.h"
+#include "target/target.h"
+
+struct dbg_cache;
+struct trace_swc_thread;
+
+/* What the engine did, over the whole trace (dump info -v). */
+struct dbg_cache_stats {
+	uint64_t blocks, code_bytes;	/* translated (every run's) */
+	uint64_t records;		/* block records read back */
+	uint64_t traps;			/* stops of a thread in the cache */
+	uint64_t links, misses, drains;	/* of which: exits linked, lookup
+					 * misses, full buffers */
+	uint64_t entries;		/* times a thread entered the cache */
+	uint64_t fallback;		/* instructions the ptrace engine ran
+					 * (system calls, untranslatable code,
+					 * runs the engine does not handle) */
+	uint64_t peak_cache;		/* largest code cache of a run, bytes */
+	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
+	uint64_t flushes;		/* translations dropped: code mapping changed */
+};
+
+enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF };
+
+/* Runs th (stopped at r->rip, no signal pending, trace enabled) out of
+ * the cache.  DBG_CACHE_OFF: not now (several threads, or the cache could
+ * not be mapped): the ptrace engine runs; DBG_CACHE_NOTHING: the
+ * instruction at r->rip does not run in the cache (*r unchanged; the
+ * caller runs it); DBG_CACHE_AT: th left the cache at r->rip
+ * (original state, instructions recorded up to it): a breakpoint, a goal
+ * or code the cache does not run; DBG_CACHE_EVENT: *ts happened to it (pc
+ * and addresses mapped back, instructions recorded, a signal stop paused
+ * the trace); -1 on error. *cc is created on first use. */
+int dbg_cache_run(struct dbg *d, struct dbg_cache **cc, struct trace_swc_thread *th,
+		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+		  struct target_stop *ts, struct ptdb_err *err);
+/* The end of one run (threads still held one by one): the cache and the
+ * buffer leave the inferior; translations are forgotten. */
+void dbg_cache_finish(struct dbg *d, struct dbg_cache *cc);
+void dbg_cache_free(struct dbg_cache *cc);
+void dbg_cache_count_fallback(struct dbg_cache *cc);
+/* NULL-safe; zeros when the engine never ran. */
+struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *cc);
+
+#endif

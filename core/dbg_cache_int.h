@@ -1,0 +1,111 @@
+/* core/dbg_cache_int.h: what core/dbg_cache.c (the run, blocks, records)
+ * and core/dbg_cache_mem.c (the inferior's memory: injected system calls,
+ * regions, the code read for translation) share; not for use elsewhere. */
+#ifndef PTDB_CORE_DBG_CACHE_INT_H
+#define PTDB_CORE_DBG_CACHE_INT_H
+
+#include "core/dbg_cache.h"
+#include "trace/ccache.h"
+
+#include <sys/mman.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define REGION_SIZE (16u << 20)
+#define REGION_REACH (1ull << 30)	/* code within this of its region */
+#define REC_BYTES (256u << 10)	/* 65536 records between drains */
+#define MAX_REGIONS 16
+#define AHEAD 16			/* blocks translated ahead at a trap */
+
+struct region {
+	uint64_t addr, used;		/* code bytes used after the dispatcher */
+	uint64_t disp_len;		/* the dispatcher's, rounded */
+	uint64_t dispatch;
+	uint32_t miss_off;
+	uint32_t *ids;			/* its blocks, in address order */
+	size_t nids, cids;
+};
+
+/* A set of pages (open addressing; slot 0 unused as a key: page 0 is
+ * never code). */
+struct pset {
+	uint64_t *key;
+	uint8_t **val;
+	size_t cap, n;
+};
+
+struct dbg_cache {
+	struct dbg_cache_stats st;
+	/* one run's state */
+	int ready, broken;
+	uint64_t magic;
+	uint64_t sc;			/* a syscall instruction */
+	uint64_t rec;			/* buffer mapping: pointer page,
+					 * records, guard page */
+	struct region reg[MAX_REGIONS];
+	int nreg;
+	struct ccache_block *blk;	/* by id */
+	struct plan {			/* by id: its instructions that write
+					 * packets (the others are counted) */
+		uint16_t *pk;
+		int npk;
+	} *plan;
+	uint32_t nblk, cblk;
+	uint64_t *hkey;			/* original start -> id + 1 */
+	uint32_t *hval;
+	size_t hcap, hn;
+	int64_t cur;			/* block whose records are read but
+					 * whose instructions are not out yet */
+	uint64_t run_bytes;
+	/* the code the cache may translate: read-only executable mappings
+	 * (writable code is a JIT's: the ptrace engine runs it), re-read
+	 * after the program maps, unmaps or protects memory */
+	struct target_map *maps;
+	int nmaps, maps_stale;
+	struct pset pages;		/* original code read: page -> bytes */
+	struct pset tpages;		/* pages translated code came from */
+	int need_flush;			/* the ptrace engine ran meanwhile */
+	/* a signal (or an interrupt) that stopped an injected call before it
+	 * ran: the caller's event, not lost */
+	struct target_stop ev;
+	int have_ev;
+	/* exits not linked yet, by target: linked when it is translated */
+	struct pend {
+		uint64_t target;
+		uint32_t id;
+		int k;
+		int64_t next;		/* the next for the same target, -1 */
+	} *pend;
+	size_t npend, cpend;
+	struct pset pend_head;		/* target -> (index + 1) in a pointer */
+	struct dbg *d;
+	const struct dbg_goal *goals;
+	int ngoals;
+	pid_t tid;			/* the thread that ran in the cache */
+	/* mappings still in the inferior (a run could not remove them) */
+	struct left {
+		uint64_t addr, len, magic_off, magic;
+	} left[MAX_REGIONS + 1];
+	int nleft;
+	pid_t left_pid;
+};
+
+static inline uint64_t rec_start(const struct dbg_cache *c)
+{
+	return c->rec + 4096;
+}
+
+uint64_t dbg_cache_find_syscall(struct dbg *d);
+int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret);
+int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t);
+struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
+uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg);
+void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
+void dbg_cache_pset_clear(struct pset *p, int free_vals);
+int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
+void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
+void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
+
+#endif

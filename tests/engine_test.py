@@ -1,0 +1,291 @@
+"""The software backend's two engines give the same transcripts.
+
+Every tracing transcript (tests/transcripts/*trace*, *replay*) runs twice:
+with the default engine (ptrace) and with trace.software.engine set to cache.
+The outputs must be equal line for line once what legitimately differs is
+masked: process and thread ids, decoding times, and the engine's own
+counters in 'thread trace dump info -v' (traps, computed transfers, the
+cache engine's lines).  Whatever a user reads of the trace itself (stop
+reports, dumps, call trees, bundles, exports, sizes) must not differ.
+"""
+import difflib
+import glob
+import os
+import re
+import subprocess
+
+import results
+import transcripts
+
+ROOT = transcripts.ROOT
+PTDB = transcripts.PTDB
+
+MASKS = [
+    (re.compile(r"\b(tid|pid)( ?[=:] ?)\d+"), r"\1\2N"),
+    (re.compile(r'"(tid|pid)": \d+'), r'"\1": N'),
+    (re.compile(r"\b([Pp]rocess|[Tt]hread|tid) \d{3,}"), r"\1 N"),
+    (re.compile(r'"(tid|pid)":\d+'), r'"\1":N'),
+    (re.compile(r"Decoding instructions: [0-9.]+s"), "Decoding instructions: Ts"),
+    (re.compile(r'"Decoding instructions": [0-9.e-]+'), '"Decoding instructions": T'),
+    (re.compile(r"\(Intel PT packets, cache engine\)"), "(Intel PT packets, block stepping)"),
+    (re.compile(r"(State-dependent transfers: \d+) \(\d+ computed, not run\)"), r"\1"),
+    (re.compile(r"Traps: \d+ \([0-9.]+ per state-dependent transfer\)"), "Traps: N"),
+    (re.compile(r'"(traps|computedTransfers)": \d+'), r'"\1": N'),
+    (re.compile(r'"engine": "\w+"'), '"engine": E'),
+    # the clock: TSC values and the times made of them
+    (re.compile(r"\[\d+\.\d+ ns\]"), "[T ns]"),
+    (re.compile(r"HW clock tick \[\d+\]"), "HW clock tick [T]"),
+    (re.compile(r'"(hwClock|tsc)": ?\d+'), r'"\1": T'),
+    (re.compile(r'"(timestamp_ns)": ?"[0-9.]+"'), r'"\1": T'),
+    (re.compile(r"TSC: \d+ to \d+"), "TSC: T to T"),
+    (re.compile(r"(Time|Clock): [0-9.]+ ns to [0-9.]+ ns"), r"\1: T to T"),
+    (re.compile(r"\d+\.\d+ MHz"), "F MHz"),
+    # snapshots take the next free number: the second run finds the first's
+    (re.compile(r"([Ss]napshot)([- ])\d+"), r"\1\2N"),
+    (re.compile(r'"(firstTsc|lastTsc|firstNs|lastNs|timeMult|timeZero)": [0-9.]+'), r'"\1": T'),
+]
+# lines only one engine prints
+DROP = re.compile(r"^\s*(Engine: \w+|Cache engine: .*|Ptrace engine fallback: .*)$")
+
+
+# transcripts whose trace depends on timing under any engine: the vDSO's
+# clock_gettime retries its seqlock read when a stop of the tracer (a
+# ptrace stop, or a first visit to a block of the cache) falls inside it
+# read section; and where a traced thread is when an untraced one stops
+# the process (0044: differs between two runs of the ptrace engine too)
+TIMING = {"0037-trace-vdso.test", "0044-trace-calls-threads.test"}
+
+
+def normalize(out):
+    lines = []
+    for line in out.splitlines():
+        if DROP.match(line):
+            continue
+        for pat, rep in MASKS:
+            line = pat.sub(rep, line)
+        lines.append(line)
+    return lines
+
+
+def run(path, cmds, args, stdin, engine, tmpdir):
+    script = os.path.join(tmpdir, os.path.basename(path) + "." + engine + ".ptdb")
+    with open(script, "w") as f:
+        f.write("settings set trace.software.engine %s\n" % engine)
+        for c in cmds:
+            f.write(c.text + "\n")
+    p = subprocess.run([PTDB, "-b", "-s", script] + args, input=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, cwd=ROOT, timeout=600)
+    if re.search(r"^error: .*trace\.software\.engine", p.stdout, re.M):
+        return -1, ["the engine could not be set"]
+    return p.returncode, normalize(p.stdout)
+
+
+def run_all(only=None):
+    tmpdir = os.path.join(ROOT, "tests", "out")
+    os.makedirs(tmpdir, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "transcripts", "*.test"))):
+        base = os.path.basename(path)
+        if "trace" not in base and "replay" not in base:
+            continue
+        if base in TIMING:
+            continue
+        name = "engine_test " + base
+        try:
+            args, stdin, _, cmds, _ = transcripts.parse(path)
+            ra, a = run(path, cmds, args, stdin, "ptrace", tmpdir)
+            rb, b = run(path, cmds, args, stdin, "cache", tmpdir)
+        except subprocess.TimeoutExpired:
+            results.fail(name, "timed out")
+            continue
+        a = [x.replace("engine ptrace", "engine E") for x in a]
+        b = [x.replace("engine cache", "engine E") for x in b]
+        if ra == -1 or rb == -1:
+            results.fail(name, "the engine could not be set")
+        elif ra != rb or a != b:
+            diff = "\n".join(list(difflib.unified_diff(a, b, "ptrace", "cache", lineterm=""))[:60])
+            results.fail(name, "exit %d vs %d\n%s" % (ra, rb, diff))
+        else:
+            results.ok(name)
+    if only is None or "python" in only:
+        python_same()
+    jit_same()
+    interrupt_in_cache()
+
+
+PY_SCRIPT = "x = sorted(str(i) for i in range(200))"
+
+
+def python_run(engine, tmpdir):
+    """Debian's python3 from Py_RunMain to Py_FinalizeEx, traced: the
+    instruction count and a hash of the addresses (dump -r -a -F)."""
+    import hashlib
+    out = os.path.join(tmpdir, "engine-python-%s.txt" % engine)
+    cmds = ["settings set trace.software.engine " + engine,
+            "file /usr/bin/python3", "b Py_RunMain", "b Py_FinalizeEx", "r -c '%s'" % PY_SCRIPT,
+            "thread trace start -s 64MiB", "c", "thread trace dump info",
+            "thread trace dump instructions -r -a -F " + out]
+    argv = [PTDB, "-b"]
+    for c in cmds:
+        argv += ["-o", c]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       cwd=ROOT, timeout=600, env=env)
+    m = re.search(r"Total number of instructions: (\d+)", p.stdout)
+    if "stop reason = breakpoint 2.1" not in p.stdout or not m or not os.path.exists(out):
+        return None, p.stdout[-2000:]
+    with open(out) as f:
+        lines = f.read().splitlines()[1:]	# (the header names the tid)
+    addrs = [m.group(1) for m in (re.match(r"^\s+\[\s*\d+\] (0x[0-9a-f]{16})", ln) for ln in lines) if m]
+    return (int(m.group(1)), len(addrs), hashlib.sha256("\n".join(addrs).encode()).hexdigest()), ""
+
+
+def python_same():
+    name = "engine_test python3 Py_RunMain..Py_FinalizeEx"
+    if not os.path.exists("/usr/bin/python3"):
+        results.skip(name, "no /usr/bin/python3")
+        return
+    tmpdir = os.path.join(ROOT, "tests", "out")
+    a, why_a = python_run("ptrace", tmpdir)
+    b, why_b = python_run("cache", tmpdir)
+    if a is None or b is None:
+        results.fail(name, "a run failed:\n" + why_a + why_b)
+    elif a != b or a[0] < 50000 or a[0] != a[1]:
+        results.fail(name, "ptrace: %s\ncache:  %s" % (a, b))
+    else:
+        results.ok(name)
+
+
+def jit_same():
+    """Code the program writes into writable executable memory runs under
+    the ptrace engine (a JIT may rewrite it): the same trace either way,
+    and the cache engine says it fell back for it."""
+    name = "engine_test jit code falls back"
+    outs = []
+    for engine in ("ptrace", "cache"):
+        argv = [PTDB, "-b"]
+        for c in ("settings set trace.software.engine " + engine, "file tests/programs/jit", "b main",
+                  "r", "thread trace start", "b printf", "c", "thread trace dump instructions -a -r",
+                  "thread trace dump info -v"):
+            argv += ["-o", c]
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                           timeout=600)
+        outs.append(p.stdout)
+    ips = [re.findall(r"^\s+\[\s*\d+\] (0x[0-9a-f]{16})", o, re.M) for o in outs]
+    m = re.search(r"Ptrace engine fallback: (\d+)", outs[1])
+    # the JIT's loop: mov, xor, 3 x (add, dec, jnz), ret = 12 instructions
+    want = [0, 5, 7, 10, 12, 7, 10, 12, 7, 10, 12, 14]
+    v = [int(a, 16) for a in ips[1]]
+    jit = [i for i in range(len(v) - 11) if v[i] % 4096 == 0 and [x - v[i] for x in v[i:i + 12]] == want]
+    if not ips[0] or ips[0] != ips[1] or not m or int(m.group(1)) < 12 or len(jit) != 1:
+        results.fail(name, "ptrace %d insns, cache %d, fallback %s, jit %d\n%s" % (
+            len(ips[0]), len(ips[1]), m.group(1) if m else "?", len(jit), outs[1][-1500:]))
+    else:
+        results.ok(name)
+
+
+def exec_anon_maps(pid):
+    """Anonymous executable mappings of pid (the cache engine's regions)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return [ln for ln in f if ln.split()[1][2] == "x" and len(ln.split()) < 6]
+    except OSError:
+        return ["(no maps)"]
+
+
+def interrupt_in_cache():
+    """Ctrl-C while a traced thread runs in the code cache: the stop shows
+    original addresses only (pc, backtrace, trace), the cache is gone from
+    the process while it is stopped, and it goes on and stops again."""
+    import tempfile
+    import repl_test
+    name = "engine_test Ctrl-C in the cache"
+    with tempfile.TemporaryDirectory() as tmp:
+        p = repl_test.session(tmp)
+        why = None
+        steps = [("settings set trace.software.engine cache\r", "(ptdb) "),
+                 ("file %s\r" % os.path.join(ROOT, "tests/programs/tgt_spin"), "Current executable set"),
+                 ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
+                 ("thread trace start\r", "(ptdb) "), ("c\r", "resuming")]
+        for text, want in steps:
+            p.buf = b""
+            p.send(text)
+            if not p.read_until(want):
+                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
+                break
+        pid = None
+        if why is None:
+            if not running_in_cache(p):
+                why = "the inferior never ran in the cache"
+        if why is None:
+            p.buf = b""
+            p.send("\x03")
+            if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
+                why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
+        if why is None:
+            m = re.search(rb"Process (\d+) stopped", p.buf)
+            pid = int(m.group(1)) if m else None
+            left = exec_anon_maps(pid) if pid else ["(no pid)"]
+            p.buf = b""
+            p.send("register read rip\r")
+            p.read_until("(ptdb) ")
+            rip = p.buf
+            p.buf = b""
+            p.send("thread trace dump instructions -c 2\r")
+            p.read_until("(ptdb) ")
+            dump = p.buf
+            if left:
+                why = "the cache is still mapped at the stop: %r" % left
+            elif not re.search(rb"rip = 0x00000000004\w+  tgt_spin`main", rip):
+                why = "pc not an original address: %r" % rip
+            elif not re.search(rb"\] 0x00000000004\w+ ", dump) or b"tgt_spin`main" not in dump:
+                why = "trace not in main: %r" % dump
+        if why is None:
+            p.buf = b""
+            p.send("c\r")
+            p.read_until("resuming")
+            if not running_in_cache(p):
+                why = "the inferior did not run in the cache again"
+            os.kill(p.pid, signal_int())
+            if not p.read_until("stop reason = signal SIGSTOP") or not p.read_until("(ptdb) "):
+                why = "SIGINT to ptdb did not stop it again: %r" % p.buf[-300:]
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        if why is None and (st is None or not os.WIFEXITED(st)):
+            why = "ptdb did not exit"
+        if why:
+            results.fail(name, why)
+        else:
+            results.ok(name)
+
+
+def running_in_cache(p):
+    """Waits (for a condition, not a time) until the cache is mapped into
+    ptdb's inferior and the inferior runs on its own."""
+    kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+    inf = int(kids[0]) if kids else None
+    for _ in range(3000):
+        if inf and exec_anon_maps(inf) and proc_state(inf) == "R":
+            return True
+        p.read_until("\x00", 0.01)
+    return False
+
+
+def proc_state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
+
+def signal_int():
+    import signal
+    return signal.SIGINT
+
+
+if __name__ == "__main__":
+    import sys
+    run_all(sys.argv[1] if len(sys.argv) > 1 else None)
+    sys.exit(results.summary())

@@ -1,0 +1,284 @@
+/* tests/unit/test-ccache.c: trace/ccache, the cache engine's translator:
+ * original bytes in, cache bytes out.  Checks the record stub, copied
+ * instructions and their moved RIP-relative displacements, the exits of
+ * conditional branches and their links (near and far), direct calls that
+ * push the original return address, indirect transfers through the
+ * dispatcher, block ends at stops and at code the cache does not run, and
+ * where a cache pc maps back to. */
+#include "trace/ccache.h"
+#include "tests/unit/test.h"
+
+#include <string.h>
+
+#define ORIG 0x400000ull
+#define REGION 0x10000000ull
+#define BASE (REGION + CCACHE_CODE_OFF + 0x100)
+#define RECPTR 0x7f0000001000ull
+
+static struct disasm *D;
+static uint8_t Code[256];
+static uint64_t Stop_at;
+
+static int dec(void *ctx, uint64_t addr, struct disasm_insn *in)
+{
+	struct ptdb_err e;
+
+	(void)ctx;
+	if (!D)
+		D = disasm_new(&e);
+	if (addr < ORIG || addr >= ORIG + sizeof(Code))
+		return -1;
+	return disasm_insn(D, Code + (addr - ORIG), sizeof(Code) - (addr - ORIG), addr, in, &e);
+}
+
+static int stop(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == Stop_at;
+}
+
+static const struct ccache_env Env = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL };
+
+static void code(const uint8_t *b, size_t n)
+{
+	memset(Code, 0x90, sizeof(Code));
+	memcpy(Code, b, n);
+	Stop_at = 0;
+}
+
+static int32_t rd32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The displacement of a RIP-relative field at off (the instruction ends
+ * at end) resolved to an absolute address. */
+static uint64_t abs_at(const struct ccache_block *b, uint32_t off, uint32_t end)
+{
+	return b->base + end + (uint64_t)(int64_t)rd32(b->code + off);
+}
+
+TEST(ccache_record_stub_then_copies_with_moved_rip_operand)
+{
+	struct ccache_block b;
+	/* mov 0x100(%rip),%rax; cmp $1,%rax; jne +0x10 */
+	code((const uint8_t[]){ 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x48, 0x83, 0xf8, 0x01,
+				0x75, 0x10 }, 13);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 7, &b), 0);
+	CHECK_INT(b.n, 3);
+	/* mov %rax,R(%rip); movabs recptr,%rax; movl $7,(%rax); lea 4(%rax),%rax;
+	 * movabs %rax,recptr; mov R(%rip),%rax */
+	CHECK(b.code[0] == 0x48 && b.code[1] == 0x89 && b.code[2] == 0x05);
+	CHECK(abs_at(&b, 3, 7) == REGION + CCACHE_SLOT_R);
+	CHECK(b.code[7] == 0x48 && b.code[8] == 0xa1 && rd64(b.code + 9) == RECPTR);
+	CHECK_INT(b.rec_off, 17);
+	CHECK(b.code[17] == 0xc7 && b.code[18] == 0x00 && rd32(b.code + 19) == 7);
+	CHECK(b.code[23] == 0x48 && b.code[24] == 0x8d && b.code[25] == 0x40 && b.code[26] == 4);
+	CHECK(b.code[27] == 0x48 && b.code[28] == 0xa3 && rd64(b.code + 29) == RECPTR);
+	CHECK(b.code[37] == 0x48 && b.code[38] == 0x8b && b.code[39] == 0x05);
+	CHECK(abs_at(&b, 40, 44) == REGION + CCACHE_SLOT_R);
+	/* the copy of mov 0x100(%rip) still reads ORIG + 7 + 0x100 */
+	CHECK_INT(b.ins[0].coff, 44);
+	CHECK(!memcmp(b.code + 44, "\x48\x8b\x05", 3));
+	CHECK(abs_at(&b, 47, 51) == ORIG + 7 + 0x100);
+	/* cmp copied as is */
+	CHECK(!memcmp(b.code + 51, "\x48\x83\xf8\x01", 4));
+	/* jne -> jne rel32 (taken exit) + jmp rel32 (fall-through exit) */
+	CHECK(b.code[55] == 0x0f && b.code[56] == 0x85 && b.code[61] == 0xe9);
+	CHECK_INT(b.nexit, 2);
+	CHECK(b.exit[0].target == ORIG + 13 + 0x10);
+	CHECK(b.exit[1].target == ORIG + 13);
+	/* unlinked exits go to their traps */
+	for (int k = 0; k < 2; k++) {
+		CHECK(b.exit[k].end_off + (int64_t)rd32(b.code + b.exit[k].patch_off) == b.exit[k].trap_off);
+		CHECK_INT(b.code[b.exit[k].trap_off], 0xcc);
+	}
+	ccache_block_release(&b);
+}
+
+TEST(ccache_where_maps_cache_pcs_back)
+{
+	struct ccache_block b;
+	int idx = -1;
+
+	code((const uint8_t[]){ 0x48, 0x83, 0xc0, 0x01, 0x74, 0xfa }, 6);	/* add $1,%rax; je -6 */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK_INT(ccache_where(&b, BASE, &idx), CCACHE_AT_ENTRY);
+	CHECK_INT(ccache_where(&b, BASE + 3, &idx), CCACHE_INSIDE);	/* in the record stub */
+	CHECK_INT(ccache_where(&b, BASE + b.ins[1].coff, &idx), CCACHE_AT_INSN);
+	CHECK_INT(idx, 1);
+	CHECK_INT(ccache_where(&b, BASE + b.exit[1].trap_off + 1, &idx), CCACHE_AT_TRAP);
+	CHECK_INT(idx, 1);
+	CHECK_INT(ccache_where(&b, BASE + b.len + 1, &idx), CCACHE_OUTSIDE);
+	CHECK_INT(ccache_where(&b, BASE - 1, &idx), CCACHE_OUTSIDE);
+	ccache_block_release(&b);
+}
+
+TEST(ccache_link_near_and_far)
+{
+	struct ccache_block b;
+	uint8_t rel[4], far[8];
+	uint32_t o1, o2;
+
+	code((const uint8_t[]){ 0x74, 0x00 }, 2);	/* je +0 */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	ccache_link(&b, 0, BASE + 0x1000, rel, &o1, far, &o2);
+	CHECK(o1 == b.exit[0].patch_off && o2 == UINT32_MAX);
+	CHECK(BASE + b.exit[0].end_off + (uint64_t)(int64_t)rd32(rel) == BASE + 0x1000);
+	/* beyond rel32: through the far slot, jmp *0(%rip) then the address */
+	ccache_link(&b, 0, BASE + (8ull << 30), rel, &o1, far, &o2);
+	CHECK(o2 == b.exit[0].far_off + 6 && rd64(far) == BASE + (8ull << 30));
+	CHECK(b.exit[0].end_off + (int64_t)rd32(rel) == b.exit[0].far_off);
+	CHECK(b.code[b.exit[0].far_off] == 0xff && b.code[b.exit[0].far_off + 1] == 0x25 &&
+	      rd32(b.code + b.exit[0].far_off + 2) == 0);
+	ccache_block_release(&b);
+}
+
+TEST(ccache_direct_call_pushes_original_return_address)
+{
+	struct ccache_block b;
+	uint32_t p;
+
+	/* call +1; nop; (target:) ret */
+	code((const uint8_t[]){ 0xe8, 0x01, 0x00, 0x00, 0x00, 0x90, 0xc3 }, 7);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK_INT(b.n, 2);	/* the call, then the ret it leads to */
+	CHECK(b.ins[0].kind == DISASM_KIND_CALL && b.ins[1].addr == ORIG + 6);
+	p = b.ins[0].coff;
+	CHECK(b.code[p] == 0xff && b.code[p + 1] == 0x35);	/* pushq c(%rip) */
+	CHECK(rd64(b.code + (abs_at(&b, p + 2, p + 6) - BASE)) == ORIG + 5);
+	/* the ret: the target read into slot T, rsp += 8, on to the dispatcher */
+	p = b.ins[1].coff;
+	CHECK(abs_at(&b, p + 3, p + 7) == REGION + CCACHE_SLOT_A);
+	CHECK(!memcmp(b.code + p + 7, "\x48\x8b\x04\x24", 4));
+	CHECK(abs_at(&b, p + 14, p + 18) == REGION + CCACHE_SLOT_T);
+	CHECK(!memcmp(b.code + p + 25, "\x48\x8d\xa4\x24\x08\x00\x00\x00", 8));
+	CHECK(b.code[p + 33] == 0xe9 && abs_at(&b, p + 34, p + 38) == REGION + CCACHE_CODE_OFF);
+	CHECK_INT(b.nexit, 0);
+	ccache_block_release(&b);
+}
+
+TEST(ccache_indirect_jump_operand_becomes_a_load)
+{
+	struct ccache_block b;
+	uint32_t p;
+
+	code((const uint8_t[]){ 0xff, 0x25, 0x10, 0x00, 0x00, 0x00 }, 6);	/* jmp *0x10(%rip) */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	p = b.ins[0].coff + 7;	/* after mov %rax,A(%rip) */
+	CHECK(!memcmp(b.code + p, "\x48\x8b\x05", 3));
+	CHECK(abs_at(&b, p + 3, p + 7) == ORIG + 6 + 0x10);
+	ccache_block_release(&b);
+	/* call *0x8(%rbx,%rcx,8): mov 0x8(%rbx,%rcx,8),%rax, then the push */
+	code((const uint8_t[]){ 0xff, 0x54, 0xcb, 0x08 }, 4);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	p = b.ins[0].coff + 7;
+	CHECK(!memcmp(b.code + p, "\x48\x8b\x44\xcb\x08", 5));
+	p += 5 + 7 + 7;		/* save T, load A */
+	CHECK(b.code[p] == 0xff && b.code[p + 1] == 0x35);
+	CHECK(rd64(b.code + (abs_at(&b, p + 2, p + 6) - BASE)) == ORIG + 4);
+	ccache_block_release(&b);
+	/* notrack jmp *%r11 (REX.B kept) */
+	code((const uint8_t[]){ 0x3e, 0x41, 0xff, 0xe3 }, 4);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK(!memcmp(b.code + b.ins[0].coff + 7, "\x49\x8b\xc3", 3));	/* mov %r11,%rax */
+	ccache_block_release(&b);
+}
+
+TEST(ccache_ends_before_stops_and_untranslatable_code)
+{
+	struct ccache_block b;
+
+	/* nop; nop; syscall */
+	code((const uint8_t[]){ 0x90, 0x90, 0x0f, 0x05 }, 4);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK_INT(b.n, 2);
+	CHECK(b.nexit == 1 && b.exit[0].target == ORIG + 2);
+	ccache_block_release(&b);
+	/* a block cannot start at a syscall, an int3, ud2 or hlt */
+	CHECK_INT(ccache_translate(&Env, ORIG + 2, BASE, 0, &b), -1);
+	CHECK(b.code == NULL && b.ins == NULL);
+	code((const uint8_t[]){ 0xcc }, 1);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), -1);
+	code((const uint8_t[]){ 0x0f, 0x0b }, 2);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), -1);
+	code((const uint8_t[]){ 0xf4 }, 1);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), -1);
+	/* a stop (a breakpoint) ends the block before it; at the start it
+	 * does not (the tracer enters there) */
+	code((const uint8_t[]){ 0x90, 0x90, 0x90, 0xc3 }, 4);
+	Stop_at = ORIG + 2;
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK(b.n == 2 && b.nexit == 1 && b.exit[0].target == ORIG + 2);
+	ccache_block_release(&b);
+	CHECK_INT(ccache_translate(&Env, ORIG + 2, BASE, 0, &b), 0);
+	CHECK_INT(b.n, 2);
+	ccache_block_release(&b);
+	/* a RIP-relative operand out of reach of the cache */
+	{
+		struct ccache_env far = Env;
+
+		far.region = REGION + (4ull << 30);
+		far.dispatch = far.region + CCACHE_CODE_OFF;
+		code((const uint8_t[]){ 0x90, 0x48, 0x8b, 0x05, 0x00, 0x00, 0xff, 0x7f }, 8);
+		CHECK_INT(ccache_translate(&far, ORIG, far.dispatch + 0x100, 0, &b), 0);
+		CHECK(b.n == 1 && b.exit[0].target == ORIG + 1);
+		ccache_block_release(&b);
+		CHECK_INT(ccache_translate(&far, ORIG + 1, far.dispatch + 0x100, 0, &b), -1);
+	}
+	/* a loop closed by a direct jump ends where it comes round */
+	code((const uint8_t[]){ 0x90, 0xeb, 0xfd }, 3);	/* nop; jmp -3 */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK(b.n == 2 && b.nexit == 1 && b.exit[0].target == ORIG);
+	ccache_block_release(&b);
+}
+
+TEST(ccache_loop_and_jrcxz_keep_their_opcode)
+{
+	struct ccache_block b;
+	uint32_t p;
+
+	code((const uint8_t[]){ 0xe2, 0xfe }, 2);	/* loop . */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	p = b.ins[0].coff;
+	CHECK(b.code[p] == 0xe2 && b.code[p + 1] == 5 && b.code[p + 2] == 0xe9 && b.code[p + 7] == 0xe9);
+	CHECK(b.exit[0].target == ORIG + 2 && b.exit[1].target == ORIG);
+	ccache_block_release(&b);
+	code((const uint8_t[]){ 0x67, 0xe3, 0x10 }, 3);	/* jecxz +0x10 */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	p = b.ins[0].coff;
+	CHECK(b.code[p] == 0x67 && b.code[p + 1] == 0xe3 && b.code[p + 2] == 5);
+	CHECK(b.exit[1].target == ORIG + 3 + 0x10);
+	ccache_block_release(&b);
+}
+
+TEST(ccache_dispatcher_looks_up_and_traps_on_a_miss)
+{
+	uint8_t buf[256];
+	uint32_t miss;
+	size_t n = ccache_dispatcher(REGION, buf, sizeof(buf), &miss);
+
+	CHECK(n > 40 && n < 200);
+	CHECK_INT(buf[miss], 0xcc);
+	CHECK(buf[miss - 2] == 0xe3 && buf[miss - 1] == 1);	/* jrcxz over the trap */
+	/* it ends in jmp *J(%rip) */
+	CHECK(buf[n - 6] == 0xff && buf[n - 5] == 0x25);
+	CHECK(REGION + CCACHE_CODE_OFF + n + (uint64_t)(int64_t)rd32(buf + n - 4) == REGION + CCACHE_SLOT_J);
+	CHECK_INT(ccache_dispatcher(REGION, buf, 10, &miss), 0);	/* no room: 0 */
+}
+
+TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_where_maps_cache_pcs_back,
+	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
+	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
+	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss)

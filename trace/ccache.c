@@ -1,0 +1,473 @@
+/* trace/ccache.c: the cache engine's translator (see ccache.h): original
+ * basic blocks in, cache code out.  Every stub it writes keeps the flags,
+ * the stack and the red zone: it saves a register into a slot of its
+ * region (RIP-relative), uses lea rather than add, and leaves rsp alone
+ * except where the original transfer moves it. */
+#include "trace/ccache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+
+struct emit {
+	uint8_t *p;
+	size_t n, cap;
+	int bad;		/* out of room, or a displacement out of range */
+};
+
+static void put(struct emit *e, const void *b, size_t n)
+{
+	if (e->n + n > e->cap) {
+		e->bad = 1;
+		return;
+	}
+	memcpy(e->p + e->n, b, n);
+	e->n += n;
+}
+
+static void put1(struct emit *e, uint8_t b)
+{
+	put(e, &b, 1);
+}
+
+static void put32(struct emit *e, uint32_t v)
+{
+	put(e, &v, 4);
+}
+
+static void put64(struct emit *e, uint64_t v)
+{
+	put(e, &v, 8);
+}
+
+static int fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* An instruction of prefix bytes op[0..n) followed by a disp32 that
+ * addresses target, RIP-relative (the disp is the instruction's last
+ * field).  base is the cache address of buf[0]. */
+static void rip_insn(struct emit *e, uint64_t base, const uint8_t *op, size_t n, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (base + e->n + n + 4));
+
+	if (!fits32(d))
+		e->bad = 1;
+	put(e, op, n);
+	put32(e, (uint32_t)d);
+}
+
+/* mov %reg, slot / mov slot, %reg for rax (0), rcx (1), rdx (2) */
+static void save(struct emit *e, uint64_t base, int reg, uint64_t slot)
+{
+	rip_insn(e, base, (const uint8_t[]){ 0x48, 0x89, (uint8_t)(0x05 | reg << 3) }, 3, slot);
+}
+
+static void load(struct emit *e, uint64_t base, int reg, uint64_t slot)
+{
+	rip_insn(e, base, (const uint8_t[]){ 0x48, 0x8b, (uint8_t)(0x05 | reg << 3) }, 3, slot);
+}
+
+static void jmp_to(struct emit *e, uint64_t base, uint64_t dest)
+{
+	rip_insn(e, base, (const uint8_t[]){ 0xe9 }, 1, dest);
+	/* (rip_insn computes rel32 = dest - end, as for a disp32) */
+}
+
+int ccache_translatable(const struct disasm_insn *in)
+{
+	switch (in->kind) {
+	case DISASM_KIND_SYSCALL: case DISASM_KIND_INT: case DISASM_KIND_FAR:
+	case DISASM_KIND_HLT: case DISASM_KIND_UD:
+		return 0;
+	case DISASM_KIND_JMP: case DISASM_KIND_CALL: case DISASM_KIND_JCC:
+	case DISASM_KIND_JRCXZ: case DISASM_KIND_LOOP:
+		return in->has_target;
+	default:
+		break;
+	}
+	/* xbegin's abort address is relative to it */
+	if (!strncmp(in->mnemonic, "xbegin", 6) || in->riprel_odd)
+		return 0;
+	return 1;
+}
+
+/* The operand of an indirect jmp or call as "mov X, %rax": the original prefixes that
+ * matter (segment, address size), REX.W with the original X/B bits, 8b,
+ * the ModRM with reg = rax, then SIB and displacement as they were.
+ * -1 if the bytes are not the expected ff /2 or ff /4 form. */
+static int ind_to_mov(struct emit *e, uint64_t base, const struct disasm_insn *in)
+{
+	const uint8_t *b = in->bytes;
+	size_t i = 0, rest;
+	uint8_t pre[4], rex = 0x48;
+	size_t np = 0;
+
+	while (i < in->len && (b[i] == 0x26 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+			       b[i] == 0x64 || b[i] == 0x65 || b[i] == 0x67 || b[i] == 0xf2 ||
+			       b[i] == 0xf3 || b[i] == 0x66)) {
+		if ((b[i] == 0x64 || b[i] == 0x65 || b[i] == 0x67) && np < sizeof(pre))
+			pre[np++] = b[i];
+		if (b[i] == 0x66)
+			return -1;
+		i++;
+	}
+	if (i < in->len && (b[i] & 0xf0) == 0x40)
+		rex = (uint8_t)(0x48 | (b[i++] & 0x03));
+	if (i + 2 > in->len || b[i] != 0xff || (((b[i + 1] >> 3) & 7) != 2 && ((b[i + 1] >> 3) & 7) != 4))
+		return -1;
+	i++;
+	rest = in->len - i;	/* ModRM, SIB, displacement */
+	{
+		uint8_t op[24];
+		size_t n = 0;
+
+		memcpy(op, pre, np);
+		n = np;
+		op[n++] = rex;
+		op[n++] = 0x8b;
+		op[n++] = b[i] & 0xc7;
+		memcpy(op + n, b + i + 1, rest - 1);
+		n += rest - 1;
+		if (in->riprel_off) {
+			/* the disp32 is the last field (no immediate here) */
+			int64_t t = (int64_t)(in->addr + in->len) + (int32_t)((uint32_t)b[in->len - 4] |
+				(uint32_t)b[in->len - 3] << 8 | (uint32_t)b[in->len - 2] << 16 |
+				(uint32_t)b[in->len - 1] << 24);
+
+			rip_insn(e, base, op, n - 4, (uint64_t)t);
+		} else {
+			put(e, op, n);
+		}
+	}
+	return 0;
+}
+
+/* A copied instruction, its RIP-relative displacement moved. */
+static void copy_insn(struct emit *e, uint64_t base, const struct disasm_insn *in)
+{
+	uint8_t b[16];
+	size_t at = e->n;
+
+	memcpy(b, in->bytes, in->len);
+	if (in->riprel_off) {
+		int32_t disp;
+		int64_t nd;
+
+		memcpy(&disp, b + in->riprel_off, 4);
+		nd = (int64_t)disp + (int64_t)(in->addr + in->len) - (int64_t)(base + at + in->len);
+		if (!fits32(nd))
+			e->bad = 1;
+		disp = (int32_t)nd;
+		memcpy(b + in->riprel_off, &disp, 4);
+	}
+	put(e, b, in->len);
+}
+
+/* Whether in's RIP-relative operand still reaches from cache address at. */
+static int riprel_fits(const struct disasm_insn *in, uint64_t at)
+{
+	int32_t disp;
+
+	if (in->kind != DISASM_KIND_OTHER)
+		return 1;	/* (indirect forms check their own) */
+	memcpy(&disp, in->bytes + in->riprel_off, 4);
+	return fits32((int64_t)disp + (int64_t)(in->addr - at));
+}
+
+/* The jcc's condition code from its opcode. */
+static int jcc_cc(const struct disasm_insn *in)
+{
+	for (int i = 0; i < in->len; i++) {
+		if ((in->bytes[i] & 0xf0) == 0x70)
+			return in->bytes[i] & 0x0f;
+		if (in->bytes[i] == 0x0f && i + 1 < in->len && (in->bytes[i + 1] & 0xf0) == 0x80)
+			return in->bytes[i + 1] & 0x0f;
+	}
+	return -1;
+}
+
+/* An exit: a jmp (or jcc with cc >= 0) whose rel32 is patched later. */
+static void exit_jmp(struct emit *e, struct ccache_block *b, int cc, uint64_t target)
+{
+	struct ccache_exit *x = &b->exit[b->nexit++];
+
+	if (cc >= 0) {
+		put1(e, 0x0f);
+		put1(e, (uint8_t)(0x80 | cc));
+	} else {
+		put1(e, 0xe9);
+	}
+	x->target = target;
+	x->patch_off = (uint32_t)e->n;
+	put32(e, 0);
+	x->end_off = (uint32_t)e->n;
+}
+
+static void add_insn(struct ccache_block *b, const struct disasm_insn *in, size_t coff)
+{
+	struct ccache_insn *ci = &b->ins[b->n++];
+
+	ci->addr = in->addr;
+	ci->len = in->len;
+	ci->kind = (uint8_t)in->kind;
+	ci->has_target = (uint8_t)in->has_target;
+	ci->target = in->target;
+	ci->coff = (uint32_t)coff;
+}
+
+/* The end of a block at an indirect transfer or return: the target into
+ * slot T, then the dispatcher. */
+static int end_indirect(const struct ccache_env *env, struct emit *e, uint64_t base,
+			const struct disasm_insn *in, uint64_t *retc_fix)
+{
+	uint64_t r = env->region;
+
+	save(e, base, 0, r + CCACHE_SLOT_A);
+	if (in->kind == DISASM_KIND_RET) {
+		put(e, (const uint8_t[]){ 0x48, 0x8b, 0x04, 0x24 }, 4);	/* mov (%rsp),%rax */
+	} else if (ind_to_mov(e, base, in) < 0) {
+		return -1;
+	}
+	save(e, base, 0, r + CCACHE_SLOT_T);
+	load(e, base, 0, r + CCACHE_SLOT_A);
+	if (in->kind == DISASM_KIND_RET) {
+		put(e, (const uint8_t[]){ 0x48, 0x8d, 0xa4, 0x24 }, 4);	/* lea 8+imm(%rsp),%rsp */
+		put32(e, 8u + in->ret_imm);
+	} else if (in->kind == DISASM_KIND_CALL_IND) {
+		*retc_fix = e->n;	/* pushq retc(%rip), fixed when constants land */
+		put(e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
+	}
+	jmp_to(e, base, env->dispatch);
+	return 0;
+}
+
+/* The record: mov %rax,R; movabs recptr,%rax; movl $id,(%rax);
+ * lea 4(%rax),%rax; movabs %rax,recptr; mov R,%rax.  Returns the offset
+ * of the store (a full buffer faults there). */
+static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64_t base, uint32_t id)
+{
+	uint32_t at;
+
+	save(e, base, 0, env->region + CCACHE_SLOT_R);
+	put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+	put64(e, env->recptr);
+	at = (uint32_t)e->n;
+	put(e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
+	put32(e, id);
+	put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04, 0x48, 0xa3 }, 6);
+	put64(e, env->recptr);
+	load(e, base, 0, env->region + CCACHE_SLOT_R);
+	return at;
+}
+
+/* The block's trailer: each exit's trap and far jump (the exit goes to
+ * its trap until linked), then the return addresses its calls push. */
+static void trailer(struct emit *e, struct ccache_block *b, uint64_t (*calls)[2], int ncalls)
+{
+	for (int k = 0; k < b->nexit; k++) {
+		struct ccache_exit *x = &b->exit[k];
+		int32_t rel;
+
+		x->trap_off = (uint32_t)e->n;
+		put1(e, 0xcc);
+		x->far_off = (uint32_t)e->n;
+		put(e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
+		put64(e, 0);
+		rel = (int32_t)(x->trap_off - x->end_off);
+		if (!e->bad)
+			memcpy(e->p + x->patch_off, &rel, 4);
+	}
+	for (int k = 0; k < ncalls && !e->bad; k++) {
+		int32_t d = (int32_t)(e->n - (calls[k][0] + 6));
+
+		memcpy(e->p + calls[k][0] + 2, &d, 4);
+		put64(e, calls[k][1]);
+	}
+}
+
+int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
+		     struct ccache_block *b)
+{
+	uint8_t *buf = xmalloc(CCACHE_BLOCK_MAX_BYTES);
+	struct emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, 0 };
+	/* call sites: where a pushq retc(%rip) sits and what it pushes */
+	uint64_t calls[CCACHE_BLOCK_MAX_INSNS + 1][2];
+	int ncalls = 0, ended = 0;
+	uint64_t a = start;
+
+	memset(b, 0, sizeof(*b));
+	b->start = start;
+	b->base = base;
+	b->id = id;
+	b->ins = xmalloc(CCACHE_BLOCK_MAX_INSNS * sizeof(*b->ins));
+	b->rec_off = record_stub(env, &e, base, id);
+
+	while (!ended && !e.bad) {
+		struct disasm_insn in;
+		int seen = 0;
+		size_t at = e.n;
+
+		for (int i = 0; i < b->n && !seen; i++)
+			seen = b->ins[i].addr == a;
+		if (b->n && (seen || b->n >= CCACHE_BLOCK_MAX_INSNS - 1 || e.n > CCACHE_BLOCK_MAX_BYTES / 2 ||
+			     env->stop(env->ctx, a) || env->decode(env->ctx, a, &in) < 0 ||
+			     !ccache_translatable(&in))) {
+			exit_jmp(&e, b, -1, a);
+			break;
+		}
+		if (!b->n && (env->decode(env->ctx, a, &in) < 0 || !ccache_translatable(&in)))
+			goto fail;
+		if (in.riprel_off && !riprel_fits(&in, base + at)) {
+			/* its operand is out of the cache's reach: not here */
+			if (!b->n)
+				goto fail;
+			exit_jmp(&e, b, -1, a);
+			break;
+		}
+		switch (in.kind) {
+		case DISASM_KIND_JMP:
+			add_insn(b, &in, at);
+			a = in.target;
+			break;
+		case DISASM_KIND_CALL:
+			add_insn(b, &in, at);
+			calls[ncalls][0] = e.n;
+			calls[ncalls++][1] = in.addr + in.len;
+			put(&e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
+			a = in.target;
+			break;
+		case DISASM_KIND_JCC:
+			add_insn(b, &in, at);
+			exit_jmp(&e, b, jcc_cc(&in), in.target);
+			exit_jmp(&e, b, -1, in.addr + in.len);
+			ended = 1;
+			break;
+		case DISASM_KIND_JRCXZ:
+		case DISASM_KIND_LOOP:
+			/* the original (prefixes kept) over the fall-through exit */
+			add_insn(b, &in, at);
+			put(&e, in.bytes, in.len - 1u);
+			put1(&e, 5);
+			exit_jmp(&e, b, -1, in.addr + in.len);
+			exit_jmp(&e, b, -1, in.target);
+			ended = 1;
+			break;
+		case DISASM_KIND_JMP_IND:
+		case DISASM_KIND_CALL_IND:
+		case DISASM_KIND_RET: {
+			uint64_t fix = UINT64_MAX;
+			size_t keep = e.n;
+
+			if (end_indirect(env, &e, base, &in, &fix) < 0) {
+				e.n = keep;
+				if (!b->n)
+					goto fail;
+				exit_jmp(&e, b, -1, a);
+				ended = 1;
+				break;
+			}
+			add_insn(b, &in, at);
+			if (fix != UINT64_MAX) {
+				calls[ncalls][0] = fix;
+				calls[ncalls++][1] = in.addr + in.len;
+			}
+			ended = 1;
+			break;
+		}
+		default:
+			add_insn(b, &in, at);
+			copy_insn(&e, base, &in);
+			a += in.len;
+			break;
+		}
+	}
+	trailer(&e, b, calls, ncalls);
+	if (e.bad || !b->n)
+		goto fail;
+	b->code = buf;
+	b->len = (uint32_t)e.n;
+	return 0;
+fail:
+	free(buf);
+	free(b->ins);
+	memset(b, 0, sizeof(*b));
+	return -1;
+}
+
+void ccache_block_release(struct ccache_block *b)
+{
+	free(b->ins);
+	free(b->code);
+	memset(b, 0, sizeof(*b));
+}
+
+size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *miss_off)
+{
+	uint64_t base = region + CCACHE_CODE_OFF;
+	struct emit e = { buf, 0, cap, 0 };
+
+	save(&e, base, 0, region + CCACHE_SLOT_A);
+	save(&e, base, 1, region + CCACHE_SLOT_C);
+	save(&e, base, 2, region + CCACHE_SLOT_D);
+	load(&e, base, 0, region + CCACHE_SLOT_T);
+	put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
+	rip_insn(&e, base, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, region + CCACHE_TABLE_OFF);
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
+	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);			/* jrcxz hit */
+	*miss_off = (uint32_t)e.n;
+	put1(&e, 0xcc);
+	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
+	save(&e, base, 0, region + CCACHE_SLOT_J);
+	load(&e, base, 0, region + CCACHE_SLOT_A);
+	load(&e, base, 1, region + CCACHE_SLOT_C);
+	load(&e, base, 2, region + CCACHE_SLOT_D);
+	rip_insn(&e, base, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_J);
+	return e.bad ? 0 : e.n;
+}
+
+int ccache_where(const struct ccache_block *b, uint64_t pc, int *idx)
+{
+	uint64_t off;
+
+	if (pc < b->base || pc > b->base + b->len)
+		return CCACHE_OUTSIDE;
+	off = pc - b->base;
+	if (off == 0)
+		return CCACHE_AT_ENTRY;
+	for (int k = 0; k < b->nexit; k++)
+		if (off == b->exit[k].trap_off + 1u) {
+			*idx = k;
+			return CCACHE_AT_TRAP;
+		}
+	for (int i = 0; i < b->n; i++)
+		if (b->ins[i].coff == off) {
+			*idx = i;
+			return CCACHE_AT_INSN;
+		}
+	return off < b->len ? CCACHE_INSIDE : CCACHE_OUTSIDE;
+}
+
+void ccache_link(const struct ccache_block *b, int k, uint64_t dest, uint8_t rel[4], uint32_t *off1,
+		 uint8_t far[8], uint32_t *off2)
+{
+	const struct ccache_exit *x = &b->exit[k];
+	int64_t d = (int64_t)(dest - (b->base + x->end_off));
+	int32_t r;
+
+	*off1 = x->patch_off;
+	*off2 = UINT32_MAX;
+	if (fits32(d)) {
+		r = (int32_t)d;
+	} else {
+		r = (int32_t)(x->far_off - x->end_off);
+		memcpy(far, &dest, 8);
+		*off2 = x->far_off + 6;
+	}
+	memcpy(rel, &r, 4);
+}

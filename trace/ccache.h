@@ -1,0 +1,102 @@
+/* trace/ccache.h: the cache engine's translator.  Turns a basic block of
+ * original x86-64 code into code that runs out of a code cache in the
+ * inferior and records which block ran: every translated block starts with
+ * a stub that stores its 4-byte id through a record pointer (no flags, no
+ * stack touched), copies the original instructions (RIP-relative operands
+ * moved), follows direct jumps and calls (a call pushes the ORIGINAL return
+ * address), and ends in its transfer: a conditional one as two patchable
+ * exits, an indirect one or a return through the region's dispatcher (a
+ * lookup table original -> cache that the tracer fills; a miss traps).
+ * Pure: bytes and addresses in, bytes out; the caller writes them into the
+ * inferior and turns the records back into instructions. */
+#ifndef PTDB_TRACE_CCACHE_H
+#define PTDB_TRACE_CCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "disasm/disasm.h"
+
+/* A region's layout: one page of slots, then the lookup table, then code. */
+enum {
+	CCACHE_SLOT_MAGIC = 0, CCACHE_SLOT_R = 8, CCACHE_SLOT_A = 16, CCACHE_SLOT_T = 24,
+	CCACHE_SLOT_C = 32, CCACHE_SLOT_D = 40, CCACHE_SLOT_J = 48,
+	CCACHE_TABLE_OFF = 4096,
+	CCACHE_TABLE_ENTRIES = 65536,	/* indexed by the target's low 16 bits */
+	CCACHE_CODE_OFF = CCACHE_TABLE_OFF + CCACHE_TABLE_ENTRIES * 16,
+	CCACHE_BLOCK_MAX_INSNS = 256,
+	CCACHE_BLOCK_MAX_BYTES = 8192
+};
+
+/* 1 if the instruction at addr must not run in the cache unseen (a user
+ * breakpoint, a goal of the run): a block ends before it. */
+typedef int (*ccache_stop_fn)(void *ctx, uint64_t addr);
+/* Decodes the original instruction at addr: 0, or -1. */
+typedef int (*ccache_decode_fn)(void *ctx, uint64_t addr, struct disasm_insn *in);
+
+struct ccache_env {
+	uint64_t region;	/* the region's address (slots at its start) */
+	uint64_t recptr;	/* absolute address of the record pointer */
+	uint64_t dispatch;	/* the region's dispatcher */
+	ccache_decode_fn decode;
+	ccache_stop_fn stop;
+	void *ctx;
+};
+
+struct ccache_insn {
+	uint64_t addr, target;
+	uint32_t coff;		/* where its translation starts in the block */
+	uint8_t len, kind, has_target;
+};
+
+/* A direct exit: a jmp/jcc whose rel32 (at patch_off, relative to end_off)
+ * goes to its trap (an int3 at trap_off) until the tracer links it to the
+ * target's block, directly or through the far jump at far_off. */
+struct ccache_exit {
+	uint64_t target;
+	uint32_t patch_off, end_off, trap_off, far_off;
+};
+
+struct ccache_block {
+	uint64_t start, base;	/* original start; cache address of code[0] */
+	uint32_t id, len;
+	uint32_t rec_off;	/* the record store (a full buffer faults there) */
+	int n, nexit;
+	struct ccache_insn *ins;	/* heap */
+	struct ccache_exit exit[2];
+	uint8_t *code;		/* heap, len bytes */
+};
+
+/* 1 if in can run in the cache (its effect does not depend on its
+ * address, or the translator rewrites it). */
+int ccache_translatable(const struct disasm_insn *in);
+
+/* Translates the block at start for the cache address base with id.  The
+ * first instruction is not checked with env->stop (the tracer enters a
+ * block at a stop it has handled).  0 with *b filled, -1 if the first
+ * instruction cannot run in the cache (b is then empty). */
+int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
+		     struct ccache_block *b);
+void ccache_block_release(struct ccache_block *b);
+
+/* The dispatcher for a region at base (its code starts at base +
+ * CCACHE_CODE_OFF): writes it into buf (cap bytes) and returns its length;
+ * *miss_off is the offset of its miss trap (an int3: the target is in slot
+ * T, rax/rcx/rdx in slots A/C/D). */
+size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *miss_off);
+
+/* Where a cache pc is in b.  CCACHE_AT_ENTRY: before its record (the
+ * original state at b->start); CCACHE_AT_INSN: before instruction *idx
+ * (its original state; several may share an offset: the first);
+ * CCACHE_AT_TRAP: just after exit *idx's trap (the block done, going to
+ * the exit's target); CCACHE_INSIDE: in a stub, not an original state. */
+enum { CCACHE_OUTSIDE, CCACHE_AT_ENTRY, CCACHE_AT_INSN, CCACHE_AT_TRAP, CCACHE_INSIDE };
+int ccache_where(const struct ccache_block *b, uint64_t pc, int *idx);
+
+/* The rel32 that links exit k of b to code at dest: writes the 4 bytes
+ * (and, when dest is beyond rel32, the far slot's 8 bytes) to patch at
+ * the block offsets *off1 (4 bytes) and *off2 (8 bytes, or UINT32_MAX). */
+void ccache_link(const struct ccache_block *b, int k, uint64_t dest, uint8_t rel[4], uint32_t *off1,
+		 uint8_t far[8], uint32_t *off2);
+
+#endif
