@@ -59,6 +59,9 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 		snprintf(buf, n, "Thread %d can't be traced as the process trace size limit has "
 			 "been reached. Consider retracing with a higher limit.", (int)s->tid);
 		break;
+	case DBG_R_WATCH:
+		snprintf(buf, n, "watchpoint %u", s->bp_id);
+		break;
 	case DBG_R_REPLAY: {
 		int k = snprintf(buf, n, "replaying: instruction %" PRIu64 " of %" PRIu64,
 				 s->replay_id, s->replay_total);
@@ -223,6 +226,8 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 		report_exit(out, d, stop);
 		return;
 	}
+	if (stop->reason == DBG_R_WATCH)
+		report_watch_hit(out, d, stop->bp_id);	/* cmd/cmd-watch.c */
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
 	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
 }

@@ -1,0 +1,36 @@
+/* Watchpoint fixture: a worker thread reads, writes and updates globals
+ * while the main thread waits for it (tests/transcripts/0170-*). */
+#include <pthread.h>
+#include <stdio.h>
+
+int shared = 5;
+int counter;
+long wide;
+char bytes[16];
+
+static void *worker(void *arg)
+{
+	int local = 0;
+
+	(void)arg;
+	local = shared;
+	counter = local;
+	counter += 2;
+	shared = 7;
+	shared = 7;
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+	int x = 0;
+
+	x = 1;
+	x = x + 1;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	wide = counter;
+	printf("%d %d %ld\n", x, shared, wide);
+	return 0;
+}
