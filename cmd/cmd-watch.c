@@ -172,7 +172,11 @@ static int pick(struct cmd_ctx *ctx, const struct cmd_args *a, unsigned *out, in
 
 	*n = 0;
 	if (!all) {
-		cmd_error(ctx, "No watchpoints exist to be %s.", ctx->node->name);
+		const char *v = ctx->node->name;
+
+		cmd_error(ctx, "No watchpoints exist to be %s.", !strcmp(v, "delete") ? "deleted" :
+			  !strcmp(v, "enable") ? "enabled" : !strcmp(v, "disable") ? "disabled" :
+			  "modified");
 		return -1;
 	}
 	if (!a->argc) {
