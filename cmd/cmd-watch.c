@@ -259,14 +259,14 @@ static enum cmd_status exec_modify(struct cmd_ctx *ctx, const struct cmd_args *a
 
 static const struct cmd_node set_variable = {
 	.name = "variable", .summary = "Set a watchpoint on a variable of the selected frame (or a global).",
-	.syntax = "[-w <watch-type>] [-s <byte-size>] <variable-name>",
+	.syntax = "<variable-name>",
 	.opts = (const struct cmd_opt[]){ WATCH_SET_OPTS }, .min_args = 1, .max_args = 1,
 	.needs = CMD_NEEDS_PROCESS, .exec = exec_set_variable,
 };
 
 static const struct cmd_node set_expression = {
 	.name = "expression", .summary = "Set a watchpoint on the address an expression evaluates to.",
-	.syntax = "[-w <watch-type>] [-s <byte-size>] -- <expr>",
+	.syntax = "-- <expr>",
 	.details = "The size is 8 bytes unless -s gives it.",
 	.opts = (const struct cmd_opt[]){ WATCH_SET_OPTS }, .min_args = 1, .max_args = -1,
 	.needs = CMD_NEEDS_PROCESS, .exec = exec_set_expression,
@@ -279,7 +279,7 @@ static const struct cmd_node watch_set = {
 
 static const struct cmd_node watch_list = {
 	.name = "list", .summary = "List the watchpoints and how they are checked.",
-	.syntax = "[-b]", .min_args = 0, .max_args = 0, .exec = exec_list,
+	.min_args = 0, .max_args = 0, .exec = exec_list,
 	.opts = (const struct cmd_opt[]){
 		{ 'b', "brief", OPT_FLAG, NULL, "One line per watchpoint." }, { 0 } },
 };
@@ -301,7 +301,7 @@ static const struct cmd_node watch_disable = {
 
 static const struct cmd_node watch_modify = {
 	.name = "modify", .summary = "Set the condition of the watchpoints given (all when none is).",
-	.syntax = "[-c <expr>] [<watchpoint-id> ...]", .min_args = 0, .max_args = -1,
+	.syntax = "[<watchpoint-id> ...]", .min_args = 0, .max_args = -1,
 	.exec = exec_modify,
 	.details = "A hit stops only when the condition is true in the stopping thread's frame; "
 		   "-c \"\" (or no -c) removes it.",
