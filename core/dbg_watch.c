@@ -410,11 +410,7 @@ static int sw_step(struct dbg *d, pid_t t, pid_t step_tid, pid_t tid,
 	}
 	if (have && !sig)
 		sw_before(d, &r, &in, acc, old);
-	d->running = 1;
-	if (d->interrupt_requested)
-		target_interrupt(d->proc);
 	rr = target_thread_step(d->proc, t, &ts, err);
-	d->running = 0;
 	if (rr < 0)
 		return -1;
 	if (ts.tid != t || (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_BREAKPOINT))
@@ -468,11 +464,8 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
 			if (rr != GO_ON)
 				return rr;
 		}
-		if (d->interrupt_requested) {
-			stop->reason = DBG_R_INTERRUPT;
-			stop->tid = d->sel_tid;
-			return RW_USER;
-		}
+		/* an interrupt (Ctrl-C) comes as the SIGSTOP it sent: a thread
+		 * that runs next stops with it, and sw_event reports it */
 		t = sw_pick(d, step_tid);
 		if (!t) {
 			/* everyone is in a system call: wait for one */
@@ -498,7 +491,13 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 	dbg_replay_leave(d);
 	memset(stop, 0, sizeof(*stop));
 	target_thread_begin(d->proc);
+	/* running for Ctrl-C the whole time, not only during a step: an
+	 * interrupt between two steps must not be lost */
+	d->running = 1;
+	if (d->interrupt_requested)
+		target_interrupt(d->proc);
 	rr = sw_loop(d, step_tid, tid, goals, ngoals, stop, err);
+	d->running = 0;
 	if (dbg_alive(d)) {
 		for (int i = 0; i < d->watch->npark; i++)
 			if (target_bp_planted(d->proc, d->watch->park[i].at))
