@@ -502,7 +502,8 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 		for (int i = 0; i < d->watch->npark; i++)
 			if (target_bp_planted(d->proc, d->watch->park[i].at))
 				target_bp_remove(d->proc, d->watch->park[i].at, NULL);
-		if (target_thread_end(d->proc, &ex)) {
+		/* a failure may be the process killed from outside: its exit */
+		if (target_thread_end(d->proc, &ex) || (rr < 0 && target_poll_exit(d->proc, &ex))) {
 			memset(stop, 0, sizeof(*stop));
 			dbg_exit_stop(stop, &ex);
 			return RW_USER;
