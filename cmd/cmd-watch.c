@@ -71,8 +71,12 @@ static enum cmd_status created(struct cmd_ctx *ctx, uint64_t addr, unsigned size
 			       const char *spec, const struct sym_type *t, unsigned line)
 {
 	struct ptdb_err err;
-	struct dbg_watchpoint *w = dbg_watch_add(&ctx->s->dbg, addr, size, acc, spec, t, line, &err);
+	struct dbg_watchpoint *w;
 
+	if (dbg_tracing(&ctx->s->dbg))
+		return cmd_error(ctx, "watchpoints cannot be checked in a process that has a trace "
+				 "(thread trace start): the trace runs it");
+	w = dbg_watch_add(&ctx->s->dbg, addr, size, acc, spec, t, line, &err);
 	if (!w)
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "Watchpoint created: ");
@@ -156,7 +160,8 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 		return CMD_OK;
 	}
 	fprintf(ctx->out, "Number of supported hardware watchpoints: %d\n", DBG_WATCH_MAX);
-	fprintf(ctx->out, "Watchpoints are checked by: %s\n", dbg_watch_method(d));
+	fprintf(ctx->out, "Watchpoints are checked by: %s\n",
+		dbg_tracing(d) ? "nothing: the process has a trace" : dbg_watch_method(d));
 	fprintf(ctx->out, "Current watchpoints:\n");
 	for (int i = 0; i < n; i++)
 		print_wp(ctx, &w[i], brief);
