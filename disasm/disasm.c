@@ -615,79 +615,56 @@ int disasm_len(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr)
 	return -1;
 }
 
-/* ---- memory accesses (software watchpoints) ---- */
-
-static int mem_add(struct disasm_mem *out, int n, int max, int base, int64_t disp,
-		   unsigned size, int access)
-{
-	if (n >= max)
-		return n;
-	memset(&out[n], 0, sizeof(out[n]));
-	out[n].base = base;
-	out[n].index = DISASM_REG_NONE;
-	out[n].disp = disp;
-	out[n].size = size;
-	out[n].access = access;
-	return n + 1;
-}
-
-/* The stack accesses an instruction makes without naming them. */
-static int mem_implicit(const cs_insn *ci, struct disasm_mem *out, int n, int max)
-{
-	switch (ci->id) {
-	case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_PUSHF: case X86_INS_PUSHFQ:
-		return mem_add(out, n, max, DISASM_REG_RSP, -8, 8, DISASM_MEM_WRITE);
-	case X86_INS_POP: case X86_INS_RET: case X86_INS_POPF: case X86_INS_POPFQ:
-		return mem_add(out, n, max, DISASM_REG_RSP, 0, 8, DISASM_MEM_READ);
-	case X86_INS_LEAVE:
-		return mem_add(out, n, max, DISASM_REG_RBP, 0, 8, DISASM_MEM_READ);
-	default:
-		return n;
-	}
-}
+/* ---- memory accesses (software watchpoints) ----
+ * From Zydis, whose operand actions are exact (capstone 4 marks many
+ * stores as reads: movups, movdqa, movq, stos, movnti, EVEX moves) and
+ * which lists the hidden operands: the stack of push/pop/call/ret/leave,
+ * the strings of movs/stos/cmps/scas.  A masked access counts whole. */
 
 int disasm_mem_access(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
 		      struct disasm_mem *out, int max)
 {
-	const uint8_t *code = bytes;
-	size_t size = n > 16 ? 16 : n;
-	uint64_t a = addr;
-	const cs_x86 *x;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	int k = 0;
 
-	if (!d || !bytes || !n || !cs_disasm_iter(d->cs, &code, &size, &a, d->ci))
+	if (!d || !bytes || !n ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->zdec, bytes, n > 16 ? 16 : n, &zi, ops)))
 		return -1;
-	x = &d->ci->detail->x86;
-	/* lea and the long nops name memory they never touch */
-	if (d->ci->id == X86_INS_LEA || d->ci->id == X86_INS_NOP)
+	/* nops and prefetches name memory they do not access */
+	if (zi.meta.category == ZYDIS_CATEGORY_NOP || zi.meta.category == ZYDIS_CATEGORY_WIDENOP ||
+	    zi.meta.category == ZYDIS_CATEGORY_PREFETCH)
 		return 0;
-	for (int i = 0; i < x->op_count && k < max; i++) {
-		const cs_x86_op *op = &x->operands[i];
+	for (int i = 0; i < zi.operand_count && k < max; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
 		struct disasm_mem *m = &out[k];
 
-		if (op->type != X86_OP_MEM)
+		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || op->mem.type != ZYDIS_MEMOP_TYPE_MEM)
 			continue;
 		memset(m, 0, sizeof(*m));
-		m->base = cs_reg(d, op->mem.base, NULL);
-		m->index = cs_reg(d, op->mem.index, NULL);
-		m->scale = op->mem.index != X86_REG_INVALID ? op->mem.scale : 0;
-		m->disp = op->mem.disp;
-		m->addr32 = x->addr_size == 4;
+		m->base = zy_reg(op->mem.base, NULL);
+		m->index = zy_reg(op->mem.index, NULL);
+		m->scale = op->mem.index != ZYDIS_REGISTER_NONE ? op->mem.scale : 0;
+		m->disp = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
+		m->addr32 = zi.address_width == 32;
 		if (m->base == DISASM_REG_RIP) {
 			m->base = DISASM_REG_NONE;
-			m->disp += (int64_t)(addr + d->ci->size);
+			m->disp += (int64_t)(addr + zi.length);
 		}
-		if (op->mem.segment == X86_REG_FS)
+		if (op->mem.segment == ZYDIS_REGISTER_FS)
 			m->seg_fs_gs = DISASM_SEG_FS;
-		else if (op->mem.segment == X86_REG_GS)
+		else if (op->mem.segment == ZYDIS_REGISTER_GS)
 			m->seg_fs_gs = DISASM_SEG_GS;
-		m->size = op->size ? op->size : 1;
-		/* capstone 4 leaves some accesses unmarked: count them as both */
-		m->access = (op->access & CS_AC_READ ? DISASM_MEM_READ : 0) |
-			    (op->access & CS_AC_WRITE ? DISASM_MEM_WRITE : 0);
+		m->size = op->size >= 8 ? op->size / 8u : 1;
+		m->access = (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ ? DISASM_MEM_READ : 0) |
+			    (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE ? DISASM_MEM_WRITE : 0);
 		if (!m->access)
 			m->access = DISASM_MEM_READ | DISASM_MEM_WRITE;
+		/* Zydis gives a push's stack slot at rsp: it is written below */
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN && m->base == DISASM_REG_RSP &&
+		    m->index == DISASM_REG_NONE && !m->disp && m->access == DISASM_MEM_WRITE)
+			m->disp = -(int64_t)m->size;
 		k++;
 	}
-	return mem_implicit(d->ci, out, k, max);
+	return k;
 }

@@ -116,8 +116,10 @@ const char *disasm_kind_name(enum disasm_kind k);
 /* "rax", "r15", "rip", ... for a DISASM_REG_* number; "?" if out of range. */
 const char *disasm_reg_name(int reg);
 
-/* A memory access of an instruction (explicit operands and the implicit
- * stack accesses of push/pop/call/ret/leave), for software watchpoints.
+/* A memory access of an instruction (explicit operands and the hidden
+ * ones: the stack of push/pop/call/ret/leave, the strings of movs/stos),
+ * for software watchpoints; from Zydis, whose read/write actions are
+ * exact where capstone 4's are not.
  * The address is seg base + base + index*scale + disp (base/index
  * DISASM_REG_*, rip-relative already folded into disp with base NONE);
  * access DISASM_MEM_READ and/or DISASM_MEM_WRITE. */
