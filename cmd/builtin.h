@@ -22,6 +22,7 @@ void cmd_warn_dwarf(struct dbg *d, FILE *err);
 extern const struct cmd_node cmd_breakpoint_node;
 /* cmd-thread.c */
 extern const struct cmd_node cmd_thread_node;
+extern const struct cmd_node cmd_watchpoint_node;
 extern const struct cmd_node cmd_frame_node;
 /* cmd-trace.c */
 extern const struct cmd_node cmd_thread_trace_node;

@@ -21,6 +21,7 @@ static const struct cmd_node *const top[] = {
 	&cmd_thread_node,
 	&cmd_trace_node,
 	&cmd_version_node,
+	&cmd_watchpoint_node,
 	NULL,
 };
 

@@ -60,6 +60,9 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 		snprintf(buf, n, "Thread %d can't be traced as the process trace size limit has "
 			 "been reached. Consider retracing with a higher limit.", (int)s->tid);
 		break;
+	case DBG_R_WATCH:
+		snprintf(buf, n, "watchpoint %u", s->bp_id);
+		break;
 	case DBG_R_REPLAY: {
 		int k = snprintf(buf, n, "replaying: instruction %" PRIu64 " of %" PRIu64,
 				 s->replay_id, s->replay_total);
@@ -233,6 +236,8 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 		cmd_trace_kept_note(out, d);
 		return;
 	}
+	if (stop->reason == DBG_R_WATCH)
+		report_watch_hit(out, d, stop->bp_id);	/* cmd/cmd-watch.c */
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
 	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
 	cmd_trace_loss_notice(out, d);

@@ -48,4 +48,7 @@ int need_process(struct cmd_ctx *ctx);
 /* A live process or a loaded trace (threads to list and select). */
 int need_threads(struct cmd_ctx *ctx);
 
+/* LLDB's "Watchpoint N hit:" with the old and new values (cmd/cmd-watch.c). */
+void report_watch_hit(FILE *out, struct dbg *d, unsigned id);
+
 #endif

@@ -3,6 +3,7 @@
 #include "core/dbg.h"
 #include "core/source.h"
 #include "core/dbg_int.h"
+#include "core/watch.h"
 #include "core/expr.h"
 #include "trace/swc.h"
 
@@ -35,6 +36,7 @@ void dbg_init(struct dbg *d)
 
 static void drop_modules(struct dbg *d, int keep_exe)
 {
+	dbg_watch_drop_types(d);
 	int k = 0;
 
 	expr_store_drop(d->results);	/* their types may die with the modules */
@@ -56,6 +58,7 @@ static void drop_process(struct dbg *d)
 {
 	dbg_replay_leave(d);
 	dbg_trace_end(d);
+	dbg_watch_free(d);	/* their addresses were this process's */
 	if (d->proc)
 		target_free(d->proc);
 	d->proc = NULL;

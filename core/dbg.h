@@ -80,6 +80,7 @@ enum dbg_reason {
 	DBG_R_EXITED,		/* the process is gone (exit_status/signo) */
 	DBG_R_TRACE_LIMIT,	/* a new thread could not be traced (tid) */
 	DBG_R_REPLAY,		/* the replay cursor moved (replay_*) */
+	DBG_R_WATCH,		/* a watchpoint hit (bp_id: its id; core/watch.h) */
 };
 
 struct dbg_stop {
@@ -220,6 +221,7 @@ struct dbg {
 	 * heap, or NULL */
 	char *stop_error;
 	struct expr_store *results;	/* expression results $N (core/expr.h) */
+	struct dbg_watch *watch;	/* watchpoints (core/dbg_watch.c), or NULL */
 };
 
 void dbg_init(struct dbg *d);

@@ -25,8 +25,7 @@ static void cond_error(struct dbg *d, struct dbg_bp *bp, int loc, const char *wh
 		 "%u.%d: \"%s\": %s", bp->id, loc + 1, bp->cond, why);
 }
 
-/* 1 true, 0 false, -1 could not be evaluated (*why says). */
-static int cond_true(struct dbg *d, struct dbg_bp *bp, pid_t tid, struct ptdb_err *why)
+int dbg_cond_true(struct dbg *d, const char *cond, pid_t tid, struct ptdb_err *why)
 {
 	struct frame_ctx fc;
 	struct value v;
@@ -34,7 +33,7 @@ static int cond_true(struct dbg *d, struct dbg_bp *bp, pid_t tid, struct ptdb_er
 
 	if (frame_ctx_open(d, tid, 0, &fc, why) < 0)
 		return -1;
-	r = expr_eval(&fc, &d->results, bp->cond, &v, why);
+	r = expr_eval(&fc, &d->results, cond, &v, why);
 	frame_ctx_close(&fc);
 	if (r < 0)
 		return -1;
@@ -74,7 +73,7 @@ int dbg_bp_passes(struct dbg *d, struct dbg_bp *bp, pid_t tid, int loc)
 		return 0;
 	if (bp->cond) {
 		struct ptdb_err why;
-		int r = cond_true(d, bp, tid, &why);
+		int r = dbg_cond_true(d, bp->cond, tid, &why);
 
 		if (r < 0) {
 			cond_error(d, bp, loc, why.msg);

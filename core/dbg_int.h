@@ -19,6 +19,9 @@ int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *
  * condition that cannot be evaluated stops, with d->stop_error saying
  * why. */
 int dbg_bp_passes(struct dbg *d, struct dbg_bp *bp, pid_t tid, int loc);
+/* Whether cond is true in tid's frame 0: 1 true, 0 false, -1 could not
+ * be evaluated (*why says). */
+int dbg_cond_true(struct dbg *d, const char *cond, pid_t tid, struct ptdb_err *why);
 /* Decodes the instruction at pc of the live process (breakpoints masked);
  * 0 ok, -1 unreadable or undecodable. */
 int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in);
@@ -68,6 +71,10 @@ int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
 		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 void dbg_trace_did_stop(struct dbg *d);
+/* The same checking the watchpoints (core/dbg_watch.c); -2 when none is
+ * enabled (the caller runs the process). */
+int dbg_watch_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err);
 
 /* The intel-pt backend's events (core/dbg_ipt.c).  Buffers are copied at
  * every stop into the containers dumps read: a thread's ring, or per CPU

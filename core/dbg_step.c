@@ -120,6 +120,12 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
 	if (dbg_tracing(d))
 		return dbg_trace_run(d, step_tid, tid, goals, ngoals, stop, err);
+	{
+		int r = dbg_watch_run(d, step_tid, tid, goals, ngoals, stop, err);
+
+		if (r != -2)
+			return r;
+	}
 	return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
 }
 

@@ -628,3 +628,57 @@ int disasm_len(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr)
 		return zi.length;
 	return -1;
 }
+
+/* ---- memory accesses (software watchpoints) ----
+ * From Zydis, whose operand actions are exact (capstone 4 marks many
+ * stores as reads: movups, movdqa, movq, stos, movnti, EVEX moves) and
+ * which lists the hidden operands: the stack of push/pop/call/ret/leave,
+ * the strings of movs/stos/cmps/scas.  A masked access counts whole. */
+
+int disasm_mem_access(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
+		      struct disasm_mem *out, int max)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	int k = 0;
+
+	if (!d || !bytes || !n ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->zdec, bytes, n > 16 ? 16 : n, &zi, ops)))
+		return -1;
+	/* nops and prefetches name memory they do not access */
+	if (zi.meta.category == ZYDIS_CATEGORY_NOP || zi.meta.category == ZYDIS_CATEGORY_WIDENOP ||
+	    zi.meta.category == ZYDIS_CATEGORY_PREFETCH)
+		return 0;
+	for (int i = 0; i < zi.operand_count && k < max; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		struct disasm_mem *m = &out[k];
+
+		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || op->mem.type != ZYDIS_MEMOP_TYPE_MEM)
+			continue;
+		memset(m, 0, sizeof(*m));
+		m->base = zy_reg(op->mem.base, NULL);
+		m->index = zy_reg(op->mem.index, NULL);
+		m->scale = op->mem.index != ZYDIS_REGISTER_NONE ? op->mem.scale : 0;
+		m->disp = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
+		m->addr32 = zi.address_width == 32;
+		if (m->base == DISASM_REG_RIP) {
+			m->base = DISASM_REG_NONE;
+			m->disp += (int64_t)(addr + zi.length);
+		}
+		if (op->mem.segment == ZYDIS_REGISTER_FS)
+			m->seg_fs_gs = DISASM_SEG_FS;
+		else if (op->mem.segment == ZYDIS_REGISTER_GS)
+			m->seg_fs_gs = DISASM_SEG_GS;
+		m->size = op->size >= 8 ? op->size / 8u : 1;
+		m->access = (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ ? DISASM_MEM_READ : 0) |
+			    (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE ? DISASM_MEM_WRITE : 0);
+		if (!m->access)
+			m->access = DISASM_MEM_READ | DISASM_MEM_WRITE;
+		/* Zydis gives a push's stack slot at rsp: it is written below */
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN && m->base == DISASM_REG_RSP &&
+		    m->index == DISASM_REG_NONE && !m->disp && m->access == DISASM_MEM_WRITE)
+			m->disp = -(int64_t)m->size;
+		k++;
+	}
+	return k;
+}

@@ -120,4 +120,25 @@ const char *disasm_kind_name(enum disasm_kind k);
 /* "rax", "r15", "rip", ... for a DISASM_REG_* number; "?" if out of range. */
 const char *disasm_reg_name(int reg);
 
+/* A memory access of an instruction (explicit operands and the hidden
+ * ones: the stack of push/pop/call/ret/leave, the strings of movs/stos),
+ * for software watchpoints; from Zydis, whose read/write actions are
+ * exact where capstone 4's are not.
+ * The address is seg base + base + index*scale + disp (base/index
+ * DISASM_REG_*, rip-relative already folded into disp with base NONE);
+ * access DISASM_MEM_READ and/or DISASM_MEM_WRITE. */
+enum { DISASM_MEM_READ = 1, DISASM_MEM_WRITE = 2 };
+struct disasm_mem {
+	int base, index, scale;
+	int64_t disp;
+	int seg_fs_gs;		/* enum disasm_seg */
+	int addr32;
+	unsigned size;		/* bytes accessed */
+	int access;
+};
+/* Fills up to max accesses of the instruction at bytes[0..n) (address
+ * addr); returns their count, or -1 when capstone cannot decode it. */
+int disasm_mem_access(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
+		      struct disasm_mem *out, int max);
+
 #endif

@@ -170,4 +170,27 @@ int target_maps(struct target_proc *p, struct target_map **out, int *n,
 const char *target_signal_description(int signo, int si_code);
 const char *target_signal_name(int signo); /* "SIGSEGV", NULL if unknown */
 
+/* x86 debug registers (target_debugreg.c).  A slot watches len bytes
+ * (1, 2, 4, 8; aligned) at addr for writes (rw 1) or reads and writes
+ * (rw 3); x86 cannot watch reads alone. */
+struct target_dr_slot {
+	int enabled;
+	uint64_t addr;
+	unsigned len;
+	unsigned rw;
+};
+/* DR7 for the four slots (local enable bits, R/W and LEN fields). */
+uint64_t target_dr7_encode(const struct target_dr_slot slot[4]);
+/* Programs DR0-DR3 and DR7 on every thread, and on threads created
+ * later at their first stop. */
+int target_dr_set(struct target_proc *p, const struct target_dr_slot slot[4],
+		  struct ptdb_err *err);
+/* Reads debug register i (0-7) of a stopped thread. */
+int target_dr_get(struct target_proc *p, pid_t tid, int i, uint64_t *v, struct ptdb_err *err);
+int target_dr_clear_status(struct target_proc *p, pid_t tid);
+/* Whether this machine delivers debug-register traps: a forked child
+ * watched by DR0 writes a variable; 1 the trap came, 0 not, -1 the probe
+ * could not run. */
+int target_dr_probe(void);
+
 #endif

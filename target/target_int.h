@@ -52,6 +52,8 @@ struct target_proc {
 	pid_t stepover_tid;
 	uint64_t stop_id;
 	struct target_hooks hooks;
+	uint64_t dr[4], dr7;	/* debug registers every thread gets
+				 * (target_debugreg.c); dr7 0: none */
 };
 
 /* TRACEFORK: a forked child starts traced so that the breakpoints its copy
@@ -91,5 +93,8 @@ int target_bp_gone(const struct target_proc *p, uint64_t addr);
 int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			 struct target_stop *st);
 int target_stop_all(struct target_proc *p, struct target_stop *exit_st);
+
+/* Gives tid the process's debug registers (a new thread's first stop). */
+void target_dr_apply(struct target_proc *p, pid_t tid);
 
 #endif

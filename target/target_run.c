@@ -235,6 +235,8 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	if (!t)
 		t = target_add_thread(p, tid);
 	t->stopped = 1;
+	if (t->starting && p->dr7)
+		target_dr_apply(p, tid);	/* threads do not inherit them */
 	t->starting = 0;
 	sig = WSTOPSIG(status);
 	ev = status >> 16;

@@ -26,6 +26,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
 import transcripts  # noqa: E402
+import watch_test  # noqa: E402
 import repl_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
@@ -71,7 +72,7 @@ def run_unit(binary):
 
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, stress_test,
-          symbols_test, lldb_compare_test, engine_test, valgrind_test]
+          symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test]
 
 
 def main():

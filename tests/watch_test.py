@@ -1,0 +1,143 @@
+"""Watchpoints under interruption (the transcripts 0170-0171 check hits):
+
+  W1  Ctrl-C while the software watchpoint checking single-steps a program
+      that never touches the watched memory: the process stops ("signal
+      SIGSTOP"), the session goes on, and no stray SIGSTOP is left: the
+      next continue stops at a breakpoint, not at a signal
+  W2  the inferior is killed from outside while its watchpoint is checked:
+      the exit is reported and the session goes on
+The interrupt is repeated until the stop is seen (a Ctrl-C that lands
+before the run starts is ignored, as at the prompt): the test waits for
+the condition, never for a time.
+"""
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+SPIN = os.path.join(ROOT, "tests", "programs", "rel_spin")
+
+
+class Session:
+    def __init__(self):
+        self.p = subprocess.Popen([PTDB], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.q = queue.Queue()
+        self.out = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.q.put(line)
+        self.q.put(None)
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def wait_for(self, text, deadline, poke=None):
+        """Reads until a line holds text; poke() is called while waiting."""
+        while time.monotonic() < deadline:
+            if poke:
+                poke()
+            try:
+                line = self.q.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if line is None:
+                return False
+            self.out.append(line)
+            if text in line:
+                return True
+        return False
+
+    def close(self):
+        try:
+            self.send("quit")
+            self.p.stdin.close()
+            self.p.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.p.kill()
+            self.p.wait()
+
+
+def inferior_pid(lines):
+    for l in lines:
+        if l.startswith("Process ") and " launched" in l:
+            return int(l.split()[1])
+    return 0
+
+
+def interrupted():
+    name = "watch W1 Ctrl-C during software watchpoint checking"
+    s = Session()
+    end = time.monotonic() + 120
+    try:
+        for c in ("file " + SPIN, "b work", "r"):
+            s.send(c)
+        ok = s.wait_for("stop reason = breakpoint 1.1", end)
+        s.send("breakpoint delete 1")
+        s.send("watchpoint set expression -w write -s 8 -- (char *)&counter + 8")
+        s.send("c")
+        ok = ok and s.wait_for("resuming", end)
+        ok = ok and s.wait_for("stop reason = signal SIGSTOP", end,
+                               poke=lambda: s.p.send_signal(signal.SIGINT))
+        s.send("watchpoint delete")
+        s.send("b work")
+        s.send("c")
+        ok = ok and s.wait_for("stop reason =", end)
+        last = s.out[-1] if s.out else ""
+        s.send("process kill")
+        ok2 = s.wait_for("exited", end)
+    finally:
+        s.close()
+    if ok and ok2 and "breakpoint 2.1" in last:
+        results.ok(name)
+    else:
+        results.fail(name, "".join(s.out[-30:]))
+
+
+def killed_outside():
+    name = "watch W2 inferior killed while its watchpoint is checked"
+    s = Session()
+    end = time.monotonic() + 120
+    try:
+        for c in ("file " + SPIN, "b work", "r"):
+            s.send(c)
+        ok = s.wait_for("stop reason = breakpoint 1.1", end)
+        pid = inferior_pid(s.out)
+        s.send("breakpoint delete 1")
+        s.send("watchpoint set expression -w write -s 8 -- (char *)&counter + 8")
+        s.send("c")
+        ok = ok and pid and s.wait_for("resuming", end)
+        if ok:
+            os.kill(pid, signal.SIGKILL)
+        ok = ok and s.wait_for("exited with status", end)
+        s.send("version")
+        ok = ok and s.wait_for("ptdb version", end)
+    finally:
+        s.close()
+    if ok:
+        results.ok(name)
+    else:
+        results.fail(name, "".join(s.out[-30:]))
+
+
+def run_all():
+    if not os.path.exists(SPIN):
+        results.fail("watch", "%s is not built (make programs)" % SPIN)
+        return
+    interrupted()
+    killed_outside()
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())
