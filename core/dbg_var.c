@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dbg_int.h"
 #include "core/value.h"
 
 void value_release(struct value *v)
@@ -61,31 +60,6 @@ static void dwarf_to_regs(const struct sym_regs *s, struct user_regs_struct *g)
 		*slot[r] = s->valid >> r & 1 ? s->r[r] : 0;
 }
 
-/* A frame the CFI does not cover (code after clone3's syscall, a
- * function without unwind tables): the unwinder found its caller by other
- * means (dbg_frames_concrete); the callee-saved registers (rbx, r12-r15)
- * are taken to be unchanged through it, as the ABI has them, which is
- * what LLDB's fallback unwinding concludes for such code too. */
-static int no_cfi_step(struct frame_ctx *fc, pid_t tid, unsigned i, const struct sym_regs *cur,
-		       struct sym_regs *next)
-{
-	struct dbg_frame c[DBG_MAX_FRAMES];
-	static const unsigned keep[] = { 3, 12, 13, 14, 15 };
-
-	if (i >= DBG_MAX_FRAMES || dbg_frames_concrete(fc->d, tid, c, (int)i + 1, NULL) <= (int)i)
-		return -1;
-	memset(next, 0, sizeof(*next));
-	for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++) {
-		next->r[keep[k]] = cur->r[keep[k]];
-		next->valid |= cur->valid & 1u << keep[k];
-	}
-	next->r[6] = c[i].rbp;
-	next->r[7] = c[i].rsp;
-	next->r[16] = c[i].pc;
-	next->valid |= 1u << 6 | 1u << 7 | 1u << 16;
-	return 0;
-}
-
 /* The frame's registers, unwound from the thread's through the CFI, one
  * step per concrete frame (an inlined call's frames share theirs). */
 static void outer_regs(struct frame_ctx *fc, pid_t tid)
@@ -106,8 +80,7 @@ static void outer_regs(struct frame_ctx *fc, pid_t tid)
 		struct sym_regs in = cur;
 
 		in.r[16] = look;
-		if ((!m || sym_unwind_step_regs(m->sym, &in, read_cb, fc->d, &next) < 0) &&
-		    no_cfi_step(fc, tid, i, &cur, &next) < 0)
+		if (!m || sym_unwind_step_regs(m->sym, &in, read_cb, fc->d, &next) < 0)
 			return;
 		cur = next;
 	}

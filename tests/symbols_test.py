@@ -46,8 +46,10 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       pc and file:line, and by name except LLDB's versioned symbol name
       for pthread_create (pthread_create@GLIBC_2.2.5; ptdb gives the DWARF
       name, __pthread_create_2_1, and so lists its arguments, which LLDB
-      does not for a symbol); argument lists aside: ptdb recovers fewer
-      registers above a frame without CFI than LLDB's fallback unwinder
+      does not for a symbol); argument lists aside: above a frame without
+      CFI ptdb recovers only the stack and frame pointers and the pc (its
+      arguments in other registers say <unavailable>), LLDB's fallback
+      unwinder more
   S14 stepping treats an inlined call as a call, as LLDB does: 'n' stops at
       its call site (the inlined frames hidden, frame 0 the caller's line),
       'n' again runs through it; 's' there enters it without running;
