@@ -61,7 +61,7 @@ static void print_globals(struct cmd_ctx *ctx, struct frame_ctx *fc, const struc
 
 	if (!d || !fc->mod || !fc->mod->sym)
 		return;
-	n = sym_global_vars(fc->mod->sym, fc->f.pc - (fc->index ? 1 : 0), &cu, &g, NULL);
+	n = sym_global_vars(fc->mod->sym, fc->look, &cu, &g, NULL);
 	if (n <= 0)
 		return;
 	if (header)

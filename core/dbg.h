@@ -112,6 +112,9 @@ struct dbg_frame {
 	uint64_t look;
 	unsigned inl, ninl;
 	int virt;
+	unsigned conc;			/* the concrete frame's number (0: the
+					 * thread's registers) */
+	uint64_t cpc;			/* and its pc */
 	int trap;			/* pc is not a return address (a signal
 					 * interrupted it, or the trampoline) */
 	int sigtramp;			/* the signal trampoline's frame */

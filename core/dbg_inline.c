@@ -38,6 +38,8 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 			all[k].inl = (unsigned)l;
 			all[k].ninl = (unsigned)ni;
 			all[k].virt = l > 0;
+			all[k].conc = (unsigned)i;
+			all[k].cpc = c[i].pc;
 			if (l > 0)
 				all[k].pc = inl[l - 1].lo;
 		}

@@ -60,7 +60,8 @@ static void dwarf_to_regs(const struct sym_regs *s, struct user_regs_struct *g)
 		*slot[r] = s->valid >> r & 1 ? s->r[r] : 0;
 }
 
-/* Frame index's registers, unwound from frame 0's through the CFI. */
+/* The frame's registers, unwound from the thread's through the CFI, one
+ * step per concrete frame (an inlined call's frames share theirs). */
 static void outer_regs(struct frame_ctx *fc, pid_t tid)
 {
 	struct user_regs_struct g;
@@ -69,11 +70,11 @@ static void outer_regs(struct frame_ctx *fc, pid_t tid)
 	fc->known.valid = 1u << 6 | 1u << 7 | 1u << 16;
 	fc->known.r[6] = fc->f.rbp;
 	fc->known.r[7] = fc->f.rsp;
-	fc->known.r[16] = fc->f.pc;
+	fc->known.r[16] = fc->cpc;
 	if (fc->d->replay || fc->d->pm || target_get_regs(fc->d->proc, tid, &g, NULL) < 0)
 		return;
 	regs_to_dwarf(&g, &cur);
-	for (unsigned i = 1; i <= fc->index; i++) {
+	for (unsigned i = 1; i <= fc->conc; i++) {
 		uint64_t look = i > 1 ? cur.r[16] - 1 : cur.r[16];
 		struct dbg_module *m = dbg_module_for(fc->d, look);
 		struct sym_regs in = cur;
@@ -83,7 +84,7 @@ static void outer_regs(struct frame_ctx *fc, pid_t tid)
 			return;
 		cur = next;
 	}
-	if (cur.r[16] == fc->f.pc && cur.r[7] == fc->f.rsp)
+	if (cur.r[16] == fc->cpc && cur.r[7] == fc->f.rsp)
 		fc->known = cur;
 }
 
@@ -106,15 +107,21 @@ int frame_ctx_open(struct dbg *d, pid_t tid, unsigned index, struct frame_ctx *f
 int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_frame *fr,
 		   struct frame_ctx *fc, struct ptdb_err *err)
 {
-	uint64_t look, pc, sp, bp;
-	int n;
+	uint64_t pc, sp, bp;
+	int n, inl = 0;
 
 	memset(fc, 0, sizeof(*fc));
 	fc->d = d;
 	fc->tid = tid;
 	fc->index = index;
 	fc->f = *fr;
-	if (index == 0 && !d->replay && !d->pm) {
+	/* an inlined call's frames are views of one concrete frame */
+	fc->conc = fr->look ? fr->conc : index;
+	fc->cpc = fr->look ? fr->cpc : fr->pc;
+	fc->look = fr->look ? fr->look : index ? fr->pc - 1 : fr->pc;
+	if (fr->look && fr->inl < fr->ninl)
+		inl = (int)(fr->ninl - fr->inl);
+	if (fc->conc == 0 && !d->replay && !d->pm) {
 		if (target_get_regs(d->proc, tid, &fc->regs, err) < 0)
 			return -1;
 		fc->all_regs = 1;
@@ -123,15 +130,15 @@ int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 		outer_regs(fc, tid);
 		dwarf_to_regs(&fc->known, &fc->regs);
 	}
-	look = index ? fc->f.pc - 1 : fc->f.pc;
-	fc->mod = dbg_module_for(d, look);
+	fc->mod = dbg_module_for(d, fc->look);
 	if (!fc->mod || !fc->mod->sym || fc->f.untraced)
 		return 0;
-	if (sym_unwind_step(fc->mod->sym, look, fc->f.rsp, fc->f.rbp, read_cb, d, &pc, &sp, &bp) == 0) {
+	if (sym_unwind_step(fc->mod->sym, fc->look, fc->f.rsp, fc->f.rbp, read_cb, d, &pc, &sp,
+			    &bp) == 0) {
 		fc->have_cfa = 1;
 		fc->cfa = sp;
 	}
-	n = sym_scope_vars(fc->mod->sym, look, &fc->sc, &fc->vars, NULL);
+	n = sym_scope_vars(fc->mod->sym, fc->look, inl, &fc->sc, &fc->vars, NULL);
 	fc->nvars = n > 0 ? n : 0;
 	if (n < 0)
 		fc->vars = NULL;
@@ -161,51 +168,83 @@ static void strip_params(const char *func, char *buf, size_t n)
 	}
 }
 
+/* "name=value, ..." for the frame's parameters; their count. */
+static int frame_args(struct frame_ctx *fc, char *args, size_t n)
+{
+	int nargs = 0;
+
+	args[0] = 0;
+	for (int i = 0; i < fc->nvars; i++) {
+		struct value v;
+		char one[512];
+		size_t k = strlen(args);
+
+		if (!fc->vars[i].is_param)
+			continue;
+		frame_var_value(fc, fc->mod->sym, &fc->vars[i], &v);
+		value_brief(fc->d, &v, one, sizeof(one));
+		value_release(&v);
+		snprintf(args + k, n - k, "%s%s=%s", nargs++ ? ", " : "", fc->vars[i].name, one);
+	}
+	return nargs;
+}
+
+/* Where the arguments go in dbg_format_frame's "mod`func[ [inlined]
+ * call] at ...": after the inlined call's name for an inlined frame,
+ * else after the function's; NULL when the text does not have it. */
+static char *args_at(char *buf, const struct dbg_frame *f, const char *func, char *name,
+		     size_t nn)
+{
+	char *at = strchr(buf, '`');
+
+	if (!at)
+		return NULL;
+	if (f->look && f->inl < f->ninl) {
+		char *in = strstr(at, " [inlined] ");
+		size_t len;
+
+		if (!in)
+			return NULL;
+		in += strlen(" [inlined] ");
+		len = strcspn(in, " ");
+		snprintf(name, nn, "%.*s", (int)len, in);
+		return in;
+	}
+	if (strncmp(at + 1, func, strlen(func)))
+		return NULL;
+	strip_params(func, name, nn);
+	return at + 1;
+}
+
 char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_frame *f,
 		   char *buf, size_t n)
 {
 	struct frame_ctx fc;
 	struct sym_loc loc;
-	char name[512], args[1024] = "", *at;
-	int nargs = 0;
+	char name[512], args[1024], rest[512], *at;
+	int nargs;
 
 	dbg_format_frame(d, f, index > 0, buf, n);
 	if (!dbg_alive(d) || d->replay || d->pm || f->untraced)
 		return buf;
 	if (frame_ctx_init(d, tid, index, f, &fc, NULL) < 0)
 		return buf;
-	if (!fc.vars || sym_lookup_addr(fc.mod->sym, index ? f->pc - 1 : f->pc, &loc) < 0 ||
-	    !loc.func) {
+	if (!fc.vars || sym_lookup_addr(fc.mod->sym, fc.look, &loc) < 0 || !loc.func) {
 		frame_ctx_close(&fc);
 		return buf;
 	}
-	for (int i = 0; i < fc.nvars; i++) {
-		struct value v;
-		char one[512];
-		size_t k = strlen(args);
-
-		if (!fc.vars[i].is_param)
-			continue;
-		frame_var_value(&fc, fc.mod->sym, &fc.vars[i], &v);
-		value_brief(d, &v, one, sizeof(one));
-		value_release(&v);
-		snprintf(args + k, sizeof(args) - k, "%s%s=%s", nargs++ ? ", " : "",
-			 fc.vars[i].name, one);
-	}
+	nargs = frame_args(&fc, args, sizeof(args));
 	frame_ctx_close(&fc);
-	if (!nargs)
+	if (!nargs || !(at = args_at(buf, f, loc.func, name, sizeof(name))))
 		return buf;
-	/* buf is "mod`func..." : put "(args)" after the function's name */
-	at = strchr(buf, '`');
-	if (!at || strncmp(at + 1, loc.func, strlen(loc.func)))
-		return buf;
+	/* the name as printed (C++: without its parameter types), then
+	 * "(args)", then what followed the name */
 	{
-		char rest[512];
+		size_t skip = f->look && f->inl < f->ninl ? strlen(name) : strlen(loc.func);
 
-		snprintf(rest, sizeof(rest), "%s", at + 1 + strlen(loc.func));
-		strip_params(loc.func, name, sizeof(name));
-		snprintf(at + 1, n - (size_t)(at + 1 - buf), "%s(%s)%s", name, args, rest);
+		snprintf(rest, sizeof(rest), "%s", at + skip);
 	}
+	snprintf(at, n - (size_t)(at - buf), "%s(%s)%s", name, args, rest);
 	return buf;
 }
 
@@ -255,6 +294,23 @@ static void frame_env(struct frame_ctx *fc, struct sym_module *m, struct sym_exp
 	tls_base(fc, m, env);
 }
 
+/* The caller of fc's concrete frame: the first frame of the next
+ * concrete frame (its innermost inlined call, at the return address). */
+static int caller_open(struct frame_ctx *fc, struct frame_ctx *caller)
+{
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	int max = (int)fc->index + 2 + DBG_MAX_INLINE;
+	int n = dbg_frames(fc->d, fc->tid, fr, max < DBG_MAX_FRAMES ? max : DBG_MAX_FRAMES, NULL);
+
+	for (int i = (int)fc->index + 1; i < n; i++) {
+		unsigned c = fr[i].look ? fr[i].conc : (unsigned)i;
+
+		if (c > fc->conc)
+			return frame_ctx_init(fc->d, fc->tid, (unsigned)i, &fr[i], caller, NULL);
+	}
+	return -1;
+}
+
 /* DW_OP_entry_value(reg): what the caller's call site says reg held when
  * this frame's function was called, computed in the caller's frame. */
 static int entry_cb(void *ctx, unsigned reg, uint64_t *val)
@@ -265,7 +321,7 @@ static int entry_cb(void *ctx, unsigned reg, uint64_t *val)
 	struct sym_op *ops;
 	int n, rc = -1;
 
-	if (fc->depth >= 4 || frame_ctx_open(fc->d, fc->tid, fc->index + 1, &caller, NULL) < 0)
+	if (fc->depth >= 4 || caller_open(fc, &caller) < 0)
 		return -1;
 	caller.depth = fc->depth + 1;
 	if (caller.mod && caller.mod->sym && caller.vars &&
@@ -303,7 +359,7 @@ void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sy
 		return;
 	}
 	if (v->loc != SYM_VL_EXPR) {
-		out->status = VAL_NOT_AVAIL;
+		out->status = v->loc == SYM_VL_ABSENT ? VAL_NO_LOC : VAL_NOT_AVAIL;
 		return;
 	}
 	frame_env(fc, m, &env);
@@ -340,7 +396,7 @@ int frame_var_named(struct frame_ctx *fc, const char *name, struct value *out)
 
 			if (!m || !d->mods[k].end || (pass == 0 && &d->mods[k] != fc->mod))
 				continue;
-			n = sym_global_vars(m, pass == 0 ? fc->f.pc - (fc->index ? 1 : 0) : 0,
+			n = sym_global_vars(m, pass == 0 ? fc->look : 0,
 					    &cu, &g, NULL);
 			for (int i = 0; i < n; i++)
 				if (!strcmp(g[i].name, name)) {

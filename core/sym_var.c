@@ -21,6 +21,8 @@ struct walk {
 	struct sym_var *v;
 	int n, cap;
 	int found;
+	int inl;		/* the inlined call whose variables are wanted:
+				 * 0 the function, k the k-th nested call */
 	struct sym_func_scope *sc;
 };
 
@@ -190,6 +192,7 @@ static void var_location(struct walk *w, Dwarf_Die die, struct sym_var *v)
 	v->loc = SYM_VL_NONE;
 	if (dwarf_attr(die, DW_AT_location, &a, &e) != DW_DLV_OK) {
 		errfree(m, &e);
+		v->loc = SYM_VL_ABSENT;
 		if (sym_die_udata(m, die, DW_AT_const_value, (uint64_t *)&v->const_sval) == 0)
 			v->loc = SYM_VL_CONST;
 		return;
@@ -258,15 +261,17 @@ static void add_var(struct walk *w, Dwarf_Die die, int is_param)
 		dwarf_dealloc(m->dbg, org, DW_DLA_DIE);
 }
 
-/* Collects the variables of die (a function or a block holding pc), then
- * descends into the blocks that hold pc. */
-static void scope_vars(struct walk *w, Dwarf_Die die, int depth)
+/* Collects the variables of die (a function, a block or an inlined call
+ * holding pc) when it is at inline depth w->inl, then descends into the
+ * blocks and inlined calls that hold pc, down to that depth (LLDB: an
+ * inlined call's frame shows its own scope, not its caller's). */
+static void scope_vars(struct walk *w, Dwarf_Die die, int depth, int inl)
 {
 	struct sym_module *m = w->m;
 	Dwarf_Die c = NULL, next;
 	Dwarf_Error e = NULL;
 	Dwarf_Die blocks[64];
-	int nb = 0;
+	int nb = 0, binl[64];
 
 	if (depth > 32 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
 		errfree(m, &e);
@@ -277,12 +282,17 @@ static void scope_vars(struct walk *w, Dwarf_Die die, int depth)
 		int keep = 0;
 
 		dwarf_tag(c, &tag, &e);
-		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable)
+		if ((tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) && inl == w->inl)
 			add_var(w, c, tag == DW_TAG_formal_parameter);
 		else if (tag == DW_TAG_lexical_block && nb < 64 && die_holds(w, c))
 			keep = 1;
-		if (keep)
+		else if (tag == DW_TAG_inlined_subroutine && inl < w->inl && nb < 64 &&
+			 die_holds(w, c))
+			keep = 2;
+		if (keep) {
+			binl[nb] = keep == 2 ? inl + 1 : inl;
 			blocks[nb++] = c;
+		}
 		next = NULL;
 		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
 			next = NULL;
@@ -292,7 +302,7 @@ static void scope_vars(struct walk *w, Dwarf_Die die, int depth)
 	}
 	errfree(m, &e);
 	for (int i = 0; i < nb; i++) {
-		scope_vars(w, blocks[i], depth + 1);
+		scope_vars(w, blocks[i], depth + 1, binl[i]);
 		dwarf_dealloc(m->dbg, blocks[i], DW_DLA_DIE);
 	}
 }
@@ -357,7 +367,9 @@ static void found_function(struct walk *w, Dwarf_Die fn)
 	if (org)
 		dwarf_dealloc(m->dbg, org, DW_DLA_DIE);
 	frame_base_ops(w, fn);
-	scope_vars(w, fn, 0);
+	if (w->inl > 0)	/* an inlined call: no value of its own returns */
+		w->sc->ret = NULL;
+	scope_vars(w, fn, 0, 0);
 }
 
 /* Finds the subprogram holding pc under die (a unit or a namespace). */
@@ -414,7 +426,7 @@ static int walk_init(struct walk *w, struct sym_module *m, struct sym_cu *cu)
 	return 0;
 }
 
-int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_func_scope *sc,
+int sym_scope_vars(struct sym_module *m, uint64_t pc, int inl, struct sym_func_scope *sc,
 		   struct sym_var **out, struct ptdb_err *err)
 {
 	struct walk w;
@@ -427,6 +439,7 @@ int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_func_scope *sc,
 	    walk_init(&w, m, cu) < 0)
 		return ptdb_err_set(err, "no debug information for this frame");
 	w.pc = pc - m->bias;
+	w.inl = inl > 0 ? inl : 0;
 	w.sc = sc;
 	sc->is_cxx = w.cxx;
 	find_function(&w, cu->die, 0);

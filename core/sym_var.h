@@ -79,11 +79,15 @@ struct sym_var {
 	unsigned decl_line;
 };
 
-enum { SYM_VL_EXPR, SYM_VL_NONE, SYM_VL_NOT_HERE, SYM_VL_CONST };
+/* SYM_VL_ABSENT: no DW_AT_location at all (an inlined call's optimized
+ * out variable) */
+enum { SYM_VL_EXPR, SYM_VL_NONE, SYM_VL_NOT_HERE, SYM_VL_CONST, SYM_VL_ABSENT };
 
 /* The function around runtime address pc: name (no parameters), its frame
  * base expression, and the parameters and locals in scope at pc (outer
- * blocks first, DWARF order).  Returns the count (>= 0) and a heap array
+ * blocks first, DWARF order).  inl > 0: those of the inl-th nested inlined
+ * call holding pc instead (DW_TAG_inlined_subroutine; 1 the outermost),
+ * the function's frame base kept.  Returns the count (>= 0) and a heap array
  * (free with sym_vars_free); -1 when no DWARF function covers pc. */
 struct sym_func_scope {
 	const char *func;		/* DW_AT_name */
@@ -92,7 +96,7 @@ struct sym_func_scope {
 	struct sym_type *ret;		/* the return type (NULL: void) */
 	int is_cxx;
 };
-int sym_scope_vars(struct sym_module *m, uint64_t pc, struct sym_func_scope *sc,
+int sym_scope_vars(struct sym_module *m, uint64_t pc, int inl, struct sym_func_scope *sc,
 		   struct sym_var **out, struct ptdb_err *err);
 /* The globals and file statics of the compile unit holding runtime pc
  * (pc 0: of every unit), DWARF order; *cu_name the unit's name. */

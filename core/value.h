@@ -17,6 +17,8 @@ enum value_status {
 	VAL_NOT_AVAIL,		/* "<variable not available>" */
 	VAL_NO_REG,		/* "<register rdx is not available>" */
 	VAL_MEM,		/* memory could not be read */
+	VAL_NO_LOC,		/* no location at all: "<no location, value may
+				 * have been optimized out>" */
 };
 
 struct value {
@@ -38,6 +40,9 @@ struct frame_ctx {
 	pid_t tid;
 	struct dbg_frame f;
 	unsigned index;
+	unsigned conc;		/* the concrete frame (inlined calls share one) */
+	uint64_t cpc;		/* its pc, and the address its scope is read at */
+	uint64_t look;
 	struct dbg_module *mod;
 	struct user_regs_struct regs;
 	int all_regs;		/* frame 0: every register (writable) */

@@ -656,6 +656,8 @@ void value_print(FILE *out, struct dbg *d, const char *name, const struct value 
 		else if (v->status == VAL_MEM)
 			fprintf(out, "<read memory from 0x%" PRIx64 " failed (0 of %zu bytes read)>\n\n",
 				v->addr, v->size);
+		else if (v->status == VAL_NO_LOC)
+			fprintf(out, "<no location, value may have been optimized out>\n\n");
 		else
 			fprintf(out, "<variable not available>\n\n");
 		return;
@@ -702,4 +704,13 @@ void value_brief(struct dbg *d, const struct value *v, char *buf, size_t n)
 		return;
 	}
 	fmt_scalar(&p, v->type, v->bytes, buf, n);
+	/* LLDB names a function pointer in a frame line by its function
+	 * alone: "cmp=(a.out`cmp at a.c:7:1)" */
+	if (s && s->kind == SYM_T_POINTER && sym_type_strip(s->target) &&
+	    sym_type_strip(s->target)->kind == SYM_T_FUNC && !strncmp(buf, "0x", 2)) {
+		char *sp = strstr(buf, " (");
+
+		if (sp)
+			memmove(buf, sp + 1, strlen(sp + 1) + 1);
+	}
 }
