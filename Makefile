@@ -23,7 +23,7 @@ DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
 	binutils libc6-dbg lldb-16 qemu-user
 
-LIB_SRCS  = $(wildcard core/*.c target/*.c trace/*.c disasm/*.c) \
+LIB_SRCS  = $(wildcard base/*.c core/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
 LIB_OBJS  = $(LIB_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)

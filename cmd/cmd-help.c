@@ -2,7 +2,7 @@
  * command tree. */
 #include "cmd/cmd.h"
 #include "core/dbg.h"
-#include "core/err.h"
+#include "base/err.h"
 #include "core/sym.h"
 
 #include <dirent.h>

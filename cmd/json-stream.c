@@ -2,7 +2,7 @@
  * item; the same text json-c gives for the whole array when plain, and an
  * equivalent indented layout with -J. */
 #include "cmd/json-stream.h"
-#include "core/err.h"
+#include "base/err.h"
 
 #include <json.h>
 #include <stdlib.h>

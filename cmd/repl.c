@@ -2,7 +2,7 @@
  * stepping commands on an empty line. */
 #include "cmd/repl.h"
 #include "cmd/cmd.h"
-#include "core/err.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <histedit.h>

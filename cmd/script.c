@@ -1,7 +1,7 @@
 /* cmd/script.c: echo-and-run of command scripts, LLDB batch style. */
 #include "cmd/script.h"
 #include "core/session.h"
-#include "core/err.h"
+#include "base/err.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "core/err.h"
+#include "base/err.h"
 #include "trace/tsc.h"
 
 /* Every path below is absolute: relative paths in trace.json are resolved

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/err.h"
+#include "base/err.h"
 #include "core/sym.h"
 #include "target/target.h"
 #include "trace/tsc.h"

@@ -3,7 +3,7 @@
 #define PTDB_CORE_SETTINGS_H
 
 #include <stdio.h>
-#include "core/err.h"
+#include "base/err.h"
 
 enum setting_type { SETTING_BOOL, SETTING_ENUM, SETTING_STRING };
 

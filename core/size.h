@@ -3,7 +3,7 @@
 #define PTDB_CORE_SIZE_H
 
 #include <stdint.h>
-#include "core/err.h"
+#include "base/err.h"
 
 /* Parses s into *out bytes.  A bare number is multiplied by bare_unit (1 for
  * bytes, 1024 for KiB).  Suffixes B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "core/err.h"
+#include "base/err.h"
 
 /* Lists path around line (3 before, 3 after; 7 lines near the top, cut at
  * the end of the file), marking line with "->" and, when column != 0, a

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/err.h"
+#include "base/err.h"
 
 enum disasm_flavor { DISASM_ATT, DISASM_INTEL };
 

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include "core/err.h"
+#include "base/err.h"
 
 #define TARGET_ERR_NOPROC (-2)
 

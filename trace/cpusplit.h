@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/err.h"
+#include "base/err.h"
 #include "trace/tsc.h"
 
 struct trace_switch {

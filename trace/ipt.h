@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-#include "core/err.h"
+#include "base/err.h"
 #include "trace/tsc.h"
 
 #define TRACE_IPT_SYSFS "/sys/bus/event_source/devices/intel_pt"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/err.h"
+#include "base/err.h"
 
 #define TRACE_RING_PAGE 4096u
 /* Readable zero bytes after every snapshot (libipt 2.0.5 reads 1 past end). */

@@ -1,7 +1,7 @@
 /* trace/state.c: LLDB's jLLDBTraceGetState response, built with json-c. */
 #include "trace/state.h"
 
-#include "core/err.h"
+#include "base/err.h"
 
 #include <json-c/json.h>
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/err.h"
+#include "base/err.h"
 #include "disasm/disasm.h"
 #include "trace/ptw.h"
 #include "trace/ring.h"

@@ -1,8 +1,10 @@
-/* core/err.h: the error type every library folder fills on failure.
+/* base/err.h: the error type every room fills on failure, and the
+ * allocation wrappers; the bottom of the house (it includes nothing of
+ * ptdb).
  * Functions that can fail return int (>= 0 success, < 0 failure) and take a
  * caller-owned struct ptdb_err *; the message is one line, no "error: ". */
-#ifndef PTDB_CORE_ERR_H
-#define PTDB_CORE_ERR_H
+#ifndef PTDB_BASE_ERR_H
+#define PTDB_BASE_ERR_H
 
 #include <stddef.h>
 

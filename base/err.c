@@ -1,5 +1,5 @@
-/* core/err.c: error filling and the allocation wrappers. */
-#include "core/err.h"
+/* base/err.c: error filling and the allocation wrappers. */
+#include "base/err.h"
 
 #include <errno.h>
 #include <stdarg.h>
