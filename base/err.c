@@ -7,15 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Fills err (not NULL) with code and the formatted message. */
+static void fill(struct ptdb_err *err, enum ptdb_errc code, const char *fmt, va_list ap)
+{
+	err->code = code;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+}
+
 int ptdb_err_set(struct ptdb_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!err)
 		return -1;
-	err->code = PTDB_E_GENERIC;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	fill(err, PTDB_E_GENERIC, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -26,9 +32,8 @@ int ptdb_err_code(struct ptdb_err *err, enum ptdb_errc code, const char *fmt, ..
 
 	if (!err)
 		return -1;
-	err->code = code;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	fill(err, code, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -41,9 +46,8 @@ int ptdb_err_errno(struct ptdb_err *err, const char *fmt, ...)
 
 	if (!err)
 		return -1;
-	err->code = PTDB_E_GENERIC;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	fill(err, PTDB_E_GENERIC, fmt, ap);
 	va_end(ap);
 	len = strlen(err->msg);
 	snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", strerror(saved));
