@@ -101,18 +101,32 @@ static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
 	return st;
 }
 
+/* The checks both variable commands start with, then the selected
+ * frame's context: 0, or -1 with the error said. */
+static int open_selected(struct cmd_ctx *ctx, const struct cmd_args *a, struct value_fmt *o,
+			 struct frame_ctx *fc)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+
+	if (need_data(ctx) < 0 || parse_format(ctx, a, o) < 0)
+		return -1;
+	if (frame_ctx_open(d, d->sel_tid, d->sel_frame, fc, &err) < 0) {
+		cmd_error(ctx, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct frame_ctx fc;
 	struct value_fmt o;
-	struct ptdb_err err;
 	enum cmd_status st = CMD_OK;
 
-	if (need_data(ctx) < 0 || parse_format(ctx, a, &o) < 0)
+	if (open_selected(ctx, a, &o, &fc) < 0)
 		return CMD_ERROR;
-	if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
-		return cmd_error(ctx, "%s", err.msg);
 	if (!fc.vars) {
 		frame_ctx_close(&fc);
 		return cmd_error(ctx, "no debug information for frame %u", d->sel_frame);
@@ -139,16 +153,12 @@ static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd
 
 static enum cmd_status exec_target_variable(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg *d = &ctx->s->dbg;
 	struct frame_ctx fc;
 	struct value_fmt o;
-	struct ptdb_err err;
 	enum cmd_status st = CMD_OK;
 
-	if (need_data(ctx) < 0 || parse_format(ctx, a, &o) < 0)
+	if (open_selected(ctx, a, &o, &fc) < 0)
 		return CMD_ERROR;
-	if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
-		return cmd_error(ctx, "%s", err.msg);
 	if (a->argc) {
 		/* globals only: a frame without its locals */
 		if (fc.vars)
