@@ -40,6 +40,12 @@ char *dbg_format_inlined(struct dbg_module *m, const struct dbg_frame *f,
  * a caller frame.  0 ok, -1 no caller found. */
 int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uint64_t rbp,
 		    int first, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp);
+/* The same step for a frame's registers (in->r[16] is its look address):
+ * by the CFI's rules (sym_unwind_step_regs), else the caller
+ * dbg_unwind_step finds, its callee-saved registers (rbx, r12-r15)
+ * unchanged, as LLDB assumes of a frame without unwind information.
+ * 0 ok, -1 no caller. */
+int dbg_unwind_regs(struct dbg *d, const struct sym_regs *in, int first, struct sym_regs *out);
 /* A process exit as the stop reported. */
 void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
 /* Applies the signal policy ("process handle") to a signal stop: returns

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dbg_int.h"
 #include "core/value.h"
 
 void value_release(struct value *v)
@@ -76,11 +77,10 @@ static void outer_regs(struct frame_ctx *fc, pid_t tid)
 	regs_to_dwarf(&g, &cur);
 	for (unsigned i = 1; i <= fc->conc; i++) {
 		uint64_t look = i > 1 ? cur.r[16] - 1 : cur.r[16];
-		struct dbg_module *m = dbg_module_for(fc->d, look);
 		struct sym_regs in = cur;
 
 		in.r[16] = look;
-		if (!m || sym_unwind_step_regs(m->sym, &in, read_cb, fc->d, &next) < 0)
+		if (dbg_unwind_regs(fc->d, &in, i == 1, &next) < 0)
 			return;
 		cur = next;
 	}

@@ -154,10 +154,10 @@ struct sym_regs {
 };
 /* The same step for every register: in the caller, rsp (the CFA), rip
  * (the return address) and rbp, and the callee-saved rbx and r12-r15 by
- * the CFI's rules (a register without a rule kept its value; without CFI,
- * the frame pointer chain and the callee-saved registers unchanged).  The
+ * the CFI's rules (a register without a rule kept its value).  The
  * caller-saved registers are not known (valid bit clear).  0 ok, -1 no
- * caller. */
+ * caller, 1 no CFI covers the pc (core/dbg_unwind.c's dbg_unwind_regs
+ * then finds the caller as the frame list does). */
 int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_read_fn rd,
 			 void *ctx, struct sym_regs *out);
 

@@ -1023,29 +1023,15 @@ int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_re
 			 void *ctx, struct sym_regs *out)
 {
 	struct uw_regs g = { in->r[16], in->r[7], in->r[6], rd, ctx, in };
-	uint64_t pc, sp, bp, v[2];
-	int rc = 1;
+	uint64_t pc, sp, bp;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (m) {
-		rc = uw_cfi_step(m, &m->eh, &g, &pc, &sp, &bp, out);
-		if (rc == 1)
-			rc = uw_cfi_step(m, &m->dframe, &g, &pc, &sp, &bp, out);
-	}
-	if (rc == 1) {	/* the frame pointer chain; the rest kept their values */
-		if (!g.rbp || rd(ctx, g.rbp, v, sizeof(v)) < 0 || v[1] == 0)
-			return -1;
-		bp = v[0];
-		pc = v[1];
-		sp = g.rbp + 16;
-		out->valid = in->valid & (1u << 3 | 0xfu << 12);
-		for (int r = 0; r < 16; r++)
-			if (out->valid >> r & 1)
-				out->r[r] = in->r[r];
-		rc = 0;
-	}
-	if (rc < 0)
-		return -1;
+	rc = uw_cfi_step(m, &m->eh, &g, &pc, &sp, &bp, out);
+	if (rc == 1)
+		rc = uw_cfi_step(m, &m->dframe, &g, &pc, &sp, &bp, out);
+	if (rc != 0)
+		return rc;
 	out->r[16] = pc;
 	out->r[7] = sp;
 	out->r[6] = bp;

@@ -46,10 +46,9 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       pc and file:line, and by name except LLDB's versioned symbol name
       for pthread_create (pthread_create@GLIBC_2.2.5; ptdb gives the DWARF
       name, __pthread_create_2_1, and so lists its arguments, which LLDB
-      does not for a symbol); argument lists aside: above a frame without
-      CFI ptdb recovers only the stack and frame pointers and the pc (its
-      arguments in other registers say <unavailable>), LLDB's fallback
-      unwinder more
+      does not for a symbol); the arguments of libc's frames above
+      clone3's are compared too (the callee-saved registers pass through a
+      frame without CFI unchanged, as LLDB assumes)
   S14 stepping treats an inlined call as a call, as LLDB does: 'n' stops at
       its call site (the inlined frames hidden, frame 0 the caller's line),
       'n' again runs through it; 's' there enters it without running;
@@ -343,8 +342,9 @@ def completion_check():
         results.ok("symbols: S11 Tab completes function names")
 
 
-def thread_frames(out, tid_index):
-    """The frames of 'thread #N' in a bt all."""
+def thread_frames(out, tid_index, args=False):
+    """The frames of 'thread #N' in a bt all (argument values normalized
+    with args, dropped without)."""
     got, on = [], False
     for line in out.splitlines():
         m = re.match(r"^[ *] thread #(\d+)", line)
@@ -352,7 +352,7 @@ def thread_frames(out, tid_index):
             on = int(m.group(1)) == tid_index
             continue
         if on:
-            got += frames(line, False)
+            got += frames(line, args)
     return got
 
 
@@ -372,6 +372,12 @@ def awkward_checks():
                             .replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
     same("symbols: S13 bt of a thread in clone3 against lldb-16", strip_ver(thread_frames(lo, 1)),
          strip_ver(thread_frames(po, 1)))
+    # the arguments of libc's frames above clone3's: the callee-saved
+    # registers pass through a frame without CFI unchanged, as in LLDB
+    libc_args = lambda out: [f for f in thread_frames(out, 1, True)
+                             if "libc.so.6`" in f and "pthread_create" not in f]
+    same("symbols: S13 arguments of the frames above clone3 against lldb-16", libc_args(lo),
+         libc_args(po), unavailable_ok=True)
     # where the new thread is depends on scheduling (at clone3's return
     # with nothing run, or further); its outermost frame is clone3's
     new = thread_frames(po, 2)
