@@ -319,6 +319,11 @@ int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const c
 const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n);
 /* "trace_loop`main + 4 at trace_loop.c:2:7" for any address. */
 char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
+/* When addr is in inlined calls, the lines LLDB adds below that symbol
+ * context, one per call outward, each indent + "mod`f + off at call site"
+ * + "\n" ("" when none). */
+char *dbg_format_inline_callers(struct dbg *d, uint64_t addr, const char *indent, char *buf,
+				size_t n);
 /* Source location of addr in a module with line info: file (full path),
  * line, column. 0 found, -1 not. */
 int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,

@@ -57,6 +57,9 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       tree names every function (the program's by synthesized names, libc's
       own PLT entries to its IFUNCs as 'symbol stub for: memcpy'), no bare
       addresses
+  S16 image lookup -a of addresses in inlined calls, against lldb-16: the
+      summary goes on with one line per caller (the -O2 fixture's, and
+      every instruction of libc's _mid_memalign, two calls deep)
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -178,6 +181,7 @@ def run_all():
            "Summary: libc.so.6`__gettimeofday_ifunc [inlined] dl_vdso_vsym at dl-vdso.h:"],
           ["_fini + 1"])
     source_map_checks()
+    lookup_checks()
     o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
     out = ptdb("b open_state", "r", "thread trace start", "finish",
                "thread trace dump instructions -f -c 40", "thread trace dump function-calls",
@@ -416,6 +420,45 @@ def step_checks():
                      "missing %r\n%s" % (missing, out))
     else:
         results.ok("symbols: S14 stepping over, into and out of inlined calls")
+
+
+def summaries(out):
+    """Per 'image lookup -a ADDR': its Summary line and the lines under it
+    (the inlined calls' callers)."""
+    res = {}
+    for block in re.split(r"^\((?:lldb|ptdb)\) image lookup -a ", out, flags=re.M)[1:]:
+        lines = block.splitlines()
+        res[lines[0]] = [l.strip() for l in lines[1:]
+                         if l.startswith("      Summary: ") or l.startswith(" " * 15)
+                         and "`" in l and not l.lstrip().startswith("(")]
+    return res
+
+
+def lookup_checks():
+    """S16 image lookup -a of addresses in inlined calls: LLDB's summary
+    goes on with one line per caller ("mod`f + off at call site"); the
+    -O2 fixture's addresses before it runs, and every instruction of
+    libc's _mid_memalign (calls inlined two deep) live."""
+    if not shutil.which("lldb-16"):
+        return
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    cmds = ["image lookup -a 0x11ac", "image lookup -a 0x11b0", "image lookup -a 0x1194"]
+    want, got = summaries(lldb_run(cmds, o2)), summaries(ptdb(*cmds, prog=o2))
+    same("symbols: S16 image lookup -a in inlined calls (-O2 fixture) against lldb-16",
+         [l for k in sorted(want) for l in [k] + want[k]],
+         [l for k in sorted(got) for l in [k] + got[k]])
+    out = ptdb("b cmp", "r", "disassemble -n _mid_memalign.constprop.0", "kill", prog=PROG)
+    addrs = re.findall(r"^(?:->)?\s+(0x[0-9a-f]+) <\+\d+>:", out, re.M)
+    cmds = ["b cmp", "r"] + ["image lookup -a " + a for a in addrs] + ["kill"]
+    want, got = summaries(lldb_run(cmds, PROG)), summaries(ptdb(*cmds, prog=PROG))
+    deep = [k for k in want if len(want[k]) >= 3]
+    if len(addrs) < 50 or not deep:
+        results.fail("symbols: S16 image lookup -a in libc's inlined calls",
+                     "%d addresses, %d two calls deep\n%s" % (len(addrs), len(deep), out[-2000:]))
+        return
+    same("symbols: S16 image lookup -a in libc's inlined calls against lldb-16 (%d addresses)"
+         % len(addrs), [l for k in sorted(want) for l in [k] + want[k]],
+         [l for k in sorted(got) for l in [k] + got[k]])
 
 
 def source_map_checks():
