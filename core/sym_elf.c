@@ -375,6 +375,8 @@ struct sym_module *sym_module_open_debug(const char *path, const char *debug_dir
 		sym_module_free(m);
 		return NULL;
 	}
+	if (m)
+		sym_link_map_name(m);
 	return m;
 }
 
