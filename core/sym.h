@@ -65,7 +65,8 @@ int sym_module_fd(const struct sym_module *m);
 /* Renames a module opened from a copy ("[vdso]"): path and name. */
 void sym_module_set_name(struct sym_module *m, const char *name);
 /* The name symbol contexts use ("libc.so.6"): the basename of path, for a
- * module opened from a copy named otherwise. */
+ * module opened from a copy named otherwise (or the link map's name, as
+ * when the module was opened from path itself: core/sym_names.c). */
 void sym_module_set_display_name(struct sym_module *m, const char *path);
 /* bias = load address - link address (0 for a non-PIE executable). */
 void sym_module_set_bias(struct sym_module *m, uint64_t bias);

@@ -176,16 +176,16 @@ static const char *sym_soname(const struct sym_module *m)
 	return NULL;
 }
 
-void sym_link_map_name(struct sym_module *m)
+void sym_link_map_name(struct sym_module *m, const char *path)
 {
-	const char *so = sym_soname(m), *slash = strrchr(m->path, '/');
-	char path[PATH_MAX];
+	const char *so = sym_soname(m), *slash = strrchr(path, '/');
+	char link[PATH_MAX];
 	struct stat a, b;
 
-	if (!so || strchr(so, '/') || !slash || !strcmp(so, m->name) || m->fd < 0 ||
-	    snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - m->path), m->path, so) >=
-		    (int)sizeof(path) ||
-	    stat(path, &a) < 0 || fstat(m->fd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+	if (!so || strchr(so, '/') || !slash || !strcmp(so, m->name) ||
+	    snprintf(link, sizeof(link), "%.*s/%s", (int)(slash - path), path, so) >=
+		    (int)sizeof(link) ||
+	    stat(link, &a) < 0 || stat(path, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return;
 	free(m->name);
 	m->name = xstrdup(so);
