@@ -109,51 +109,6 @@ void dbg_release(struct dbg *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int dbg_threads(struct dbg *d, struct target_thread_info *out, int max)
-{
-	int n = 0;
-
-	if (d->pm) {
-		for (int i = 0; i < d->pm->nth && n < max; i++, n++) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].tid = d->pm->th[i].tid;
-			out[n].index = d->pm->th[i].index;
-		}
-		return n;
-	}
-	if (dbg_trace_kept(d)) {
-		/* exited: its traced threads, as numbered while it ran */
-		struct trace_swc_thread *th[1024];
-		int nt = dbg_trace_all(d, th, 1024);
-
-		for (int i = 0; i < nt && n < max; i++, n++) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].tid = th[i]->tid;
-			out[n].index = th[i]->index;
-		}
-		return n;
-	}
-	return d->proc ? target_threads(d->proc, out, max) : 0;
-}
-
-unsigned dbg_thread_index(struct dbg *d, pid_t tid)
-{
-	if (d->pm) {
-		for (int i = 0; i < d->pm->nth; i++)
-			if (d->pm->th[i].tid == tid)
-				return d->pm->th[i].index;
-		return 0;
-	}
-	if (!dbg_trace_kept(d) && d->proc && target_thread_index(d->proc, tid))
-		return target_thread_index(d->proc, tid);
-	{
-		/* a traced thread that exited keeps its number */
-		struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-
-		return th ? th->index : 0;
-	}
-}
-
 int dbg_alive(const struct dbg *d)
 {
 	return d->proc && target_is_alive(d->proc);

@@ -38,10 +38,12 @@ static int thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
  * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
  * stepping, the step done (RW_STEPPED).  Handles module loads and the
  * signal policy on the way. */
-int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
-		   const struct dbg_goal *goals, int ngoals,
-		   struct dbg_stop *stop, struct ptdb_err *err)
+int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		   struct ptdb_err *err)
 {
+	pid_t step_tid = rq->step_tid, tid = rq->tid;
+	const struct dbg_goal *goals = rq->goals;
+	int ngoals = rq->ngoals;
 	struct target_stop ts;
 
 	dbg_replay_leave(d);	/* any resume leaves replay mode */
@@ -116,17 +118,17 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 		    const struct dbg_goal *goals, int ngoals,
 		    struct dbg_stop *stop, struct ptdb_err *err)
 {
+	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
+	int r;
+
 	/* the tracer's threads are the parent's: it follows the parent */
 	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
 	if (dbg_tracing(d))
-		return dbg_trace_run(d, step_tid, tid, goals, ngoals, stop, err);
-	{
-		int r = dbg_watch_run(d, step_tid, tid, goals, ngoals, stop, err);
-
-		if (r != -2)
-			return r;
-	}
-	return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		return dbg_trace_run(d, &rq, stop, err);
+	r = dbg_watch_run(d, &rq, stop, err);
+	if (r != -2)
+		return r;
+	return dbg_run_native(d, &rq, stop, err);
 }
 
 static int check_alive(struct dbg *d, struct ptdb_err *err)
