@@ -356,7 +356,22 @@ int dbg_trace_single_step(const struct dbg *d);
 /* The software engine of the live trace: "ptrace" or "cache". */
 const char *dbg_trace_engine(const struct dbg *d);
 /* The cache engine's counters (zeros when it never ran). */
-struct dbg_cache_stats;
+/* What the engine did, over the whole trace (dump info -v). */
+struct dbg_cache_stats {
+	uint64_t blocks, code_bytes;	/* translated (every run's) */
+	uint64_t records;		/* block records read back */
+	uint64_t traps;			/* stops of a thread in the cache */
+	uint64_t links, misses, drains;	/* of which: exits linked, lookup
+					 * misses, full buffers */
+	uint64_t entries;		/* times a thread entered the cache */
+	uint64_t fallback;		/* instructions the ptrace engine ran
+					 * (system calls, untranslatable code,
+					 * runs the engine does not handle) */
+	uint64_t peak_cache;		/* largest code cache of a run, bytes */
+	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
+	uint64_t flushes;		/* translations dropped: code mapping changed */
+};
+
 void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
 struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);

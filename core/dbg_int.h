@@ -2,13 +2,37 @@
 #ifndef PTDB_CORE_DBG_INT_H
 #define PTDB_CORE_DBG_INT_H
 
-#include "core/dbg.h"
+/* Declares what it needs instead of including core/dbg.h (which its
+ * users include first), so the dbg module and it form no cycle. */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "disasm/disasm.h"
+
+struct dbg;
+struct dbg_bp;
+struct dbg_frame;
+struct dbg_module;
+struct dbg_stop;
+struct dbg_trace_opts;
+struct ptdb_err;
+struct sym_loc;
+struct sym_module;
+struct target_proc;
+struct target_stop;
+struct target_thread_info;
+struct trace_swc_cpu;
+struct trace_swc_thread;
 
 void dbg_resolve_all(struct dbg *d);
 /* Forgets the process, the modules, a loaded trace and the executable
  * (breakpoints stay, unresolved). */
 void dbg_drop_target(struct dbg *d);
+/* core/dbg_life.c: the process goes (its trace, watchpoints, plantings);
+ * the modules go (keep_exe: the executable stays, unrelocated). */
+void dbg_drop_process(struct dbg *d);
+void dbg_drop_modules(struct dbg *d, int keep_exe);
 struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
 /* A loaded trace's thread has one frame: where its trace ends. */
 int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
