@@ -66,13 +66,13 @@ struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 		if (!m->sym || m->anon)
 			continue;
 		if (m->end ? addr >= m->start && addr < m->end
-			   : (m->is_exe && !dbg_alive(d) && !d->pm && sym_module_range(m->sym, &lo, &hi) == 0 &&
+			   : (m->is_exe && !dbg_source(d)->mapped(d) && sym_module_range(m->sym, &lo, &hi) == 0 &&
 			      addr >= lo && addr < hi))
 			return m;
 	}
 	/* Before the process runs: the executable's link addresses, those of
 	 * its segments only (a PIE's run-time address is in no module yet) */
-	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym &&
+	if (!dbg_source(d)->mapped(d) && d->nmods && d->mods[0].sym &&
 	    sym_module_range(d->mods[0].sym, &lo, &hi) == 0 && addr >= lo && addr < hi)
 		return &d->mods[0];
 	return NULL;
@@ -220,7 +220,7 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 
 	if (!d->exe_path)
 		return ptdb_err_set(err, "no executable; use 'file' to set one");
-	if (d->pm)
+	if (dbg_source(d)->loaded)
 		return ptdb_err_set(err, "a loaded trace cannot run; use 'file' to choose the program to launch");
 	if (dbg_alive(d))
 		return ptdb_err_set(err, "a process is already being debugged");
@@ -310,10 +310,7 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 int dbg_select_thread(struct dbg *d, pid_t tid)
 {
-	/* a loaded trace's threads are selected as a live process's are:
-	 * every command that takes the selected thread then uses it */
-	if (d->pm ? !dbg_thread_index(d, tid)
-		  : (!dbg_alive(d) || !target_thread_index(d->proc, tid)))
+	if (!dbg_source(d)->selectable(d, tid))
 		return -1;
 	if (d->sel_tid != tid)
 		d->sel_frame = 0;
@@ -345,7 +342,7 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->pm || dbg_trace_kept(d))
+	if (dbg_source(d)->files_only(d))
 		return files_read(d, addr, buf, n);
 	if (!dbg_alive(d))
 		return 0;
@@ -369,17 +366,10 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err)
 {
-	if (d->pm) {
+	if (dbg_source(d)->files_only(d)) {
 		if (dbg_read_some(d, addr, buf, n) == n)
 			return 0;
-		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the loaded trace's modules "
-				    "(only their code and data files are)", addr);
-	}
-	if (dbg_trace_kept(d)) {
-		if (dbg_read_some(d, addr, buf, n) == n)
-			return 0;
-		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the exited process's "
-				    "module files", addr);
+		return ptdb_err_set(err, dbg_source(d)->files_error, addr);
 	}
 	if (!dbg_alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
@@ -549,7 +539,7 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 	struct disasm *ds = dbg_disasm(d);
 	size_t n = sizeof(buf);
 
-	if (d->pm || dbg_trace_kept(d))
+	if (dbg_source(d)->files_only(d))
 		n = dbg_read_some(d, pc, buf, n);
 	else if (target_read_mem(d->proc, pc, buf, n, NULL) < 0)
 		n = dbg_read_some(d, pc, buf, n);	/* up to a page end; files when gone */

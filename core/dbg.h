@@ -344,6 +344,11 @@ enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
 /* "intel-pt" or "software": what the live (or loaded) trace came from. */
 const char *dbg_trace_technology(const struct dbg *d);
 int dbg_tracing(const struct dbg *d);
+/* The session shows a loaded bundle (no process). */
+int dbg_trace_loaded(const struct dbg *d);
+/* Registers and memory are a live process's own (not a loaded bundle's
+ * nor a replayed position's). */
+int dbg_live_state(const struct dbg *d);
 /* The process exited with (software) traces: they stay readable (dump,
  * function-calls) until the next run; the threads keep their numbers. */
 int dbg_trace_kept(const struct dbg *d);

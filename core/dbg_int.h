@@ -120,6 +120,18 @@ struct dbg_source {
 	struct trace_swc_cpu *(*cpu)(struct dbg *d);	/* per-CPU chain */
 	int (*threads)(struct dbg *d, struct target_thread_info *out, int max);
 	unsigned (*thread_index)(struct dbg *d, pid_t tid);
+	/* memory is the modules' files only (a bundle; a process that exited
+	 * with its trace): 1, and files_error says an address outside them */
+	int (*files_only)(const struct dbg *d);
+	const char *files_error;	/* printf format: the address (PRIx64) */
+	/* tid is a thread the user can select */
+	int (*selectable)(struct dbg *d, pid_t tid);
+	/* the modules are at their run-time addresses */
+	int (*mapped)(const struct dbg *d);
+	/* a thread's frames when the source has no stack to unwind (NULL:
+	 * unwind the live thread) */
+	int (*frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		      struct ptdb_err *err);
 	/* the CPU the trace ran on: 0, or -1 not known (software) */
 	int (*cpu_info)(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 			int *stepping);

@@ -6,6 +6,7 @@
 #include "core/dbg_trace_int.h"
 #include "trace/swc.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,21 @@ static unsigned live_thread_index(struct dbg *d, pid_t tid)
 	return th ? th->index : 0;
 }
 
+static int live_files_only(const struct dbg *d)
+{
+	return dbg_trace_kept(d);
+}
+
+static int live_selectable(struct dbg *d, pid_t tid)
+{
+	return dbg_alive(d) && target_thread_index(d->proc, tid);
+}
+
+static int live_mapped(const struct dbg *d)
+{
+	return dbg_alive(d);
+}
+
 static int live_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 			 int *stepping)
 {
@@ -121,6 +137,32 @@ static unsigned pm_thread_index(struct dbg *d, pid_t tid)
 	return 0;
 }
 
+static int pm_files_only(const struct dbg *d)
+{
+	(void)d;
+	return 1;
+}
+
+/* a loaded trace's threads are selected as a live process's are: every
+ * command that takes the selected thread then uses it */
+static int pm_selectable(struct dbg *d, pid_t tid)
+{
+	return pm_thread_index(d, tid) != 0;
+}
+
+static int pm_mapped(const struct dbg *d)
+{
+	(void)d;
+	return 1;
+}
+
+/* a loaded trace's thread has one frame: where its trace ends */
+static int pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		     struct ptdb_err *err)
+{
+	return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
+}
+
 static int pm_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 		       int *stepping)
 {
@@ -131,19 +173,28 @@ static int pm_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *
 	return 0;
 }
 
+#define LIVE_EXITED "memory at 0x%" PRIx64 " is not in the exited process's module files"
 static const struct dbg_source live_software = {
 	.technology = "software", .loaded = 0, .trace = live_trace, .traces = live_traces,
 	.cpu = live_cpu, .threads = live_threads, .thread_index = live_thread_index,
+	.files_only = live_files_only, .files_error = LIVE_EXITED,
+	.selectable = live_selectable, .mapped = live_mapped, .frames = NULL,
 	.cpu_info = live_cpu_info,
 };
 static const struct dbg_source live_intel_pt = {
 	.technology = "intel-pt", .loaded = 0, .trace = live_trace, .traces = live_traces,
 	.cpu = live_cpu, .threads = live_threads, .thread_index = live_thread_index,
+	.files_only = live_files_only, .files_error = LIVE_EXITED,
+	.selectable = live_selectable, .mapped = live_mapped, .frames = NULL,
 	.cpu_info = live_cpu_info,
 };
 static const struct dbg_source loaded = {
 	.technology = "intel-pt", .loaded = 1, .trace = pm_trace, .traces = pm_traces,
 	.cpu = pm_cpu, .threads = pm_threads, .thread_index = pm_thread_index,
+	.files_only = pm_files_only,
+	.files_error = "memory at 0x%" PRIx64 " is not in the loaded trace's modules "
+		       "(only their code and data files are)",
+	.selectable = pm_selectable, .mapped = pm_mapped, .frames = pm_frames,
 	.cpu_info = pm_cpu_info,
 };
 
@@ -155,6 +206,16 @@ const struct dbg_source *dbg_source(const struct dbg *d)
 }
 
 /* ---- what the rest of ptdb calls ---- */
+
+int dbg_trace_loaded(const struct dbg *d)
+{
+	return dbg_source(d)->loaded;
+}
+
+int dbg_live_state(const struct dbg *d)
+{
+	return !d->replay && !dbg_source(d)->loaded;
+}
 
 const char *dbg_trace_technology(const struct dbg *d)
 {
