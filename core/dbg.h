@@ -197,7 +197,7 @@ struct dbg {
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */
 	struct disasm *dis;		/* for stepping over calls */
-	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
+	struct dbg_trace *trace;	/* the trace session (core/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
@@ -324,7 +324,8 @@ char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
 int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 		  unsigned *line, unsigned *column);
 
-/* Live tracing, software backend (core/dbg_trace.c). */
+/* Live tracing: the trace session (core/dbg_trace.c), its collectors
+ * (core/dbg_swc.c, core/dbg_ipt.c) and sources (core/dbg_source.c). */
 struct dbg_trace_opts {
 	size_t size;		/* per-thread buffer bytes */
 	size_t total_limit;	/* process trace: all buffers; 0 none */

@@ -2,7 +2,8 @@
  * (core/dbg_cache.c): maps a code cache and a record buffer into the
  * inferior, runs a traced thread natively out of the cache (blocks from
  * trace/ccache), and turns its records into the same trace_swc_* calls
- * the ptrace engine makes.  Used by core/dbg_trace.c's collector loop. */
+ * the ptrace engine makes.  Used by the software collector
+ * (core/dbg_swc_cache.c). */
 #ifndef PTDB_CORE_DBG_CACHE_H
 #define PTDB_CORE_DBG_CACHE_H
 

@@ -3,7 +3,8 @@
  * a context-switch event in its group), enabled when the process resumes,
  * and their buffers copied into the same per-thread / per-CPU containers
  * the software backend fills (struct trace_swc_thread, trace_swc_cpu), so
- * dumps, splitting (trace/cpusplit) and bundles work on them unchanged. */
+ * dumps, splitting (trace/cpusplit) and bundles work on them unchanged.
+ * The intel-pt collector (struct dbg_collector) is at the end. */
 #include "core/dbg_trace_int.h"
 #include "trace/ipt.h"
 #include "trace/ring.h"

@@ -2,7 +2,7 @@
  * (and CPUs) are traced, start and stop, the threads the user excluded,
  * the traces kept until the next resume.  What fills their buffers is the
  * collector's (struct dbg_collector, core/dbg_trace_int.h): the software
- * one (core/dbg_swc.c) or the intel-pt one (core/dbg_ipt_col.c). */
+ * one (core/dbg_swc.c) or the intel-pt one (core/dbg_ipt.c). */
 #include "core/dbg_trace_int.h"
 #include "core/dbg_cache.h"
 #include "trace/swc.h"

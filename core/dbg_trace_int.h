@@ -5,8 +5,8 @@
  * struct trace_swc_thread of each, the per-CPU chain, the threads the user
  * excluded) and nothing else.  A collector fills them: the software one
  * (core/dbg_swc.c: runs the threads under ptrace, block by block, or out
- * of the cache engine) or the intel-pt one (core/dbg_ipt_col.c: perf
- * events while the process runs natively).  The session calls a
+ * of the cache engine) or the intel-pt one (core/dbg_ipt.c: perf events
+ * while the process runs natively).  The session calls a
  * collector only through struct dbg_collector. */
 #ifndef PTDB_CORE_DBG_TRACE_INT_H
 #define PTDB_CORE_DBG_TRACE_INT_H
@@ -75,7 +75,7 @@ struct dbg_collector {
 };
 
 extern const struct dbg_collector dbg_swc_collector;	/* core/dbg_swc.c */
-extern const struct dbg_collector dbg_ipt_collector;	/* core/dbg_ipt_col.c */
+extern const struct dbg_collector dbg_ipt_collector;	/* core/dbg_ipt.c */
 
 /* Starts the intel-pt collector (creating d->trace): reads the PMU (the
  * "not available" error). */
