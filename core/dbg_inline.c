@@ -19,8 +19,8 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 
 	if (d->replay && tid == dbg_replay_tid(d))
 		return dbg_replay_frames(d, out, max, err);
-	if (d->pm)
-		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
+	if (dbg_source(d)->frames)
+		return dbg_source(d)->frames(d, tid, out, max, err);
 	if (max <= 0)
 		return 0;
 	/* room for the inlined frames a stop may hide before frame 0 */
