@@ -19,6 +19,7 @@ struct dbg_trace_opts;
 struct ptdb_err;
 struct sym_loc;
 struct sym_module;
+struct sym_regs;
 struct target_proc;
 struct target_stop;
 struct target_thread_info;
