@@ -1149,6 +1149,9 @@ static int collect(struct dbg *d, pid_t step_tid, pid_t tid,
 		if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid && !trace_syscall_returns_at_once(r.rax, r.rsi)) {
 			trace_swc_syscall(th, &in);
 			th->parked_at = r.rip + in.len;
+			/* its turn ends here, back by the next pick or not */
+			d->trace->rr++;
+			d->trace->quantum = DBG_TRACE_QUANTUM;
 			if (park(d, th, err) < 0)
 				return -1;
 			continue;
