@@ -22,6 +22,7 @@ tests/results.py.
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
@@ -79,13 +80,22 @@ def main():
     # T=NAME (make check T=0031, T=test-xfer, T=bundle_test) runs only the
     # unit binaries, transcripts and suites whose name contains NAME.
     only = os.environ.get("T") or None
-    for b in sys.argv[1:]:
-        if only is None or only in os.path.basename(b):
-            run_unit(b)
-    transcripts.run_all(only)
+    times = []
+
+    def timed(name, fn, *args):
+        t0 = time.time()
+        fn(*args)
+        times.append((name, time.time() - t0))
+    timed("unit binaries", lambda: [run_unit(b) for b in sys.argv[1:]
+                                    if only is None or only in os.path.basename(b)])
+    timed("transcripts", transcripts.run_all, only)
     for suite in SUITES:
         if only is None or only in suite.__name__:
-            suite.run_all()
+            timed(suite.__name__, suite.run_all)
+    # where the time goes (the summary stays the last line)
+    for name, secs in sorted(times, key=lambda x: -x[1]):
+        print("# time: %-18s %7.1f s" % (name, secs))
+    print("# time: %-18s %7.1f s" % ("total", sum(s for _, s in times)))
     return results.summary()
 
 
