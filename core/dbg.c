@@ -78,8 +78,9 @@ void dbg_drop_target(struct dbg *d)
 	dbg_unload_bundle(d);
 	free(d->exe_path);
 	d->exe_path = NULL;
+	/* its hits went with its locations (the count is their sum) */
 	for (int i = 0; i < d->nbps; i++)
-		d->bps[i].nlocs = 0;
+		d->bps[i].nlocs = d->bps[i].hits = 0;
 }
 
 void dbg_release(struct dbg *d)
@@ -188,9 +189,9 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 	drop_process(d);
 	drop_modules(d, 0);
 	dbg_unload_bundle(d);
-	/* Locations belonged to the old executable. */
+	/* Locations (and so their hits) belonged to the old executable. */
 	for (int i = 0; i < d->nbps; i++)
-		d->bps[i].nlocs = 0;
+		d->bps[i].nlocs = d->bps[i].hits = 0;
 	free(d->exe_path);
 	d->exe_path = xstrdup(abs);
 	dbg_add_module(d, m, abs)->is_exe = 1;
