@@ -1254,6 +1254,22 @@ static int func_line(struct dbg *d, const char *name, const char **file, unsigne
 	return -1;
 }
 
+/* What a listing around the selected frame belongs to: the process's stop
+ * (a loaded trace does not move) and the replay cursor's place; a new one
+ * lists around the frame again, as a stop does. */
+static uint64_t list_stop_id(struct dbg *d)
+{
+	return dbg_alive(d) ? target_stop_id(d->proc) : 0;
+}
+
+static uint64_t list_replay_id(const struct dbg *d)
+{
+	uint64_t id = 0, total;
+
+	dbg_replay_cursor(d, &id, &total);
+	return id;
+}
+
 static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct session *s = ctx->s;
@@ -1298,7 +1314,8 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 		uint64_t pc = selected_pc(d, &caller);
 		unsigned col;
 
-		if (pc && (d->pid != ctx->s->list_pid || target_stop_id(d->proc) != ctx->s->list_stop_id ||
+		if (pc && (d->pid != ctx->s->list_pid || list_stop_id(d) != ctx->s->list_stop_id ||
+			   dbg_replay_tid(d) != s->list_replay_tid || list_replay_id(d) != s->list_replay_id ||
 			   !s->list_next) &&
 		    dbg_addr_line(d, caller ? pc - 1 : pc, &file, &line, &col) == 0) {
 			/* around the selected frame */
@@ -1327,9 +1344,11 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	if (shown < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	s->list_next = first + (unsigned)shown;
-	if (dbg_alive(d)) {
+	if (dbg_alive(d) || d->pm) {
 		ctx->s->list_pid = d->pid;
-		ctx->s->list_stop_id = target_stop_id(d->proc);
+		ctx->s->list_stop_id = list_stop_id(d);
+		s->list_replay_tid = dbg_replay_tid(d);
+		s->list_replay_id = list_replay_id(d);
 	}
 	return CMD_OK;
 }

@@ -194,7 +194,7 @@ static enum cmd_status exec_interrupt(struct cmd_ctx *ctx, const struct cmd_args
 	if (need_process(ctx) < 0)
 		return CMD_ERROR;
 	/* Commands run only while the process is stopped (all-stop). */
-	return cmd_error(ctx, "Process is not running.");
+	return cmd_error(ctx, "Failed to halt process: Process is not running.");
 }
 
 static enum cmd_status exec_status(struct cmd_ctx *ctx, const struct cmd_args *a)

@@ -20,24 +20,42 @@ int cmd_trace_wrapped(const struct trace_swc_thread *th, unsigned long long *wri
 	return 1;
 }
 
+/* Bytes written: a hardware ring in overwrite mode knows it wrapped, not
+ * how much went round (written <= size then): "more than" its size. */
+static const char *written_text(unsigned long long w, unsigned long long sz, char *b, size_t n)
+{
+	char s[64];
+
+	if (w > sz)
+		return size_format(w, b, n);
+	snprintf(b, n, "more than %s", size_format(sz, s, sizeof(s)));
+	return b;
+}
+
 void cmd_trace_loss_line(FILE *out, const struct trace_swc_thread *th)
 {
 	unsigned long long w, sz;
-	char b1[64], b2[64];
+	char b1[80], b2[64];
 
 	if (!cmd_trace_wrapped(th, &w, &sz))
 		return;
 	fprintf(out, "  (trace buffer wrapped: %s written into %s; the oldest part of the "
-		"history is lost)\n", size_format(w, b1, sizeof(b1)), size_format(sz, b2, sizeof(b2)));
+		"history is lost)\n", written_text(w, sz, b1, sizeof(b1)),
+		size_format(sz, b2, sizeof(b2)));
 }
 
 void cmd_trace_loss_info(FILE *out, const struct trace_swc_thread *th)
 {
 	unsigned long long w, sz;
-	char b1[64], b2[64], b3[64];
+	char b1[80], b2[64], b3[64];
 
 	if (!cmd_trace_wrapped(th, &w, &sz))
 		return;
+	if (w <= sz) {
+		fprintf(out, "    Trace buffer wrapped: %s written into %s, the oldest part is lost\n",
+			written_text(w, sz, b1, sizeof(b1)), size_format(sz, b2, sizeof(b2)));
+		return;
+	}
 	fprintf(out, "    Trace buffer wrapped: %s written into %s, the oldest %s are lost\n",
 		size_format(w, b1, sizeof(b1)), size_format(sz, b2, sizeof(b2)),
 		size_format(w - sz, b3, sizeof(b3)));
@@ -59,14 +77,14 @@ void cmd_trace_loss_notice(FILE *out, struct dbg *d)
 
 	for (int i = 0; i < n && i < CMD_TRACE_MAX_THREADS; i++) {
 		unsigned long long w, sz;
-		char b1[64], b2[64];
+		char b1[80], b2[64];
 
 		if (!th[i]->loss_notice || !cmd_trace_wrapped(th[i], &w, &sz))
 			continue;
 		th[i]->loss_notice = 0;
 		fprintf(out, "warning: thread #%d's trace buffer wrapped (%s written into %s): the "
 			"oldest history is lost; 'thread trace start -s <size>' keeps more\n",
-			cmd_trace_thread_index(d, th[i]->tid), size_format(w, b1, sizeof(b1)),
+			cmd_trace_thread_index(d, th[i]->tid), written_text(w, sz, b1, sizeof(b1)),
 			size_format(sz, b2, sizeof(b2)));
 	}
 }

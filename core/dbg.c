@@ -46,9 +46,9 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 	dbg_drop_process(d);
 	dbg_drop_modules(d, 0);
 	dbg_unload_bundle(d);
-	/* Locations belonged to the old executable. */
+	/* Locations (and so their hits) belonged to the old executable. */
 	for (int i = 0; i < d->nbps; i++)
-		d->bps[i].nlocs = 0;
+		d->bps[i].nlocs = d->bps[i].hits = 0;
 	free(d->exe_path);
 	d->exe_path = xstrdup(abs);
 	dbg_add_module(d, m, abs)->is_exe = 1;

@@ -5,11 +5,45 @@
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "core/source.h"
+#include "trace/decode.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A loaded trace's thread where its trace ends, with the callers its calls
+ * and returns show: the frames 'thread trace goto end' gives, the cursor
+ * (and the selection) left as they were. */
+int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		  struct ptdb_err *err)
+{
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct dbg_replay *cursor = d->replay;
+	struct dbg_stop last = d->last, stop;
+	pid_t sel = d->sel_tid;
+	unsigned frame = d->sel_frame;
+	int n;
+	struct trace_decoded *dec;
+	struct dbg_frame f0;
+
+	if (dbg_pm_frame(d, tid, &f0, err) < 0)
+		return -1;
+	d->replay = NULL;
+	if (!th || dbg_trace_decode(d, th, &dec, NULL) < 0 ||
+	    dbg_replay_goto(d, tid, trace_decoded_insn_count(dec) - 1, &stop, NULL) < 0 ||
+	    (n = dbg_replay_frames(d, out, max, NULL)) < 1 || out[0].pc != f0.pc) {
+		out[0] = f0;
+		n = 1;
+	}
+	out[0].replaying = 0;
+	dbg_replay_leave(d);
+	d->replay = cursor;
+	d->last = last;
+	d->sel_tid = sel;
+	d->sel_frame = frame;
+	return n;
+}
 
 int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	       struct ptdb_err *err)

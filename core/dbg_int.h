@@ -37,6 +37,10 @@ void dbg_drop_modules(struct dbg *d, int keep_exe);
 struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
 /* A loaded trace's thread has one frame: where its trace ends. */
 int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
+/* A loaded trace's thread where its trace ends, with the callers its
+ * calls and returns show (dbg_inline.c). */
+int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		  struct ptdb_err *err);
 /* Counts a hit if addr is a planted enabled user location. */
 int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc);
 /* dbg_cond.c: whether a hit of bp's location by tid stops: 0 not a hit

@@ -170,14 +170,9 @@ static int refresh_thread(struct ipt_thr *t, struct ptdb_err *err)
 
 	if (trace_ipt_event_read_aux(&t->ev, &buf, &len, err) < 0)
 		return -1;
-	free(t->th->ring.buf);
 	/* buf has room for the whole aux buffer: size is the buffer's (what
 	 * dump info shows), pos the bytes it holds, oldest first */
-	t->th->ring.buf = buf;
-	t->th->ring.size = t->ev.aux_size;
-	t->th->ring.pos = len;
-	t->th->ring.total = len;
-	t->th->ring.wrapped = 0;
+	trace_ring_take_aux(&t->th->ring, buf, len, t->ev.aux_size, t->ev.aux_wrapped);
 	t->th->dec_stop_id = (uint64_t)-1;
 	return 0;
 }
@@ -315,11 +310,7 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err)
 			r = -1;
 			continue;
 		}
-		free(k->c->s.ring.buf);
-		k->c->s.ring.buf = buf;
-		k->c->s.ring.size = k->pt.aux_size;
-		k->c->s.ring.pos = len;
-		k->c->s.ring.total = len;
+		trace_ring_take_aux(&k->c->s.ring, buf, len, k->pt.aux_size, k->pt.aux_wrapped);
 		k->c->split_valid = 0;	/* new bytes: split again */
 		if (trace_ipt_event_read_data(&k->sw, &k->c->sw, &k->c->sw_len, &k->c->sw_cap,
 					      err) < 0)

@@ -74,8 +74,9 @@ void dbg_drop_target(struct dbg *d)
 	dbg_unload_bundle(d);
 	free(d->exe_path);
 	d->exe_path = NULL;
+	/* its hits went with its locations (the count is their sum) */
 	for (int i = 0; i < d->nbps; i++)
-		d->bps[i].nlocs = 0;
+		d->bps[i].nlocs = d->bps[i].hits = 0;
 }
 
 void dbg_release(struct dbg *d)

@@ -160,7 +160,7 @@ static int pm_mapped(const struct dbg *d)
 static int pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 		     struct ptdb_err *err)
 {
-	return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
+	return max > 0 ? dbg_pm_frames(d, tid, out, max, err) : 0;
 }
 
 static int pm_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,

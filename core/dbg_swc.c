@@ -457,6 +457,9 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	    !trace_syscall_returns_at_once(r.rax, r.rsi)) {
 		trace_swc_syscall(th, &in);
 		th->parked_at = r.rip + in.len;
+		/* its turn ends here, back by the next pick or not */
+		dbg_swc(d)->rr++;
+		dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
 		return park(d, th, err) < 0 ? -1 : EV_GO_ON;
 	}
 	rr = EV_OFF;

@@ -19,6 +19,8 @@ struct session {
 	char list_file[4096];
 	pid_t list_pid;		/* the process stop the listing belonged to */
 	uint64_t list_stop_id;
+	pid_t list_replay_tid;	/* and the replay cursor's place (tid 0: none) */
+	uint64_t list_replay_id;
 	/* "process trace start --snapshot-on SIG": on SIG a bundle is saved
 	 * as snapshot_dir/snapshot-N and the process continues */
 	int snapshot_signo;

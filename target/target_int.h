@@ -93,6 +93,11 @@ int target_bp_gone(const struct target_proc *p, uint64_t addr);
 int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			 struct target_stop *st);
 int target_stop_all(struct target_proc *p, struct target_stop *exit_st);
+/* target_run.c's parts of the collectors' control (target_thread.c) */
+uint64_t target_thread_pc(pid_t tid);
+int target_step_over(struct target_proc *p, struct target_thread *t, uint64_t pc);
+void target_resume_thread(struct target_thread *t);
+void target_one_by_one_end(struct target_proc *p);
 
 /* Gives tid the process's debug registers (a new thread's first stop). */
 void target_dr_apply(struct target_proc *p, pid_t tid);

@@ -70,7 +70,7 @@ int target_next_event(struct target_proc *p, pid_t *tid, int *status)
 	}
 }
 
-static uint64_t thread_pc(pid_t tid)
+uint64_t target_thread_pc(pid_t tid)
 {
 	struct user_regs_struct r;
 
@@ -130,7 +130,6 @@ static void release_fork_child(struct target_proc *p, pid_t child)
 	ptrace(PTRACE_DETACH, child, 0, 0);
 }
 
-static void resume_thread(struct target_thread *t);
 
 /* Following the child of a single-threaded parent stopped at its fork
  * event: the parent gets its original bytes back and is detached; the
@@ -166,7 +165,7 @@ static int follow_fork_child(struct target_proc *p, pid_t parent, pid_t child)
 		target_raw_write(p, lifted_at, &cc, 1);
 	}
 	if (p->running && !p->step_mode)
-		resume_thread(&p->threads[0]);
+		target_resume_thread(&p->threads[0]);
 	return 0;
 }
 
@@ -268,7 +267,7 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		t->stepping = 0;
 		st->tid = p->pid;
 		st->kind = TARGET_STOP_EXEC;
-		st->addr = thread_pc(p->pid);
+		st->addr = target_thread_pc(p->pid);
 		return TARGET_EV_REPORT;
 	}
 	if (ev != 0 || sig == (SIGTRAP | 0x80))
@@ -286,7 +285,7 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
 	st->signo = sig;
 	st->si_code = si.si_code;
-	st->addr = thread_pc(tid);
+	st->addr = target_thread_pc(tid);
 	if (sig == SIGTRAP && si.si_code == SI_KERNEL && !target_find_bp(p, st->addr - 1) &&
 	    target_bp_gone(p, st->addr - 1)) {
 		/* trapped on a breakpoint removed meanwhile: the instruction
@@ -362,7 +361,7 @@ int target_stop_all(struct target_proc *p, struct target_stop *exit_st)
 
 /* Back to running threads together: a new thread's arrival is news only
  * to the collector. */
-static void one_by_one_end(struct target_proc *p)
+void target_one_by_one_end(struct target_proc *p)
 {
 	p->one_by_one = 0;
 	for (int i = 0; i < p->nthreads; i++)
@@ -370,7 +369,7 @@ static void one_by_one_end(struct target_proc *p)
 			p->threads[i].has_event = 0;
 }
 
-static void resume_thread(struct target_thread *t)
+void target_resume_thread(struct target_thread *t)
 {
 	int sig = t->pending_sig;
 
@@ -456,7 +455,7 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
  * (a traced thread to the end of its block, one in a system call, the
  * untraced): with the breakpoint lifted they would run past it, so they
  * are stopped for the step and then resumed as they were. */
-static int step_over(struct target_proc *p, struct target_thread *t,
+int target_step_over(struct target_proc *p, struct target_thread *t,
 		     uint64_t pc)
 {
 	struct target_stop ex;
@@ -479,7 +478,7 @@ static int step_over(struct target_proc *p, struct target_thread *t,
 		struct target_thread *o = target_find_thread(p, paused[i]);
 
 		if (o && o->stopped && !o->has_event)
-			resume_thread(o);
+			target_resume_thread(o);
 	}
 	free(paused);
 	return r;
@@ -491,18 +490,18 @@ int target_resume(struct target_proc *p, struct ptdb_err *err)
 		return target_nproc_err(p, err);
 	if (p->running)
 		return ptdb_err_set(err, "process is already running");
-	one_by_one_end(p);
+	target_one_by_one_end(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
 	p->step_mode = 0;
 	if (!have_queued(p, 0)) {
 		for (int i = 0; i < p->nthreads; i++) {
 			struct target_thread *t = &p->threads[i];
-			uint64_t pc = thread_pc(t->tid);
+			uint64_t pc = target_thread_pc(t->tid);
 
 			if (!t->stopped || !target_find_bp(p, pc))
 				continue;
-			if (step_over(p, t, pc) == TARGET_EV_EXIT) {
+			if (target_step_over(p, t, pc) == TARGET_EV_EXIT) {
 				p->running = 1;
 				return 0;
 			}
@@ -514,7 +513,7 @@ int target_resume(struct target_proc *p, struct ptdb_err *err)
 	for (int i = 0; i < p->nthreads; i++) {
 		p->threads[i].stepping = 0;
 		if (p->threads[i].stopped)
-			resume_thread(&p->threads[i]);
+			target_resume_thread(&p->threads[i]);
 	}
 	return 0;
 }
@@ -531,7 +530,7 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	t = target_find_thread(p, tid);
 	if (!t || !t->stopped)
 		return ptdb_err_set(err, "no stopped thread %d", (int)tid);
-	one_by_one_end(p);
+	target_one_by_one_end(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
 	p->running = 1;
@@ -539,7 +538,7 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	p->step_tid = tid;
 	if (have_queued(p, tid))
 		return 0;
-	pc = thread_pc(tid);
+	pc = target_thread_pc(tid);
 	if (target_find_bp(p, pc)) {
 		unsigned char orig = target_find_bp(p, pc)->orig;
 
@@ -550,7 +549,7 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 		}
 	}
 	t->stepping = 1;
-	resume_thread(t);
+	target_resume_thread(t);
 	return 0;
 }
 
@@ -598,7 +597,7 @@ int target_wait(struct target_proc *p, struct target_stop *stop,
 			continue;
 		if (p->step_mode && tid != p->step_tid)
 			continue; /* new threads stay stopped while stepping */
-		resume_thread(t);
+		target_resume_thread(t);
 	}
 	if (target_stop_all(p, &ex) == TARGET_EV_EXIT) {
 		p->exit_reported = 1;
@@ -614,256 +613,4 @@ int target_interrupt(struct target_proc *p)
 	if (!p->alive)
 		return TARGET_ERR_NOPROC;
 	return kill(p->pid, SIGSTOP);
-}
-
-/* ---- per-thread control for trace collectors ----
- * Between target_thread_begin() and target_thread_end() the collector runs
- * threads one by one: some single-stepped synchronously, some let run
- * (PTRACE_CONT) on their own; events are waited for per thread. */
-
-void target_thread_begin(struct target_proc *p)
-{
-	p->one_by_one = 1;
-	if (p->hooks.will_resume)
-		p->hooks.will_resume(p->hooks.ctx, p);
-}
-
-int target_thread_stopped(const struct target_proc *p, pid_t tid)
-{
-	for (int i = 0; i < p->nthreads; i++)
-		if (p->threads[i].tid == tid)
-			return p->threads[i].stopped && !p->threads[i].starting;
-	return 0;
-}
-
-int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
-		       struct ptdb_err *err)
-{
-	struct target_thread *t = target_find_thread(p, tid);
-	uint64_t pc;
-
-	memset(st, 0, sizeof(*st));
-	st->tid = tid;
-	if (!p->alive)
-		return target_nproc_err(p, err);
-	if (!t || !t->stopped)
-		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
-	if (t->has_event) {
-		t->has_event = 0;
-		*st = t->queued;
-		return 0;
-	}
-	pc = thread_pc(tid);
-	if (target_find_bp(p, pc)) {
-		int r = step_over(p, t, pc);
-
-		if (r == TARGET_EV_EXIT) {
-			p->exit_reported = 1;
-			*st = p->exit_stop;
-			return 0;
-		}
-		t = target_find_thread(p, tid);
-		if (!t) {
-			st->kind = TARGET_STOP_NONE;	/* the thread is gone */
-			return 0;
-		}
-		if (t->has_event) {
-			t->has_event = 0;
-			*st = t->queued;
-		} else {
-			st->kind = TARGET_STOP_STEP;
-			st->addr = thread_pc(tid);
-		}
-		return 0;
-	}
-	t->stepping = 1;
-	resume_thread(t);
-	for (;;) {
-		int status, r;
-
-		while (waitpid(tid, &status, __WALL) < 0)
-			if (errno != EINTR) {
-				st->kind = TARGET_STOP_NONE;
-				return 0;
-			}
-		r = target_handle_status(p, tid, status, st);
-		if (r == TARGET_EV_EXIT) {
-			p->exit_reported = 1;
-			return 0;
-		}
-		if (r == TARGET_EV_REPORT)
-			return 0;
-		t = target_find_thread(p, tid);
-		if (!t) {
-			st->kind = TARGET_STOP_NONE;
-			st->tid = tid;
-			return 0;
-		}
-		if (t->stopped) {	/* clone event or group stop: go on stepping */
-			t->stepping = 1;
-			resume_thread(t);
-		}
-	}
-}
-
-int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
-{
-	struct target_thread *t = target_find_thread(p, tid);
-
-	if (!p->alive)
-		return target_nproc_err(p, err);
-	if (!t || !t->stopped || t->starting)
-		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
-	if (t->has_event)
-		return 0;	/* reported by the next target_thread_event */
-	{
-		struct user_regs_struct r;
-
-		/* stopped inside a system call (orig_rax >= 0): its pc does
-		 * not execute next, and stepping would block with the call */
-		if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && (long)r.orig_rax >= 0) {
-			t->stepping = 0;
-			resume_thread(t);
-			return 0;
-		}
-	}
-	if (target_find_bp(p, thread_pc(tid))) {
-		struct target_stop st;
-
-		if (target_thread_step(p, tid, &st, err) < 0)
-			return -1;
-		if (st.kind != TARGET_STOP_STEP) {
-			if (st.kind == TARGET_STOP_EXITED || st.kind == TARGET_STOP_SIGNALED ||
-			    st.kind == TARGET_STOP_NONE)
-				return 0;
-			t = target_find_thread(p, tid);
-			if (t) {
-				t->has_event = 1;
-				t->queued = st;
-			}
-			return 0;
-		}
-		t = target_find_thread(p, tid);
-		if (!t)
-			return 0;
-	}
-	t->stepping = 0;
-	resume_thread(t);
-	return 0;
-}
-
-int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err)
-{
-	struct target_thread *t = target_find_thread(p, tid);
-
-	if (!p->alive)
-		return target_nproc_err(p, err);
-	if (!t || !t->stopped || t->starting)
-		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
-	if (t->has_event)
-		return 0;
-	t->stepping = 0;
-	resume_thread(t);
-	return 0;
-}
-
-int target_thread_event(struct target_proc *p, int block, struct target_stop *st)
-{
-	memset(st, 0, sizeof(*st));
-	if (!p->alive) {
-		*st = p->exit_stop;
-		return 1;
-	}
-	for (int i = 0; i < p->nthreads; i++) {
-		struct target_thread *t = &p->threads[i];
-
-		if (t->has_event && t->stopped) {
-			t->has_event = 0;
-			*st = t->queued;
-			return 1;
-		}
-	}
-	for (;;) {
-		int status = 0, r, any = 0;
-		pid_t tid = 0;
-
-		for (int i = 0; i < p->nthreads && !tid; i++) {
-			struct target_thread *t = &p->threads[i];
-
-			if (t->stopped && !t->starting)
-				continue;
-			any = 1;
-			if (waitpid(t->tid, &status, __WALL | WNOHANG) == t->tid)
-				tid = t->tid;
-		}
-		if (!tid && (!block || !any))
-			return 0;
-		if (!tid && target_next_event(p, &tid, &status) < 0)
-			return 0;
-		r = target_handle_status(p, tid, status, st);
-		if (r == TARGET_EV_EXIT) {
-			p->exit_reported = 1;
-			return 1;
-		}
-		if (r == TARGET_EV_REPORT)
-			return 1;
-		st->kind = TARGET_STOP_NONE;	/* a thread started, stopped or left */
-		st->tid = tid;
-		return 1;
-	}
-}
-
-/* tid has exited and its end waits to be reaped (nothing is consumed). */
-static int ended(pid_t tid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	return waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
-	       si.si_pid == tid;
-}
-
-int target_alive_now(const struct target_proc *p)
-{
-	return p->alive && !ended(p->pid);
-}
-
-int target_poll_exit(struct target_proc *p, struct target_stop *st)
-{
-	int status;
-
-	if (!p->alive || p->running)
-		return 0;
-	/* the other threads die first; then the leader's end is there (only
-	 * ends are taken: any other event stays for the next wait) */
-	for (int i = p->nthreads - 1; i >= 0; i--) {
-		pid_t tid = p->threads[i].tid;
-
-		if (tid != p->pid && ended(tid) && waitpid(tid, &status, __WALL | WNOHANG) == tid)
-			target_handle_status(p, tid, status, st);
-	}
-	if (!ended(p->pid) || waitpid(p->pid, &status, __WALL) != p->pid)
-		return 0;
-	if (target_handle_status(p, p->pid, status, st) != TARGET_EV_EXIT)
-		return 0;
-	p->exit_reported = 1;
-	p->stop_id++;
-	return 1;
-}
-
-int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
-{
-	int r = TARGET_EV_NONE;
-
-	if (p->alive)
-		r = target_stop_all(p, exit_st);
-	one_by_one_end(p);
-	p->running = 0;
-	p->step_mode = 0;
-	p->stop_id++;
-	if (r == TARGET_EV_EXIT) {
-		p->exit_reported = 1;
-		return 1;
-	}
-	return 0;
 }

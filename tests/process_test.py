@@ -20,14 +20,16 @@ import re
 import signal
 import struct
 import subprocess
+import threading
 import time
 
 import results
-from session import Session
+from session import Session, until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
 PROG = os.path.join(ROOT, "tests", "programs")
+STALL = 300
 
 
 def batch(args, timeout=60):
@@ -321,7 +323,25 @@ def killed_while_dumping():
                                              "thread trace dump info", "process status", "version"),
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, pid, killed = [], None, False
-    deadline = time.time() + 180
+    # a hang, not slowness (ASan under load takes minutes), is a failure:
+    # ptdb is stopped only after STALL seconds without a line or a byte of
+    # the dump
+    seen = {"t": time.time(), "size": -1, "lines": 0}
+
+    def progress():
+        size = os.path.getsize(dump) if os.path.exists(dump) else -1
+        if size != seen["size"] or len(out) != seen["lines"]:
+            seen.update(t=time.time(), size=size, lines=len(out))
+        return time.time() - seen["t"] > STALL
+
+    def watchdog():
+        while p.poll() is None:
+            if progress():
+                seen["hung"] = True
+                p.kill()
+                return
+            time.sleep(0.05)
+    threading.Thread(target=watchdog, daemon=True).start()
     for line in p.stdout:
         out.append(line)
         m = re.match(r"Process (\d+) launched", line)
@@ -329,9 +349,8 @@ def killed_while_dumping():
             pid = int(m.group(1))
         if line.startswith("(ptdb) thread trace dump instructions") and pid:
             # the dump is being written once its file has something in it
-            end = time.time() + 120
-            while time.time() < end and not (os.path.exists(dump) and os.path.getsize(dump) > 0):
-                time.sleep(0.01)
+            until(lambda: (os.path.exists(dump) and os.path.getsize(dump) > 0) or p.poll() is not None,
+                  timeout=10 * STALL)
             try:
                 os.kill(pid, signal.SIGKILL)
                 killed = True
@@ -339,12 +358,11 @@ def killed_while_dumping():
                 p.kill()
                 p.wait()
                 return results.fail(name, "the inferior was gone before the kill\n" + "".join(out)[-3000:])
-        if time.time() > deadline:
-            p.kill()
-            break
     rc = p.wait()
     text = "".join(out)
     why = []
+    if seen.get("hung"):
+        why.append("ptdb made no progress for %d s" % STALL)
     if not killed:
         why.append("the dump never started")
     if rc < 0 or rc > 1:

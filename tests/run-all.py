@@ -22,6 +22,8 @@ tests/results.py.
 import os
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
@@ -45,11 +47,11 @@ import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
 
 
-def run_unit(binary):
+def run_unit(binary, ok=results.ok, fail=results.fail):
     try:
-        p = subprocess.run([binary], capture_output=True, text=True, timeout=300)
+        p = subprocess.run([binary], capture_output=True, text=True, timeout=1800)
     except subprocess.TimeoutExpired:
-        results.fail(binary, "timed out after 300 s")
+        fail(binary, "timed out after 1800 s (a hang: test-oracle takes 3.5 min under load)")
         return
     seen = 0
     detail = []
@@ -58,18 +60,21 @@ def run_unit(binary):
             detail.append(line)
         elif line.startswith("ok - "):
             seen += 1
-            results.ok("%s: %s" % (os.path.basename(binary), line[5:]))
+            ok("%s: %s" % (os.path.basename(binary), line[5:]))
             detail = []
         elif line.startswith("not ok - "):
             seen += 1
-            results.fail("%s: %s" % (os.path.basename(binary), line[9:]), "\n".join(detail))
+            fail("%s: %s" % (os.path.basename(binary), line[9:]), "\n".join(detail))
             detail = []
     if p.returncode != 0 and (p.returncode < 0 or seen == 0 or not any(
             l.startswith("not ok") for l in p.stdout.splitlines())):
-        results.fail(os.path.basename(binary),
-                     "exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
+        fail(os.path.basename(binary),
+             "exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
 
 
+# Run beside the unit binaries (which write nothing they share): batch
+# runs of ptdb that wait on nothing but ptdb.  The rest run after both.
+BESIDE_UNITS = [engine_test]
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, stress_test,
           symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test]
@@ -79,13 +84,43 @@ def main():
     # T=NAME (make check T=0031, T=test-xfer, T=bundle_test) runs only the
     # unit binaries, transcripts and suites whose name contains NAME.
     only = os.environ.get("T") or None
-    for b in sys.argv[1:]:
-        if only is None or only in os.path.basename(b):
-            run_unit(b)
-    transcripts.run_all(only)
-    for suite in SUITES:
+    times = []
+
+    def timed(name, fn, *args):
+        t0 = time.time()
+        fn(*args)
+        times.append((name, time.time() - t0))
+    # the unit binaries run in a second lane while the transcripts (then
+    # the suites that only replay transcripts) run in this one; their
+    # results are reported when both are done, in order
+    units, unit_times = [], []
+
+    def unit_lane():
+        for b in sys.argv[1:]:
+            if only is None or only in os.path.basename(b):
+                t0 = time.time()
+                run_unit(b, lambda n: units.append((n, None)),
+                         lambda n, why="": units.append((n, why)))
+                unit_times.append((os.path.basename(b), time.time() - t0))
+    lane = threading.Thread(target=unit_lane)
+    t_all = time.time()
+    lane.start()
+    timed("transcripts", transcripts.run_all, only)
+    for suite in BESIDE_UNITS:
         if only is None or only in suite.__name__:
-            suite.run_all()
+            timed(suite.__name__, suite.run_all)
+    lane.join()
+    times.append(("(both lanes)", time.time() - t_all))
+    times.extend(unit_times)
+    for name, why in units:
+        results.ok(name) if why is None else results.fail(name, why)
+    for suite in SUITES:
+        if suite not in BESIDE_UNITS and (only is None or only in suite.__name__):
+            timed(suite.__name__, suite.run_all)
+    # where the time goes (the summary stays the last line)
+    for name, secs in sorted(times, key=lambda x: -x[1]):
+        print("# time: %-18s %7.1f s" % (name, secs))
+    print("# time: %-18s %7.1f s" % ("total (wall)", time.time() - t_all))
     return results.summary()
 
 

@@ -173,6 +173,7 @@ struct trace_ipt_event {
 	uint64_t data_tail;	/* consumed up to here */
 	uint64_t data_lost;	/* records the kernel dropped or overwrote unread */
 	int backward;		/* attr.write_backward: data_head counts down */
+	int aux_wrapped;	/* the last aux read found the buffer had wrapped */
 };
 
 /* perf_event_open(a, pid, cpu, group_fd, flags) and mmap of one

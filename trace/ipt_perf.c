@@ -130,6 +130,8 @@ int trace_ipt_event_read_aux(struct trace_ipt_event *e, uint8_t **buf, size_t *l
 		return ptdb_err_set(err, "aux buffer of %zu bytes is not a power of two", e->aux_size);
 	}
 	memset(b + n, 0, TRACE_RING_SLACK);
+	e->aux_wrapped = TRACE_IPT_AUX_WRITABLE ? head > e->aux_size
+						: trace_aux_overwrite_wrapped(e->aux, e->aux_size, head);
 	*buf = b;
 	*len = (size_t)n;
 	if (was && trace_ipt_event_enable(e, err) < 0)

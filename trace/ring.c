@@ -94,6 +94,27 @@ long trace_cyclic_copy(const uint8_t *aux, size_t size, uint64_t head, uint8_t *
 	return (long)size;
 }
 
+int trace_aux_overwrite_wrapped(const uint8_t *aux, size_t size, uint64_t head)
+{
+	if (!size || (size & (size - 1)))
+		return 0;
+	for (size_t i = (size_t)(head & (size - 1)); i < size; i++)
+		if (aux[i])
+			return 1;
+	return 0;
+}
+
+void trace_ring_take_aux(struct trace_ring *r, uint8_t *buf, size_t len, size_t size,
+			 int wrapped)
+{
+	free(r->buf);
+	r->buf = buf;
+	r->size = size;
+	r->pos = len;
+	r->total = len;
+	r->wrapped = wrapped;
+}
+
 long trace_aux_copy_overwrite(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out)
 {
 	size_t off;

@@ -55,4 +55,16 @@ long trace_cyclic_copy(const uint8_t *aux, size_t size, uint64_t head, uint8_t *
  * zeros, which decode as PAD).  Returns size, or -1 as above. */
 long trace_aux_copy_overwrite(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out);
 
+/* 1 if that overwrite-mode buffer has wrapped: the PMU writes from offset
+ * 0 of a zeroed buffer, so a non-zero byte past the write offset was
+ * written on an earlier round.  How much was written is not known. */
+int trace_aux_overwrite_wrapped(const uint8_t *aux, size_t size, uint64_t head);
+
+/* A backend's read of its aux buffer (buf: len bytes oldest first, from
+ * a buffer of size bytes, wrapped or not) becomes r's contents; r's old
+ * buffer is freed.  total is len: after a wrap more was written, how
+ * much is not known (total <= size then says so). */
+void trace_ring_take_aux(struct trace_ring *r, uint8_t *buf, size_t len, size_t size,
+			 int wrapped);
+
 #endif

@@ -19,9 +19,15 @@
  *  M7  locked-memory limits do not bind with CAP_IPC_LOCK or
  *      perf_event_paranoid -1 (/proc/self/status and the sysctl's text)
  *  M8  TSC to time with timeShift above 32 (rem * mult past 64 bits)
+ *  M9  a hardware ring that wrapped never goes unsaid: the read knows it
+ *      (and that an unwrapped one did not), and dump info and the dump
+ *      header say more than the buffer's size was written into it, the
+ *      oldest part lost; an unwrapped one says nothing
  */
 #include "tests/unit/test.h"
 #include "tests/unit/perf_model.h"
+#include "cmd/trace-loss.h"
+#include "trace/swc.h"
 #include "trace/cpusplit.h"
 #include "trace/ipt.h"
 #include "trace/ring.h"
@@ -117,6 +123,7 @@ TEST(wrapped_aux_keeps_the_newest)
 	pm_aux_write(&m, b, total);
 	pm_aux_stop(&m);
 	CHECK_INT(trace_ipt_event_read_aux(&m.ev, &out, &len, &err), 0);
+	CHECK_INT(m.ev.aux_wrapped, 1);
 	CHECK_INT(len, size);
 	CHECK(!memcmp(out, b + total - size, size));
 	for (size_t i = 0; i < TRACE_RING_SLACK; i++)
@@ -142,6 +149,7 @@ TEST(unwrapped_aux_is_padded_before)
 	pm_aux_write(&m, b, w);
 	pm_aux_stop(&m);
 	CHECK_INT(trace_ipt_event_read_aux(&m.ev, &out, &len, &err), 0);
+	CHECK_INT(m.ev.aux_wrapped, 0);
 	CHECK(len >= w);
 	at = len - w;
 	CHECK(!memcmp(out + at, b, w));
@@ -292,6 +300,52 @@ TEST(mlock_limits_and_their_exemptions)
 	CHECK_INT(trace_ipt_check_mlock(&l, 64 << 20, 4096, 0, 1, &err), 0);
 }
 
+/* M9: what the backend keeps of a read (trace_ring_take_aux, as
+ * core/dbg_ipt.c does at every stop) and what dump info and the dump
+ * header say of it. */
+static char *loss_texts(size_t size, size_t w)
+{
+	struct perf_event_attr a = { .size = sizeof(a) };
+	struct trace_swc_thread th;
+	struct perf_model m;
+	uint8_t *b = malloc(w), *out;
+	size_t len, n = 0;
+	struct ptdb_err err;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &n);
+
+	for (size_t i = 0; i < w; i++)
+		b[i] = (uint8_t)(i % 13 + 1);
+	memset(&th, 0, sizeof(th));
+	pm_open(&m, &a, 0, size / PM_PAGE);
+	pm_aux_write(&m, b, w);
+	pm_aux_stop(&m);
+	if (trace_ipt_event_read_aux(&m.ev, &out, &len, &err) == 0) {
+		trace_ring_take_aux(&th.ring, out, len, m.ev.aux_size, m.ev.aux_wrapped);
+		cmd_trace_loss_info(f, &th);
+		cmd_trace_loss_line(f, &th);
+		free(th.ring.buf);
+	}
+	fclose(f);
+	free(b);
+	pm_close(&m);
+	return text;
+}
+
+TEST(hardware_ring_wrap_is_reported)
+{
+	char *t = loss_texts(4 * PM_PAGE, 4 * PM_PAGE * 3 + 100);
+
+	CHECK_STR(t, "    Trace buffer wrapped: more than 16 KiB written into 16 KiB, the oldest "
+		  "part is lost\n"
+		  "  (trace buffer wrapped: more than 16 KiB written into 16 KiB; the oldest part "
+		  "of the history is lost)\n");
+	free(t);
+	t = loss_texts(4 * PM_PAGE, 3000);
+	CHECK_STR(t, "");
+	free(t);
+}
+
 /* M8 */
 TEST(tsc_with_a_large_shift)
 {
@@ -308,4 +362,5 @@ TEST(tsc_with_a_large_shift)
 
 TEST_MAIN(model_follows_the_kernel, wrapped_aux_keeps_the_newest, unwrapped_aux_is_padded_before,
 	  psb_periods_in_the_kernels_format, switch_ring_keeps_the_newest, intel_pt_excludes_idle,
-	  mlock_limits_and_their_exemptions, tsc_with_a_large_shift)
+	  mlock_limits_and_their_exemptions, tsc_with_a_large_shift,
+	  hardware_ring_wrap_is_reported)

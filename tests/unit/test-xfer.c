@@ -292,6 +292,7 @@ TEST(syscalls_that_return_at_once)
 	CHECK_INT(trace_syscall_returns_at_once(9, 0), 1);	/* mmap */
 	CHECK_INT(trace_syscall_returns_at_once(15, 0), 1);	/* rt_sigreturn */
 	CHECK_INT(trace_syscall_returns_at_once(435, 0), 1);	/* clone3 */
+	CHECK_INT(trace_syscall_returns_at_once(318, 0), 1);	/* getrandom */
 	CHECK_INT(trace_syscall_returns_at_once(0, 0), 0);	/* read blocks */
 	CHECK_INT(trace_syscall_returns_at_once(61, 0), 0);	/* wait4 */
 	CHECK_INT(trace_syscall_returns_at_once(202, 1), 1);	/* futex wake */

@@ -1,0 +1,266 @@
+/* target/target_thread.c: the trace collectors' per-thread control —
+ * threads run one by one between target_thread_begin() and
+ * target_thread_end(), some single-stepped, some let run on their own,
+ * events waited for per thread — and whether the process has ended
+ * (target_alive_now, target_poll_exit). */
+#include "target/target_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+/* ---- per-thread control for trace collectors ----
+ * Between target_thread_begin() and target_thread_end() the collector runs
+ * threads one by one: some single-stepped synchronously, some let run
+ * (PTRACE_CONT) on their own; events are waited for per thread. */
+
+void target_thread_begin(struct target_proc *p)
+{
+	p->one_by_one = 1;
+	if (p->hooks.will_resume)
+		p->hooks.will_resume(p->hooks.ctx, p);
+}
+
+int target_thread_stopped(const struct target_proc *p, pid_t tid)
+{
+	for (int i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return p->threads[i].stopped && !p->threads[i].starting;
+	return 0;
+}
+
+int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
+		       struct ptdb_err *err)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	uint64_t pc;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (!t || !t->stopped)
+		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	if (t->has_event) {
+		t->has_event = 0;
+		*st = t->queued;
+		return 0;
+	}
+	pc = target_thread_pc(tid);
+	if (target_find_bp(p, pc)) {
+		int r = target_step_over(p, t, pc);
+
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			*st = p->exit_stop;
+			return 0;
+		}
+		t = target_find_thread(p, tid);
+		if (!t) {
+			st->kind = TARGET_STOP_NONE;	/* the thread is gone */
+			return 0;
+		}
+		if (t->has_event) {
+			t->has_event = 0;
+			*st = t->queued;
+		} else {
+			st->kind = TARGET_STOP_STEP;
+			st->addr = target_thread_pc(tid);
+		}
+		return 0;
+	}
+	t->stepping = 1;
+	target_resume_thread(t);
+	for (;;) {
+		int status, r;
+
+		while (waitpid(tid, &status, __WALL) < 0)
+			if (errno != EINTR) {
+				st->kind = TARGET_STOP_NONE;
+				return 0;
+			}
+		r = target_handle_status(p, tid, status, st);
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			return 0;
+		}
+		if (r == TARGET_EV_REPORT)
+			return 0;
+		t = target_find_thread(p, tid);
+		if (!t) {
+			st->kind = TARGET_STOP_NONE;
+			st->tid = tid;
+			return 0;
+		}
+		if (t->stopped) {	/* clone event or group stop: go on stepping */
+			t->stepping = 1;
+			target_resume_thread(t);
+		}
+	}
+}
+
+int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (!t || !t->stopped || t->starting)
+		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	if (t->has_event)
+		return 0;	/* reported by the next target_thread_event */
+	{
+		struct user_regs_struct r;
+
+		/* stopped inside a system call (orig_rax >= 0): its pc does
+		 * not execute next, and stepping would block with the call */
+		if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && (long)r.orig_rax >= 0) {
+			t->stepping = 0;
+			target_resume_thread(t);
+			return 0;
+		}
+	}
+	if (target_find_bp(p, target_thread_pc(tid))) {
+		struct target_stop st;
+
+		if (target_thread_step(p, tid, &st, err) < 0)
+			return -1;
+		if (st.kind != TARGET_STOP_STEP) {
+			if (st.kind == TARGET_STOP_EXITED || st.kind == TARGET_STOP_SIGNALED ||
+			    st.kind == TARGET_STOP_NONE)
+				return 0;
+			t = target_find_thread(p, tid);
+			if (t) {
+				t->has_event = 1;
+				t->queued = st;
+			}
+			return 0;
+		}
+		t = target_find_thread(p, tid);
+		if (!t)
+			return 0;
+	}
+	t->stepping = 0;
+	target_resume_thread(t);
+	return 0;
+}
+
+int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive)
+		return target_nproc_err(p, err);
+	if (!t || !t->stopped || t->starting)
+		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	if (t->has_event)
+		return 0;
+	t->stepping = 0;
+	target_resume_thread(t);
+	return 0;
+}
+
+int target_thread_event(struct target_proc *p, int block, struct target_stop *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!p->alive) {
+		*st = p->exit_stop;
+		return 1;
+	}
+	for (int i = 0; i < p->nthreads; i++) {
+		struct target_thread *t = &p->threads[i];
+
+		if (t->has_event && t->stopped) {
+			t->has_event = 0;
+			*st = t->queued;
+			return 1;
+		}
+	}
+	for (;;) {
+		int status = 0, r, any = 0;
+		pid_t tid = 0;
+
+		for (int i = 0; i < p->nthreads && !tid; i++) {
+			struct target_thread *t = &p->threads[i];
+
+			if (t->stopped && !t->starting)
+				continue;
+			any = 1;
+			if (waitpid(t->tid, &status, __WALL | WNOHANG) == t->tid)
+				tid = t->tid;
+		}
+		if (!tid && (!block || !any))
+			return 0;
+		if (!tid && target_next_event(p, &tid, &status) < 0)
+			return 0;
+		r = target_handle_status(p, tid, status, st);
+		if (r == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
+			return 1;
+		}
+		if (r == TARGET_EV_REPORT)
+			return 1;
+		st->kind = TARGET_STOP_NONE;	/* a thread started, stopped or left */
+		st->tid = tid;
+		return 1;
+	}
+}
+
+/* tid has exited and its end waits to be reaped (nothing is consumed). */
+static int ended(pid_t tid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+	       si.si_pid == tid;
+}
+
+int target_alive_now(const struct target_proc *p)
+{
+	return p->alive && !ended(p->pid);
+}
+
+int target_poll_exit(struct target_proc *p, struct target_stop *st)
+{
+	int status;
+
+	if (!p->alive || p->running)
+		return 0;
+	/* the other threads die first; then the leader's end is there (only
+	 * ends are taken: any other event stays for the next wait) */
+	for (int i = p->nthreads - 1; i >= 0; i--) {
+		pid_t tid = p->threads[i].tid;
+
+		if (tid != p->pid && ended(tid) && waitpid(tid, &status, __WALL | WNOHANG) == tid)
+			target_handle_status(p, tid, status, st);
+	}
+	if (!ended(p->pid) || waitpid(p->pid, &status, __WALL) != p->pid)
+		return 0;
+	if (target_handle_status(p, p->pid, status, st) != TARGET_EV_EXIT)
+		return 0;
+	p->exit_reported = 1;
+	p->stop_id++;
+	return 1;
+}
+
+int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
+{
+	int r = TARGET_EV_NONE;
+
+	if (p->alive)
+		r = target_stop_all(p, exit_st);
+	target_one_by_one_end(p);
+	p->running = 0;
+	p->step_mode = 0;
+	p->stop_id++;
+	if (r == TARGET_EV_EXIT) {
+		p->exit_reported = 1;
+		return 1;
+	}
+	return 0;
+}
