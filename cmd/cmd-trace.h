@@ -16,6 +16,8 @@
  * one) of a traced process: tids[] (room for CMD_TRACE_MAX_THREADS).
  * -1 after printing the error. */
 int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n);
+/* The same into a heap array of *n (free it): no limit on the threads. */
+int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n);
 /* The thread's index ("thread #N"). */
 int cmd_trace_thread_index(struct dbg *d, pid_t tid);
 
