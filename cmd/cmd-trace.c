@@ -8,7 +8,6 @@
 #include "core/session.h"
 #include "core/size.h"
 #include "core/trace_info.h"
-#include "target/target.h"
 
 #include <json-c/json.h>
 

@@ -432,3 +432,30 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 	cmd_argv_free(words);
 	return st;
 }
+
+int need_target(struct cmd_ctx *ctx)
+{
+	if (ctx->s->dbg.exe_path)
+		return 0;
+	cmd_error(ctx, "invalid target, create a target using the 'file' command");
+	return -1;
+}
+
+int need_threads(struct cmd_ctx *ctx)
+{
+	return ctx->s->dbg.pm ? 0 : need_process(ctx);
+}
+
+int need_process(struct cmd_ctx *ctx)
+{
+	if (dbg_alive(&ctx->s->dbg))
+		return 0;
+	if (ctx->s->dbg.pm) {
+		cmd_error(ctx, "the process of a loaded trace is not live");
+		return -1;
+	}
+	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
+		return need_target(ctx);
+	cmd_error(ctx, "Process must be launched.");
+	return -1;
+}

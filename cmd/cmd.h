@@ -90,6 +90,12 @@ struct cmd_ctx {
 enum cmd_status cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Common checks (cmd.c): print the error and return -1 when not met. */
+int need_target(struct cmd_ctx *ctx);
+int need_process(struct cmd_ctx *ctx);
+/* A live process or a loaded trace (threads to list and select). */
+int need_threads(struct cmd_ctx *ctx);
+
 /* The root of the tree (cmd/cmd-root.c) and the alias table. */
 const struct cmd_node *cmd_root(void);
 const struct cmd_alias *cmd_aliases(void);

@@ -3,7 +3,6 @@
  * a thread traced with the default size gets one notice at the next stop
  * after its buffer wrapped. */
 #include "cmd/trace-loss.h"
-#include "cmd/cmd-trace.h"
 #include "core/session.h"
 #include "core/size.h"
 #include "core/trace_info.h"
@@ -65,7 +64,7 @@ void cmd_trace_loss_notice(FILE *out, struct dbg *d)
 
 		fprintf(out, "warning: thread #%d's trace buffer wrapped (%s written into %s): the "
 			"oldest history is lost; 'thread trace start -s <size>' keeps more\n",
-			cmd_trace_thread_index(d, l[i].tid), size_format(l[i].written, b1, sizeof(b1)),
+			(int)dbg_thread_index(d, l[i].tid), size_format(l[i].written, b1, sizeof(b1)),
 			size_format(l[i].size, b2, sizeof(b2)));
 	}
 	free(l);
