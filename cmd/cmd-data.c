@@ -82,17 +82,15 @@ int cmd_module_usable(const struct dbg *d, const struct dbg_module *m)
 }
 
 int cmd_data_opt_uint(struct cmd_ctx *ctx, const struct cmd_args *a, const char *name,
-		    unsigned def, unsigned *out)
+		      unsigned def, unsigned *out)
 {
-	const char *s = cmd_opt(ctx->node, a, name);
 	uint64_t v;
-	struct ptdb_err err;
 
 	*out = def;
-	if (!s)
+	if (!cmd_opt_num(ctx->node, a, name, &v))
 		return 0;
-	if (uint_parse(s, &v, &err) < 0 || v > UINT_MAX) {
-		cmd_error(ctx, "invalid value for --%s: '%s'", name, s);
+	if (v > UINT_MAX) {
+		cmd_error(ctx, "invalid value for --%s: '%s'", name, cmd_opt(ctx->node, a, name));
 		return -1;
 	}
 	*out = (unsigned)v;

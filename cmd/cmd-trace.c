@@ -117,6 +117,22 @@ static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backen
 	return 0;
 }
 
+/* A size the parser read (OPT_SIZE): 0 when not given, -1 after the error
+ * when outside [1 byte, 4 GiB]. */
+static int buffer_size(struct cmd_ctx *ctx, const struct cmd_args *a, const char *name, size_t *size)
+{
+	uint64_t x;
+
+	if (!cmd_opt_num(ctx->node, a, name, &x))
+		return 0;
+	if (x == 0 || x > ((uint64_t)1 << 32)) {
+		cmd_error(ctx, "invalid --%s '%s': between 1 byte and 4 GiB", name, cmd_opt(ctx->node, a, name));
+		return -1;
+	}
+	*size = (size_t)x;
+	return 0;
+}
+
 static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_trace_opts *o)
 {
 	struct ptdb_err err;
@@ -128,50 +144,23 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 		return -1;
 	o->size = DEFAULT_SIZE;
 	o->total_limit = DEFAULT_TOTAL_LIMIT;
-	if ((v = cmd_opt(ctx->node, a, "size"))) {
-		/* a bare number is KiB, as in LLDB's original command */
-		if (size_parse(v, 1024, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --size: %s", err.msg);
-			return -1;
-		}
-		if (x == 0 || x > ((uint64_t)1 << 32)) {
-			cmd_error(ctx, "invalid --size '%s': between 1 byte and 4 GiB", v);
-			return -1;
-		}
-		o->size = (size_t)x;
+	/* --size: a bare number is KiB, as in LLDB's original command;
+	 * --buffer-size (LLDB's spelling): bytes */
+	if (buffer_size(ctx, a, "size", &o->size) < 0)
+		return -1;
+	if (cmd_opt_given(ctx->node, a, "buffer-size") && cmd_opt_given(ctx->node, a, "size")) {
+		cmd_error(ctx, "--size and --buffer-size give the same size: use one");
+		return -1;
 	}
-	if ((v = cmd_opt(ctx->node, a, "buffer-size"))) {
-		/* LLDB's spelling: a bare number is bytes */
-		if (cmd_opt_given(ctx->node, a, "size")) {
-			cmd_error(ctx, "--size and --buffer-size give the same size: use one");
-			return -1;
-		}
-		if (size_parse(v, 1, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --buffer-size: %s", err.msg);
-			return -1;
-		}
-		if (x == 0 || x > ((uint64_t)1 << 32)) {
-			cmd_error(ctx, "invalid --buffer-size '%s': between 1 byte and 4 GiB", v);
-			return -1;
-		}
-		o->size = (size_t)x;
-	}
-	if ((v = cmd_opt(ctx->node, a, "total-size-limit"))) {
-		if (size_parse(v, 1, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --total-size-limit: %s", err.msg);
-			return -1;
-		}
+	if (buffer_size(ctx, a, "buffer-size", &o->size) < 0)
+		return -1;
+	if (cmd_opt_num(ctx->node, a, "total-size-limit", &x))
 		o->total_limit = (size_t)x;
-	}
-	if ((v = cmd_opt(ctx->node, a, "psb-period"))) {
-		if (size_parse(v, 1, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --psb-period: %s", err.msg);
-			return -1;
-		}
+	if (cmd_opt_num(ctx->node, a, "psb-period", &x)) {
 		/* intel-pt checks its own (powers of two the CPU offers) */
 		if (x < dbg_trace_min_psb_period() && o->backend == DBG_BACKEND_SOFTWARE) {
-			cmd_error(ctx, "invalid --psb-period '%s': at least %u bytes", v,
-				  dbg_trace_min_psb_period());
+			cmd_error(ctx, "invalid --psb-period '%s': at least %u bytes",
+				  cmd_opt(ctx->node, a, "psb-period"), dbg_trace_min_psb_period());
 			return -1;
 		}
 		o->psb_period = (size_t)x;
@@ -530,17 +519,20 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 }
 
 #define PSB_HELP "Bytes of trace between PSB synchronization points (software: at least 64; intel-pt: a power of two of at least 2 KiB that the CPU offers in caps/psb_periods)."
-#define BACKEND_OPT { 0, "backend", OPT_STRING, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
+#define BACKEND_OPT { 0, "backend", OPT_ENUM, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
+static const struct cmd_choices backend_choices[] = {
+	{ "backend", (const char *const[]){ "intel-pt", "software", NULL } },
+	{ 0 } };
 
 static const struct cmd_node *start_help(const struct session *s);
 static const struct cmd_node thread_trace_start;
 
 /* The same options with either backend; only the help's summary differs. */
 static const struct cmd_opt thread_start_opts[] = {
-	{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
+	{ 's', "size", OPT_SIZE_KIB, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
 	{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
 	{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-	{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+	{ 'p', "psb-period", OPT_SIZE, "bytes", PSB_HELP },
 	BACKEND_OPT,
 	{ 0 } };
 
@@ -550,7 +542,7 @@ static const struct cmd_node thread_trace_start_ipt = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = thread_start_opts,
+	.opts = thread_start_opts, .choices = backend_choices,
 };
 
 static const struct cmd_node thread_trace_start = {
@@ -560,7 +552,7 @@ static const struct cmd_node thread_trace_start = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = thread_start_opts,
+	.opts = thread_start_opts, .choices = backend_choices,
 };
 
 /* Before a process lives the backend (and so its options) is not known. */
@@ -639,13 +631,13 @@ static const struct cmd_node process_trace_start = {
 	.syntax = "",
 	.details = "Each thread gets its own buffer; when a new thread's buffer would exceed the "
 		"total limit, the process stops.",
-	.min_args = 0, .max_args = 0, .exec = exec_process_start,
+	.min_args = 0, .max_args = 0, .exec = exec_process_start, .choices = backend_choices,
 	.opts = (const struct cmd_opt[]){
-		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
-		{ 0, "buffer-size", OPT_STRING, "size", "LLDB's spelling of --size: per thread, or per CPU with --per-cpu-tracing (a bare number is bytes)." },
-		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
+		{ 's', "size", OPT_SIZE_KIB, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
+		{ 0, "buffer-size", OPT_SIZE, "size", "LLDB's spelling of --size: per thread, or per CPU with --per-cpu-tracing (a bare number is bytes)." },
+		{ 'l', "total-size-limit", OPT_SIZE, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+		{ 'p', "psb-period", OPT_SIZE, "bytes", PSB_HELP },
 		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
 		{ 'd', "disable-cgroup-filtering", OPT_FLAG, NULL, "intel-pt per CPU: trace every task on the CPUs, not only the process's cgroup." },
 		{ 0, "snapshot-on", OPT_STRING, "signal", "When the process gets this signal (e.g. SIGUSR2), save the trace as a bundle and continue (the signal is not delivered)." },

@@ -153,6 +153,29 @@ static int opt_count(const struct cmd_node *node)
 	return n;
 }
 
+/* val's index among o's choices; -1 with "invalid <option> '<val>':
+ * expected a, b or c". */
+static int enum_parse(const struct cmd_node *node, const struct cmd_opt *o, const char *val,
+		      uint64_t *v, char *msg, size_t msgsz)
+{
+	const char *const *w = NULL;
+	size_t used, n = 0;
+
+	for (const struct cmd_choices *c = node->choices; c && c->long_name; c++)
+		if (!strcmp(c->long_name, o->long_name))
+			w = c->words;
+	for (; w && w[n]; n++)
+		if (!strcmp(w[n], val)) {
+			*v = n;
+			return 0;
+		}
+	used = (size_t)snprintf(msg, msgsz, "invalid %s '%s': expected", o->long_name, val);
+	for (size_t k = 0; k < n && used < msgsz; k++)
+		used += (size_t)snprintf(msg + used, msgsz - used, "%s%s",
+					 k == 0 ? " " : k + 1 == n ? " or " : ", ", w[k]);
+	return -1;
+}
+
 static int set_opt(const struct cmd_node *node, int idx, char **words, int nwords,
 	int *i, const char *inline_val, struct cmd_args *a, const char *shown, char *msg, size_t msgsz)
 {
@@ -178,13 +201,21 @@ static int set_opt(const struct cmd_node *node, int idx, char **words, int nword
 		}
 		val = words[++*i];
 	}
-	if ((o->type == OPT_UINT && uint_parse(val, &v, &err) < 0) ||
-	    (o->type == OPT_SIZE && size_parse(val, 1, &v, &err) < 0)) {
+	v = 0;
+	if (o->type == OPT_UINT && uint_parse(val, &v, &err) < 0) {
 		snprintf(msg, msgsz, "invalid value for option '%s': %s", shown, err.msg);
 		return -1;
 	}
+	if ((o->type == OPT_SIZE || o->type == OPT_SIZE_KIB) &&
+	    size_parse(val, o->type == OPT_SIZE_KIB ? 1024 : 1, &v, &err) < 0) {
+		snprintf(msg, msgsz, "invalid --%s: %s", o->long_name, err.msg);
+		return -1;
+	}
+	if (o->type == OPT_ENUM && enum_parse(node, o, val, &v, msg, msgsz) < 0)
+		return -1;
 	a->opt_set[idx] = 1;
 	a->opt_value[idx] = val;
+	a->opt_num[idx] = v;
 	return 0;
 }
 
@@ -307,6 +338,17 @@ const char *cmd_opt(const struct cmd_node *node, const struct cmd_args *args, co
 int cmd_opt_given(const struct cmd_node *node, const struct cmd_args *args, const char *long_name)
 {
 	return cmd_opt(node, args, long_name) != NULL;
+}
+
+int cmd_opt_num(const struct cmd_node *node, const struct cmd_args *args, const char *long_name,
+		uint64_t *out)
+{
+	int k = opt_index(node, long_name);
+
+	if (k < 0 || !args->opt_set[k])
+		return 0;
+	*out = args->opt_num[k];
+	return 1;
 }
 
 /* Replaces an alias in the first word by its expansion. */

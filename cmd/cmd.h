@@ -16,7 +16,15 @@ enum cmd_status {
 	CMD_EXIT,		/* quit the debugger */
 };
 
-enum cmd_opt_type { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_SIZE };
+/* What an option's value is, checked and converted once by the parser
+ * (cmd_parse_args); a handler reads the result with cmd_opt_num.
+ *   OPT_UINT      a number (0x for hex): "invalid value for option '-c': ..."
+ *   OPT_SIZE      a size with an optional unit (core/size.c: B, KiB, MiB,
+ *                 GiB; a bare number is bytes): "invalid --<name>: ..."
+ *   OPT_SIZE_KIB  the same where a bare number is KiB
+ *   OPT_ENUM      one of the words the node's .choices give the option:
+ *                 their index; "invalid <name> 'x': expected a, b or c" */
+enum cmd_opt_type { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_SIZE, OPT_SIZE_KIB, OPT_ENUM };
 
 struct cmd_opt {
 	char short_name;	/* 0: long only */
@@ -24,6 +32,12 @@ struct cmd_opt {
 	enum cmd_opt_type type;
 	const char *arg_name;	/* shown as <arg_name> */
 	const char *help;
+};
+
+/* The words of an OPT_ENUM option (cmd_node.choices). */
+struct cmd_choices {
+	const char *long_name;
+	const char *const *words;	/* NULL-terminated */
 };
 
 #define CMD_MAX_OPTS 24
@@ -34,6 +48,8 @@ struct cmd_args {
 	char **argv;			/* positional arguments (borrowed) */
 	const char *opt_value[CMD_MAX_OPTS];	/* index = position in node->opts */
 	int opt_set[CMD_MAX_OPTS];
+	uint64_t opt_num[CMD_MAX_OPTS];	/* OPT_UINT, OPT_SIZE: the value;
+					 * OPT_ENUM: the index in choices */
 };
 
 /* What a handler needs the session to have before it runs. */
@@ -68,6 +84,8 @@ struct cmd_node {
 	/* Optional: the node whose help 'help' shows in the session's state
 	 * (e.g. the trace backend's options only while a process lives). */
 	const struct cmd_node *(*help_for)(const struct session *s);
+	/* The words of its OPT_ENUM options, terminated by a zero entry. */
+	const struct cmd_choices *choices;
 };
 
 struct cmd_alias {
@@ -120,6 +138,10 @@ int cmd_parse_args(const struct cmd_node *node, char **words, int nwords,
 /* Returns the option's value by long name, or NULL when not given. */
 const char *cmd_opt(const struct cmd_node *node, const struct cmd_args *args, const char *long_name);
 int cmd_opt_given(const struct cmd_node *node, const struct cmd_args *args, const char *long_name);
+/* An OPT_UINT, OPT_SIZE or OPT_ENUM option's parsed value into *out:
+ * 1 when given, 0 (and *out untouched) when not. */
+int cmd_opt_num(const struct cmd_node *node, const struct cmd_args *args, const char *long_name,
+		uint64_t *out);
 
 /* Runs one command line (alias expansion included).  Returns the status;
  * an empty line is CMD_OK and does nothing. */
