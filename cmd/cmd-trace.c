@@ -542,7 +542,7 @@ static const struct cmd_node thread_trace_start_ipt = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = thread_start_opts, .choices = backend_choices,
+	.opts = thread_start_opts, .choices = backend_choices, .flags = CMD_NAMED_ERRORS,
 };
 
 static const struct cmd_node thread_trace_start = {
@@ -552,7 +552,7 @@ static const struct cmd_node thread_trace_start = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = thread_start_opts, .choices = backend_choices,
+	.opts = thread_start_opts, .choices = backend_choices, .flags = CMD_NAMED_ERRORS,
 };
 
 /* Before a process lives the backend (and so its options) is not known. */
@@ -631,7 +631,8 @@ static const struct cmd_node process_trace_start = {
 	.syntax = "",
 	.details = "Each thread gets its own buffer; when a new thread's buffer would exceed the "
 		"total limit, the process stops.",
-	.min_args = 0, .max_args = 0, .exec = exec_process_start, .choices = backend_choices,
+	.min_args = 0, .max_args = 0, .exec = exec_process_start,
+	.choices = backend_choices, .flags = CMD_NAMED_ERRORS,
 	.opts = (const struct cmd_opt[]){
 		{ 's', "size", OPT_SIZE_KIB, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
 		{ 0, "buffer-size", OPT_SIZE, "size", "LLDB's spelling of --size: per thread, or per CPU with --per-cpu-tracing (a bare number is bytes)." },

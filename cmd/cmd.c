@@ -208,7 +208,10 @@ static int set_opt(const struct cmd_node *node, int idx, char **words, int nword
 	}
 	if ((o->type == OPT_SIZE || o->type == OPT_SIZE_KIB) &&
 	    size_parse(val, o->type == OPT_SIZE_KIB ? 1024 : 1, &v, &err) < 0) {
-		snprintf(msg, msgsz, "invalid --%s: %s", o->long_name, err.msg);
+		if (node->flags & CMD_NAMED_ERRORS)
+			snprintf(msg, msgsz, "invalid --%s: %s", o->long_name, err.msg);
+		else
+			snprintf(msg, msgsz, "invalid value for option '%s': %s", shown, err.msg);
 		return -1;
 	}
 	if (o->type == OPT_ENUM && enum_parse(node, o, val, &v, msg, msgsz) < 0)

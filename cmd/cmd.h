@@ -20,7 +20,9 @@ enum cmd_status {
  * (cmd_parse_args); a handler reads the result with cmd_opt_num.
  *   OPT_UINT      a number (0x for hex): "invalid value for option '-c': ..."
  *   OPT_SIZE      a size with an optional unit (core/size.c: B, KiB, MiB,
- *                 GiB; a bare number is bytes): "invalid --<name>: ..."
+ *                 GiB; a bare number is bytes): "invalid value for option
+ *                 '--size': ...", or "invalid --size: ..." on a node with
+ *                 CMD_NAMED_ERRORS
  *   OPT_SIZE_KIB  the same where a bare number is KiB
  *   OPT_ENUM      one of the words the node's .choices give the option:
  *                 their index; "invalid <name> 'x': expected a, b or c" */
@@ -66,6 +68,8 @@ enum cmd_needs {
 #define CMD_RAW_ARGS	0x4	/* no option parsing: every word is positional */
 #define CMD_ARGS_SYMBOLS 0x8	/* positional arguments and -n/--name values
 				 * complete as function names */
+#define CMD_NAMED_ERRORS 0x10	/* a size the parser rejects is "invalid
+				 * --<name>: <why>" (the trace commands) */
 
 struct cmd_ctx;
 typedef enum cmd_status (*cmd_exec_fn)(struct cmd_ctx *ctx, const struct cmd_args *args);
