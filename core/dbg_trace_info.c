@@ -105,8 +105,7 @@ unsigned dbg_trace_min_psb_period(void)
 	return TRACE_PTW_MIN_PERIOD;
 }
 
-/* Every trace of the session (dbg_trace_all), heap. */
-static struct trace_swc_thread **all_traces(struct dbg *d, int *n)
+struct trace_swc_thread **dbg_trace_list(struct dbg *d, int *n)
 {
 	int cap = 64;
 	struct trace_swc_thread **th = NULL;
@@ -124,7 +123,7 @@ int dbg_trace_count(struct dbg *d)
 {
 	int n;
 
-	free(all_traces(d, &n));
+	free(dbg_trace_list(d, &n));
 	return n;
 }
 
@@ -132,7 +131,7 @@ void dbg_trace_want_loss_notice(struct dbg *d, const pid_t *tids, int n, int all
 {
 	if (all) {
 		int nt;
-		struct trace_swc_thread **th = all_traces(d, &nt);
+		struct trace_swc_thread **th = dbg_trace_list(d, &nt);
 
 		for (int i = 0; i < nt; i++)
 			th[i]->loss_notice = 1;
@@ -150,7 +149,7 @@ void dbg_trace_want_loss_notice(struct dbg *d, const pid_t *tids, int n, int all
 struct dbg_trace_loss *dbg_trace_take_loss_notices(struct dbg *d, int *n)
 {
 	int nt;
-	struct trace_swc_thread **th = all_traces(d, &nt);
+	struct trace_swc_thread **th = dbg_trace_list(d, &nt);
 	struct dbg_trace_loss *out = NULL;
 
 	*n = 0;

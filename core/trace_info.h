@@ -78,6 +78,9 @@ struct dbg_trace_loss {
 struct dbg_trace_loss *dbg_trace_take_loss_notices(struct dbg *d, int *n);
 /* How many traces the session holds (dbg_trace_all's, without a limit). */
 int dbg_trace_count(struct dbg *d);
+/* Every trace the session holds, as dbg_trace_all orders them: a heap
+ * array of *n (free it), however many there are. */
+struct trace_swc_thread **dbg_trace_list(struct dbg *d, int *n);
 
 /* The session's threads (dbg_threads), or with traced the threads for the
  * trace commands (dbg_trace_threads): a heap array of *n (free it; NULL
