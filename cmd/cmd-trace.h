@@ -13,7 +13,8 @@
 #define CMD_TRACE_MAX_THREADS 1024
 
 /* The threads a dump or export is about (indices, 'all', or the selected
- * one) of a traced process: tids[] (room for CMD_TRACE_MAX_THREADS).
+ * one) of a traced process: tids[] (room for CMD_TRACE_MAX_THREADS; the
+ * first ones when there are more: callers move to cmd_trace_thread_list).
  * -1 after printing the error. */
 int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n);
 /* The same into a heap array of *n (free it): no limit on the threads. */
