@@ -11,9 +11,7 @@
 
 #include <json-c/json.h>
 
-#include <ctype.h>
 #include <signal.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,71 +35,6 @@ static int need_live(struct cmd_ctx *ctx, int starts)
 		cmd_error(ctx, "Tracing is not supported. Can't trace a non-live process.");
 	else
 		cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
-	return -1;
-}
-
-/* Thread indices (or "all") to tids (heap, *tids NULL when none); none
- * given: the selected thread. */
-static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids,
-			 int *n, int *all)
-{
-	struct dbg *d = &ctx->s->dbg;
-	struct target_thread_info *ti;
-	int nt;
-
-	*n = 0;
-	*all = 0;
-	*tids = NULL;
-	if (a->argc == 0) {
-		*tids = xmalloc(sizeof(**tids));
-		(*tids)[(*n)++] = d->sel_tid;
-		return 0;
-	}
-	ti = dbg_thread_list(d, 1, &nt);
-	*tids = xmalloc((size_t)(nt + 1) * sizeof(**tids));
-	for (int i = 0; i < a->argc; i++) {
-		const char *w = a->argv[i];
-		char *end;
-		unsigned long idx;
-		int found = 0;
-
-		if (!strcmp(w, "all")) {
-			if (a->argc > 1) {
-				cmd_error(ctx, "'all' cannot be combined with thread indices");
-				goto fail;
-			}
-			*all = 1;
-			continue;
-		}
-		errno = 0;
-		idx = strtoul(w, &end, 10);
-		if (!isdigit((unsigned char)*w) || *end || errno) {
-			cmd_error(ctx, "invalid thread specification: \"%s\"", w);
-			goto fail;
-		}
-		for (int k = 0; k < nt; k++)
-			if (ti[k].index == idx) {
-				int dup = 0;
-
-				/* an index given twice counts once: *n stays within
-				 * the threads there are, the size of tids */
-				for (int j = 0; j < *n; j++)
-					dup |= (*tids)[j] == ti[k].tid;
-				if (!dup)
-					(*tids)[(*n)++] = ti[k].tid;
-				found = 1;
-			}
-		if (!found) {
-			cmd_error(ctx, "no thread with index: \"%s\"", w);
-			goto fail;
-		}
-	}
-	free(ti);
-	return 0;
-fail:
-	free(ti);
-	free(*tids);
-	*tids = NULL;
 	return -1;
 }
 
@@ -193,7 +126,7 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	int n, all;
 
 	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0 ||
-	    parse_threads(ctx, a, &tids, &n, &all) < 0)
+	    cmd_thread_args(ctx, a, &tids, &n, &all) < 0)
 		return CMD_ERROR;
 	o.total_limit = 0;	/* thread tracing has no process-wide limit */
 	if (dbg_trace_start(d, tids, n, all, 0, &o, &err) < 0) {
@@ -256,7 +189,7 @@ static enum cmd_status exec_thread_stop(struct cmd_ctx *ctx, const struct cmd_ar
 		return CMD_ERROR;
 	if (!dbg_tracing(d))
 		return cmd_error(ctx, "Process is not being traced");
-	if (parse_threads(ctx, a, &tids, &n, &all) < 0)
+	if (cmd_thread_args(ctx, a, &tids, &n, &all) < 0)
 		return CMD_ERROR;
 	r = dbg_trace_stop(d, tids, n, all, &err);
 	free(tids);
@@ -315,7 +248,7 @@ int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *
 		cmd_error(ctx, "Process is not being traced");
 		return -1;
 	}
-	if (parse_threads(ctx, a, tids, n, &all) < 0)
+	if (cmd_thread_args(ctx, a, tids, n, &all) < 0)
 		return -1;
 	if (all) {
 		int nt;

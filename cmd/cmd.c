@@ -4,7 +4,10 @@
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/size.h"
+#include "core/trace_info.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,5 +505,67 @@ int need_process(struct cmd_ctx *ctx)
 	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
 		return need_target(ctx);
 	cmd_error(ctx, "Process must be launched.");
+	return -1;
+}
+
+int cmd_thread_args(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n, int *all)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct target_thread_info *ti;
+	int nt;
+
+	*n = 0;
+	*all = 0;
+	*tids = NULL;
+	if (a->argc == 0) {
+		*tids = xmalloc(sizeof(**tids));
+		(*tids)[(*n)++] = d->sel_tid;
+		return 0;
+	}
+	ti = dbg_thread_list(d, 1, &nt);
+	*tids = xmalloc((size_t)(nt + 1) * sizeof(**tids));
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		char *end;
+		unsigned long idx;
+		int found = 0;
+
+		if (!strcmp(w, "all")) {
+			if (a->argc > 1) {
+				cmd_error(ctx, "'all' cannot be combined with thread indices");
+				goto fail;
+			}
+			*all = 1;
+			continue;
+		}
+		errno = 0;
+		idx = strtoul(w, &end, 10);
+		if (!isdigit((unsigned char)*w) || *end || errno) {
+			cmd_error(ctx, "invalid thread specification: \"%s\"", w);
+			goto fail;
+		}
+		for (int k = 0; k < nt; k++)
+			if (ti[k].index == idx) {
+				int dup = 0;
+
+				/* an index given twice counts once: *n stays within
+				 * the threads there are, the size of tids */
+				for (int j = 0; j < *n; j++)
+					dup |= (*tids)[j] == ti[k].tid;
+				if (!dup)
+					(*tids)[(*n)++] = ti[k].tid;
+				found = 1;
+			}
+		if (!found) {
+			cmd_error(ctx, "no thread with index: \"%s\"", w);
+			goto fail;
+		}
+	}
+	free(ti);
+	return 0;
+fail:
+	free(ti);
+	free(*tids);
+	*tids = NULL;
 	return -1;
 }

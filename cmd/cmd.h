@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct session;
 
@@ -117,6 +118,14 @@ int need_target(struct cmd_ctx *ctx);
 int need_process(struct cmd_ctx *ctx);
 /* A live process or a loaded trace (threads to list and select). */
 int need_threads(struct cmd_ctx *ctx);
+
+/* The threads the positional words name, resolved once for the handler:
+ * thread indices (each counted once; among the live threads and the traced
+ * ones that exited), 'all' (*all set, no tids), or none: the selected
+ * thread.  *tids is a heap array of *n (free it).  -1 after the error
+ * ("'all' cannot be combined with thread indices", "invalid thread
+ * specification: \"x\"", "no thread with index: \"7\""). */
+int cmd_thread_args(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n, int *all);
 
 /* The root of the tree (cmd/cmd-root.c) and the alias table. */
 const struct cmd_node *cmd_root(void);
