@@ -3,7 +3,7 @@
 #include "cmd/builtin.h"
 #include "core/bundle.h"
 #include "core/session.h"
-#include "trace/swc.h"
+#include "core/trace_info.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -53,11 +53,13 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 			b->model, b->stepping);
 		for (int i = 0; i < p->nthreads; i++) {
 			struct trace_swc_thread *th = d->pm->th[i].th;
+			struct dbg_trace_figures f;
 
-			if (th)
+			if (th) {
+				dbg_trace_figures(th, &f);
 				fprintf(ctx->out, "  thread #%d: tid = %d, trace %s (%zu bytes)\n", i + 1,
-					(int)p->threads[i].tid, p->threads[i].trace, th->ring.pos);
-			else
+					(int)p->threads[i].tid, p->threads[i].trace, f.pos);
+			} else
 				fprintf(ctx->out, "  thread #%d: tid = %d, no trace\n", i + 1,
 					(int)p->threads[i].tid);
 		}

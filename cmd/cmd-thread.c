@@ -5,6 +5,7 @@
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/expr.h"
+#include "core/trace_info.h"
 #include "core/value.h"
 
 #include <ctype.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_THREADS 1024
 
 static enum cmd_status after_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 				 struct ptdb_err *err)
@@ -186,33 +186,34 @@ static enum cmd_status exec_until(struct cmd_ctx *ctx, const struct cmd_args *a)
 
 static int thread_by_index(struct dbg *d, unsigned long idx, pid_t *tid)
 {
-	struct target_thread_info ti[MAX_THREADS];
-	int n = dbg_threads(d, ti, MAX_THREADS);
+	int n, r = -1;
+	struct target_thread_info *ti = dbg_thread_list(d, 0, &n);
 
-	for (int i = 0; i < n && i < MAX_THREADS; i++)
+	for (int i = 0; i < n && r < 0; i++)
 		if (ti[i].index == idx) {
 			*tid = ti[i].tid;
-			return 0;
+			r = 0;
 		}
-	return -1;
+	free(ti);
+	return r;
 }
 
 static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	struct target_thread_info ti[MAX_THREADS];
+	struct target_thread_info *ti;
 	int n;
 
 	(void)a;
 	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
-	n = dbg_trace_threads(d, ti, MAX_THREADS);
+	ti = dbg_thread_list(d, 1, &n);
 	if (dbg_trace_loaded(d))
 		fprintf(ctx->out, "Process %d (a loaded trace; each thread is shown where its trace ends)\n",
 			(int)d->pid);
 	else
 		fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
-	for (int i = 0; i < n && i < MAX_THREADS; i++) {
+	for (int i = 0; i < n; i++) {
 		struct dbg_frame f;
 		struct ptdb_err err;
 		char loc[2048], why[160];
@@ -244,6 +245,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 			fprintf(ctx->out, ", stop reason = %s", why);
 		fputc('\n', ctx->out);
 	}
+	free(ti);
 	return CMD_OK;
 }
 
@@ -289,14 +291,15 @@ static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args
 	if (c && parse_uint(c, &count) < 0)
 		return cmd_error(ctx, "invalid count '%s'", c);
 	if (a->argc == 1 && !strcmp(a->argv[0], "all")) {
-		struct target_thread_info ti[MAX_THREADS];
-		int n = dbg_threads(d, ti, MAX_THREADS);
+		int n;
+		struct target_thread_info *ti = dbg_thread_list(d, 0, &n);
 
-		for (int i = 0; i < n && i < MAX_THREADS; i++) {
+		for (int i = 0; i < n; i++) {
 			if (i)
 				fputc('\n', ctx->out);
 			backtrace_one(ctx, ti[i].tid, count);
 		}
+		free(ti);
 		return CMD_OK;
 	}
 	if (a->argc == 1) {

@@ -7,16 +7,11 @@
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/size.h"
-#include "disasm/disasm.h"
-#include "trace/decode.h"
-#include "trace/ipt.h"
-#include "trace/swc.h"
+#include "core/trace_info.h"
 
 #include <json-c/json.h>
 
-#include <ctype.h>
 #include <signal.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,94 +38,32 @@ static int need_live(struct cmd_ctx *ctx, int starts)
 	return -1;
 }
 
-/* Thread indices (or "all") to tids; none given: the selected thread. */
-static int parse_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids,
-			 int *n, int *all)
+/* The backend (core/ chooses: dbg_trace_backend), the error said here. */
+static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backend)
 {
-	struct dbg *d = &ctx->s->dbg;
-	struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-	int nt = dbg_trace_threads(d, ti, CMD_TRACE_MAX_THREADS);
+	struct ptdb_err err;
 
-	*n = 0;
-	*all = 0;
-	if (a->argc == 0) {
-		tids[(*n)++] = d->sel_tid;
-		return 0;
-	}
-	for (int i = 0; i < a->argc; i++) {
-		const char *w = a->argv[i];
-		char *end;
-		unsigned long idx;
-		int found = 0;
-
-		if (!strcmp(w, "all")) {
-			if (a->argc > 1) {
-				cmd_error(ctx, "'all' cannot be combined with thread indices");
-				return -1;
-			}
-			*all = 1;
-			continue;
-		}
-		errno = 0;
-		idx = strtoul(w, &end, 10);
-		if (!isdigit((unsigned char)*w) || *end || errno) {
-			cmd_error(ctx, "invalid thread specification: \"%s\"", w);
-			return -1;
-		}
-		for (int k = 0; k < nt && k < CMD_TRACE_MAX_THREADS; k++)
-			if (ti[k].index == idx) {
-				int dup = 0;
-
-				/* an index given twice counts once: *n stays within
-				 * the threads there are, the size of tids */
-				for (int j = 0; j < *n; j++)
-					dup |= tids[j] == ti[k].tid;
-				if (!dup)
-					tids[(*n)++] = ti[k].tid;
-				found = 1;
-			}
-		if (!found) {
-			cmd_error(ctx, "no thread with index: \"%s\"", w);
-			return -1;
-		}
+	if (dbg_trace_backend(&ctx->s->dbg, cmd_opt(ctx->node, a, "backend"), backend, &err) < 0) {
+		cmd_error(ctx, "%s", err.msg);
+		return -1;
 	}
 	return 0;
 }
 
-/* --backend, else the backend already tracing the process, else intel-pt
- * when the PMU exists, else software.  Forced
- * intel-pt without the PMU fails here with the PMU reader's words. */
-static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backend)
+/* A size the parser read (OPT_SIZE): 0 when not given, -1 after the error
+ * when outside [1 byte, 4 GiB]. */
+static int buffer_size(struct cmd_ctx *ctx, const struct cmd_args *a, const char *name, size_t *size)
 {
-	const char *b = cmd_opt(ctx->node, a, "backend");
-	struct trace_ipt_pmu pmu;
-	struct ptdb_err err;
+	uint64_t x;
 
-	if (!b && dbg_tracing(&ctx->s->dbg)) {
-		/* more threads of a traced process: its backend */
-		*backend = strcmp(dbg_trace_technology(&ctx->s->dbg), "intel-pt")
-				   ? DBG_BACKEND_SOFTWARE : DBG_BACKEND_INTEL_PT;
+	if (!cmd_opt_num(ctx->node, a, name, &x))
 		return 0;
+	if (x == 0 || x > ((uint64_t)1 << 32)) {
+		cmd_error(ctx, "invalid --%s '%s': between 1 byte and 4 GiB", name, cmd_opt(ctx->node, a, name));
+		return -1;
 	}
-	if (!b) {
-		*backend = trace_ipt_pmu_read(&pmu, NULL, NULL) == 0 ? DBG_BACKEND_INTEL_PT
-								     : DBG_BACKEND_SOFTWARE;
-		return 0;
-	}
-	if (!strcmp(b, "software")) {
-		*backend = DBG_BACKEND_SOFTWARE;
-		return 0;
-	}
-	if (!strcmp(b, "intel-pt")) {
-		if (trace_ipt_pmu_read(&pmu, NULL, &err) < 0) {
-			cmd_error(ctx, "%s", err.msg);
-			return -1;
-		}
-		*backend = DBG_BACKEND_INTEL_PT;
-		return 0;
-	}
-	cmd_error(ctx, "invalid backend '%s': expected intel-pt or software", b);
-	return -1;
+	*size = (size_t)x;
+	return 0;
 }
 
 static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_trace_opts *o)
@@ -144,49 +77,23 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 		return -1;
 	o->size = DEFAULT_SIZE;
 	o->total_limit = DEFAULT_TOTAL_LIMIT;
-	if ((v = cmd_opt(ctx->node, a, "size"))) {
-		/* a bare number is KiB, as in LLDB's original command */
-		if (size_parse(v, 1024, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --size: %s", err.msg);
-			return -1;
-		}
-		if (x == 0 || x > ((uint64_t)1 << 32)) {
-			cmd_error(ctx, "invalid --size '%s': between 1 byte and 4 GiB", v);
-			return -1;
-		}
-		o->size = (size_t)x;
+	/* --size: a bare number is KiB, as in LLDB's original command;
+	 * --buffer-size (LLDB's spelling): bytes */
+	if (buffer_size(ctx, a, "size", &o->size) < 0)
+		return -1;
+	if (cmd_opt_given(ctx->node, a, "buffer-size") && cmd_opt_given(ctx->node, a, "size")) {
+		cmd_error(ctx, "--size and --buffer-size give the same size: use one");
+		return -1;
 	}
-	if ((v = cmd_opt(ctx->node, a, "buffer-size"))) {
-		/* LLDB's spelling: a bare number is bytes */
-		if (cmd_opt_given(ctx->node, a, "size")) {
-			cmd_error(ctx, "--size and --buffer-size give the same size: use one");
-			return -1;
-		}
-		if (size_parse(v, 1, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --buffer-size: %s", err.msg);
-			return -1;
-		}
-		if (x == 0 || x > ((uint64_t)1 << 32)) {
-			cmd_error(ctx, "invalid --buffer-size '%s': between 1 byte and 4 GiB", v);
-			return -1;
-		}
-		o->size = (size_t)x;
-	}
-	if ((v = cmd_opt(ctx->node, a, "total-size-limit"))) {
-		if (size_parse(v, 1, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --total-size-limit: %s", err.msg);
-			return -1;
-		}
+	if (buffer_size(ctx, a, "buffer-size", &o->size) < 0)
+		return -1;
+	if (cmd_opt_num(ctx->node, a, "total-size-limit", &x))
 		o->total_limit = (size_t)x;
-	}
-	if ((v = cmd_opt(ctx->node, a, "psb-period"))) {
-		if (size_parse(v, 1, &x, &err) < 0) {
-			cmd_error(ctx, "invalid --psb-period: %s", err.msg);
-			return -1;
-		}
+	if (cmd_opt_num(ctx->node, a, "psb-period", &x)) {
 		/* intel-pt checks its own (powers of two the CPU offers) */
-		if (x < TRACE_PTW_MIN_PERIOD && o->backend == DBG_BACKEND_SOFTWARE) {
-			cmd_error(ctx, "invalid --psb-period '%s': at least %u bytes", v, TRACE_PTW_MIN_PERIOD);
+		if (x < dbg_trace_min_psb_period() && o->backend == DBG_BACKEND_SOFTWARE) {
+			cmd_error(ctx, "invalid --psb-period '%s': at least %u bytes",
+				  cmd_opt(ctx->node, a, "psb-period"), dbg_trace_min_psb_period());
 			return -1;
 		}
 		o->psb_period = (size_t)x;
@@ -215,26 +122,21 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_trace_opts o;
 	struct ptdb_err err;
-	pid_t tids[CMD_TRACE_MAX_THREADS];
+	pid_t *tids;
 	int n, all;
 
 	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0 ||
-	    parse_threads(ctx, a, tids, &n, &all) < 0)
+	    cmd_thread_args(ctx, a, &tids, &n, &all) < 0)
 		return CMD_ERROR;
 	o.total_limit = 0;	/* thread tracing has no process-wide limit */
-	if (dbg_trace_start(d, tids, n, all, 0, &o, &err) < 0)
+	if (dbg_trace_start(d, tids, n, all, 0, &o, &err) < 0) {
+		free(tids);
 		return cmd_error(ctx, "%s", err.msg);
-	if (!cmd_opt_given(ctx->node, a, "size")) {
-		/* the default buffer: a wrap gets one notice (trace-loss.c) */
-		struct trace_swc_thread *th[CMD_TRACE_MAX_THREADS];
-		int nt = all ? dbg_trace_all(d, th, CMD_TRACE_MAX_THREADS) : 0;
-
-		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
-			th[i]->loss_notice = 1;
-		for (int i = 0; !all && i < n; i++)
-			if (dbg_trace_thread(d, tids[i]))
-				dbg_trace_thread(d, tids[i])->loss_notice = 1;
 	}
+	/* the default buffer: a wrap gets one notice (trace-loss.c) */
+	if (!cmd_opt_given(ctx->node, a, "size"))
+		dbg_trace_want_loss_notice(d, tids, n, all);
+	free(tids);
 	return CMD_OK;
 }
 
@@ -280,16 +182,18 @@ static enum cmd_status exec_thread_stop(struct cmd_ctx *ctx, const struct cmd_ar
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct ptdb_err err;
-	pid_t tids[CMD_TRACE_MAX_THREADS];
-	int n, all;
+	pid_t *tids;
+	int n, all, r;
 
 	if (need_live(ctx, 0) < 0)
 		return CMD_ERROR;
 	if (!dbg_tracing(d))
 		return cmd_error(ctx, "Process is not being traced");
-	if (parse_threads(ctx, a, tids, &n, &all) < 0)
+	if (cmd_thread_args(ctx, a, &tids, &n, &all) < 0)
 		return CMD_ERROR;
-	if (dbg_trace_stop(d, tids, n, all, &err) < 0)
+	r = dbg_trace_stop(d, tids, n, all, &err);
+	free(tids);
+	if (r < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	return CMD_OK;
 }
@@ -333,7 +237,7 @@ int cmd_trace_thread_index(struct dbg *d, pid_t tid)
 	return (int)dbg_thread_index(d, tid);
 }
 
-int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
+int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n)
 {
 	struct dbg *d = &ctx->s->dbg;
 	int all;
@@ -344,17 +248,170 @@ int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids
 		cmd_error(ctx, "Process is not being traced");
 		return -1;
 	}
-	if (parse_threads(ctx, a, tids, n, &all) < 0)
+	if (cmd_thread_args(ctx, a, tids, n, &all) < 0)
 		return -1;
 	if (all) {
-		struct target_thread_info ti[CMD_TRACE_MAX_THREADS];
-		int nt = dbg_trace_threads(d, ti, CMD_TRACE_MAX_THREADS);
+		int nt;
+		struct target_thread_info *ti = dbg_thread_list(d, 1, &nt);
 
+		*tids = xrealloc(*tids, (size_t)(nt + 1) * sizeof(**tids));
 		*n = 0;
-		for (int i = 0; i < nt && i < CMD_TRACE_MAX_THREADS; i++)
-			tids[(*n)++] = ti[i].tid;
+		for (int i = 0; i < nt; i++)
+			(*tids)[(*n)++] = ti[i].tid;
+		free(ti);
 	}
 	return 0;
+}
+
+int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
+{
+	pid_t *all;
+
+	if (cmd_trace_thread_list(ctx, a, &all, n) < 0)
+		return -1;
+	if (*n > CMD_TRACE_MAX_THREADS)
+		*n = CMD_TRACE_MAX_THREADS;
+	memcpy(tids, all, (size_t)*n * sizeof(*tids));
+	free(all);
+	return 0;
+}
+
+/* dump info -j: LLDB's layout (traceTechnology, threadStats) plus ptdb's
+ * figures. */
+static void info_json(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thread *th,
+		      struct trace_decoded *dec)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_trace_figures f;
+	struct dbg_decoded_figures df;
+	struct json_object *o = json_object_new_object(), *st = json_object_new_object();
+	struct json_object *m = json_object_new_object(), *t = json_object_new_object();
+	struct json_object *c = json_object_new_object();
+	char b1[64];
+
+	dbg_trace_figures(th, &f);
+	dbg_decoded_figures(dec, &df);
+	snprintf(b1, sizeof(b1), "%zu", df.mem);
+	json_object_object_add(o, "traceTechnology", json_object_new_string(dbg_trace_technology(d)));
+	json_object_object_add(st, "tid", json_object_new_int((int)tid));
+	json_object_object_add(st, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
+	json_object_object_add(st, "traceItemsCount", json_object_new_uint64(df.items));
+	json_object_object_add(st, "instructions", json_object_new_uint64(df.insns));
+	json_object_object_add(m, "totalInBytes", json_object_new_string(b1));
+	json_object_object_add(m, "avgPerItemInBytes", df.items ? json_object_new_double((double)df.mem / (double)df.items) : NULL);
+	json_object_object_add(m, "avgPerInstructionInBytes", df.insns ? json_object_new_double((double)df.mem / (double)df.insns) : NULL);
+	json_object_object_add(m, "rawTraceSize", json_object_new_uint64(f.raw_size));
+	json_object_object_add(m, "traceBufferSize", json_object_new_uint64(f.buffer_size));
+	cmd_trace_loss_json(th, m);
+	json_object_object_add(st, "memoryUsage", m);
+	json_object_object_add(t, "Decoding instructions", json_object_new_double(f.dec_seconds));
+	json_object_object_add(st, "timingInSeconds", t);
+	cmd_trace_info_json(d, dec, st);
+	json_object_object_add(st, "gaps", json_object_new_uint64(df.gaps));
+	json_object_object_add(st, "stepping", json_object_new_string(
+		dbg_trace_single_step(d) ? "single" : "block"));
+	json_object_object_add(c, "traps", json_object_new_uint64(f.traps));
+	json_object_object_add(c, "stateDependentTransfers", json_object_new_uint64(f.transfers));
+	json_object_object_add(c, "computedTransfers", json_object_new_uint64(f.emulated));
+	json_object_object_add(c, "engine", json_object_new_string(dbg_trace_engine(d)));
+	json_object_object_add(st, "collector", c);
+	json_object_object_add(o, "threadStats", st);
+	fprintf(ctx->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+			JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* dump info's per-CPU section: each CPU's buffer, the context switches. */
+static void info_cpus(FILE *out, const struct trace_swc_thread *th, const struct dbg_trace_figures *f)
+{
+	struct dbg_trace_cpu_figures c;
+	size_t records = 0;
+	uint64_t lost = 0;
+	char b1[64], b2[64];
+
+	fprintf(out, "\n  Per-CPU tracing:\n");
+	for (int i = 0; dbg_trace_cpu_figures(th, i, &c) == 0; i++) {
+		fprintf(out, "    CPU %d trace buffer: %s, raw trace %s\n", c.id,
+			size_format(c.buffer_size, b1, sizeof(b1)), size_format(c.raw_size, b2, sizeof(b2)));
+		records += c.switch_records;
+		lost += c.lost;
+	}
+	fprintf(out, "    Context switches: %zu records\n", records);
+	if (lost)
+		fprintf(out, "    Context switches lost: the ring overflowed %" PRIu64 " time%s "
+			"between stops (the oldest switches of those periods are gone)\n",
+			lost, lost == 1 ? "" : "s");
+	fprintf(out, "    Continuous executions of this thread: %u (%u PSB blocks", f->executions,
+		f->psbs);
+	if (f->inexact)
+		fprintf(out, ", %u starting between PSBs", f->inexact);
+	if (f->cpu_changes)
+		fprintf(out, ", %u CPU changes", f->cpu_changes);
+	fprintf(out, ")\n");
+}
+
+/* dump info -v: the collector's state (intel-pt) or counters (software). */
+static void info_collector(struct dbg *d, FILE *out, const struct dbg_trace_figures *f)
+{
+	if (!d->pm && !strcmp(dbg_trace_technology(d), "intel-pt")) {
+		/* the hardware counts nothing for ptdb: the perf event's state */
+		fprintf(out, "\n  Collector:\n    perf_event_open intel_pt, %s\n",
+			f->per_cpu ? "one event per online CPU" : "one event for this thread");
+		fprintf(out, "    Bytes in the buffer at the last stop: %zu\n", f->pos);
+		fprintf(out, "    Tracing: %s\n", f->tracing ? "yes" : "stopped");
+		return;
+	}
+	fprintf(out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", f->insns);
+	fprintf(out, "    State-dependent transfers: %" PRIu64 " (%" PRIu64 " computed, not run)\n",
+		f->transfers, f->emulated);
+	fprintf(out, "    Traps: %" PRIu64 " (%.2f per state-dependent transfer)\n", f->traps,
+		f->transfers ? (double)f->traps / (double)f->transfers : 0.0);
+	fprintf(out, "    Bytes written (padding included): %" PRIu64 "\n", f->written);
+	cmd_trace_cache_info(d, out);
+	fprintf(out, "    Tracing: %s\n", f->tracing ? "yes" : "stopped");
+}
+
+static void info_text(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thread *th,
+		      struct trace_decoded *dec, int verbose)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_trace_figures f;
+	struct dbg_decoded_figures df;
+	FILE *out = ctx->out;
+	char b1[64], b2[64];
+
+	dbg_trace_figures(th, &f);
+	dbg_decoded_figures(dec, &df);
+	fprintf(out, "thread #%d: tid = %d%s\n", cmd_trace_thread_index(d, tid), (int)tid,
+		dbg_thread_exited(d, tid) ? " (exited)" : "");
+	if (d->pm)
+		fprintf(out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
+	else if (!strcmp(dbg_trace_technology(d), "intel-pt"))
+		fprintf(out, "\n  Trace technology: intel-pt\n");
+	else
+		fprintf(out, "\n  Trace technology: software (Intel PT packets, %s)\n",
+			dbg_trace_single_step(d) ? "single-stepped"
+			: !strcmp(dbg_trace_engine(d), "cache") ? "cache engine" : "block stepping");
+	fprintf(out, "\n  Total number of trace items: %" PRIu64 "\n", df.items);
+	fprintf(out, "  Total number of instructions: %" PRIu64 "\n", df.insns);
+	fprintf(out, "\n  Memory usage:\n");
+	fprintf(out, "    Trace buffer size: %s\n", size_format(f.buffer_size, b1, sizeof(b1)));
+	fprintf(out, "    Raw trace size: %s\n", size_format(f.raw_size, b2, sizeof(b2)));
+	cmd_trace_loss_info(out, th);
+	fprintf(out, "    Total approximate memory usage (excluding raw trace): %.2f KiB\n",
+		(double)df.mem / 1024.0);
+	if (df.items)
+		fprintf(out, "    Average memory usage per item (excluding raw trace): %.2f bytes\n",
+			(double)df.mem / (double)df.items);
+	if (df.insns)
+		fprintf(out, "    Average memory usage per instruction (excluding raw trace): %.2f bytes\n",
+			(double)df.mem / (double)df.insns);
+	if (f.per_cpu)
+		info_cpus(out, th, &f);
+	fprintf(out, "\n  Timing for this thread:\n    Decoding instructions: %.5fs\n", f.dec_seconds);
+	cmd_trace_info_sections(d, dec, out);
+	if (verbose)
+		info_collector(d, out, &f);
 }
 
 static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int json)
@@ -362,9 +419,6 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	struct dbg *d = &ctx->s->dbg;
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
-	char b1[64], b2[64];
-	uint64_t insns, items;
-	size_t mem, raw;
 
 	if (!th) {
 		fprintf(ctx->out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
@@ -372,123 +426,20 @@ static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int
 	}
 	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
 		return CMD_ERROR;
-	insns = trace_decoded_insn_count(dec);
-	items = trace_decoded_item_count(dec);
-	mem = trace_decoded_mem_bytes(dec);
-	raw = th->ring.wrapped ? th->ring.size : th->ring.pos;
-	if (json) {
-		/* LLDB's layout (traceTechnology, threadStats) plus ptdb's figures */
-		struct json_object *o = json_object_new_object(), *st = json_object_new_object();
-		struct json_object *m = json_object_new_object(), *t = json_object_new_object();
-		struct json_object *c = json_object_new_object();
-
-		snprintf(b1, sizeof(b1), "%zu", mem);
-		json_object_object_add(o, "traceTechnology", json_object_new_string(dbg_trace_technology(d)));
-		json_object_object_add(st, "tid", json_object_new_int((int)tid));
-		json_object_object_add(st, "threadIndex", json_object_new_int(cmd_trace_thread_index(d, tid)));
-		json_object_object_add(st, "traceItemsCount", json_object_new_uint64(items));
-		json_object_object_add(st, "instructions", json_object_new_uint64(insns));
-		json_object_object_add(m, "totalInBytes", json_object_new_string(b1));
-		json_object_object_add(m, "avgPerItemInBytes", items ? json_object_new_double((double)mem / (double)items) : NULL);
-		json_object_object_add(m, "avgPerInstructionInBytes", insns ? json_object_new_double((double)mem / (double)insns) : NULL);
-		json_object_object_add(m, "rawTraceSize", json_object_new_uint64(raw));
-		json_object_object_add(m, "traceBufferSize", json_object_new_uint64(th->ring.size));
-		cmd_trace_loss_json(th, m);
-		json_object_object_add(st, "memoryUsage", m);
-		json_object_object_add(t, "Decoding instructions", json_object_new_double(th->dec_seconds));
-		json_object_object_add(st, "timingInSeconds", t);
-		cmd_trace_info_json(d, dec, st);
-		json_object_object_add(st, "gaps", json_object_new_uint64(trace_decoded_gap_count(dec)));
-		json_object_object_add(st, "stepping", json_object_new_string(
-			dbg_trace_single_step(d) ? "single" : "block"));
-		json_object_object_add(c, "traps", json_object_new_uint64(th->traps));
-		json_object_object_add(c, "stateDependentTransfers", json_object_new_uint64(th->transfers));
-		json_object_object_add(c, "computedTransfers", json_object_new_uint64(th->emulated));
-		json_object_object_add(c, "engine", json_object_new_string(dbg_trace_engine(d)));
-		json_object_object_add(st, "collector", c);
-		json_object_object_add(o, "threadStats", st);
-		fprintf(ctx->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-				JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
-		return CMD_OK;
-	}
-	fprintf(ctx->out, "thread #%d: tid = %d%s\n", cmd_trace_thread_index(d, tid), (int)tid,
-		dbg_thread_exited(d, tid) ? " (exited)" : "");
-	if (d->pm)
-		fprintf(ctx->out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
-	else if (!strcmp(dbg_trace_technology(d), "intel-pt"))
-		fprintf(ctx->out, "\n  Trace technology: intel-pt\n");
+	if (json)
+		info_json(ctx, tid, th, dec);
 	else
-		fprintf(ctx->out, "\n  Trace technology: software (Intel PT packets, %s)\n",
-			dbg_trace_single_step(d) ? "single-stepped"
-			: !strcmp(dbg_trace_engine(d), "cache") ? "cache engine" : "block stepping");
-	fprintf(ctx->out, "\n  Total number of trace items: %" PRIu64 "\n", items);
-	fprintf(ctx->out, "  Total number of instructions: %" PRIu64 "\n", insns);
-	fprintf(ctx->out, "\n  Memory usage:\n");
-	fprintf(ctx->out, "    Trace buffer size: %s\n", size_format(th->ring.size, b1, sizeof(b1)));
-	fprintf(ctx->out, "    Raw trace size: %s\n", size_format(raw, b2, sizeof(b2)));
-	cmd_trace_loss_info(ctx->out, th);
-	fprintf(ctx->out, "    Total approximate memory usage (excluding raw trace): %.2f KiB\n",
-		(double)mem / 1024.0);
-	if (items)
-		fprintf(ctx->out, "    Average memory usage per item (excluding raw trace): %.2f bytes\n",
-			(double)mem / (double)items);
-	if (insns)
-		fprintf(ctx->out, "    Average memory usage per instruction (excluding raw trace): %.2f bytes\n",
-			(double)mem / (double)insns);
-	if (th->cpu) {
-		size_t records = 0;
-		uint64_t lost = 0;
-
-		fprintf(ctx->out, "\n  Per-CPU tracing:\n");
-		for (struct trace_swc_cpu *c = th->cpu; c; c = c->next) {
-			fprintf(ctx->out, "    CPU %d trace buffer: %s, raw trace %s\n", c->id,
-				size_format(c->s.ring.size, b1, sizeof(b1)),
-				size_format(c->s.ring.wrapped ? c->s.ring.size : c->s.ring.pos, b2, sizeof(b2)));
-			records += c->sw_len / 32;
-			lost += c->sw_lost;
-		}
-		fprintf(ctx->out, "    Context switches: %zu records\n", records);
-		if (lost)
-			fprintf(ctx->out, "    Context switches lost: the ring overflowed %" PRIu64 " time%s "
-				"between stops (the oldest switches of those periods are gone)\n",
-				lost, lost == 1 ? "" : "s");
-		fprintf(ctx->out, "    Continuous executions of this thread: %u (%u PSB blocks", th->executions,
-			th->psbs);
-		if (th->inexact)
-			fprintf(ctx->out, ", %u starting between PSBs", th->inexact);
-		if (th->cpu_changes)
-			fprintf(ctx->out, ", %u CPU changes", th->cpu_changes);
-		fprintf(ctx->out, ")\n");
-	}
-	fprintf(ctx->out, "\n  Timing for this thread:\n    Decoding instructions: %.5fs\n", th->dec_seconds);
-	cmd_trace_info_sections(d, dec, ctx->out);
-	if (verbose && !d->pm && !strcmp(dbg_trace_technology(d), "intel-pt")) {
-		/* the hardware counts nothing for ptdb: the perf event's state */
-		fprintf(ctx->out, "\n  Collector:\n    perf_event_open intel_pt, %s\n",
-			th->cpu ? "one event per online CPU" : "one event for this thread");
-		fprintf(ctx->out, "    Bytes in the buffer at the last stop: %zu\n", th->ring.pos);
-		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
-	} else if (verbose) {
-		fprintf(ctx->out, "\n  Collector:\n    Instructions recorded: %" PRIu64 "\n", th->insns);
-		fprintf(ctx->out, "    State-dependent transfers: %" PRIu64 " (%" PRIu64 " computed, not run)\n",
-			th->transfers, th->emulated);
-		fprintf(ctx->out, "    Traps: %" PRIu64 " (%.2f per state-dependent transfer)\n", th->traps,
-			th->transfers ? (double)th->traps / (double)th->transfers : 0.0);
-		fprintf(ctx->out, "    Bytes written (padding included): %" PRIu64 "\n", th->ring.total);
-		cmd_trace_cache_info(d, ctx->out);
-		fprintf(ctx->out, "    Tracing: %s\n", th->tracing ? "yes" : "stopped");
-	}
+		info_text(ctx, tid, th, dec, verbose);
 	return CMD_OK;
 }
 
 static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	pid_t tids[CMD_TRACE_MAX_THREADS];
+	pid_t *tids;
 	int n;
 	enum cmd_status st = CMD_OK;
 
-	if (cmd_trace_threads(ctx, a, tids, &n) < 0)
+	if (cmd_trace_thread_list(ctx, a, &tids, &n) < 0)
 		return CMD_ERROR;
 	cmd_busy_begin(&ctx->s->dbg);
 	for (int i = 0; i < n && !cmd_interrupted(&ctx->s->dbg); i++)
@@ -496,21 +447,25 @@ static enum cmd_status exec_dump_info(struct cmd_ctx *ctx, const struct cmd_args
 			     cmd_opt_given(ctx->node, a, "json")) != CMD_OK)
 			st = CMD_ERROR;
 	cmd_busy_end(&ctx->s->dbg);
+	free(tids);
 	return st;
 }
 
 #define PSB_HELP "Bytes of trace between PSB synchronization points (software: at least 64; intel-pt: a power of two of at least 2 KiB that the CPU offers in caps/psb_periods)."
-#define BACKEND_OPT { 0, "backend", OPT_STRING, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
+#define BACKEND_OPT { 0, "backend", OPT_ENUM, "name", "The trace backend: intel-pt (Intel PT hardware) or software (ptrace; the default without Intel PT)." }
+static const struct cmd_choices backend_choices[] = {
+	{ "backend", (const char *const[]){ "intel-pt", "software", NULL } },
+	{ 0 } };
 
 static const struct cmd_node *start_help(const struct session *s);
 static const struct cmd_node thread_trace_start;
 
 /* The same options with either backend; only the help's summary differs. */
 static const struct cmd_opt thread_start_opts[] = {
-	{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
+	{ 's', "size", OPT_SIZE_KIB, "size", "Trace buffer size per thread (a bare number is KiB; rounded up to a power-of-two number of pages). Default 4 KiB." },
 	{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
 	{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-	{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+	{ 'p', "psb-period", OPT_SIZE, "bytes", PSB_HELP },
 	BACKEND_OPT,
 	{ 0 } };
 
@@ -520,7 +475,7 @@ static const struct cmd_node thread_trace_start_ipt = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = thread_start_opts,
+	.opts = thread_start_opts, .choices = backend_choices, .flags = CMD_NAMED_ERRORS,
 };
 
 static const struct cmd_node thread_trace_start = {
@@ -530,7 +485,7 @@ static const struct cmd_node thread_trace_start = {
 	.details = "Without an index the selected thread is traced; 'all' traces every current and "
 		"future thread.  Tracing a traced thread again restarts its trace.",
 	.min_args = 0, .max_args = -1, .exec = exec_thread_start,
-	.opts = thread_start_opts,
+	.opts = thread_start_opts, .choices = backend_choices, .flags = CMD_NAMED_ERRORS,
 };
 
 /* Before a process lives the backend (and so its options) is not known. */
@@ -544,12 +499,10 @@ static const struct cmd_node thread_trace_start_generic = {
 
 static const struct cmd_node *start_help(const struct session *s)
 {
-	struct trace_ipt_pmu pmu;
-
 	if (!dbg_alive(&s->dbg))
 		return &thread_trace_start_generic;
 	/* LLDB names the plugin the options belong to: the default backend */
-	return trace_ipt_pmu_read(&pmu, NULL, NULL) == 0 ? &thread_trace_start_ipt : &thread_trace_start;
+	return dbg_trace_pmu_present() ? &thread_trace_start_ipt : &thread_trace_start;
 }
 
 static const struct cmd_node thread_trace_stop = {
@@ -612,12 +565,13 @@ static const struct cmd_node process_trace_start = {
 	.details = "Each thread gets its own buffer; when a new thread's buffer would exceed the "
 		"total limit, the process stops.",
 	.min_args = 0, .max_args = 0, .exec = exec_process_start,
+	.choices = backend_choices, .flags = CMD_NAMED_ERRORS,
 	.opts = (const struct cmd_opt[]){
-		{ 's', "size", OPT_STRING, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
-		{ 0, "buffer-size", OPT_STRING, "size", "LLDB's spelling of --size: per thread, or per CPU with --per-cpu-tracing (a bare number is bytes)." },
-		{ 'l', "total-size-limit", OPT_STRING, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
+		{ 's', "size", OPT_SIZE_KIB, "size", "Trace buffer size per thread (a bare number is KiB). Default 4 KiB." },
+		{ 0, "buffer-size", OPT_SIZE, "size", "LLDB's spelling of --size: per thread, or per CPU with --per-cpu-tracing (a bare number is bytes)." },
+		{ 'l', "total-size-limit", OPT_SIZE, "size", "Limit of all the threads' buffers together (a bare number is bytes). Default 500 MiB." },
 		{ 't', "tsc", OPT_FLAG, NULL, "Add timestamps (TSC packets) to the trace." },
-		{ 'p', "psb-period", OPT_STRING, "bytes", PSB_HELP },
+		{ 'p', "psb-period", OPT_SIZE, "bytes", PSB_HELP },
 		{ 'c', "perf-config", OPT_STRING, "perf-config", "Raw perf_event_attr.config bits for intel-pt." },
 		{ 'd', "disable-cgroup-filtering", OPT_FLAG, NULL, "intel-pt per CPU: trace every task on the CPUs, not only the process's cgroup." },
 		{ 0, "snapshot-on", OPT_STRING, "signal", "When the process gets this signal (e.g. SIGUSR2), save the trace as a bundle and continue (the signal is not delivered)." },

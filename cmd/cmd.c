@@ -4,7 +4,10 @@
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/size.h"
+#include "core/trace_info.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +156,29 @@ static int opt_count(const struct cmd_node *node)
 	return n;
 }
 
+/* val's index among o's choices; -1 with "invalid <option> '<val>':
+ * expected a, b or c". */
+static int enum_parse(const struct cmd_node *node, const struct cmd_opt *o, const char *val,
+		      uint64_t *v, char *msg, size_t msgsz)
+{
+	const char *const *w = NULL;
+	size_t used, n = 0;
+
+	for (const struct cmd_choices *c = node->choices; c && c->long_name; c++)
+		if (!strcmp(c->long_name, o->long_name))
+			w = c->words;
+	for (; w && w[n]; n++)
+		if (!strcmp(w[n], val)) {
+			*v = n;
+			return 0;
+		}
+	used = (size_t)snprintf(msg, msgsz, "invalid %s '%s': expected", o->long_name, val);
+	for (size_t k = 0; k < n && used < msgsz; k++)
+		used += (size_t)snprintf(msg + used, msgsz - used, "%s%s",
+					 k == 0 ? " " : k + 1 == n ? " or " : ", ", w[k]);
+	return -1;
+}
+
 static int set_opt(const struct cmd_node *node, int idx, char **words, int nwords,
 	int *i, const char *inline_val, struct cmd_args *a, const char *shown, char *msg, size_t msgsz)
 {
@@ -178,13 +204,24 @@ static int set_opt(const struct cmd_node *node, int idx, char **words, int nword
 		}
 		val = words[++*i];
 	}
-	if ((o->type == OPT_UINT && uint_parse(val, &v, &err) < 0) ||
-	    (o->type == OPT_SIZE && size_parse(val, 1, &v, &err) < 0)) {
+	v = 0;
+	if (o->type == OPT_UINT && uint_parse(val, &v, &err) < 0) {
 		snprintf(msg, msgsz, "invalid value for option '%s': %s", shown, err.msg);
 		return -1;
 	}
+	if ((o->type == OPT_SIZE || o->type == OPT_SIZE_KIB) &&
+	    size_parse(val, o->type == OPT_SIZE_KIB ? 1024 : 1, &v, &err) < 0) {
+		if (node->flags & CMD_NAMED_ERRORS)
+			snprintf(msg, msgsz, "invalid --%s: %s", o->long_name, err.msg);
+		else
+			snprintf(msg, msgsz, "invalid value for option '%s': %s", shown, err.msg);
+		return -1;
+	}
+	if (o->type == OPT_ENUM && enum_parse(node, o, val, &v, msg, msgsz) < 0)
+		return -1;
 	a->opt_set[idx] = 1;
 	a->opt_value[idx] = val;
+	a->opt_num[idx] = v;
 	return 0;
 }
 
@@ -309,6 +346,17 @@ int cmd_opt_given(const struct cmd_node *node, const struct cmd_args *args, cons
 	return cmd_opt(node, args, long_name) != NULL;
 }
 
+int cmd_opt_num(const struct cmd_node *node, const struct cmd_args *args, const char *long_name,
+		uint64_t *out)
+{
+	int k = opt_index(node, long_name);
+
+	if (k < 0 || !args->opt_set[k])
+		return 0;
+	*out = args->opt_num[k];
+	return 1;
+}
+
 /* Replaces an alias in the first word by its expansion. */
 static char **expand_alias(char **words, int *n)
 {
@@ -431,4 +479,93 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 	free(args.argv);
 	cmd_argv_free(words);
 	return st;
+}
+
+int need_target(struct cmd_ctx *ctx)
+{
+	if (ctx->s->dbg.exe_path)
+		return 0;
+	cmd_error(ctx, "invalid target, create a target using the 'file' command");
+	return -1;
+}
+
+int need_threads(struct cmd_ctx *ctx)
+{
+	return ctx->s->dbg.pm ? 0 : need_process(ctx);
+}
+
+int need_process(struct cmd_ctx *ctx)
+{
+	if (dbg_alive(&ctx->s->dbg))
+		return 0;
+	if (ctx->s->dbg.pm) {
+		cmd_error(ctx, "the process of a loaded trace is not live");
+		return -1;
+	}
+	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
+		return need_target(ctx);
+	cmd_error(ctx, "Process must be launched.");
+	return -1;
+}
+
+int cmd_thread_args(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n, int *all)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct target_thread_info *ti;
+	int nt;
+
+	*n = 0;
+	*all = 0;
+	*tids = NULL;
+	if (a->argc == 0) {
+		*tids = xmalloc(sizeof(**tids));
+		(*tids)[(*n)++] = d->sel_tid;
+		return 0;
+	}
+	ti = dbg_thread_list(d, 1, &nt);
+	*tids = xmalloc((size_t)(nt + 1) * sizeof(**tids));
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		char *end;
+		unsigned long idx;
+		int found = 0;
+
+		if (!strcmp(w, "all")) {
+			if (a->argc > 1) {
+				cmd_error(ctx, "'all' cannot be combined with thread indices");
+				goto fail;
+			}
+			*all = 1;
+			continue;
+		}
+		errno = 0;
+		idx = strtoul(w, &end, 10);
+		if (!isdigit((unsigned char)*w) || *end || errno) {
+			cmd_error(ctx, "invalid thread specification: \"%s\"", w);
+			goto fail;
+		}
+		for (int k = 0; k < nt; k++)
+			if (ti[k].index == idx) {
+				int dup = 0;
+
+				/* an index given twice counts once: *n stays within
+				 * the threads there are, the size of tids */
+				for (int j = 0; j < *n; j++)
+					dup |= (*tids)[j] == ti[k].tid;
+				if (!dup)
+					(*tids)[(*n)++] = ti[k].tid;
+				found = 1;
+			}
+		if (!found) {
+			cmd_error(ctx, "no thread with index: \"%s\"", w);
+			goto fail;
+		}
+	}
+	free(ti);
+	return 0;
+fail:
+	free(ti);
+	free(*tids);
+	*tids = NULL;
+	return -1;
 }

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct session;
 
@@ -16,7 +17,17 @@ enum cmd_status {
 	CMD_EXIT,		/* quit the debugger */
 };
 
-enum cmd_opt_type { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_SIZE };
+/* What an option's value is, checked and converted once by the parser
+ * (cmd_parse_args); a handler reads the result with cmd_opt_num.
+ *   OPT_UINT      a number (0x for hex): "invalid value for option '-c': ..."
+ *   OPT_SIZE      a size with an optional unit (core/size.c: B, KiB, MiB,
+ *                 GiB; a bare number is bytes): "invalid value for option
+ *                 '--size': ...", or "invalid --size: ..." on a node with
+ *                 CMD_NAMED_ERRORS
+ *   OPT_SIZE_KIB  the same where a bare number is KiB
+ *   OPT_ENUM      one of the words the node's .choices give the option:
+ *                 their index; "invalid <name> 'x': expected a, b or c" */
+enum cmd_opt_type { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_SIZE, OPT_SIZE_KIB, OPT_ENUM };
 
 struct cmd_opt {
 	char short_name;	/* 0: long only */
@@ -24,6 +35,12 @@ struct cmd_opt {
 	enum cmd_opt_type type;
 	const char *arg_name;	/* shown as <arg_name> */
 	const char *help;
+};
+
+/* The words of an OPT_ENUM option (cmd_node.choices). */
+struct cmd_choices {
+	const char *long_name;
+	const char *const *words;	/* NULL-terminated */
 };
 
 #define CMD_MAX_OPTS 24
@@ -34,6 +51,8 @@ struct cmd_args {
 	char **argv;			/* positional arguments (borrowed) */
 	const char *opt_value[CMD_MAX_OPTS];	/* index = position in node->opts */
 	int opt_set[CMD_MAX_OPTS];
+	uint64_t opt_num[CMD_MAX_OPTS];	/* OPT_UINT, OPT_SIZE: the value;
+					 * OPT_ENUM: the index in choices */
 };
 
 /* What a handler needs the session to have before it runs. */
@@ -50,6 +69,8 @@ enum cmd_needs {
 #define CMD_RAW_ARGS	0x4	/* no option parsing: every word is positional */
 #define CMD_ARGS_SYMBOLS 0x8	/* positional arguments and -n/--name values
 				 * complete as function names */
+#define CMD_NAMED_ERRORS 0x10	/* a size the parser rejects is "invalid
+				 * --<name>: <why>" (the trace commands) */
 
 struct cmd_ctx;
 typedef enum cmd_status (*cmd_exec_fn)(struct cmd_ctx *ctx, const struct cmd_args *args);
@@ -68,6 +89,8 @@ struct cmd_node {
 	/* Optional: the node whose help 'help' shows in the session's state
 	 * (e.g. the trace backend's options only while a process lives). */
 	const struct cmd_node *(*help_for)(const struct session *s);
+	/* The words of its OPT_ENUM options, terminated by a zero entry. */
+	const struct cmd_choices *choices;
 };
 
 struct cmd_alias {
@@ -89,6 +112,20 @@ struct cmd_ctx {
 /* Reports an error: flushes out, prints "error: <msg>" on ctx->err. */
 enum cmd_status cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Common checks (cmd.c): print the error and return -1 when not met. */
+int need_target(struct cmd_ctx *ctx);
+int need_process(struct cmd_ctx *ctx);
+/* A live process or a loaded trace (threads to list and select). */
+int need_threads(struct cmd_ctx *ctx);
+
+/* The threads the positional words name, resolved once for the handler:
+ * thread indices (each counted once; among the live threads and the traced
+ * ones that exited), 'all' (*all set, no tids), or none: the selected
+ * thread.  *tids is a heap array of *n (free it).  -1 after the error
+ * ("'all' cannot be combined with thread indices", "invalid thread
+ * specification: \"x\"", "no thread with index: \"7\""). */
+int cmd_thread_args(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n, int *all);
 
 /* The root of the tree (cmd/cmd-root.c) and the alias table. */
 const struct cmd_node *cmd_root(void);
@@ -114,6 +151,10 @@ int cmd_parse_args(const struct cmd_node *node, char **words, int nwords,
 /* Returns the option's value by long name, or NULL when not given. */
 const char *cmd_opt(const struct cmd_node *node, const struct cmd_args *args, const char *long_name);
 int cmd_opt_given(const struct cmd_node *node, const struct cmd_args *args, const char *long_name);
+/* An OPT_UINT, OPT_SIZE or OPT_ENUM option's parsed value into *out:
+ * 1 when given, 0 (and *out untouched) when not. */
+int cmd_opt_num(const struct cmd_node *node, const struct cmd_args *args, const char *long_name,
+		uint64_t *out);
 
 /* Runs one command line (alias expansion included).  Returns the status;
  * an empty line is CMD_OK and does nothing. */

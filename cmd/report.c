@@ -1,7 +1,6 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
 #include "cmd/trace-loss.h"
 #include "cmd/report.h"
-#include "cmd/cmd.h"
 #include "core/session.h"
 #include "core/source.h"
 #include "core/value.h"
@@ -241,31 +240,4 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
 	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
 	cmd_trace_loss_notice(out, d);
-}
-
-int need_target(struct cmd_ctx *ctx)
-{
-	if (ctx->s->dbg.exe_path)
-		return 0;
-	cmd_error(ctx, "invalid target, create a target using the 'file' command");
-	return -1;
-}
-
-int need_threads(struct cmd_ctx *ctx)
-{
-	return ctx->s->dbg.pm ? 0 : need_process(ctx);
-}
-
-int need_process(struct cmd_ctx *ctx)
-{
-	if (dbg_alive(&ctx->s->dbg))
-		return 0;
-	if (ctx->s->dbg.pm) {
-		cmd_error(ctx, "the process of a loaded trace is not live");
-		return -1;
-	}
-	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
-		return need_target(ctx);
-	cmd_error(ctx, "Process must be launched.");
-	return -1;
 }

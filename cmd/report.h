@@ -41,13 +41,6 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 /* A signal by name (SIGUSR2, USR2) or number; -1 if none. */
 int cmd_parse_signal(const char *s);
 
-/* Common checks: print the error and return -1 when not met. */
-struct cmd_ctx;
-int need_target(struct cmd_ctx *ctx);
-int need_process(struct cmd_ctx *ctx);
-/* A live process or a loaded trace (threads to list and select). */
-int need_threads(struct cmd_ctx *ctx);
-
 /* LLDB's "Watchpoint N hit:" with the old and new values (cmd/cmd-watch.c). */
 void report_watch_hit(FILE *out, struct dbg *d, unsigned id);
 

@@ -3,21 +3,18 @@
  * a thread traced with the default size gets one notice at the next stop
  * after its buffer wrapped. */
 #include "cmd/trace-loss.h"
-#include "cmd/cmd-trace.h"
 #include "core/session.h"
 #include "core/size.h"
-#include "trace/swc.h"
+#include "core/trace_info.h"
+
+#include <stdlib.h>
 
 #include <json.h>
 
 int cmd_trace_wrapped(const struct trace_swc_thread *th, unsigned long long *written,
 		      unsigned long long *size)
 {
-	if (!th || !th->ring.wrapped)
-		return 0;
-	*written = th->ring.total;
-	*size = th->ring.size;
-	return 1;
+	return dbg_trace_wrapped(th, written, size);
 }
 
 /* Bytes written: a hardware ring in overwrite mode knows it wrapped, not
@@ -63,8 +60,13 @@ void cmd_trace_loss_info(FILE *out, const struct trace_swc_thread *th)
 
 void cmd_trace_loss_json(const struct trace_swc_thread *th, struct json_object *m)
 {
-	unsigned long long w = th->ring.total, sz;
-	int wrapped = cmd_trace_wrapped(th, &w, &sz);
+	struct dbg_trace_figures f;
+	unsigned long long w, sz;
+	int wrapped;
+
+	dbg_trace_figures(th, &f);
+	w = f.written;
+	wrapped = cmd_trace_wrapped(th, &w, &sz);
 
 	json_object_object_add(m, "bytesWritten", json_object_new_uint64(w));
 	json_object_object_add(m, "wrapped", json_object_new_boolean(wrapped));
@@ -72,29 +74,25 @@ void cmd_trace_loss_json(const struct trace_swc_thread *th, struct json_object *
 
 void cmd_trace_loss_notice(FILE *out, struct dbg *d)
 {
-	struct trace_swc_thread *th[CMD_TRACE_MAX_THREADS];
-	int n = dbg_trace_all(d, th, CMD_TRACE_MAX_THREADS);
+	int n;
+	struct dbg_trace_loss *l = dbg_trace_take_loss_notices(d, &n);
 
-	for (int i = 0; i < n && i < CMD_TRACE_MAX_THREADS; i++) {
-		unsigned long long w, sz;
+	for (int i = 0; i < n; i++) {
 		char b1[80], b2[64];
 
-		if (!th[i]->loss_notice || !cmd_trace_wrapped(th[i], &w, &sz))
-			continue;
-		th[i]->loss_notice = 0;
 		fprintf(out, "warning: thread #%d's trace buffer wrapped (%s written into %s): the "
 			"oldest history is lost; 'thread trace start -s <size>' keeps more\n",
-			cmd_trace_thread_index(d, th[i]->tid), written_text(w, sz, b1, sizeof(b1)),
-			size_format(sz, b2, sizeof(b2)));
+			(int)dbg_thread_index(d, l[i].tid), written_text(l[i].written, l[i].size, b1, sizeof(b1)),
+			size_format(l[i].size, b2, sizeof(b2)));
 	}
+	free(l);
 }
 
 void cmd_trace_kept_note(FILE *out, struct dbg *d)
 {
-	struct trace_swc_thread *th[CMD_TRACE_MAX_THREADS];
 	int n;
 
-	if (!dbg_trace_kept(d) || (n = dbg_trace_all(d, th, CMD_TRACE_MAX_THREADS)) <= 0)
+	if (!dbg_trace_kept(d) || (n = dbg_trace_count(d)) <= 0)
 		return;
 	fprintf(out, "The trace of %d thread%s stays readable until the next run "
 		"(thread trace dump, trace save).\n", n, n == 1 ? "" : "s");

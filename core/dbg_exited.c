@@ -3,12 +3,11 @@
  * from a new start: the trace commands see live and exited threads alike. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/trace_info.h"
 #include "trace/swc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_TRACED 1024
 
 int dbg_thread_exited(struct dbg *d, pid_t tid)
 {
@@ -24,10 +23,7 @@ int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max)
 
 	if (dbg_source(d)->files_only(d) || !dbg_alive(d))
 		return n;	/* dbg_threads has them all */
-	th = malloc(MAX_TRACED * sizeof(*th));
-	if (!th)
-		return n;
-	nt = dbg_trace_all(d, th, MAX_TRACED);
+	th = dbg_trace_list(d, &nt);
 	for (int i = 0; i < nt && n < max; i++) {
 		if (target_thread_index(d->proc, th[i]->tid))
 			continue;	/* alive: listed already */

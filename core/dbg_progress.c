@@ -4,12 +4,11 @@
  * counts; cmd/ decides whether and how to show it. */
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/trace_info.h"
 #include "trace/swc.h"
 
 #include <stdlib.h>
 #include <time.h>
-
-#define MAX_THREADS 1024
 
 static double now_s(void)
 {
@@ -22,15 +21,12 @@ static double now_s(void)
 /* Recorded instructions of every traced thread, and the fullest ring. */
 static uint64_t figures(struct dbg *d, unsigned *fill, int *wrapped)
 {
-	struct trace_swc_thread **th = malloc(MAX_THREADS * sizeof(*th));
 	uint64_t insns = 0;
 	int n;
+	struct trace_swc_thread **th = dbg_trace_list(d, &n);
 
 	*fill = 0;
 	*wrapped = 0;
-	if (!th)
-		return 0;
-	n = dbg_trace_all(d, th, MAX_THREADS);
 	for (int i = 0; i < n; i++) {
 		const struct trace_ring *r = &th[i]->ring;
 		unsigned f = r->wrapped ? 100 : r->size ? (unsigned)(r->pos * 100 / r->size) : 0;

@@ -3,6 +3,7 @@
  * now, as "trace save" would read it. */
 #include "core/dbg_trace_int.h"
 #include "trace/state.h"
+#include "core/trace_info.h"
 #include "trace/swc.h"
 
 #include <stdio.h>
@@ -31,7 +32,7 @@ static uint64_t cpuinfo_bytes(void)
 
 char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 {
-	static struct trace_swc_thread *ths[4096];
+	struct trace_swc_thread **ths;
 	struct trace_state_thread *st;
 	struct trace_state_cpu *sc = NULL;
 	struct trace_state s = { .cgroup_filtering = -1 };
@@ -42,7 +43,7 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 		ptdb_err_set(err, "Process is not being traced");
 		return NULL;
 	}
-	n = dbg_trace_all(d, ths, 4096);
+	ths = dbg_trace_list(d, &n);
 	st = xcalloc((size_t)n + 1, sizeof(*st));
 	for (int i = 0; i < n; i++) {
 		if (!ths[i]->tracing)
@@ -51,6 +52,7 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 		st[s.nthreads].has_ipt = !ths[i]->cpu;	/* per CPU: in its CPU's */
 		st[s.nthreads++].ipt_bytes = readable(&ths[i]->ring);
 	}
+	free(ths);
 	for (struct trace_swc_cpu *c = dbg_trace_cpu(d); c; c = c->next) {
 		sc = xrealloc(sc, (s.ncpus + 1) * sizeof(*sc));
 		sc[s.ncpus].id = c->id;

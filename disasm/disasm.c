@@ -117,30 +117,6 @@ const char *disasm_reg_name(int reg)
 	return reg64_names[reg];
 }
 
-static const char *const kind_names[DISASM_KIND_COUNT_] = {
-	[DISASM_KIND_OTHER] = "other",
-	[DISASM_KIND_JCC] = "cond jump",
-	[DISASM_KIND_JMP] = "jump",
-	[DISASM_KIND_JMP_IND] = "indirect jump",
-	[DISASM_KIND_CALL] = "call",
-	[DISASM_KIND_CALL_IND] = "indirect call",
-	[DISASM_KIND_RET] = "return",
-	[DISASM_KIND_JRCXZ] = "cond jump rcx",
-	[DISASM_KIND_LOOP] = "loop",
-	[DISASM_KIND_SYSCALL] = "syscall",
-	[DISASM_KIND_INT] = "interrupt",
-	[DISASM_KIND_FAR] = "far",
-	[DISASM_KIND_HLT] = "halt",
-	[DISASM_KIND_UD] = "undefined",
-};
-
-const char *disasm_kind_name(enum disasm_kind k)
-{
-	if ((unsigned)k >= DISASM_KIND_COUNT_)
-		return "?";
-	return kind_names[k];
-}
-
 /* ---- lifecycle ---- */
 
 static void zydis_set_style(struct disasm *d)

@@ -113,10 +113,6 @@ void disasm_cache_clear(struct disasm *d);
 /* Cache counters since disasm_new (either pointer may be NULL). */
 void disasm_cache_stats(const struct disasm *d, uint64_t *hits, uint64_t *misses);
 
-/* Lowercase name after LLDB's control-flow kinds: "other", "cond jump",
- * "jump", "indirect jump", "call", "indirect call", "return", ... */
-const char *disasm_kind_name(enum disasm_kind k);
-
 /* "rax", "r15", "rip", ... for a DISASM_REG_* number; "?" if out of range. */
 const char *disasm_reg_name(int reg);
 

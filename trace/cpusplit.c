@@ -293,25 +293,6 @@ int trace_split_merge(const uint8_t *const *bufs, const struct trace_piece *piec
 	return 0;
 }
 
-int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *sw, size_t nsw,
-		    const struct trace_tsc_conv *conv, struct trace_split_thread **out, size_t *n,
-		    struct ptdb_err *err)
-{
-	struct trace_piece *pieces = NULL;
-	size_t np = 0;
-	int r;
-
-	*out = NULL;
-	*n = 0;
-	if (trace_split_pieces(buf, len, sw, nsw, conv, 0, &pieces, &np, err) < 0) {
-		free(pieces);
-		return -1;
-	}
-	r = trace_split_merge(&buf, pieces, np, out, n);
-	free(pieces);
-	return r;
-}
-
 void trace_split_free(struct trace_split_thread *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

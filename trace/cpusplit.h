@@ -77,10 +77,6 @@ struct trace_split_thread {
 int trace_split_merge(const uint8_t *const *bufs, const struct trace_piece *pieces, size_t npieces,
 		      struct trace_split_thread **out, size_t *n);
 
-/* trace_split_pieces and trace_split_merge for one CPU. */
-int trace_split_cpu(const uint8_t *buf, size_t len, const struct trace_switch *sw, size_t nsw,
-		    const struct trace_tsc_conv *conv, struct trace_split_thread **out, size_t *n,
-		    struct ptdb_err *err);
 void trace_split_free(struct trace_split_thread *t, size_t n);
 
 #endif

@@ -259,6 +259,83 @@ TEST(run_line_status)
 	session_release(&s);
 }
 
+/* Typed options: parsed once, the value read with cmd_opt_num. */
+static const struct cmd_opt typed_opts[] = {
+	{ 'c', "count", OPT_UINT, "count", "How many." },
+	{ 's', "size", OPT_SIZE_KIB, "size", "KiB when bare." },
+	{ 0, "buffer-size", OPT_SIZE, "size", "Bytes when bare." },
+	{ 0, "backend", OPT_ENUM, "name", "Backend." },
+	{ 0 },
+};
+static const struct cmd_node typed_leaf = {
+	.name = "typed", .summary = "A typed leaf.", .syntax = "",
+	.opts = typed_opts, .min_args = 0, .max_args = 0,
+	.choices = (const struct cmd_choices[]){
+		{ "backend", (const char *const[]){ "intel-pt", "software", "other", NULL } },
+		{ 0 } },
+};
+static const struct cmd_node named_leaf = {
+	.name = "named", .summary = "Named errors.", .syntax = "",
+	.opts = typed_opts, .min_args = 0, .max_args = 0, .flags = CMD_NAMED_ERRORS,
+};
+
+static int parse_on(const struct cmd_node *node, const char *line, struct cmd_args *a, char *msg)
+{
+	const char *e;
+	int n, rc;
+
+	cmd_argv_free(parsed_words);
+	n = cmd_split(line, &parsed_words, &e);
+	rc = cmd_parse_args(node, parsed_words, n, a, msg, 512);
+	if (rc < 0)
+		free(a->argv);
+	return rc;
+}
+
+TEST(parse_typed_values)
+{
+	struct cmd_args a;
+	char msg[512];
+	uint64_t v = 12345;
+
+	CHECK_INT(parse_on(&typed_leaf, "-c 0x10 -s 4 --buffer-size 2KiB --backend software", &a, msg), 0);
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "count", &v), 1);
+	CHECK_INT(v, 16);
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "size", &v), 1);
+	CHECK_INT(v, 4096);
+	CHECK_STR(cmd_opt(&typed_leaf, &a, "size"), "4");
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "buffer-size", &v), 1);
+	CHECK_INT(v, 2048);
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "backend", &v), 1);
+	CHECK_INT(v, 1);
+	free(a.argv);
+	v = 12345;
+	CHECK_INT(parse_on(&typed_leaf, "--buffer-size 3", &a, msg), 0);
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "count", &v), 0);
+	CHECK_INT(v, 12345);
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "buffer-size", &v), 1);
+	CHECK_INT(v, 3);
+	CHECK_INT(cmd_opt_num(&typed_leaf, &a, "no-such", &v), 0);
+	free(a.argv);
+}
+
+TEST(parse_typed_errors)
+{
+	struct cmd_args a;
+	char msg[512];
+
+	CHECK_INT(parse_on(&typed_leaf, "--backend foo", &a, msg), -1);
+	CHECK_STR(msg, "invalid backend 'foo': expected intel-pt, software or other");
+	CHECK_INT(parse_on(&typed_leaf, "-s lots", &a, msg), -1);
+	CHECK_STR(msg, "invalid value for option '-s': invalid size: \"lots\"");
+	CHECK_INT(parse_on(&named_leaf, "-s lots", &a, msg), -1);
+	CHECK_STR(msg, "invalid --size: invalid size: \"lots\"");
+	CHECK_INT(parse_on(&named_leaf, "--buffer-size -1", &a, msg), -1);
+	CHECK_STR(msg, "invalid --buffer-size: invalid size: \"-1\"");
+	/* no choices on the node: nothing is accepted */
+	CHECK_INT(parse_on(&named_leaf, "--backend software", &a, msg), -1);
+}
+
 TEST(parse_cleanup)
 {
 	cmd_argv_free(parsed_words);
@@ -268,4 +345,4 @@ TEST(parse_cleanup)
 TEST_MAIN(split_plain, split_quotes, split_unterminated, lookup_exact_and_prefix,
 	lookup_unknown, lookup_ambiguous, parse_options, parse_errors, parse_double_dash,
 	usage_generated, help_lists_groups, complete_commands, complete_options_and_files,
-	run_line_status, parse_cleanup)
+	run_line_status, parse_typed_values, parse_typed_errors, parse_cleanup)

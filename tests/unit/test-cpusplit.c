@@ -12,6 +12,27 @@
 
 static const struct trace_tsc_conv ticks = { .mult = 1, .valid = 1 };
 
+/* One CPU's trace split into threads the way core/ does it: its pieces,
+ * then the threads' parts merged from them. */
+static int split_one_cpu(const uint8_t *buf, size_t len, const struct trace_switch *sw, size_t nsw,
+			 const struct trace_tsc_conv *conv, struct trace_split_thread **out,
+			 size_t *n, struct ptdb_err *err)
+{
+	struct trace_piece *pieces = NULL;
+	size_t np = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (trace_split_pieces(buf, len, sw, nsw, conv, 0, &pieces, &np, err) < 0) {
+		free(pieces);
+		return -1;
+	}
+	r = trace_split_merge(&buf, pieces, np, out, n);
+	free(pieces);
+	return r;
+}
+
 TEST(switch_records_round_trip)
 {
 	uint8_t *buf = NULL;
@@ -157,7 +178,7 @@ TEST(one_cpu_split_exact)
 
 	CHECK_INT(trace_switch_parse(c.sw, c.sw_len, &sw, &nsw, NULL), 0);
 	CHECK_INT(trace_ring_snapshot(&c.s.ring, &buf, &len, NULL), 0);
-	CHECK_INT(trace_split_cpu(buf, len, sw, nsw, &c.conv, &parts, &nparts, NULL), 0);
+	CHECK_INT(split_one_cpu(buf, len, sw, nsw, &c.conv, &parts, &nparts, NULL), 0);
 	CHECK_INT(nparts, 2);
 	CHECK_INT(parts[0].tid, 11);
 	CHECK_INT(parts[0].executions, 2);
@@ -281,7 +302,7 @@ TEST(split_between_psbs)
 	trace_ptw_set_time(&w, 400);
 	CHECK_INT(trace_ptw_psb_disabled(&w), 0);	/* at 400: nobody */
 	CHECK_INT(trace_ring_snapshot(&r, &buf, &len, NULL), 0);
-	CHECK_INT(trace_split_cpu(buf, len, sw, 4, &ticks, &parts, &n, NULL), 0);
+	CHECK_INT(split_one_cpu(buf, len, sw, 4, &ticks, &parts, &n, NULL), 0);
 	CHECK_INT(n, 2);
 	CHECK_INT(parts[0].tid, 7);
 	CHECK_INT(parts[0].psbs, 1);
@@ -308,7 +329,7 @@ TEST(split_needs_timestamps)
 	CHECK_INT(trace_ptw_init(&w, &r, NULL, NULL), 0);	/* no TSC */
 	CHECK_INT(trace_ptw_psb_disabled(&w), 0);
 	CHECK_INT(trace_ring_snapshot(&r, &buf, &len, NULL), 0);
-	CHECK_INT(trace_split_cpu(buf, len, &sw, 1, &ticks, &parts, &n, &e), -1);
+	CHECK_INT(split_one_cpu(buf, len, &sw, 1, &ticks, &parts, &n, &e), -1);
 	CHECK(strstr(e.msg, "without a timestamp") != NULL);
 	free(buf);
 	trace_ptw_release(&w);

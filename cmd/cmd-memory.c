@@ -1,0 +1,203 @@
+/* cmd/cmd-memory.c: "memory read" of the process, a loaded trace's
+ * modules, or the executable's file. */
+#include "cmd/builtin.h"
+#include "cmd/data.h"
+#include "cmd/report.h"
+#include "core/session.h"
+#include "disasm/disasm.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MEM_READ_SOFT_MAX 1024		/* without --force */
+#define MEM_READ_HARD_MAX (1024 * 1024)
+
+/* ---- memory read ---- */
+
+static void mem_char(FILE *out, uint8_t c)
+{
+	switch (c) {
+	case 0: fputs("\\0", out); break;
+	case '\n': fputs("\\n", out); break;
+	case '\t': fputs("\\t", out); break;
+	case '\r': fputs("\\r", out); break;
+	default:
+		if (c >= 0x20 && c < 0x7f)
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
+}
+
+/* -f's letter: x, d, u, c, i or Y (the default: Y, x with -s).  -1 after
+ * the error. */
+static int mem_format(struct cmd_ctx *ctx, const char *fmt, int sized, char *f)
+{
+	static const char *const names[][3] = {
+		{ "x", "hex", "x" }, { "d", "decimal", "d" }, { "u", "unsigned", "u" },
+		{ "c", "char", "c" }, { "i", "instruction", "i" }, { "Y", "bytes", "Y" },
+	};
+
+	if (!fmt) {
+		*f = sized ? 'x' : 'Y';
+		return 0;
+	}
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(fmt, names[k][0]) || !strcmp(fmt, names[k][1])) {
+			*f = names[k][2][0];
+			return 0;
+		}
+	cmd_error(ctx, "invalid format '%s': use x, d, u, c, i or Y", fmt);
+	return -1;
+}
+
+/* One line of up to 16 bytes at addr in format f, items of size bytes. */
+static void mem_line(FILE *out, uint64_t addr, const uint8_t *buf, size_t line, size_t got,
+		     char f, unsigned size)
+{
+	fprintf(out, "0x%" PRIx64 ":", addr);
+	if (f == 'Y') {
+		for (size_t i = 0; i < 16; i++)
+			if (i < line)
+				fprintf(out, " %02x", buf[i]);
+			else if (got > 16)
+				fputs("   ", out);
+		fputs("  ", out);
+		for (size_t i = 0; i < line; i++)
+			fputc(isprint(buf[i]) ? buf[i] : '.', out);
+	} else if (f == 'c') {
+		fputc(' ', out);
+		for (size_t i = 0; i < line; i++)
+			mem_char(out, buf[i]);
+	} else {
+		for (size_t i = 0; i < line; i += size) {
+			uint64_t v = 0;
+
+			memcpy(&v, buf + i, size);
+			if (f == 'x')
+				fprintf(out, " 0x%0*" PRIx64, (int)size * 2, v);
+			else if (f == 'u')
+				fprintf(out, " %" PRIu64, v);
+			else {
+				int64_t sv = size == 1 ? (int8_t)v : size == 2 ? (int16_t)v :
+					     size == 4 ? (int32_t)v : (int64_t)v;
+
+				fprintf(out, " %" PRId64, sv);
+			}
+		}
+	}
+	fputc('\n', out);
+}
+
+/* memory read -f i: instructions from addr (below end when given). */
+static enum cmd_status mem_insns(struct cmd_ctx *ctx, uint64_t addr, uint64_t end, unsigned count)
+{
+	struct cmd_dis_opts o = { 0, 1 };
+	struct disasm *ds = cmd_dis_new(ctx);
+	int caller, r;
+
+	if (!ds)
+		return CMD_ERROR;
+	o.mark = cmd_selected_pc(&ctx->s->dbg, &caller);
+	r = cmd_dis_range(ctx, ds, addr, end, count, 0, &o);
+	disasm_free(ds);
+	return r < 0 ? CMD_ERROR : CMD_OK;
+}
+
+/* count items of size bytes at addr, in format f. */
+static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t addr,
+				unsigned count, unsigned size, char f)
+{
+	size_t total = (size_t)count * size, got;
+	uint8_t *buf;
+
+	if (total > MEM_READ_HARD_MAX)
+		return cmd_error(ctx, "memory read of %zu bytes exceeds the maximum of 1 MiB", total);
+	if (total > MEM_READ_SOFT_MAX && !cmd_opt_given(ctx->node, a, "force")) {
+		cmd_error(ctx, "Normally, 'memory read' will not read over %d bytes of data.",
+			  MEM_READ_SOFT_MAX);
+		fputs("error: Please use --force to override this restriction just this once.\n", ctx->err);
+		return CMD_ERROR;
+	}
+	buf = xmalloc(total);
+	got = cmd_data_read(&ctx->s->dbg, addr, buf, total);
+	got -= got % size;
+	if (!got) {
+		free(buf);
+		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr);
+	}
+	for (size_t off = 0; off < got; off += 16)
+		mem_line(ctx->out, addr + off, buf + off, got - off < 16 ? got - off : 16, got, f, size);
+	free(buf);
+	if (got < total)
+		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr + got);
+	return CMD_OK;
+}
+
+static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const char *fmt = cmd_opt(ctx->node, a, "format");
+	unsigned count, size;
+	uint64_t addr, end = 0;
+	char f;
+
+	if (dbg_replaying(d))
+		return cmd_error(ctx, "memory is not recorded in the trace; 'thread trace goto end' "
+				 "returns to the live process");
+	if (!d->exe_path && !dbg_alive(d)) {
+		need_target(ctx);
+		return CMD_ERROR;
+	}
+	if (mem_format(ctx, fmt, cmd_opt(ctx->node, a, "size") != NULL, &f) < 0)
+		return CMD_ERROR;
+	if (cmd_data_opt_uint(ctx, a, "size", f == 'Y' || f == 'c' || f == 'i' ? 1 : 4, &size) < 0)
+		return CMD_ERROR;
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return cmd_error(ctx, "invalid byte size %u: use 1, 2, 4 or 8", size);
+	if ((f == 'Y' || f == 'c') && size != 1)
+		return cmd_error(ctx, "format '%s' needs a byte size of 1", fmt ? fmt : "Y");
+	if (cmd_data_opt_uint(ctx, a, "count", f == 'i' ? 8 : 32 / size, &count) < 0)
+		return CMD_ERROR;
+	if (count == 0)
+		return cmd_error(ctx, "count must be greater than 0");
+	if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
+		return CMD_ERROR;
+	if (a->argc > 1) {
+		if (cmd_eval_addr(ctx, a->argv[1], &end) < 0)
+			return CMD_ERROR;
+		if (end <= addr)
+			return cmd_error(ctx, "end address (0x%" PRIx64 ") must be greater than the "
+					 "start address (0x%" PRIx64 ").", end, addr);
+		if (f == 'i')
+			count = 0;
+		else if (!cmd_opt_given(ctx->node, a, "count"))
+			count = (unsigned)((end - addr + size - 1) / size);
+	}
+	if (f == 'i')
+		return mem_insns(ctx, addr, end, count);
+	return mem_show(ctx, a, addr, count, size, f);
+}
+
+static const struct cmd_node memory_read_node = {
+	.name = "read", .summary = "Read and show memory of the process or the executable.",
+	.syntax = "<address-expression> [<end-address-expression>]",
+	.min_args = 1, .max_args = 2, .exec = exec_memory_read,
+	.details = "An address is a number (0x for hex), a register ($rsp, $pc), or a function "
+		"name, optionally followed by +N or -N.  Without a process, memory is read from the "
+		"executable's file.  The default shows 32 bytes as hex with an ASCII column.",
+	.opts = (const struct cmd_opt[]){
+		{ 'c', "count", OPT_UINT, "count", "The number of items (or instructions) to show." },
+		{ 's', "size", OPT_UINT, "byte-size", "The size of one item in bytes: 1, 2, 4 or 8." },
+		{ 'f', "format", OPT_STRING, "format", "x (hex), d (signed decimal), u (unsigned), "
+			"c (chars), i (instructions) or Y (bytes with ASCII, the default)." },
+		{ 0, "force", OPT_FLAG, NULL, "Allow reading more than 1024 bytes (up to 1 MiB)." },
+		{ 0 } },
+};
+
+const struct cmd_node cmd_memory_node = {
+	.name = "memory", .summary = "Commands for reading and writing the memory of the current target.",
+	.children = (const struct cmd_node *const[]){ &memory_read_node, &cmd_memory_write_node, NULL },
+};

@@ -1,0 +1,446 @@
+/* cmd/cmd-register.c: "register read", and the address expressions of the
+ * data commands (numbers, $registers, function names, +/- offsets). */
+#include "cmd/builtin.h"
+#include "cmd/data.h"
+#include "cmd/report.h"
+#include "core/session.h"
+#include "core/value.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- registers ---- */
+
+struct reg_def {
+	const char *name;
+	int off;	/* offset in struct user_regs_struct */
+	int size;	/* bytes */
+	int shift;	/* bits (ah & co) */
+};
+
+#define UR(f) ((int)offsetof(struct user_regs_struct, f))
+#define GPR(n64, n32, n16, n8, f) \
+	{ n64, UR(f), 8, 0 }, { n32, UR(f), 4, 0 }, { n16, UR(f), 2, 0 }, { n8, UR(f), 1, 0 }
+
+static const struct reg_def regs[] = {
+	GPR("rax", "eax", "ax", "al", rax), { "ah", UR(rax), 1, 8 },
+	GPR("rbx", "ebx", "bx", "bl", rbx), { "bh", UR(rbx), 1, 8 },
+	GPR("rcx", "ecx", "cx", "cl", rcx), { "ch", UR(rcx), 1, 8 },
+	GPR("rdx", "edx", "dx", "dl", rdx), { "dh", UR(rdx), 1, 8 },
+	GPR("rdi", "edi", "di", "dil", rdi),
+	GPR("rsi", "esi", "si", "sil", rsi),
+	GPR("rbp", "ebp", "bp", "bpl", rbp),
+	{ "rsp", UR(rsp), 8, 0 }, { "esp", UR(rsp), 4, 0 }, { "spl", UR(rsp), 1, 0 },
+	GPR("r8", "r8d", "r8w", "r8l", r8),
+	GPR("r9", "r9d", "r9w", "r9l", r9),
+	GPR("r10", "r10d", "r10w", "r10l", r10),
+	GPR("r11", "r11d", "r11w", "r11l", r11),
+	GPR("r12", "r12d", "r12w", "r12l", r12),
+	GPR("r13", "r13d", "r13w", "r13l", r13),
+	GPR("r14", "r14d", "r14w", "r14l", r14),
+	GPR("r15", "r15d", "r15w", "r15l", r15),
+	{ "rip", UR(rip), 8, 0 },
+	{ "rflags", UR(eflags), 8, 0 }, { "eflags", UR(eflags), 4, 0 },
+	{ "cs", UR(cs), 8, 0 }, { "fs", UR(fs), 8, 0 }, { "gs", UR(gs), 8, 0 },
+	{ "ss", UR(ss), 8, 0 }, { "ds", UR(ds), 8, 0 }, { "es", UR(es), 8, 0 },
+	{ "fs_base", UR(fs_base), 8, 0 }, { "gs_base", UR(gs_base), 8, 0 },
+	{ "orig_rax", UR(orig_rax), 8, 0 },
+	{ NULL, 0, 0, 0 },
+};
+
+static const char *const gpr_order[] = {
+	"rax", "rbx", "rcx", "rdx", "rdi", "rsi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	"rip", "rflags", "cs", "fs", "gs", "ss", "ds", "es", NULL,
+};
+
+/* Generic names (LLDB's pc, sp, fp, flags). */
+static const char *reg_alias(const char *name)
+{
+	if (!strcmp(name, "pc"))
+		return "rip";
+	if (!strcmp(name, "sp"))
+		return "rsp";
+	if (!strcmp(name, "fp"))
+		return "rbp";
+	if (!strcmp(name, "flags"))
+		return "rflags";
+	return name;
+}
+
+static const struct reg_def *reg_find(const char *name)
+{
+	name = reg_alias(name);
+	for (const struct reg_def *r = regs; r->name; r++)
+		if (!strcmp(r->name, name))
+			return r;
+	return NULL;
+}
+
+/* The registers of the selected frame: frame 0's as they are; a caller
+ * frame's as the CFI recovers them (rsp, rbp, rip, rbx, r12-r15), the
+ * others unavailable.  avail(r) says whether r is known. */
+struct frame_regs {
+	struct user_regs_struct ur;
+	struct sym_regs known;
+	int outer;		/* a caller frame */
+};
+
+static int reg_dwarf(const struct reg_def *r)
+{
+	static const int offs[17] = {
+		UR(rax), UR(rdx), UR(rcx), UR(rbx), UR(rsi), UR(rdi), UR(rbp), UR(rsp),
+		UR(r8), UR(r9), UR(r10), UR(r11), UR(r12), UR(r13), UR(r14), UR(r15), UR(rip),
+	};
+
+	for (int i = 0; i < 17; i++)
+		if (offs[i] == r->off)
+			return i;
+	return -1;
+}
+
+static int reg_avail(const struct frame_regs *fr, const struct reg_def *r)
+{
+	int dw = reg_dwarf(r);
+
+	if (!fr->outer)
+		return 1;
+	return dw >= 0 && (fr->known.valid >> dw & 1);
+}
+
+static int frame_regs_get(struct cmd_ctx *ctx, struct frame_regs *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+
+	memset(out, 0, sizeof(*out));
+	if (d->sel_frame == 0) {
+		if (target_get_regs(d->proc, d->sel_tid, &out->ur, &err) < 0)
+			return cmd_error(ctx, "%s", err.msg), -1;
+		return 0;
+	}
+	{
+		struct frame_ctx fc;
+
+		if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
+			return cmd_error(ctx, "%s", err.msg), -1;
+		out->ur = fc.regs;
+		out->known = fc.known;
+		out->outer = 1;
+		frame_ctx_close(&fc);
+	}
+	return 0;
+}
+
+static uint64_t reg_value(const struct reg_def *r, const struct user_regs_struct *ur)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)ur + r->off, sizeof(v));
+	v >>= r->shift;
+	if (r->size < 8)
+		v &= (UINT64_C(1) << (r->size * 8)) - 1;
+	return v;
+}
+
+static void reg_print(struct cmd_ctx *ctx, const char *name, int size, uint64_t v)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_module *m;
+	struct sym_loc loc;
+	char buf[512];
+
+	fprintf(ctx->out, "%8s = 0x%0*" PRIx64, name, size * 2, v);
+	if (size == 8 && (m = dbg_module_for(d, v)) && cmd_module_code(m, v) &&
+	    sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
+		fprintf(ctx->out, "  %s", dbg_format_addr(d, v, buf, sizeof(buf)));
+	fputc('\n', ctx->out);
+}
+
+static void vec_print(FILE *out, const char *name, const void *p, int n)
+{
+	const uint8_t *b = p;
+
+	fprintf(out, "%8s = {", name);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s0x%02x", i ? " " : "", b[i]);
+	fputs("}\n", out);
+}
+
+/* Floating point names: fctrl fstat ftag fop fioff fiseg fooff foseg mxcsr
+ * mxcsrmask st0-7 xmm0-15.  Returns 0 if name is one of them (printed). */
+static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char *name)
+{
+	char nm[16];
+	int all = name == NULL;
+
+#define FP(n, w, v) \
+	if (all || !strcmp(name, n)) { \
+		fprintf(out, "%8s = 0x%0*" PRIx64 "\n", n, w, (uint64_t)(v)); \
+		if (!all) return 0; \
+	}
+	FP("fctrl", 4, f->cwd);
+	FP("fstat", 4, f->swd);
+	FP("ftag", 4, f->ftw);
+	FP("fop", 4, f->fop);
+	FP("fioff", 8, f->rip & 0xffffffff);
+	FP("fiseg", 4, (f->rip >> 32) & 0xffff);
+	FP("fooff", 8, f->rdp & 0xffffffff);
+	FP("foseg", 4, (f->rdp >> 32) & 0xffff);
+	FP("mxcsr", 8, f->mxcsr);
+	FP("mxcsrmask", 8, f->mxcr_mask);
+#undef FP
+	for (int i = 0; i < 8; i++) {
+		snprintf(nm, sizeof(nm), "st%d", i);
+		if (all || !strcmp(name, nm)) {
+			vec_print(out, nm, (const char *)f->st_space + 16 * i, 10);
+			if (!all)
+				return 0;
+		}
+	}
+	for (int i = 0; i < 16; i++) {
+		snprintf(nm, sizeof(nm), "xmm%d", i);
+		if (all || !strcmp(name, nm)) {
+			vec_print(out, nm, (const char *)f->xmm_space + 16 * i, 16);
+			if (!all)
+				return 0;
+		}
+	}
+	return all ? 0 : -1;
+}
+
+static int fpreg_known(const char *name)
+{
+	static const char *const fixed[] = { "fctrl", "fstat", "ftag", "fop", "fioff", "fiseg",
+					     "fooff", "foseg", "mxcsr", "mxcsrmask" };
+	int n;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(name, fixed[i]))
+			return 1;
+	return (sscanf(name, "st%d", &n) == 1 && n >= 0 && n < 8) ||
+	       (sscanf(name, "xmm%d", &n) == 1 && n >= 0 && n < 16);
+}
+
+/* register read in a caller frame: only what the unwinder recovered, as
+ * LLDB shows it ("16 registers were unavailable."). */
+static enum cmd_status register_read_outer(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_regs fr;
+	int failed = 0, gone = 0;
+
+	if (frame_regs_get(ctx, &fr) < 0)
+		return CMD_ERROR;
+	if (a->argc == 0) {
+		fprintf(ctx->out, "General Purpose Registers:\n");
+		for (int i = 0; gpr_order[i]; i++) {
+			const struct reg_def *r = reg_find(gpr_order[i]);
+
+			if (reg_avail(&fr, r))
+				reg_print(ctx, r->name, r->size, reg_value(r, &fr.ur));
+			else
+				gone++;
+		}
+		fprintf(ctx->out, "%d registers were unavailable.\n", gone);
+		if (cmd_opt_given(ctx->node, a, "all"))
+			fprintf(ctx->out, "\nFloating Point Registers: not recovered in a caller frame\n");
+		return CMD_OK;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		const char *name = a->argv[i][0] == '$' ? a->argv[i] + 1 : a->argv[i];
+		const struct reg_def *r = reg_find(name);
+
+		if (r && reg_avail(&fr, r)) {
+			reg_print(ctx, r->name, r->size, reg_value(r, &fr.ur));
+			continue;
+		}
+		if (r || fpreg_known(name))
+			cmd_error(ctx, "register %s is not available in frame %u", name, d->sel_frame);
+		else
+			cmd_error(ctx, "Invalid register name '%s'.", a->argv[i]);
+		failed = 1;
+	}
+	return failed ? CMD_ERROR : CMD_OK;
+}
+
+static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct user_regs_struct ur;
+	struct user_fpregs_struct fr;
+	struct ptdb_err err;
+	int have_fp = -1, failed = 0;
+
+	if (dbg_replaying(d) && d->sel_tid == dbg_replay_tid(d)) {
+		/* only the program counter is in the trace */
+		if (a->argc == 0) {
+			reg_print(ctx, "rip", 8, dbg_replay_pc(d));
+			fprintf(ctx->out, "(replaying a trace: the other registers are not recorded)\n");
+			return CMD_OK;
+		}
+		for (int i = 0; i < a->argc; i++) {
+			const char *name = a->argv[i][0] == '$' ? a->argv[i] + 1 : a->argv[i];
+			const struct reg_def *r = reg_find(name);
+
+			if (r && !strcmp(r->name, "rip")) {
+				reg_print(ctx, "rip", 8, dbg_replay_pc(d));
+				continue;
+			}
+			cmd_error(ctx, r ? "register %s is not available while replaying a trace"
+				       : "Invalid register name '%s'.", name);
+			failed = 1;
+		}
+		return failed ? CMD_ERROR : CMD_OK;
+	}
+	if (need_process(ctx) < 0)
+		return CMD_ERROR;
+	if (d->sel_frame > 0)
+		return register_read_outer(ctx, a);
+	if (target_get_regs(d->proc, d->sel_tid, &ur, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	if (a->argc == 0) {
+		fprintf(ctx->out, "General Purpose Registers:\n");
+		for (int i = 0; gpr_order[i]; i++) {
+			const struct reg_def *r = reg_find(gpr_order[i]);
+
+			reg_print(ctx, r->name, r->size, reg_value(r, &ur));
+		}
+		if (!cmd_opt_given(ctx->node, a, "all"))
+			return CMD_OK;
+		reg_print(ctx, "fs_base", 8, ur.fs_base);
+		reg_print(ctx, "gs_base", 8, ur.gs_base);
+		if (target_get_fpregs(d->proc, d->sel_tid, &fr, &err) < 0)
+			return cmd_error(ctx, "%s", err.msg);
+		fprintf(ctx->out, "\nFloating Point Registers:\n");
+		fpreg_print(ctx->out, &fr, NULL);
+		return CMD_OK;
+	}
+	for (int i = 0; i < a->argc; i++) {
+		const char *name = a->argv[i][0] == '$' ? a->argv[i] + 1 : a->argv[i];
+		const struct reg_def *r = reg_find(name);
+
+		if (r) {
+			reg_print(ctx, r->name, r->size, reg_value(r, &ur));
+			continue;
+		}
+		if (have_fp < 0)
+			have_fp = target_get_fpregs(d->proc, d->sel_tid, &fr, &err) == 0;
+		if (have_fp && fpreg_print(ctx->out, &fr, name) == 0)
+			continue;
+		cmd_error(ctx, "Invalid register name '%s'.", a->argv[i]);
+		failed = 1;
+	}
+	return failed ? CMD_ERROR : CMD_OK;
+}
+
+/* ---- address expressions: numbers, $registers, function names, +/- offsets ---- */
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	*out = strtoull(s, &end, 0);
+	return *end ? -1 : 0;
+}
+
+/* One term: number, $reg, or function name.  Prints the error. */
+static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+
+	if (parse_u64(s, out) == 0)
+		return 0;
+	if (s[0] == '$') {
+		const struct reg_def *r = reg_find(s + 1);
+		struct user_regs_struct ur;
+		struct ptdb_err err;
+
+		if (!r) {
+			cmd_error(ctx, "Invalid register name '%s'.", s + 1);
+			return -1;
+		}
+		if (dbg_replaying(d) && d->sel_tid == dbg_replay_tid(d)) {
+			if (strcmp(r->name, "rip")) {
+				cmd_error(ctx, "register %s is not available while replaying a trace", r->name);
+				return -1;
+			}
+			*out = dbg_replay_pc(d);
+			return 0;
+		}
+		if (need_process(ctx) < 0)
+			return -1;
+		if (d->sel_frame > 0) {	/* the selected frame's register */
+			struct frame_regs fr;
+
+			if (frame_regs_get(ctx, &fr) < 0)
+				return -1;
+			if (!reg_avail(&fr, r)) {
+				cmd_error(ctx, "register %s is not available in frame %u", r->name,
+					  d->sel_frame);
+				return -1;
+			}
+			*out = reg_value(r, &fr.ur);
+			return 0;
+		}
+		if (target_get_regs(d->proc, d->sel_tid, &ur, &err) < 0) {
+			cmd_error(ctx, "%s", err.msg);
+			return -1;
+		}
+		*out = reg_value(r, &ur);
+		return 0;
+	}
+	for (int i = 0; i < d->nmods; i++) {
+		uint64_t entry;
+
+		if (cmd_module_usable(d, &d->mods[i]) &&
+		    sym_lookup_func(d->mods[i].sym, s, &entry, NULL, 1) > 0) {
+			*out = entry;
+			return 0;
+		}
+	}
+	cmd_error(ctx, "invalid address expression '%s'", s);
+	return -1;
+}
+
+/* "expr", "expr+N", "expr-N" (one word). */
+int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+{
+	const char *op = NULL;
+	uint64_t off;
+	char base[256];
+
+	for (const char *p = s + 1; *p; p++)
+		if (*p == '+' || *p == '-')
+			op = p;
+	if (op && parse_u64(op + 1, &off) == 0 && (size_t)(op - s) < sizeof(base)) {
+		memcpy(base, s, (size_t)(op - s));
+		base[op - s] = 0;
+		if (eval_term(ctx, base, out) < 0)
+			return -1;
+		*out = *op == '+' ? *out + off : *out - off;
+		return 0;
+	}
+	return eval_term(ctx, s, out);
+}
+
+static const struct cmd_node register_read_node = {
+	.name = "read", .summary = "Show the values of registers of the selected thread.",
+	.syntax = "[<reg-name> ...]", .min_args = 0, .max_args = -1, .exec = exec_register_read,
+	.details = "Without names, shows the general purpose registers; code addresses are "
+		"followed by their symbol.  Names include sub-registers (eax, ax, al, ah, r8d, ...), "
+		"pc, sp, fp, fs_base, gs_base, the x87 registers (fctrl, st0..st7) and xmm0..xmm15.",
+	.opts = (const struct cmd_opt[]){
+		{ 'a', "all", OPT_FLAG, NULL, "Also show fs_base, gs_base and the floating point "
+			"and SSE registers." },
+		{ 0 } },
+};
+
+const struct cmd_node cmd_register_node = {
+	.name = "register", .summary = "Commands to access registers of the selected thread.",
+	.children = (const struct cmd_node *const[]){ &register_read_node, &cmd_register_write_node, NULL },
+};

@@ -1,0 +1,54 @@
+/* cmd/data.h: what the files of the data commands share (cmd-data.c,
+ * cmd-register.c, cmd-disasm.c, cmd-memory.c): reading memory or, without
+ * a process, the executable's file; the module holding an address;
+ * address expressions; disassembly; the selected frame's pc. */
+#ifndef PTDB_CMD_DATA_H
+#define PTDB_CMD_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/cmd.h"
+
+struct dbg;
+struct dbg_module;
+struct disasm;
+
+/* cmd-data.c: up to n bytes at addr (a live process, a loaded trace's
+ * modules, else the executable's file); how many could be read from the
+ * start (0: none). */
+size_t cmd_data_read(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n);
+/* 1 if addr lies in module m's mapping (or, before the process runs, in a
+ * PT_LOAD segment of its file). */
+int cmd_module_covers(struct dbg_module *m, uint64_t addr);
+/* 1 if addr lies in an executable segment of module m. */
+int cmd_module_code(struct dbg_module *m, uint64_t addr);
+/* The module really holding addr, or NULL. */
+struct dbg_module *cmd_module_at(struct dbg *d, uint64_t addr);
+/* 1 if m's symbols answer for the session's state. */
+int cmd_module_usable(const struct dbg *d, const struct dbg_module *m);
+/* The option's unsigned value (def when not given); -1 after "invalid
+ * value for --<name>: '<text>'". */
+int cmd_data_opt_uint(struct cmd_ctx *ctx, const struct cmd_args *a, const char *name,
+		      unsigned def, unsigned *out);
+/* pc of the selected frame (0 without a process); *caller set when the
+ * frame is not the innermost one. */
+uint64_t cmd_selected_pc(struct dbg *d, int *caller);
+
+/* cmd-register.c: "expr", "expr+N", "expr-N" where expr is a number, a
+ * $register or a function name.  -1 after printing the error. */
+int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out);
+
+/* cmd-disasm.c: a disassembler with the session's flavor (NULL after
+ * printing the error); instructions from start printed LLDB style: at most
+ * count (0: no limit), below end (0: no limit), with func_only within the
+ * function starting at start.  -1 (error printed) if nothing could be read. */
+struct cmd_dis_opts {
+	uint64_t mark;		/* pc marked "->" (0: none) */
+	int show_bytes;
+};
+struct disasm *cmd_dis_new(struct cmd_ctx *ctx);
+int cmd_dis_range(struct cmd_ctx *ctx, struct disasm *ds, uint64_t start, uint64_t end,
+		  unsigned count, int func_only, const struct cmd_dis_opts *o);
+
+#endif
