@@ -12,6 +12,7 @@
 #include "trace/swc.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,7 +30,30 @@ static uint64_t now_ns(void)
 }
 
 
-/* ---- system calls in the inferior ---- */
+static uint64_t cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The CPU time thread t has run, from its schedstat; 0 if unknown. */
+static uint64_t thread_cpu_ns(pid_t pid, pid_t t)
+{
+	char path[64], buf[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
 
 /* ---- blocks ---- */
 
@@ -115,7 +139,39 @@ static struct ccache_block *block_of(struct dbg_cache *c, struct region *g, uint
 	return NULL;
 }
 
-static void write_link(struct dbg *d, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
+/* Writes the staged code into the inferior. */
+static void stage_flush(struct dbg_cache *c)
+{
+	if (c->stage_len)
+		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
+	c->stage_len = 0;
+}
+
+/* n bytes of code for addr: into the stage when they continue it or fall
+ * inside it, else (after it) straight into the inferior. */
+static void put_code(struct dbg_cache *c, uint64_t addr, const void *buf, size_t n, int append)
+{
+	if (c->stage_len && addr >= c->stage_base && addr + n <= c->stage_base + c->stage_len) {
+		memcpy(c->stage + (addr - c->stage_base), buf, n);
+		return;
+	}
+	if (!append) {
+		target_write_mem(c->d->proc, addr, buf, n, NULL);
+		return;
+	}
+	if (c->stage_len && addr != c->stage_base + c->stage_len)
+		stage_flush(c);
+	if (!c->stage_len)
+		c->stage_base = addr;
+	if (c->stage_len + n > c->stage_cap) {
+		c->stage_cap = c->stage_len + n > 2 * c->stage_cap ? c->stage_len + n : 2 * c->stage_cap;
+		c->stage = xrealloc(c->stage, c->stage_cap);
+	}
+	memcpy(c->stage + c->stage_len, buf, n);
+	c->stage_len += n;
+}
+
+static void write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
 {
 	uint8_t rel[4], far[8];
 	uint32_t o1, o2;
@@ -128,8 +184,8 @@ static void write_link(struct dbg *d, const struct ccache_block *b, int k, uint6
 		return;
 	}
 	if (o2 != UINT32_MAX)
-		target_write_mem(d->proc, b->base + o2, far, 8, NULL);
-	target_write_mem(d->proc, b->base + o1, rel, 4, NULL);
+		put_code(c, b->base + o2, far, 8, 0);
+	put_code(c, b->base + o1, rel, 4, 0);
 }
 
 /* The block at pc, translated now if need be.  A block at a stop is the
@@ -171,13 +227,21 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		int64_t to = is_stop(c, tg) ? -1 : hget(c, tg);
 
 		if (to >= 0)
-			write_link(d, &b, k, c->blk[to].base, b.code);
+			write_link(c, &b, k, c->blk[to].base, b.code);
 		else if (!is_stop(c, tg))
 			waiting[nw++] = k;
 	}
-	if (target_write_mem(d->proc, b.base, b.code, b.len, NULL) < 0) {
-		ccache_block_release(&b);
-		return -1;
+	{
+		/* (with the padding to the next block's start) */
+		uint32_t padded = (b.len + 15) & ~15u;
+
+		if (padded > b.len && g->used + padded <= REGION_SIZE - CCACHE_CODE_OFF) {
+			b.code = xrealloc(b.code, padded);
+			memset(b.code + b.len, 0, padded - b.len);
+		} else {
+			padded = b.len;
+		}
+		put_code(c, b.base, b.code, padded, 1);
 	}
 	for (int w = 0; w < nw; w++) {
 		uint64_t tg = b.exit[waiting[w]].target;
@@ -224,7 +288,7 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		/* exits waiting for it go straight to it now */
 		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
 			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
-				write_link(d, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
+				write_link(c, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
 				c->st.links++;
 			}
 		if (h)
@@ -311,17 +375,19 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
 {
 	struct dbg *d = c->d;
-	uint64_t p, s = rec_start(c);
+	uint64_t p, s = rec_start(c), t0;
 	uint32_t *ids;
 	size_t n;
 
-	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4)
+	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4 ||
+	    c->rd < s || c->rd > p)
 		return -1;
-	n = (p - s) / 4;
+	n = (p - c->rd) / 4;
 	if (!n)
 		return 0;
+	t0 = now_ns();
 	ids = xmalloc(n * 4);
-	if (target_read_mem(d->proc, s, ids, n * 4, NULL) < 0) {
+	if (target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0) {
 		free(ids);
 		return -1;
 	}
@@ -334,6 +400,11 @@ static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
 	}
 	c->st.records += n;
 	free(ids);
+	c->st.packet_ns += now_ns() - t0;
+	c->rd = p;
+	if (p - s < REC_BYTES / 2)
+		return 0;
+	c->rd = s;
 	return target_write_mem(d->proc, c->rec, &s, 8, NULL);
 }
 
@@ -453,6 +524,7 @@ static void flush(struct dbg_cache *c)
 		g->nids = 0;
 	}
 	free(zero);
+	c->stage_len = 0;
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
 		free(c->plan[i].pk);
@@ -526,12 +598,20 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
+	uint64_t c0 = cpu_ns(), tc0 = thread_cpu_ns(d->pid, th->tid), tc1;
 	int rc;
 
 	d->running = 1;
 	if (d->interrupt_requested)
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	if (*cp) {
+		stage_flush(*cp);
+		(*cp)->st.cpu_ns += cpu_ns() - c0;
+		tc1 = thread_cpu_ns(d->pid, th->tid);
+		if (tc0 && tc1 > tc0)
+			(*cp)->st.thread_cpu_ns += tc1 - tc0;
+	}
 	d->running = 0;
 	return rc;
 }
@@ -540,7 +620,6 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 	       struct target_stop *ts, struct ptdb_err *err)
 {
-	struct target_thread_info ti[2];
 	struct dbg_cache *c = *cp;
 	pid_t t = th->tid;
 	int64_t id;
@@ -554,7 +633,7 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	c->goals = goals;
 	c->ngoals = ngoals;
 	/* one thread only: the stubs' slots are per region, not per thread */
-	if (c->broken || target_threads(d->proc, ti, 2) != 1) {
+	if (c->broken || target_threads(d->proc, NULL, 0) != 1) {
 		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
 		return DBG_CACHE_OFF;
 	}
@@ -633,7 +712,7 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 	ahead(c, t, id);
 	if (from >= 0) {
 		/* (block_for may have moved the array: from by index) */
-		write_link(d, &c->blk[from], k, c->blk[id].base, NULL);
+		write_link(c, &c->blk[from], k, c->blk[id].base, NULL);
 		c->st.links++;
 	} else if (miss) {
 		uint64_t e[2] = { (uint64_t)0 - pc, c->blk[id].base };
@@ -656,12 +735,17 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 		int64_t from = -1;
 		int idx = -1;
 
+		uint64_t t0;
+
+		stage_flush(c);
+		t0 = now_ns();
 		if (target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
 		do {
 			if (!target_thread_event(d->proc, 1, ts))
 				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		} while (ts->tid != t && ts->kind != TARGET_STOP_EXITED && ts->kind != TARGET_STOP_SIGNALED);
+		c->st.wait_ns += now_ns() - t0;
 		c->st.traps++;
 		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
 		    target_get_regs(d->proc, t, r, NULL) < 0)
@@ -753,6 +837,9 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->pend_head, 0);
 	free(c->pend);
 	c->pend = NULL;
+	free(c->stage);
+	c->stage = NULL;
+	c->stage_len = c->stage_cap = 0;
 	c->npend = c->cpend = 0;
 	c->need_flush = 0;
 	c->blk = NULL;

@@ -56,6 +56,14 @@ struct dbg_cache {
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
 	size_t hcap, hn;
+	uint64_t rd;			/* records before it are read (the
+					 * pointer goes back to the start only
+					 * past half the buffer) */
+	/* translated code not written into the inferior yet (written in one
+	 * go before the thread runs): stage_len bytes for stage_base */
+	uint8_t *stage;
+	uint64_t stage_base;
+	size_t stage_len, stage_cap;
 	int64_t cur;			/* block whose records are read but
 					 * whose instructions are not out yet */
 	uint64_t run_bytes;

@@ -389,6 +389,9 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		goto fail;
 	b->code = buf;
 	b->len = (uint32_t)e.n;
+	/* (a block keeps its instructions for as long as it lives: only
+	 * as many as it has) */
+	b->ins = xrealloc(b->ins, (size_t)b->n * sizeof(*b->ins));
 	return 0;
 fail:
 	free(buf);
