@@ -11,6 +11,7 @@
 #include "trace/ccache.h"
 #include "trace/swc.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/dbg_cache_int.h"
 
@@ -38,20 +40,33 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* The CPU time thread t has run, from its schedstat; 0 if unknown. */
-static uint64_t thread_cpu_ns(pid_t pid, pid_t t)
+/* The CPU time thread t has run, from its schedstat (kept open); 0 if
+ * unknown. */
+static uint64_t thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t)
 {
-	char path[64], buf[96];
+	char buf[96];
 	unsigned long long v = 0;
-	FILE *f;
+	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)t);
-	f = fopen(path, "r");
-	if (!f)
+	if (c->sched_fd > 0 && c->sched_tid != t) {
+		close(c->sched_fd);
+		c->sched_fd = 0;
+	}
+	if (c->sched_fd <= 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/schedstat", (int)pid, (int)t);
+		c->sched_fd = open(buf, O_RDONLY | O_CLOEXEC);
+		c->sched_tid = t;
+		if (c->sched_fd <= 0) {
+			c->sched_fd = 0;
+			return 0;
+		}
+	}
+	n = pread(c->sched_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
 		return 0;
-	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu", &v) != 1)
+	buf[n] = 0;
+	if (sscanf(buf, "%llu", &v) != 1)
 		v = 0;
-	fclose(f);
 	return v;
 }
 
@@ -598,7 +613,7 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
-	uint64_t c0 = cpu_ns(), tc0 = thread_cpu_ns(d->pid, th->tid), tc1;
+	uint64_t c0 = cpu_ns(), tc0 = *cp ? thread_cpu_ns(*cp, d->pid, th->tid) : 0, tc1;
 	int rc;
 
 	d->running = 1;
@@ -608,7 +623,7 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	if (*cp) {
 		stage_flush(*cp);
 		(*cp)->st.cpu_ns += cpu_ns() - c0;
-		tc1 = thread_cpu_ns(d->pid, th->tid);
+		tc1 = thread_cpu_ns(*cp, d->pid, th->tid);
 		if (tc0 && tc1 > tc0)
 			(*cp)->st.thread_cpu_ns += tc1 - tc0;
 	}
@@ -668,9 +683,19 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	}
 }
 
+/* The lookup table entry of region g for original pc: its block at base. */
+static void table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base)
+{
+	uint64_t e[2] = { (uint64_t)0 - pc, base };
+
+	target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF + (pc & 0xffff) * 16, e, 16, NULL);
+}
+
 /* Translates the blocks the direct exits of block id lead to, and theirs,
  * a few: each would otherwise cost a trap when first reached (its exits
- * are linked as they land). */
+ * are linked as they land).  The return addresses of the calls in them
+ * too, entered in the lookup tables of the caller's and the callee's
+ * regions: the return that comes back there would otherwise miss. */
 static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
 {
 	int64_t q[AHEAD];
@@ -679,20 +704,38 @@ static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
 	q[nq++] = id;
 	for (int i = 0; i < nq && done < AHEAD; i++) {
 		const struct ccache_block *b = &c->blk[q[i]];
-		uint64_t tg[2];
-		int n = b->nexit;
+		uint64_t tg[2 + 8], callee[2 + 8];
+		int n = b->nexit, nexit = b->nexit;
 
 		for (int k = 0; k < n; k++)
 			tg[k] = b->exit[k].target;
+		for (int j = 0; j < b->n && n < 10; j++)
+			if (b->ins[j].kind == DISASM_KIND_CALL || b->ins[j].kind == DISASM_KIND_CALL_IND) {
+				callee[n] = b->ins[j].kind == DISASM_KIND_CALL ? b->ins[j].target : 0;
+				tg[n++] = b->ins[j].addr + b->ins[j].len;
+			}
 		for (int k = 0; k < n && done < AHEAD; k++) {
-			int64_t to;
+			int64_t to = hget(c, tg[k]);
 
-			if (is_stop(c, tg[k]) || hget(c, tg[k]) >= 0)
+			if (is_stop(c, tg[k]))
 				continue;
-			to = block_for(c, t, tg[k], 0);	/* (b may move) */
-			done++;
-			if (to >= 0 && nq < AHEAD)
-				q[nq++] = to;
+			if (to < 0) {
+				to = block_for(c, t, tg[k], 0);	/* (b may move) */
+				done++;
+				if (to >= 0 && nq < AHEAD)
+					q[nq++] = to;
+			}
+			if (k >= nexit && to >= 0) {
+				struct region *g = region_of(c, c->blk[to].base), *h = NULL;
+				int64_t ce = callee[k] ? hget(c, callee[k]) : -1;
+
+				if (ce >= 0)
+					h = region_of(c, c->blk[ce].base);
+				if (g)
+					table_fill(c, g, tg[k], c->blk[to].base);
+				if (h && h != g)
+					table_fill(c, h, tg[k], c->blk[to].base);
+			}
 		}
 	}
 }
@@ -703,7 +746,6 @@ static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
 static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64_t from, int k,
 		 struct region *miss)
 {
-	struct dbg *d = c->d;
 	uint64_t pc = r->rip;
 	int64_t id;
 
@@ -715,9 +757,7 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 		write_link(c, &c->blk[from], k, c->blk[id].base, NULL);
 		c->st.links++;
 	} else if (miss) {
-		uint64_t e[2] = { (uint64_t)0 - pc, c->blk[id].base };
-
-		target_write_mem(d->proc, miss->addr + CCACHE_TABLE_OFF + (pc & 0xffff) * 16, e, 16, NULL);
+		table_fill(c, miss, pc, c->blk[id].base);
 		c->st.misses++;
 	}
 	r->rip = c->blk[id].base;
@@ -837,6 +877,9 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->pend_head, 0);
 	free(c->pend);
 	c->pend = NULL;
+	if (c->sched_fd > 0)
+		close(c->sched_fd);
+	c->sched_fd = 0;
 	free(c->stage);
 	c->stage = NULL;
 	c->stage_len = c->stage_cap = 0;

@@ -17,7 +17,7 @@
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
 #define REC_BYTES (256u << 10)	/* 65536 records between drains */
 #define MAX_REGIONS 16
-#define AHEAD 16			/* blocks translated ahead at a trap */
+#define AHEAD 48			/* blocks translated ahead at a trap */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -61,6 +61,8 @@ struct dbg_cache {
 					 * past half the buffer) */
 	/* translated code not written into the inferior yet (written in one
 	 * go before the thread runs): stage_len bytes for stage_base */
+	int sched_fd;			/* the traced thread's schedstat, or 0 */
+	pid_t sched_tid;
 	uint8_t *stage;
 	uint64_t stage_base;
 	size_t stage_len, stage_cap;
