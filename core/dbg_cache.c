@@ -283,13 +283,27 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 	}
 	c->blk[c->nblk] = b;
 	{
-		struct plan *pl = &c->plan[c->nblk];
+		int np = 0, prev = 0, k = 0;
+		struct plan *pl;
 
-		pl->pk = xmalloc((size_t)b.n * sizeof(*pl->pk));
-		pl->npk = 0;
 		for (int i = 0; i < b.n; i++)
-			if (b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP)
-				pl->pk[pl->npk++] = (uint16_t)i;
+			np += b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP;
+		pl = xmalloc(sizeof(*pl) + (size_t)np * sizeof(pl->seg[0]));
+		pl->start = b.start;
+		pl->nseg = (uint32_t)np;
+		for (int i = 0; i < b.n; i++) {
+			const struct ccache_insn *ci = &b.ins[i];
+
+			if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
+				continue;
+			pl->seg[k] = (struct seg){ ci->addr, ci->target, i + 1 < b.n ? b.ins[i + 1].addr : 0,
+						   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind,
+						   ci->has_target };
+			k++;
+			prev = i + 1;
+		}
+		pl->tail = (uint32_t)(b.n - prev);
+		c->plan[c->nblk] = pl;
 	}
 	if (g->nids == g->cids) {
 		g->cids = g->cids ? 2 * g->cids : 1024;
@@ -364,24 +378,40 @@ static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, 
 	trace_swc_executed(th, &in, next);
 }
 
+/* Instructions [from, to) of block id one by one (a run that could not
+ * be counted at once: a PSB+ is due in it). */
+static void emit_each(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, int from, int to,
+		      uint64_t next)
+{
+	const struct ccache_block *b = &c->blk[id];
+
+	for (int j = from; j < to; j++)
+		emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
+}
+
 /* All of block id, going on to next: the runs between the instructions
  * that write packets are counted at once. */
 static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
 {
-	const struct ccache_block *b = &c->blk[id];
-	const struct plan *pl = &c->plan[id];
-	int prev = 0;
+	const struct plan *pl = c->plan[id];
+	struct disasm_insn in;
 
-	for (int k = 0; k <= pl->npk; k++) {
-		int p = k < pl->npk ? pl->pk[k] : b->n;
-		uint64_t at = p < b->n ? b->ins[p].addr : next;
+	for (uint32_t k = 0; k < pl->nseg; k++) {
+		const struct seg *sg = &pl->seg[k];
 
-		if (p > prev && trace_swc_straight(th, (uint64_t)(p - prev), at) < 0)
-			for (int j = prev; j < p; j++)
-				emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
-		if (p < b->n)
-			emit_one(th, &b->ins[p], p + 1 < b->n ? b->ins[p + 1].addr : next);
-		prev = p + 1;
+		if (sg->run && trace_swc_straight(th, sg->run, sg->addr) < 0)
+			emit_each(c, th, id, (int)(sg->idx - sg->run), (int)sg->idx, next);
+		in.addr = sg->addr;
+		in.len = sg->len;
+		in.kind = (enum disasm_kind)sg->kind;
+		in.has_target = sg->has_target;
+		in.target = sg->target;
+		trace_swc_executed(th, &in, sg->next ? sg->next : next);
+	}
+	if (pl->tail && trace_swc_straight(th, pl->tail, next) < 0) {
+		int n = c->blk[id].n;
+
+		emit_each(c, th, id, n - (int)pl->tail, n, next);
 	}
 }
 
@@ -409,8 +439,10 @@ static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
 	for (size_t i = 0; i < n; i++) {
 		if (ids[i] >= c->nblk)
 			continue;	/* cannot happen: the ids are ours */
+		if (i + 4 < n && ids[i + 4] < c->nblk)
+			__builtin_prefetch(c->plan[ids[i + 4]]);
 		if (c->cur >= 0)
-			emit_all(c, th, c->cur, c->blk[ids[i]].start);
+			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
 		c->cur = ids[i];
 	}
 	c->st.records += n;
@@ -542,7 +574,7 @@ static void flush(struct dbg_cache *c)
 	c->stage_len = 0;
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
-		free(c->plan[i].pk);
+		free(c->plan[i]);
 	}
 	c->nblk = 0;
 	free(c->hkey);
@@ -613,8 +645,14 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
-	uint64_t c0 = cpu_ns(), tc0 = *cp ? thread_cpu_ns(*cp, d->pid, th->tid) : 0, tc1;
+	uint64_t c0 = cpu_ns(), tc0, tc1;
 	int rc;
+
+	if (!*cp) {
+		*cp = xcalloc(1, sizeof(**cp));
+		(*cp)->cur = -1;
+	}
+	tc0 = thread_cpu_ns(*cp, d->pid, th->tid);
 
 	d->running = 1;
 	if (d->interrupt_requested)
@@ -859,7 +897,7 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 		c->st.peak_cache = c->run_bytes;
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
-		free(c->plan[i].pk);
+		free(c->plan[i]);
 	}
 	for (int i = 0; i < c->nreg; i++)
 		free(c->reg[i].ids);

@@ -47,11 +47,20 @@ struct dbg_cache {
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
-	struct plan {			/* by id: its instructions that write
-					 * packets (the others are counted) */
-		uint16_t *pk;
-		int npk;
-	} *plan;
+	/* by id: what reading a record back writes, in one allocation (a
+	 * record costs a few cache lines, not the block's four arrays): the
+	 * instructions that write packets, each after the run of those that
+	 * do not (counted at once) */
+	struct plan {
+		uint64_t start;
+		uint32_t nseg, tail;	/* tail: the run after the last */
+		struct seg {
+			uint64_t addr, target, next;	/* next 0: the block's
+							 * successor */
+			uint32_t run, idx;		/* idx: in the block */
+			uint8_t len, kind, has_target;
+		} seg[];
+	} **plan;
 	uint32_t nblk, cblk;
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
