@@ -133,7 +133,7 @@ def main():
         goal_rate, goal_slow = (60e6, 60) if name == "python3" else (150e6, 25)
         row_ok = rate >= goal_rate and c_time / native <= goal_slow
         if not row_ok:
-            print("  %-9s MISSED: %.2e insns/s (goal %.0e), %.0fx native (goal %dx)" % (
+            print("  %-9s MISSED: %.2e insns/s (goal %.1e), %.0fx native (goal %dx)" % (
                 name, rate, goal_rate, c_time / native, goal_slow))
         ok = ok and row_ok
     print("  (valgrind and qemu columns: whole-program wall seconds, start-up included; "
