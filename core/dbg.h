@@ -380,6 +380,10 @@ struct dbg_cache_stats {
 					 * runs the engine does not handle) */
 	uint64_t peak_cache;		/* largest code cache of a run, bytes */
 	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
+	uint64_t packet_ns;		/* of it: records read back into packets */
+	uint64_t wait_ns;		/* of it: the thread running (ptdb waiting) */
+	uint64_t cpu_ns, thread_cpu_ns;	/* CPU time in the engine: ptdb's, and
+					 * the traced thread's (schedstat) */
 	uint64_t flushes;		/* translations dropped: code mapping changed */
 };
 

@@ -11,12 +11,15 @@
 #include "trace/ccache.h"
 #include "trace/swc.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/dbg_cache_int.h"
 
@@ -29,7 +32,43 @@ static uint64_t now_ns(void)
 }
 
 
-/* ---- system calls in the inferior ---- */
+static uint64_t cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The CPU time thread t has run, from its schedstat (kept open); 0 if
+ * unknown. */
+static uint64_t thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t)
+{
+	char buf[96];
+	unsigned long long v = 0;
+	ssize_t n;
+
+	if (c->sched_fd > 0 && c->sched_tid != t) {
+		close(c->sched_fd);
+		c->sched_fd = 0;
+	}
+	if (c->sched_fd <= 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/schedstat", (int)pid, (int)t);
+		c->sched_fd = open(buf, O_RDONLY | O_CLOEXEC);
+		c->sched_tid = t;
+		if (c->sched_fd <= 0) {
+			c->sched_fd = 0;
+			return 0;
+		}
+	}
+	n = pread(c->sched_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu", &v) != 1)
+		v = 0;
+	return v;
+}
 
 /* ---- blocks ---- */
 
@@ -115,7 +154,39 @@ static struct ccache_block *block_of(struct dbg_cache *c, struct region *g, uint
 	return NULL;
 }
 
-static void write_link(struct dbg *d, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
+/* Writes the staged code into the inferior. */
+static void stage_flush(struct dbg_cache *c)
+{
+	if (c->stage_len)
+		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
+	c->stage_len = 0;
+}
+
+/* n bytes of code for addr: into the stage when they continue it or fall
+ * inside it, else (after it) straight into the inferior. */
+static void put_code(struct dbg_cache *c, uint64_t addr, const void *buf, size_t n, int append)
+{
+	if (c->stage_len && addr >= c->stage_base && addr + n <= c->stage_base + c->stage_len) {
+		memcpy(c->stage + (addr - c->stage_base), buf, n);
+		return;
+	}
+	if (!append) {
+		target_write_mem(c->d->proc, addr, buf, n, NULL);
+		return;
+	}
+	if (c->stage_len && addr != c->stage_base + c->stage_len)
+		stage_flush(c);
+	if (!c->stage_len)
+		c->stage_base = addr;
+	if (c->stage_len + n > c->stage_cap) {
+		c->stage_cap = c->stage_len + n > 2 * c->stage_cap ? c->stage_len + n : 2 * c->stage_cap;
+		c->stage = xrealloc(c->stage, c->stage_cap);
+	}
+	memcpy(c->stage + c->stage_len, buf, n);
+	c->stage_len += n;
+}
+
+static void write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
 {
 	uint8_t rel[4], far[8];
 	uint32_t o1, o2;
@@ -128,8 +199,8 @@ static void write_link(struct dbg *d, const struct ccache_block *b, int k, uint6
 		return;
 	}
 	if (o2 != UINT32_MAX)
-		target_write_mem(d->proc, b->base + o2, far, 8, NULL);
-	target_write_mem(d->proc, b->base + o1, rel, 4, NULL);
+		put_code(c, b->base + o2, far, 8, 0);
+	put_code(c, b->base + o1, rel, 4, 0);
 }
 
 /* The block at pc, translated now if need be.  A block at a stop is the
@@ -171,13 +242,21 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		int64_t to = is_stop(c, tg) ? -1 : hget(c, tg);
 
 		if (to >= 0)
-			write_link(d, &b, k, c->blk[to].base, b.code);
+			write_link(c, &b, k, c->blk[to].base, b.code);
 		else if (!is_stop(c, tg))
 			waiting[nw++] = k;
 	}
-	if (target_write_mem(d->proc, b.base, b.code, b.len, NULL) < 0) {
-		ccache_block_release(&b);
-		return -1;
+	{
+		/* (with the padding to the next block's start) */
+		uint32_t padded = (b.len + 15) & ~15u;
+
+		if (padded > b.len && g->used + padded <= REGION_SIZE - CCACHE_CODE_OFF) {
+			b.code = xrealloc(b.code, padded);
+			memset(b.code + b.len, 0, padded - b.len);
+		} else {
+			padded = b.len;
+		}
+		put_code(c, b.base, b.code, padded, 1);
 	}
 	for (int w = 0; w < nw; w++) {
 		uint64_t tg = b.exit[waiting[w]].target;
@@ -204,13 +283,27 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 	}
 	c->blk[c->nblk] = b;
 	{
-		struct plan *pl = &c->plan[c->nblk];
+		int np = 0, prev = 0, k = 0;
+		struct plan *pl;
 
-		pl->pk = xmalloc((size_t)b.n * sizeof(*pl->pk));
-		pl->npk = 0;
 		for (int i = 0; i < b.n; i++)
-			if (b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP)
-				pl->pk[pl->npk++] = (uint16_t)i;
+			np += b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP;
+		pl = xmalloc(sizeof(*pl) + (size_t)np * sizeof(pl->seg[0]));
+		pl->start = b.start;
+		pl->nseg = (uint32_t)np;
+		for (int i = 0; i < b.n; i++) {
+			const struct ccache_insn *ci = &b.ins[i];
+
+			if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
+				continue;
+			pl->seg[k] = (struct seg){ ci->addr, ci->target, i + 1 < b.n ? b.ins[i + 1].addr : 0,
+						   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind,
+						   ci->has_target };
+			k++;
+			prev = i + 1;
+		}
+		pl->tail = (uint32_t)(b.n - prev);
+		c->plan[c->nblk] = pl;
 	}
 	if (g->nids == g->cids) {
 		g->cids = g->cids ? 2 * g->cids : 1024;
@@ -224,7 +317,7 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		/* exits waiting for it go straight to it now */
 		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
 			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
-				write_link(d, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
+				write_link(c, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
 				c->st.links++;
 			}
 		if (h)
@@ -285,24 +378,40 @@ static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, 
 	trace_swc_executed(th, &in, next);
 }
 
+/* Instructions [from, to) of block id one by one (a run that could not
+ * be counted at once: a PSB+ is due in it). */
+static void emit_each(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, int from, int to,
+		      uint64_t next)
+{
+	const struct ccache_block *b = &c->blk[id];
+
+	for (int j = from; j < to; j++)
+		emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
+}
+
 /* All of block id, going on to next: the runs between the instructions
  * that write packets are counted at once. */
 static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
 {
-	const struct ccache_block *b = &c->blk[id];
-	const struct plan *pl = &c->plan[id];
-	int prev = 0;
+	const struct plan *pl = c->plan[id];
+	struct disasm_insn in;
 
-	for (int k = 0; k <= pl->npk; k++) {
-		int p = k < pl->npk ? pl->pk[k] : b->n;
-		uint64_t at = p < b->n ? b->ins[p].addr : next;
+	for (uint32_t k = 0; k < pl->nseg; k++) {
+		const struct seg *sg = &pl->seg[k];
 
-		if (p > prev && trace_swc_straight(th, (uint64_t)(p - prev), at) < 0)
-			for (int j = prev; j < p; j++)
-				emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
-		if (p < b->n)
-			emit_one(th, &b->ins[p], p + 1 < b->n ? b->ins[p + 1].addr : next);
-		prev = p + 1;
+		if (sg->run && trace_swc_straight(th, sg->run, sg->addr) < 0)
+			emit_each(c, th, id, (int)(sg->idx - sg->run), (int)sg->idx, next);
+		in.addr = sg->addr;
+		in.len = sg->len;
+		in.kind = (enum disasm_kind)sg->kind;
+		in.has_target = sg->has_target;
+		in.target = sg->target;
+		trace_swc_executed(th, &in, sg->next ? sg->next : next);
+	}
+	if (pl->tail && trace_swc_straight(th, pl->tail, next) < 0) {
+		int n = c->blk[id].n;
+
+		emit_each(c, th, id, n - (int)pl->tail, n, next);
 	}
 }
 
@@ -311,29 +420,38 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
 {
 	struct dbg *d = c->d;
-	uint64_t p, s = rec_start(c);
+	uint64_t p, s = rec_start(c), t0;
 	uint32_t *ids;
 	size_t n;
 
-	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4)
+	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4 ||
+	    c->rd < s || c->rd > p)
 		return -1;
-	n = (p - s) / 4;
+	n = (p - c->rd) / 4;
 	if (!n)
 		return 0;
+	t0 = now_ns();
 	ids = xmalloc(n * 4);
-	if (target_read_mem(d->proc, s, ids, n * 4, NULL) < 0) {
+	if (target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0) {
 		free(ids);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ids[i] >= c->nblk)
 			continue;	/* cannot happen: the ids are ours */
+		if (i + 4 < n && ids[i + 4] < c->nblk)
+			__builtin_prefetch(c->plan[ids[i + 4]]);
 		if (c->cur >= 0)
-			emit_all(c, th, c->cur, c->blk[ids[i]].start);
+			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
 		c->cur = ids[i];
 	}
 	c->st.records += n;
 	free(ids);
+	c->st.packet_ns += now_ns() - t0;
+	c->rd = p;
+	if (p - s < REC_BYTES / 2)
+		return 0;
+	c->rd = s;
 	return target_write_mem(d->proc, c->rec, &s, 8, NULL);
 }
 
@@ -453,9 +571,10 @@ static void flush(struct dbg_cache *c)
 		g->nids = 0;
 	}
 	free(zero);
+	c->stage_len = 0;
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
-		free(c->plan[i].pk);
+		free(c->plan[i]);
 	}
 	c->nblk = 0;
 	free(c->hkey);
@@ -526,12 +645,26 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
+	uint64_t c0 = cpu_ns(), tc0, tc1;
 	int rc;
+
+	if (!*cp) {
+		*cp = xcalloc(1, sizeof(**cp));
+		(*cp)->cur = -1;
+	}
+	tc0 = thread_cpu_ns(*cp, d->pid, th->tid);
 
 	d->running = 1;
 	if (d->interrupt_requested)
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	if (*cp) {
+		stage_flush(*cp);
+		(*cp)->st.cpu_ns += cpu_ns() - c0;
+		tc1 = thread_cpu_ns(*cp, d->pid, th->tid);
+		if (tc0 && tc1 > tc0)
+			(*cp)->st.thread_cpu_ns += tc1 - tc0;
+	}
 	d->running = 0;
 	return rc;
 }
@@ -540,7 +673,6 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 	       struct target_stop *ts, struct ptdb_err *err)
 {
-	struct target_thread_info ti[2];
 	struct dbg_cache *c = *cp;
 	pid_t t = th->tid;
 	int64_t id;
@@ -554,7 +686,7 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	c->goals = goals;
 	c->ngoals = ngoals;
 	/* one thread only: the stubs' slots are per region, not per thread */
-	if (c->broken || target_threads(d->proc, ti, 2) != 1) {
+	if (c->broken || target_threads(d->proc, NULL, 0) != 1) {
 		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
 		return DBG_CACHE_OFF;
 	}
@@ -589,9 +721,19 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	}
 }
 
+/* The lookup table entry of region g for original pc: its block at base. */
+static void table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base)
+{
+	uint64_t e[2] = { (uint64_t)0 - pc, base };
+
+	target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF + (pc & 0xffff) * 16, e, 16, NULL);
+}
+
 /* Translates the blocks the direct exits of block id lead to, and theirs,
  * a few: each would otherwise cost a trap when first reached (its exits
- * are linked as they land). */
+ * are linked as they land).  The return addresses of the calls in them
+ * too, entered in the lookup tables of the caller's and the callee's
+ * regions: the return that comes back there would otherwise miss. */
 static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
 {
 	int64_t q[AHEAD];
@@ -600,20 +742,38 @@ static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
 	q[nq++] = id;
 	for (int i = 0; i < nq && done < AHEAD; i++) {
 		const struct ccache_block *b = &c->blk[q[i]];
-		uint64_t tg[2];
-		int n = b->nexit;
+		uint64_t tg[2 + 8], callee[2 + 8];
+		int n = b->nexit, nexit = b->nexit;
 
 		for (int k = 0; k < n; k++)
 			tg[k] = b->exit[k].target;
+		for (int j = 0; j < b->n && n < 10; j++)
+			if (b->ins[j].kind == DISASM_KIND_CALL || b->ins[j].kind == DISASM_KIND_CALL_IND) {
+				callee[n] = b->ins[j].kind == DISASM_KIND_CALL ? b->ins[j].target : 0;
+				tg[n++] = b->ins[j].addr + b->ins[j].len;
+			}
 		for (int k = 0; k < n && done < AHEAD; k++) {
-			int64_t to;
+			int64_t to = hget(c, tg[k]);
 
-			if (is_stop(c, tg[k]) || hget(c, tg[k]) >= 0)
+			if (is_stop(c, tg[k]))
 				continue;
-			to = block_for(c, t, tg[k], 0);	/* (b may move) */
-			done++;
-			if (to >= 0 && nq < AHEAD)
-				q[nq++] = to;
+			if (to < 0) {
+				to = block_for(c, t, tg[k], 0);	/* (b may move) */
+				done++;
+				if (to >= 0 && nq < AHEAD)
+					q[nq++] = to;
+			}
+			if (k >= nexit && to >= 0) {
+				struct region *g = region_of(c, c->blk[to].base), *h = NULL;
+				int64_t ce = callee[k] ? hget(c, callee[k]) : -1;
+
+				if (ce >= 0)
+					h = region_of(c, c->blk[ce].base);
+				if (g)
+					table_fill(c, g, tg[k], c->blk[to].base);
+				if (h && h != g)
+					table_fill(c, h, tg[k], c->blk[to].base);
+			}
 		}
 	}
 }
@@ -624,7 +784,6 @@ static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
 static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64_t from, int k,
 		 struct region *miss)
 {
-	struct dbg *d = c->d;
 	uint64_t pc = r->rip;
 	int64_t id;
 
@@ -633,12 +792,10 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 	ahead(c, t, id);
 	if (from >= 0) {
 		/* (block_for may have moved the array: from by index) */
-		write_link(d, &c->blk[from], k, c->blk[id].base, NULL);
+		write_link(c, &c->blk[from], k, c->blk[id].base, NULL);
 		c->st.links++;
 	} else if (miss) {
-		uint64_t e[2] = { (uint64_t)0 - pc, c->blk[id].base };
-
-		target_write_mem(d->proc, miss->addr + CCACHE_TABLE_OFF + (pc & 0xffff) * 16, e, 16, NULL);
+		table_fill(c, miss, pc, c->blk[id].base);
 		c->st.misses++;
 	}
 	r->rip = c->blk[id].base;
@@ -656,12 +813,17 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 		int64_t from = -1;
 		int idx = -1;
 
+		uint64_t t0;
+
+		stage_flush(c);
+		t0 = now_ns();
 		if (target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
 		do {
 			if (!target_thread_event(d->proc, 1, ts))
 				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		} while (ts->tid != t && ts->kind != TARGET_STOP_EXITED && ts->kind != TARGET_STOP_SIGNALED);
+		c->st.wait_ns += now_ns() - t0;
 		c->st.traps++;
 		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
 		    target_get_regs(d->proc, t, r, NULL) < 0)
@@ -735,7 +897,7 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 		c->st.peak_cache = c->run_bytes;
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
-		free(c->plan[i].pk);
+		free(c->plan[i]);
 	}
 	for (int i = 0; i < c->nreg; i++)
 		free(c->reg[i].ids);
@@ -753,6 +915,12 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->pend_head, 0);
 	free(c->pend);
 	c->pend = NULL;
+	if (c->sched_fd > 0)
+		close(c->sched_fd);
+	c->sched_fd = 0;
+	free(c->stage);
+	c->stage = NULL;
+	c->stage_len = c->stage_cap = 0;
 	c->npend = c->cpend = 0;
 	c->need_flush = 0;
 	c->blk = NULL;

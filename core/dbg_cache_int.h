@@ -19,7 +19,7 @@
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
 #define REC_BYTES (256u << 10)	/* 65536 records between drains */
 #define MAX_REGIONS 16
-#define AHEAD 16			/* blocks translated ahead at a trap */
+#define AHEAD 48			/* blocks translated ahead at a trap */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -49,15 +49,34 @@ struct dbg_cache {
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
-	struct plan {			/* by id: its instructions that write
-					 * packets (the others are counted) */
-		uint16_t *pk;
-		int npk;
-	} *plan;
+	/* by id: what reading a record back writes, in one allocation (a
+	 * record costs a few cache lines, not the block's four arrays): the
+	 * instructions that write packets, each after the run of those that
+	 * do not (counted at once) */
+	struct plan {
+		uint64_t start;
+		uint32_t nseg, tail;	/* tail: the run after the last */
+		struct seg {
+			uint64_t addr, target, next;	/* next 0: the block's
+							 * successor */
+			uint32_t run, idx;		/* idx: in the block */
+			uint8_t len, kind, has_target;
+		} seg[];
+	} **plan;
 	uint32_t nblk, cblk;
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
 	size_t hcap, hn;
+	uint64_t rd;			/* records before it are read (the
+					 * pointer goes back to the start only
+					 * past half the buffer) */
+	/* translated code not written into the inferior yet (written in one
+	 * go before the thread runs): stage_len bytes for stage_base */
+	int sched_fd;			/* the traced thread's schedstat, or 0 */
+	pid_t sched_tid;
+	uint8_t *stage;
+	uint64_t stage_base;
+	size_t stage_len, stage_cap;
 	int64_t cur;			/* block whose records are read but
 					 * whose instructions are not out yet */
 	uint64_t run_bytes;

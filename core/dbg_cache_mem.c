@@ -124,6 +124,7 @@ int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t)
 	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0)
 		return -1;
 	c->cur = -1;
+	c->rd = p;
 	c->ready = 1;
 	return 0;
 }

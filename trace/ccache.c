@@ -76,6 +76,29 @@ static void jmp_to(struct emit *e, uint64_t base, uint64_t dest)
 	/* (rip_insn computes rel32 = dest - end, as for a disp32) */
 }
 
+/* Whether in's RIP-relative operand is one the copier moves: a disp32
+ * right after a ModRM of mod 00, r/m 101, no address-size prefix (that
+ * would make it EIP-relative).  The bytes decide, not the decoder's
+ * riprel_odd: capstone gives some 0x66-prefixed forms (cmpw $0, x(%rip),
+ * paddq x(%rip), %xmm0, movdqa) a displacement size other than 4. */
+static int riprel_movable(const struct disasm_insn *in)
+{
+	if (!in->riprel_off)
+		return !in->riprel_odd;
+	if (in->riprel_off < 2 || in->riprel_off + 4u > in->len || (in->bytes[in->riprel_off - 1] & 0xc7) != 0x05)
+		return 0;
+	for (int i = 0; i < in->riprel_off - 1; i++) {
+		uint8_t b = in->bytes[i];
+
+		if (b == 0x67)
+			return 0;
+		if (b != 0x66 && b != 0xf0 && b != 0xf2 && b != 0xf3 && b != 0x2e && b != 0x36 &&
+		    b != 0x3e && b != 0x26 && b != 0x64 && b != 0x65)
+			break;	/* the opcode (and REX/VEX/EVEX) */
+	}
+	return 1;
+}
+
 int ccache_translatable(const struct disasm_insn *in)
 {
 	switch (in->kind) {
@@ -89,7 +112,7 @@ int ccache_translatable(const struct disasm_insn *in)
 		break;
 	}
 	/* xbegin's abort address is relative to it */
-	if (!strncmp(in->mnemonic, "xbegin", 6) || in->riprel_odd)
+	if (!strncmp(in->mnemonic, "xbegin", 6) || !riprel_movable(in))
 		return 0;
 	return 1;
 }
@@ -389,6 +412,9 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		goto fail;
 	b->code = buf;
 	b->len = (uint32_t)e.n;
+	/* (a block keeps its instructions for as long as it lives: only
+	 * as many as it has) */
+	b->ins = xrealloc(b->ins, (size_t)b->n * sizeof(*b->ins));
 	return 0;
 fail:
 	free(buf);

@@ -278,7 +278,35 @@ TEST(ccache_dispatcher_looks_up_and_traps_on_a_miss)
 	CHECK_INT(ccache_dispatcher(REGION, buf, 10, &miss), 0);	/* no room: 0 */
 }
 
+/* 0x66-prefixed RIP-relative forms (capstone reports their displacement
+ * size wrongly) run in the cache with the displacement moved; an
+ * EIP-relative one (0x67) does not. */
+TEST(ccache_word_and_sse_rip_operands_are_moved)
+{
+	struct ccache_block b;
+	struct disasm_insn in;
+
+	/* cmpw $0x0,0x558ec0(%rip); paddq 0x220f48(%rip),%xmm0; ret */
+	code((const uint8_t[]){ 0x66, 0x83, 0x3d, 0xc0, 0x8e, 0x55, 0x00, 0x00,
+				0x66, 0x0f, 0xd4, 0x05, 0x48, 0x0f, 0x22, 0x00, 0xc3 }, 17);
+	CHECK_INT(dec(NULL, ORIG, &in), 0);
+	CHECK(ccache_translatable(&in));
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 3, &b), 0);
+	CHECK_INT(b.n, 3);
+	CHECK(!memcmp(b.code + b.ins[0].coff, "\x66\x83\x3d", 3));
+	CHECK_INT(b.code[b.ins[0].coff + 7], 0x00);	/* the immediate stays */
+	CHECK(abs_at(&b, b.ins[0].coff + 3, b.ins[0].coff + 8) == ORIG + 8 + 0x558ec0);
+	CHECK(!memcmp(b.code + b.ins[1].coff, "\x66\x0f\xd4\x05", 4));
+	CHECK(abs_at(&b, b.ins[1].coff + 4, b.ins[1].coff + 8) == ORIG + 16 + 0x220f48);
+	ccache_block_release(&b);
+	/* addr32 cmpw $0x0,0x10(%eip) */
+	code((const uint8_t[]){ 0x67, 0x66, 0x83, 0x3d, 0x10, 0x00, 0x00, 0x00, 0x00 }, 9);
+	if (dec(NULL, ORIG, &in) == 0)
+		CHECK(!ccache_translatable(&in));
+}
+
 TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
-	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss)
+	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,
+	  ccache_word_and_sse_rip_operands_are_moved)
