@@ -5,6 +5,7 @@
 #include "cmd/trace-loss.h"
 #include "cmd/cmd-trace.h"
 #include "cmd/progress.h"
+#include "core/cursor.h"
 #include "core/session.h"
 #include "core/size.h"
 #include "core/source.h"
@@ -23,12 +24,6 @@
 #define PROGRESS_EVERY 4096	/* items between progress updates */
 
 /* ---- the listing ---- */
-
-/* What the decoded traces are cached by (a loaded trace never changes). */
-static uint64_t stop_id(struct dbg *d)
-{
-	return d->proc ? target_stop_id(d->proc) : 0;
-}
 
 static const char *error_text(const struct trace_item *it)
 {
@@ -63,7 +58,129 @@ struct dump {
 	unsigned src_line;
 	/* replaying this thread: the cursor's instruction id, marked "->" */
 	int64_t cursor;
+	struct dbg_cursor *cur;	/* over the decoded trace */
+	/* each address's text, made once per dump (open addressing) */
+	struct memo *memo;
+	size_t mcap, mn;
+	/* the listing, written in large pieces */
+	size_t on;
+	char obuf[1 << 16];
 };
+
+/* What a dump writes for the instruction at ip, made on its first use:
+ * its symbol context, its context line (with the address), and the rest
+ * of its line after the id (text) or its JSON members after "id". */
+struct memo {
+	uint64_t ip;		/* 0: empty */
+	struct sym_loc loc;
+	char *ctx;		/* "  <address>\n", made when first shown */
+	char *text;
+	size_t tlen;
+};
+
+#define MEMO_MAX (1u << 16)	/* addresses kept */
+
+static void out_flush(struct dump *p)
+{
+	if (p->on)
+		fwrite(p->obuf, 1, p->on, p->out);
+	p->on = 0;
+}
+
+static void out_put(struct dump *p, const char *s, size_t n)
+{
+	if (p->on + n > sizeof(p->obuf)) {
+		out_flush(p);
+		if (n > sizeof(p->obuf)) {
+			fwrite(s, 1, n, p->out);
+			return;
+		}
+	}
+	memcpy(p->obuf + p->on, s, n);
+	p->on += n;
+}
+
+static void out_str(struct dump *p, const char *s)
+{
+	out_put(p, s, strlen(s));
+}
+
+/* v right-aligned in width columns (the ids of a listing). */
+static void out_uint(struct dump *p, uint64_t v, int width)
+{
+	char b[24];
+	int k = (int)sizeof(b);
+
+	do {
+		b[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while ((int)sizeof(b) - k < width && k > 0)
+		b[--k] = ' ';
+	out_put(p, b + k, sizeof(b) - (size_t)k);
+}
+
+static void memo_clear(struct dump *p)
+{
+	for (size_t i = 0; i < p->mcap; i++) {
+		free(p->memo[i].ctx);
+		free(p->memo[i].text);
+	}
+	free(p->memo);
+	p->memo = NULL;
+	p->mcap = p->mn = 0;
+}
+
+static size_t memo_slot(const struct dump *p, uint64_t ip)
+{
+	return (size_t)((ip * 0x9E3779B97F4A7C15ull) >> 20) & (p->mcap - 1);
+}
+
+static void make_text(struct dump *p, struct memo *m, const struct dbg_insn *e);
+static void make_json(struct dump *p, struct memo *m, const struct dbg_insn *e);
+
+/* The memo of ip, made on its first use. */
+static struct memo *memo_get(struct dump *p, uint64_t ip)
+{
+	struct dbg_module *mod;
+	struct memo *m;
+	size_t k;
+
+	if (p->mcap) {
+		for (k = memo_slot(p, ip); p->memo[k].ip; k = (k + 1) & (p->mcap - 1))
+			if (p->memo[k].ip == ip)
+				return &p->memo[k];
+	}
+	if (p->mn >= MEMO_MAX)
+		memo_clear(p);
+	if (2 * (p->mn + 1) > p->mcap) {
+		struct memo *old = p->memo;
+		size_t ocap = p->mcap;
+
+		p->mcap = ocap ? 2 * ocap : 1024;
+		p->memo = xcalloc(p->mcap, sizeof(*p->memo));
+		for (size_t i = 0; i < ocap; i++) {
+			if (!old[i].ip)
+				continue;
+			for (k = memo_slot(p, old[i].ip); p->memo[k].ip; k = (k + 1) & (p->mcap - 1))
+				;
+			p->memo[k] = old[i];
+		}
+		free(old);
+	}
+	for (k = memo_slot(p, ip); p->memo[k].ip; k = (k + 1) & (p->mcap - 1))
+		;
+	m = &p->memo[k];
+	p->mn++;
+	m->ip = ip;
+	if ((mod = dbg_module_for(p->d, ip)))
+		sym_lookup_addr(mod->sym, ip, &m->loc);
+	if (p->json)
+		make_json(p, m, dbg_insn_cached(p->d, ip));
+	else
+		make_text(p, m, dbg_insn_cached(p->d, ip));
+	return m;
+}
 
 static const char *kind_name(enum disasm_kind k)
 {
@@ -89,131 +206,173 @@ static const char *kind_name(enum disasm_kind k)
 	}
 }
 
-static void print_ctx_line(struct dump *p, uint64_t ip)
+static void print_ctx_line(struct dump *p, struct memo *mo)
 {
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct sym_loc loc;
-	char buf[512];
+	const struct sym_loc *loc = &mo->loc;
 
-	memset(&loc, 0, sizeof(loc));
-	if (m)
-		sym_lookup_addr(m->sym, ip, &loc);
 	/* a new line-table position (function, file, line, column) */
-	if (p->have_ctx && loc.func == p->func && loc.file == p->file && loc.line == p->line &&
-	    loc.column == p->column)
+	if (p->have_ctx && loc->func == p->func && loc->file == p->file && loc->line == p->line &&
+	    loc->column == p->column)
 		return;
-	p->func = loc.func;
-	p->file = loc.file;
-	p->line = loc.line;
-	p->column = loc.column;
+	p->func = loc->func;
+	p->file = loc->file;
+	p->line = loc->line;
+	p->column = loc->column;
 	p->have_ctx = 1;
-	if (!p->o->raw)
-		fprintf(p->out, "  %s\n", dbg_format_addr(p->d, ip, buf, sizeof(buf)));
+	if (!p->o->raw) {
+		if (!mo->ctx) {
+			char buf[512], line[520];
+
+			snprintf(line, sizeof(line), "  %s\n", dbg_format_addr(p->d, mo->ip, buf, sizeof(buf)));
+			mo->ctx = xstrdup(line);
+		}
+		out_str(p, mo->ctx);
+	}
 	/* -m: each new source line once, as "source list" shows it (GDB's
 	 * /m); a missing source file shows nothing */
-	if (p->o->source && loc.file && loc.line &&
-	    (loc.file != p->src_file || loc.line != p->src_line)) {
+	if (p->o->source && loc->file && loc->line &&
+	    (loc->file != p->src_file || loc->line != p->src_line)) {
 		char mapped[4096];
 
-		p->src_file = loc.file;
-		p->src_line = loc.line;
-		source_list_range(p->out, dbg_source_path(p->d, loc.file, mapped, sizeof(mapped)),
-				  loc.line, loc.line, NULL);
+		p->src_file = loc->file;
+		p->src_line = loc->line;
+		out_flush(p);
+		source_list_range(p->out, dbg_source_path(p->d, loc->file, mapped, sizeof(mapped)),
+				  loc->line, loc->line, NULL);
 	}
 }
 
-static void json_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip,
-		      const uint8_t *bytes, size_t n)
+/* An instruction's members after "id". */
+static void json_members(struct dump *p, struct json_object *o, const struct memo *m,
+			 const struct dbg_insn *e)
 {
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct json_object *o = json_object_new_object();
-	struct disasm_insn in;
-	struct sym_loc loc;
+	struct dbg_module *mod = dbg_module_for(p->d, m->ip);
 	char addr[32];
 
-	snprintf(addr, sizeof(addr), "0x%016" PRIx64, ip);
-	json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
+	snprintf(addr, sizeof(addr), "0x%016" PRIx64, m->ip);
 	json_object_object_add(o, "loadAddress", json_object_new_string(addr));
-	memset(&loc, 0, sizeof(loc));
-	if (m) {
-		json_object_object_add(o, "module", json_object_new_string(sym_module_name(m->sym)));
-		sym_lookup_addr(m->sym, ip, &loc);
-	}
-	if (loc.func)
-		json_object_object_add(o, "symbol", json_object_new_string(loc.func));
-	if (p->ds && n && disasm_insn(p->ds, bytes, n, ip, &in, NULL) == 0) {
+	if (mod)
+		json_object_object_add(o, "module", json_object_new_string(sym_module_name(mod->sym)));
+	if (m->loc.func)
+		json_object_object_add(o, "symbol", json_object_new_string(m->loc.func));
+	if (e->ok) {
 		char text[200];
 
-		snprintf(text, sizeof(text), "%s%s%s", in.mnemonic, in.operands[0] ? " " : "",
-			 in.operands);
-		json_object_object_add(o, "mnemonic", json_object_new_string(in.mnemonic));
+		snprintf(text, sizeof(text), "%s%s%s", e->in.mnemonic, e->in.operands[0] ? " " : "",
+			 e->in.operands);
+		json_object_object_add(o, "mnemonic", json_object_new_string(e->in.mnemonic));
 		json_object_object_add(o, "instruction", json_object_new_string(text));
-		json_object_object_add(o, "controlFlowKind", json_object_new_string(kind_name(in.kind)));
+		json_object_object_add(o, "controlFlowKind", json_object_new_string(kind_name(e->in.kind)));
 	}
-	if (loc.file && loc.line) {
-		json_object_object_add(o, "source", json_object_new_string(loc.file));
-		json_object_object_add(o, "line", json_object_new_int((int)loc.line));
-		json_object_object_add(o, "column", json_object_new_int((int)loc.column));
+	if (m->loc.file && m->loc.line) {
+		json_object_object_add(o, "source", json_object_new_string(m->loc.file));
+		json_object_object_add(o, "line", json_object_new_int((int)m->loc.line));
+		json_object_object_add(o, "column", json_object_new_int((int)m->loc.column));
 	}
-	cmd_trace_clock_json(&p->clk, index, p->o->times, o);
-	cmd_jstream_add(p->json, o);
+}
+
+/* The members of an instruction after "id", as json-c writes them
+ * plainly: ',"loadAddress":...' (-j streams them itself). */
+static void make_json(struct dump *p, struct memo *m, const struct dbg_insn *e)
+{
+	struct json_object *o = json_object_new_object();
+	const char *s;
+
+	json_members(p, o, m, e);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	m->tlen = strlen(s) - 1;	/* {"loadAddress":...} -> ,"loadAddress":... */
+	m->text = xmalloc(m->tlen + 1);
+	memcpy(m->text, s, m->tlen);
+	m->text[0] = ',';
+	m->text[m->tlen] = 0;
+	json_object_put(o);
+}
+
+/* The rest of an instruction's line after "[id] " and the time. */
+static void make_text(struct dump *p, struct memo *m, const struct dbg_insn *e)
+{
+	struct dbg_module *mod = dbg_module_for(p->d, m->ip);
+	char t[1024];
+	int k;
+
+	if (p->o->raw) {
+		/* LLDB's raw mode: ids and addresses only */
+		k = snprintf(t, sizeof(t), "0x%016" PRIx64 "\n", m->ip);
+	} else if (!e->ok) {
+		k = snprintf(t, sizeof(t), "0x%016" PRIx64 "    <unreadable>\n", m->ip);
+	} else {
+		const struct disasm_insn *in = &e->in;
+
+		k = snprintf(t, sizeof(t), "0x%016" PRIx64 "    ", m->ip);
+		if (p->o->kinds)
+			k += snprintf(t + k, sizeof(t) - (size_t)k, "%-10s ", kind_name(in->kind));
+		if (in->operands[0])
+			k += snprintf(t + k, sizeof(t) - (size_t)k, "%-6s %s", in->mnemonic, in->operands);
+		else
+			k += snprintf(t + k, sizeof(t) - (size_t)k, "%s", in->mnemonic);
+		/* direct branches within the function: "; <+28> at trace_loop.c:4" */
+		if (in->has_target && mod) {
+			struct sym_loc a, b;
+
+			if (sym_lookup_addr(mod->sym, m->ip, &a) == 0 && a.func &&
+			    sym_lookup_addr(mod->sym, in->target, &b) == 0 && b.func &&
+			    a.func_addr == b.func_addr) {
+				int pad = 25 - (int)strlen(in->operands);
+
+				k += snprintf(t + k, sizeof(t) - (size_t)k, "%*s ; <+%" PRIu64 ">",
+					      pad > 0 ? pad : 0, "", in->target - b.func_addr);
+				if (b.file && b.line) {
+					const char *base = strrchr(b.file, '/');
+
+					k += snprintf(t + k, sizeof(t) - (size_t)k, " at %s:%u",
+						      base ? base + 1 : b.file, b.line);
+				}
+			}
+		}
+		if (k > (int)sizeof(t) - 2)
+			k = (int)sizeof(t) - 2;
+		t[k++] = '\n';
+		t[k] = 0;
+	}
+	m->tlen = (size_t)k;
+	m->text = xstrdup(t);
 }
 
 /* Instruction id at item index, at ip. */
 static void print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
 {
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct disasm_insn in;
-	uint8_t bytes[16];
-	size_t n = sizeof(bytes);
-	char tbuf[64];
+	struct memo *m = memo_get(p, ip);
+	char tbuf[96];
 
 	p->prev_error = 0;
-	while (n && dbg_read(p->d, ip, bytes, n, NULL) < 0)
-		n--;
+	if (p->json && !p->o->pretty) {
+		out_put(p, cmd_jstream_next(p->json) ? ",{\"id\":" : "[{\"id\":", 7);
+		out_uint(p, id, 0);
+		out_put(p, m->text, m->tlen);
+		out_put(p, tbuf, cmd_trace_clock_json_text(&p->clk, index, p->o->times, tbuf, sizeof(tbuf)));
+		out_put(p, "}", 1);
+		return;
+	}
 	if (p->json) {
-		json_insn(p, id, index, ip, bytes, n);
+		/* -J: json-c's indented layout, from the same members */
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
+		json_members(p, o, m, dbg_insn_cached(p->d, ip));
+		cmd_trace_clock_json(&p->clk, index, p->o->times, o);
+		out_flush(p);
+		cmd_jstream_add(p->json, o);
 		return;
 	}
-	print_ctx_line(p, ip);
-	fprintf(p->out, "%s[%*" PRIu64 "] ", (int64_t)id == p->cursor ? "->  " : "    ", p->width, id);
-	if (p->o->times)
-		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
-	if (p->o->raw) {
-		/* LLDB's raw mode: ids and addresses only */
-		fprintf(p->out, "0x%016" PRIx64 "\n", ip);
-		return;
+	print_ctx_line(p, m);
+	out_put(p, (int64_t)id == p->cursor ? "->  [" : "    [", 5);
+	out_uint(p, id, p->width);
+	out_put(p, "] ", 2);
+	if (p->o->times) {
+		out_str(p, cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
+		out_put(p, " ", 1);
 	}
-	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
-		fprintf(p->out, "0x%016" PRIx64 "    <unreadable>\n", ip);
-		return;
-	}
-	fprintf(p->out, "0x%016" PRIx64 "    ", ip);
-	if (p->o->kinds)
-		fprintf(p->out, "%-10s ", kind_name(in.kind));
-	if (in.operands[0])
-		fprintf(p->out, "%-6s %s", in.mnemonic, in.operands);
-	else
-		fprintf(p->out, "%s", in.mnemonic);
-	/* direct branches within the function: "; <+28> at trace_loop.c:4" */
-	if (in.has_target && m && !p->o->raw) {
-		struct sym_loc a, b;
-
-		if (sym_lookup_addr(m->sym, ip, &a) == 0 && a.func &&
-		    sym_lookup_addr(m->sym, in.target, &b) == 0 && b.func &&
-		    a.func_addr == b.func_addr) {
-			int pad = 25 - (int)strlen(in.operands);
-
-			fprintf(p->out, "%*s ; <+%" PRIu64 ">", pad > 0 ? pad : 0, "",
-				in.target - b.func_addr);
-			if (b.file && b.line) {
-				const char *base = strrchr(b.file, '/');
-
-				fprintf(p->out, " at %s:%u", base ? base + 1 : b.file, b.line);
-			}
-		}
-	}
-	fputc('\n', p->out);
+	out_put(p, m->text, m->tlen);
 }
 
 /* An event or error at item index, before instruction id: LLDB's
@@ -227,6 +386,7 @@ static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct
 {
 	char tbuf[64], tbuf2[256], col[32] = "";
 
+	out_flush(p);
 	if (p->json) {
 		struct json_object *o = json_object_new_object();
 		char buf[64];
@@ -270,59 +430,18 @@ static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct
 
 /* Items [i0, i1] hold instructions [first, last] with the events and
  * errors just before first (so consecutive -C windows show each once) and,
- * when last is the final instruction, those after it (the trace's end).
- * Found walking from the nearer end of the trace (O(distance), sequential
- * cursor). */
-static int item_range(struct trace_decoded *dec, struct dbg *d, uint64_t first, uint64_t last,
-		      uint64_t total, uint64_t *i0, uint64_t *i1)
+ * when last is the final instruction, those after it (the trace's end):
+ * two binary searches. */
+static void item_range(const struct trace_decoded *dec, uint64_t first, uint64_t last,
+		       uint64_t total, uint64_t *i0, uint64_t *i1)
 {
-	uint64_t n = trace_decoded_item_count(dec), insn, after_prev = 0;
-	struct trace_item it;
-
-	*i0 = 0;
-	*i1 = n - 1;
-	if (first < total - 1 - last) {
-		insn = 0;
-		for (uint64_t i = 0; i < n; i++) {
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				return -1;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (insn == first)
-				*i0 = after_prev;
-			if (insn == last) {
-				if (last + 1 < total)
-					*i1 = i;
-				return 0;
-			}
-			after_prev = i + 1;
-			insn++;
-		}
-		return 0;
-	}
-	insn = total;
-	for (uint64_t i = n; i-- > 0;) {
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-			return -1;
-		if (it.kind != TRACE_ITEM_INSN)
-			continue;
-		insn--;
-		if (insn == last && last + 1 < total)
-			*i1 = i;
-		if (insn == first) {
-			/* events and gaps just before the first instruction too */
-			while (i > 0 && trace_decoded_item(dec, i - 1, &it, dbg_trace_next_ip, d) == 0 &&
-			       it.kind != TRACE_ITEM_INSN)
-				i--;
-			*i0 = i;
-			return 0;
-		}
-	}
-	return 0;
+	*i0 = first ? trace_decoded_insn_item(dec, first - 1) + 1 : 0;
+	*i1 = last + 1 < total ? trace_decoded_insn_item(dec, last) : trace_decoded_item_count(dec) - 1;
 }
 
 static void json_flush(struct dump *p)
 {
+	out_flush(p);
 	cmd_jstream_end(p->json);
 	p->json = NULL;
 }
@@ -330,6 +449,7 @@ static void json_flush(struct dump *p)
 static enum cmd_status interrupted(struct dump *p, struct cmd_progress *pg)
 {
 	cmd_progress_done(pg);
+	out_flush(p);
 	if (p->json) {
 		cmd_jstream_free(p->json);	/* what was written is closed */
 		p->json = NULL;
@@ -405,7 +525,7 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 	th->dump_events = 1;
 	th->dump_forwards = forwards;
 	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = stop_id(p->d);
+	th->dump_stop_id = dbg_trace_stop_id(p->d);
 	for (uint64_t x = side_pos(dec, last); x >= 10; x /= 10)
 		p->width++;
 	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, th->tid));
@@ -428,17 +548,15 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 
 /* A trace without instructions still lists its errors (and, with -e, its
  * events): a trace whose code is missing is all errors. */
-static enum cmd_status dump_no_insns(struct dump *p, struct trace_decoded *dec)
+static enum cmd_status dump_no_insns(struct dump *p)
 {
-	uint64_t n = trace_decoded_item_count(dec);
+	int r = dbg_cursor_seek_item(p->cur, 0);
 
-	for (uint64_t i = 0; i < n; i++) {
-		struct trace_item it;
+	for (; r == 0; r = dbg_cursor_next(p->cur)) {
+		const struct trace_item *it = dbg_cursor_item(p->cur);
 
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, p->d) < 0)
-			break;
-		if (cmd_trace_is_error(&it) || p->o->events)
-			print_side(p, 0, i, &it);
+		if (cmd_trace_is_error(it) || p->o->events)
+			print_side(p, 0, dbg_cursor_index(p->cur), it);
 	}
 	if (p->json)
 		json_flush(p);
@@ -464,42 +582,95 @@ int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid
 	return 0;
 }
 
-static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, pid_t tid, FILE *out)
+/* The instruction range [first, last] to show, oldest first, from the
+ * options and where -C goes on (id -2: nothing older); *forwards as the
+ * listing goes.  Returns 0, or 1 when --from is past the end. */
+static int dump_range(const struct dump_opts *o, uint64_t total, uint64_t count, int64_t id,
+		      int *forwards, uint64_t *first, uint64_t *last)
 {
-	struct dbg *d = &ctx->s->dbg;
-	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-	struct trace_decoded *dec;
+	if (o->from >= 0 || o->to >= 0) {
+		/* --from/--to: that range (with one of them, --count from it) */
+		if (o->from >= 0 && (uint64_t)o->from >= total)
+			return 1;
+		if (o->from >= 0 && o->to >= 0) {
+			*first = (uint64_t)o->from;
+			*last = (uint64_t)o->to;
+		} else if (o->from >= 0) {
+			*first = (uint64_t)o->from;
+			*last = *first + count - 1;	/* (-a: count is all) */
+		} else {
+			*last = (uint64_t)o->to;
+			*first = *last + 1 < count ? 0 : *last + 1 - count;
+		}
+		if (*last >= total)
+			*last = total - 1;	/* first < total: checked above */
+		*forwards = 1;
+	} else if (*forwards) {
+		*first = id >= 0 ? (uint64_t)id : o->skip;
+		*last = *first + count - 1 < total - 1 ? *first + count - 1 : total - 1;
+	} else {
+		*last = id >= 0 ? (uint64_t)id : (o->skip < total ? total - 1 - o->skip : UINT64_MAX);
+		*first = *last + 1 >= count ? *last + 1 - count : 0;
+	}
+	return 0;
+}
+
+/* Items [i0, i1] of the listing, instructions from first on. */
+static enum cmd_status dump_items(struct dump *p, struct trace_swc_thread *th, pid_t tid,
+				  int forwards, uint64_t first, uint64_t i0, uint64_t i1)
+{
+	uint64_t insn = first;
 	struct cmd_progress pg;
-	struct dump p;
-	uint64_t count = o->count, total, first, last, i0, i1, insn;
+	int r;
+
+	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, tid));
+	r = dbg_cursor_seek_item(p->cur, i0);
+	for (uint64_t i = i0; i <= i1; i++) {
+		const struct trace_item *it = dbg_cursor_item(p->cur);
+
+		if (i > i0)
+			r = dbg_cursor_next(p->cur);
+		if (cmd_interrupted(p->d)) {
+			if (forwards)
+				th->dump_next = insn;	/* -C goes on from here */
+			return interrupted(p, &pg);
+		}
+		/* on a terminal the listing itself shows progress */
+		if ((i - i0) % PROGRESS_EVERY == 0 && !isatty(fileno(p->out))) {
+			out_flush(p);
+			cmd_progress_update(&pg, i - i0, i1 - i0 + 1);
+		}
+		if (r != 0) {
+			out_flush(p);
+			fprintf(p->out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it->ip);
+			break;
+		}
+		if (it->kind == TRACE_ITEM_INSN)
+			print_insn(p, insn++, i, it->ip);
+		else if (cmd_trace_is_error(it) || p->o->events)
+			print_side(p, insn, i, it);
+	}
+	out_flush(p);
+	cmd_progress_done(&pg);
+	if (p->json)
+		json_flush(p);
+	return CMD_OK;
+}
+
+static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, pid_t tid,
+				  struct trace_decoded *dec)
+{
+	const struct dump_opts *o = p->o;
+	struct dbg *d = p->d;
+	FILE *out = p->out;
+	uint64_t count = o->count, total, first, last, i0, i1;
 	int forwards = o->forwards, cont;
 	int64_t id = o->id;
 
-	memset(&p, 0, sizeof(p));
-	p.ctx = ctx;
-	p.d = d;
-	p.out = out;
-	p.o = o;
-	p.width = 1;
-	p.cursor = -1;
-	if (!th) {
-		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
-		return CMD_OK;
-	}
-	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
-		return CMD_ERROR;
-	if (dbg_replaying(d) && dbg_replay_tid(d) == tid) {
-		uint64_t cid, ctotal;
-
-		if (dbg_replay_cursor(d, &cid, &ctotal) == 0)
-			p.cursor = (int64_t)cid;
-	}
-	p.ds = dbg_disasm(d);
-	cmd_trace_clock_init(&p.clk, d, dec);
 	total = trace_decoded_insn_count(dec);
 	/* -C: on from where the previous dump of this kind of this thread
 	 * stopped */
-	cont = o->cont && th->dump_valid && th->dump_stop_id == stop_id(d) &&
+	cont = o->cont && th->dump_valid && th->dump_stop_id == dbg_trace_stop_id(d) &&
 	       th->dump_events == o->only_events;
 	if (!o->json) {
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
@@ -507,9 +678,9 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 		cmd_trace_loss_line(out, th);
 	}
 	if (o->json)
-		p.json = cmd_jstream_new(out, o->pretty);
+		p->json = cmd_jstream_new(out, o->pretty);
 	if (o->only_events)
-		return dump_events(&p, th, dec, cont);
+		return dump_events(p, th, dec, cont);
 	if (o->all)
 		count = total ? total : 1;
 	if (cont) {
@@ -521,40 +692,17 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 		else
 			id = (int64_t)th->dump_next - 1;
 	}
-	/* the instruction range [first, last] to show, oldest first */
-	if (o->from >= 0 || o->to >= 0) {
-		/* --from/--to: that range (with one of them, --count from it) */
-		if (o->from >= 0 && (uint64_t)o->from >= total) {
-			fprintf(out, o->json ? "[]\n" : "    no more data\n");
-			if (p.json)
-				cmd_jstream_free(p.json);
-			return CMD_OK;
-		}
-		if (o->from >= 0 && o->to >= 0) {
-			first = (uint64_t)o->from;
-			last = (uint64_t)o->to;
-		} else if (o->from >= 0) {
-			first = (uint64_t)o->from;
-			last = first + count - 1;	/* (-a: count is all) */
-		} else {
-			last = (uint64_t)o->to;
-			first = last + 1 < count ? 0 : last + 1 - count;
-		}
-		if (last >= total)
-			last = total - 1;	/* first < total: checked above */
-		forwards = 1;
-	} else if (forwards) {
-		first = id >= 0 ? (uint64_t)id : o->skip;
-		last = first + count - 1 < total - 1 ? first + count - 1 : total - 1;
-	} else {
-		last = id >= 0 ? (uint64_t)id : (o->skip < total ? total - 1 - o->skip : UINT64_MAX);
-		first = last + 1 >= count ? last + 1 - count : 0;
+	if (dump_range(o, total, count, id, &forwards, &first, &last)) {
+		fprintf(out, o->json ? "[]\n" : "    no more data\n");
+		if (p->json)
+			cmd_jstream_free(p->json);
+		return CMD_OK;
 	}
 	if (!total && id != -2 && trace_decoded_item_count(dec))
-		return dump_no_insns(&p, dec);
+		return dump_no_insns(p);
 	if (id == -2 || !total || first >= total || last >= total) {
-		if (p.json) {
-			cmd_jstream_free(p.json);
+		if (p->json) {
+			cmd_jstream_free(p->json);
 			fprintf(out, "[]\n");
 		} else if (id == -2 || (total && first >= total)) {
 			fprintf(out, "    no more data\n");
@@ -565,40 +713,49 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 	th->dump_events = 0;
 	th->dump_forwards = forwards;
 	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = stop_id(d);
+	th->dump_stop_id = dbg_trace_stop_id(d);
 	for (uint64_t x = last; x >= 10; x /= 10)
-		p.width++;
-	if (item_range(dec, d, first, last, total, &i0, &i1) < 0) {
-		if (p.json)
-			cmd_jstream_free(p.json);
-		return cmd_error(ctx, "cannot read the traced instructions");
-	}
-	cmd_progress_init(&pg, ctx, "Dumping thread #%d", cmd_trace_thread_index(d, tid));
-	insn = first;
-	for (uint64_t i = i0; i <= i1; i++) {
-		struct trace_item it;
+		p->width++;
+	item_range(dec, first, last, total, &i0, &i1);
+	return dump_items(p, th, tid, forwards, first, i0, i1);
+}
 
-		if (cmd_interrupted(d)) {
-			if (forwards)
-				th->dump_next = insn;	/* -C goes on from here */
-			return interrupted(&p, &pg);
-		}
-		/* on a terminal the listing itself shows progress */
-		if ((i - i0) % PROGRESS_EVERY == 0 && !isatty(fileno(out)))
-			cmd_progress_update(&pg, i - i0, i1 - i0 + 1);
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
-			fprintf(out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it.ip);
-			break;
-		}
-		if (it.kind == TRACE_ITEM_INSN)
-			print_insn(&p, insn++, i, it.ip);
-		else if (cmd_trace_is_error(&it) || o->events)
-			print_side(&p, insn, i, &it);
+static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, pid_t tid, FILE *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct trace_decoded *dec;
+	struct dump *p;
+	enum cmd_status st;
+
+	if (!th) {
+		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
+		return CMD_OK;
 	}
-	cmd_progress_done(&pg);
-	if (p.json)
-		json_flush(&p);
-	return CMD_OK;
+	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
+		return CMD_ERROR;
+	p = xcalloc(1, sizeof(*p));
+	p->ctx = ctx;
+	p->d = d;
+	p->out = out;
+	p->o = o;
+	p->width = 1;
+	p->cursor = -1;
+	if (dbg_replaying(d) && dbg_replay_tid(d) == tid) {
+		uint64_t cid, ctotal;
+
+		if (dbg_replay_cursor(d, &cid, &ctotal) == 0)
+			p->cursor = (int64_t)cid;
+	}
+	p->ds = dbg_disasm(d);
+	p->cur = dbg_cursor_new(d, dec);
+	cmd_trace_clock_init(&p->clk, d, dec);
+	st = dump_trace(p, th, tid, dec);
+	out_flush(p);
+	dbg_cursor_free(p->cur);
+	memo_clear(p);
+	free(p);
+	return st;
 }
 
 static int parse_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dump_opts *o)

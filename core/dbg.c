@@ -1,6 +1,7 @@
 /* core/dbg.c: the executable, process, modules and breakpoints of a
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
+#include "core/cursor.h"
 #include "core/source.h"
 #include "core/dbg_int.h"
 #include "core/watch.h"
@@ -104,6 +105,7 @@ void dbg_release(struct dbg *d)
 	free(d->exe_path);
 	free(d->debug_dirs);
 	free(d->source_map);
+	dbg_icache_free(d);
 	if (d->dis)
 		disasm_free(d->dis);
 	memset(d, 0, sizeof(*d));

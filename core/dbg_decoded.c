@@ -2,6 +2,7 @@
  * decoder's image of the process (its modules' files, live code outside
  * them), the per-CPU split into per-thread traces, and decoding a thread's
  * trace (trace/decode) cached per stop id. */
+#include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "trace/cpusplit.h"
@@ -95,14 +96,7 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 
 uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 {
-	struct dbg *d = ctx;
-	struct disasm_insn in;
-
-	if ((!dbg_alive(d) && !d->pm && !d->trace) || dbg_insn_at(d, ip, &in) < 0)
-		return 0;
-	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
-		return in.target;
-	return ip + in.len;
+	return dbg_cursor_next_ip(ctx, ip);	/* through the instruction cache */
 }
 
 /* The id of the k-th CPU of the list c. */
@@ -216,7 +210,7 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 			    const struct trace_decode_hook *hook,
 			    struct trace_decoded **out, struct ptdb_err *err)
 {
-	uint64_t sid = d->proc ? target_stop_id(d->proc) : 0;	/* loaded: never changes */
+	uint64_t sid = dbg_trace_stop_id(d);
 	struct trace_image img;
 	struct timespec t0, t1;
 	uint8_t *buf;

@@ -75,12 +75,8 @@ struct trace_decoded {
 	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
 	int have_tsc;
 	int hw_disabled;	/* the last disable was a hardware one */
-	/* cursor */
-	size_t cur_run;
-	uint64_t cur_first;
-	uint32_t cache_dict;
-	uint64_t *cache_ips;
-	size_t cache_cap;
+	/* trace_decoded_item's own cursor (readers own theirs) */
+	struct trace_cursor cur;
 };
 
 int trace_image_init(struct trace_image *img, struct ptdb_err *err)
@@ -518,7 +514,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 
 	*out = NULL;
 	d = xcalloc(1, sizeof(*d));
-	d->cache_dict = UINT32_MAX;
+	trace_cursor_init(&d->cur, d);
 	d->buf = buf;
 	d->len = len;
 	d->next_psb = UINT64_MAX;
@@ -628,7 +624,7 @@ void trace_decoded_free(struct trace_decoded *d)
 	free(d->runs);
 	free(d->ckpt);
 	free(d->side);
-	free(d->cache_ips);
+	trace_cursor_release(&d->cur);
 	free(d);
 }
 
@@ -641,26 +637,27 @@ size_t trace_decoded_mem_bytes(const struct trace_decoded *d)
 {
 	return sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
 	       d->cruns * sizeof(*d->runs) + d->cckpt * sizeof(*d->ckpt) +
-	       d->cside * sizeof(*d->side) + d->cache_cap * sizeof(*d->cache_ips);
+	       d->cside * sizeof(*d->side) + d->cur.cap * sizeof(*d->cur.ips);
 }
 
 /* Moves the cursor to the run holding item index (index < d->items). */
-static void seek_run(struct trace_decoded *d, uint64_t index)
+static void seek_run(struct trace_cursor *c, uint64_t index)
 {
+	const struct trace_decoded *d = c->d;
 	uint64_t n;
 
-	if (d->cur_run < d->nruns) {
-		n = run_items(d, &d->runs[d->cur_run]);
-		if (index >= d->cur_first && index < d->cur_first + n)
+	if (c->run < d->nruns) {
+		n = run_items(d, &d->runs[c->run]);
+		if (index >= c->first && index < c->first + n)
 			return;
-		if (index == d->cur_first + n && d->cur_run + 1 < d->nruns) {
-			d->cur_first += n;
-			d->cur_run++;
+		if (index == c->first + n && c->run + 1 < d->nruns) {
+			c->first += n;
+			c->run++;
 			return;
 		}
-		if (d->cur_run > 0 && index + 1 == d->cur_first) {
-			d->cur_run--;
-			d->cur_first -= run_items(d, &d->runs[d->cur_run]);
+		if (c->run > 0 && index + 1 == c->first) {
+			c->run--;
+			c->first -= run_items(d, &d->runs[c->run]);
 			return;
 		}
 	}
@@ -675,33 +672,35 @@ static void seek_run(struct trace_decoded *d, uint64_t index)
 			else
 				hi = mid;
 		}
-		d->cur_run = lo << TRACE_CKPT_SHIFT;
-		d->cur_first = d->ckpt[lo];
+		c->run = lo << TRACE_CKPT_SHIFT;
+		c->first = d->ckpt[lo];
 	}
 	for (;;) {
-		n = run_items(d, &d->runs[d->cur_run]);
-		if (index < d->cur_first + n)
+		n = run_items(d, &d->runs[c->run]);
+		if (index < c->first + n)
 			return;
-		d->cur_first += n;
-		d->cur_run++;
+		c->first += n;
+		c->run++;
 	}
 }
 
-static int fill_cache(struct trace_decoded *d, uint32_t di, trace_next_ip_fn next_ip, void *ctx)
+/* The instruction addresses of block di, through next_ip (once per block
+ * entered). */
+static int fill_block(struct trace_cursor *c, uint32_t di, trace_next_ip_fn next_ip, void *ctx)
 {
-	const struct trace_dblock *b = &d->dict[di];
+	const struct trace_dblock *b = &c->d->dict[di];
 	uint64_t ip = b->ip;
 
-	if (d->cache_dict == di)
+	if (c->blk == di)
 		return 0;
-	d->cache_dict = UINT32_MAX;
-	if (d->cache_cap < b->ninsn) {
-		free(d->cache_ips);
-		d->cache_cap = b->ninsn;
-		d->cache_ips = xmalloc(d->cache_cap * sizeof(*d->cache_ips));
+	c->blk = UINT32_MAX;
+	if (c->cap < b->ninsn) {
+		free(c->ips);
+		c->cap = b->ninsn;
+		c->ips = xmalloc(c->cap * sizeof(*c->ips));
 	}
 	for (uint32_t k = 0; k < b->ninsn; k++) {
-		d->cache_ips[k] = ip;
+		c->ips[k] = ip;
 		if (k + 1 < b->ninsn) {
 			if (!next_ip)
 				return -1;
@@ -712,7 +711,7 @@ static int fill_cache(struct trace_decoded *d, uint32_t di, trace_next_ip_fn nex
 	}
 	if (ip != b->end_ip)
 		return -1;
-	d->cache_dict = di;
+	c->blk = di;
 	return 0;
 }
 
@@ -732,25 +731,64 @@ static void side_item(const struct trace_side *s, struct trace_item *it)
 	it->cpu = s->cpu;
 }
 
-int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
-		       trace_next_ip_fn next_ip, void *ctx)
+void trace_cursor_init(struct trace_cursor *c, const struct trace_decoded *d)
 {
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->run = SIZE_MAX;
+	c->blk = UINT32_MAX;
+}
+
+void trace_cursor_release(struct trace_cursor *c)
+{
+	free(c->ips);
+	c->ips = NULL;
+	c->cap = 0;
+	c->blk = UINT32_MAX;
+}
+
+int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
+		      trace_next_ip_fn next_ip, void *ctx)
+{
+	const struct trace_decoded *d = c->d;
 	const struct trace_run *r;
 
 	memset(it, 0, sizeof(*it));
 	if (index >= d->items)
 		return -1;
-	seek_run(d, index);
-	r = &d->runs[d->cur_run];
+	seek_run(c, index);
+	r = &d->runs[c->run];
 	if (r->v & TRACE_RUN_SIDE) {
 		side_item(&d->side[RUN_IDX(r->v)], it);
 		return 0;
 	}
 	it->kind = TRACE_ITEM_INSN;
-	if (fill_cache(d, RUN_IDX(r->v), next_ip, ctx) < 0)
+	if (fill_block(c, RUN_IDX(r->v), next_ip, ctx) < 0)
 		return -1;
-	it->ip = d->cache_ips[(index - d->cur_first) % d->dict[RUN_IDX(r->v)].ninsn];
+	it->ip = c->ips[(index - c->first) % d->dict[RUN_IDX(r->v)].ninsn];
 	return 0;
+}
+
+int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
+		       trace_next_ip_fn next_ip, void *ctx)
+{
+	return trace_cursor_item(&d->cur, index, it, next_ip, ctx);
+}
+
+uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id)
+{
+	size_t lo = 0, hi = d->nside;
+
+	/* side items k with (instructions before them) <= id come first */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->side[mid].item - mid <= id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return id + lo;
 }
 
 void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int nkinds,

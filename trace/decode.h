@@ -166,4 +166,25 @@ int trace_decoded_error_kinds(const struct trace_decoded *d, const char **texts,
 int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
 		       trace_next_ip_fn next_ip, void *ctx);
 
+/* A reader's own position in a decoded trace, which it never changes:
+ * any number of cursors walk one trace.  trace_cursor_item is
+ * trace_decoded_item through this cursor (sequential walks O(1) per item,
+ * jumps a binary search); next_ip is called once per instruction of each
+ * block entered. */
+struct trace_cursor {
+	const struct trace_decoded *d;
+	size_t run;		/* the run holding the last item read */
+	uint64_t first;		/* its first item index */
+	uint32_t blk;		/* the block whose addresses ips holds */
+	uint64_t *ips;
+	size_t cap;
+};
+void trace_cursor_init(struct trace_cursor *c, const struct trace_decoded *d);
+void trace_cursor_release(struct trace_cursor *c);
+int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
+		      trace_next_ip_fn next_ip, void *ctx);
+/* The item index of instruction id (id < the instruction count): a binary
+ * search over the side table, O(log n). */
+uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id);
+
 #endif
