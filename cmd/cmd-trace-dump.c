@@ -39,6 +39,30 @@ struct dump_opts {
 	int64_t from, to;	/* --from/--to: an instruction id range, or -1 */
 };
 
+/* Where the last "dump instructions" of a thread stopped (its -C), for
+ * the decoded trace it listed; with events (-E) next counts events, not
+ * instructions. */
+struct dump_cont {
+	pid_t tid;
+	uint64_t serial;	/* trace_decoded_serial: 0 none */
+	int forwards, events;
+	uint64_t next;
+};
+static struct dump_cont *conts;
+static size_t nconts;
+
+/* The thread's entry (made empty when new). */
+static struct dump_cont *cont_of(pid_t tid)
+{
+	for (size_t i = 0; i < nconts; i++)
+		if (conts[i].tid == tid)
+			return &conts[i];
+	conts = xrealloc(conts, (nconts + 1) * sizeof(*conts));
+	memset(&conts[nconts], 0, sizeof(*conts));
+	conts[nconts].tid = tid;
+	return &conts[nconts++];
+}
+
 struct dump {
 	struct cmd_ctx *ctx;
 	struct dbg *d;
@@ -59,6 +83,7 @@ struct dump {
 	/* replaying this thread: the cursor's instruction id, marked "->" */
 	int64_t cursor;
 	struct dbg_cursor *cur;	/* over the decoded trace */
+	struct dump_cont *cont;	/* this thread's -C */
 	/* each address's text, made once per dump (open addressing) */
 	struct memo *memo;
 	size_t mcap, mn;
@@ -496,9 +521,9 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 	struct cmd_progress pg;
 
 	count = o->all ? (n ? n : 1) : o->count;
-	if (cont && th->dump_events) {
-		forwards = th->dump_forwards;
-		k = forwards ? (int64_t)th->dump_next : (int64_t)th->dump_next - 1;
+	if (cont && p->cont->events) {
+		forwards = p->cont->forwards;
+		k = forwards ? (int64_t)p->cont->next : (int64_t)p->cont->next - 1;
 	} else if (forwards) {
 		k = (int64_t)((o->id >= 0 ? side_from(dec, (uint64_t)o->id) : 0) + o->skip);
 	} else {
@@ -521,11 +546,10 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 		last = (uint64_t)k;
 		first = last + 1 >= count ? last + 1 - count : 0;
 	}
-	th->dump_valid = 1;
-	th->dump_events = 1;
-	th->dump_forwards = forwards;
-	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = dbg_trace_stop_id(p->d);
+	p->cont->serial = trace_decoded_serial(dec);
+	p->cont->events = 1;
+	p->cont->forwards = forwards;
+	p->cont->next = forwards ? last + 1 : first;
 	for (uint64_t x = side_pos(dec, last); x >= 10; x /= 10)
 		p->width++;
 	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, th->tid));
@@ -616,7 +640,7 @@ static int dump_range(const struct dump_opts *o, uint64_t total, uint64_t count,
 }
 
 /* Items [i0, i1] of the listing, instructions from first on. */
-static enum cmd_status dump_items(struct dump *p, struct trace_swc_thread *th, pid_t tid,
+static enum cmd_status dump_items(struct dump *p, pid_t tid,
 				  int forwards, uint64_t first, uint64_t i0, uint64_t i1)
 {
 	uint64_t insn = first;
@@ -632,7 +656,7 @@ static enum cmd_status dump_items(struct dump *p, struct trace_swc_thread *th, p
 			r = dbg_cursor_next(p->cur);
 		if (cmd_interrupted(p->d)) {
 			if (forwards)
-				th->dump_next = insn;	/* -C goes on from here */
+				p->cont->next = insn;	/* -C goes on from here */
 			return interrupted(p, &pg);
 		}
 		/* on a terminal the listing itself shows progress */
@@ -670,8 +694,8 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 	total = trace_decoded_insn_count(dec);
 	/* -C: on from where the previous dump of this kind of this thread
 	 * stopped */
-	cont = o->cont && th->dump_valid && th->dump_stop_id == dbg_trace_stop_id(d) &&
-	       th->dump_events == o->only_events;
+	cont = o->cont && p->cont->serial == trace_decoded_serial(dec) &&
+	       p->cont->events == o->only_events;
 	if (!o->json) {
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
 			cmd_trace_thread_index(d, tid), (int)tid, total);
@@ -684,13 +708,13 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 	if (o->all)
 		count = total ? total : 1;
 	if (cont) {
-		forwards = th->dump_forwards;
+		forwards = p->cont->forwards;
 		if (forwards)
-			id = (int64_t)th->dump_next;
-		else if (th->dump_next == 0)
+			id = (int64_t)p->cont->next;
+		else if (p->cont->next == 0)
 			id = -2;	/* nothing older */
 		else
-			id = (int64_t)th->dump_next - 1;
+			id = (int64_t)p->cont->next - 1;
 	}
 	if (dump_range(o, total, count, id, &forwards, &first, &last)) {
 		fprintf(out, o->json ? "[]\n" : "    no more data\n");
@@ -709,15 +733,14 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 		}
 		return CMD_OK;
 	}
-	th->dump_valid = 1;
-	th->dump_events = 0;
-	th->dump_forwards = forwards;
-	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = dbg_trace_stop_id(d);
+	p->cont->serial = trace_decoded_serial(dec);
+	p->cont->events = 0;
+	p->cont->forwards = forwards;
+	p->cont->next = forwards ? last + 1 : first;
 	for (uint64_t x = last; x >= 10; x /= 10)
 		p->width++;
 	item_range(dec, first, last, total, &i0, &i1);
-	return dump_items(p, th, tid, forwards, first, i0, i1);
+	return dump_items(p, tid, forwards, first, i0, i1);
 }
 
 static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, pid_t tid, FILE *out)
@@ -749,6 +772,7 @@ static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, 
 	}
 	p->ds = dbg_disasm(d);
 	p->cur = dbg_cursor_new(d, dec);
+	p->cont = cont_of(tid);
 	cmd_trace_clock_init(&p->clk, d, dec);
 	st = dump_trace(p, th, tid, dec);
 	out_flush(p);

@@ -23,6 +23,8 @@
 #define RUN_REP_MAX 128u
 #define TRACE_CKPT_SHIFT 6
 
+static uint64_t decode_serial;	/* decodes so far */
+
 struct trace_dblock {
 	uint64_t ip;
 	uint64_t end_ip;
@@ -75,6 +77,7 @@ struct trace_decoded {
 	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
 	int have_tsc;
 	int hw_disabled;	/* the last disable was a hardware one */
+	uint64_t serial;	/* trace_decoded_serial */
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
 };
@@ -514,6 +517,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 
 	*out = NULL;
 	d = xcalloc(1, sizeof(*d));
+	d->serial = __atomic_add_fetch(&decode_serial, 1, __ATOMIC_RELAXED);
 	trace_cursor_init(&d->cur, d);
 	d->buf = buf;
 	d->len = len;
@@ -629,6 +633,7 @@ void trace_decoded_free(struct trace_decoded *d)
 }
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d) { return d->insns; }
+uint64_t trace_decoded_serial(const struct trace_decoded *d) { return d->serial; }
 uint64_t trace_decoded_item_count(const struct trace_decoded *d) { return d->items; }
 uint64_t trace_decoded_block_count(const struct trace_decoded *d) { return d->blocks; }
 uint64_t trace_decoded_gap_count(const struct trace_decoded *d) { return d->gaps; }

@@ -120,6 +120,9 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 void trace_decoded_free(struct trace_decoded *d);
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
+/* Which decode this is: unique in the process (state kept about one
+ * decoded trace, such as where a dump stopped, is keyed by it). */
+uint64_t trace_decoded_serial(const struct trace_decoded *d);
 uint64_t trace_decoded_item_count(const struct trace_decoded *d);  /* insns + gaps + events */
 uint64_t trace_decoded_block_count(const struct trace_decoded *d);
 uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
