@@ -4,6 +4,7 @@
  * Perfetto).  The tree itself comes from trace/calls. */
 #include "cmd/builtin.h"
 #include "cmd/cmd-trace.h"
+#include "core/cursor.h"
 #include "core/session.h"
 #include "disasm/disasm.h"
 #include "trace/calls.h"
@@ -22,14 +23,12 @@
  * the same code over and over; memory reads and symbol lookups cost). */
 struct insn_info {
 	uint64_t ip, next, func;
-	uint64_t step;		/* dbg_trace_next_ip's answer: next, or a direct jmp/call's target */
 	enum trace_calls_class cls;
 	int named;
 };
 
 struct walk {
 	struct dbg *d;
-	struct disasm *ds;
 	struct insn_info *info;		/* 1 << INFO_BITS entries */
 	struct trace_calls *calls;
 	struct trace_clock clock;	/* TSC at instruction boundaries */
@@ -76,34 +75,22 @@ static uint64_t func_key(struct dbg *d, uint64_t ip, int *named)
 static struct insn_info *insn_info(struct walk *w, uint64_t ip)
 {
 	struct insn_info *e = &w->info[(ip * 0x9e3779b97f4a7c15ull) >> (64 - INFO_BITS)];
-	struct disasm_insn in;
-	uint8_t bytes[16];
-	size_t n = sizeof(bytes);
+	const struct dbg_insn *in;
 
 	if (e->ip == ip && ip)
 		return e;
-	while (n && dbg_read(w->d, ip, bytes, n, NULL) < 0)
-		n--;
 	e->ip = ip;
 	e->func = func_key(w->d, ip, &e->named);
-	if (w->ds && n && disasm_cached(w->ds, ip, bytes, n, &in, NULL) == 0) {
-		e->next = ip + in.len;
-		e->cls = class_of(in.kind);
-		e->step = (in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target ?
-			in.target : e->next;
+	in = dbg_insn_cached(w->d, ip);	/* read and disassembled once */
+	if (in->ok) {
+		e->next = ip + in->in.len;
+		e->cls = class_of(in->in.kind);
 	} else {
 		/* unreadable: whatever it does, judge by where the next one is */
-		e->next = e->step = 0;
+		e->next = 0;
 		e->cls = TRACE_CALLS_JUMP;
 	}
 	return e;
-}
-
-/* dbg_trace_next_ip through the cache: decoding a block's instructions
- * reads each one, again for every time the block ran. */
-static uint64_t walk_next_ip(void *ctx, uint64_t ip)
-{
-	return insn_info(ctx, ip)->step;
 }
 
 static uint64_t walk_func(void *ctx, uint64_t ip, int *named)
@@ -129,6 +116,7 @@ static int walk_thread(struct cmd_ctx *ctx, pid_t tid, struct walk *w)
 	struct dbg *d = &ctx->s->dbg;
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
+	struct dbg_cursor *cur;
 	struct ptdb_err err;
 	uint64_t items, insns = 0;
 
@@ -140,39 +128,42 @@ static int walk_thread(struct cmd_ctx *ctx, pid_t tid, struct walk *w)
 		return -1;
 	}
 	w->d = d;
-	w->ds = dbg_disasm(d);
 	w->info = xcalloc((size_t)1 << INFO_BITS, sizeof(*w->info));
 	w->calls = trace_calls_new(walk_func, w);
 	trace_clock_init(&w->clock);
+	cur = dbg_cursor_new(d, dec);
 	items = trace_decoded_item_count(dec);
 	for (uint64_t i = 0; i < items; i++) {
-		struct trace_item it;
+		const struct trace_item *it = dbg_cursor_item(cur);
 		int r = 0;
 
-		if (trace_decoded_item(dec, i, &it, walk_next_ip, w) < 0) {
+		if ((i ? dbg_cursor_next(cur) : dbg_cursor_seek_item(cur, 0)) != 0) {
 			cmd_error(ctx, "cannot read the traced instruction after index %" PRIu64, insns);
+			dbg_cursor_free(cur);
 			walk_release(w);
 			return -1;
 		}
-		if (it.has_tsc)
-			trace_clock_add(&w->clock, insns, it.tsc);
-		if (it.kind == TRACE_ITEM_INSN) {
-			struct insn_info *e = insn_info(w, it.ip);
+		if (it->has_tsc)
+			trace_clock_add(&w->clock, insns, it->tsc);
+		if (it->kind == TRACE_ITEM_INSN) {
+			struct insn_info *e = insn_info(w, it->ip);
 
-			r = trace_calls_insn(w->calls, it.ip, e->next, e->cls, &err);
+			r = trace_calls_insn(w->calls, it->ip, e->next, e->cls, &err);
 			insns++;
-		} else if (it.kind == TRACE_ITEM_GAP ||
-			   (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_OVERFLOW)) {
+		} else if (it->kind == TRACE_ITEM_GAP ||
+			   (it->kind == TRACE_ITEM_EVENT && it->event == TRACE_EV_OVERFLOW)) {
 			r = trace_calls_gap(w->calls, &err);
-		} else if (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_ASYNC_DISABLED) {
-			trace_calls_async(w->calls, it.ip);
+		} else if (it->kind == TRACE_ITEM_EVENT && it->event == TRACE_EV_ASYNC_DISABLED) {
+			trace_calls_async(w->calls, it->ip);
 		}
 		if (r < 0) {
 			cmd_error(ctx, "cannot build the call tree: %s", err.msg);
+			dbg_cursor_free(cur);
 			walk_release(w);
 			return -1;
 		}
 	}
+	dbg_cursor_free(cur);
 	trace_calls_finish(w->calls, &err);
 	return 1;
 }
