@@ -5,6 +5,7 @@
  * over the recorded history.  Call depth comes from the instructions
  * themselves: a taken CALL enters a frame, a RET leaves one.  Registers and
  * memory are not recorded: only the program counter is known. */
+#include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "trace/decode.h"
@@ -70,15 +71,16 @@ enum flow { F_OTHER, F_CALL, F_RET };
  * went next (next_ip; 0 unknown). */
 static enum flow flow_of(struct dbg *d, uint64_t ip, uint64_t next_ip)
 {
-	struct disasm_insn in;
+	const struct dbg_insn *e = dbg_insn_cached(d, ip);
+	const struct disasm_insn *in = &e->in;
 
-	if (dbg_insn_at(d, ip, &in) < 0)
+	if (!e->ok)
 		return F_OTHER;
-	if (in.kind == DISASM_KIND_RET)
+	if (in->kind == DISASM_KIND_RET)
 		return F_RET;
 	/* "call next" only pushes its address: no frame */
-	if ((in.kind == DISASM_KIND_CALL || in.kind == DISASM_KIND_CALL_IND) &&
-	    (!next_ip || next_ip != ip + in.len))
+	if ((in->kind == DISASM_KIND_CALL || in->kind == DISASM_KIND_CALL_IND) &&
+	    (!next_ip || next_ip != ip + in->len))
 		return F_CALL;
 	return F_OTHER;
 }
@@ -171,7 +173,6 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
 	struct dbg_replay *r;
-	uint64_t n, k = 0;
 
 	if (!th)
 		return ptdb_err_set(err, "thread #%u is not traced", dbg_thread_index(d, tid));
@@ -188,36 +189,7 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 	r->tid = tid;
 	r->th = th;
 	r->total = trace_decoded_insn_count(dec);
-	n = trace_decoded_item_count(dec);
-	/* from the nearer end: the item iterator walks sequentially */
-	if (id < r->total / 2) {
-		for (uint64_t i = 0; i < n; i++) {
-			struct trace_item it;
-
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				break;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (k++ == id) {
-				r->item = i;
-				break;
-			}
-		}
-	} else {
-		k = r->total;
-		for (uint64_t i = n; i-- > 0;) {
-			struct trace_item it;
-
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				break;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (--k == id) {
-				r->item = i;
-				break;
-			}
-		}
-	}
+	r->item = trace_decoded_insn_item(dec, id);	/* O(log n) */
 	r->id = id;
 	free(d->replay);
 	d->replay = r;
@@ -428,11 +400,11 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 			break;
 		}
 		if (w.depth < before && w.depth < 0) {
-			struct disasm_insn in;
+			const struct dbg_insn *e = dbg_insn_cached(d, w.cur.ip);
 			uint64_t ret = w.cur.ip;
 
-			if (dbg_insn_at(d, w.cur.ip, &in) == 0)
-				ret = w.cur.ip + in.len;
+			if (e->ok)
+				ret = w.cur.ip + e->in.len;
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].pc = ret;
 			out[n].mod = dbg_module_for(d, ret - 1);
