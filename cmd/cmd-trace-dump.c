@@ -10,8 +10,6 @@
 #include "core/size.h"
 #include "core/source.h"
 #include "disasm/disasm.h"
-#include "trace/decode.h"
-#include "trace/swc.h"
 
 #include <json-c/json.h>
 
@@ -511,7 +509,7 @@ static uint64_t side_from(struct trace_decoded *dec, uint64_t id)
 
 /* -E: only the events and errors, straight from the side table; --count
  * and --skip count them, -i and -C position as for instructions. */
-static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
+static enum cmd_status dump_events(struct dump *p, pid_t tid,
 				   struct trace_decoded *dec, int cont)
 {
 	const struct dump_opts *o = p->o;
@@ -552,7 +550,7 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 	p->cont->next = forwards ? last + 1 : first;
 	for (uint64_t x = side_pos(dec, last); x >= 10; x /= 10)
 		p->width++;
-	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, th->tid));
+	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, tid));
 	for (uint64_t j = first; j <= last; j++) {
 		struct trace_item it;
 		uint64_t index;
@@ -704,7 +702,7 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 	if (o->json)
 		p->json = cmd_jstream_new(out, o->pretty);
 	if (o->only_events)
-		return dump_events(p, th, dec, cont);
+		return dump_events(p, tid, dec, cont);
 	if (o->all)
 		count = total ? total : 1;
 	if (cont) {

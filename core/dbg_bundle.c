@@ -5,6 +5,7 @@
  * they ran in (with the vDSO and anonymous executable memory copied out of
  * the live process) and trace.json. */
 #include "core/bundle.h"
+#include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "trace/cpusplit.h"
@@ -402,19 +403,19 @@ int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err 
 		return ptdb_err_set(err, "thread %d has no trace", (int)tid);
 	if (dbg_trace_decode(d, th, &dec, err) < 0)
 		return -1;
-	n = trace_decoded_item_count(dec);
 	/* the last instruction of the trace */
-	for (uint64_t i = n; i-- > 0;) {
-		struct trace_item it;
+	if ((n = trace_decoded_insn_count(dec))) {
+		struct dbg_cursor *c = dbg_cursor_new(d, dec);
+		int ok = dbg_cursor_seek_insn(c, n - 1) == 0;
+		uint64_t ip = dbg_cursor_item(c)->ip;
 
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-			break;
-		if (it.kind != TRACE_ITEM_INSN)
-			continue;
-		memset(f, 0, sizeof(*f));
-		f->pc = it.ip;
-		f->mod = dbg_module_for(d, it.ip);
-		return 1;
+		dbg_cursor_free(c);
+		if (ok) {
+			memset(f, 0, sizeof(*f));
+			f->pc = ip;
+			f->mod = dbg_module_for(d, ip);
+			return 1;
+		}
 	}
 	return ptdb_err_set(err, "thread %d's trace holds no instructions", (int)tid);
 }
@@ -620,6 +621,170 @@ static int as_kernel(struct bundle *b, struct bundle_process *p, struct ptdb_err
 	return 0;
 }
 
+/* The CPU that wrote the traces into b. */
+static void save_cpu_info(struct dbg *d, struct bundle *b)
+{
+	if (d->pm) {
+		snprintf(b->vendor, sizeof(b->vendor), "%s", d->pm->vendor);
+		b->family = d->pm->family;
+		b->model = d->pm->model;
+		b->stepping = d->pm->stepping;
+	} else if (dbg_trace_ipt(d)) {
+		/* the CPU that wrote it: its errata apply when decoding */
+		int f, m, st;
+
+		dbg_ipt_cpu_info(dbg_trace_ipt(d), b->vendor, sizeof(b->vendor), &f, &m, &st);
+		b->family = (unsigned)f;
+		b->model = (unsigned)m;
+		b->stepping = (unsigned)st;
+	} else {
+		/* the software backend's packets come from no CPU's errata */
+		snprintf(b->vendor, sizeof(b->vendor), "unknown");
+	}
+}
+
+/* The threads: raw buffers, oldest byte first; the code their traces ran
+ * is marked in t. */
+static int save_threads(struct dbg *d, struct trace_swc_thread **ths, int nth, int compact,
+			const char *dir, struct bundle_process *p, struct touch *t,
+			struct ptdb_err *err)
+{
+	for (int i = 0; i < nth; i++) {
+		struct trace_decoded *dec;
+		struct bundle_thread *bt;
+		uint8_t *buf;
+		size_t len;
+		char rel[64];
+		int r;
+
+		if (dbg_trace_decode(d, ths[i], &dec, err) < 0)
+			return -1;
+		if (compact && trace_decoded_insn_count(dec) == 0)
+			continue;
+		trace_decoded_blocks(dec, touch_block, t);
+		bt = &p->threads[p->nthreads++];
+		bt->tid = ths[i]->tid;
+		if (ths[i]->cpu)
+			continue;	/* its trace is in its CPU's */
+		snprintf(rel, sizeof(rel), "threads/%d.intelpt_trace", (int)ths[i]->tid);
+		bt->trace = join(dir, rel);
+		if (trace_ring_snapshot(&ths[i]->ring, &buf, &len, err) < 0)
+			return -1;
+		r = write_file(bt->trace, buf, len, err);
+		free(buf);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Per-CPU: the CPUs' traces and context switches, and their clock. */
+static int save_cpus(struct dbg *d, const char *dir, struct bundle *b, struct ptdb_err *err)
+{
+	for (struct trace_swc_cpu *cpu = dbg_trace_cpu(d); cpu; cpu = cpu->next) {
+		struct bundle_cpu *bc;
+		uint8_t *buf;
+		size_t len;
+		char rel[80];
+		int r;
+
+		b->cpus = xrealloc(b->cpus, (size_t)(b->ncpus + 1) * sizeof(*b->cpus));
+		bc = &b->cpus[b->ncpus++];
+		memset(bc, 0, sizeof(*bc));
+		bc->id = cpu->id;
+		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", cpu->id);
+		bc->trace = join(dir, rel);
+		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", cpu->id);
+		bc->context_switch = join(dir, rel);
+		b->tsc = cpu->conv;
+		if (trace_ring_snapshot(&cpu->s.ring, &buf, &len, err) < 0)
+			return -1;
+		r = write_file(bc->trace, buf, len, err);
+		free(buf);
+		if (r < 0 || write_file(bc->context_switch, cpu->sw, cpu->sw_len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The modules: copies from the open files (the vDSO's copy too), and
+ * anonymous executable memory (JIT code) as raw images. */
+static int save_modules(struct dbg *d, const char *dir, int compact, const struct touch *t,
+			struct bundle_process *p, struct ptdb_err *err)
+{
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		struct bundle_module *bm;
+		const char *sp = m->path;
+		char uuid[128];
+
+		if (!m->sym || !m->end || (compact && !t->mod_used[i]))
+			continue;
+		bm = &p->mods[p->nmods++];
+		bm->system_path = xstrdup(sp);
+		bm->file = join(dir, "modules");
+		{
+			char *f = join(bm->file, sp[0] == '/' ? sp + 1 : sp);
+
+			free(bm->file);
+			bm->file = f;
+		}
+		bm->load_addr = sym_module_is_raw(m->sym) ? sym_module_bias(m->sym)
+							  : sym_module_link_base(m->sym) + sym_module_bias(m->sym);
+		sym_module_uuid(m->sym, uuid, sizeof(uuid));
+		bm->uuid = uuid[0] ? xstrdup(uuid) : NULL;
+		if (copy_file(sym_module_fd(m->sym), bm->file, err) < 0)
+			return -1;
+	}
+	for (int i = 0; i < t->nanon; i++) {
+		struct bundle_module *bm;
+		uint8_t *buf;
+		size_t len = (size_t)(t->anon[i].hi - t->anon[i].lo), got;
+		char rel[64];
+		int r;
+
+		if (compact && !t->anon[i].used)
+			continue;
+		buf = xmalloc(len);
+		got = dbg_read_some(d, t->anon[i].lo, buf, len);
+		if (!got) {
+			free(buf);
+			continue;
+		}
+		bm = &p->mods[p->nmods++];
+		snprintf(rel, sizeof(rel), "[anon:0x%" PRIx64 "]", t->anon[i].lo);
+		bm->system_path = xstrdup(rel);
+		snprintf(rel, sizeof(rel), "modules/anon-0x%" PRIx64 ".bin", t->anon[i].lo);
+		bm->file = join(dir, rel);
+		bm->load_addr = t->anon[i].lo;
+		r = write_file(bm->file, buf, got, err);
+		free(buf);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void save_release(struct bundle *b, struct bundle_process *p)
+{
+	for (int i = 0; i < p->nthreads; i++)
+		free(p->threads[i].trace);
+	for (int i = 0; i < p->nmods; i++) {
+		free(p->mods[i].system_path);
+		free(p->mods[i].file);
+		free(p->mods[i].uuid);
+	}
+	free(p->threads);
+	free(p->mods);
+	for (int i = 0; i < b->ncpus; i++) {
+		free(b->cpus[i].trace);
+		free(b->cpus[i].context_switch);
+	}
+	free(b->cpus);
+	free(b->kernel_file);
+	free(b->json);
+}
+
 int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 		    char *json, size_t jn, struct ptdb_err *err)
 {
@@ -628,7 +793,6 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 	struct touch t = { d, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
-	struct trace_swc_cpu *cpu;
 	char dir[PATH_MAX];
 	struct stat st;
 	int nth, r = -1;
@@ -650,23 +814,7 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 		return ptdb_err_errno(err, "cannot use '%s'", dir_arg);
 	b.dir = dir;
 	b.json = join(dir, "trace.json");
-	if (d->pm) {
-		snprintf(b.vendor, sizeof(b.vendor), "%s", d->pm->vendor);
-		b.family = d->pm->family;
-		b.model = d->pm->model;
-		b.stepping = d->pm->stepping;
-	} else if (dbg_trace_ipt(d)) {
-		/* the CPU that wrote it: its errata apply when decoding */
-		int f, m, st;
-
-		dbg_ipt_cpu_info(dbg_trace_ipt(d), b.vendor, sizeof(b.vendor), &f, &m, &st);
-		b.family = (unsigned)f;
-		b.model = (unsigned)m;
-		b.stepping = (unsigned)st;
-	} else {
-		/* the software backend's packets come from no CPU's errata */
-		snprintf(b.vendor, sizeof(b.vendor), "unknown");
-	}
+	save_cpu_info(d, &b);
 	b.tsc = d->tsc_conv;
 	b.procs = &p;
 	b.nprocs = 1;
@@ -676,134 +824,13 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 	p.mods = xcalloc((size_t)d->nmods + 64, sizeof(*p.mods));
 	t.mod_used = xcalloc((size_t)d->nmods + 1, 1);
 	t.nanon = anon_regions(d, anon, 64);
-	/* the threads: raw buffers, oldest byte first */
-	for (int i = 0; i < nth; i++) {
-		struct trace_decoded *dec;
-		struct bundle_thread *bt;
-		uint8_t *buf;
-		size_t len;
-		char rel[64];
-
-		if (dbg_trace_decode(d, ths[i], &dec, err) < 0)
-			goto out;
-		if (compact && trace_decoded_insn_count(dec) == 0)
-			continue;
-		trace_decoded_blocks(dec, touch_block, &t);
-		bt = &p.threads[p.nthreads++];
-		bt->tid = ths[i]->tid;
-		if (ths[i]->cpu)
-			continue;	/* its trace is in its CPU's */
-		snprintf(rel, sizeof(rel), "threads/%d.intelpt_trace", (int)ths[i]->tid);
-		bt->trace = join(dir, rel);
-		if (trace_ring_snapshot(&ths[i]->ring, &buf, &len, err) < 0)
-			goto out;
-		r = write_file(bt->trace, buf, len, err);
-		free(buf);
-		if (r < 0)
-			goto out;
-		r = -1;
+	if (save_threads(d, ths, nth, compact, dir, &p, &t, err) == 0 &&
+	    save_cpus(d, dir, &b, err) == 0 && save_modules(d, dir, compact, &t, &p, err) == 0 &&
+	    !(d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0) {
+		snprintf(json, jn, "%s", b.json);
+		r = 0;
 	}
-	/* per-CPU: the CPUs' traces and context switches, and their clock */
-	for (cpu = dbg_trace_cpu(d); cpu; cpu = cpu->next) {
-		struct bundle_cpu *bc;
-		uint8_t *buf;
-		size_t len;
-		char rel[80];
-
-		b.cpus = xrealloc(b.cpus, (size_t)(b.ncpus + 1) * sizeof(*b.cpus));
-		bc = &b.cpus[b.ncpus++];
-		memset(bc, 0, sizeof(*bc));
-		bc->id = cpu->id;
-		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", cpu->id);
-		bc->trace = join(dir, rel);
-		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", cpu->id);
-		bc->context_switch = join(dir, rel);
-		b.tsc = cpu->conv;
-		if (trace_ring_snapshot(&cpu->s.ring, &buf, &len, err) < 0)
-			goto out;
-		r = write_file(bc->trace, buf, len, err);
-		free(buf);
-		if (r < 0 || write_file(bc->context_switch, cpu->sw, cpu->sw_len, err) < 0) {
-			r = -1;
-			goto out;
-		}
-		r = -1;
-	}
-	/* the modules: copies from the open files (the vDSO's copy too) */
-	for (int i = 0; i < d->nmods; i++) {
-		struct dbg_module *m = &d->mods[i];
-		struct bundle_module *bm;
-		const char *sp = m->path;
-		char uuid[128];
-
-		if (!m->sym || !m->end || (compact && !t.mod_used[i]))
-			continue;
-		bm = &p.mods[p.nmods++];
-		bm->system_path = xstrdup(sp);
-		bm->file = join(dir, "modules");
-		{
-			char *f = join(bm->file, sp[0] == '/' ? sp + 1 : sp);
-
-			free(bm->file);
-			bm->file = f;
-		}
-		bm->load_addr = sym_module_is_raw(m->sym) ? sym_module_bias(m->sym)
-							  : sym_module_link_base(m->sym) + sym_module_bias(m->sym);
-		sym_module_uuid(m->sym, uuid, sizeof(uuid));
-		bm->uuid = uuid[0] ? xstrdup(uuid) : NULL;
-		if (copy_file(sym_module_fd(m->sym), bm->file, err) < 0)
-			goto out;
-	}
-	/* anonymous executable memory (JIT code), as raw images */
-	for (int i = 0; i < t.nanon; i++) {
-		struct bundle_module *bm;
-		uint8_t *buf;
-		size_t len = (size_t)(anon[i].hi - anon[i].lo), got;
-		char rel[64];
-
-		if (compact && !anon[i].used)
-			continue;
-		buf = xmalloc(len);
-		got = dbg_read_some(d, anon[i].lo, buf, len);
-		if (!got) {
-			free(buf);
-			continue;
-		}
-		bm = &p.mods[p.nmods++];
-		snprintf(rel, sizeof(rel), "[anon:0x%" PRIx64 "]", anon[i].lo);
-		bm->system_path = xstrdup(rel);
-		snprintf(rel, sizeof(rel), "modules/anon-0x%" PRIx64 ".bin", anon[i].lo);
-		bm->file = join(dir, rel);
-		bm->load_addr = anon[i].lo;
-		r = write_file(bm->file, buf, got, err);
-		free(buf);
-		if (r < 0)
-			goto out;
-		r = -1;
-	}
-	if (d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0)
-		goto out;
-	if (bundle_write(&b, err) < 0)
-		goto out;
-	snprintf(json, jn, "%s", b.json);
-	r = 0;
-out:
-	for (int i = 0; i < p.nthreads; i++)
-		free(p.threads[i].trace);
-	for (int i = 0; i < p.nmods; i++) {
-		free(p.mods[i].system_path);
-		free(p.mods[i].file);
-		free(p.mods[i].uuid);
-	}
-	free(p.threads);
-	free(p.mods);
-	for (int i = 0; i < b.ncpus; i++) {
-		free(b.cpus[i].trace);
-		free(b.cpus[i].context_switch);
-	}
-	free(b.cpus);
-	free(b.kernel_file);
+	save_release(&b, &p);
 	free(t.mod_used);
-	free(b.json);
 	return r;
 }
