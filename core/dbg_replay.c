@@ -1,6 +1,6 @@
-/* core/dbg_replay.c: going back in time over a thread's trace.  A cursor
- * (instruction id and item index of the decoded trace) stands for the
- * thread while replaying; moving it backward or forward by instruction,
+/* core/dbg_replay.c: going back in time over a thread's trace.  A
+ * position (instruction id and item index of the decoded trace, read
+ * through a struct dbg_cursor) stands for the thread while replaying; moving it backward or forward by instruction,
  * line, function or to a breakpoint follows GDB's reverse-execution rules
  * over the recorded history.  Call depth comes from the instructions
  * themselves: a taken CALL enters a frame, a RET leaves one.  Registers and
@@ -21,7 +21,32 @@ struct dbg_replay {
 	uint64_t id, item;	/* the instruction at the cursor */
 	uint64_t total;		/* instructions in the trace */
 	struct dbg_stop live;	/* the live stop, told again when leaving */
+	struct dbg_cursor *cur;	/* over the decoded trace numbered serial */
+	uint64_t serial;
 };
+
+static void replay_free(struct dbg_replay *r)
+{
+	if (r)
+		dbg_cursor_free(r->cur);
+	free(r);
+}
+
+/* The replay's cursor at item index of dec: 0, or -1 (out of range or
+ * unreadable). */
+static int at_item(struct dbg *d, struct trace_decoded *dec, uint64_t index,
+		   const struct trace_item **it)
+{
+	struct dbg_replay *r = d->replay;
+
+	if (!r->cur || r->serial != trace_decoded_serial(dec)) {
+		dbg_cursor_free(r->cur);
+		r->cur = dbg_cursor_new(d, dec);
+		r->serial = trace_decoded_serial(dec);
+	}
+	*it = dbg_cursor_item(r->cur);
+	return dbg_cursor_seek_item(r->cur, index);
+}
 
 /* One step of a walk: the neighbouring instruction, and whether a gap lay
  * between. */
@@ -47,19 +72,19 @@ static int neighbour(struct dbg *d, struct trace_decoded *dec, const struct pos 
 	int gap = 0;
 
 	for (;;) {
-		struct trace_item it;
+		const struct trace_item *it;
 
 		if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= count))
 			return 1;
 		i = dir < 0 ? i - 1 : i + 1;
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
+		if (at_item(d, dec, i, &it) < 0)
 			return 1;
-		if (it.kind == TRACE_ITEM_GAP)
+		if (it->kind == TRACE_ITEM_GAP)
 			gap = 1;
-		if (it.kind != TRACE_ITEM_INSN)
+		if (it->kind != TRACE_ITEM_INSN)
 			continue;
 		n->item = i;
-		n->ip = it.ip;
+		n->ip = it->ip;
 		n->id = dir < 0 ? p->id - 1 : p->id + 1;
 		return gap ? 2 : 0;
 	}
@@ -150,7 +175,7 @@ void dbg_replay_leave(struct dbg *d)
 	if (!d->replay)
 		return;
 	d->last = d->replay->live;
-	free(d->replay);
+	replay_free(d->replay);
 	d->replay = NULL;
 }
 
@@ -191,7 +216,7 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 	r->total = trace_decoded_insn_count(dec);
 	r->item = trace_decoded_insn_item(dec, id);	/* O(log n) */
 	r->id = id;
-	free(d->replay);
+	replay_free(d->replay);
 	d->replay = r;
 	set_stop(d, stop, 0);
 	return 0;
@@ -218,7 +243,7 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	/* one past the last instruction: where the live thread is */
 	r->id = r->total;
 	r->item = trace_decoded_item_count(dec);
-	free(d->replay);
+	replay_free(d->replay);
 	d->replay = r;
 	return 0;
 }
@@ -226,7 +251,7 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 uint64_t dbg_replay_pc(struct dbg *d)
 {
 	struct trace_decoded *dec;
-	struct trace_item it;
+	const struct trace_item *it;
 
 	if (!d->replay || !(dec = decoded(d, NULL)))
 		return 0;
@@ -236,9 +261,9 @@ uint64_t dbg_replay_pc(struct dbg *d)
 
 		return dbg_alive(d) && target_get_regs(d->proc, d->replay->tid, &r, NULL) == 0 ? r.rip : 0;
 	}
-	if (trace_decoded_item(dec, d->replay->item, &it, dbg_trace_next_ip, d) < 0)
+	if (at_item(d, dec, d->replay->item, &it) < 0)
 		return 0;
-	return it.ip;
+	return it->ip;
 }
 
 /* ---- moving ---- */
