@@ -1150,7 +1150,7 @@ static void lookup_print(struct cmd_ctx *ctx, struct dbg_module *m, uint64_t add
 	uint64_t file_addr = addr - sym_module_bias(m->sym), sec = 0;
 	const char *mn = sym_module_name(m->sym);
 	struct elf_file ef;
-	char secname[128] = "", buf[512];
+	char secname[128] = "", buf[512], pad[64];
 
 	if (elf_open(sym_module_path(m->sym), &ef) == 0) {
 		elf_section(&ef, file_addr, secname, sizeof(secname), &sec);
@@ -1160,6 +1160,8 @@ static void lookup_print(struct cmd_ctx *ctx, struct dbg_module *m, uint64_t add
 	if (secname[0])
 		fprintf(ctx->out, " (%s.%s + %" PRIu64 ")", mn, secname, file_addr - sec);
 	fprintf(ctx->out, "\n%sSummary: %s\n", indent, dbg_format_addr(d, addr, buf, sizeof(buf)));
+	snprintf(pad, sizeof(pad), "%s         ", indent);	/* under the summary */
+	fputs(dbg_format_inline_callers(d, addr, pad, buf, sizeof(buf)), ctx->out);
 }
 
 static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_args *a)

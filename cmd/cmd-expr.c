@@ -100,13 +100,13 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 		return CMD_ERROR;
 	if (!*text)
 		return cmd_error(ctx, "no expression given: expression [-f <format> --] <expr>");
-	if (dbg_alive(d) && !d->replay && !d->pm) {
+	if (dbg_alive(d) && dbg_live_state(d)) {
 		if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
 			return cmd_error(ctx, "%s", err.msg);
 	} else {
 		memset(&fc, 0, sizeof(fc));
 		fc.d = d;
-		fc.no_data = d->replay || d->pm ? "the trace holds no data: memory, variables and "
+		fc.no_data = !dbg_live_state(d) ? "the trace holds no data: memory, variables and "
 						  "registers other than the pc are not known while replaying"
 						: "no process: only literals can be evaluated (launch with 'run')";
 	}

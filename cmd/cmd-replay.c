@@ -26,7 +26,7 @@ static int need_trace(struct cmd_ctx *ctx)
 {
 	struct dbg *d = &ctx->s->dbg;
 
-	if (!d->pm && !dbg_alive(d))
+	if (!dbg_trace_loaded(d) && !dbg_alive(d))
 		return need_process(ctx);
 	if (!dbg_trace_thread(d, dbg_replaying(d) ? dbg_replay_tid(d) : d->sel_tid)) {
 		cmd_error(ctx, "thread #%u is not traced: there is no history to replay",
@@ -53,7 +53,7 @@ enum cmd_status cmd_replay_run(struct cmd_ctx *ctx, int dir, enum dbg_replay_kin
 	}
 	if (dbg_replay_move(d, dir, k, &st, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
-	if (st.replay_edge == 2 && !d->pm) {
+	if (st.replay_edge == 2 && !dbg_trace_loaded(d)) {
 		/* forward past the last recorded instruction: live again */
 		dbg_replay_leave(d);
 		fprintf(ctx->out, "End of the trace: the thread is live again.\n");
@@ -82,7 +82,7 @@ static enum cmd_status exec_goto(struct cmd_ctx *ctx, const struct cmd_args *a)
 	if (dbg_trace_decode(d, th, &dec, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	total = trace_decoded_insn_count(dec);
-	if (!strcmp(w, "end") && !d->pm) {
+	if (!strcmp(w, "end") && !dbg_trace_loaded(d)) {
 		/* the end of the history is the live thread */
 		if (dbg_replaying(d)) {
 			dbg_replay_leave(d);

@@ -207,7 +207,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 	if (need_threads(ctx) < 0)
 		return CMD_ERROR;
 	n = dbg_trace_threads(d, ti, MAX_THREADS);
-	if (d->pm)
+	if (dbg_trace_loaded(d))
 		fprintf(ctx->out, "Process %d (a loaded trace; each thread is shown where its trace ends)\n",
 			(int)d->pid);
 	else
@@ -217,19 +217,19 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 		struct ptdb_err err;
 		char loc[2048], why[160];
 
-		if (!d->pm && dbg_thread_exited(d, ti[i].tid)) {
+		if (!dbg_trace_loaded(d) && dbg_thread_exited(d, ti[i].tid)) {
 			/* traced, then gone: its trace is still there */
 			fprintf(ctx->out, "  thread #%u: tid = %d, exited (traced)\n", ti[i].index,
 				(int)ti[i].tid);
 			continue;
 		}
 		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0) {
-			if (d->pm)	/* listed without a trace */
+			if (dbg_trace_loaded(d))	/* listed without a trace */
 				fprintf(ctx->out, "%s thread #%u: tid = %d\n",
 					ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid);
 			continue;
 		}
-		if (d->pm) {
+		if (dbg_trace_loaded(d)) {
 			dbg_format_frame(d, &f, 0, loc, sizeof(loc));
 			fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s\n",
 				ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid, f.pc, loc);

@@ -44,7 +44,7 @@ static int need_data(struct cmd_ctx *ctx)
 			  "(leave with 'thread trace goto end' or run the process)");
 		return -1;
 	}
-	if (d->pm) {
+	if (dbg_trace_loaded(d)) {
 		cmd_error(ctx, "the trace holds no data: a loaded trace has no variables");
 		return -1;
 	}

@@ -29,7 +29,7 @@ static int need_frame0(struct cmd_ctx *ctx, struct frame_ctx *fc)
 	struct dbg *d = &ctx->s->dbg;
 	struct ptdb_err err;
 
-	if (d->replay || d->pm) {
+	if (!dbg_live_state(d)) {
 		cmd_error(ctx, "the trace holds no data: registers and memory cannot be written "
 			  "while replaying a trace");
 		return -1;

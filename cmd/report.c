@@ -172,7 +172,7 @@ void report_thread_line(FILE *out, struct dbg *d, pid_t tid)
 		if (ti[i].tid == tid)
 			name = ti[i].name;
 	report_reason(d, tid, why, sizeof(why));
-	if (d->pm)	/* a loaded trace: no names, no stops */
+	if (dbg_trace_loaded(d))	/* a loaded trace: no names, no stops */
 		fprintf(out, "%s thread #%u: tid = %d", tid == d->sel_tid ? "*" : " ", idx, (int)tid);
 	else
 		fprintf(out, "%s thread #%u, name = '%s'", tid == d->sel_tid ? "*" : " ", idx, name);

@@ -1,11 +1,7 @@
 /* core/dbg.c: the executable, process, modules and breakpoints of a
  * debugging session (see dbg.h); stepping lives in dbg_step.c. */
 #include "core/dbg.h"
-#include "core/cursor.h"
-#include "core/source.h"
 #include "core/dbg_int.h"
-#include "core/watch.h"
-#include "core/expr.h"
 #include "trace/swc.h"
 
 #include <inttypes.h>
@@ -15,146 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void dbg_init(struct dbg *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->next_bp_id = 1;
-	for (int i = 1; i < 65; i++) {
-		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
-	}
-	/* As LLDB: job-control and timer noise passes silently. */
-	static const int quiet[] = { SIGCHLD, SIGWINCH, SIGALRM, SIGURG, SIGPROF,
-				     SIGVTALRM, SIGCONT };
-	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
-		d->sig[quiet[i]].stop = 0;
-		d->sig[quiet[i]].notify = 0;
-	}
-	d->sig[SIGINT].pass = 0;
-	d->sig[SIGSTOP].pass = 0;
-	d->sig[SIGTRAP].pass = 0;
-}
-
-static void drop_modules(struct dbg *d, int keep_exe)
-{
-	dbg_watch_drop_types(d);
-	int k = 0;
-
-	expr_store_drop(d->results);	/* their types may die with the modules */
-	for (int i = 0; i < d->nmods; i++) {
-		if (keep_exe && d->mods[i].is_exe) {
-			d->mods[k] = d->mods[i];
-			d->mods[k].start = d->mods[k].end = 0;
-			sym_module_set_bias(d->mods[k].sym, 0);
-			k++;
-			continue;
-		}
-		sym_module_free(d->mods[i].sym);
-		free(d->mods[i].path);
-	}
-	d->nmods = k;
-}
-
-static void drop_process(struct dbg *d)
-{
-	dbg_replay_leave(d);
-	dbg_trace_end(d);
-	dbg_watch_free(d);	/* their addresses were this process's */
-	if (d->proc)
-		target_free(d->proc);
-	d->proc = NULL;
-	d->pid = 0;
-	d->sel_tid = 0;
-	d->sel_frame = 0;
-	d->load_bp = 0;
-	for (int i = 0; i < d->nbps; i++)
-		for (int k = 0; k < d->bps[i].nlocs; k++)
-			d->bps[i].locs[k].planted = 0;
-}
-
-void dbg_drop_target(struct dbg *d)
-{
-	drop_process(d);
-	drop_modules(d, 0);
-	dbg_unload_bundle(d);
-	free(d->exe_path);
-	d->exe_path = NULL;
-	for (int i = 0; i < d->nbps; i++)
-		d->bps[i].nlocs = 0;
-}
-
-void dbg_release(struct dbg *d)
-{
-	free(d->stop_note);
-	d->stop_note = NULL;
-	free(d->stop_error);
-	d->stop_error = NULL;
-	expr_store_free(d->results);
-	d->results = NULL;
-	dbg_unload_bundle(d);
-	drop_process(d);
-	drop_modules(d, 0);
-	free(d->mods);
-	for (int i = 0; i < d->nbps; i++) {
-		free(d->bps[i].name);
-		free(d->bps[i].file);
-		free(d->bps[i].cond);
-		dbg_bp_set_commands(&d->bps[i], NULL, 0, 0);
-	}
-	free(d->bps);
-	free(d->exe_path);
-	free(d->debug_dirs);
-	free(d->source_map);
-	dbg_icache_free(d);
-	if (d->dis)
-		disasm_free(d->dis);
-	memset(d, 0, sizeof(*d));
-}
-
-int dbg_threads(struct dbg *d, struct target_thread_info *out, int max)
-{
-	int n = 0;
-
-	if (d->pm) {
-		for (int i = 0; i < d->pm->nth && n < max; i++, n++) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].tid = d->pm->th[i].tid;
-			out[n].index = d->pm->th[i].index;
-		}
-		return n;
-	}
-	if (dbg_trace_kept(d)) {
-		/* exited: its traced threads, as numbered while it ran */
-		struct trace_swc_thread *th[1024];
-		int nt = dbg_trace_all(d, th, 1024);
-
-		for (int i = 0; i < nt && n < max; i++, n++) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].tid = th[i]->tid;
-			out[n].index = th[i]->index;
-		}
-		return n;
-	}
-	return d->proc ? target_threads(d->proc, out, max) : 0;
-}
-
-unsigned dbg_thread_index(struct dbg *d, pid_t tid)
-{
-	if (d->pm) {
-		for (int i = 0; i < d->pm->nth; i++)
-			if (d->pm->th[i].tid == tid)
-				return d->pm->th[i].index;
-		return 0;
-	}
-	if (!dbg_trace_kept(d) && d->proc && target_thread_index(d->proc, tid))
-		return target_thread_index(d->proc, tid);
-	{
-		/* a traced thread that exited keeps its number */
-		struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-
-		return th ? th->index : 0;
-	}
-}
 
 int dbg_alive(const struct dbg *d)
 {
@@ -187,8 +43,8 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 		return ptdb_err_set(err, "'%s' is truncated: its loadable segments reach past the end "
 				    "of the file", abs);
 	}
-	drop_process(d);
-	drop_modules(d, 0);
+	dbg_drop_process(d);
+	dbg_drop_modules(d, 0);
 	dbg_unload_bundle(d);
 	/* Locations belonged to the old executable. */
 	for (int i = 0; i < d->nbps; i++)
@@ -210,215 +66,16 @@ struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
 		if (!m->sym || m->anon)
 			continue;
 		if (m->end ? addr >= m->start && addr < m->end
-			   : (m->is_exe && !dbg_alive(d) && !d->pm && sym_module_range(m->sym, &lo, &hi) == 0 &&
+			   : (m->is_exe && !dbg_source(d)->mapped(d) && sym_module_range(m->sym, &lo, &hi) == 0 &&
 			      addr >= lo && addr < hi))
 			return m;
 	}
 	/* Before the process runs: the executable's link addresses, those of
 	 * its segments only (a PIE's run-time address is in no module yet) */
-	if (!dbg_alive(d) && !d->pm && d->nmods && d->mods[0].sym &&
+	if (!dbg_source(d)->mapped(d) && d->nmods && d->mods[0].sym &&
 	    sym_module_range(d->mods[0].sym, &lo, &hi) == 0 && addr >= lo && addr < hi)
 		return &d->mods[0];
 	return NULL;
-}
-
-/* Breakpoint resolution: the locations of bp in module m. */
-static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
-		       uint64_t *out, int max)
-{
-	uint64_t entry[DBG_MAX_LOCS], after[DBG_MAX_LOCS];
-	int n;
-
-	switch (bp->kind) {
-	case DBG_BP_NAME:
-		n = sym_lookup_func(m->sym, bp->name, entry, after, max < DBG_MAX_LOCS ? max : DBG_MAX_LOCS);
-		for (int i = 0; i < n; i++)
-			out[i] = after[i] ? after[i] : entry[i];
-		return n;
-	case DBG_BP_LINE: {
-		const char *file = bp->file;
-
-		if (!file) {
-			if (!m->is_exe)
-				return 0;
-			file = sym_main_file(m->sym);
-			if (!file)
-				return 0;
-		}
-		{
-			/* a path under a source map's NEW: the DWARF's OLD */
-			char old[4096];
-
-			file = source_map_reverse(d->source_map, file, old, sizeof(old));
-			return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
-		}
-	}
-	case DBG_BP_ADDR:
-		(void)d;
-		if (m->end ? bp->addr >= m->start && bp->addr < m->end : m->is_exe) {
-			out[0] = bp->addr;
-			return 1;
-		}
-		return 0;
-	}
-	return 0;
-}
-
-static void loc_plant(struct dbg *d, struct dbg_bp *bp, struct dbg_bp_loc *l)
-{
-	int want = dbg_alive(d) && bp->enabled && l->enabled;
-	struct ptdb_err err;
-
-	if (want && !l->planted) {
-		if (target_bp_insert(d->proc, l->addr, &err) == 0)
-			l->planted = 1;
-	} else if (!want && l->planted) {
-		if (dbg_alive(d))
-			target_bp_remove(d->proc, l->addr, &err);
-		l->planted = 0;
-	}
-}
-
-static void bp_resolve(struct dbg *d, struct dbg_bp *bp)
-{
-	uint64_t addrs[DBG_MAX_LOCS];
-
-	for (int i = 0; i < d->nmods; i++) {
-		struct dbg_module *m = &d->mods[i];
-		int n;
-
-		if (!m->sym || (dbg_alive(d) && !m->end))
-			continue;
-		n = bp_addrs_in(d, bp, m, addrs, DBG_MAX_LOCS);
-		for (int k = 0; k < n && bp->nlocs < DBG_MAX_LOCS; k++) {
-			int dup = 0;
-
-			for (int j = 0; j < bp->nlocs; j++)
-				dup |= bp->locs[j].addr == addrs[k];
-			if (dup)
-				continue;
-			bp->locs[bp->nlocs].addr = addrs[k];
-			bp->locs[bp->nlocs].enabled = 1;
-			bp->locs[bp->nlocs].hits = 0;
-			bp->locs[bp->nlocs].planted = 0;
-			bp->nlocs++;
-		}
-	}
-	for (int k = 0; k < bp->nlocs; k++)
-		loc_plant(d, bp, &bp->locs[k]);
-}
-
-void dbg_resolve_all(struct dbg *d)
-{
-	for (int i = 0; i < d->nbps; i++)
-		bp_resolve(d, &d->bps[i]);
-}
-
-struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
-			  const char *name, const char *file, unsigned line,
-			  uint64_t addr)
-{
-	struct dbg_bp *bp;
-
-	d->bps = xrealloc(d->bps, (size_t)(d->nbps + 1) * sizeof(*d->bps));
-	bp = &d->bps[d->nbps++];
-	memset(bp, 0, sizeof(*bp));
-	bp->id = d->next_bp_id++;
-	bp->kind = kind;
-	bp->name = name ? xstrdup(name) : NULL;
-	bp->file = file ? xstrdup(file) : NULL;
-	bp->line = line;
-	bp->addr = addr;
-	bp->enabled = 1;
-	bp_resolve(d, bp);
-	return bp;
-}
-
-struct dbg_bp *dbg_bp_find(struct dbg *d, unsigned id)
-{
-	for (int i = 0; i < d->nbps; i++)
-		if (d->bps[i].id == id)
-			return &d->bps[i];
-	return NULL;
-}
-
-int dbg_bp_delete(struct dbg *d, unsigned id)
-{
-	struct dbg_bp *bp = dbg_bp_find(d, id);
-
-	if (!bp)
-		return -1;
-	bp->enabled = 0;
-	for (int k = 0; k < bp->nlocs; k++)
-		loc_plant(d, bp, &bp->locs[k]);
-	free(bp->name);
-	free(bp->file);
-	free(bp->cond);
-	dbg_bp_set_commands(bp, NULL, 0, 0);
-	memmove(bp, bp + 1, (size_t)(d->bps + d->nbps - bp - 1) * sizeof(*bp));
-	d->nbps--;
-	return 0;
-}
-
-void dbg_bp_set_commands(struct dbg_bp *bp, char *const *cmds, int n, int auto_continue)
-{
-	for (int i = 0; i < bp->ncommands; i++)
-		free(bp->commands[i]);
-	free(bp->commands);
-	bp->commands = NULL;
-	bp->ncommands = 0;
-	bp->auto_continue = n ? auto_continue : 0;
-	if (!n)
-		return;
-	bp->commands = xcalloc((size_t)n, sizeof(*bp->commands));
-	for (int i = 0; i < n; i++)
-		bp->commands[i] = xstrdup(cmds[i]);
-	bp->ncommands = n;
-}
-
-int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
-		  struct ptdb_err *err)
-{
-	if (loc < 0 || loc > bp->nlocs)
-		return ptdb_err_set(err, "breakpoint %u has no location %d", bp->id, loc);
-	if (loc == 0)
-		bp->enabled = on;
-	else
-		bp->locs[loc - 1].enabled = on;
-	for (int k = 0; k < bp->nlocs; k++)
-		loc_plant(d, bp, &bp->locs[k]);
-	return 0;
-}
-
-/* Is addr a planted, enabled user breakpoint location?  Counts the hit. */
-int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc)
-{
-	int found = 0;
-
-	for (int i = 0; i < d->nbps; i++) {
-		struct dbg_bp *bp = &d->bps[i];
-
-		if (!bp->enabled)
-			continue;
-		for (int k = 0; k < bp->nlocs; k++)
-			if (bp->locs[k].addr == addr && bp->locs[k].enabled &&
-			    bp->locs[k].planted) {
-				int pass = dbg_bp_passes(d, bp, tid, k);
-
-				if (!pass)
-					continue;
-				bp->hits++;
-				bp->locs[k].hits++;
-				if (pass == 2)
-					continue;
-				if (!found) {
-					*id = bp->id;
-					*loc = (unsigned)k + 1;
-				}
-				found = 1;
-			}
-	}
-	return found;
 }
 
 /* ---- modules from /proc/PID/maps ---- */
@@ -563,12 +220,12 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 
 	if (!d->exe_path)
 		return ptdb_err_set(err, "no executable; use 'file' to set one");
-	if (d->pm)
+	if (dbg_source(d)->loaded)
 		return ptdb_err_set(err, "a loaded trace cannot run; use 'file' to choose the program to launch");
 	if (dbg_alive(d))
 		return ptdb_err_set(err, "a process is already being debugged");
-	drop_process(d);
-	drop_modules(d, 1);
+	dbg_drop_process(d);
+	dbg_drop_modules(d, 1);
 	o.path = d->exe_path;
 	o.argv = argv;
 	o.disable_aslr = disable_aslr;
@@ -590,7 +247,7 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 	dbg_unload_bundle(d);
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	len = readlink(exe, abs, sizeof(abs) - 1);
-	drop_process(d);
+	dbg_drop_process(d);
 	if (target_attach(pid, &d->proc, err) < 0) {
 		d->proc = NULL;
 		return -1;
@@ -603,10 +260,10 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 
 			d->proc = NULL;
 			if (dbg_set_exe(d, abs, &e2) < 0)
-				drop_modules(d, 0);
+				dbg_drop_modules(d, 0);
 			d->proc = keep;
 		} else {
-			drop_modules(d, 1);
+			dbg_drop_modules(d, 1);
 		}
 	}
 	after_start(d);
@@ -632,7 +289,7 @@ int dbg_detach(struct dbg *d, struct ptdb_err *err)
 	d->load_bp = 0;
 	if (target_detach(d->proc, err) < 0)
 		return -1;
-	drop_process(d);
+	dbg_drop_process(d);
 	return 0;
 }
 
@@ -653,10 +310,7 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 int dbg_select_thread(struct dbg *d, pid_t tid)
 {
-	/* a loaded trace's threads are selected as a live process's are:
-	 * every command that takes the selected thread then uses it */
-	if (d->pm ? !dbg_thread_index(d, tid)
-		  : (!dbg_alive(d) || !target_thread_index(d->proc, tid)))
+	if (!dbg_source(d)->selectable(d, tid))
 		return -1;
 	if (d->sel_tid != tid)
 		d->sel_frame = 0;
@@ -688,7 +342,7 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->pm || dbg_trace_kept(d))
+	if (dbg_source(d)->files_only(d))
 		return files_read(d, addr, buf, n);
 	if (!dbg_alive(d))
 		return 0;
@@ -712,17 +366,10 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n)
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err)
 {
-	if (d->pm) {
+	if (dbg_source(d)->files_only(d)) {
 		if (dbg_read_some(d, addr, buf, n) == n)
 			return 0;
-		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the loaded trace's modules "
-				    "(only their code and data files are)", addr);
-	}
-	if (dbg_trace_kept(d)) {
-		if (dbg_read_some(d, addr, buf, n) == n)
-			return 0;
-		return ptdb_err_set(err, "memory at 0x%" PRIx64 " is not in the exited process's "
-				    "module files", addr);
+		return ptdb_err_set(err, dbg_source(d)->files_error, addr);
 	}
 	if (!dbg_alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
@@ -892,7 +539,7 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 	struct disasm *ds = dbg_disasm(d);
 	size_t n = sizeof(buf);
 
-	if (d->pm || dbg_trace_kept(d))
+	if (dbg_source(d)->files_only(d))
 		n = dbg_read_some(d, pc, buf, n);
 	else if (target_read_mem(d->proc, pc, buf, n, NULL) < 0)
 		n = dbg_read_some(d, pc, buf, n);	/* up to a page end; files when gone */

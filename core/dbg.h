@@ -198,7 +198,7 @@ struct dbg {
 					 * interrupt_requested for it to poll */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_icache *icache;	/* instructions read and disassembled (core/dbg_cursor.c) */
-	struct dbg_trace *trace;	/* live tracing (core/dbg_trace.c) or NULL */
+	struct dbg_trace *trace;	/* the trace session (core/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
@@ -320,12 +320,18 @@ int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const c
 const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n);
 /* "trace_loop`main + 4 at trace_loop.c:2:7" for any address. */
 char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
+/* When addr is in inlined calls, the lines LLDB adds below that symbol
+ * context, one per call outward, each indent + "mod`f + off at call site"
+ * + "\n" ("" when none). */
+char *dbg_format_inline_callers(struct dbg *d, uint64_t addr, const char *indent, char *buf,
+				size_t n);
 /* Source location of addr in a module with line info: file (full path),
  * line, column. 0 found, -1 not. */
 int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 		  unsigned *line, unsigned *column);
 
-/* Live tracing, software backend (core/dbg_trace.c). */
+/* Live tracing: the trace session (core/dbg_trace.c), its collectors
+ * (core/dbg_swc.c, core/dbg_ipt.c) and sources (core/dbg_source.c). */
 struct dbg_trace_opts {
 	size_t size;		/* per-thread buffer bytes */
 	size_t total_limit;	/* process trace: all buffers; 0 none */
@@ -345,6 +351,11 @@ enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
 /* "intel-pt" or "software": what the live (or loaded) trace came from. */
 const char *dbg_trace_technology(const struct dbg *d);
 int dbg_tracing(const struct dbg *d);
+/* The session shows a loaded bundle (no process). */
+int dbg_trace_loaded(const struct dbg *d);
+/* Registers and memory are a live process's own (not a loaded bundle's
+ * nor a replayed position's). */
+int dbg_live_state(const struct dbg *d);
 /* The process exited with (software) traces: they stay readable (dump,
  * function-calls) until the next run; the threads keep their numbers. */
 int dbg_trace_kept(const struct dbg *d);
@@ -357,7 +368,22 @@ int dbg_trace_single_step(const struct dbg *d);
 /* The software engine of the live trace: "ptrace" or "cache". */
 const char *dbg_trace_engine(const struct dbg *d);
 /* The cache engine's counters (zeros when it never ran). */
-struct dbg_cache_stats;
+/* What the engine did, over the whole trace (dump info -v). */
+struct dbg_cache_stats {
+	uint64_t blocks, code_bytes;	/* translated (every run's) */
+	uint64_t records;		/* block records read back */
+	uint64_t traps;			/* stops of a thread in the cache */
+	uint64_t links, misses, drains;	/* of which: exits linked, lookup
+					 * misses, full buffers */
+	uint64_t entries;		/* times a thread entered the cache */
+	uint64_t fallback;		/* instructions the ptrace engine ran
+					 * (system calls, untranslatable code,
+					 * runs the engine does not handle) */
+	uint64_t peak_cache;		/* largest code cache of a run, bytes */
+	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
+	uint64_t flushes;		/* translations dropped: code mapping changed */
+};
+
 void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
 struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);

@@ -2,34 +2,20 @@
  * (core/dbg_cache.c): maps a code cache and a record buffer into the
  * inferior, runs a traced thread natively out of the cache (blocks from
  * trace/ccache), and turns its records into the same trace_swc_* calls
- * the ptrace engine makes.  Used by core/dbg_trace.c's collector loop. */
+ * the ptrace engine makes.  Used by the software collector
+ * (core/dbg_swc_cache.c). */
 #ifndef PTDB_CORE_DBG_CACHE_H
 #define PTDB_CORE_DBG_CACHE_H
 
 #include <stdint.h>
 #include <sys/user.h>
 
+#include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "target/target.h"
 
 struct dbg_cache;
 struct trace_swc_thread;
-
-/* What the engine did, over the whole trace (dump info -v). */
-struct dbg_cache_stats {
-	uint64_t blocks, code_bytes;	/* translated (every run's) */
-	uint64_t records;		/* block records read back */
-	uint64_t traps;			/* stops of a thread in the cache */
-	uint64_t links, misses, drains;	/* of which: exits linked, lookup
-					 * misses, full buffers */
-	uint64_t entries;		/* times a thread entered the cache */
-	uint64_t fallback;		/* instructions the ptrace engine ran
-					 * (system calls, untranslatable code,
-					 * runs the engine does not handle) */
-	uint64_t peak_cache;		/* largest code cache of a run, bytes */
-	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
-	uint64_t flushes;		/* translations dropped: code mapping changed */
-};
 
 enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF };
 

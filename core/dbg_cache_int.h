@@ -4,7 +4,9 @@
 #ifndef PTDB_CORE_DBG_CACHE_INT_H
 #define PTDB_CORE_DBG_CACHE_INT_H
 
-#include "core/dbg_cache.h"
+#include "core/dbg.h"
+#include "core/dbg_int.h"
+#include "target/target.h"
 #include "trace/ccache.h"
 
 #include <sys/mman.h>

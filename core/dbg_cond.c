@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "core/expr.h"
 

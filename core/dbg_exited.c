@@ -12,7 +12,7 @@
 
 int dbg_thread_exited(struct dbg *d, pid_t tid)
 {
-	if (d->pm || !dbg_trace_thread(d, tid))
+	if (dbg_source(d)->loaded || !dbg_trace_thread(d, tid))
 		return 0;
 	return dbg_trace_kept(d) || !dbg_alive(d) || !target_thread_index(d->proc, tid);
 }
@@ -22,7 +22,7 @@ int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max)
 	struct trace_swc_thread **th;
 	int n = dbg_threads(d, out, max), nt;
 
-	if (d->pm || dbg_trace_kept(d) || !dbg_alive(d))
+	if (dbg_source(d)->files_only(d) || !dbg_alive(d))
 		return n;	/* dbg_threads has them all */
 	th = malloc(MAX_TRACED * sizeof(*th));
 	if (!th)

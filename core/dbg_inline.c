@@ -19,8 +19,8 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 
 	if (d->replay && tid == dbg_replay_tid(d))
 		return dbg_replay_frames(d, out, max, err);
-	if (d->pm)
-		return max > 0 ? dbg_pm_frame(d, tid, out, err) : 0;
+	if (dbg_source(d)->frames)
+		return dbg_source(d)->frames(d, tid, out, max, err);
 	if (max <= 0)
 		return 0;
 	/* room for the inlined frames a stop may hide before frame 0 */
@@ -129,4 +129,55 @@ int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const c
 const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n)
 {
 	return source_map_apply(d->source_map, path, buf, n);
+}
+
+/* One caller line of an inlined call, as LLDB's symbol context goes on:
+ * "mod`f + off[ [inlined] g + off] at file:line:col" — the address the
+ * start of the call's range holding addr, the line its call site. */
+static void inline_caller(struct dbg_module *m, const struct sym_loc *loc,
+			  const struct sym_inline *inl, int k, int ni, char *buf, size_t n)
+{
+	const char *file = inl[k].call_file, *base;
+	uint64_t at = inl[k].lo;
+	size_t len;
+
+	snprintf(buf, n, "%s`%s", sym_module_name(m->sym), loc->func);
+	len = strlen(buf);
+	if (at != loc->func_addr && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " + %" PRIu64, at - loc->func_addr);
+	if (k + 1 < ni && len < n) {
+		len += (size_t)snprintf(buf + len, n - len, " [inlined] %s", inl[k + 1].name);
+		if (at != inl[k + 1].lo && len < n)
+			len += (size_t)snprintf(buf + len, n - len, " + %" PRIu64, at - inl[k + 1].lo);
+	}
+	if (!file || !inl[k].call_line || len >= n)
+		return;
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	if (inl[k].call_col)
+		snprintf(buf + len, n - len, " at %s:%u:%u", base, inl[k].call_line, inl[k].call_col);
+	else
+		snprintf(buf + len, n - len, " at %s:%u", base, inl[k].call_line);
+}
+
+char *dbg_format_inline_callers(struct dbg *d, uint64_t addr, const char *indent, char *buf,
+				size_t n)
+{
+	struct dbg_module *m = dbg_module_for(d, addr);
+	struct sym_inline inl[DBG_MAX_INLINE];
+	struct sym_loc loc;
+	size_t len = 0;
+	int ni;
+
+	buf[0] = 0;
+	if (!m || !m->sym || sym_lookup_addr(m->sym, addr, &loc) < 0 || !loc.func)
+		return buf;
+	ni = sym_inlines_at(m->sym, addr, inl, DBG_MAX_INLINE);
+	for (int k = 0; k < ni && len < n; k++) {
+		char one[512];
+
+		inline_caller(m, &loc, inl, k, ni, one, sizeof(one));
+		len += (size_t)snprintf(buf + len, n - len, "%s%s\n", indent, one);
+	}
+	return buf;
 }

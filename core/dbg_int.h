@@ -2,13 +2,38 @@
 #ifndef PTDB_CORE_DBG_INT_H
 #define PTDB_CORE_DBG_INT_H
 
-#include "core/dbg.h"
+/* Declares what it needs instead of including core/dbg.h (which its
+ * users include first), so the dbg module and it form no cycle. */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "disasm/disasm.h"
+
+struct dbg;
+struct dbg_bp;
+struct dbg_frame;
+struct dbg_module;
+struct dbg_stop;
+struct dbg_trace_opts;
+struct ptdb_err;
+struct sym_loc;
+struct sym_module;
+struct sym_regs;
+struct target_proc;
+struct target_stop;
+struct target_thread_info;
+struct trace_swc_cpu;
+struct trace_swc_thread;
 
 void dbg_resolve_all(struct dbg *d);
 /* Forgets the process, the modules, a loaded trace and the executable
  * (breakpoints stay, unresolved). */
 void dbg_drop_target(struct dbg *d);
+/* core/dbg_life.c: the process goes (its trace, watchpoints, plantings);
+ * the modules go (keep_exe: the executable stays, unrelocated). */
+void dbg_drop_process(struct dbg *d);
+void dbg_drop_modules(struct dbg *d, int keep_exe);
 struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
 /* A loaded trace's thread has one frame: where its trace ends. */
 int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
@@ -40,6 +65,12 @@ char *dbg_format_inlined(struct dbg_module *m, const struct dbg_frame *f,
  * a caller frame.  0 ok, -1 no caller found. */
 int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uint64_t rbp,
 		    int first, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp);
+/* The same step for a frame's registers (in->r[16] is its look address):
+ * by the CFI's rules (sym_unwind_step_regs), else the caller
+ * dbg_unwind_step finds, its callee-saved registers (rbx, r12-r15)
+ * unchanged, as LLDB assumes of a frame without unwind information.
+ * 0 ok, -1 no caller. */
+int dbg_unwind_regs(struct dbg *d, const struct sym_regs *in, int first, struct sym_regs *out);
 /* A process exit as the stop reported. */
 void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
 /* Applies the signal policy ("process handle") to a signal stop: returns
@@ -55,26 +86,66 @@ struct dbg_goal {
 
 enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
 
-/* Runs the process natively (dbg_step.c) or traced (dbg_trace.c) until a
- * user-visible stop (RW_USER), a goal reached by tid (RW_GOAL) or, with
- * step_tid, one instruction of that thread (RW_STEPPED). */
-int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
-		   const struct dbg_goal *goals, int ngoals,
-		   struct dbg_stop *stop, struct ptdb_err *err);
+/* What a run asks for: until a user-visible stop (RW_USER), a goal
+ * reached by tid (RW_GOAL) or, with step_tid, one instruction of that
+ * thread (RW_STEPPED). */
+struct dbg_run_req {
+	pid_t step_tid;			/* 0: run every thread */
+	pid_t tid;			/* whose goals */
+	const struct dbg_goal *goals;
+	int ngoals;
+};
+
+/* Runs the process natively (dbg_step.c) or traced (dbg_trace.c) as rq
+ * asks. */
+int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		   struct ptdb_err *err);
 /* At the exit: keeps a software trace readable (dbg_trace_kept), ends
  * any other. */
 void dbg_trace_exited(struct dbg *d);
 /* core/dbg_progress.c: a traced run's progress for d->progress.fn. */
 void dbg_progress_begin(struct dbg *d);
 void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
-int dbg_trace_run(struct dbg *d, pid_t step_tid, pid_t tid,
-		  const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 void dbg_trace_did_stop(struct dbg *d);
 /* The same checking the watchpoints (core/dbg_watch.c); -2 when none is
  * enabled (the caller runs the process). */
-int dbg_watch_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
-		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err);
+int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+
+/* Where the session's traces and threads come from (core/dbg_source.c):
+ * the live process traced by the software or the intel-pt collector, or a
+ * loaded bundle.  Readers ask the source, not the mode. */
+struct dbg_source {
+	const char *technology;		/* "software", "intel-pt" */
+	int loaded;			/* a bundle: no process, memory from files */
+	/* tid's trace (traced, or stopped and kept until the next resume) */
+	struct trace_swc_thread *(*trace)(struct dbg *d, pid_t tid);
+	/* every trace, in thread order */
+	int (*traces)(struct dbg *d, struct trace_swc_thread **out, int max);
+	struct trace_swc_cpu *(*cpu)(struct dbg *d);	/* per-CPU chain */
+	int (*threads)(struct dbg *d, struct target_thread_info *out, int max);
+	unsigned (*thread_index)(struct dbg *d, pid_t tid);
+	/* memory is the modules' files only (a bundle; a process that exited
+	 * with its trace): 1, and files_error says an address outside them */
+	int (*files_only)(const struct dbg *d);
+	const char *files_error;	/* printf format: the address (PRIx64) */
+	/* tid is a thread the user can select */
+	int (*selectable)(struct dbg *d, pid_t tid);
+	/* the modules are at their run-time addresses */
+	int (*mapped)(const struct dbg *d);
+	/* a thread's frames when the source has no stack to unwind (NULL:
+	 * unwind the live thread) */
+	int (*frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		      struct ptdb_err *err);
+	/* the CPU the trace ran on: 0, or -1 not known (software) */
+	int (*cpu_info)(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+			int *stepping);
+};
+const struct dbg_source *dbg_source(const struct dbg *d);
+int dbg_trace_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+		       int *stepping);
 
 /* The intel-pt backend's events (core/dbg_ipt.c).  Buffers are copied at
  * every stop into the containers dumps read: a thread's ring, or per CPU

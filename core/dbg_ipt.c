@@ -3,11 +3,12 @@
  * a context-switch event in its group), enabled when the process resumes,
  * and their buffers copied into the same per-thread / per-CPU containers
  * the software backend fills (struct trace_swc_thread, trace_swc_cpu), so
- * dumps, splitting (trace/cpusplit) and bundles work on them unchanged. */
-#include "core/dbg.h"
-#include "core/dbg_int.h"
+ * dumps, splitting (trace/cpusplit) and bundles work on them unchanged.
+ * The intel-pt collector (struct dbg_collector) is at the end. */
+#include "core/dbg_trace_int.h"
 #include "trace/ipt.h"
 #include "trace/ring.h"
+#include "trace/state.h"
 #include "trace/swc.h"
 
 #include <stdio.h>
@@ -327,3 +328,162 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err)
 	}
 	return r;
 }
+
+/* ---- the intel-pt collector (struct dbg_collector) ---- */
+
+/* Per thread: a thread the process creates while it runs gets its event
+ * as the target learns of it (the clone event), before it runs any code.
+ * Over the total limit it is not traced and the process stops with the
+ * limit reason, as the software collector stops it. */
+static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsigned index)
+{
+	struct dbg *d = ctx;
+	struct ptdb_err err;
+
+	(void)index;
+	if (!d->trace || !d->trace->hw || !d->trace->all || d->trace->cpu ||
+	    dbg_trace_find(d, tid) || dbg_trace_excluded(d->trace, tid))
+		return;
+	/* another failure (the kernel refused the event) leaves it untraced:
+	 * dump info says so */
+	if (dbg_trace_adopt(d, tid, &err) < 0 && err.code == PTDB_E_LIMIT && !d->trace->hw_limit_tid) {
+		d->trace->hw_limit_tid = tid;
+		target_interrupt(p);
+	}
+}
+
+int dbg_ipt_collector_new(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
+{
+	struct target_hooks hk = { .thread_created = hw_thread_created, .ctx = d };
+	struct dbg_ipt *hw;
+
+	if (dbg_ipt_new(&hw, o, err) < 0)
+		return -1;
+	if (!d->trace)
+		d->trace = xcalloc(1, sizeof(*d->trace));
+	d->trace->hw = hw;
+	target_set_hooks(d->proc, &hk);
+	return 0;
+}
+
+static int ipt_thread_start(struct dbg *d, struct trace_swc_thread *th, int fresh, pid_t tid,
+			    struct ptdb_err *err)
+{
+	struct dbg_trace *t = d->trace;
+
+	if (!fresh) {
+		/* tracing it again restarts its trace with the new parameters */
+		if (th->tracing)
+			dbg_ipt_thread_stop(t->hw, th, NULL);
+		trace_swc_release(th);
+	}
+	return dbg_ipt_thread_start(t->hw, th, tid, target_thread_index(d->proc, tid), t->opts.size,
+				    t->opts.total_limit, &d->tsc_conv, err);
+}
+
+static void ipt_thread_stop(struct dbg *d, struct trace_swc_thread *th)
+{
+	if (th->tracing && !th->cpu)
+		dbg_ipt_thread_stop(d->trace->hw, th, NULL);
+}
+
+static int ipt_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
+{
+	struct trace_swc_cpu *chain;
+
+	/* earlier traces, stopped and kept for dumps, go now */
+	dbg_trace_drop_kept(d);
+	if (dbg_ipt_cpus_start(d->trace->hw, d->pid, o->size, o->total_limit, !o->no_cgroup,
+			       &d->tsc_conv, &chain, err) < 0)
+		return -1;
+	d->trace->cpu = chain;
+	return 0;
+}
+
+static void ipt_cpus_stop(struct dbg *d)
+{
+	dbg_ipt_cpus_stop(d->trace->hw);	/* owns the chain */
+}
+
+/* The hardware records while the process runs natively: every event is
+ * enabled (every CPU resumed) just before it resumes. */
+static int ipt_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		   struct ptdb_err *err)
+{
+	int rr;
+
+	if (dbg_ipt_will_resume(d->trace->hw, err) < 0)
+		return -1;
+	d->trace->hw_limit_tid = 0;
+	rr = dbg_run_native(d, rq, stop, err);
+	if (rr >= 0 && d->trace && d->trace->hw_limit_tid && dbg_alive(d)) {
+		dbg_trace_over_limit(d, d->trace->hw_limit_tid, stop);
+		rr = RW_USER;
+	}
+	return rr;
+}
+
+static void ipt_did_stop(struct dbg *d)
+{
+	struct target_thread_info ti[1024];
+	int nt = target_threads(d->proc, ti, 1024);
+
+	/* a failed copy leaves the previous one (dumps say what they can);
+	 * the next stop tries again */
+	dbg_ipt_did_stop(d->trace->hw, NULL);
+	/* threads created while it ran are traced from now on (per CPU they
+	 * were traced all along) */
+	for (int i = 0; d->trace->all && !d->trace->cpu && i < nt && i < 1024; i++)
+		if (!dbg_trace_find(d, ti[i].tid) && !dbg_trace_excluded(d->trace, ti[i].tid))
+			dbg_trace_adopt(d, ti[i].tid, NULL);
+}
+
+/* The perf events went with the process: the trace ends. */
+static int ipt_exited(struct dbg *d)
+{
+	(void)d;
+	return 0;
+}
+
+static void ipt_end(struct dbg *d)
+{
+	struct dbg_trace *t = d->trace;
+
+	if (t->cpu) {
+		dbg_ipt_cpus_stop(t->hw);
+		t->cpu = NULL;
+		t->cpu_stopped = 0;
+	}
+	if (d->proc)
+		target_set_hooks(d->proc, NULL);
+	dbg_ipt_free(t->hw);
+	t->hw = NULL;
+}
+
+static void ipt_state(struct dbg *d, struct trace_state *s)
+{
+	if (s->ncpus)
+		s->cgroup_filtering = dbg_ipt_cgroup_filtering(d->trace->hw);
+}
+
+static int ipt_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+			int *stepping)
+{
+	dbg_ipt_cpu_info(d->trace->hw, vendor, n, family, model, stepping);
+	return 0;
+}
+
+const struct dbg_collector dbg_ipt_collector = {
+	.technology = "intel-pt",
+	.thread_start = ipt_thread_start,
+	.thread_admit = NULL,
+	.thread_stop = ipt_thread_stop,
+	.cpus_start = ipt_cpus_start,
+	.cpus_stop = ipt_cpus_stop,
+	.run = ipt_run,
+	.did_stop = ipt_did_stop,
+	.exited = ipt_exited,
+	.end = ipt_end,
+	.state = ipt_state,
+	.cpu_info = ipt_cpu_info,
+};

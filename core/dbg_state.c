@@ -1,7 +1,7 @@
 /* core/dbg_state.c: the live trace's state in LLDB's jLLDBTraceGetState
  * layout (trace/state.c writes it): what each traced thread and CPU holds
  * now, as "trace save" would read it. */
-#include "core/dbg_int.h"
+#include "core/dbg_trace_int.h"
 #include "trace/state.h"
 #include "trace/swc.h"
 
@@ -35,7 +35,6 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 	struct trace_state_thread *st;
 	struct trace_state_cpu *sc = NULL;
 	struct trace_state s = { .cgroup_filtering = -1 };
-	struct dbg_ipt *hw = dbg_trace_ipt(d);
 	char *text;
 	int n;
 
@@ -64,8 +63,8 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 	s.cpuinfo_bytes = cpuinfo_bytes();
 	if (!s.tsc)
 		s.tsc = &d->tsc_conv;
-	if (hw && s.ncpus)
-		s.cgroup_filtering = dbg_ipt_cgroup_filtering(hw);
+	if (dbg_trace_collector(d->trace)->state)
+		dbg_trace_collector(d->trace)->state(d, &s);
 	text = trace_state_json(&s, pretty);
 	free(st);
 	free(sc);

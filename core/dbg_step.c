@@ -38,10 +38,12 @@ static int thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
  * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
  * stepping, the step done (RW_STEPPED).  Handles module loads and the
  * signal policy on the way. */
-int dbg_run_native(struct dbg *d, pid_t step_tid, pid_t tid,
-		   const struct dbg_goal *goals, int ngoals,
-		   struct dbg_stop *stop, struct ptdb_err *err)
+int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		   struct ptdb_err *err)
 {
+	pid_t step_tid = rq->step_tid, tid = rq->tid;
+	const struct dbg_goal *goals = rq->goals;
+	int ngoals = rq->ngoals;
 	struct target_stop ts;
 
 	dbg_replay_leave(d);	/* any resume leaves replay mode */
@@ -116,17 +118,17 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 		    const struct dbg_goal *goals, int ngoals,
 		    struct dbg_stop *stop, struct ptdb_err *err)
 {
+	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
+	int r;
+
 	/* the tracer's threads are the parent's: it follows the parent */
 	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
 	if (dbg_tracing(d))
-		return dbg_trace_run(d, step_tid, tid, goals, ngoals, stop, err);
-	{
-		int r = dbg_watch_run(d, step_tid, tid, goals, ngoals, stop, err);
-
-		if (r != -2)
-			return r;
-	}
-	return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		return dbg_trace_run(d, &rq, stop, err);
+	r = dbg_watch_run(d, &rq, stop, err);
+	if (r != -2)
+		return r;
+	return dbg_run_native(d, &rq, stop, err);
 }
 
 static int check_alive(struct dbg *d, struct ptdb_err *err)
@@ -279,6 +281,45 @@ static int inline_level(struct dbg *d, uint64_t pc, int level, struct sym_inline
 	return 0;
 }
 
+/* 'n' or 's' at a call instruction (*r0, in): runs the call.  -1 or
+ * RW_USER (stop filled) as run_wait; LC_IN: 's' stopped in the callee,
+ * after its prologue (it has lines); LC_BACK: back after the call. */
+enum { LC_BACK = 3, LC_IN = 4 };
+static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_struct *r0,
+		     const struct disasm_insn *in, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	uint64_t ret = r0->rip + in->len, call_rsp = r0->rsp;
+	struct user_regs_struct r;
+	struct line_at now;
+	int rr;
+
+	rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+	if (rr < 0 || rr == RW_USER)
+		return rr;
+	if (thread_regs(d, tid, &r, err) < 0)
+		return -1;
+	if (into && line_at(d, r.rip, &now) == 0) {
+		uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);
+
+		if (ap && ap != r.rip) {
+			struct dbg_goal g = { ap, 0 };
+
+			rr = run_to(d, tid, &g, 1, stop, err);
+			if (rr < 0 || rr == RW_USER)
+				return rr;
+		}
+		return LC_IN;
+	}
+	if (r.rip != ret) {
+		struct dbg_goal g = { ret, call_rsp };
+
+		rr = run_to(d, tid, &g, 1, stop, err);
+		if (rr < 0 || rr == RW_USER)
+			return rr;
+	}
+	return LC_BACK;
+}
+
 int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		  struct ptdb_err *err)
 {
@@ -322,46 +363,18 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 			return 0;
 		}
 		if (have && is_call(&in)) {
-			uint64_t ret = r.rip + in.len, call_rsp = r.rsp;
-
-			rr = run_wait(d, tid, tid, NULL, 0, stop, err);
-			if (rr < 0)
-				return -1;
-			if (rr == RW_USER)
-				goto user;
-			if (thread_regs(d, tid, &r, err) < 0)
-				return -1;
-			if (into && line_at(d, r.rip, &now) == 0) {
-				uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);
-
-				if (ap && ap != r.rip) {
-					struct dbg_goal g = { ap, 0 };
-
-					rr = run_to(d, tid, &g, 1, stop, err);
-					if (rr < 0)
-						return -1;
-					if (rr == RW_USER)
-						goto user;
-				}
+			rr = line_call(d, tid, into, &r, &in, stop, err);
+			if (rr == LC_IN) {
 				done(d, stop, tid, why);
 				return 0;
 			}
-			if (r.rip != ret) {
-				struct dbg_goal g = { ret, call_rsp };
-
-				rr = run_to(d, tid, &g, 1, stop, err);
-				if (rr < 0)
-					return -1;
-				if (rr == RW_USER)
-					goto user;
-			}
 		} else {
 			rr = run_wait(d, tid, tid, NULL, 0, stop, err);
-			if (rr < 0)
-				return -1;
-			if (rr == RW_USER)
-				goto user;
 		}
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			goto user;
 		if (thread_regs(d, tid, &r, err) < 0)
 			return -1;
 		if (r.rip >= lo && r.rip < hi)

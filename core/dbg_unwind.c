@@ -67,3 +67,26 @@ int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uin
 	}
 	return -1;
 }
+
+int dbg_unwind_regs(struct dbg *d, const struct sym_regs *in, int first, struct sym_regs *out)
+{
+	uint64_t look = in->r[16], pc, sp, bp;
+	struct dbg_module *m = dbg_module_for(d, look);
+	int rc = m && m->sym ? sym_unwind_step_regs(m->sym, in, rd, d, out) : 1;
+
+	if (rc <= 0)
+		return rc;
+	if (!(in->valid >> 6 & 1) || !(in->valid >> 7 & 1) ||
+	    dbg_unwind_step(d, look, look, in->r[7], in->r[6], first, &pc, &sp, &bp) < 0)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->valid = in->valid & (1u << 3 | 0xfu << 12);
+	for (int r = 0; r < 16; r++)
+		if (out->valid >> r & 1)
+			out->r[r] = in->r[r];
+	out->r[16] = pc;
+	out->r[7] = sp;
+	out->r[6] = bp;
+	out->valid |= 1u << 16 | 1u << 7 | 1u << 6;
+	return 0;
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dbg_int.h"
 #include "core/value.h"
 
 void value_release(struct value *v)
@@ -71,16 +72,15 @@ static void outer_regs(struct frame_ctx *fc, pid_t tid)
 	fc->known.r[6] = fc->f.rbp;
 	fc->known.r[7] = fc->f.rsp;
 	fc->known.r[16] = fc->cpc;
-	if (fc->d->replay || fc->d->pm || target_get_regs(fc->d->proc, tid, &g, NULL) < 0)
+	if (!dbg_live_state(fc->d) || target_get_regs(fc->d->proc, tid, &g, NULL) < 0)
 		return;
 	regs_to_dwarf(&g, &cur);
 	for (unsigned i = 1; i <= fc->conc; i++) {
 		uint64_t look = i > 1 ? cur.r[16] - 1 : cur.r[16];
-		struct dbg_module *m = dbg_module_for(fc->d, look);
 		struct sym_regs in = cur;
 
 		in.r[16] = look;
-		if (!m || sym_unwind_step_regs(m->sym, &in, read_cb, fc->d, &next) < 0)
+		if (dbg_unwind_regs(fc->d, &in, i == 1, &next) < 0)
 			return;
 		cur = next;
 	}
@@ -121,7 +121,7 @@ int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 	fc->look = fr->look ? fr->look : index ? fr->pc - 1 : fr->pc;
 	if (fr->look && fr->inl < fr->ninl)
 		inl = (int)(fr->ninl - fr->inl);
-	if (fc->conc == 0 && !d->replay && !d->pm) {
+	if (fc->conc == 0 && dbg_live_state(d)) {
 		if (target_get_regs(d->proc, tid, &fc->regs, err) < 0)
 			return -1;
 		fc->all_regs = 1;
@@ -225,7 +225,7 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 	int nargs;
 
 	dbg_format_frame(d, f, index > 0, buf, n);
-	if (!dbg_alive(d) || d->replay || d->pm || f->untraced)
+	if (!dbg_alive(d) || !dbg_live_state(d) || f->untraced)
 		return buf;
 	if (frame_ctx_init(d, tid, index, f, &fc, NULL) < 0)
 		return buf;
@@ -270,7 +270,7 @@ static void tls_base(struct frame_ctx *fc, struct sym_module *m, struct sym_expr
 	struct dbg *d = fc->d;
 
 	if (!d->nmods || d->mods[0].sym != m || !d->mods[0].is_exe || !dbg_alive(d) ||
-	    d->replay || d->pm || sym_module_tls(m, &memsz, &align) < 0 ||
+	    !dbg_live_state(d) || sym_module_tls(m, &memsz, &align) < 0 ||
 	    target_get_regs(d->proc, fc->tid, &g, NULL) < 0)
 		return;
 	env->have_tls = 1;

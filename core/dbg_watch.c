@@ -470,7 +470,8 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
 		if (!t) {
 			/* everyone is in a system call: wait for one */
 			if (!target_thread_event(d->proc, 1, &ts))
-				return dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+				return dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals },
+						      stop, err);
 			rr = sw_event(d, &ts, tid, goals, ngoals, stop);
 			if (rr != GO_ON)
 				return rr;
@@ -540,7 +541,8 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 		return -1;
 	for (;;) {
 		uint64_t dr6 = 0;
-		int rr = dbg_run_native(d, step_tid, tid, goals, ngoals, stop, err);
+		int rr = dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals }, stop,
+					err);
 
 		if (rr != RW_USER || stop->reason != DBG_R_SIGNAL || stop->signo != SIGTRAP ||
 		    stop->si_code != 4 /* TRAP_HWBKPT */ ||
@@ -567,8 +569,8 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 	}
 }
 
-int dbg_watch_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
-		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
+int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		  struct ptdb_err *err)
 {
 	static const struct target_dr_slot none[4];
 
@@ -582,6 +584,6 @@ int dbg_watch_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 	}
 	dbg_watch_method(d);
 	if (d->watch->method == METHOD_HW)
-		return hw_run(d, step_tid, tid, goals, ngoals, stop, err);
-	return sw_run(d, step_tid, tid, goals, ngoals, stop, err);
+		return hw_run(d, rq->step_tid, rq->tid, rq->goals, rq->ngoals, stop, err);
+	return sw_run(d, rq->step_tid, rq->tid, rq->goals, rq->ngoals, stop, err);
 }

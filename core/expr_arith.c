@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/expr.h"
 #include "core/expr_int.h"
 
 static int compare(const char *op, struct value *a, struct value *b, const struct sym_type *t)

@@ -3,7 +3,16 @@
 #ifndef PTDB_CORE_EXPR_INT_H
 #define PTDB_CORE_EXPR_INT_H
 
-#include "core/expr.h"
+/* Its users include core/expr.h first; it declares what it needs, so
+ * the expr module and it form no cycle. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sym_var.h"
+
+struct frame_ctx;
+struct ptdb_err;
+struct value;
 
 struct expr_store {
 	struct value *v;	/* $base + i */

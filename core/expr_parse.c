@@ -10,6 +10,7 @@
 
 #include <dwarf.h>
 
+#include "core/expr.h"
 #include "core/expr_int.h"
 
 static int assign(struct ex *x, struct value *v);

@@ -65,7 +65,8 @@ int sym_module_fd(const struct sym_module *m);
 /* Renames a module opened from a copy ("[vdso]"): path and name. */
 void sym_module_set_name(struct sym_module *m, const char *name);
 /* The name symbol contexts use ("libc.so.6"): the basename of path, for a
- * module opened from a copy named otherwise. */
+ * module opened from a copy named otherwise (or the link map's name, as
+ * when the module was opened from path itself: core/sym_names.c). */
 void sym_module_set_display_name(struct sym_module *m, const char *path);
 /* bias = load address - link address (0 for a non-PIE executable). */
 void sym_module_set_bias(struct sym_module *m, uint64_t bias);
@@ -154,10 +155,10 @@ struct sym_regs {
 };
 /* The same step for every register: in the caller, rsp (the CFA), rip
  * (the return address) and rbp, and the callee-saved rbx and r12-r15 by
- * the CFI's rules (a register without a rule kept its value; without CFI,
- * the frame pointer chain and the callee-saved registers unchanged).  The
+ * the CFI's rules (a register without a rule kept its value).  The
  * caller-saved registers are not known (valid bit clear).  0 ok, -1 no
- * caller. */
+ * caller, 1 no CFI covers the pc (core/dbg_unwind.c's dbg_unwind_regs
+ * then finds the caller as the frame list does). */
 int sym_unwind_step_regs(struct sym_module *m, const struct sym_regs *in, sym_read_fn rd,
 			 void *ctx, struct sym_regs *out);
 

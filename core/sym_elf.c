@@ -375,6 +375,8 @@ struct sym_module *sym_module_open_debug(const char *path, const char *debug_dir
 		sym_module_free(m);
 		return NULL;
 	}
+	if (m)
+		sym_link_map_name(m, m->path);
 	return m;
 }
 
@@ -408,6 +410,7 @@ void sym_module_set_display_name(struct sym_module *m, const char *path)
 
 	free(m->name);
 	m->name = xstrdup(slash && slash[1] ? slash + 1 : path);
+	sym_link_map_name(m, path);
 }
 
 void sym_module_free(struct sym_module *m)

@@ -165,6 +165,12 @@ void sym_unwind_free(struct sym_module *m);
 /* The .eh_frame FDEs' link ranges [lo, hi), sorted (heap, caller frees);
  * their count. */
 size_t sym_unwind_fdes(struct sym_module *m, uint64_t (**ranges)[2]);
+/* sym_names.c: a shared library is named as the dynamic loader's link map
+ * names it, as LLDB does: a library found through a DT_NEEDED entry is
+ * opened as DIR/SONAME, a link to the versioned file (libstdc++.so.6, not
+ * libstdc++.so.6.0.30); when DIR/SONAME is the file at path (m's, or where
+ * a loaded trace's copy of m was loaded from), m->name becomes SONAME. */
+void sym_link_map_name(struct sym_module *m, const char *path);
 /* sym_names.c: names for functions that have an FDE but no symbol
  * (added to m->syms once, on the first address lookup). */
 void sym_synth_names(struct sym_module *m);

@@ -3,10 +3,14 @@
  * static functions, libc without its debug file) is named
  * "___ptdb_unnamed_symbol_<link address>", as LLDB synthesizes its
  * "___lldb_unnamed_symbol" names, so that frames and call trees never show
- * a bare address inside a module. */
+ * a bare address inside a module — and the name of a shared library as
+ * the dynamic loader's link map has it (LLDB's module name). */
+#include <elf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/sym_int.h"
 
@@ -135,4 +139,54 @@ int sym_module_names(struct sym_module *m, const char *prefix,
 	int rc = sym_names_of(m->syms, m->nsyms, prefix, fn, ctx);
 
 	return rc < 0 ? rc : sym_names_of(m->alias, m->nalias, prefix, fn, ctx);
+}
+
+/* The dynamic section's DT_SONAME of m's file, or NULL. */
+static const char *sym_soname(const struct sym_module *m)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+	const Elf64_Shdr *shs;
+
+	if (m->maplen < sizeof(*eh) || eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff > m->maplen ||
+	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->maplen - eh->e_shoff)
+		return NULL;
+	shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *dyn = &shs[i], *str;
+
+		if (dyn->sh_type != SHT_DYNAMIC || dyn->sh_link >= eh->e_shnum ||
+		    dyn->sh_offset > m->maplen || dyn->sh_size > m->maplen - dyn->sh_offset)
+			continue;
+		str = &shs[dyn->sh_link];
+		if (str->sh_offset > m->maplen || str->sh_size > m->maplen - str->sh_offset)
+			return NULL;
+		for (size_t k = 0; k + 1 <= dyn->sh_size / sizeof(Elf64_Dyn); k++) {
+			const Elf64_Dyn *e = (const Elf64_Dyn *)(m->map + dyn->sh_offset) + k;
+
+			if (e->d_tag == DT_NULL)
+				break;
+			if (e->d_tag == DT_SONAME && e->d_un.d_val < str->sh_size &&
+			    memchr(m->map + str->sh_offset + e->d_un.d_val, 0,
+				   str->sh_size - e->d_un.d_val))
+				return (const char *)m->map + str->sh_offset + e->d_un.d_val;
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+void sym_link_map_name(struct sym_module *m, const char *path)
+{
+	const char *so = sym_soname(m), *slash = strrchr(path, '/');
+	char link[PATH_MAX];
+	struct stat a, b;
+
+	if (!so || strchr(so, '/') || !slash || !strcmp(so, m->name) ||
+	    snprintf(link, sizeof(link), "%.*s/%s", (int)(slash - path), path, so) >=
+		    (int)sizeof(link) ||
+	    stat(link, &a) < 0 || stat(path, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return;
+	free(m->name);
+	m->name = xstrdup(so);
 }

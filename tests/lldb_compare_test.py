@@ -19,9 +19,9 @@ Deliberate differences, named here and in man/ptdb.1:
   - A reference or pointer to a polymorphic C++ class: lldb-16 shows the
     object's dynamic type (from its vtable), ptdb the declared one; the
     C++ session asks only about objects whose two types agree.
-  - Frames of libc.so.6: ptdb reads no separate debug file for the system
-    libraries, so their frame lines lack arguments; only the fixture's own
-    frames are compared.
+  - Frames of libc.so.6: only the fixture's own frames are compared here;
+    libc's (named and given arguments from libc6-dbg's debug file) are
+    compared with lldb-16's by tests/symbols_test.py (S4, S5, S13).
   - Watchpoints: lldb-16 prints where a watched variable is declared
     ("declare @ 'file:line:col'"), ptdb does not; ptdb's watchpoint list
     says how they are checked (hardware or software).  These VMs never

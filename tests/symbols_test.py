@@ -28,8 +28,8 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
   S10 tests/programs/cxxsym (C++): breakpoint locations of b ns::Rect::~Rect,
       ~Rect, ns::Rect::Rect, overloads, templates with and without their
       arguments, and the bt of a thread std::thread created (down to
-      clone3), as lldb-16 shows them (its module name libstdc++.so.6 is
-      the link map's; ptdb names the file, libstdc++.so.6.0.30); argument
+      clone3), as lldb-16 shows them, module names included (the link
+      map's libstdc++.so.6, not the file's libstdc++.so.6.0.30); argument
       lists aside: LLDB lists unnamed parameters as "(null)=..." and ptdb
       leaves them out
   S11 Tab completes function names after 'b' and 'image lookup -n' (a pty)
@@ -46,10 +46,9 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       pc and file:line, and by name except LLDB's versioned symbol name
       for pthread_create (pthread_create@GLIBC_2.2.5; ptdb gives the DWARF
       name, __pthread_create_2_1, and so lists its arguments, which LLDB
-      does not for a symbol); argument lists aside: above a frame without
-      CFI ptdb recovers only the stack and frame pointers and the pc (its
-      arguments in other registers say <unavailable>), LLDB's fallback
-      unwinder more
+      does not for a symbol); the arguments of libc's frames above
+      clone3's are compared too (the callee-saved registers pass through a
+      frame without CFI unchanged, as LLDB assumes)
   S14 stepping treats an inlined call as a call, as LLDB does: 'n' stops at
       its call site (the inlined frames hidden, frame 0 the caller's line),
       'n' again runs through it; 's' there enters it without running;
@@ -58,6 +57,9 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
       tree names every function (the program's by synthesized names, libc's
       own PLT entries to its IFUNCs as 'symbol stub for: memcpy'), no bare
       addresses
+  S16 image lookup -a of addresses in inlined calls, against lldb-16: the
+      summary goes on with one line per caller (the -O2 fixture's, and
+      every instruction of libc's _mid_memalign, two calls deep)
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -179,6 +181,7 @@ def run_all():
            "Summary: libc.so.6`__gettimeofday_ifunc [inlined] dl_vdso_vsym at dl-vdso.h:"],
           ["_fini + 1"])
     source_map_checks()
+    lookup_checks()
     o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
     out = ptdb("b open_state", "r", "thread trace start", "finish",
                "thread trace dump instructions -f -c 40", "thread trace dump function-calls",
@@ -306,9 +309,8 @@ def cxx_checks():
     same("symbols: S10 C++ breakpoint locations against lldb-16", pick(lldb_run(cmds, prog)),
          pick(ptdb(*cmds, prog=prog)))
     cmds = ["b worker", "r", "bt", "kill"]
-    norm = lambda fr: [f.replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
     same("symbols: S10 bt of a new std::thread against lldb-16",
-         norm(frames(lldb_run(cmds, prog), False)), norm(frames(ptdb(*cmds, prog=prog), False)))
+         frames(lldb_run(cmds, prog), False), frames(ptdb(*cmds, prog=prog), False))
 
 
 def completion_check():
@@ -343,8 +345,9 @@ def completion_check():
         results.ok("symbols: S11 Tab completes function names")
 
 
-def thread_frames(out, tid_index):
-    """The frames of 'thread #N' in a bt all."""
+def thread_frames(out, tid_index, args=False):
+    """The frames of 'thread #N' in a bt all (argument values normalized
+    with args, dropped without)."""
     got, on = [], False
     for line in out.splitlines():
         m = re.match(r"^[ *] thread #(\d+)", line)
@@ -352,7 +355,7 @@ def thread_frames(out, tid_index):
             on = int(m.group(1)) == tid_index
             continue
         if on:
-            got += frames(line, False)
+            got += frames(line, args)
     return got
 
 
@@ -369,9 +372,15 @@ def awkward_checks():
     cmds = ["b main", "r", "b " + ret.group(1), "c", "bt all", "kill"]
     lo, po = lldb_run(cmds, prog), ptdb(*cmds, prog=prog)
     strip_ver = lambda fr: [re.sub(r"`\S+@GLIBC_[\d.]+ at |`__pthread_create_2_1 at ", "`pthread_create at ", f)
-                            .replace("libstdc++.so.6.0.30`", "libstdc++.so.6`") for f in fr]
+                            for f in fr]
     same("symbols: S13 bt of a thread in clone3 against lldb-16", strip_ver(thread_frames(lo, 1)),
          strip_ver(thread_frames(po, 1)))
+    # the arguments of libc's frames above clone3's: the callee-saved
+    # registers pass through a frame without CFI unchanged, as in LLDB
+    libc_args = lambda out: [f for f in thread_frames(out, 1, True)
+                             if "libc.so.6`" in f and "pthread_create" not in f]
+    same("symbols: S13 arguments of the frames above clone3 against lldb-16", libc_args(lo),
+         libc_args(po), unavailable_ok=True)
     # where the new thread is depends on scheduling (at clone3's return
     # with nothing run, or further); its outermost frame is clone3's
     new = thread_frames(po, 2)
@@ -410,6 +419,45 @@ def step_checks():
                      "missing %r\n%s" % (missing, out))
     else:
         results.ok("symbols: S14 stepping over, into and out of inlined calls")
+
+
+def summaries(out):
+    """Per 'image lookup -a ADDR': its Summary line and the lines under it
+    (the inlined calls' callers)."""
+    res = {}
+    for block in re.split(r"^\((?:lldb|ptdb)\) image lookup -a ", out, flags=re.M)[1:]:
+        lines = block.splitlines()
+        res[lines[0]] = [l.strip() for l in lines[1:]
+                         if l.startswith("      Summary: ") or l.startswith(" " * 15)
+                         and "`" in l and not l.lstrip().startswith("(")]
+    return res
+
+
+def lookup_checks():
+    """S16 image lookup -a of addresses in inlined calls: LLDB's summary
+    goes on with one line per caller ("mod`f + off at call site"); the
+    -O2 fixture's addresses before it runs, and every instruction of
+    libc's _mid_memalign (calls inlined two deep) live."""
+    if not shutil.which("lldb-16"):
+        return
+    o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
+    cmds = ["image lookup -a 0x11ac", "image lookup -a 0x11b0", "image lookup -a 0x1194"]
+    want, got = summaries(lldb_run(cmds, o2)), summaries(ptdb(*cmds, prog=o2))
+    same("symbols: S16 image lookup -a in inlined calls (-O2 fixture) against lldb-16",
+         [l for k in sorted(want) for l in [k] + want[k]],
+         [l for k in sorted(got) for l in [k] + got[k]])
+    out = ptdb("b cmp", "r", "disassemble -n _mid_memalign.constprop.0", "kill", prog=PROG)
+    addrs = re.findall(r"^(?:->)?\s+(0x[0-9a-f]+) <\+\d+>:", out, re.M)
+    cmds = ["b cmp", "r"] + ["image lookup -a " + a for a in addrs] + ["kill"]
+    want, got = summaries(lldb_run(cmds, PROG)), summaries(ptdb(*cmds, prog=PROG))
+    deep = [k for k in want if len(want[k]) >= 3]
+    if len(addrs) < 50 or not deep:
+        results.fail("symbols: S16 image lookup -a in libc's inlined calls",
+                     "%d addresses, %d two calls deep\n%s" % (len(addrs), len(deep), out[-2000:]))
+        return
+    same("symbols: S16 image lookup -a in libc's inlined calls against lldb-16 (%d addresses)"
+         % len(addrs), [l for k in sorted(want) for l in [k] + want[k]],
+         [l for k in sorted(got) for l in [k] + got[k]])
 
 
 def source_map_checks():

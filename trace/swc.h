@@ -1,5 +1,5 @@
 /* trace/swc.h: the software backend's per-thread recording state.  The
- * collector (core/dbg_trace.c) runs a traced thread under ptrace; for every
+ * collector (core/dbg_swc.c) runs a traced thread under ptrace; for every
  * instruction it executes it calls trace_swc_executed(), which turns the
  * instruction's control-flow effect into Intel PT packets (trace/ptw) in the
  * thread's ring buffer.  Pure logic: no ptrace here. */
