@@ -99,6 +99,15 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	return dbg_cursor_next_ip(ctx, ip);	/* through the instruction cache */
 }
 
+/* The one place a thread's decoded trace is dropped: its trace changed
+ * (per-CPU split) or the process stopped again since it was decoded
+ * (readers keyed by it notice through trace_decoded_serial). */
+static void forget_decoded(struct trace_swc_thread *th)
+{
+	trace_decoded_free(th->dec);
+	th->dec = NULL;
+}
+
 /* The id of the k-th CPU of the list c. */
 static int cpu_id(const struct trace_swc_cpu *c, int k)
 {
@@ -187,9 +196,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			th->cpu_ids = NULL;
 			th->ncpu_marks = 0;
 		}
-		if (th->dec)
-			trace_decoded_free(th->dec);
-		th->dec = NULL;
+		forget_decoded(th);	/* its trace changed */
 	}
 	trace_split_free(parts, nparts);
 	for (struct trace_swc_cpu *k = c; k; k = k->next) {
@@ -223,10 +230,7 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		*out = th->dec;
 		return 0;
 	}
-	if (th->dec) {
-		trace_decoded_free(th->dec);
-		th->dec = NULL;
-	}
+	forget_decoded(th);
 	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
 		return -1;
 	if (dbg_trace_build_image(d, &img, err) < 0) {
