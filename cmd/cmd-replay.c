@@ -5,7 +5,7 @@
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session.h"
-#include "trace/decode.h"
+#include "core/cursor.h"
 
 #include <ctype.h>
 #include <errno.h>

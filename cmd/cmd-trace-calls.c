@@ -4,177 +4,24 @@
  * Perfetto).  The tree itself comes from trace/calls. */
 #include "cmd/builtin.h"
 #include "cmd/cmd-trace.h"
+#include "core/calls.h"
 #include "core/session.h"
-#include "disasm/disasm.h"
-#include "trace/calls.h"
-#include "trace/decode.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- classifying the traced instructions ---- */
-
-#define INFO_BITS 12
-
-/* What the tree needs of one instruction, cached by address (traces run
- * the same code over and over; memory reads and symbol lookups cost). */
-struct insn_info {
-	uint64_t ip, next, func;
-	uint64_t step;		/* dbg_trace_next_ip's answer: next, or a direct jmp/call's target */
-	enum trace_calls_class cls;
-	int named;
-};
-
-struct walk {
-	struct dbg *d;
-	struct disasm *ds;
-	struct insn_info *info;		/* 1 << INFO_BITS entries */
-	struct trace_calls *calls;
-	struct trace_clock clock;	/* TSC at instruction boundaries */
-};
-
-static enum trace_calls_class class_of(enum disasm_kind k)
-{
-	switch (k) {
-	case DISASM_KIND_OTHER:
-		return TRACE_CALLS_OTHER;
-	case DISASM_KIND_CALL:
-	case DISASM_KIND_CALL_IND:
-		return TRACE_CALLS_CALL;
-	case DISASM_KIND_RET:
-		return TRACE_CALLS_RETURN;
-	case DISASM_KIND_SYSCALL:
-	case DISASM_KIND_INT:
-	case DISASM_KIND_FAR:
-	case DISASM_KIND_HLT:
-	case DISASM_KIND_UD:
-		return TRACE_CALLS_FAR;
-	default:
-		return TRACE_CALLS_JUMP;
-	}
-}
-
-/* The function key: its start, else the module (code without a symbol is
- * one function per module, as LLDB has it), else 0. */
-static uint64_t func_key(struct dbg *d, uint64_t ip, int *named)
-{
-	struct dbg_module *m = dbg_module_for(d, ip);
-	struct sym_loc loc;
-
-	*named = 0;
-	if (!m)
-		return 0;
-	if (m->sym && sym_lookup_addr(m->sym, ip, &loc) == 0 && loc.func) {
-		*named = 1;
-		return loc.func_addr;
-	}
-	return m->start;
-}
-
-static struct insn_info *insn_info(struct walk *w, uint64_t ip)
-{
-	struct insn_info *e = &w->info[(ip * 0x9e3779b97f4a7c15ull) >> (64 - INFO_BITS)];
-	struct disasm_insn in;
-	uint8_t bytes[16];
-	size_t n = sizeof(bytes);
-
-	if (e->ip == ip && ip)
-		return e;
-	while (n && dbg_read(w->d, ip, bytes, n, NULL) < 0)
-		n--;
-	e->ip = ip;
-	e->func = func_key(w->d, ip, &e->named);
-	if (w->ds && n && disasm_cached(w->ds, ip, bytes, n, &in, NULL) == 0) {
-		e->next = ip + in.len;
-		e->cls = class_of(in.kind);
-		e->step = (in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target ?
-			in.target : e->next;
-	} else {
-		/* unreadable: whatever it does, judge by where the next one is */
-		e->next = e->step = 0;
-		e->cls = TRACE_CALLS_JUMP;
-	}
-	return e;
-}
-
-/* dbg_trace_next_ip through the cache: decoding a block's instructions
- * reads each one, again for every time the block ran. */
-static uint64_t walk_next_ip(void *ctx, uint64_t ip)
-{
-	return insn_info(ctx, ip)->step;
-}
-
-static uint64_t walk_func(void *ctx, uint64_t ip, int *named)
-{
-	struct insn_info *e = insn_info(ctx, ip);
-
-	*named = e->named;
-	return e->func;
-}
-
-static void walk_release(struct walk *w)
-{
-	trace_calls_free(w->calls);
-	trace_clock_release(&w->clock);
-	free(w->info);
-	memset(w, 0, sizeof(*w));
-}
-
-/* The call tree of tid's trace into w (release with walk_release).
+/* The call tree of tid's trace (release with dbg_calls_release).
  * 1: built; 0: the thread is not traced; -1 after printing the error. */
-static int walk_thread(struct cmd_ctx *ctx, pid_t tid, struct walk *w)
+static int calls_of(struct cmd_ctx *ctx, pid_t tid, struct dbg_calls *c)
 {
-	struct dbg *d = &ctx->s->dbg;
-	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-	struct trace_decoded *dec;
 	struct ptdb_err err;
-	uint64_t items, insns = 0;
+	int r = dbg_trace_calls(&ctx->s->dbg, tid, c, &err);
 
-	memset(w, 0, sizeof(*w));
-	if (!th)
-		return 0;
-	if (dbg_trace_decode(d, th, &dec, &err) < 0) {
+	if (r < 0)
 		cmd_error(ctx, "%s", err.msg);
-		return -1;
-	}
-	w->d = d;
-	w->ds = dbg_disasm(d);
-	w->info = xcalloc((size_t)1 << INFO_BITS, sizeof(*w->info));
-	w->calls = trace_calls_new(walk_func, w);
-	trace_clock_init(&w->clock);
-	items = trace_decoded_item_count(dec);
-	for (uint64_t i = 0; i < items; i++) {
-		struct trace_item it;
-		int r = 0;
-
-		if (trace_decoded_item(dec, i, &it, walk_next_ip, w) < 0) {
-			cmd_error(ctx, "cannot read the traced instruction after index %" PRIu64, insns);
-			walk_release(w);
-			return -1;
-		}
-		if (it.has_tsc)
-			trace_clock_add(&w->clock, insns, it.tsc);
-		if (it.kind == TRACE_ITEM_INSN) {
-			struct insn_info *e = insn_info(w, it.ip);
-
-			r = trace_calls_insn(w->calls, it.ip, e->next, e->cls, &err);
-			insns++;
-		} else if (it.kind == TRACE_ITEM_GAP ||
-			   (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_OVERFLOW)) {
-			r = trace_calls_gap(w->calls, &err);
-		} else if (it.kind == TRACE_ITEM_EVENT && it.event == TRACE_EV_ASYNC_DISABLED) {
-			trace_calls_async(w->calls, it.ip);
-		}
-		if (r < 0) {
-			cmd_error(ctx, "cannot build the call tree: %s", err.msg);
-			walk_release(w);
-			return -1;
-		}
-	}
-	trace_calls_finish(w->calls, &err);
-	return 1;
+	return r;
 }
 
 /* ---- naming segments ---- */
@@ -499,10 +346,10 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 	if (json)
 		jw_open(&w, '[');
 	for (int i = 0; i < n && st == CMD_OK; i++) {
-		struct walk wk;
+		struct dbg_calls wk;
 		const struct trace_call_seg *segs;
 		size_t ns;
-		int r = walk_thread(ctx, tids[i], &wk);
+		int r = calls_of(ctx, tids[i], &wk);
 
 		if (r < 0) {
 			st = CMD_ERROR;
@@ -520,7 +367,7 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 			print_flat(d, segs, ns, out);
 		else
 			print_tree_text(d, segs, ns, out);
-		walk_release(&wk);
+		dbg_calls_release(&wk);
 	}
 	if (json && st == CMD_OK)
 		jw_close(&w, ']');
@@ -532,7 +379,7 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 
 struct ctf_thread {
 	pid_t tid;
-	struct walk wk;
+	struct dbg_calls wk;
 	const struct trace_call_seg *segs;
 	size_t n;
 	uint64_t *last;		/* extents */
@@ -711,7 +558,7 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 		return CMD_ERROR;
 	t = xcalloc((size_t)n, sizeof(*t));
 	for (int i = 0; i < n; i++) {
-		int r = walk_thread(ctx, tids[i], &t[nt].wk);
+		int r = calls_of(ctx, tids[i], &t[nt].wk);
 
 		if (r < 0) {
 			st = CMD_ERROR;
@@ -744,7 +591,7 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 				events, events == 1 ? "" : "s", nt, nt == 1 ? "" : "s", path);
 	}
 	for (int i = 0; i < nt; i++) {
-		walk_release(&t[i].wk);
+		dbg_calls_release(&t[i].wk);
 		free(t[i].last);
 	}
 	free(t);

@@ -1,18 +1,10 @@
 /* cmd/cmd-trace-dump.c: "thread trace dump instructions": LLDB's options
  * (-c -s -i -f -a -r -k -t -e -E -C -j -J -F), the listing with its events
  * and errors, the events-only listing (-E), progress and Ctrl-C. */
-#include "cmd/json-stream.h"
+#include "cmd/dump.h"
 #include "cmd/trace-loss.h"
-#include "cmd/cmd-trace.h"
 #include "cmd/progress.h"
-#include "core/session.h"
 #include "core/size.h"
-#include "core/source.h"
-#include "disasm/disasm.h"
-#include "trace/decode.h"
-#include "trace/swc.h"
-
-#include <json-c/json.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,305 +16,44 @@
 
 /* ---- the listing ---- */
 
-/* What the decoded traces are cached by (a loaded trace never changes). */
-static uint64_t stop_id(struct dbg *d)
-{
-	return d->proc ? target_stop_id(d->proc) : 0;
-}
-
-static const char *error_text(const struct trace_item *it)
-{
-	return it->error ? it->error : "decoding error";
-}
-
-struct dump_opts {
-	uint64_t count, skip;
-	int64_t id;		/* -i, or -1 */
-	int count_given, forwards, all, raw, kinds, times, events, only_events;
-	int json, pretty, cont;
-	int source;		/* -m: source lines among the instructions */
-	int64_t from, to;	/* --from/--to: an instruction id range, or -1 */
+/* Where the last "dump instructions" of a thread stopped (its -C), for
+ * the decoded trace it listed; with events (-E) next counts events, not
+ * instructions. */
+struct dump_cont {
+	pid_t tid;
+	uint64_t serial;	/* trace_decoded_serial: 0 none */
+	int forwards, events;
+	uint64_t next;
 };
+static struct dump_cont *conts;
+static size_t nconts;
 
-struct dump {
-	struct cmd_ctx *ctx;
-	struct dbg *d;
-	FILE *out;
-	struct disasm *ds;
-	struct cmd_trace_clock clk;
-	const struct dump_opts *o;
-	int width;
-	/* the symbol context of the previous line */
-	const char *func, *file;
-	unsigned line, column;
-	int have_ctx;
-	int prev_error;		/* "...missing instructions" once per run of errors */
-	struct cmd_jstream *json;	/* -j/-J: the array, written as it goes */
-	/* -m: the source line shown last */
-	const char *src_file;
-	unsigned src_line;
-	/* replaying this thread: the cursor's instruction id, marked "->" */
-	int64_t cursor;
-};
-
-static const char *kind_name(enum disasm_kind k)
+/* The thread's entry (made empty when new). */
+static struct dump_cont *cont_of(pid_t tid)
 {
-	switch (k) {
-	case DISASM_KIND_JCC:
-	case DISASM_KIND_JRCXZ:
-	case DISASM_KIND_LOOP:
-		return "cond jump";
-	case DISASM_KIND_JMP:
-	case DISASM_KIND_JMP_IND:
-		return "jump";
-	case DISASM_KIND_CALL:
-	case DISASM_KIND_CALL_IND:
-		return "call";
-	case DISASM_KIND_RET:
-		return "return";
-	case DISASM_KIND_SYSCALL:
-	case DISASM_KIND_INT:
-	case DISASM_KIND_FAR:
-		return "far";
-	default:
-		return "other";
-	}
-}
-
-static void print_ctx_line(struct dump *p, uint64_t ip)
-{
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct sym_loc loc;
-	char buf[512];
-
-	memset(&loc, 0, sizeof(loc));
-	if (m)
-		sym_lookup_addr(m->sym, ip, &loc);
-	/* a new line-table position (function, file, line, column) */
-	if (p->have_ctx && loc.func == p->func && loc.file == p->file && loc.line == p->line &&
-	    loc.column == p->column)
-		return;
-	p->func = loc.func;
-	p->file = loc.file;
-	p->line = loc.line;
-	p->column = loc.column;
-	p->have_ctx = 1;
-	if (!p->o->raw)
-		fprintf(p->out, "  %s\n", dbg_format_addr(p->d, ip, buf, sizeof(buf)));
-	/* -m: each new source line once, as "source list" shows it (GDB's
-	 * /m); a missing source file shows nothing */
-	if (p->o->source && loc.file && loc.line &&
-	    (loc.file != p->src_file || loc.line != p->src_line)) {
-		char mapped[4096];
-
-		p->src_file = loc.file;
-		p->src_line = loc.line;
-		source_list_range(p->out, dbg_source_path(p->d, loc.file, mapped, sizeof(mapped)),
-				  loc.line, loc.line, NULL);
-	}
-}
-
-static void json_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip,
-		      const uint8_t *bytes, size_t n)
-{
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct json_object *o = json_object_new_object();
-	struct disasm_insn in;
-	struct sym_loc loc;
-	char addr[32];
-
-	snprintf(addr, sizeof(addr), "0x%016" PRIx64, ip);
-	json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
-	json_object_object_add(o, "loadAddress", json_object_new_string(addr));
-	memset(&loc, 0, sizeof(loc));
-	if (m) {
-		json_object_object_add(o, "module", json_object_new_string(sym_module_name(m->sym)));
-		sym_lookup_addr(m->sym, ip, &loc);
-	}
-	if (loc.func)
-		json_object_object_add(o, "symbol", json_object_new_string(loc.func));
-	if (p->ds && n && disasm_insn(p->ds, bytes, n, ip, &in, NULL) == 0) {
-		char text[200];
-
-		snprintf(text, sizeof(text), "%s%s%s", in.mnemonic, in.operands[0] ? " " : "",
-			 in.operands);
-		json_object_object_add(o, "mnemonic", json_object_new_string(in.mnemonic));
-		json_object_object_add(o, "instruction", json_object_new_string(text));
-		json_object_object_add(o, "controlFlowKind", json_object_new_string(kind_name(in.kind)));
-	}
-	if (loc.file && loc.line) {
-		json_object_object_add(o, "source", json_object_new_string(loc.file));
-		json_object_object_add(o, "line", json_object_new_int((int)loc.line));
-		json_object_object_add(o, "column", json_object_new_int((int)loc.column));
-	}
-	cmd_trace_clock_json(&p->clk, index, p->o->times, o);
-	cmd_jstream_add(p->json, o);
-}
-
-/* Instruction id at item index, at ip. */
-static void print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
-{
-	struct dbg_module *m = dbg_module_for(p->d, ip);
-	struct disasm_insn in;
-	uint8_t bytes[16];
-	size_t n = sizeof(bytes);
-	char tbuf[64];
-
-	p->prev_error = 0;
-	while (n && dbg_read(p->d, ip, bytes, n, NULL) < 0)
-		n--;
-	if (p->json) {
-		json_insn(p, id, index, ip, bytes, n);
-		return;
-	}
-	print_ctx_line(p, ip);
-	fprintf(p->out, "%s[%*" PRIu64 "] ", (int64_t)id == p->cursor ? "->  " : "    ", p->width, id);
-	if (p->o->times)
-		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
-	if (p->o->raw) {
-		/* LLDB's raw mode: ids and addresses only */
-		fprintf(p->out, "0x%016" PRIx64 "\n", ip);
-		return;
-	}
-	if (!p->ds || !n || disasm_insn(p->ds, bytes, n, ip, &in, NULL) < 0) {
-		fprintf(p->out, "0x%016" PRIx64 "    <unreadable>\n", ip);
-		return;
-	}
-	fprintf(p->out, "0x%016" PRIx64 "    ", ip);
-	if (p->o->kinds)
-		fprintf(p->out, "%-10s ", kind_name(in.kind));
-	if (in.operands[0])
-		fprintf(p->out, "%-6s %s", in.mnemonic, in.operands);
-	else
-		fprintf(p->out, "%s", in.mnemonic);
-	/* direct branches within the function: "; <+28> at trace_loop.c:4" */
-	if (in.has_target && m && !p->o->raw) {
-		struct sym_loc a, b;
-
-		if (sym_lookup_addr(m->sym, ip, &a) == 0 && a.func &&
-		    sym_lookup_addr(m->sym, in.target, &b) == 0 && b.func &&
-		    a.func_addr == b.func_addr) {
-			int pad = 25 - (int)strlen(in.operands);
-
-			fprintf(p->out, "%*s ; <+%" PRIu64 ">", pad > 0 ? pad : 0, "",
-				in.target - b.func_addr);
-			if (b.file && b.line) {
-				const char *base = strrchr(b.file, '/');
-
-				fprintf(p->out, " at %s:%u", base ? base + 1 : b.file, b.line);
-			}
-		}
-	}
-	fputc('\n', p->out);
-}
-
-/* An event or error at item index, before instruction id: LLDB's
- * "(event) software disabled tracing", "(event) HW clock tick [<tsc>]",
- * "(event) trace synchronization point [offset = 0x1331]", and
- * "(error) <libipt's text>[: <address>]" after "...missing instructions";
- * ptdb adds where in the trace an error lies.  The index column is blank
- * in a listing (the position shows) and the following instruction's id
- * with -E. */
-static void print_side(struct dump *p, uint64_t id, uint64_t index, const struct trace_item *it)
-{
-	char tbuf[64], tbuf2[256], col[32] = "";
-
-	if (p->json) {
-		struct json_object *o = json_object_new_object();
-		char buf[64];
-
-		json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
-		if (cmd_trace_is_error(it)) {
-			json_object_object_add(o, "error", json_object_new_string(error_text(it)));
-			if (it->kind == TRACE_ITEM_GAP)
-				json_object_object_add(o, "traceOffset", json_object_new_uint64(it->offset));
-		} else {
-			json_object_object_add(o, "event", json_object_new_string(cmd_trace_event_name(it)));
-			if (it->event == TRACE_EV_TICK)
-				json_object_object_add(o, "hwClock", json_object_new_uint64(it->tsc));
-			if (it->event == TRACE_EV_CPU)
-				json_object_object_add(o, "cpuId", json_object_new_int(it->cpu));
-			if (it->event == TRACE_EV_SYNC) {
-				snprintf(buf, sizeof(buf), "offset = 0x%" PRIx64, it->offset);
-				json_object_object_add(o, "syncPointMetadata", json_object_new_string(buf));
-			}
-		}
-		if (it->ip) {
-			snprintf(buf, sizeof(buf), "0x%016" PRIx64, it->ip);
-			json_object_object_add(o, "loadAddress", json_object_new_string(buf));
-		}
-		cmd_trace_clock_json(&p->clk, index, p->o->times, o);
-		cmd_jstream_add(p->json, o);
-		return;
-	}
-	if (cmd_trace_is_error(it) && !p->prev_error)
-		fputs("    ...missing instructions\n", p->out);
-	if (p->o->only_events)
-		snprintf(col, sizeof(col), "%" PRIu64, id);
-	fprintf(p->out, "    [%*s] ", p->width, col);
-	if (p->o->times)
-		fprintf(p->out, "%s ", cmd_trace_clock_text(&p->clk, index, tbuf, sizeof(tbuf)));
-	fprintf(p->out, "%s\n", cmd_trace_item_text(it, tbuf2, sizeof(tbuf2)));
-	if (cmd_trace_is_error(it))
-		p->have_ctx = 0;
-	p->prev_error = cmd_trace_is_error(it);
+	for (size_t i = 0; i < nconts; i++)
+		if (conts[i].tid == tid)
+			return &conts[i];
+	conts = xrealloc(conts, (nconts + 1) * sizeof(*conts));
+	memset(&conts[nconts], 0, sizeof(*conts));
+	conts[nconts].tid = tid;
+	return &conts[nconts++];
 }
 
 /* Items [i0, i1] hold instructions [first, last] with the events and
  * errors just before first (so consecutive -C windows show each once) and,
- * when last is the final instruction, those after it (the trace's end).
- * Found walking from the nearer end of the trace (O(distance), sequential
- * cursor). */
-static int item_range(struct trace_decoded *dec, struct dbg *d, uint64_t first, uint64_t last,
-		      uint64_t total, uint64_t *i0, uint64_t *i1)
+ * when last is the final instruction, those after it (the trace's end):
+ * two binary searches. */
+static void item_range(const struct trace_decoded *dec, uint64_t first, uint64_t last,
+		       uint64_t total, uint64_t *i0, uint64_t *i1)
 {
-	uint64_t n = trace_decoded_item_count(dec), insn, after_prev = 0;
-	struct trace_item it;
-
-	*i0 = 0;
-	*i1 = n - 1;
-	if (first < total - 1 - last) {
-		insn = 0;
-		for (uint64_t i = 0; i < n; i++) {
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				return -1;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (insn == first)
-				*i0 = after_prev;
-			if (insn == last) {
-				if (last + 1 < total)
-					*i1 = i;
-				return 0;
-			}
-			after_prev = i + 1;
-			insn++;
-		}
-		return 0;
-	}
-	insn = total;
-	for (uint64_t i = n; i-- > 0;) {
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-			return -1;
-		if (it.kind != TRACE_ITEM_INSN)
-			continue;
-		insn--;
-		if (insn == last && last + 1 < total)
-			*i1 = i;
-		if (insn == first) {
-			/* events and gaps just before the first instruction too */
-			while (i > 0 && trace_decoded_item(dec, i - 1, &it, dbg_trace_next_ip, d) == 0 &&
-			       it.kind != TRACE_ITEM_INSN)
-				i--;
-			*i0 = i;
-			return 0;
-		}
-	}
-	return 0;
+	*i0 = first ? trace_decoded_insn_item(dec, first - 1) + 1 : 0;
+	*i1 = last + 1 < total ? trace_decoded_insn_item(dec, last) : trace_decoded_item_count(dec) - 1;
 }
 
 static void json_flush(struct dump *p)
 {
+	dump_out_flush(p);
 	cmd_jstream_end(p->json);
 	p->json = NULL;
 }
@@ -330,6 +61,7 @@ static void json_flush(struct dump *p)
 static enum cmd_status interrupted(struct dump *p, struct cmd_progress *pg)
 {
 	cmd_progress_done(pg);
+	dump_out_flush(p);
 	if (p->json) {
 		cmd_jstream_free(p->json);	/* what was written is closed */
 		p->json = NULL;
@@ -366,7 +98,7 @@ static uint64_t side_from(struct trace_decoded *dec, uint64_t id)
 
 /* -E: only the events and errors, straight from the side table; --count
  * and --skip count them, -i and -C position as for instructions. */
-static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
+static enum cmd_status dump_events(struct dump *p, pid_t tid,
 				   struct trace_decoded *dec, int cont)
 {
 	const struct dump_opts *o = p->o;
@@ -376,9 +108,9 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 	struct cmd_progress pg;
 
 	count = o->all ? (n ? n : 1) : o->count;
-	if (cont && th->dump_events) {
-		forwards = th->dump_forwards;
-		k = forwards ? (int64_t)th->dump_next : (int64_t)th->dump_next - 1;
+	if (cont && p->cont->events) {
+		forwards = p->cont->forwards;
+		k = forwards ? (int64_t)p->cont->next : (int64_t)p->cont->next - 1;
 	} else if (forwards) {
 		k = (int64_t)((o->id >= 0 ? side_from(dec, (uint64_t)o->id) : 0) + o->skip);
 	} else {
@@ -401,14 +133,13 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 		last = (uint64_t)k;
 		first = last + 1 >= count ? last + 1 - count : 0;
 	}
-	th->dump_valid = 1;
-	th->dump_events = 1;
-	th->dump_forwards = forwards;
-	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = stop_id(p->d);
+	p->cont->serial = trace_decoded_serial(dec);
+	p->cont->events = 1;
+	p->cont->forwards = forwards;
+	p->cont->next = forwards ? last + 1 : first;
 	for (uint64_t x = side_pos(dec, last); x >= 10; x /= 10)
 		p->width++;
-	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, th->tid));
+	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, tid));
 	for (uint64_t j = first; j <= last; j++) {
 		struct trace_item it;
 		uint64_t index;
@@ -418,7 +149,7 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 		if ((j - first) % PROGRESS_EVERY == 0 && !isatty(fileno(p->out)))
 			cmd_progress_update(&pg, j - first, last - first + 1);
 		trace_decoded_side(dec, j, &index, &it);
-		print_side(p, index - j, index, &it);
+		dump_print_side(p, index - j, index, &it);
 	}
 	cmd_progress_done(&pg);
 	if (p->json)
@@ -428,17 +159,15 @@ static enum cmd_status dump_events(struct dump *p, struct trace_swc_thread *th,
 
 /* A trace without instructions still lists its errors (and, with -e, its
  * events): a trace whose code is missing is all errors. */
-static enum cmd_status dump_no_insns(struct dump *p, struct trace_decoded *dec)
+static enum cmd_status dump_no_insns(struct dump *p)
 {
-	uint64_t n = trace_decoded_item_count(dec);
+	int r = dbg_cursor_seek_item(p->cur, 0);
 
-	for (uint64_t i = 0; i < n; i++) {
-		struct trace_item it;
+	for (; r == 0; r = dbg_cursor_next(p->cur)) {
+		const struct trace_item *it = dbg_cursor_item(p->cur);
 
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, p->d) < 0)
-			break;
-		if (cmd_trace_is_error(&it) || p->o->events)
-			print_side(p, 0, i, &it);
+		if (cmd_trace_is_error(it) || p->o->events)
+			dump_print_side(p, 0, dbg_cursor_index(p->cur), it);
 	}
 	if (p->json)
 		json_flush(p);
@@ -464,141 +193,180 @@ int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid
 	return 0;
 }
 
-static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, pid_t tid, FILE *out)
+/* The instruction range [first, last] to show, oldest first, from the
+ * options and where -C goes on (id -2: nothing older); *forwards as the
+ * listing goes.  Returns 0, or 1 when --from is past the end. */
+static int dump_range(const struct dump_opts *o, uint64_t total, uint64_t count, int64_t id,
+		      int *forwards, uint64_t *first, uint64_t *last)
 {
-	struct dbg *d = &ctx->s->dbg;
-	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-	struct trace_decoded *dec;
+	if (o->from >= 0 || o->to >= 0) {
+		/* --from/--to: that range (with one of them, --count from it) */
+		if (o->from >= 0 && (uint64_t)o->from >= total)
+			return 1;
+		if (o->from >= 0 && o->to >= 0) {
+			*first = (uint64_t)o->from;
+			*last = (uint64_t)o->to;
+		} else if (o->from >= 0) {
+			*first = (uint64_t)o->from;
+			*last = *first + count - 1;	/* (-a: count is all) */
+		} else {
+			*last = (uint64_t)o->to;
+			*first = *last + 1 < count ? 0 : *last + 1 - count;
+		}
+		if (*last >= total)
+			*last = total - 1;	/* first < total: checked above */
+		*forwards = 1;
+	} else if (*forwards) {
+		*first = id >= 0 ? (uint64_t)id : o->skip;
+		*last = *first + count - 1 < total - 1 ? *first + count - 1 : total - 1;
+	} else {
+		*last = id >= 0 ? (uint64_t)id : (o->skip < total ? total - 1 - o->skip : UINT64_MAX);
+		*first = *last + 1 >= count ? *last + 1 - count : 0;
+	}
+	return 0;
+}
+
+/* Items [i0, i1] of the listing, instructions from first on. */
+static enum cmd_status dump_items(struct dump *p, pid_t tid,
+				  int forwards, uint64_t first, uint64_t i0, uint64_t i1)
+{
+	uint64_t insn = first;
 	struct cmd_progress pg;
-	struct dump p;
-	uint64_t count = o->count, total, first, last, i0, i1, insn;
+	int r;
+
+	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, tid));
+	r = dbg_cursor_seek_item(p->cur, i0);
+	for (uint64_t i = i0; i <= i1; i++) {
+		const struct trace_item *it = dbg_cursor_item(p->cur);
+
+		if (i > i0)
+			r = dbg_cursor_next(p->cur);
+		if (cmd_interrupted(p->d)) {
+			if (forwards)
+				p->cont->next = insn;	/* -C goes on from here */
+			return interrupted(p, &pg);
+		}
+		/* on a terminal the listing itself shows progress */
+		if ((i - i0) % PROGRESS_EVERY == 0 && !isatty(fileno(p->out))) {
+			dump_out_flush(p);
+			cmd_progress_update(&pg, i - i0, i1 - i0 + 1);
+		}
+		if (r != 0) {
+			dump_out_flush(p);
+			fprintf(p->out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it->ip);
+			break;
+		}
+		if (it->kind == TRACE_ITEM_INSN)
+			dump_print_insn(p, insn++, i, it->ip);
+		else if (cmd_trace_is_error(it) || p->o->events)
+			dump_print_side(p, insn, i, it);
+	}
+	dump_out_flush(p);
+	cmd_progress_done(&pg);
+	if (p->json)
+		json_flush(p);
+	return CMD_OK;
+}
+
+static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, pid_t tid,
+				  struct trace_decoded *dec)
+{
+	const struct dump_opts *o = p->o;
+	struct dbg *d = p->d;
+	FILE *out = p->out;
+	uint64_t count = o->count, total, first, last, i0, i1;
 	int forwards = o->forwards, cont;
 	int64_t id = o->id;
 
-	memset(&p, 0, sizeof(p));
-	p.ctx = ctx;
-	p.d = d;
-	p.out = out;
-	p.o = o;
-	p.width = 1;
-	p.cursor = -1;
-	if (!th) {
-		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
-		return CMD_OK;
-	}
-	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
-		return CMD_ERROR;
-	if (dbg_replaying(d) && dbg_replay_tid(d) == tid) {
-		uint64_t cid, ctotal;
-
-		if (dbg_replay_cursor(d, &cid, &ctotal) == 0)
-			p.cursor = (int64_t)cid;
-	}
-	p.ds = dbg_disasm(d);
-	cmd_trace_clock_init(&p.clk, d, dec);
 	total = trace_decoded_insn_count(dec);
 	/* -C: on from where the previous dump of this kind of this thread
 	 * stopped */
-	cont = o->cont && th->dump_valid && th->dump_stop_id == stop_id(d) &&
-	       th->dump_events == o->only_events;
+	cont = o->cont && p->cont->serial == trace_decoded_serial(dec) &&
+	       p->cont->events == o->only_events;
 	if (!o->json) {
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
 			cmd_trace_thread_index(d, tid), (int)tid, total);
 		cmd_trace_loss_line(out, th);
 	}
 	if (o->json)
-		p.json = cmd_jstream_new(out, o->pretty);
+		p->json = cmd_jstream_new(out, o->pretty);
 	if (o->only_events)
-		return dump_events(&p, th, dec, cont);
+		return dump_events(p, tid, dec, cont);
 	if (o->all)
 		count = total ? total : 1;
 	if (cont) {
-		forwards = th->dump_forwards;
+		forwards = p->cont->forwards;
 		if (forwards)
-			id = (int64_t)th->dump_next;
-		else if (th->dump_next == 0)
+			id = (int64_t)p->cont->next;
+		else if (p->cont->next == 0)
 			id = -2;	/* nothing older */
 		else
-			id = (int64_t)th->dump_next - 1;
+			id = (int64_t)p->cont->next - 1;
 	}
-	/* the instruction range [first, last] to show, oldest first */
-	if (o->from >= 0 || o->to >= 0) {
-		/* --from/--to: that range (with one of them, --count from it) */
-		if (o->from >= 0 && (uint64_t)o->from >= total) {
-			fprintf(out, o->json ? "[]\n" : "    no more data\n");
-			if (p.json)
-				cmd_jstream_free(p.json);
-			return CMD_OK;
-		}
-		if (o->from >= 0 && o->to >= 0) {
-			first = (uint64_t)o->from;
-			last = (uint64_t)o->to;
-		} else if (o->from >= 0) {
-			first = (uint64_t)o->from;
-			last = first + count - 1;	/* (-a: count is all) */
-		} else {
-			last = (uint64_t)o->to;
-			first = last + 1 < count ? 0 : last + 1 - count;
-		}
-		if (last >= total)
-			last = total - 1;	/* first < total: checked above */
-		forwards = 1;
-	} else if (forwards) {
-		first = id >= 0 ? (uint64_t)id : o->skip;
-		last = first + count - 1 < total - 1 ? first + count - 1 : total - 1;
-	} else {
-		last = id >= 0 ? (uint64_t)id : (o->skip < total ? total - 1 - o->skip : UINT64_MAX);
-		first = last + 1 >= count ? last + 1 - count : 0;
+	if (dump_range(o, total, count, id, &forwards, &first, &last)) {
+		fprintf(out, o->json ? "[]\n" : "    no more data\n");
+		if (p->json)
+			cmd_jstream_free(p->json);
+		return CMD_OK;
 	}
 	if (!total && id != -2 && trace_decoded_item_count(dec))
-		return dump_no_insns(&p, dec);
+		return dump_no_insns(p);
 	if (id == -2 || !total || first >= total || last >= total) {
-		if (p.json) {
-			cmd_jstream_free(p.json);
+		if (p->json) {
+			cmd_jstream_free(p->json);
 			fprintf(out, "[]\n");
 		} else if (id == -2 || (total && first >= total)) {
 			fprintf(out, "    no more data\n");
 		}
 		return CMD_OK;
 	}
-	th->dump_valid = 1;
-	th->dump_events = 0;
-	th->dump_forwards = forwards;
-	th->dump_next = forwards ? last + 1 : first;
-	th->dump_stop_id = stop_id(d);
+	p->cont->serial = trace_decoded_serial(dec);
+	p->cont->events = 0;
+	p->cont->forwards = forwards;
+	p->cont->next = forwards ? last + 1 : first;
 	for (uint64_t x = last; x >= 10; x /= 10)
-		p.width++;
-	if (item_range(dec, d, first, last, total, &i0, &i1) < 0) {
-		if (p.json)
-			cmd_jstream_free(p.json);
-		return cmd_error(ctx, "cannot read the traced instructions");
-	}
-	cmd_progress_init(&pg, ctx, "Dumping thread #%d", cmd_trace_thread_index(d, tid));
-	insn = first;
-	for (uint64_t i = i0; i <= i1; i++) {
-		struct trace_item it;
+		p->width++;
+	item_range(dec, first, last, total, &i0, &i1);
+	return dump_items(p, tid, forwards, first, i0, i1);
+}
 
-		if (cmd_interrupted(d)) {
-			if (forwards)
-				th->dump_next = insn;	/* -C goes on from here */
-			return interrupted(&p, &pg);
-		}
-		/* on a terminal the listing itself shows progress */
-		if ((i - i0) % PROGRESS_EVERY == 0 && !isatty(fileno(out)))
-			cmd_progress_update(&pg, i - i0, i1 - i0 + 1);
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
-			fprintf(out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it.ip);
-			break;
-		}
-		if (it.kind == TRACE_ITEM_INSN)
-			print_insn(&p, insn++, i, it.ip);
-		else if (cmd_trace_is_error(&it) || o->events)
-			print_side(&p, insn, i, &it);
+static enum cmd_status dump_one(struct cmd_ctx *ctx, const struct dump_opts *o, pid_t tid, FILE *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct trace_decoded *dec;
+	struct dump *p;
+	enum cmd_status st;
+
+	if (!th) {
+		fprintf(out, "thread #%d: tid = %d, not traced\n", cmd_trace_thread_index(d, tid), (int)tid);
+		return CMD_OK;
 	}
-	cmd_progress_done(&pg);
-	if (p.json)
-		json_flush(&p);
-	return CMD_OK;
+	if (cmd_trace_decode(ctx, th, tid, &dec) < 0)
+		return CMD_ERROR;
+	p = xcalloc(1, sizeof(*p));
+	p->ctx = ctx;
+	p->d = d;
+	p->out = out;
+	p->o = o;
+	p->width = 1;
+	p->cursor = -1;
+	if (dbg_replaying(d) && dbg_replay_tid(d) == tid) {
+		uint64_t cid, ctotal;
+
+		if (dbg_replay_cursor(d, &cid, &ctotal) == 0)
+			p->cursor = (int64_t)cid;
+	}
+	p->ds = dbg_disasm(d);
+	p->cur = dbg_cursor_new(d, dec);
+	p->cont = cont_of(tid);
+	cmd_trace_clock_init(&p->clk, d, dec);
+	st = dump_trace(p, th, tid, dec);
+	dump_out_flush(p);
+	dbg_cursor_free(p->cur);
+	dump_memo_clear(p);
+	free(p);
+	return st;
 }
 
 static int parse_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dump_opts *o)
@@ -686,4 +454,5 @@ enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cm
 		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
 	return st;
 }
+
 

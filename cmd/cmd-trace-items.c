@@ -3,8 +3,7 @@
  * tracing started, interpolated between the trace's timing points, as LLDB
  * shows them), and dump info's Timestamps, Events and Errors sections. */
 #include "cmd/cmd-trace.h"
-#include "trace/decode.h"
-#include "trace/tsc.h"
+#include "core/cursor.h"
 
 #include <json-c/json.h>
 
@@ -95,6 +94,27 @@ void cmd_trace_clock_json(const struct cmd_trace_clock *c, uint64_t index, int t
 	}
 	if (have)
 		json_object_object_add(o, "tsc", json_object_new_uint64(tsc));
+}
+
+/* The same members as text, for a streamed item: ',"timestamp_ns":...'
+ * and ',"tsc":N' as json-c writes them plainly (buf of 96 bytes). */
+size_t cmd_trace_clock_json_text(const struct cmd_trace_clock *c, uint64_t index, int times,
+				 char *buf, size_t n)
+{
+	double ns = 0;
+	uint64_t tsc;
+	int have = clock_at(c, index, &ns, &tsc);
+	size_t k = 0;
+
+	if (times) {
+		if (have && c->conv)
+			k += (size_t)snprintf(buf + k, n - k, ",\"timestamp_ns\":\"%.3f\"", ns);
+		else
+			k += (size_t)snprintf(buf + k, n - k, ",\"timestamp_ns\":null");
+	}
+	if (have && k < n)
+		k += (size_t)snprintf(buf + k, n - k, ",\"tsc\":%" PRIu64, tsc);
+	return k < n ? k : n - 1;
 }
 
 /* ---- item wording ---- */

@@ -43,6 +43,8 @@ const char *cmd_trace_clock_text(const struct cmd_trace_clock *c, uint64_t index
 /* JSON: "timestamp_ns" (with times: a decimal string, or null) and "tsc". */
 void cmd_trace_clock_json(const struct cmd_trace_clock *c, uint64_t index, int times,
 			  struct json_object *o);
+size_t cmd_trace_clock_json_text(const struct cmd_trace_clock *c, uint64_t index, int times,
+				 char *buf, size_t n);
 struct trace_item;
 /* 1 for items shown as "(error) ...": gaps and overflows. */
 int cmd_trace_is_error(const struct trace_item *it);

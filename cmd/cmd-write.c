@@ -3,6 +3,7 @@
  * bytes at an address given as an expression), in LLDB's words. */
 #include "cmd/builtin.h"
 #include "cmd/report.h"
+#include "core/cursor.h"
 #include "core/expr.h"
 #include "core/session.h"
 #include "target/target.h"
@@ -147,6 +148,7 @@ static enum cmd_status exec_memory_write(struct cmd_ctx *ctx, const struct cmd_a
 		free(buf);
 		return cmd_error(ctx, "%s", err.msg);
 	}
+	dbg_icache_free(d);	/* the code may have changed */
 	free(buf);
 	return CMD_OK;
 }

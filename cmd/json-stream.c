@@ -38,6 +38,11 @@ void cmd_jstream_add(struct cmd_jstream *js, struct json_object *item)
 	json_object_put(item);
 }
 
+int cmd_jstream_next(struct cmd_jstream *js)
+{
+	return js->n++ != 0;
+}
+
 void cmd_jstream_end(struct cmd_jstream *js)
 {
 	if (!js->n)

@@ -17,6 +17,9 @@ struct cmd_jstream {
 struct cmd_jstream *cmd_jstream_new(FILE *out, int pretty);
 /* Writes item (taking it: it is freed) after a separator. */
 void cmd_jstream_add(struct cmd_jstream *js, struct json_object *item);
+/* A plain item the caller writes itself ("{...}"): 0 if it is the first
+ * (write "[" before it), else 1 (write ","). */
+int cmd_jstream_next(struct cmd_jstream *js);
 /* Closes the array ("]") and frees js; also after an interruption, so
  * what was written stays valid JSON. */
 void cmd_jstream_end(struct cmd_jstream *js);

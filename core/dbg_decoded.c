@@ -2,6 +2,7 @@
  * decoder's image of the process (its modules' files, live code outside
  * them), the per-CPU split into per-thread traces, and decoding a thread's
  * trace (trace/decode) cached per stop id. */
+#include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "trace/cpusplit.h"
@@ -95,14 +96,16 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 
 uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 {
-	struct dbg *d = ctx;
-	struct disasm_insn in;
+	return dbg_cursor_next_ip(ctx, ip);	/* through the instruction cache */
+}
 
-	if ((!dbg_alive(d) && !d->pm && !d->trace) || dbg_insn_at(d, ip, &in) < 0)
-		return 0;
-	if ((in.kind == DISASM_KIND_JMP || in.kind == DISASM_KIND_CALL) && in.has_target)
-		return in.target;
-	return ip + in.len;
+/* The one place a thread's decoded trace is dropped: its trace changed
+ * (per-CPU split) or the process stopped again since it was decoded
+ * (readers keyed by it notice through trace_decoded_serial). */
+static void forget_decoded(struct trace_swc_thread *th)
+{
+	trace_decoded_free(th->dec);
+	th->dec = NULL;
 }
 
 /* The id of the k-th CPU of the list c. */
@@ -193,9 +196,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			th->cpu_ids = NULL;
 			th->ncpu_marks = 0;
 		}
-		if (th->dec)
-			trace_decoded_free(th->dec);
-		th->dec = NULL;
+		forget_decoded(th);	/* its trace changed */
 	}
 	trace_split_free(parts, nparts);
 	for (struct trace_swc_cpu *k = c; k; k = k->next) {
@@ -216,7 +217,7 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 			    const struct trace_decode_hook *hook,
 			    struct trace_decoded **out, struct ptdb_err *err)
 {
-	uint64_t sid = d->proc ? target_stop_id(d->proc) : 0;	/* loaded: never changes */
+	uint64_t sid = dbg_trace_stop_id(d);
 	struct trace_image img;
 	struct timespec t0, t1;
 	uint8_t *buf;
@@ -229,10 +230,7 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		*out = th->dec;
 		return 0;
 	}
-	if (th->dec) {
-		trace_decoded_free(th->dec);
-		th->dec = NULL;
-	}
+	forget_decoded(th);
 	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
 		return -1;
 	if (dbg_trace_build_image(d, &img, err) < 0) {

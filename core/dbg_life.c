@@ -2,6 +2,7 @@
  * with a process (its trace, watchpoints, breakpoints' plantings) or with
  * the modules (symbols, the types of watchpoints and expression
  * results). */
+#include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "core/expr.h"
@@ -101,6 +102,7 @@ void dbg_release(struct dbg *d)
 	free(d->exe_path);
 	free(d->debug_dirs);
 	free(d->source_map);
+	dbg_icache_free(d);
 	if (d->dis)
 		disasm_free(d->dis);
 	memset(d, 0, sizeof(*d));

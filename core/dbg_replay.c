@@ -1,10 +1,11 @@
-/* core/dbg_replay.c: going back in time over a thread's trace.  A cursor
- * (instruction id and item index of the decoded trace) stands for the
- * thread while replaying; moving it backward or forward by instruction,
+/* core/dbg_replay.c: going back in time over a thread's trace.  A
+ * position (instruction id and item index of the decoded trace, read
+ * through a struct dbg_cursor) stands for the thread while replaying; moving it backward or forward by instruction,
  * line, function or to a breakpoint follows GDB's reverse-execution rules
  * over the recorded history.  Call depth comes from the instructions
  * themselves: a taken CALL enters a frame, a RET leaves one.  Registers and
  * memory are not recorded: only the program counter is known. */
+#include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
 #include "trace/decode.h"
@@ -20,7 +21,32 @@ struct dbg_replay {
 	uint64_t id, item;	/* the instruction at the cursor */
 	uint64_t total;		/* instructions in the trace */
 	struct dbg_stop live;	/* the live stop, told again when leaving */
+	struct dbg_cursor *cur;	/* over the decoded trace numbered serial */
+	uint64_t serial;
 };
+
+static void replay_free(struct dbg_replay *r)
+{
+	if (r)
+		dbg_cursor_free(r->cur);
+	free(r);
+}
+
+/* The replay's cursor at item index of dec: 0, or -1 (out of range or
+ * unreadable). */
+static int at_item(struct dbg *d, struct trace_decoded *dec, uint64_t index,
+		   const struct trace_item **it)
+{
+	struct dbg_replay *r = d->replay;
+
+	if (!r->cur || r->serial != trace_decoded_serial(dec)) {
+		dbg_cursor_free(r->cur);
+		r->cur = dbg_cursor_new(d, dec);
+		r->serial = trace_decoded_serial(dec);
+	}
+	*it = dbg_cursor_item(r->cur);
+	return dbg_cursor_seek_item(r->cur, index);
+}
 
 /* One step of a walk: the neighbouring instruction, and whether a gap lay
  * between. */
@@ -46,19 +72,19 @@ static int neighbour(struct dbg *d, struct trace_decoded *dec, const struct pos 
 	int gap = 0;
 
 	for (;;) {
-		struct trace_item it;
+		const struct trace_item *it;
 
 		if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= count))
 			return 1;
 		i = dir < 0 ? i - 1 : i + 1;
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
+		if (at_item(d, dec, i, &it) < 0)
 			return 1;
-		if (it.kind == TRACE_ITEM_GAP)
+		if (it->kind == TRACE_ITEM_GAP)
 			gap = 1;
-		if (it.kind != TRACE_ITEM_INSN)
+		if (it->kind != TRACE_ITEM_INSN)
 			continue;
 		n->item = i;
-		n->ip = it.ip;
+		n->ip = it->ip;
 		n->id = dir < 0 ? p->id - 1 : p->id + 1;
 		return gap ? 2 : 0;
 	}
@@ -70,15 +96,16 @@ enum flow { F_OTHER, F_CALL, F_RET };
  * went next (next_ip; 0 unknown). */
 static enum flow flow_of(struct dbg *d, uint64_t ip, uint64_t next_ip)
 {
-	struct disasm_insn in;
+	const struct dbg_insn *e = dbg_insn_cached(d, ip);
+	const struct disasm_insn *in = &e->in;
 
-	if (dbg_insn_at(d, ip, &in) < 0)
+	if (!e->ok)
 		return F_OTHER;
-	if (in.kind == DISASM_KIND_RET)
+	if (in->kind == DISASM_KIND_RET)
 		return F_RET;
 	/* "call next" only pushes its address: no frame */
-	if ((in.kind == DISASM_KIND_CALL || in.kind == DISASM_KIND_CALL_IND) &&
-	    (!next_ip || next_ip != ip + in.len))
+	if ((in->kind == DISASM_KIND_CALL || in->kind == DISASM_KIND_CALL_IND) &&
+	    (!next_ip || next_ip != ip + in->len))
 		return F_CALL;
 	return F_OTHER;
 }
@@ -148,7 +175,7 @@ void dbg_replay_leave(struct dbg *d)
 	if (!d->replay)
 		return;
 	d->last = d->replay->live;
-	free(d->replay);
+	replay_free(d->replay);
 	d->replay = NULL;
 }
 
@@ -171,7 +198,6 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
 	struct dbg_replay *r;
-	uint64_t n, k = 0;
 
 	if (!th)
 		return ptdb_err_set(err, "thread #%u is not traced", dbg_thread_index(d, tid));
@@ -188,38 +214,9 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 	r->tid = tid;
 	r->th = th;
 	r->total = trace_decoded_insn_count(dec);
-	n = trace_decoded_item_count(dec);
-	/* from the nearer end: the item iterator walks sequentially */
-	if (id < r->total / 2) {
-		for (uint64_t i = 0; i < n; i++) {
-			struct trace_item it;
-
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				break;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (k++ == id) {
-				r->item = i;
-				break;
-			}
-		}
-	} else {
-		k = r->total;
-		for (uint64_t i = n; i-- > 0;) {
-			struct trace_item it;
-
-			if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0)
-				break;
-			if (it.kind != TRACE_ITEM_INSN)
-				continue;
-			if (--k == id) {
-				r->item = i;
-				break;
-			}
-		}
-	}
+	r->item = trace_decoded_insn_item(dec, id);	/* O(log n) */
 	r->id = id;
-	free(d->replay);
+	replay_free(d->replay);
 	d->replay = r;
 	set_stop(d, stop, 0);
 	return 0;
@@ -246,7 +243,7 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	/* one past the last instruction: where the live thread is */
 	r->id = r->total;
 	r->item = trace_decoded_item_count(dec);
-	free(d->replay);
+	replay_free(d->replay);
 	d->replay = r;
 	return 0;
 }
@@ -254,7 +251,7 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 uint64_t dbg_replay_pc(struct dbg *d)
 {
 	struct trace_decoded *dec;
-	struct trace_item it;
+	const struct trace_item *it;
 
 	if (!d->replay || !(dec = decoded(d, NULL)))
 		return 0;
@@ -264,9 +261,9 @@ uint64_t dbg_replay_pc(struct dbg *d)
 
 		return dbg_alive(d) && target_get_regs(d->proc, d->replay->tid, &r, NULL) == 0 ? r.rip : 0;
 	}
-	if (trace_decoded_item(dec, d->replay->item, &it, dbg_trace_next_ip, d) < 0)
+	if (at_item(d, dec, d->replay->item, &it) < 0)
 		return 0;
-	return it.ip;
+	return it->ip;
 }
 
 /* ---- moving ---- */
@@ -428,11 +425,11 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 			break;
 		}
 		if (w.depth < before && w.depth < 0) {
-			struct disasm_insn in;
+			const struct dbg_insn *e = dbg_insn_cached(d, w.cur.ip);
 			uint64_t ret = w.cur.ip;
 
-			if (dbg_insn_at(d, w.cur.ip, &in) == 0)
-				ret = w.cur.ip + in.len;
+			if (e->ok)
+				ret = w.cur.ip + e->in.len;
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].pc = ret;
 			out[n].mod = dbg_module_for(d, ret - 1);

@@ -12,6 +12,7 @@
 
 #include <dwarf.h>
 
+#include "core/cursor.h"
 #include "core/expr.h"
 #include "core/expr_int.h"
 #include "target/target.h"
@@ -442,6 +443,7 @@ int ex_store_to(struct ex *x, struct value *lv, const struct value *rv)
 	if (lv->in_mem) {
 		if (target_write_mem(fc->d->proc, lv->addr, rv->bytes, lv->size, &err) < 0)
 			return ex_fail(x, "%s", err.msg);
+		dbg_icache_free(fc->d);	/* the code may have changed */
 		return 0;
 	}
 	if (lv->in_reg >= 0 && fc->all_regs) {

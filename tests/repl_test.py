@@ -240,18 +240,41 @@ def t_interrupt_dump(tmp):
             if not p.read_until(until, 120):
                 return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
             p.read_until("(ptdb) ", 20)
-        out = os.path.join(tmp, "dump.txt")
-        p.buf = b""
-        p.send("thread trace dump instructions -a -F %s\r" % out)
-        if not p.read_until("Dumping thread #1: ", 30):
-            return "no progress line while dumping to a file: %r" % p.buf[-300:]
-        p.send("\x03")
+        # the file is a FIFO the test reads: the dump goes only as fast as
+        # it is read, so it is still running when Ctrl-C comes (the whole
+        # trace is dumped in well under a second otherwise)
+        out = os.path.join(tmp, "dump.fifo")
+        os.mkfifo(out)
+        rfd = os.open(out, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            p.buf = b""
+            p.send("thread trace dump instructions -a -F %s\r" % out)
+            # read the listing a little at a time until the progress line
+            # shows (it shows after a moment), then not until Ctrl-C
+            data = b""
+            for _ in range(600):
+                if p.read_until("Dumping thread #1: ", 0.05):
+                    break
+                if select.select([rfd], [], [], 0)[0]:
+                    data += os.read(rfd, 4096)
+            if b"Dumping thread #1: " not in p.buf:
+                return "no progress line while dumping to a file: %r" % p.buf[-300:]
+            p.send("\x03")
+            while True:
+                r, _, _ = select.select([rfd], [], [], 30)
+                if not r:
+                    return "the dump to a file neither ended nor wrote"
+                chunk = os.read(rfd, 65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            os.close(rfd)
         if not p.read_until("error: interrupted", 20) or not p.read_until("(ptdb) ", 20):
             return "Ctrl-C did not interrupt the dump to a file: %r" % p.buf[-300:]
         if not re.search(rb"%(\^C)?\r +\rerror: interrupted", p.buf):
             return "the progress line was not cleared: %r" % p.buf[-300:]
-        with open(out) as f:
-            lines = sum(1 for _ in f)
+        lines = data.count(b"\n")
         if not 0 < lines < 4500016:
             return "the interrupted dump wrote %d lines" % lines
         p.buf = b""

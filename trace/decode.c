@@ -10,78 +10,14 @@
  * referenced from the run list with TRACE_RUN_SIDE.  Every 64 runs a
  * checkpoint stores the first item index of that run for random access. */
 #include "trace/decode.h"
+#include "trace/decode_int.h"
 
 #include <intel-pt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TRACE_RUN_SIDE 0x80000000u
-#define RUN_IDX_BITS 24
-#define RUN_IDX_MAX ((1u << RUN_IDX_BITS) - 1)
-#define RUN_IDX(v) ((v) & RUN_IDX_MAX)
-#define RUN_REP(v) ((((v) >> RUN_IDX_BITS) & 0x7fu) + 1)
-#define RUN_REP_MAX 128u
-#define TRACE_CKPT_SHIFT 6
+static uint64_t decode_serial;	/* decodes so far */
 
-struct trace_dblock {
-	uint64_t ip;
-	uint64_t end_ip;
-	uint32_t ninsn;
-	uint32_t flags;
-};
-
-struct trace_run {
-	uint32_t v;         /* TRACE_RUN_SIDE | side index, or (rep - 1) << 24 |
-			     * dictionary index */
-};
-
-struct trace_side {
-	uint8_t kind;
-	uint8_t event;
-	uint8_t resumed;
-	uint8_t has_tsc;
-	uint8_t hw;
-	uint8_t libipt_type;	/* enum pt_event_type (< 256) */
-	uint16_t cpu;		/* TRACE_EV_CPU */
-	uint64_t ip;
-	uint64_t tsc;
-	uint64_t offset;
-	uint64_t item;		/* its item index (side entries are in order) */
-	const char *error;
-};
-
-struct trace_decoded {
-	struct trace_dblock *dict;
-	size_t ndict, cdict;
-	uint32_t *htab;     /* dictionary index + 1, 0 = empty */
-	size_t hcap;
-	struct trace_run *runs;
-	size_t nruns, cruns;
-	uint64_t *ckpt;     /* first item of run k << TRACE_CKPT_SHIFT */
-	size_t nckpt, cckpt;
-	struct trace_side *side;
-	size_t nside, cside;
-	struct trace_side overflow_side;	/* sink once the side table is full */
-	uint64_t items, insns, blocks, gaps;
-	/* while decoding */
-	const uint8_t *buf;	/* the trace, for finding its PSBs */
-	size_t len;
-	uint64_t next_psb;	/* the next PSB not reported yet, or UINT64_MAX */
-	const size_t *marks;	/* trace_image's CPU marks */
-	const int *mark_cpus;
-	size_t nmarks, next_mark;
-	uint64_t sync;		/* the last PSB reported */
-	int have_sync;
-	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
-	int have_tsc;
-	int hw_disabled;	/* the last disable was a hardware one */
-	/* cursor */
-	size_t cur_run;
-	uint64_t cur_first;
-	uint32_t cache_dict;
-	uint64_t *cache_ips;
-	size_t cache_cap;
-};
 
 int trace_image_init(struct trace_image *img, struct ptdb_err *err)
 {
@@ -152,12 +88,6 @@ int trace_image_add_file(struct trace_image *img, const char *path,
 	return 0;
 }
 
-static uint64_t run_items(const struct trace_decoded *d, const struct trace_run *r)
-{
-	if (r->v & TRACE_RUN_SIDE)
-		return 1;
-	return (uint64_t)RUN_REP(r->v) * d->dict[RUN_IDX(r->v)].ninsn;
-}
 
 static void add_run(struct trace_decoded *d, uint32_t what)
 {
@@ -518,7 +448,8 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 
 	*out = NULL;
 	d = xcalloc(1, sizeof(*d));
-	d->cache_dict = UINT32_MAX;
+	d->serial = __atomic_add_fetch(&decode_serial, 1, __ATOMIC_RELAXED);
+	trace_cursor_init(&d->cur, d);
 	d->buf = buf;
 	d->len = len;
 	d->next_psb = UINT64_MAX;
@@ -628,11 +559,12 @@ void trace_decoded_free(struct trace_decoded *d)
 	free(d->runs);
 	free(d->ckpt);
 	free(d->side);
-	free(d->cache_ips);
+	trace_cursor_release(&d->cur);
 	free(d);
 }
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d) { return d->insns; }
+uint64_t trace_decoded_serial(const struct trace_decoded *d) { return d->serial; }
 uint64_t trace_decoded_item_count(const struct trace_decoded *d) { return d->items; }
 uint64_t trace_decoded_block_count(const struct trace_decoded *d) { return d->blocks; }
 uint64_t trace_decoded_gap_count(const struct trace_decoded *d) { return d->gaps; }
@@ -641,220 +573,5 @@ size_t trace_decoded_mem_bytes(const struct trace_decoded *d)
 {
 	return sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
 	       d->cruns * sizeof(*d->runs) + d->cckpt * sizeof(*d->ckpt) +
-	       d->cside * sizeof(*d->side) + d->cache_cap * sizeof(*d->cache_ips);
-}
-
-/* Moves the cursor to the run holding item index (index < d->items). */
-static void seek_run(struct trace_decoded *d, uint64_t index)
-{
-	uint64_t n;
-
-	if (d->cur_run < d->nruns) {
-		n = run_items(d, &d->runs[d->cur_run]);
-		if (index >= d->cur_first && index < d->cur_first + n)
-			return;
-		if (index == d->cur_first + n && d->cur_run + 1 < d->nruns) {
-			d->cur_first += n;
-			d->cur_run++;
-			return;
-		}
-		if (d->cur_run > 0 && index + 1 == d->cur_first) {
-			d->cur_run--;
-			d->cur_first -= run_items(d, &d->runs[d->cur_run]);
-			return;
-		}
-	}
-	{
-		size_t lo = 0, hi = d->nckpt;     /* last ckpt <= index */
-
-		while (hi - lo > 1) {
-			size_t mid = (lo + hi) / 2;
-
-			if (d->ckpt[mid] <= index)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		d->cur_run = lo << TRACE_CKPT_SHIFT;
-		d->cur_first = d->ckpt[lo];
-	}
-	for (;;) {
-		n = run_items(d, &d->runs[d->cur_run]);
-		if (index < d->cur_first + n)
-			return;
-		d->cur_first += n;
-		d->cur_run++;
-	}
-}
-
-static int fill_cache(struct trace_decoded *d, uint32_t di, trace_next_ip_fn next_ip, void *ctx)
-{
-	const struct trace_dblock *b = &d->dict[di];
-	uint64_t ip = b->ip;
-
-	if (d->cache_dict == di)
-		return 0;
-	d->cache_dict = UINT32_MAX;
-	if (d->cache_cap < b->ninsn) {
-		free(d->cache_ips);
-		d->cache_cap = b->ninsn;
-		d->cache_ips = xmalloc(d->cache_cap * sizeof(*d->cache_ips));
-	}
-	for (uint32_t k = 0; k < b->ninsn; k++) {
-		d->cache_ips[k] = ip;
-		if (k + 1 < b->ninsn) {
-			if (!next_ip)
-				return -1;
-			ip = next_ip(ctx, ip);
-			if (!ip)
-				return -1;
-		}
-	}
-	if (ip != b->end_ip)
-		return -1;
-	d->cache_dict = di;
-	return 0;
-}
-
-static void side_item(const struct trace_side *s, struct trace_item *it)
-{
-	memset(it, 0, sizeof(*it));
-	it->kind = (enum trace_item_kind)s->kind;
-	it->ip = s->ip;
-	it->error = s->error;
-	it->offset = s->offset;
-	it->event = s->event;
-	it->resumed = s->resumed;
-	it->hw = s->hw;
-	it->libipt_type = s->libipt_type;
-	it->tsc = s->tsc;
-	it->has_tsc = s->has_tsc;
-	it->cpu = s->cpu;
-}
-
-int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
-		       trace_next_ip_fn next_ip, void *ctx)
-{
-	const struct trace_run *r;
-
-	memset(it, 0, sizeof(*it));
-	if (index >= d->items)
-		return -1;
-	seek_run(d, index);
-	r = &d->runs[d->cur_run];
-	if (r->v & TRACE_RUN_SIDE) {
-		side_item(&d->side[RUN_IDX(r->v)], it);
-		return 0;
-	}
-	it->kind = TRACE_ITEM_INSN;
-	if (fill_cache(d, RUN_IDX(r->v), next_ip, ctx) < 0)
-		return -1;
-	it->ip = d->cache_ips[(index - d->cur_first) % d->dict[RUN_IDX(r->v)].ninsn];
-	return 0;
-}
-
-void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int nkinds,
-			   uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc)
-{
-	*have_tsc = 0;
-	for (int k = 0; k < nkinds; k++)
-		events[k] = 0;
-	for (size_t i = 0; i < d->nside; i++) {
-		const struct trace_side *s = &d->side[i];
-
-		if (s->kind == TRACE_ITEM_EVENT && s->event < nkinds)
-			events[s->event]++;
-		if (s->has_tsc) {
-			if (!*have_tsc || s->tsc < *tsc_lo)
-				*tsc_lo = s->tsc;
-			if (!*have_tsc || s->tsc > *tsc_hi)
-				*tsc_hi = s->tsc;
-			*have_tsc = 1;
-		}
-	}
-}
-
-void trace_decoded_blocks(const struct trace_decoded *d,
-			  void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx)
-{
-	for (size_t i = 0; i < d->ndict; i++)
-		fn(ctx, d->dict[i].ip, d->dict[i].end_ip);
-}
-
-uint64_t trace_decoded_side_count(const struct trace_decoded *d)
-{
-	return d->nside;
-}
-
-int trace_decoded_side(const struct trace_decoded *d, uint64_t k, uint64_t *index,
-		       struct trace_item *it)
-{
-	if (k >= d->nside)
-		return -1;
-	*index = d->side[k].item;
-	side_item(&d->side[k], it);
-	return 0;
-}
-
-uint64_t trace_decoded_side_before(const struct trace_decoded *d, uint64_t index)
-{
-	size_t lo = 0, hi = d->nside;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->side[mid].item < index)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-void trace_decoded_time_span(const struct trace_decoded *d, uint64_t index,
-			     struct trace_time_span *s)
-{
-	uint64_t k = trace_decoded_side_before(d, index + 1);	/* first after index */
-
-	memset(s, 0, sizeof(*s));
-	if (!d->have_tsc)
-		return;		/* traced without --tsc: no walk over the side table */
-	for (uint64_t j = k; j-- > 0;)
-		if (d->side[j].has_tsc) {
-			s->has_lo = 1;
-			s->lo_index = d->side[j].item;
-			s->lo_tsc = d->side[j].tsc;
-			break;
-		}
-	for (uint64_t j = k; j < d->nside; j++)
-		if (d->side[j].has_tsc) {
-			s->has_hi = 1;
-			s->hi_index = d->side[j].item;
-			s->hi_tsc = d->side[j].tsc;
-			break;
-		}
-}
-
-int trace_decoded_error_kinds(const struct trace_decoded *d, const char **texts,
-			      uint64_t *counts, int max)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < d->nside; i++) {
-		const char *e = d->side[i].error;
-		int k;
-
-		if (!e)
-			continue;
-		for (k = 0; k < n && strcmp(texts[k], e); k++)
-			;
-		if (k == n) {
-			if (n == max)
-				continue;
-			texts[n] = e;
-			counts[n++] = 0;
-		}
-		counts[k]++;
-	}
-	return n;
+	       d->cside * sizeof(*d->side) + d->cur.cap * sizeof(*d->cur.ips);
 }

@@ -120,6 +120,9 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 void trace_decoded_free(struct trace_decoded *d);
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
+/* Which decode this is: unique in the process (state kept about one
+ * decoded trace, such as where a dump stopped, is keyed by it). */
+uint64_t trace_decoded_serial(const struct trace_decoded *d);
 uint64_t trace_decoded_item_count(const struct trace_decoded *d);  /* insns + gaps + events */
 uint64_t trace_decoded_block_count(const struct trace_decoded *d);
 uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
@@ -165,5 +168,26 @@ int trace_decoded_error_kinds(const struct trace_decoded *d, const char **texts,
  * if index is out of range or next_ip failed (it->ip is 0 then). */
 int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
 		       trace_next_ip_fn next_ip, void *ctx);
+
+/* A reader's own position in a decoded trace, which it never changes:
+ * any number of cursors walk one trace.  trace_cursor_item is
+ * trace_decoded_item through this cursor (sequential walks O(1) per item,
+ * jumps a binary search); next_ip is called once per instruction of each
+ * block entered. */
+struct trace_cursor {
+	const struct trace_decoded *d;
+	size_t run;		/* the run holding the last item read */
+	uint64_t first;		/* its first item index */
+	uint32_t blk;		/* the block whose addresses ips holds */
+	uint64_t *ips;
+	size_t cap;
+};
+void trace_cursor_init(struct trace_cursor *c, const struct trace_decoded *d);
+void trace_cursor_release(struct trace_cursor *c);
+int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
+		      trace_next_ip_fn next_ip, void *ctx);
+/* The item index of instruction id (id < the instruction count): a binary
+ * search over the side table, O(log n). */
+uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id);
 
 #endif

@@ -46,10 +46,6 @@ struct trace_swc_thread {
 	struct trace_decoded *dec;
 	uint64_t dec_stop_id;
 	double dec_seconds;
-	/* where the last "dump instructions" stopped (its -C); with
-	 * dump_events (-E) dump_next counts events, not instructions */
-	int dump_valid, dump_forwards, dump_events;
-	uint64_t dump_next, dump_stop_id;
 	/* traced with the default buffer size: say once when it wraps */
 	int loss_notice;
 };

@@ -1,0 +1,131 @@
+/* tests/unit/test-cursor.c: the cursor over a decoded trace and the one
+ * instruction cache behind it: a dump of N instructions reads and
+ * disassembles each distinct instruction once (the cache's misses are the
+ * distinct addresses listed, though both the walk and the listing ask
+ * it), a second dump none;
+ * the cursor's seeks and steps agree with a sequential walk. */
+#include "test.h"
+
+#include "cmd/cmd.h"
+#include "core/cursor.h"
+#include "core/session.h"
+#include "trace/swc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "tests/programs/trace_loop"
+
+static struct session s;
+
+static int run(const char *line, char **text)
+{
+	char *ob = NULL, *eb = NULL;
+	size_t ol = 0, el = 0;
+	FILE *out = open_memstream(&ob, &ol), *err = open_memstream(&eb, &el);
+	int r = cmd_run_line(&s, line, out, err);
+
+	fclose(out);
+	fclose(err);
+	if (eb[0])
+		fprintf(stderr, "%s: %s", line, eb);
+	free(eb);
+	if (text)
+		*text = ob;
+	else
+		free(ob);
+	return r;
+}
+
+/* trace_loop traced from main to its return. */
+static int traced(void)
+{
+	session_init(&s);
+	return run("file " PROG, NULL) == CMD_OK && run("b main", NULL) == CMD_OK &&
+	       run("r", NULL) == CMD_OK && run("thread trace start", NULL) == CMD_OK &&
+	       run("b trace_loop.c:7", NULL) == CMD_OK && run("c", NULL) == CMD_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+TEST(dump_reads_each_instruction_once)
+{
+	uint64_t l0, m0, l1, m1, l2, m2, ips[4096];
+	size_t n = 0, distinct = 0;
+	char *text, *p;
+
+	CHECK(traced());
+	dbg_icache_stats(&s.dbg, &l0, &m0);
+	CHECK_INT(run("thread trace dump instructions -a -r", &text), CMD_OK);
+	dbg_icache_stats(&s.dbg, &l1, &m1);
+	/* "    [12] 0x0000000000401136" */
+	for (p = text; (p = strstr(p, "] 0x")) && n < 4096; p += 4)
+		ips[n++] = strtoull(p + 2, NULL, 16);
+	free(text);
+	CHECK(n > 20);
+	qsort(ips, n, sizeof(ips[0]), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		distinct += i == 0 || ips[i] != ips[i - 1];
+	CHECK(distinct < n);		/* the loop ran its body more than once */
+	CHECK_INT(m1 - m0, distinct);	/* read and disassembled once each */
+	/* the walk's next addresses and the listing's text both asked it */
+	CHECK(l1 - l0 > distinct);
+	/* the same dump again: all from the cache */
+	CHECK_INT(run("thread trace dump instructions -a", NULL), CMD_OK);
+	dbg_icache_stats(&s.dbg, &l2, &m2);
+	CHECK_INT(m2 - m1, 0);
+	CHECK(l2 > l1);
+}
+
+TEST(cursor_seeks_and_steps)
+{
+	struct trace_swc_thread *th = dbg_trace_thread(&s.dbg, s.dbg.sel_tid);
+	struct trace_decoded *dec;
+	struct dbg_cursor *c, *w;
+	struct ptdb_err err;
+	uint64_t n, insns = 0;
+
+	CHECK(th);
+	CHECK_INT(dbg_trace_decode(&s.dbg, th, &dec, &err), 0);
+	n = trace_decoded_item_count(dec);
+	c = dbg_cursor_new(&s.dbg, dec);
+	w = dbg_cursor_new(&s.dbg, dec);
+	CHECK_INT(dbg_cursor_seek_item(w, 0), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		const struct trace_item *it = dbg_cursor_item(w);
+
+		CHECK_INT(dbg_cursor_index(w), i);
+		CHECK_INT(dbg_cursor_id(w), insns);
+		if (it->kind == TRACE_ITEM_INSN) {
+			const struct dbg_insn *in = dbg_cursor_insn(w);
+
+			CHECK(in && in->ok && in->ip == it->ip);
+			/* a seek by id lands on the same item */
+			CHECK_INT(dbg_cursor_seek_insn(c, insns), 0);
+			CHECK_INT(dbg_cursor_index(c), i);
+			CHECK_INT(dbg_cursor_item(c)->ip, it->ip);
+			insns++;
+		}
+		CHECK_INT(dbg_cursor_next(w), i + 1 < n ? 0 : 1);
+	}
+	CHECK_INT(insns, trace_decoded_insn_count(dec));
+	/* backward to the start */
+	for (uint64_t i = n - 1; i > 0; i--)
+		CHECK_INT(dbg_cursor_prev(w), 0);
+	CHECK_INT(dbg_cursor_index(w), 0);
+	CHECK_INT(dbg_cursor_id(w), 0);
+	CHECK_INT(dbg_cursor_prev(w), 1);
+	CHECK_INT(dbg_cursor_seek_insn(c, insns), -1);
+	dbg_cursor_free(c);
+	dbg_cursor_free(w);
+	run("kill", NULL);
+	session_release(&s);
+}
+
+TEST_MAIN(dump_reads_each_instruction_once, cursor_seeks_and_steps)
