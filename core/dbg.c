@@ -575,6 +575,26 @@ int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop
 	return 0;
 }
 
+int dbg_end_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop)
+{
+	switch (ts->kind) {
+	case TARGET_STOP_EXITED:
+	case TARGET_STOP_SIGNALED:
+		dbg_exit_stop(stop, ts);
+		return 1;
+	case TARGET_STOP_EXEC:
+		stop->reason = DBG_R_EXEC;
+		return 1;
+	case TARGET_STOP_INTERRUPT:
+		if (!d->interrupt_requested)
+			return 0;
+		stop->reason = DBG_R_INTERRUPT;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 struct disasm *dbg_disasm(struct dbg *d)
 {
 	struct ptdb_err err;

@@ -81,6 +81,9 @@ void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
  * 1 with *stop filled when it stops the process, 0 when the signal goes on
  * (passed or suppressed, told later when notify). */
 int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop);
+/* The stops every run loop reports alike: an exit, an exec, a requested
+ * interrupt.  1 with *stop filled, 0 for any other stop. */
+int dbg_end_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop);
 
 /* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
  * (the same or an outer frame, so recursion does not fool it). */

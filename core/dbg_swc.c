@@ -311,21 +311,9 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 			return RW_USER;
 		break;
 	}
-	case TARGET_STOP_EXITED:
-	case TARGET_STOP_SIGNALED:
-		dbg_exit_stop(stop, ts);
-		return RW_USER;
-	case TARGET_STOP_EXEC:
-		stop->reason = DBG_R_EXEC;
-		return RW_USER;
-	case TARGET_STOP_INTERRUPT:
-		if (d->interrupt_requested) {
-			stop->reason = DBG_R_INTERRUPT;
+	default:
+		if (dbg_end_stop(d, ts, stop))
 			return RW_USER;
-		}
-		break;
-	case TARGET_STOP_STEP:
-	case TARGET_STOP_NONE:
 		break;
 	}
 	/* a new thread of an 'all' trace is traced from its first instruction */

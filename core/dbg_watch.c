@@ -334,20 +334,9 @@ static int sw_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 		if (dbg_signal_stop(d, ts, stop))
 			return RW_USER;
 		break;
-	case TARGET_STOP_EXITED:
-	case TARGET_STOP_SIGNALED:
-		dbg_exit_stop(stop, ts);
-		return RW_USER;
-	case TARGET_STOP_EXEC:
-		stop->reason = DBG_R_EXEC;
-		return RW_USER;
-	case TARGET_STOP_INTERRUPT:
-		if (d->interrupt_requested) {
-			stop->reason = DBG_R_INTERRUPT;
-			return RW_USER;
-		}
-		break;
 	default:
+		if (dbg_end_stop(d, ts, stop))
+			return RW_USER;
 		break;
 	}
 	/* a parked thread stopped for something else goes back to its call */
