@@ -27,46 +27,42 @@ uint64_t uw_fixed(struct uw_rd *r, int n)
 	return v;
 }
 
-uint64_t uw_uleb(struct uw_rd *r)
+/* A LEB128's bits; *shift is how many, *last its last byte. */
+static uint64_t uw_leb(struct uw_rd *r, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 
+	*shift = 0;
+	*last = 0;
 	while (!r->bad) {
-		uint8_t b;
-
 		if (r->p >= r->end) {
 			r->bad = 1;
 			break;
 		}
-		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
+		*last = *r->p++;
+		if (*shift < 64)
+			v |= (uint64_t)(*last & 0x7f) << *shift;
+		*shift += 7;
+		if (!(*last & 0x80))
 			break;
 	}
 	return r->bad ? 0 : v;
 }
 
+uint64_t uw_uleb(struct uw_rd *r)
+{
+	unsigned shift;
+	uint8_t b;
+
+	return uw_leb(r, &shift, &b);
+}
+
 int64_t uw_sleb(struct uw_rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b = 0;
+	unsigned shift;
+	uint8_t b;
+	uint64_t v = uw_leb(r, &shift, &b);
 
-	while (!r->bad) {
-		if (r->p >= r->end) {
-			r->bad = 1;
-			break;
-		}
-		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
 	if (r->bad)
 		return 0;
 	if (shift < 64 && (b & 0x40))
