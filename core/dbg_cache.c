@@ -815,6 +815,9 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 
 		uint64_t t0;
 
+		/* the progress line's turn: every trap (a full record buffer
+		 * traps every 65536 blocks the thread runs) */
+		dbg_progress_poll(d);
 		stage_flush(c);
 		t0 = now_ns();
 		if (target_thread_cont_raw(d->proc, t, err) < 0)
