@@ -686,7 +686,9 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	c->goals = goals;
 	c->ngoals = ngoals;
 	/* one thread only: the stubs' slots are per region, not per thread */
-	if (c->broken || target_threads(d->proc, NULL, 0) != 1) {
+	/* (a signal the kernel holds for it: the ptrace engine takes this
+	 * turn, at the original pc; see dbg_cache_signal_waits) */
+	if (c->broken || target_threads(d->proc, NULL, 0) != 1 || dbg_cache_signal_waits(d, t)) {
 		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
 		return DBG_CACHE_OFF;
 	}
@@ -815,6 +817,9 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 
 		uint64_t t0;
 
+		/* the progress line's turn: every trap (a full record buffer
+		 * traps every 65536 blocks the thread runs) */
+		dbg_progress_poll(d);
 		stage_flush(c);
 		t0 = now_ns();
 		if (target_thread_cont_raw(d->proc, t, err) < 0)

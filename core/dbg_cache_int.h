@@ -120,6 +120,7 @@ static inline uint64_t rec_start(const struct dbg_cache *c)
 
 uint64_t dbg_cache_find_syscall(struct dbg *d);
 int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret);
+int dbg_cache_signal_waits(const struct dbg *d, pid_t t);
 int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t);
 struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
 uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg);

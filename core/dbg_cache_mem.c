@@ -6,6 +6,7 @@
  * translator (read-only executable mappings only). */
 #include "core/dbg_cache_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -42,6 +43,30 @@ uint64_t dbg_cache_find_syscall(struct dbg *d)
 	return found;
 }
 
+/* 1 when the kernel holds a signal for thread t that ptdb has not seen
+ * yet.  The usual one: t ran into a breakpoint just as the process was
+ * stopped (another thread's stop), and its SIGTRAP waits behind the
+ * stop.  It comes out at t's next resume, where the target recognizes
+ * a breakpoint removed meanwhile only at the original pc: a resume that
+ * has moved the pc first (into the cache, to an injected system call)
+ * would turn it into a real SIGTRAP for the program. */
+int dbg_cache_signal_waits(const struct dbg *d, pid_t t)
+{
+	char path[80], line[256];
+	unsigned long long pend = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &pend) == 1)
+			break;
+	fclose(f);
+	return pend != 0;
+}
+
 /* Runs one system call in thread t, its registers restored afterwards.
  * -1 when it did not run (a signal came first: it stays pending). */
 int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
@@ -50,7 +75,8 @@ int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const
 	struct target_stop ts;
 	int ok;
 
-	if (!c->sc || target_pending_signal(d->proc, t) || target_get_regs(d->proc, t, &save, NULL) < 0)
+	if (!c->sc || target_pending_signal(d->proc, t) || dbg_cache_signal_waits(d, t) ||
+	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
 	r = save;
 	r.rip = c->sc;

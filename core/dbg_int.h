@@ -113,6 +113,7 @@ void dbg_trace_exited(struct dbg *d);
 /* core/dbg_progress.c: a traced run's progress for d->progress.fn. */
 void dbg_progress_begin(struct dbg *d);
 void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
+void dbg_progress_poll(struct dbg *d);	/* reads the clock at every call */
 int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 void dbg_trace_did_stop(struct dbg *d);

@@ -52,10 +52,20 @@ void dbg_progress_begin(struct dbg *d)
 
 void dbg_progress_tick(struct dbg *d)
 {
+	if (!d->progress.fn || (++d->progress.n & 255))
+		return;
+	dbg_progress_poll(d);
+}
+
+/* Reads the clock at every call: for a caller between whose calls much
+ * runs (the cache engine, at each of its traps: at least every full
+ * record buffer while the thread runs). */
+void dbg_progress_poll(struct dbg *d)
+{
 	struct dbg_progress_info in;
 	double t;
 
-	if (!d->progress.fn || (++d->progress.n & 255))
+	if (!d->progress.fn)
 		return;
 	t = now_s();
 	if (t - d->progress.last < DBG_PROGRESS_EVERY)
