@@ -32,6 +32,8 @@ struct sym_scope {		/* one range of a function or of a call
 				 * inlined into it (link addresses) */
 	uint64_t lo, hi;
 	uint64_t entry;		/* the lowest address of its ranges */
+	uint64_t start;		/* the lowest, empty ranges included: where
+				 * LLDB's breakpoint by name goes (inlined) */
 	const char *name;	/* LLDB's name for the function */
 	const char *call_file;	/* inlined: where it was called from */
 	unsigned call_line, call_col;
@@ -84,6 +86,7 @@ void sym_debug_free(struct sym_module *m);
  * calls in it that hold a, outermost first (up to max); their count. */
 int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max);
 void sym_scope_free_cu(struct sym_cu *cu);
+void sym_scope_free_index(struct sym_module *m);
 /* sym_unwind.c */
 struct sym_cie;
 struct sym_fde;
@@ -134,6 +137,9 @@ struct sym_module {
 	char *main_file;
 	int main_file_done;
 	struct sym_tcache *tcache;	/* sym_type.c: types by DIE offset */
+	int inl_done;		/* sym_scope.c: inl_names built */
+	struct sym_inl_name *inl_names;	/* functions declared inline, by CU */
+	size_t ninl_names;
 };
 
 /* sym_elf.c */

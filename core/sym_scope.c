@@ -22,6 +22,8 @@ struct scope_walk {
 	Dwarf_Half ver;
 	char **files;		/* dwarf_srcfiles, heap copies */
 	Dwarf_Signed nfiles;
+	uint64_t start;		/* the DIE's lowest range start, empty ranges
+				 * included */
 };
 
 static void scope_err(struct sym_module *m, Dwarf_Error *e)
@@ -127,6 +129,8 @@ static void scope_add(struct scope_walk *w, uint64_t lo, uint64_t hi, const stru
 {
 	struct sym_cu *cu = w->cu;
 
+	if (lo && lo < w->start)
+		w->start = lo;
 	if (hi <= lo || lo == 0)
 		return;
 	if (cu->nscopes == w->cap) {
@@ -277,6 +281,7 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 			t.call_col = scope_udata(m, die, DW_AT_call_column);
 		}
 		before = w->cu->nscopes;
+		w->start = UINT64_MAX;
 		if (scope_die_ranges(w, die, &t)) {
 			struct sym_scope *sc = w->cu->scopes;
 			uint64_t entry = UINT64_MAX;
@@ -287,6 +292,7 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 			for (size_t i = before; i < w->cu->nscopes; i++) {
 				sc[i].owns_name = i == before;
 				sc[i].entry = entry;
+				sc[i].start = w->start < entry ? w->start : entry;
 			}
 			scope_walk_children(w, die, d + 1, nest + 1);
 		} else {
@@ -412,4 +418,132 @@ int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, 
 		out[k].call_col = sc[i]->call_col;
 	}
 	return k;
+}
+
+/* Breakpoints by name at inlined copies, as LLDB places them: the module's
+ * functions declared inline (a DW_TAG_subprogram with DW_AT_inline, the
+ * abstract origin of its inlined calls), found by walking the top-level
+ * DIEs of every unit once, the first time a name is looked up; then only
+ * the units declaring that name have their calls read. */
+struct sym_inl_name {
+	char *name;
+	size_t cu;
+};
+
+static int scope_has(struct sym_module *m, Dwarf_Die die, Dwarf_Half at)
+{
+	Dwarf_Bool has = 0;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_hasattr(die, at, &has, &e) != DW_DLV_OK)
+		has = 0;
+	scope_err(m, &e);
+	return has != 0;
+}
+
+static void inl_index_children(struct sym_module *m, Dwarf_Die parent, size_t cu, size_t *cap,
+			       int nest)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Die c = NULL, next;
+
+	if (nest > 8 || dwarf_child(parent, &c, &e) != DW_DLV_OK) {
+		scope_err(m, &e);
+		return;
+	}
+	while (c) {
+		Dwarf_Half tag = 0;
+
+		if (dwarf_tag(c, &tag, &e) != DW_DLV_OK)
+			scope_err(m, &e);
+		if (tag == DW_TAG_subprogram && scope_has(m, c, DW_AT_inline)) {
+			char *name = scope_name(m, c, 0);
+
+			if (name) {
+				if (m->ninl_names == *cap) {
+					*cap = *cap ? *cap * 2 : 64;
+					m->inl_names = xrealloc(m->inl_names, *cap * sizeof(*m->inl_names));
+				}
+				m->inl_names[m->ninl_names].name = name;
+				m->inl_names[m->ninl_names].cu = cu;
+				m->ninl_names++;
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+			inl_index_children(m, c, cu, cap, nest + 1);
+		}
+		next = NULL;
+		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK) {
+			scope_err(m, &e);
+			next = NULL;
+		}
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+		c = next;
+	}
+}
+
+void sym_scope_free_index(struct sym_module *m)
+{
+	for (size_t i = 0; i < m->ninl_names; i++)
+		free(m->inl_names[i].name);
+	free(m->inl_names);
+	m->inl_names = NULL;
+	m->ninl_names = 0;
+	m->inl_done = 0;
+}
+
+/* 1 if a DWARF function name ("f", "ns::f(int)") is what a breakpoint by
+ * name asks for: the same, or without its parameters, or its last
+ * qualified part. */
+static int inl_name_matches(const char *fn, const char *name)
+{
+	size_t fl = strlen(fn), nl = strlen(name);
+
+	if (!strcmp(fn, name))
+		return 1;
+	if (!strchr(name, '(')) {
+		const char *p = strchr(fn, '(');
+
+		if (p && p > fn)
+			fl = (size_t)(p - fn);
+	}
+	if (fl == nl)
+		return !strncmp(fn, name, nl);
+	return fl > nl + 2 && !strncmp(fn + fl - nl, name, nl) && fn[fl - nl - 1] == ':' &&
+	       fn[fl - nl - 2] == ':';
+}
+
+int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, int max)
+{
+	size_t last_cu = (size_t)-1;
+	int n = 0;
+
+	if (!m->has_debug || max <= 0 || sym_dwarf_init(m) < 0)
+		return 0;
+	if (!m->inl_done) {
+		size_t cap = 0;
+
+		m->inl_done = 1;
+		for (size_t i = 0; i < m->ncus; i++)
+			if (sym_cu_die(m, &m->cus[i]) == 0)
+				inl_index_children(m, m->cus[i].die, i, &cap, 0);
+	}
+	for (size_t i = 0; i < m->ninl_names && n < max; i++) {
+		struct sym_cu *cu;
+		const char *fn = m->inl_names[i].name;
+
+		if (m->inl_names[i].cu == last_cu || !inl_name_matches(fn, name))
+			continue;
+		last_cu = m->inl_names[i].cu;
+		cu = &m->cus[last_cu];
+		if (!cu->scopes_loaded)
+			scope_load(m, cu);
+		for (size_t k = 0; k < cu->nscopes && n < max; k++) {
+			const struct sym_scope *s = &cu->scopes[k];
+
+			if (s->depth > 0 && s->owns_name && inl_name_matches(s->name, name))
+				addrs[n++] = s->start + m->bias;
+		}
+	}
+	return n;
 }
