@@ -405,14 +405,44 @@ int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out
 	return n;
 }
 
+/* The start of s's range as LLDB sees it: the DIE's ranges that touch
+ * (one ending where the next starts) merged into one. */
+static uint64_t scope_merged_lo(const struct sym_cu *cu, const struct sym_scope *s)
+{
+	const struct sym_scope *first = s, *end = s + 1, *lim = cu->scopes + cu->nscopes;
+	uint64_t lo = s->lo;
+	int again = 1;
+
+	if (s < cu->scopes || s >= lim)
+		return lo;
+	/* a DIE's scopes are adjacent in cu->scopes and share its name */
+	while (first > cu->scopes && first[-1].name == s->name && first[-1].depth == s->depth)
+		first--;
+	while (end < lim && end->name == s->name && end->depth == s->depth)
+		end++;
+	while (again) {
+		again = 0;
+		for (const struct sym_scope *o = first; o < end; o++)
+			if (o->lo < lo && o->hi >= lo) {
+				lo = o->lo;
+				again = 1;
+			}
+	}
+	return lo;
+}
+
 int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max)
 {
 	const struct sym_scope *sc[64];
 	int n = sym_scopes_at(m, addr - m->bias, sc, 64), k = 0;
 
+	struct sym_cu *cu = NULL;
+
+	if (n > 1)
+		sym_find_row(m, addr - m->bias, &cu);
 	for (int i = n - 1; i >= 1 && k < max; i--, k++) {
 		out[k].name = sc[i]->name;
-		out[k].lo = sc[i]->lo + m->bias;
+		out[k].lo = (cu ? scope_merged_lo(cu, sc[i]) : sc[i]->lo) + m->bias;
 		out[k].call_file = sc[i]->call_file;
 		out[k].call_line = sc[i]->call_line;
 		out[k].call_col = sc[i]->call_col;
