@@ -159,6 +159,8 @@ void sym_dwarf_free(struct sym_module *m);
 int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_Debug *dbg,
 		   Dwarf_Error *e);
 void sym_dwobj_free(struct sym_module *m);
+/* The bytes of the DWARF section name (inflated if compressed), or NULL. */
+const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len);
 /* Reads cu's DIE if not yet read: 0, or -1 (noted as a DWARF problem). */
 int sym_cu_die(struct sym_module *m, struct sym_cu *cu);
 /* The row covering link_addr (and its CU), or NULL. */
