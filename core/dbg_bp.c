@@ -20,6 +20,9 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 		n = sym_lookup_func(m->sym, bp->name, entry, after, max < DBG_MAX_LOCS ? max : DBG_MAX_LOCS);
 		for (int i = 0; i < n; i++)
 			out[i] = after[i] ? after[i] : entry[i];
+		/* and every inlined copy, as LLDB does */
+		if (n < max)
+			n += sym_lookup_inlined(m->sym, bp->name, out + n, max - n);
 		return n;
 	case DBG_BP_LINE: {
 		const char *file = bp->file;

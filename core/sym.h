@@ -111,6 +111,13 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		    uint64_t *after_prologue, int max);
 
+/* The inlined copies of the functions named name (DW_TAG_inlined_subroutine
+ * whose abstract origin has that name): the lowest start of each copy's
+ * ranges, where LLDB places a breakpoint by name.  The module's functions
+ * declared inline are indexed on the first call.  Returns the number filled
+ * (<= max). */
+int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, int max);
+
 /* Breakpoint addresses for file:line (file matched by full path, path suffix
  * or basename).  If line has no code, the next line with code is used, and
  * *actual_line (may be NULL) says which.  One address per function (the

@@ -175,6 +175,7 @@ void sym_dwarf_free(struct sym_module *m)
 	Dwarf_Error e = NULL;
 
 	sym_types_free(m);
+	sym_scope_free_index(m);
 	for (size_t i = 0; i < m->ncus; i++) {
 		for (size_t j = 0; j < m->cus[i].nfiles; j++)
 			free(m->cus[i].files[j]);

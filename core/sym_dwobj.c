@@ -180,3 +180,27 @@ void sym_dwobj_free(struct sym_module *m)
 	free(o);
 	m->dwobj = NULL;
 }
+
+const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len)
+{
+	struct sym_dwobj *o = m->dwobj;
+	Dwarf_Small *data = NULL;
+	int err = 0;
+
+	if (!o || !o->shstr)
+		return NULL;
+	for (unsigned i = 0; i < o->nsh; i++) {
+		const Elf64_Shdr *sh = &o->shs[i];
+		const Elf64_Chdr *ch;
+
+		if (sh->sh_name >= o->shstrsz ||
+		    strncmp(o->shstr + sh->sh_name, name, o->shstrsz - sh->sh_name) != 0)
+			continue;
+		if (dwobj_load(o, (Dwarf_Half)i, &data, &err) != DW_DLV_OK)
+			return NULL;
+		ch = sh->sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, sh) : NULL;
+		*len = ch ? ch->ch_size : sh->sh_size;
+		return data;
+	}
+	return NULL;
+}

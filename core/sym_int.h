@@ -32,6 +32,8 @@ struct sym_scope {		/* one range of a function or of a call
 				 * inlined into it (link addresses) */
 	uint64_t lo, hi;
 	uint64_t entry;		/* the lowest address of its ranges */
+	uint64_t start;		/* the lowest, empty ranges included: where
+				 * LLDB's breakpoint by name goes (inlined) */
 	const char *name;	/* LLDB's name for the function */
 	const char *call_file;	/* inlined: where it was called from */
 	unsigned call_line, call_col;
@@ -84,6 +86,7 @@ void sym_debug_free(struct sym_module *m);
  * calls in it that hold a, outermost first (up to max); their count. */
 int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max);
 void sym_scope_free_cu(struct sym_cu *cu);
+void sym_scope_free_index(struct sym_module *m);
 /* sym_unwind.c */
 struct sym_cie;
 struct sym_fde;
@@ -134,6 +137,9 @@ struct sym_module {
 	char *main_file;
 	int main_file_done;
 	struct sym_tcache *tcache;	/* sym_type.c: types by DIE offset */
+	int inl_done;		/* sym_scope.c: inl_names built */
+	struct sym_inl_name *inl_names;	/* functions declared inline, by CU */
+	size_t ninl_names;
 };
 
 /* sym_elf.c */
@@ -153,6 +159,8 @@ void sym_dwarf_free(struct sym_module *m);
 int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_Debug *dbg,
 		   Dwarf_Error *e);
 void sym_dwobj_free(struct sym_module *m);
+/* The bytes of the DWARF section name (inflated if compressed), or NULL. */
+const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len);
 /* Reads cu's DIE if not yet read: 0, or -1 (noted as a DWARF problem). */
 int sym_cu_die(struct sym_module *m, struct sym_cu *cu);
 /* The row covering link_addr (and its CU), or NULL. */
