@@ -239,7 +239,7 @@ void dbg_unload_bundle(struct dbg *d)
 		return;
 	for (int i = 0; i < d->pm->nth; i++)
 		if (d->pm->th[i].th) {
-			trace_swc_release(d->pm->th[i].th);
+			dbg_trace_thread_release(d, d->pm->th[i].th);
 			free(d->pm->th[i].th);
 		}
 	free(d->pm->th);

@@ -99,13 +99,85 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	return dbg_cursor_next_ip(ctx, ip);	/* through the instruction cache */
 }
 
-/* The one place a thread's decoded trace is dropped: its trace changed
- * (per-CPU split) or the process stopped again since it was decoded
- * (readers keyed by it notice through trace_decoded_serial). */
-static void forget_decoded(struct trace_swc_thread *th)
+/* The decode cache: one entry per thread decoded, keyed by (the
+ * generation of its buffer, the stop id).  Any write to the buffer, a
+ * refill from the hardware or a per-CPU split bumps the generation, a
+ * resume the stop id; either makes the entry stale (the one place a
+ * decoded trace is judged current: decoded_current).  Readers keyed by a
+ * decoded trace notice a new one through trace_decoded_serial. */
+struct dbg_decoded_entry {
+	const struct trace_swc_thread *th;
+	struct trace_decoded *dec;
+	uint64_t gen;		/* th->ring.gen when decoded */
+	uint64_t stop_id;	/* dbg_trace_stop_id then */
+	double seconds;		/* how long the decoding took */
+};
+
+struct dbg_decoded_cache {
+	struct dbg_decoded_entry *e;
+	int n, cap;
+};
+
+static struct dbg_decoded_entry *entry(struct dbg *d, const struct trace_swc_thread *th, int add)
 {
-	trace_decoded_free(th->dec);
-	th->dec = NULL;
+	struct dbg_decoded_cache *c = d->decoded;
+
+	for (int i = 0; c && i < c->n; i++)
+		if (c->e[i].th == th)
+			return &c->e[i];
+	if (!add)
+		return NULL;
+	if (!c)
+		c = d->decoded = xcalloc(1, sizeof(*c));
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->e = xrealloc(c->e, (size_t)c->cap * sizeof(*c->e));
+	}
+	memset(&c->e[c->n], 0, sizeof(c->e[0]));
+	c->e[c->n].th = th;
+	return &c->e[c->n++];
+}
+
+static int decoded_current(struct dbg *d, const struct dbg_decoded_entry *e)
+{
+	return e && e->dec && e->gen == e->th->ring.gen && e->stop_id == dbg_trace_stop_id(d);
+}
+
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+	struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	if (!e)
+		return;
+	trace_decoded_free(e->dec);
+	*e = c->e[--c->n];
+}
+
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th)
+{
+	const struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	return e ? e->seconds : 0;
+}
+
+void dbg_decoded_free(struct dbg *d)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		trace_decoded_free(c->e[i].dec);
+	free(c->e);
+	free(c);
+	d->decoded = NULL;
+}
+
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
+{
+	dbg_decoded_forget(d, th);
+	trace_swc_release(th);
 }
 
 /* The id of the k-th CPU of the list c. */
@@ -169,11 +241,9 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 		for (size_t k = 0; k < nparts; k++)
 			if (parts[k].tid == th->tid)
 				p = &parts[k];
-		trace_ring_release(&th->ring);
 		if (p) {
-			th->ring.buf = p->bytes;
+			trace_ring_adopt(&th->ring, p->bytes, p->len);
 			p->bytes = NULL;
-			th->ring.size = th->ring.pos = th->ring.total = p->len;
 			th->executions = p->executions;
 			th->psbs = p->psbs;
 			th->inexact = p->inexact;
@@ -188,7 +258,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			for (unsigned m = 0; m < th->ncpu_marks; m++)
 				th->cpu_ids[m] = cpu_id(c, th->cpu_ids[m]);
 		} else {
-			th->ring.buf = xcalloc(1, TRACE_RING_SLACK);
+			trace_ring_adopt(&th->ring, xcalloc(1, TRACE_RING_SLACK), 0);
 			th->executions = th->psbs = th->inexact = th->cpu_changes = 0;
 			free(th->cpu_marks);
 			free(th->cpu_ids);
@@ -196,7 +266,6 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			th->cpu_ids = NULL;
 			th->ncpu_marks = 0;
 		}
-		forget_decoded(th);	/* its trace changed */
 	}
 	trace_split_free(parts, nparts);
 	for (struct trace_swc_cpu *k = c; k; k = k->next) {
@@ -217,7 +286,8 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 			    const struct trace_decode_hook *hook,
 			    struct trace_decoded **out, struct ptdb_err *err)
 {
-	uint64_t sid = dbg_trace_stop_id(d);
+	struct dbg_decoded_entry *e;
+	struct trace_decoded *dec = NULL;
 	struct trace_image img;
 	struct timespec t0, t1;
 	uint8_t *buf;
@@ -226,11 +296,12 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 
 	if (th->cpu && split_cpu(d, th->cpu, err) < 0)
 		return -1;
-	if (th->dec && th->dec_stop_id == sid) {
-		*out = th->dec;
+	e = entry(d, th, 0);
+	if (decoded_current(d, e)) {
+		*out = e->dec;
 		return 0;
 	}
-	forget_decoded(th);
+	dbg_decoded_forget(d, th);
 	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
 		return -1;
 	if (dbg_trace_build_image(d, &img, err) < 0) {
@@ -243,16 +314,17 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		img.ncpu_marks = th->ncpu_marks;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = trace_decode_hooked(buf, len, &img, hook, &th->dec, err);
+	r = trace_decode_hooked(buf, len, &img, hook, &dec, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	trace_image_release(&img);
 	free(buf);
-	if (r < 0) {
-		th->dec = NULL;
+	if (r < 0)
 		return r;
-	}
-	th->dec_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	th->dec_stop_id = sid;
-	*out = th->dec;
+	e = entry(d, th, 1);
+	e->dec = dec;
+	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	e->gen = th->ring.gen;
+	e->stop_id = dbg_trace_stop_id(d);
+	*out = dec;
 	return 0;
 }

@@ -187,4 +187,14 @@ int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h);
 /* The live intel-pt collector, or NULL (software, loaded, none). */
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
 
+/* The decode cache (core/dbg_decoded.c): th's decoded trace goes (th is
+ * released or restarted); how long its last decoding took; all of it
+ * goes with the session. */
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th);
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th);
+void dbg_decoded_free(struct dbg *d);
+/* Every traced thread's container is released through this: its decoded
+ * trace, then its buffer and writer. */
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th);
+
 #endif

@@ -173,7 +173,6 @@ static int refresh_thread(struct ipt_thr *t, struct ptdb_err *err)
 	/* buf has room for the whole aux buffer: size is the buffer's (what
 	 * dump info shows), pos the bytes it holds, oldest first */
 	trace_ring_take_aux(&t->th->ring, buf, len, t->ev.aux_size, t->ev.aux_wrapped);
-	t->th->dec_stop_id = (uint64_t)-1;
 	return 0;
 }
 
@@ -366,7 +365,7 @@ static int ipt_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 		/* tracing it again restarts its trace with the new parameters */
 		if (th->tracing)
 			dbg_ipt_thread_stop(t->hw, th, NULL);
-		trace_swc_release(th);
+		dbg_trace_thread_release(d, th);
 	}
 	return dbg_ipt_thread_start(t->hw, th, tid, target_thread_index(d->proc, tid), t->opts.size,
 				    t->opts.total_limit, &d->tsc_conv, err);

@@ -69,7 +69,7 @@ static int swc_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 
 	/* tracing it again restarts its trace with the new parameters */
 	if (!fresh)
-		trace_swc_release(th);
+		dbg_trace_thread_release(d, th);
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), o->size, o->psb_period,
 			   o->tsc, err) < 0)
 		return -1;

@@ -112,7 +112,7 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		uint64_t parked = dbg_swc_parked_at(d, th, tid);
 
 		if (th)
-			trace_swc_release(th);
+			dbg_trace_thread_release(d, th);
 		else
 			th = add(t);
 		trace_swc_init_on_cpu(th, tid, target_thread_index(d->proc, tid), t->cpu);
@@ -277,7 +277,7 @@ void dbg_trace_end(struct dbg *d)
 		return;
 	dbg_trace_collector(d->trace)->end(d);
 	for (int i = 0; i < d->trace->nth; i++) {
-		trace_swc_release(d->trace->th[i]);
+		dbg_trace_thread_release(d, d->trace->th[i]);
 		free(d->trace->th[i]);
 	}
 	free(d->trace->th);
@@ -303,7 +303,7 @@ void dbg_trace_drop_kept(struct dbg *d)
 			t->th[k++] = t->th[i];
 			continue;
 		}
-		trace_swc_release(t->th[i]);
+		dbg_trace_thread_release(d, t->th[i]);
 		free(t->th[i]);
 	}
 	t->nth = k;

@@ -3,6 +3,7 @@
  * choice, wrap notices, thread lists of any length. */
 #include "core/trace_info.h"
 #include "core/dbg.h"
+#include "core/dbg_int.h"
 #include "target/target.h"
 #include "trace/decode.h"
 #include "trace/ipt.h"
@@ -11,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dbg_trace_figures(const struct trace_swc_thread *th, struct dbg_trace_figures *f)
+void dbg_trace_figures(struct dbg *d, const struct trace_swc_thread *th,
+		       struct dbg_trace_figures *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->buffer_size = th->ring.size;
@@ -20,7 +22,7 @@ void dbg_trace_figures(const struct trace_swc_thread *th, struct dbg_trace_figur
 	f->written = th->ring.total;
 	f->wrapped = th->ring.wrapped != 0;
 	f->tracing = th->tracing;
-	f->dec_seconds = th->dec_seconds;
+	f->dec_seconds = dbg_decoded_seconds(d, th);
 	f->insns = th->insns;
 	f->transfers = th->transfers;
 	f->traps = th->traps;

@@ -42,10 +42,6 @@ struct trace_swc_thread {
 	size_t *cpu_marks;
 	int *cpu_ids;
 	unsigned ncpu_marks;
-	/* decoded-thread cache (core/dbg_trace.c) */
-	struct trace_decoded *dec;
-	uint64_t dec_stop_id;
-	double dec_seconds;
 	/* traced with the default buffer size: say once when it wraps */
 	int loss_notice;
 };
