@@ -224,16 +224,11 @@ static int as_kernel(struct bundle *b, struct bundle_process *p, struct ptdb_err
 /* The CPU that wrote the traces into b. */
 static void save_cpu_info(struct dbg *d, struct bundle *b)
 {
-	if (d->pm) {
-		snprintf(b->vendor, sizeof(b->vendor), "%s", d->pm->vendor);
-		b->family = d->pm->family;
-		b->model = d->pm->model;
-		b->stepping = d->pm->stepping;
-	} else if (dbg_trace_ipt(d)) {
-		/* the CPU that wrote it: its errata apply when decoding */
-		int f, m, st;
+	int f, m, st;
 
-		dbg_ipt_cpu_info(dbg_trace_ipt(d), b->vendor, sizeof(b->vendor), &f, &m, &st);
+	/* the CPU that wrote them (a loaded bundle's, intel-pt's): its errata
+	 * apply when decoding */
+	if (dbg_trace_cpu_info(d, b->vendor, sizeof(b->vendor), &f, &m, &st) == 0) {
 		b->family = (unsigned)f;
 		b->model = (unsigned)m;
 		b->stepping = (unsigned)st;

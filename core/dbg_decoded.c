@@ -55,25 +55,21 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 {
 	if (trace_image_init(img, err) < 0)
 		return -1;
-	if (d->pm) {
-		img->cpu.intel = !strcmp(d->pm->vendor, "GenuineIntel");
-		img->cpu.family = (uint16_t)d->pm->family;
-		img->cpu.model = (uint8_t)d->pm->model;
-		img->cpu.stepping = (uint8_t)d->pm->stepping;
-	} else if (dbg_alive(d)) {
-		if (dbg_trace_ipt(d)) {
-			/* the CPU that wrote the trace: libipt's errata */
-			char v[32];
-			int f, m, st;
+	{
+		/* the CPU that wrote the trace (its source's, or its collector's:
+		 * intel-pt): libipt's errata */
+		char v[32];
+		int f, m, st;
 
-			dbg_ipt_cpu_info(dbg_trace_ipt(d), v, sizeof(v), &f, &m, &st);
+		if (dbg_trace_cpu_info(d, v, sizeof(v), &f, &m, &st) == 0) {
 			img->cpu.intel = !strcmp(v, "GenuineIntel");
 			img->cpu.family = (uint16_t)f;
 			img->cpu.model = (uint8_t)m;
 			img->cpu.stepping = (uint8_t)st;
 		}
-		trace_image_set_reader(img, live_code, d);
 	}
+	if (!d->pm && dbg_alive(d))
+		trace_image_set_reader(img, live_code, d);
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 		char fdpath[64];
@@ -152,6 +148,13 @@ void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th)
 		return;
 	trace_decoded_free(e->dec);
 	*e = c->e[--c->n];
+}
+
+struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th)
+{
+	const struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	return e ? e->dec : NULL;
 }
 
 double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th)

@@ -91,15 +91,6 @@ void dbg_ipt_free(struct dbg_ipt *h)
 	free(h);
 }
 
-void dbg_ipt_cpu_info(const struct dbg_ipt *h, char *vendor, size_t n, int *family, int *model,
-		      int *stepping)
-{
-	snprintf(vendor, n, "%s", h->ci.vendor);
-	*family = h->ci.family;
-	*model = h->ci.model;
-	*stepping = h->ci.stepping;
-}
-
 int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h)
 {
 	return h->cgroup_fd >= 0;
@@ -459,7 +450,12 @@ static void ipt_state(struct dbg *d, struct trace_state *s)
 static int ipt_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 			int *stepping)
 {
-	dbg_ipt_cpu_info(d->trace->hw, vendor, n, family, model, stepping);
+	const struct dbg_ipt *h = d->trace->hw;
+
+	snprintf(vendor, n, "%s", h->ci.vendor);
+	*family = h->ci.family;
+	*model = h->ci.model;
+	*stepping = h->ci.stepping;
 	return 0;
 }
 
