@@ -263,19 +263,6 @@ int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *
 	return 0;
 }
 
-int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
-{
-	pid_t *all;
-
-	if (cmd_trace_thread_list(ctx, a, &all, n) < 0)
-		return -1;
-	if (*n > CMD_TRACE_MAX_THREADS)
-		*n = CMD_TRACE_MAX_THREADS;
-	memcpy(tids, all, (size_t)*n * sizeof(*tids));
-	free(all);
-	return 0;
-}
-
 /* dump info -j: LLDB's layout (traceTechnology, threadStats) plus ptdb's
  * figures. */
 static void info_json(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thread *th,

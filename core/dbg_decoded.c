@@ -5,6 +5,7 @@
 #include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/trace_info.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -195,7 +196,7 @@ static int cpu_id(const struct trace_swc_cpu *c, int k)
  * CPUs after it), when one of them changed since the last split. */
 static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *err)
 {
-	static struct trace_swc_thread *ths[4096];
+	struct trace_swc_thread **ths;
 	struct trace_split_thread *parts = NULL;
 	struct trace_piece *pieces = NULL;
 	const uint8_t **bufs;
@@ -234,7 +235,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 	free(pieces);
 	if (r < 0)
 		return -1;
-	n = dbg_trace_all(d, ths, 4096);
+	ths = dbg_trace_list(d, &n);
 	for (int i = 0; i < n; i++) {
 		struct trace_swc_thread *th = ths[i];
 		struct trace_split_thread *p = NULL;
@@ -270,6 +271,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			th->ncpu_marks = 0;
 		}
 	}
+	free(ths);
 	trace_split_free(parts, nparts);
 	for (struct trace_swc_cpu *k = c; k; k = k->next) {
 		k->split_valid = 1;

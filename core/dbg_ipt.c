@@ -406,17 +406,18 @@ static int ipt_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 
 static void ipt_did_stop(struct dbg *d)
 {
-	struct target_thread_info ti[1024];
-	int nt = target_threads(d->proc, ti, 1024);
+	int nt;
+	struct target_thread_info *ti = dbg_proc_threads(d, &nt);
 
 	/* a failed copy leaves the previous one (dumps say what they can);
 	 * the next stop tries again */
 	dbg_ipt_did_stop(d->trace->hw, NULL);
 	/* threads created while it ran are traced from now on (per CPU they
 	 * were traced all along) */
-	for (int i = 0; d->trace->all && !d->trace->cpu && i < nt && i < 1024; i++)
+	for (int i = 0; d->trace->all && !d->trace->cpu && i < nt; i++)
 		if (!dbg_trace_find(d, ti[i].tid) && !dbg_trace_excluded(d->trace, ti[i].tid))
 			dbg_trace_adopt(d, ti[i].tid, NULL);
+	free(ti);
 }
 
 /* The perf events went with the process: the trace ends. */

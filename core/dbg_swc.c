@@ -183,21 +183,23 @@ const struct dbg_collector dbg_swc_collector = {
 /* New threads of a process traced with 'all'. */
 static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 {
-	struct target_thread_info ti[1024];
+	struct target_thread_info *ti;
 	int nt;
 	struct ptdb_err err;
 
 	if (!d->trace->all)
 		return 0;
-	nt = target_threads(d->proc, ti, 1024);
-	for (int i = 0; i < nt && i < 1024; i++) {
+	ti = dbg_proc_threads(d, &nt);
+	for (int i = 0; i < nt; i++) {
 		if (dbg_trace_find(d, ti[i].tid) || dbg_trace_excluded(d->trace, ti[i].tid))
 			continue;
 		if (dbg_trace_adopt(d, ti[i].tid, &err) < 0) {
 			dbg_trace_over_limit(d, ti[i].tid, stop);
+			free(ti);
 			return 1;
 		}
 	}
+	free(ti);
 	return 0;
 }
 
@@ -228,15 +230,16 @@ static struct trace_swc_thread *pick(struct dbg *d)
 /* Threads that are not traced keep running while the traced ones step. */
 static void run_untraced(struct dbg *d)
 {
-	struct target_thread_info ti[1024];
-	int nt = target_threads(d->proc, ti, 1024);
+	int nt;
+	struct target_thread_info *ti = dbg_proc_threads(d, &nt);
 
-	for (int i = 0; i < nt && i < 1024; i++) {
+	for (int i = 0; i < nt; i++) {
 		struct trace_swc_thread *th = dbg_trace_find(d, ti[i].tid);
 
 		if ((!th || !th->tracing) && target_thread_stopped(d->proc, ti[i].tid))
 			target_thread_cont(d->proc, ti[i].tid, NULL);
 	}
+	free(ti);
 }
 
 /* A thread in a system call runs on its own until it returns. */

@@ -50,6 +50,20 @@ void dbg_trace_exited(struct dbg *d)
 	}
 }
 
+struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n)
+{
+	int cap = 64;
+	struct target_thread_info *ti = NULL;
+
+	for (;;) {
+		ti = xrealloc(ti, (size_t)cap * sizeof(*ti));
+		*n = target_threads(d->proc, ti, cap);
+		if (*n <= cap)
+			return ti;
+		cap = *n;
+	}
+}
+
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 {
 	return d->trace ? d->trace->hw : NULL;
@@ -172,7 +186,7 @@ static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int p
 int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
 		    const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
-	struct target_thread_info ti[1024];
+	struct target_thread_info *ti;
 	int nt;
 
 	if (start_allowed(d, tids, n, all, process, o, err) < 0)
@@ -205,10 +219,13 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		return 0;
 	}
 	d->trace->all = 1;
-	nt = target_threads(d->proc, ti, 1024);
-	for (int i = 0; i < nt && i < 1024; i++)
-		if (start_one(d, ti[i].tid, err) < 0)
+	ti = dbg_proc_threads(d, &nt);
+	for (int i = 0; i < nt; i++)
+		if (start_one(d, ti[i].tid, err) < 0) {
+			free(ti);
 			return -1;
+		}
+	free(ti);
 	return 0;
 }
 

@@ -84,6 +84,9 @@ int dbg_ipt_collector_new(struct dbg *d, const struct dbg_trace_opts *o, struct 
 /* The collector of the live trace t. */
 const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t);
 
+/* The live process's threads, however many: a heap array of *n (free
+ * it) (core/dbg_trace.c). */
+struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n);
 /* The session's threads (core/dbg_trace.c). */
 struct trace_swc_thread *dbg_trace_find(struct dbg *d, pid_t tid);
 int dbg_trace_excluded(const struct dbg_trace *t, pid_t tid);
