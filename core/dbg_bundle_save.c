@@ -5,6 +5,7 @@
 #include "core/bundle.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/trace_info.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -19,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_SAVE_THREADS 4096
 #define TRIPLE "x86_64-unknown-linux-gnu"
 
 static int mkdirs(char *path, struct ptdb_err *err)
@@ -380,21 +380,20 @@ static void save_release(struct bundle *b, struct bundle_process *p)
 	free(b->json);
 }
 
-int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
-		    char *json, size_t jn, struct ptdb_err *err)
+/* dbg_save_bundle of the traces ths[nth]. */
+static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, const char *dir_arg,
+		       int compact, int force, char *json, size_t jn, struct ptdb_err *err)
 {
-	static struct trace_swc_thread *ths[MAX_SAVE_THREADS];
 	struct anon anon[64];
 	struct touch t = { d, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
 	char dir[PATH_MAX];
 	struct stat st;
-	int nth, r = -1;
+	int r = -1;
 
 	memset(&b, 0, sizeof(b));
 	memset(&p, 0, sizeof(p));
-	nth = dbg_trace_all(d, ths, MAX_SAVE_THREADS);
 	if (nth == 0)
 		return ptdb_err_set(err, d->pm ? "the loaded trace holds no thread traces"
 					      : "Process is not being traced");
@@ -427,5 +426,16 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 	}
 	save_release(&b, &p);
 	free(t.mod_used);
+	return r;
+}
+
+int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
+		    char *json, size_t jn, struct ptdb_err *err)
+{
+	int nth, r;
+	struct trace_swc_thread **ths = dbg_trace_list(d, &nth);
+
+	r = save_bundle(d, ths, nth, dir_arg, compact, force, json, jn, err);
+	free(ths);
 	return r;
 }
