@@ -6,6 +6,7 @@
 #include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/dbg_trace_int.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -136,7 +137,7 @@ static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struc
 		free(sw);
 	}
 	for (int k = 0; k < pm->nth; k++) {
-		pm->th[k].th = xcalloc(1, sizeof(*pm->th[k].th));
+		pm->th[k].th = &((struct dbg_traced *)xcalloc(1, sizeof(struct dbg_traced)))->s;
 		trace_swc_init_on_cpu(pm->th[k].th, pm->th[k].tid, pm->th[k].index, pm->cpu);
 	}
 	return 0;
@@ -240,7 +241,7 @@ void dbg_unload_bundle(struct dbg *d)
 	for (int i = 0; i < d->pm->nth; i++)
 		if (d->pm->th[i].th) {
 			dbg_trace_thread_release(d, d->pm->th[i].th);
-			free(d->pm->th[i].th);
+			free(dbg_traced(d->pm->th[i].th));
 		}
 	free(d->pm->th);
 	while (d->pm->cpu) {

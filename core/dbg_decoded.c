@@ -178,12 +178,6 @@ void dbg_decoded_free(struct dbg *d)
 	d->decoded = NULL;
 }
 
-void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
-{
-	dbg_decoded_forget(d, th);
-	trace_swc_release(th);
-}
-
 /* The id of the k-th CPU of the list c. */
 static int cpu_id(const struct trace_swc_cpu *c, int k)
 {

@@ -193,8 +193,8 @@ void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th);
 struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th);
 double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th);
 void dbg_decoded_free(struct dbg *d);
-/* Every traced thread's container is released through this: its decoded
- * trace, then its buffer and writer. */
+/* Every traced thread is released through this (core/dbg_trace.c): its
+ * decoded trace, its buffer and writer, the collector's part. */
 void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th);
 
 #endif

@@ -25,7 +25,7 @@ struct dbg_swc *dbg_swc(struct dbg *d)
 
 uint64_t dbg_swc_parked_at(struct dbg *d, const struct trace_swc_thread *th, pid_t tid)
 {
-	uint64_t parked = th ? th->parked_at : 0;
+	uint64_t parked = th ? dbg_traced(th)->sw.parked_at : 0;
 	struct user_regs_struct r;
 
 	/* stopped inside a system call (a thread blocked in join when tracing
@@ -73,7 +73,7 @@ static int swc_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), o->size, o->psb_period,
 			   o->tsc, err) < 0)
 		return -1;
-	th->parked_at = parked;
+	dbg_traced(th)->sw.parked_at = parked;
 	return 0;
 }
 
@@ -216,7 +216,7 @@ static struct trace_swc_thread *pick(struct dbg *d)
 		if (s->rr >= (unsigned)t->nth)
 			s->rr = 0;
 		th = t->nth ? t->th[s->rr] : NULL;
-		if (th && th->tracing && !th->parked_at && target_thread_stopped(d->proc, th->tid) &&
+		if (th && th->tracing && !dbg_traced(th)->sw.parked_at && target_thread_stopped(d->proc, th->tid) &&
 		    s->quantum) {
 			s->quantum--;
 			return th;
@@ -247,13 +247,13 @@ static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err
 {
 	struct user_regs_struct r;
 
-	if (target_bp_insert(d->proc, th->parked_at, err) < 0)
+	if (target_bp_insert(d->proc, dbg_traced(th)->sw.parked_at, err) < 0)
 		return -1;
 	/* inside the call (pc = its return address) or at a SYSCALL without
 	 * a breakpoint: nothing to step over, and a step would block */
 	if (target_get_regs(d->proc, th->tid, &r, err) < 0)
 		return -1;
-	if (r.rip == th->parked_at || !target_bp_planted(d->proc, r.rip))
+	if (r.rip == dbg_traced(th)->sw.parked_at || !target_bp_planted(d->proc, r.rip))
 		return target_thread_cont_raw(d->proc, th->tid, err);
 	return target_thread_cont(d->proc, th->tid, err);
 }
@@ -261,8 +261,8 @@ static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err
 static void unplant_parks(struct dbg *d)
 {
 	for (int i = 0; i < d->trace->nth; i++)
-		if (d->trace->th[i]->parked_at && target_bp_planted(d->proc, d->trace->th[i]->parked_at))
-			target_bp_remove(d->proc, d->trace->th[i]->parked_at, NULL);
+		if (dbg_traced(d->trace->th[i])->sw.parked_at && target_bp_planted(d->proc, dbg_traced(d->trace->th[i])->sw.parked_at))
+			target_bp_remove(d->proc, dbg_traced(d->trace->th[i])->sw.parked_at, NULL);
 }
 
 /* An event of a thread that ran on its own.  Returns EV_GO_ON, or a
@@ -278,17 +278,17 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 	switch (ts->kind) {
 	case TARGET_STOP_BREAKPOINT:
 		if (dbg_bp_hit(d, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
-			if (th && th->parked_at == ts->addr) {
-				target_bp_remove(d->proc, th->parked_at, NULL);
-				th->parked_at = 0;
+			if (th && dbg_traced(th)->sw.parked_at == ts->addr) {
+				target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
+				dbg_traced(th)->sw.parked_at = 0;
 			}
 			stop->reason = DBG_R_BREAKPOINT;
 			return RW_USER;
 		}
-		if (th && th->parked_at == ts->addr) {
+		if (th && dbg_traced(th)->sw.parked_at == ts->addr) {
 			/* back from its system call: it steps again from here */
-			target_bp_remove(d->proc, th->parked_at, NULL);
-			th->parked_at = 0;
+			target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
+			dbg_traced(th)->sw.parked_at = 0;
 			return EV_GO_ON;
 		}
 		if (ts->tid == tid && target_get_regs(d->proc, tid, &r, NULL) == 0)
@@ -299,12 +299,12 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 			dbg_refresh_modules(d);
 		break;
 	case TARGET_STOP_SIGNAL: {
-		if (th && th->parked_at) {
+		if (th && dbg_traced(th)->sw.parked_at) {
 			/* the system call ended (or will restart) with a signal:
 			 * back in user space at pc and stopped there before the
 			 * handler (§8); the collector steps the delivery */
-			target_bp_remove(d->proc, th->parked_at, NULL);
-			th->parked_at = 0;
+			target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
+			dbg_traced(th)->sw.parked_at = 0;
 			if (target_get_regs(d->proc, ts->tid, &r, NULL) == 0) {
 				trace_swc_resume(th, r.rip);
 				trace_swc_pause(th, r.rip);
@@ -343,7 +343,7 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 		return EV_GO_ON;
 	}
 	/* it goes on running (untraced), or, traced, is stepped */
-	if (target_thread_stopped(d->proc, ts->tid) && (!th || !th->tracing || th->parked_at))
+	if (target_thread_stopped(d->proc, ts->tid) && (!th || !th->tracing || dbg_traced(th)->sw.parked_at))
 		target_thread_cont(d->proc, ts->tid, NULL);
 	return EV_GO_ON;
 }
@@ -404,7 +404,7 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 		return -1;
 	th = dbg_trace_find(d, t);	/* the table may have moved */
 	if (th)
-		th->traps++;
+		dbg_traced(th)->sw.traps++;
 	if (ts.tid != t || !th)
 		return dbg_swc_event(d, &ts, rq, stop);
 	stop->tid = t;
@@ -459,7 +459,7 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !rq->step_tid &&
 	    !trace_syscall_returns_at_once(r.rax, r.rsi)) {
 		trace_swc_syscall(th, &in);
-		th->parked_at = r.rip + in.len;
+		dbg_traced(th)->sw.parked_at = r.rip + in.len;
 		/* its turn ends here, back by the next pick or not */
 		dbg_swc(d)->rr++;
 		dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
@@ -487,7 +487,7 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 	if (!rq->step_tid)
 		run_untraced(d);
 	for (int i = 0; i < d->trace->nth; i++)
-		if (d->trace->th[i]->parked_at && target_thread_index(d->proc, d->trace->th[i]->tid) &&
+		if (dbg_traced(d->trace->th[i])->sw.parked_at && target_thread_index(d->proc, d->trace->th[i]->tid) &&
 		    (!rq->step_tid || d->trace->th[i]->tid == rq->step_tid) &&
 		    park(d, d->trace->th[i], err) < 0)
 			return -1;
@@ -510,7 +510,7 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 			return RW_USER;
 		}
 		th = rq->step_tid ? dbg_trace_find(d, rq->step_tid) : pick(d);
-		if (th && (th->parked_at || !target_thread_stopped(d->proc, th->tid)))
+		if (th && (dbg_traced(th)->sw.parked_at || !target_thread_stopped(d->proc, th->tid)))
 			th = NULL;
 		rr = th ? turn(d, th, rq, stop, err) : wait_any(d, rq, stop, err);
 		if (rr != EV_GO_ON)

@@ -46,7 +46,7 @@ void dbg_trace_exited(struct dbg *d)
 	d->trace->all = 0;
 	for (int i = 0; i < d->trace->nth; i++) {
 		d->trace->th[i]->tracing = 0;
-		d->trace->th[i]->parked_at = 0;
+		dbg_traced(d->trace->th[i])->sw.parked_at = 0;
 	}
 }
 
@@ -64,6 +64,16 @@ struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n)
 	}
 }
 
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
+{
+	struct dbg_traced *t = dbg_traced(th);
+
+	dbg_decoded_forget(d, th);
+	trace_swc_release(th);
+	memset(&t->sw, 0, sizeof(t->sw));
+	t->loss_notice = 0;
+}
+
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 {
 	return d->trace ? d->trace->hw : NULL;
@@ -72,7 +82,9 @@ struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 static struct trace_swc_thread *add(struct dbg_trace *t)
 {
 	t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
-	return t->th[t->nth++] = xcalloc(1, sizeof(**t->th));
+	struct dbg_traced *n = xcalloc(1, sizeof(*n));
+
+	return t->th[t->nth++] = &n->s;
 }
 
 static void forget(struct dbg_trace *t, struct trace_swc_thread *th)
@@ -130,7 +142,7 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		else
 			th = add(t);
 		trace_swc_init_on_cpu(th, tid, target_thread_index(d->proc, tid), t->cpu);
-		th->parked_at = parked;
+		dbg_traced(th)->sw.parked_at = parked;
 		return 0;
 	}
 	if (!th) {
@@ -295,7 +307,7 @@ void dbg_trace_end(struct dbg *d)
 	dbg_trace_collector(d->trace)->end(d);
 	for (int i = 0; i < d->trace->nth; i++) {
 		dbg_trace_thread_release(d, d->trace->th[i]);
-		free(d->trace->th[i]);
+		free(dbg_traced(d->trace->th[i]));
 	}
 	free(d->trace->th);
 	free(d->trace->excluded);
@@ -321,7 +333,7 @@ void dbg_trace_drop_kept(struct dbg *d)
 			continue;
 		}
 		dbg_trace_thread_release(d, t->th[i]);
-		free(t->th[i]);
+		free(dbg_traced(t->th[i]));
 	}
 	t->nth = k;
 	if (t->cpu && t->cpu_stopped)

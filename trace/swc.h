@@ -27,10 +27,6 @@ struct trace_swc_thread {
 	int tracing;		/* started and not stopped by the user */
 	uint64_t insns;		/* instructions recorded */
 	uint64_t transfers;	/* state-dependent transfers among them */
-	uint64_t traps;		/* ptrace stops taken to record them */
-	uint64_t emulated;	/* transfers computed, not run natively */
-	uint64_t parked_at;	/* in a system call; runs on its own until it
-				 * returns here (collector's breakpoint), 0 if not */
 	/* per-CPU tracing: the CPU stream its packets go to (NULL: its own
 	 * ring); its ring then holds its part of the CPU trace after a split */
 	struct trace_swc_cpu *cpu;
@@ -42,8 +38,6 @@ struct trace_swc_thread {
 	size_t *cpu_marks;
 	int *cpu_ids;
 	unsigned ncpu_marks;
-	/* traced with the default buffer size: say once when it wraps */
-	int loss_notice;
 };
 
 /* One emulated CPU of per-CPU tracing: all traced threads run on it one at
