@@ -242,27 +242,27 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 		if (p) {
 			trace_ring_adopt(&th->ring, p->bytes, p->len);
 			p->bytes = NULL;
-			th->executions = p->executions;
-			th->psbs = p->psbs;
-			th->inexact = p->inexact;
-			th->cpu_changes = p->cpu_changes;
-			free(th->cpu_marks);
-			free(th->cpu_ids);
-			th->cpu_marks = p->cpu_marks;
-			th->cpu_ids = p->cpu_ids;
-			th->ncpu_marks = p->ncpu_marks;
+			th->part.executions = p->executions;
+			th->part.psbs = p->psbs;
+			th->part.inexact = p->inexact;
+			th->part.cpu_changes = p->cpu_changes;
+			free(th->part.cpu_marks);
+			free(th->part.cpu_ids);
+			th->part.cpu_marks = p->cpu_marks;
+			th->part.cpu_ids = p->cpu_ids;
+			th->part.ncpu_marks = p->ncpu_marks;
 			p->cpu_marks = NULL;
 			p->cpu_ids = NULL;
-			for (unsigned m = 0; m < th->ncpu_marks; m++)
-				th->cpu_ids[m] = cpu_id(c, th->cpu_ids[m]);
+			for (unsigned m = 0; m < th->part.ncpu_marks; m++)
+				th->part.cpu_ids[m] = cpu_id(c, th->part.cpu_ids[m]);
 		} else {
 			trace_ring_adopt(&th->ring, xcalloc(1, TRACE_RING_SLACK), 0);
-			th->executions = th->psbs = th->inexact = th->cpu_changes = 0;
-			free(th->cpu_marks);
-			free(th->cpu_ids);
-			th->cpu_marks = NULL;
-			th->cpu_ids = NULL;
-			th->ncpu_marks = 0;
+			th->part.executions = th->part.psbs = th->part.inexact = th->part.cpu_changes = 0;
+			free(th->part.cpu_marks);
+			free(th->part.cpu_ids);
+			th->part.cpu_marks = NULL;
+			th->part.cpu_ids = NULL;
+			th->part.ncpu_marks = 0;
 		}
 	}
 	free(ths);
@@ -308,9 +308,9 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		return -1;
 	}
 	if (th->cpu) {	/* (its ring is its split part, whole) */
-		img.cpu_marks = th->cpu_marks;
-		img.cpu_ids = th->cpu_ids;
-		img.ncpu_marks = th->ncpu_marks;
+		img.cpu_marks = th->part.cpu_marks;
+		img.cpu_ids = th->part.cpu_ids;
+		img.ncpu_marks = th->part.ncpu_marks;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = trace_decode_hooked(buf, len, &img, hook, &dec, err);

@@ -29,10 +29,10 @@ void dbg_trace_figures(struct dbg *d, const struct trace_swc_thread *th,
 	f->traps = dbg_traced(th)->sw.traps;
 	f->emulated = dbg_traced(th)->sw.emulated;
 	f->per_cpu = th->cpu != NULL;
-	f->executions = th->executions;
-	f->psbs = th->psbs;
-	f->inexact = th->inexact;
-	f->cpu_changes = th->cpu_changes;
+	f->executions = th->part.executions;
+	f->psbs = th->part.psbs;
+	f->inexact = th->part.inexact;
+	f->cpu_changes = th->part.cpu_changes;
 }
 
 int dbg_trace_cpu_figures(const struct trace_swc_thread *th, int i, struct dbg_trace_cpu_figures *c)

@@ -126,8 +126,8 @@ void trace_swc_release(struct trace_swc_thread *t)
 {
 	trace_ptw_release(&t->w);
 	trace_ring_release(&t->ring);
-	free(t->cpu_marks);
-	free(t->cpu_ids);
+	free(t->part.cpu_marks);
+	free(t->part.cpu_ids);
 	memset(t, 0, sizeof(*t));
 }
 
