@@ -137,7 +137,7 @@ static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struc
 		free(sw);
 	}
 	for (int k = 0; k < pm->nth; k++) {
-		pm->th[k].th = &((struct dbg_traced *)xcalloc(1, sizeof(struct dbg_traced)))->s;
+		pm->th[k].th = dbg_traced_new();
 		trace_swc_init_on_cpu(pm->th[k].th, pm->th[k].tid, pm->th[k].index, pm->cpu);
 	}
 	return 0;
@@ -344,7 +344,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 			dbg_unload_bundle(&tmp);
 			goto fail;
 		}
-		t->th = xcalloc(1, sizeof(*t->th));
+		t->th = dbg_traced_new();
 		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
 	}
 	if (b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) {

@@ -64,6 +64,13 @@ struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n)
 	}
 }
 
+struct trace_swc_thread *dbg_traced_new(void)
+{
+	struct dbg_traced *n = xcalloc(1, sizeof(*n));
+
+	return &n->s;
+}
+
 void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
 {
 	struct dbg_traced *t = dbg_traced(th);
@@ -82,9 +89,7 @@ struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 static struct trace_swc_thread *add(struct dbg_trace *t)
 {
 	t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
-	struct dbg_traced *n = xcalloc(1, sizeof(*n));
-
-	return t->th[t->nth++] = &n->s;
+	return t->th[t->nth++] = dbg_traced_new();
 }
 
 static void forget(struct dbg_trace *t, struct trace_swc_thread *th)

@@ -39,7 +39,11 @@ struct dbg_traced {
 					 * say once when it wraps */
 };
 
-/* The session's part of th (which the session or a bundle allocated). */
+/* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after
+ * dbg_trace_thread_release): every struct trace_swc_thread core holds is
+ * allocated so (core/dbg_trace.c). */
+struct trace_swc_thread *dbg_traced_new(void);
+/* The session's part of th. */
 static inline struct dbg_traced *dbg_traced(const struct trace_swc_thread *th)
 {
 	return (struct dbg_traced *)((char *)th - offsetof(struct dbg_traced, s));

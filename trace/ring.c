@@ -51,7 +51,6 @@ int trace_ring_write(struct trace_ring *r, const void *p, size_t n)
 {
 	if (n > 64 || n > r->size)
 		return -1;
-	r->gen++;
 	if (n > r->size - r->pos) {
 		size_t pad = r->size - r->pos;
 

@@ -20,12 +20,14 @@ struct trace_ring {
 	size_t pos;         /* next write offset, 0 <= pos < size */
 	int wrapped;        /* pos has gone past the end at least once */
 	uint64_t total;     /* bytes ever written, padding included */
-	uint64_t gen;       /* generation: bumped by every change of the
-			     * contents (trace_ring_write, trace_ring_take_aux,
-			     * trace_ring_adopt, trace_ring_release), so a
-			     * reader's copy is current while gen is the same
-			     * (the decode cache's key); any other writer
-			     * bumps it too */
+	uint64_t gen;       /* generation: bumped whenever the contents are
+			     * replaced (trace_ring_take_aux: a hardware
+			     * refill; trace_ring_adopt: a loaded trace or a
+			     * per-CPU split part; trace_ring_release).  Packets
+			     * appended by trace_ring_write do not bump it:
+			     * they are written while the process runs, and a
+			     * reader keys them by the stop (core's decode
+			     * cache: (gen, stop id)) */
 };
 
 /* bytes rounded up to a power-of-two number of pages (at least one page);
