@@ -97,11 +97,12 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 }
 
 /* The decode cache: one entry per thread decoded, keyed by (the
- * generation of its buffer, the stop id).  Any write to the buffer, a
- * refill from the hardware or a per-CPU split bumps the generation, a
- * resume the stop id; either makes the entry stale (the one place a
- * decoded trace is judged current: decoded_current).  Readers keyed by a
- * decoded trace notice a new one through trace_decoded_serial. */
+ * generation of its buffer, the stop id).  A hardware refill, a per-CPU
+ * split or a loaded trace replaces the buffer's contents and bumps the
+ * generation; the software writer appends while the process runs, which
+ * ends in a new stop id.  Either makes the entry stale, judged in one
+ * place (decoded_current); dbg_decoded_forget drops it.  Readers keyed by
+ * a decoded trace notice a new one through trace_decoded_serial. */
 struct dbg_decoded_entry {
 	const struct trace_swc_thread *th;
 	struct trace_decoded *dec;
