@@ -216,8 +216,8 @@ static struct trace_swc_thread *pick(struct dbg *d)
 		if (s->rr >= (unsigned)t->nth)
 			s->rr = 0;
 		th = t->nth ? t->th[s->rr] : NULL;
-		if (th && th->tracing && !dbg_traced(th)->sw.parked_at && target_thread_stopped(d->proc, th->tid) &&
-		    s->quantum) {
+		if (th && th->tracing && !dbg_traced(th)->sw.parked_at &&
+		    target_thread_stopped(d->proc, th->tid) && s->quantum) {
 			s->quantum--;
 			return th;
 		}
@@ -260,9 +260,12 @@ static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err
 
 static void unplant_parks(struct dbg *d)
 {
-	for (int i = 0; i < d->trace->nth; i++)
-		if (dbg_traced(d->trace->th[i])->sw.parked_at && target_bp_planted(d->proc, dbg_traced(d->trace->th[i])->sw.parked_at))
-			target_bp_remove(d->proc, dbg_traced(d->trace->th[i])->sw.parked_at, NULL);
+	for (int i = 0; i < d->trace->nth; i++) {
+		uint64_t at = dbg_traced(d->trace->th[i])->sw.parked_at;
+
+		if (at && target_bp_planted(d->proc, at))
+			target_bp_remove(d->proc, at, NULL);
+	}
 }
 
 /* An event of a thread that ran on its own.  Returns EV_GO_ON, or a
@@ -487,7 +490,8 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 	if (!rq->step_tid)
 		run_untraced(d);
 	for (int i = 0; i < d->trace->nth; i++)
-		if (dbg_traced(d->trace->th[i])->sw.parked_at && target_thread_index(d->proc, d->trace->th[i]->tid) &&
+		if (dbg_traced(d->trace->th[i])->sw.parked_at &&
+		    target_thread_index(d->proc, d->trace->th[i]->tid) &&
 		    (!rq->step_tid || d->trace->th[i]->tid == rq->step_tid) &&
 		    park(d, d->trace->th[i], err) < 0)
 			return -1;
