@@ -56,7 +56,7 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 			struct dbg_trace_figures f;
 
 			if (th) {
-				dbg_trace_figures(th, &f);
+				dbg_trace_figures(d, th, &f);
 				fprintf(ctx->out, "  thread #%d: tid = %d, trace %s (%zu bytes)\n", i + 1,
 					(int)p->threads[i].tid, p->threads[i].trace, f.pos);
 			} else

@@ -330,7 +330,7 @@ static enum cmd_status close_output(struct cmd_ctx *ctx, const char *path, FILE 
 static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	pid_t tids[CMD_TRACE_MAX_THREADS];
+	pid_t *tids = NULL;
 	const char *path = cmd_opt(ctx->node, a, "file");
 	int pretty = cmd_opt_given(ctx->node, a, "pretty-json");
 	int json = pretty || cmd_opt_given(ctx->node, a, "json");
@@ -339,8 +339,12 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 	FILE *out;
 	int n;
 
-	if (cmd_trace_threads(ctx, a, tids, &n) < 0 || !(out = open_output(ctx, path)))
+	if (cmd_trace_thread_list(ctx, a, &tids, &n) < 0)
 		return CMD_ERROR;
+	if (!(out = open_output(ctx, path))) {
+		free(tids);
+		return CMD_ERROR;
+	}
 	w.f = out;
 	w.pretty = pretty;
 	if (json)
@@ -372,6 +376,7 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 	if (json && st == CMD_OK)
 		jw_close(&w, ']');
 	jw_release(&w);
+	free(tids);
 	return close_output(ctx, path, out, st);
 }
 
@@ -539,7 +544,7 @@ static void ctf_write(struct dbg *d, FILE *out, struct ctf_thread *t, int nt, si
 static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	pid_t tids[CMD_TRACE_MAX_THREADS];
+	pid_t *tids = NULL;
 	const char *path = cmd_opt(ctx->node, a, "file");
 	const char *which = cmd_opt(ctx->node, a, "tid");
 	struct cmd_args ta = { 0 };
@@ -554,7 +559,7 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 		ta.argc = 1;
 		ta.argv = argv;
 	}
-	if (cmd_trace_threads(ctx, &ta, tids, &n) < 0)
+	if (cmd_trace_thread_list(ctx, &ta, &tids, &n) < 0)
 		return CMD_ERROR;
 	t = xcalloc((size_t)n, sizeof(*t));
 	for (int i = 0; i < n; i++) {
@@ -595,6 +600,7 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 		free(t[i].last);
 	}
 	free(t);
+	free(tids);
 	return st;
 }
 

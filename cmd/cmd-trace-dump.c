@@ -431,17 +431,23 @@ static int parse_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dump
 enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	pid_t tids[CMD_TRACE_MAX_THREADS];
+	pid_t *tids = NULL;
 	const char *path = cmd_opt(ctx->node, a, "file");
 	enum cmd_status st = CMD_OK;
 	struct dump_opts o;
 	FILE *out = ctx->out;
 	int n;
 
-	if (cmd_trace_threads(ctx, a, tids, &n) < 0 || parse_opts(ctx, a, &o) < 0)
+	if (cmd_trace_thread_list(ctx, a, &tids, &n) < 0)
 		return CMD_ERROR;
-	if (path && !(out = fopen(path, "w")))
+	if (parse_opts(ctx, a, &o) < 0) {
+		free(tids);
+		return CMD_ERROR;
+	}
+	if (path && !(out = fopen(path, "w"))) {
+		free(tids);
 		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
+	}
 	cmd_busy_begin(d);
 	for (int i = 0; i < n; i++) {
 		if (dump_one(ctx, &o, tids[i], out) != CMD_OK)
@@ -450,6 +456,7 @@ enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cm
 			break;		/* Ctrl-C stops the whole command */
 	}
 	cmd_busy_end(d);
+	free(tids);
 	if (path && fclose(out) != 0)
 		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
 	return st;

@@ -263,19 +263,6 @@ int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *
 	return 0;
 }
 
-int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n)
-{
-	pid_t *all;
-
-	if (cmd_trace_thread_list(ctx, a, &all, n) < 0)
-		return -1;
-	if (*n > CMD_TRACE_MAX_THREADS)
-		*n = CMD_TRACE_MAX_THREADS;
-	memcpy(tids, all, (size_t)*n * sizeof(*tids));
-	free(all);
-	return 0;
-}
-
 /* dump info -j: LLDB's layout (traceTechnology, threadStats) plus ptdb's
  * figures. */
 static void info_json(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thread *th,
@@ -289,7 +276,7 @@ static void info_json(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thr
 	struct json_object *c = json_object_new_object();
 	char b1[64];
 
-	dbg_trace_figures(th, &f);
+	dbg_trace_figures(d, th, &f);
 	dbg_decoded_figures(dec, &df);
 	snprintf(b1, sizeof(b1), "%zu", df.mem);
 	json_object_object_add(o, "traceTechnology", json_object_new_string(dbg_trace_technology(d)));
@@ -302,7 +289,7 @@ static void info_json(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thr
 	json_object_object_add(m, "avgPerInstructionInBytes", df.insns ? json_object_new_double((double)df.mem / (double)df.insns) : NULL);
 	json_object_object_add(m, "rawTraceSize", json_object_new_uint64(f.raw_size));
 	json_object_object_add(m, "traceBufferSize", json_object_new_uint64(f.buffer_size));
-	cmd_trace_loss_json(th, m);
+	cmd_trace_loss_json(d, th, m);
 	json_object_object_add(st, "memoryUsage", m);
 	json_object_object_add(t, "Decoding instructions", json_object_new_double(f.dec_seconds));
 	json_object_object_add(st, "timingInSeconds", t);
@@ -380,7 +367,7 @@ static void info_text(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thr
 	FILE *out = ctx->out;
 	char b1[64], b2[64];
 
-	dbg_trace_figures(th, &f);
+	dbg_trace_figures(d, th, &f);
 	dbg_decoded_figures(dec, &df);
 	fprintf(out, "thread #%d: tid = %d%s\n", cmd_trace_thread_index(d, tid), (int)tid,
 		dbg_thread_exited(d, tid) ? " (exited)" : "");

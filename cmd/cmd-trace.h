@@ -10,14 +10,9 @@
 #include "cmd/cmd.h"
 #include "core/dbg.h"
 
-#define CMD_TRACE_MAX_THREADS 1024
-
 /* The threads a dump or export is about (indices, 'all', or the selected
- * one) of a traced process: tids[] (room for CMD_TRACE_MAX_THREADS; the
- * first ones when there are more: callers move to cmd_trace_thread_list).
- * -1 after printing the error. */
-int cmd_trace_threads(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *tids, int *n);
-/* The same into a heap array of *n (free it): no limit on the threads. */
+ * one) of a traced process, in a heap array of *n (free it), however many
+ * there are.  -1 after printing the error. */
 int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n);
 /* The thread's index ("thread #N"). */
 int cmd_trace_thread_index(struct dbg *d, pid_t tid);

@@ -3,6 +3,7 @@
 #include "cmd/report.h"
 #include "core/session.h"
 #include "core/source.h"
+#include "core/trace_info.h"
 #include "core/value.h"
 #include "disasm/disasm.h"
 
@@ -161,15 +162,16 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 
 void report_thread_line(FILE *out, struct dbg *d, pid_t tid)
 {
-	struct target_thread_info ti[256];
 	char why[160];
-	int n = dbg_threads(d, ti, 256);
-	const char *name = "";
+	int n;
+	struct target_thread_info *ti = dbg_thread_list(d, 0, &n);
+	char name[sizeof(ti->name)] = "";
 	unsigned idx = dbg_thread_index(d, tid);
 
-	for (int i = 0; i < n && i < 256; i++)
+	for (int i = 0; i < n; i++)
 		if (ti[i].tid == tid)
-			name = ti[i].name;
+			snprintf(name, sizeof(name), "%s", ti[i].name);
+	free(ti);
 	report_reason(d, tid, why, sizeof(why));
 	if (dbg_trace_loaded(d))	/* a loaded trace: no names, no stops */
 		fprintf(out, "%s thread #%u: tid = %d", tid == d->sel_tid ? "*" : " ", idx, (int)tid);

@@ -58,13 +58,13 @@ void cmd_trace_loss_info(FILE *out, const struct trace_swc_thread *th)
 		size_format(w - sz, b3, sizeof(b3)));
 }
 
-void cmd_trace_loss_json(const struct trace_swc_thread *th, struct json_object *m)
+void cmd_trace_loss_json(struct dbg *d, const struct trace_swc_thread *th, struct json_object *m)
 {
 	struct dbg_trace_figures f;
 	unsigned long long w, sz;
 	int wrapped;
 
-	dbg_trace_figures(th, &f);
+	dbg_trace_figures(d, th, &f);
 	w = f.written;
 	wrapped = cmd_trace_wrapped(th, &w, &sz);
 

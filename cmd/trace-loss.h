@@ -18,7 +18,7 @@ int cmd_trace_wrapped(const struct trace_swc_thread *th, unsigned long long *wri
 void cmd_trace_loss_line(FILE *out, const struct trace_swc_thread *th);
 /* dump info's lines (text) or keys (json, into threadStats). */
 void cmd_trace_loss_info(FILE *out, const struct trace_swc_thread *th);
-void cmd_trace_loss_json(const struct trace_swc_thread *th, struct json_object *stats);
+void cmd_trace_loss_json(struct dbg *d, const struct trace_swc_thread *th, struct json_object *stats);
 /* At a stop: once per thread started without -s whose buffer has wrapped
  * since, says so and how to keep more. */
 void cmd_trace_loss_notice(FILE *out, struct dbg *d);

@@ -198,6 +198,7 @@ struct dbg {
 					 * interrupt_requested for it to poll */
 	struct disasm *dis;		/* for stepping over calls */
 	struct dbg_icache *icache;	/* instructions read and disassembled (core/dbg_cursor.c) */
+	struct dbg_decoded_cache *decoded;	/* threads' decoded traces (core/dbg_decoded.c) */
 	struct dbg_trace *trace;	/* the trace session (core/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */

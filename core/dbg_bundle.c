@@ -6,6 +6,7 @@
 #include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/dbg_trace_int.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -136,7 +137,7 @@ static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struc
 		free(sw);
 	}
 	for (int k = 0; k < pm->nth; k++) {
-		pm->th[k].th = xcalloc(1, sizeof(*pm->th[k].th));
+		pm->th[k].th = dbg_traced_new();
 		trace_swc_init_on_cpu(pm->th[k].th, pm->th[k].tid, pm->th[k].index, pm->cpu);
 	}
 	return 0;
@@ -239,8 +240,8 @@ void dbg_unload_bundle(struct dbg *d)
 		return;
 	for (int i = 0; i < d->pm->nth; i++)
 		if (d->pm->th[i].th) {
-			trace_swc_release(d->pm->th[i].th);
-			free(d->pm->th[i].th);
+			dbg_trace_thread_release(d, d->pm->th[i].th);
+			free(dbg_traced(d->pm->th[i].th));
 		}
 	free(d->pm->th);
 	while (d->pm->cpu) {
@@ -343,7 +344,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 			dbg_unload_bundle(&tmp);
 			goto fail;
 		}
-		t->th = xcalloc(1, sizeof(*t->th));
+		t->th = dbg_traced_new();
 		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
 	}
 	if (b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) {

@@ -5,6 +5,7 @@
 #include "core/bundle.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/trace_info.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -19,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_SAVE_THREADS 4096
 #define TRIPLE "x86_64-unknown-linux-gnu"
 
 static int mkdirs(char *path, struct ptdb_err *err)
@@ -224,16 +224,11 @@ static int as_kernel(struct bundle *b, struct bundle_process *p, struct ptdb_err
 /* The CPU that wrote the traces into b. */
 static void save_cpu_info(struct dbg *d, struct bundle *b)
 {
-	if (d->pm) {
-		snprintf(b->vendor, sizeof(b->vendor), "%s", d->pm->vendor);
-		b->family = d->pm->family;
-		b->model = d->pm->model;
-		b->stepping = d->pm->stepping;
-	} else if (dbg_trace_ipt(d)) {
-		/* the CPU that wrote it: its errata apply when decoding */
-		int f, m, st;
+	int f, m, st;
 
-		dbg_ipt_cpu_info(dbg_trace_ipt(d), b->vendor, sizeof(b->vendor), &f, &m, &st);
+	/* the CPU that wrote them (a loaded bundle's, intel-pt's): its errata
+	 * apply when decoding */
+	if (dbg_trace_cpu_info(d, b->vendor, sizeof(b->vendor), &f, &m, &st) == 0) {
 		b->family = (unsigned)f;
 		b->model = (unsigned)m;
 		b->stepping = (unsigned)st;
@@ -385,21 +380,20 @@ static void save_release(struct bundle *b, struct bundle_process *p)
 	free(b->json);
 }
 
-int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
-		    char *json, size_t jn, struct ptdb_err *err)
+/* dbg_save_bundle of the traces ths[nth]. */
+static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, const char *dir_arg,
+		       int compact, int force, char *json, size_t jn, struct ptdb_err *err)
 {
-	static struct trace_swc_thread *ths[MAX_SAVE_THREADS];
 	struct anon anon[64];
 	struct touch t = { d, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
 	char dir[PATH_MAX];
 	struct stat st;
-	int nth, r = -1;
+	int r = -1;
 
 	memset(&b, 0, sizeof(b));
 	memset(&p, 0, sizeof(p));
-	nth = dbg_trace_all(d, ths, MAX_SAVE_THREADS);
 	if (nth == 0)
 		return ptdb_err_set(err, d->pm ? "the loaded trace holds no thread traces"
 					      : "Process is not being traced");
@@ -432,5 +426,16 @@ int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
 	}
 	save_release(&b, &p);
 	free(t.mod_used);
+	return r;
+}
+
+int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
+		    char *json, size_t jn, struct ptdb_err *err)
+{
+	int nth, r;
+	struct trace_swc_thread **ths = dbg_trace_list(d, &nth);
+
+	r = save_bundle(d, ths, nth, dir_arg, compact, force, json, jn, err);
+	free(ths);
 	return r;
 }

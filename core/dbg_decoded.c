@@ -5,6 +5,7 @@
 #include "core/cursor.h"
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "core/trace_info.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -55,25 +56,21 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 {
 	if (trace_image_init(img, err) < 0)
 		return -1;
-	if (d->pm) {
-		img->cpu.intel = !strcmp(d->pm->vendor, "GenuineIntel");
-		img->cpu.family = (uint16_t)d->pm->family;
-		img->cpu.model = (uint8_t)d->pm->model;
-		img->cpu.stepping = (uint8_t)d->pm->stepping;
-	} else if (dbg_alive(d)) {
-		if (dbg_trace_ipt(d)) {
-			/* the CPU that wrote the trace: libipt's errata */
-			char v[32];
-			int f, m, st;
+	{
+		/* the CPU that wrote the trace (its source's, or its collector's:
+		 * intel-pt): libipt's errata */
+		char v[32];
+		int f, m, st;
 
-			dbg_ipt_cpu_info(dbg_trace_ipt(d), v, sizeof(v), &f, &m, &st);
+		if (dbg_trace_cpu_info(d, v, sizeof(v), &f, &m, &st) == 0) {
 			img->cpu.intel = !strcmp(v, "GenuineIntel");
 			img->cpu.family = (uint16_t)f;
 			img->cpu.model = (uint8_t)m;
 			img->cpu.stepping = (uint8_t)st;
 		}
-		trace_image_set_reader(img, live_code, d);
 	}
+	if (!d->pm && dbg_alive(d))
+		trace_image_set_reader(img, live_code, d);
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 		char fdpath[64];
@@ -99,13 +96,87 @@ uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
 	return dbg_cursor_next_ip(ctx, ip);	/* through the instruction cache */
 }
 
-/* The one place a thread's decoded trace is dropped: its trace changed
- * (per-CPU split) or the process stopped again since it was decoded
- * (readers keyed by it notice through trace_decoded_serial). */
-static void forget_decoded(struct trace_swc_thread *th)
+/* The decode cache: one entry per thread decoded, keyed by (the
+ * generation of its buffer, the stop id).  A hardware refill, a per-CPU
+ * split or a loaded trace replaces the buffer's contents and bumps the
+ * generation; the software writer appends while the process runs, which
+ * ends in a new stop id.  Either makes the entry stale, judged in one
+ * place (decoded_current); dbg_decoded_forget drops it.  Readers keyed by
+ * a decoded trace notice a new one through trace_decoded_serial. */
+struct dbg_decoded_entry {
+	const struct trace_swc_thread *th;
+	struct trace_decoded *dec;
+	uint64_t gen;		/* th->ring.gen when decoded */
+	uint64_t stop_id;	/* dbg_trace_stop_id then */
+	double seconds;		/* how long the decoding took */
+};
+
+struct dbg_decoded_cache {
+	struct dbg_decoded_entry *e;
+	int n, cap;
+};
+
+static struct dbg_decoded_entry *entry(struct dbg *d, const struct trace_swc_thread *th, int add)
 {
-	trace_decoded_free(th->dec);
-	th->dec = NULL;
+	struct dbg_decoded_cache *c = d->decoded;
+
+	for (int i = 0; c && i < c->n; i++)
+		if (c->e[i].th == th)
+			return &c->e[i];
+	if (!add)
+		return NULL;
+	if (!c)
+		c = d->decoded = xcalloc(1, sizeof(*c));
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->e = xrealloc(c->e, (size_t)c->cap * sizeof(*c->e));
+	}
+	memset(&c->e[c->n], 0, sizeof(c->e[0]));
+	c->e[c->n].th = th;
+	return &c->e[c->n++];
+}
+
+static int decoded_current(struct dbg *d, const struct dbg_decoded_entry *e)
+{
+	return e && e->dec && e->gen == e->th->ring.gen && e->stop_id == dbg_trace_stop_id(d);
+}
+
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+	struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	if (!e)
+		return;
+	trace_decoded_free(e->dec);
+	*e = c->e[--c->n];
+}
+
+struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th)
+{
+	const struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	return e ? e->dec : NULL;
+}
+
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th)
+{
+	const struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	return e ? e->seconds : 0;
+}
+
+void dbg_decoded_free(struct dbg *d)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		trace_decoded_free(c->e[i].dec);
+	free(c->e);
+	free(c);
+	d->decoded = NULL;
 }
 
 /* The id of the k-th CPU of the list c. */
@@ -120,7 +191,7 @@ static int cpu_id(const struct trace_swc_cpu *c, int k)
  * CPUs after it), when one of them changed since the last split. */
 static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *err)
 {
-	static struct trace_swc_thread *ths[4096];
+	struct trace_swc_thread **ths;
 	struct trace_split_thread *parts = NULL;
 	struct trace_piece *pieces = NULL;
 	const uint8_t **bufs;
@@ -159,7 +230,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 	free(pieces);
 	if (r < 0)
 		return -1;
-	n = dbg_trace_all(d, ths, 4096);
+	ths = dbg_trace_list(d, &n);
 	for (int i = 0; i < n; i++) {
 		struct trace_swc_thread *th = ths[i];
 		struct trace_split_thread *p = NULL;
@@ -169,35 +240,33 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 		for (size_t k = 0; k < nparts; k++)
 			if (parts[k].tid == th->tid)
 				p = &parts[k];
-		trace_ring_release(&th->ring);
 		if (p) {
-			th->ring.buf = p->bytes;
+			trace_ring_adopt(&th->ring, p->bytes, p->len);
 			p->bytes = NULL;
-			th->ring.size = th->ring.pos = th->ring.total = p->len;
-			th->executions = p->executions;
-			th->psbs = p->psbs;
-			th->inexact = p->inexact;
-			th->cpu_changes = p->cpu_changes;
-			free(th->cpu_marks);
-			free(th->cpu_ids);
-			th->cpu_marks = p->cpu_marks;
-			th->cpu_ids = p->cpu_ids;
-			th->ncpu_marks = p->ncpu_marks;
+			th->part.executions = p->executions;
+			th->part.psbs = p->psbs;
+			th->part.inexact = p->inexact;
+			th->part.cpu_changes = p->cpu_changes;
+			free(th->part.cpu_marks);
+			free(th->part.cpu_ids);
+			th->part.cpu_marks = p->cpu_marks;
+			th->part.cpu_ids = p->cpu_ids;
+			th->part.ncpu_marks = p->ncpu_marks;
 			p->cpu_marks = NULL;
 			p->cpu_ids = NULL;
-			for (unsigned m = 0; m < th->ncpu_marks; m++)
-				th->cpu_ids[m] = cpu_id(c, th->cpu_ids[m]);
+			for (unsigned m = 0; m < th->part.ncpu_marks; m++)
+				th->part.cpu_ids[m] = cpu_id(c, th->part.cpu_ids[m]);
 		} else {
-			th->ring.buf = xcalloc(1, TRACE_RING_SLACK);
-			th->executions = th->psbs = th->inexact = th->cpu_changes = 0;
-			free(th->cpu_marks);
-			free(th->cpu_ids);
-			th->cpu_marks = NULL;
-			th->cpu_ids = NULL;
-			th->ncpu_marks = 0;
+			trace_ring_adopt(&th->ring, xcalloc(1, TRACE_RING_SLACK), 0);
+			th->part.executions = th->part.psbs = th->part.inexact = th->part.cpu_changes = 0;
+			free(th->part.cpu_marks);
+			free(th->part.cpu_ids);
+			th->part.cpu_marks = NULL;
+			th->part.cpu_ids = NULL;
+			th->part.ncpu_marks = 0;
 		}
-		forget_decoded(th);	/* its trace changed */
 	}
+	free(ths);
 	trace_split_free(parts, nparts);
 	for (struct trace_swc_cpu *k = c; k; k = k->next) {
 		k->split_valid = 1;
@@ -217,7 +286,8 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 			    const struct trace_decode_hook *hook,
 			    struct trace_decoded **out, struct ptdb_err *err)
 {
-	uint64_t sid = dbg_trace_stop_id(d);
+	struct dbg_decoded_entry *e;
+	struct trace_decoded *dec = NULL;
 	struct trace_image img;
 	struct timespec t0, t1;
 	uint8_t *buf;
@@ -226,11 +296,12 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 
 	if (th->cpu && split_cpu(d, th->cpu, err) < 0)
 		return -1;
-	if (th->dec && th->dec_stop_id == sid) {
-		*out = th->dec;
+	e = entry(d, th, 0);
+	if (decoded_current(d, e)) {
+		*out = e->dec;
 		return 0;
 	}
-	forget_decoded(th);
+	dbg_decoded_forget(d, th);
 	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
 		return -1;
 	if (dbg_trace_build_image(d, &img, err) < 0) {
@@ -238,21 +309,22 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		return -1;
 	}
 	if (th->cpu) {	/* (its ring is its split part, whole) */
-		img.cpu_marks = th->cpu_marks;
-		img.cpu_ids = th->cpu_ids;
-		img.ncpu_marks = th->ncpu_marks;
+		img.cpu_marks = th->part.cpu_marks;
+		img.cpu_ids = th->part.cpu_ids;
+		img.ncpu_marks = th->part.ncpu_marks;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = trace_decode_hooked(buf, len, &img, hook, &th->dec, err);
+	r = trace_decode_hooked(buf, len, &img, hook, &dec, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	trace_image_release(&img);
 	free(buf);
-	if (r < 0) {
-		th->dec = NULL;
+	if (r < 0)
 		return r;
-	}
-	th->dec_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	th->dec_stop_id = sid;
-	*out = th->dec;
+	e = entry(d, th, 1);
+	e->dec = dec;
+	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	e->gen = th->ring.gen;
+	e->stop_id = dbg_trace_stop_id(d);
+	*out = dec;
 	return 0;
 }

@@ -184,11 +184,21 @@ int dbg_ipt_will_resume(struct dbg_ipt *h, struct ptdb_err *err);
 /* Pauses the CPUs and copies every buffer (the process stopped). */
 int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err);
 size_t dbg_ipt_bytes(const struct dbg_ipt *h);
-void dbg_ipt_cpu_info(const struct dbg_ipt *h, char *vendor, size_t n, int *family, int *model,
-		      int *stepping);
 /* Per-CPU tracing limited to the process's cgroup: 1, else 0. */
 int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h);
 /* The live intel-pt collector, or NULL (software, loaded, none). */
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
+
+/* The decode cache (core/dbg_decoded.c): th's decoded trace goes (th is
+ * released or restarted); what it holds; how long its last decoding
+ * took; all of it goes with the session. */
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th);
+/* What the cache holds for th (current or not), NULL if nothing. */
+struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th);
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th);
+void dbg_decoded_free(struct dbg *d);
+/* Every traced thread is released through this (core/dbg_trace.c): its
+ * decoded trace, its buffer and writer, the collector's part. */
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th);
 
 #endif

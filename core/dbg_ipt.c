@@ -91,15 +91,6 @@ void dbg_ipt_free(struct dbg_ipt *h)
 	free(h);
 }
 
-void dbg_ipt_cpu_info(const struct dbg_ipt *h, char *vendor, size_t n, int *family, int *model,
-		      int *stepping)
-{
-	snprintf(vendor, n, "%s", h->ci.vendor);
-	*family = h->ci.family;
-	*model = h->ci.model;
-	*stepping = h->ci.stepping;
-}
-
 int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h)
 {
 	return h->cgroup_fd >= 0;
@@ -173,7 +164,6 @@ static int refresh_thread(struct ipt_thr *t, struct ptdb_err *err)
 	/* buf has room for the whole aux buffer: size is the buffer's (what
 	 * dump info shows), pos the bytes it holds, oldest first */
 	trace_ring_take_aux(&t->th->ring, buf, len, t->ev.aux_size, t->ev.aux_wrapped);
-	t->th->dec_stop_id = (uint64_t)-1;
 	return 0;
 }
 
@@ -366,7 +356,7 @@ static int ipt_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 		/* tracing it again restarts its trace with the new parameters */
 		if (th->tracing)
 			dbg_ipt_thread_stop(t->hw, th, NULL);
-		trace_swc_release(th);
+		dbg_trace_thread_release(d, th);
 	}
 	return dbg_ipt_thread_start(t->hw, th, tid, target_thread_index(d->proc, tid), t->opts.size,
 				    t->opts.total_limit, &d->tsc_conv, err);
@@ -416,17 +406,18 @@ static int ipt_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 
 static void ipt_did_stop(struct dbg *d)
 {
-	struct target_thread_info ti[1024];
-	int nt = target_threads(d->proc, ti, 1024);
+	int nt;
+	struct target_thread_info *ti = dbg_proc_threads(d, &nt);
 
 	/* a failed copy leaves the previous one (dumps say what they can);
 	 * the next stop tries again */
 	dbg_ipt_did_stop(d->trace->hw, NULL);
 	/* threads created while it ran are traced from now on (per CPU they
 	 * were traced all along) */
-	for (int i = 0; d->trace->all && !d->trace->cpu && i < nt && i < 1024; i++)
+	for (int i = 0; d->trace->all && !d->trace->cpu && i < nt; i++)
 		if (!dbg_trace_find(d, ti[i].tid) && !dbg_trace_excluded(d->trace, ti[i].tid))
 			dbg_trace_adopt(d, ti[i].tid, NULL);
+	free(ti);
 }
 
 /* The perf events went with the process: the trace ends. */
@@ -460,7 +451,12 @@ static void ipt_state(struct dbg *d, struct trace_state *s)
 static int ipt_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 			int *stepping)
 {
-	dbg_ipt_cpu_info(d->trace->hw, vendor, n, family, model, stepping);
+	const struct dbg_ipt *h = d->trace->hw;
+
+	snprintf(vendor, n, "%s", h->ci.vendor);
+	*family = h->ci.family;
+	*model = h->ci.model;
+	*stepping = h->ci.stepping;
 	return 0;
 }
 

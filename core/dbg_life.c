@@ -103,6 +103,7 @@ void dbg_release(struct dbg *d)
 	free(d->debug_dirs);
 	free(d->source_map);
 	dbg_icache_free(d);
+	dbg_decoded_free(d);
 	if (d->dis)
 		disasm_free(d->dis);
 	memset(d, 0, sizeof(*d));

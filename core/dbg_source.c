@@ -4,10 +4,12 @@
  * (core/dbg_bundle.c fills d->pm).  Readers of traces ask the source
  * (dbg_source) instead of testing the mode. */
 #include "core/dbg_trace_int.h"
+#include "core/trace_info.h"
 #include "trace/swc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- live: the trace session's threads ---- */
@@ -45,14 +47,15 @@ static int live_threads(struct dbg *d, struct target_thread_info *out, int max)
 
 	if (dbg_trace_kept(d)) {
 		/* exited: its traced threads, as numbered while it ran */
-		struct trace_swc_thread *th[1024];
-		int nt = live_traces(d, th, 1024);
+		int nt;
+		struct trace_swc_thread **th = dbg_trace_list(d, &nt);
 
 		for (int i = 0; i < nt && n < max; i++, n++) {
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].tid = th[i]->tid;
 			out[n].index = th[i]->index;
 		}
+		free(th);
 		return n;
 	}
 	return d->proc ? target_threads(d->proc, out, max) : 0;

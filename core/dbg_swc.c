@@ -25,7 +25,7 @@ struct dbg_swc *dbg_swc(struct dbg *d)
 
 uint64_t dbg_swc_parked_at(struct dbg *d, const struct trace_swc_thread *th, pid_t tid)
 {
-	uint64_t parked = th ? th->parked_at : 0;
+	uint64_t parked = th ? dbg_traced(th)->sw.parked_at : 0;
 	struct user_regs_struct r;
 
 	/* stopped inside a system call (a thread blocked in join when tracing
@@ -69,11 +69,11 @@ static int swc_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 
 	/* tracing it again restarts its trace with the new parameters */
 	if (!fresh)
-		trace_swc_release(th);
+		dbg_trace_thread_release(d, th);
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), o->size, o->psb_period,
 			   o->tsc, err) < 0)
 		return -1;
-	th->parked_at = parked;
+	dbg_traced(th)->sw.parked_at = parked;
 	return 0;
 }
 
@@ -183,21 +183,23 @@ const struct dbg_collector dbg_swc_collector = {
 /* New threads of a process traced with 'all'. */
 static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 {
-	struct target_thread_info ti[1024];
+	struct target_thread_info *ti;
 	int nt;
 	struct ptdb_err err;
 
 	if (!d->trace->all)
 		return 0;
-	nt = target_threads(d->proc, ti, 1024);
-	for (int i = 0; i < nt && i < 1024; i++) {
+	ti = dbg_proc_threads(d, &nt);
+	for (int i = 0; i < nt; i++) {
 		if (dbg_trace_find(d, ti[i].tid) || dbg_trace_excluded(d->trace, ti[i].tid))
 			continue;
 		if (dbg_trace_adopt(d, ti[i].tid, &err) < 0) {
 			dbg_trace_over_limit(d, ti[i].tid, stop);
+			free(ti);
 			return 1;
 		}
 	}
+	free(ti);
 	return 0;
 }
 
@@ -214,8 +216,8 @@ static struct trace_swc_thread *pick(struct dbg *d)
 		if (s->rr >= (unsigned)t->nth)
 			s->rr = 0;
 		th = t->nth ? t->th[s->rr] : NULL;
-		if (th && th->tracing && !th->parked_at && target_thread_stopped(d->proc, th->tid) &&
-		    s->quantum) {
+		if (th && th->tracing && !dbg_traced(th)->sw.parked_at &&
+		    target_thread_stopped(d->proc, th->tid) && s->quantum) {
 			s->quantum--;
 			return th;
 		}
@@ -228,15 +230,16 @@ static struct trace_swc_thread *pick(struct dbg *d)
 /* Threads that are not traced keep running while the traced ones step. */
 static void run_untraced(struct dbg *d)
 {
-	struct target_thread_info ti[1024];
-	int nt = target_threads(d->proc, ti, 1024);
+	int nt;
+	struct target_thread_info *ti = dbg_proc_threads(d, &nt);
 
-	for (int i = 0; i < nt && i < 1024; i++) {
+	for (int i = 0; i < nt; i++) {
 		struct trace_swc_thread *th = dbg_trace_find(d, ti[i].tid);
 
 		if ((!th || !th->tracing) && target_thread_stopped(d->proc, ti[i].tid))
 			target_thread_cont(d->proc, ti[i].tid, NULL);
 	}
+	free(ti);
 }
 
 /* A thread in a system call runs on its own until it returns. */
@@ -244,22 +247,25 @@ static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err
 {
 	struct user_regs_struct r;
 
-	if (target_bp_insert(d->proc, th->parked_at, err) < 0)
+	if (target_bp_insert(d->proc, dbg_traced(th)->sw.parked_at, err) < 0)
 		return -1;
 	/* inside the call (pc = its return address) or at a SYSCALL without
 	 * a breakpoint: nothing to step over, and a step would block */
 	if (target_get_regs(d->proc, th->tid, &r, err) < 0)
 		return -1;
-	if (r.rip == th->parked_at || !target_bp_planted(d->proc, r.rip))
+	if (r.rip == dbg_traced(th)->sw.parked_at || !target_bp_planted(d->proc, r.rip))
 		return target_thread_cont_raw(d->proc, th->tid, err);
 	return target_thread_cont(d->proc, th->tid, err);
 }
 
 static void unplant_parks(struct dbg *d)
 {
-	for (int i = 0; i < d->trace->nth; i++)
-		if (d->trace->th[i]->parked_at && target_bp_planted(d->proc, d->trace->th[i]->parked_at))
-			target_bp_remove(d->proc, d->trace->th[i]->parked_at, NULL);
+	for (int i = 0; i < d->trace->nth; i++) {
+		uint64_t at = dbg_traced(d->trace->th[i])->sw.parked_at;
+
+		if (at && target_bp_planted(d->proc, at))
+			target_bp_remove(d->proc, at, NULL);
+	}
 }
 
 /* An event of a thread that ran on its own.  Returns EV_GO_ON, or a
@@ -275,17 +281,17 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 	switch (ts->kind) {
 	case TARGET_STOP_BREAKPOINT:
 		if (dbg_bp_hit(d, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
-			if (th && th->parked_at == ts->addr) {
-				target_bp_remove(d->proc, th->parked_at, NULL);
-				th->parked_at = 0;
+			if (th && dbg_traced(th)->sw.parked_at == ts->addr) {
+				target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
+				dbg_traced(th)->sw.parked_at = 0;
 			}
 			stop->reason = DBG_R_BREAKPOINT;
 			return RW_USER;
 		}
-		if (th && th->parked_at == ts->addr) {
+		if (th && dbg_traced(th)->sw.parked_at == ts->addr) {
 			/* back from its system call: it steps again from here */
-			target_bp_remove(d->proc, th->parked_at, NULL);
-			th->parked_at = 0;
+			target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
+			dbg_traced(th)->sw.parked_at = 0;
 			return EV_GO_ON;
 		}
 		if (ts->tid == tid && target_get_regs(d->proc, tid, &r, NULL) == 0)
@@ -296,12 +302,12 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 			dbg_refresh_modules(d);
 		break;
 	case TARGET_STOP_SIGNAL: {
-		if (th && th->parked_at) {
+		if (th && dbg_traced(th)->sw.parked_at) {
 			/* the system call ended (or will restart) with a signal:
 			 * back in user space at pc and stopped there before the
 			 * handler (§8); the collector steps the delivery */
-			target_bp_remove(d->proc, th->parked_at, NULL);
-			th->parked_at = 0;
+			target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
+			dbg_traced(th)->sw.parked_at = 0;
 			if (target_get_regs(d->proc, ts->tid, &r, NULL) == 0) {
 				trace_swc_resume(th, r.rip);
 				trace_swc_pause(th, r.rip);
@@ -328,7 +334,7 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 		return EV_GO_ON;
 	}
 	/* it goes on running (untraced), or, traced, is stepped */
-	if (target_thread_stopped(d->proc, ts->tid) && (!th || !th->tracing || th->parked_at))
+	if (target_thread_stopped(d->proc, ts->tid) && (!th || !th->tracing || dbg_traced(th)->sw.parked_at))
 		target_thread_cont(d->proc, ts->tid, NULL);
 	return EV_GO_ON;
 }
@@ -389,7 +395,7 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 		return -1;
 	th = dbg_trace_find(d, t);	/* the table may have moved */
 	if (th)
-		th->traps++;
+		dbg_traced(th)->sw.traps++;
 	if (ts.tid != t || !th)
 		return dbg_swc_event(d, &ts, rq, stop);
 	stop->tid = t;
@@ -444,7 +450,7 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !rq->step_tid &&
 	    !trace_syscall_returns_at_once(r.rax, r.rsi)) {
 		trace_swc_syscall(th, &in);
-		th->parked_at = r.rip + in.len;
+		dbg_traced(th)->sw.parked_at = r.rip + in.len;
 		/* its turn ends here, back by the next pick or not */
 		dbg_swc(d)->rr++;
 		dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
@@ -472,7 +478,8 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 	if (!rq->step_tid)
 		run_untraced(d);
 	for (int i = 0; i < d->trace->nth; i++)
-		if (d->trace->th[i]->parked_at && target_thread_index(d->proc, d->trace->th[i]->tid) &&
+		if (dbg_traced(d->trace->th[i])->sw.parked_at &&
+		    target_thread_index(d->proc, d->trace->th[i]->tid) &&
 		    (!rq->step_tid || d->trace->th[i]->tid == rq->step_tid) &&
 		    park(d, d->trace->th[i], err) < 0)
 			return -1;
@@ -495,7 +502,7 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 			return RW_USER;
 		}
 		th = rq->step_tid ? dbg_trace_find(d, rq->step_tid) : pick(d);
-		if (th && (th->parked_at || !target_thread_stopped(d->proc, th->tid)))
+		if (th && (dbg_traced(th)->sw.parked_at || !target_thread_stopped(d->proc, th->tid)))
 			th = NULL;
 		rr = th ? turn(d, th, rq, stop, err) : wait_any(d, rq, stop, err);
 		if (rr != EV_GO_ON)

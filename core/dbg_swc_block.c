@@ -259,7 +259,7 @@ int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_re
 			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
 				return first ? EV_NOTHING : EV_GO_ON;
 			trace_swc_executed(th, &b->stop_in, next);
-			th->emulated++;
+			dbg_traced(th)->sw.emulated++;
 			rr = dbg_swc_arrived(d, t, next, r->rsp, rq, stop);
 			if (rr != EV_GO_ON)
 				return rr;
@@ -300,7 +300,7 @@ int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_re
 			unplant_stop(d, b);
 			return dbg_swc_event(d, &ts, rq, stop);
 		}
-		th->traps++;
+		dbg_traced(th)->sw.traps++;
 		block_record(th, b, block_done(b, r->rip));
 		unplant_stop(d, b);
 		stop->tid = t;
@@ -317,7 +317,7 @@ int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_re
 		if (r->rip != b->stop || !b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
 			return EV_GO_ON;
 		trace_swc_executed(th, &b->stop_in, next);
-		th->emulated++;
+		dbg_traced(th)->sw.emulated++;
 		rr = dbg_swc_arrived(d, t, next, r->rsp, rq, stop);
 		if (rr != EV_GO_ON)
 			return rr;

@@ -46,8 +46,39 @@ void dbg_trace_exited(struct dbg *d)
 	d->trace->all = 0;
 	for (int i = 0; i < d->trace->nth; i++) {
 		d->trace->th[i]->tracing = 0;
-		d->trace->th[i]->parked_at = 0;
+		dbg_traced(d->trace->th[i])->sw.parked_at = 0;
 	}
+}
+
+struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n)
+{
+	int cap = 64;
+	struct target_thread_info *ti = NULL;
+
+	for (;;) {
+		ti = xrealloc(ti, (size_t)cap * sizeof(*ti));
+		*n = target_threads(d->proc, ti, cap);
+		if (*n <= cap)
+			return ti;
+		cap = *n;
+	}
+}
+
+struct trace_swc_thread *dbg_traced_new(void)
+{
+	struct dbg_traced *n = xcalloc(1, sizeof(*n));
+
+	return &n->s;
+}
+
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
+{
+	struct dbg_traced *t = dbg_traced(th);
+
+	dbg_decoded_forget(d, th);
+	trace_swc_release(th);
+	memset(&t->sw, 0, sizeof(t->sw));
+	t->loss_notice = 0;
 }
 
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
@@ -58,7 +89,7 @@ struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 static struct trace_swc_thread *add(struct dbg_trace *t)
 {
 	t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
-	return t->th[t->nth++] = xcalloc(1, sizeof(**t->th));
+	return t->th[t->nth++] = dbg_traced_new();
 }
 
 static void forget(struct dbg_trace *t, struct trace_swc_thread *th)
@@ -112,11 +143,11 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		uint64_t parked = dbg_swc_parked_at(d, th, tid);
 
 		if (th)
-			trace_swc_release(th);
+			dbg_trace_thread_release(d, th);
 		else
 			th = add(t);
 		trace_swc_init_on_cpu(th, tid, target_thread_index(d->proc, tid), t->cpu);
-		th->parked_at = parked;
+		dbg_traced(th)->sw.parked_at = parked;
 		return 0;
 	}
 	if (!th) {
@@ -172,7 +203,7 @@ static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int p
 int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
 		    const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
-	struct target_thread_info ti[1024];
+	struct target_thread_info *ti;
 	int nt;
 
 	if (start_allowed(d, tids, n, all, process, o, err) < 0)
@@ -205,10 +236,13 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		return 0;
 	}
 	d->trace->all = 1;
-	nt = target_threads(d->proc, ti, 1024);
-	for (int i = 0; i < nt && i < 1024; i++)
-		if (start_one(d, ti[i].tid, err) < 0)
+	ti = dbg_proc_threads(d, &nt);
+	for (int i = 0; i < nt; i++)
+		if (start_one(d, ti[i].tid, err) < 0) {
+			free(ti);
 			return -1;
+		}
+	free(ti);
 	return 0;
 }
 
@@ -277,8 +311,8 @@ void dbg_trace_end(struct dbg *d)
 		return;
 	dbg_trace_collector(d->trace)->end(d);
 	for (int i = 0; i < d->trace->nth; i++) {
-		trace_swc_release(d->trace->th[i]);
-		free(d->trace->th[i]);
+		dbg_trace_thread_release(d, d->trace->th[i]);
+		free(dbg_traced(d->trace->th[i]));
 	}
 	free(d->trace->th);
 	free(d->trace->excluded);
@@ -303,8 +337,8 @@ void dbg_trace_drop_kept(struct dbg *d)
 			t->th[k++] = t->th[i];
 			continue;
 		}
-		trace_swc_release(t->th[i]);
-		free(t->th[i]);
+		dbg_trace_thread_release(d, t->th[i]);
+		free(dbg_traced(t->th[i]));
 	}
 	t->nth = k;
 	if (t->cpu && t->cpu_stopped)

@@ -3,6 +3,8 @@
  * choice, wrap notices, thread lists of any length. */
 #include "core/trace_info.h"
 #include "core/dbg.h"
+#include "core/dbg_int.h"
+#include "core/dbg_trace_int.h"
 #include "target/target.h"
 #include "trace/decode.h"
 #include "trace/ipt.h"
@@ -11,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dbg_trace_figures(const struct trace_swc_thread *th, struct dbg_trace_figures *f)
+void dbg_trace_figures(struct dbg *d, const struct trace_swc_thread *th,
+		       struct dbg_trace_figures *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->buffer_size = th->ring.size;
@@ -20,16 +23,16 @@ void dbg_trace_figures(const struct trace_swc_thread *th, struct dbg_trace_figur
 	f->written = th->ring.total;
 	f->wrapped = th->ring.wrapped != 0;
 	f->tracing = th->tracing;
-	f->dec_seconds = th->dec_seconds;
+	f->dec_seconds = dbg_decoded_seconds(d, th);
 	f->insns = th->insns;
 	f->transfers = th->transfers;
-	f->traps = th->traps;
-	f->emulated = th->emulated;
+	f->traps = dbg_traced(th)->sw.traps;
+	f->emulated = dbg_traced(th)->sw.emulated;
 	f->per_cpu = th->cpu != NULL;
-	f->executions = th->executions;
-	f->psbs = th->psbs;
-	f->inexact = th->inexact;
-	f->cpu_changes = th->cpu_changes;
+	f->executions = th->part.executions;
+	f->psbs = th->part.psbs;
+	f->inexact = th->part.inexact;
+	f->cpu_changes = th->part.cpu_changes;
 }
 
 int dbg_trace_cpu_figures(const struct trace_swc_thread *th, int i, struct dbg_trace_cpu_figures *c)
@@ -134,7 +137,7 @@ void dbg_trace_want_loss_notice(struct dbg *d, const pid_t *tids, int n, int all
 		struct trace_swc_thread **th = dbg_trace_list(d, &nt);
 
 		for (int i = 0; i < nt; i++)
-			th[i]->loss_notice = 1;
+			dbg_traced(th[i])->loss_notice = 1;
 		free(th);
 		return;
 	}
@@ -142,7 +145,7 @@ void dbg_trace_want_loss_notice(struct dbg *d, const pid_t *tids, int n, int all
 		struct trace_swc_thread *th = dbg_trace_thread(d, tids[i]);
 
 		if (th)
-			th->loss_notice = 1;
+			dbg_traced(th)->loss_notice = 1;
 	}
 }
 
@@ -156,9 +159,9 @@ struct dbg_trace_loss *dbg_trace_take_loss_notices(struct dbg *d, int *n)
 	for (int i = 0; i < nt; i++) {
 		unsigned long long w, sz;
 
-		if (!th[i]->loss_notice || !dbg_trace_wrapped(th[i], &w, &sz))
+		if (!dbg_traced(th[i])->loss_notice || !dbg_trace_wrapped(th[i], &w, &sz))
 			continue;
-		th[i]->loss_notice = 0;
+		dbg_traced(th[i])->loss_notice = 0;
 		out = xrealloc(out, (size_t)(*n + 1) * sizeof(*out));
 		out[*n].tid = th[i]->tid;
 		out[*n].written = w;

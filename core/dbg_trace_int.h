@@ -13,15 +13,46 @@
 
 #include "core/dbg.h"
 #include "core/dbg_int.h"
+#include "trace/swc.h"
+
+#include <stddef.h>
 
 struct dbg_swc;
 struct trace_state;
 
+/* The software collector's part of a traced thread (core/dbg_swc*.c). */
+struct dbg_swc_thread {
+	uint64_t traps;		/* ptrace stops taken to record it */
+	uint64_t emulated;	/* transfers computed, not run natively */
+	uint64_t parked_at;	/* in a system call; runs on its own until it
+				 * returns here (collector's breakpoint), 0 if not */
+};
+
+/* A traced thread as the session holds it (live, or a loaded bundle's;
+ * each its own allocation: the packet writer points at its ring).  The
+ * decoded trace is not here: core/dbg_decoded.c keeps it. */
+struct dbg_traced {
+	struct trace_swc_thread s;	/* its trace: buffer, packet writer,
+					 * per-CPU part (trace/swc.h) */
+	struct dbg_swc_thread sw;	/* the software collector's */
+	int loss_notice;		/* traced with the default buffer size:
+					 * say once when it wraps */
+};
+
+/* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after
+ * dbg_trace_thread_release): every struct trace_swc_thread core holds is
+ * allocated so (core/dbg_trace.c). */
+struct trace_swc_thread *dbg_traced_new(void);
+/* The session's part of th. */
+static inline struct dbg_traced *dbg_traced(const struct trace_swc_thread *th)
+{
+	return (struct dbg_traced *)((char *)th - offsetof(struct dbg_traced, s));
+}
+
 struct dbg_trace {
 	struct trace_swc_thread **th;	/* traced threads, and stopped ones
 					 * kept dumpable until the next resume
-					 * (each its own allocation: the packet
-					 * writer points at its ring) */
+					 * (each the s of a struct dbg_traced) */
 	int nth;
 	int all;			/* trace threads created later */
 	int process;			/* "process trace start" */
@@ -84,6 +115,9 @@ int dbg_ipt_collector_new(struct dbg *d, const struct dbg_trace_opts *o, struct 
 /* The collector of the live trace t. */
 const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t);
 
+/* The live process's threads, however many: a heap array of *n (free
+ * it) (core/dbg_trace.c). */
+struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n);
 /* The session's threads (core/dbg_trace.c). */
 struct trace_swc_thread *dbg_trace_find(struct dbg *d, pid_t tid);
 int dbg_trace_excluded(const struct dbg_trace *t, pid_t tid);

@@ -32,7 +32,8 @@ struct dbg_trace_figures {
 	int per_cpu;		/* its packets go to a CPU's stream */
 	unsigned executions, psbs, inexact, cpu_changes;	/* last split */
 };
-void dbg_trace_figures(const struct trace_swc_thread *th, struct dbg_trace_figures *f);
+void dbg_trace_figures(struct dbg *d, const struct trace_swc_thread *th,
+		       struct dbg_trace_figures *f);
 
 /* The i-th CPU stream of a per-CPU thread trace: 0, or -1 past the last. */
 struct dbg_trace_cpu_figures {

@@ -32,8 +32,19 @@ int trace_ring_init(struct trace_ring *r, size_t bytes, struct ptdb_err *err)
 
 void trace_ring_release(struct trace_ring *r)
 {
+	uint64_t gen = r->gen;
+
 	free(r->buf);
 	memset(r, 0, sizeof(*r));
+	r->gen = gen + 1;	/* what was read of it is stale */
+}
+
+void trace_ring_adopt(struct trace_ring *r, uint8_t *buf, size_t len)
+{
+	trace_ring_release(r);
+	r->buf = buf;
+	r->size = r->pos = len;
+	r->total = len;
 }
 
 int trace_ring_write(struct trace_ring *r, const void *p, size_t n)
@@ -113,6 +124,7 @@ void trace_ring_take_aux(struct trace_ring *r, uint8_t *buf, size_t len, size_t 
 	r->pos = len;
 	r->total = len;
 	r->wrapped = wrapped;
+	r->gen++;
 }
 
 long trace_aux_copy_overwrite(const uint8_t *aux, size_t size, uint64_t head, uint8_t *out)

@@ -20,6 +20,14 @@ struct trace_ring {
 	size_t pos;         /* next write offset, 0 <= pos < size */
 	int wrapped;        /* pos has gone past the end at least once */
 	uint64_t total;     /* bytes ever written, padding included */
+	uint64_t gen;       /* generation: bumped whenever the contents are
+			     * replaced (trace_ring_take_aux: a hardware
+			     * refill; trace_ring_adopt: a loaded trace or a
+			     * per-CPU split part; trace_ring_release).  Packets
+			     * appended by trace_ring_write do not bump it:
+			     * they are written while the process runs, and a
+			     * reader keys them by the stop (core's decode
+			     * cache: (gen, stop id)) */
 };
 
 /* bytes rounded up to a power-of-two number of pages (at least one page);
@@ -29,6 +37,10 @@ size_t trace_ring_round_size(size_t bytes);
 /* Allocates a ring of trace_ring_round_size(bytes) bytes. */
 int trace_ring_init(struct trace_ring *r, size_t bytes, struct ptdb_err *err);
 void trace_ring_release(struct trace_ring *r);
+/* r's buffer is freed and r holds buf[0,len) instead, as written,
+ * unwrapped (its size is len, not a power of two; a loaded trace, a
+ * thread's part of a per-CPU trace).  Takes buf (xmalloc'd). */
+void trace_ring_adopt(struct trace_ring *r, uint8_t *buf, size_t len);
 
 /* Appends one whole packet (n <= 64 and n <= size).  When it does not fit
  * before the end, the rest of the ring is filled with PAD (0x00) bytes and

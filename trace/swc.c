@@ -119,20 +119,15 @@ void trace_swc_init_loaded(struct trace_swc_thread *t, pid_t tid, unsigned index
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->index = index;
-	t->ring.buf = data;
-	t->ring.size = len;
-	t->ring.pos = len;
-	t->ring.total = len;
+	trace_ring_adopt(&t->ring, data, len);
 }
 
 void trace_swc_release(struct trace_swc_thread *t)
 {
 	trace_ptw_release(&t->w);
 	trace_ring_release(&t->ring);
-	if (t->dec)
-		trace_decoded_free(t->dec);
-	free(t->cpu_marks);
-	free(t->cpu_ids);
+	free(t->part.cpu_marks);
+	free(t->part.cpu_ids);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -19,6 +19,23 @@
 struct trace_decoded;
 struct trace_swc_cpu;
 
+/* A thread's part of a per-CPU trace, from the last split (core/dbg_decoded.c
+ * fills it from trace/cpusplit's struct trace_split_thread). */
+struct trace_swc_part {
+	unsigned executions, psbs, inexact;
+	unsigned cpu_changes;
+	/* where each execution on a new CPU starts in the thread's ring, with
+	 * the CPU's id (heap; "CPU core changed" events) */
+	size_t *cpu_marks;
+	int *cpu_ids;
+	unsigned ncpu_marks;
+};
+
+/* A software-traced thread: its buffer (ring, with its generation) and
+ * the packet writer that fills it (or its CPU's, per CPU), what the
+ * writer counted, and its part of a per-CPU trace.  The collector's own
+ * per-thread state and the decoded trace live in core/ (struct
+ * dbg_traced, core/dbg_decoded.c). */
 struct trace_swc_thread {
 	pid_t tid;
 	unsigned index;
@@ -27,27 +44,11 @@ struct trace_swc_thread {
 	int tracing;		/* started and not stopped by the user */
 	uint64_t insns;		/* instructions recorded */
 	uint64_t transfers;	/* state-dependent transfers among them */
-	uint64_t traps;		/* ptrace stops taken to record them */
-	uint64_t emulated;	/* transfers computed, not run natively */
-	uint64_t parked_at;	/* in a system call; runs on its own until it
-				 * returns here (collector's breakpoint), 0 if not */
 	/* per-CPU tracing: the CPU stream its packets go to (NULL: its own
 	 * ring); its ring then holds its part of the CPU trace after a split */
 	struct trace_swc_cpu *cpu;
 	uint64_t next_ip;	/* where it goes on: the FUP when switched out */
-	unsigned executions, psbs, inexact;	/* from the last split */
-	unsigned cpu_changes;
-	/* and where each execution on a new CPU starts in ring, with the
-	 * CPU's id (heap; "CPU core changed" events) */
-	size_t *cpu_marks;
-	int *cpu_ids;
-	unsigned ncpu_marks;
-	/* decoded-thread cache (core/dbg_trace.c) */
-	struct trace_decoded *dec;
-	uint64_t dec_stop_id;
-	double dec_seconds;
-	/* traced with the default buffer size: say once when it wraps */
-	int loss_notice;
+	struct trace_swc_part part;	/* what the last split gave it */
 };
 
 /* One emulated CPU of per-CPU tracing: all traced threads run on it one at

@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include "core/dbg.h"
+#include "core/dbg_int.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -57,13 +58,13 @@ TEST(cancelled_decode_caches_nothing)
 	cancel_at = 1;
 	CHECK_INT(dbg_trace_decode_hooked(&d, th, &hook, &dec, &err), TRACE_DECODE_CANCELLED);
 	CHECK_STR(err.msg, "interrupted");
-	CHECK(th->dec == NULL);
+	CHECK(dbg_decoded_cached(&d, th) == NULL);
 	CHECK_INT(calls, 1);
 	calls = 0;
 	cancel_at = -1;
 	CHECK_INT(dbg_trace_decode_hooked(&d, th, &hook, &dec, &err), 0);
 	CHECK(calls > 10);	/* 150000 loop blocks, a call per 4096 */
-	CHECK(dec && th->dec == dec);
+	CHECK(dec && dbg_decoded_cached(&d, th) == dec);
 	CHECK_INT(trace_decoded_insn_count(dec), 150000ull * 30 + 16);
 	/* cached: a cancelling hook is not even asked */
 	calls = 0;

@@ -11,7 +11,7 @@
 
 static struct trace_swc_thread *loaded_thread(pid_t tid, unsigned index)
 {
-	struct trace_swc_thread *th = xcalloc(1, sizeof(*th));
+	struct trace_swc_thread *th = dbg_traced_new();	/* as the session allocates them */
 	uint8_t *data = xmalloc(16);
 
 	memset(data, 0, 16);
