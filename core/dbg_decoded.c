@@ -107,6 +107,8 @@ struct dbg_decoded_entry {
 	const struct trace_swc_thread *th;
 	struct trace_decoded *dec;
 	uint64_t gen;		/* th->ring.gen when decoded */
+	uint64_t total;		/* th->ring.total then: packets written since
+				 * (a traced run to the exit, same stop id) */
 	uint64_t stop_id;	/* dbg_trace_stop_id then */
 	double seconds;		/* how long the decoding took */
 };
@@ -138,7 +140,8 @@ static struct dbg_decoded_entry *entry(struct dbg *d, const struct trace_swc_thr
 
 static int decoded_current(struct dbg *d, const struct dbg_decoded_entry *e)
 {
-	return e && e->dec && e->gen == e->th->ring.gen && e->stop_id == dbg_trace_stop_id(d);
+	return e && e->dec && e->gen == e->th->ring.gen && e->total == e->th->ring.total &&
+	       e->stop_id == dbg_trace_stop_id(d);
 }
 
 void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th)
@@ -324,6 +327,7 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 	e->dec = dec;
 	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	e->gen = th->ring.gen;
+	e->total = th->ring.total;
 	e->stop_id = dbg_trace_stop_id(d);
 	*out = dec;
 	return 0;
