@@ -23,53 +23,6 @@
 
 #include "core/dbg_cache_int.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* The CPU time thread t has run, from its schedstat (kept open); 0 if
- * unknown. */
-static uint64_t thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t)
-{
-	char buf[96];
-	unsigned long long v = 0;
-	ssize_t n;
-
-	if (c->sched_fd > 0 && c->sched_tid != t) {
-		close(c->sched_fd);
-		c->sched_fd = 0;
-	}
-	if (c->sched_fd <= 0) {
-		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/schedstat", (int)pid, (int)t);
-		c->sched_fd = open(buf, O_RDONLY | O_CLOEXEC);
-		c->sched_tid = t;
-		if (c->sched_fd <= 0) {
-			c->sched_fd = 0;
-			return 0;
-		}
-	}
-	n = pread(c->sched_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	if (sscanf(buf, "%llu", &v) != 1)
-		v = 0;
-	return v;
-}
-
 /* ---- blocks ---- */
 
 static void hput(struct dbg_cache *c, uint64_t key, uint32_t id)
@@ -216,7 +169,7 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 
 	if (id >= 0)
 		return id;
-	t0 = now_ns();
+	t0 = dbg_cache_now_ns();
 	for (int tries = 0; tries < 2; tries++) {
 		struct ccache_env env;
 
@@ -323,144 +276,8 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		if (h)
 			*h = NULL;
 	}
-	c->st.translate_ns += now_ns() - t0;
+	c->st.translate_ns += dbg_cache_now_ns() - t0;
 	return c->nblk++;
-}
-
-/* ---- records -> instructions ---- */
-
-/* The first k instructions of b; the k-th goes on to next.  Runs of
- * instructions that write no packets are counted at once. */
-static void emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next)
-{
-	int run = 0;
-
-	for (int i = 0; i < k && i < b->n; i++) {
-		const struct ccache_insn *ci = &b->ins[i];
-		uint64_t to = i + 1 < b->n ? b->ins[i + 1].addr : next;
-		struct disasm_insn in;
-
-		if ((ci->kind == DISASM_KIND_OTHER && to == ci->addr + ci->len) ||
-		    (ci->kind == DISASM_KIND_JMP && ci->has_target && to == ci->target)) {
-			if (i + 1 < k && i + 1 < b->n) {
-				run++;
-				continue;
-			}
-			if (trace_swc_straight(th, (uint64_t)run + 1, to) == 0)
-				return;
-		} else if (run && trace_swc_straight(th, (uint64_t)run, ci->addr) == 0) {
-			run = 0;
-		}
-		/* the run (if it could not be counted at once), then this one */
-		for (int j = i - run; j <= i; j++) {
-			ci = &b->ins[j];
-			memset(&in, 0, sizeof(in));
-			in.addr = ci->addr;
-			in.len = ci->len;
-			in.kind = (enum disasm_kind)ci->kind;
-			in.has_target = ci->has_target;
-			in.target = ci->target;
-			trace_swc_executed(th, &in, j + 1 < b->n ? b->ins[j + 1].addr : next);
-		}
-		run = 0;
-	}
-}
-
-static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, uint64_t next)
-{
-	struct disasm_insn in;
-
-	in.addr = ci->addr;
-	in.len = ci->len;
-	in.kind = (enum disasm_kind)ci->kind;
-	in.has_target = ci->has_target;
-	in.target = ci->target;
-	trace_swc_executed(th, &in, next);
-}
-
-/* Instructions [from, to) of block id one by one (a run that could not
- * be counted at once: a PSB+ is due in it). */
-static void emit_each(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, int from, int to,
-		      uint64_t next)
-{
-	const struct ccache_block *b = &c->blk[id];
-
-	for (int j = from; j < to; j++)
-		emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
-}
-
-/* All of block id, going on to next: the runs between the instructions
- * that write packets are counted at once. */
-static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
-{
-	const struct plan *pl = c->plan[id];
-	struct disasm_insn in;
-
-	for (uint32_t k = 0; k < pl->nseg; k++) {
-		const struct seg *sg = &pl->seg[k];
-
-		if (sg->run && trace_swc_straight(th, sg->run, sg->addr) < 0)
-			emit_each(c, th, id, (int)(sg->idx - sg->run), (int)sg->idx, next);
-		in.addr = sg->addr;
-		in.len = sg->len;
-		in.kind = (enum disasm_kind)sg->kind;
-		in.has_target = sg->has_target;
-		in.target = sg->target;
-		trace_swc_executed(th, &in, sg->next ? sg->next : next);
-	}
-	if (pl->tail && trace_swc_straight(th, pl->tail, next) < 0) {
-		int n = c->blk[id].n;
-
-		emit_each(c, th, id, n - (int)pl->tail, n, next);
-	}
-}
-
-/* Reads the records since the last drain: every block but the last is
- * complete (it went on to the next one's start). */
-static int drain(struct dbg_cache *c, struct trace_swc_thread *th)
-{
-	struct dbg *d = c->d;
-	uint64_t p, s = rec_start(c), t0;
-	uint32_t *ids;
-	size_t n;
-
-	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4 ||
-	    c->rd < s || c->rd > p)
-		return -1;
-	n = (p - c->rd) / 4;
-	if (!n)
-		return 0;
-	t0 = now_ns();
-	ids = xmalloc(n * 4);
-	if (target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0) {
-		free(ids);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (ids[i] >= c->nblk)
-			continue;	/* cannot happen: the ids are ours */
-		if (i + 4 < n && ids[i + 4] < c->nblk)
-			__builtin_prefetch(c->plan[ids[i + 4]]);
-		if (c->cur >= 0)
-			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
-		c->cur = ids[i];
-	}
-	c->st.records += n;
-	free(ids);
-	c->st.packet_ns += now_ns() - t0;
-	c->rd = p;
-	if (p - s < REC_BYTES / 2)
-		return 0;
-	c->rd = s;
-	return target_write_mem(d->proc, c->rec, &s, 8, NULL);
-}
-
-/* The last block ran to its end and went on to pc. */
-static void sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc)
-{
-	if (c->cur >= 0)
-		emit_all(c, th, c->cur, pc);
-	c->cur = -1;
 }
 
 /* Where the thread is, if that is an original state: 1 with r->rip set
@@ -474,7 +291,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	int idx;
 
 	if (!g) {		/* outside the cache: an original pc */
-		sync_done(c, th, r->rip);
+		dbg_cache_sync_done(c, th, r->rip);
 		return 1;
 	}
 	if (r->rip == g->dispatch + g->miss_off + 1) {
@@ -486,24 +303,24 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		r->rcx = v[CCACHE_SLOT_C / 8];
 		r->rdx = v[CCACHE_SLOT_D / 8];
 		r->rip = v[CCACHE_SLOT_T / 8];
-		sync_done(c, th, r->rip);
+		dbg_cache_sync_done(c, th, r->rip);
 		return 1;
 	}
 	b = block_of(c, g, r->rip);
 	switch (b ? ccache_where(b, r->rip, &idx) : CCACHE_INSIDE) {
 	case CCACHE_AT_ENTRY:
-		sync_done(c, th, b->start);
+		dbg_cache_sync_done(c, th, b->start);
 		r->rip = b->start;
 		return 1;
 	case CCACHE_AT_TRAP:
-		sync_done(c, th, b->exit[idx].target);
+		dbg_cache_sync_done(c, th, b->exit[idx].target);
 		r->rip = b->exit[idx].target;
 		return 1;
 	case CCACHE_AT_INSN:
 		if (c->cur >= 0 && &c->blk[c->cur] == b)
-			emit(th, b, idx, b->ins[idx].addr);
+			dbg_cache_emit(th, b, idx, b->ins[idx].addr);
 		else
-			sync_done(c, th, b->start);	/* (not reached: its record is out) */
+			dbg_cache_sync_done(c, th, b->start);	/* (not reached: its record is out) */
 		c->cur = -1;
 		r->rip = b->ins[idx].addr;
 		return 1;
@@ -524,7 +341,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 	for (int steps = 0; steps < 256; steps++) {
 		struct target_stop ts;
 
-		if (drain(c, th) < 0)
+		if (dbg_cache_drain(c, th) < 0)
 			break;
 		if (map_back(c, th, r)) {
 			rc = target_set_regs(d->proc, t, r, err);
@@ -540,7 +357,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				 * above next time round; restart it */
 				uint64_t s = rec_start(c);
 
-				if (drain(c, th) < 0)
+				if (dbg_cache_drain(c, th) < 0)
 					break;
 				r->rax = s;
 				target_set_regs(d->proc, t, r, NULL);
@@ -645,14 +462,14 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
-	uint64_t c0 = cpu_ns(), tc0, tc1;
+	uint64_t c0 = dbg_cache_cpu_ns(), tc0, tc1;
 	int rc;
 
 	if (!*cp) {
 		*cp = xcalloc(1, sizeof(**cp));
 		(*cp)->cur = -1;
 	}
-	tc0 = thread_cpu_ns(*cp, d->pid, th->tid);
+	tc0 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
 
 	d->running = 1;
 	if (d->interrupt_requested)
@@ -660,8 +477,8 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
 	if (*cp) {
 		stage_flush(*cp);
-		(*cp)->st.cpu_ns += cpu_ns() - c0;
-		tc1 = thread_cpu_ns(*cp, d->pid, th->tid);
+		(*cp)->st.cpu_ns += dbg_cache_cpu_ns() - c0;
+		tc1 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
 		if (tc0 && tc1 > tc0)
 			(*cp)->st.thread_cpu_ns += tc1 - tc0;
 	}
@@ -715,10 +532,10 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	if (target_set_regs(d->proc, t, r, err) < 0)
 		return -1;
 	{
-		uint64_t t0 = now_ns();
+		uint64_t t0 = dbg_cache_now_ns();
 		int rc = enter(c, th, t, r, ts, err);
 
-		c->st.run_ns += now_ns() - t0;
+		c->st.run_ns += dbg_cache_now_ns() - t0;
 		return rc;
 	}
 }
@@ -821,14 +638,14 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 		 * traps every 65536 blocks the thread runs) */
 		dbg_progress_poll(d);
 		stage_flush(c);
-		t0 = now_ns();
+		t0 = dbg_cache_now_ns();
 		if (target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
 		do {
 			if (!target_thread_event(d->proc, 1, ts))
 				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		} while (ts->tid != t && ts->kind != TARGET_STOP_EXITED && ts->kind != TARGET_STOP_SIGNALED);
-		c->st.wait_ns += now_ns() - t0;
+		c->st.wait_ns += dbg_cache_now_ns() - t0;
 		c->st.traps++;
 		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
 		    target_get_regs(d->proc, t, r, NULL) < 0)
@@ -843,7 +660,7 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 
 			if (b && !miss)
 				from = b - c->blk;
-			if (drain(c, th) < 0 || !map_back(c, th, r))
+			if (dbg_cache_drain(c, th) < 0 || !map_back(c, th, r))
 				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
 			if (go_on(c, t, r, from, idx, miss ? g : NULL)) {
 				if (target_set_regs(d->proc, t, r, err) < 0)
@@ -863,7 +680,7 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 			uint64_t s = rec_start(c);
 
 			c->st.drains++;
-			if (drain(c, th) < 0)
+			if (dbg_cache_drain(c, th) < 0)
 				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
 			r->rax = s;
 			target_set_pending_signal(d->proc, t, 0);

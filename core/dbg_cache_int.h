@@ -130,4 +130,17 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
 void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
 
+/* dbg_cache_rec.c: records into the trace.  The first k instructions of
+ * b, the k-th going on to next; the records since the last drain (0, -1
+ * on a broken buffer); the last block ran to its end and went on to pc. */
+void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next);
+int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th);
+void dbg_cache_sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc);
+/* The engine's time figures: monotonic nanoseconds, ptdb's CPU time, and
+ * the CPU time thread t of pid has run (its schedstat, kept open; 0 if
+ * unknown). */
+uint64_t dbg_cache_now_ns(void);
+uint64_t dbg_cache_cpu_ns(void);
+uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
+
 #endif
