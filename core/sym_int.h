@@ -86,6 +86,12 @@ void sym_debug_free(struct sym_module *m);
  * calls in it that hold a, outermost first (up to max); their count. */
 int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max);
 void sym_scope_free_cu(struct sym_cu *cu);
+/* A CU's functions and inlined calls, read once; LLDB's name of a DIE
+ * (heap, or NULL); a libdwarf error released. */
+void sym_scope_load(struct sym_module *m, struct sym_cu *cu);
+char *sym_scope_name(struct sym_module *m, Dwarf_Die die, int hops);
+void sym_scope_err(struct sym_module *m, Dwarf_Error *e);
+/* sym_inlidx.c: the index of functions declared inline */
 void sym_scope_free_index(struct sym_module *m);
 /* sym_unwind.c */
 struct sym_cie;
