@@ -348,23 +348,30 @@ static int sw_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 /* The next stopped, unparked thread, round robin (step_tid: only it). */
 static pid_t sw_pick(struct dbg *d, pid_t step_tid)
 {
-	struct target_thread_info ti[256];
 	struct dbg_watch *ws = d->watch;
-	int n = target_threads(d->proc, ti, 256);
+	struct target_thread_info *ti = NULL;
+	int n, cap = 64;
+	pid_t pick = 0;
 
 	if (step_tid)
 		return target_thread_stopped(d->proc, step_tid) && parked(ws, step_tid) < 0 ? step_tid : 0;
-	if (n > 256)
-		n = 256;
-	for (int k = 0; k < n; k++) {
+	for (;;) {
+		ti = xrealloc(ti, (size_t)cap * sizeof(*ti));
+		n = target_threads(d->proc, ti, cap);
+		if (n <= cap)
+			break;
+		cap = n;
+	}
+	for (int k = 0; k < n && !pick; k++) {
 		pid_t t = ti[(ws->rr + (unsigned)k) % (unsigned)n].tid;
 
 		if (target_thread_stopped(d->proc, t) && parked(ws, t) < 0) {
 			ws->rr = (ws->rr + (unsigned)k + 1) % (unsigned)n;
-			return t;
+			pick = t;
 		}
 	}
-	return 0;
+	free(ti);
+	return pick;
 }
 
 /* Steps thread t one instruction and checks it.  GO_ON or a result. */
