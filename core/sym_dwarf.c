@@ -153,6 +153,47 @@ int sym_cu_die(struct sym_module *m, struct sym_cu *cu)
 	return 0;
 }
 
+Dwarf_Die sym_die_child(struct sym_module *m, Dwarf_Die die)
+{
+	Dwarf_Die c = NULL;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_child(die, &c, &e) != DW_DLV_OK)
+		c = NULL;
+	sym_dw_errfree(m, &e);
+	return c;
+}
+
+static Dwarf_Die die_sibling(struct sym_module *m, Dwarf_Die c, int keep)
+{
+	Dwarf_Die next = NULL;
+	Dwarf_Error e = NULL;
+
+	/* a type unit's children are in .debug_types */
+	if (dwarf_siblingof_b(m->dbg, c, dwarf_get_die_infotypes_flag(c), &next, &e) != DW_DLV_OK)
+		next = NULL;
+	sym_dw_errfree(m, &e);
+	if (!keep)
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	return next;
+}
+
+Dwarf_Die sym_die_next(struct sym_module *m, Dwarf_Die c)
+{
+	return die_sibling(m, c, 0);
+}
+
+Dwarf_Die sym_die_next_keep(struct sym_module *m, Dwarf_Die c)
+{
+	return die_sibling(m, c, 1);
+}
+
+void sym_die_free(struct sym_module *m, Dwarf_Die c)
+{
+	if (c)
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+}
+
 const char *sym_module_dwarf_problem(struct sym_module *m)
 {
 	if (m->raw)

@@ -46,13 +46,11 @@ static void inl_index_children(struct sym_module *m, Dwarf_Die parent, size_t cu
 			       int nest)
 {
 	Dwarf_Error e = NULL;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 
-	if (nest > 8 || dwarf_child(parent, &c, &e) != DW_DLV_OK) {
-		sym_scope_err(m, &e);
+	if (nest > 8)
 		return;
-	}
-	while (c) {
+	for (c = sym_die_child(m, parent); c; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 
 		if (dwarf_tag(c, &tag, &e) != DW_DLV_OK)
@@ -66,13 +64,6 @@ static void inl_index_children(struct sym_module *m, Dwarf_Die parent, size_t cu
 			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
 			inl_index_children(m, c, cu, cap, nest + 1);
 		}
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK) {
-			sym_scope_err(m, &e);
-			next = NULL;
-		}
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
 }
 

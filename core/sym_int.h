@@ -169,6 +169,16 @@ void sym_dwobj_free(struct sym_module *m);
 const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len);
 /* Reads cu's DIE if not yet read: 0, or -1 (noted as a DWARF problem). */
 int sym_cu_die(struct sym_module *m, struct sym_cu *cu);
+/* The children of a DIE in order, one loop for every walk:
+ *   for (c = sym_die_child(m, die); c; c = sym_die_next(m, c))
+ * sym_die_next releases c and returns its next sibling, NULL after the
+ * last (or on a read error: libdwarf's errors are released here);
+ * sym_die_next_keep leaves c to the caller (sym_die_free); a loop left
+ * early releases its c with sym_die_free (NULL: nothing). */
+Dwarf_Die sym_die_child(struct sym_module *m, Dwarf_Die die);
+Dwarf_Die sym_die_next(struct sym_module *m, Dwarf_Die c);
+Dwarf_Die sym_die_next_keep(struct sym_module *m, Dwarf_Die c);
+void sym_die_free(struct sym_module *m, Dwarf_Die c);
 /* The row covering link_addr (and its CU), or NULL. */
 const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
 				   struct sym_cu **cu_out);

@@ -309,24 +309,12 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 
 static void scope_walk_children(struct scope_walk *w, Dwarf_Die parent, int depth, int nest)
 {
-	struct sym_module *m = w->m;
-	Dwarf_Error e = NULL;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 
-	if (nest > SCOPE_MAX_DEPTH || dwarf_child(parent, &c, &e) != DW_DLV_OK) {
-		sym_scope_err(m, &e);
+	if (nest > SCOPE_MAX_DEPTH)
 		return;
-	}
-	while (c) {
+	for (c = sym_die_child(w->m, parent); c; c = sym_die_next(w->m, c))
 		scope_walk_die(w, c, depth, nest);
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK) {
-			sym_scope_err(m, &e);
-			next = NULL;
-		}
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
-	}
 }
 
 void sym_scope_load(struct sym_module *m, struct sym_cu *cu)

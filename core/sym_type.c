@@ -262,15 +262,12 @@ static int qual_cmp(const void *a, const void *b)
 static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix, int depth)
 {
 	struct sym_tcache *tc = m->tcache;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (depth > 16 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (depth > 16)
 		return;
-	}
-	while (c) {
+	for (c = sym_die_child(m, die); c; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 		Dwarf_Off off = 0;
 		const char *n;
@@ -296,11 +293,6 @@ static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix, i
 				qual_walk(m, c, sub, depth + 1);
 			}
 		}
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
 	if (e)
 		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
@@ -417,15 +409,10 @@ static void add_enum(struct sym_module *m, struct sym_type *t, Dwarf_Die c)
 static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 			  int cxx, int depth)
 {
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
-		return;
-	}
-	while (c) {
+	for (c = sym_die_child(m, die); c; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 
 		dwarf_tag(c, &tag, &e);
@@ -441,12 +428,6 @@ static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die di
 			memset(&t->mem[t->nmem], 0, sizeof(t->mem[0]));
 			t->mem[t->nmem++].type = die_type(m, c, cxx, depth);
 		}
-		next = NULL;
-		/* a type unit's members are in .debug_types */
-		if (dwarf_siblingof_b(m->dbg, c, dwarf_get_die_infotypes_flag(c), &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
 	if (e)
 		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
@@ -739,15 +720,12 @@ char *sym_type_name(const struct sym_type *t, char *buf, size_t n)
 static int named_in(struct sym_module *m, Dwarf_Die die, const char *name, int cxx,
 		    int depth, struct sym_type **out)
 {
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (depth > 8 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (depth > 8)
 		return 0;
-	}
-	while (c && !*out) {
+	for (c = sym_die_child(m, die); c && !*out; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 		Dwarf_Off off;
 		const char *n;
@@ -762,14 +740,8 @@ static int named_in(struct sym_module *m, Dwarf_Die die, const char *name, int c
 			 !sym_die_flag(m, c, DW_AT_declaration) &&
 			 dwarf_dieoffset(c, &off, &e) == DW_DLV_OK)
 			*out = sym_type_at(m, off, cxx);
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
-	if (c)
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	sym_die_free(m, c);
 	if (e)
 		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
 	return *out != NULL;

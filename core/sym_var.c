@@ -268,16 +268,14 @@ static void add_var(struct walk *w, Dwarf_Die die, int is_param)
 static void scope_vars(struct walk *w, Dwarf_Die die, int depth, int inl)
 {
 	struct sym_module *m = w->m;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 	Dwarf_Die blocks[64];
 	int nb = 0, binl[64];
 
-	if (depth > 32 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		errfree(m, &e);
+	if (depth > 32)
 		return;
-	}
-	while (c) {
+	for (c = sym_die_child(m, die); c;) {
 		Dwarf_Half tag = 0;
 		int keep = 0;
 
@@ -293,17 +291,12 @@ static void scope_vars(struct walk *w, Dwarf_Die die, int depth, int inl)
 			binl[nb] = keep == 2 ? inl + 1 : inl;
 			blocks[nb++] = c;
 		}
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		if (!keep)
-			dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
+		c = keep ? sym_die_next_keep(m, c) : sym_die_next(m, c);
 	}
 	errfree(m, &e);
 	for (int i = 0; i < nb; i++) {
 		scope_vars(w, blocks[i], depth + 1, binl[i]);
-		dwarf_dealloc(m->dbg, blocks[i], DW_DLA_DIE);
+		sym_die_free(m, blocks[i]);
 	}
 }
 
@@ -376,14 +369,12 @@ static void found_function(struct walk *w, Dwarf_Die fn)
 static void find_function(struct walk *w, Dwarf_Die die, int depth)
 {
 	struct sym_module *m = w->m;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (depth > 16 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		errfree(m, &e);
+	if (depth > 16)
 		return;
-	}
-	while (c && !w->found) {
+	for (c = sym_die_child(m, die); c && !w->found; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 
 		dwarf_tag(c, &tag, &e);
@@ -392,14 +383,8 @@ static void find_function(struct walk *w, Dwarf_Die die, int depth)
 		else if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 			 tag == DW_TAG_class_type)
 			find_function(w, c, depth + 1);
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
-	if (c)
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	sym_die_free(m, c);
 	errfree(m, &e);
 }
 
@@ -454,14 +439,12 @@ int sym_scope_vars(struct sym_module *m, uint64_t pc, int inl, struct sym_func_s
 static void unit_globals(struct walk *w, Dwarf_Die die, int depth)
 {
 	struct sym_module *m = w->m;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (depth > 16 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		errfree(m, &e);
+	if (depth > 16)
 		return;
-	}
-	while (c) {
+	for (c = sym_die_child(m, die); c; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 
 		dwarf_tag(c, &tag, &e);
@@ -471,11 +454,6 @@ static void unit_globals(struct walk *w, Dwarf_Die die, int depth)
 			w->v[w->n - 1].global = 1;
 		} else if (tag == DW_TAG_namespace)
 			unit_globals(w, c, depth + 1);
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
 	errfree(m, &e);
 }
@@ -623,14 +601,12 @@ static int die_addr(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t
 static void call_sites(struct cs_walk *cw, Dwarf_Die die, int depth)
 {
 	struct sym_module *m = cw->w.m;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (depth > 32 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		errfree(m, &e);
+	if (depth > 32)
 		return;
-	}
-	while (c && !cw->found) {
+	for (c = sym_die_child(m, die); c && !cw->found; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 		uint64_t ret = 0;
 		Dwarf_Addr gnu_ret = 0;
@@ -643,28 +619,13 @@ static void call_sites(struct cs_walk *cw, Dwarf_Die die, int depth)
 			  ret == cw->ret) ||
 			 (tag == DW_TAG_GNU_call_site && dwarf_lowpc(c, &gnu_ret, &e) == DW_DLV_OK &&
 			  gnu_ret == cw->ret)) {
-			Dwarf_Die p = NULL, pn;
-
-			if (dwarf_child(c, &p, &e) == DW_DLV_OK)
-				while (p) {
-					if (!cw->found && param_reg(m, p, &reg) == 0 && reg == cw->reg)
-						call_value_ops(cw, p);
-					pn = NULL;
-					if (dwarf_siblingof_b(m->dbg, p, 1, &pn, &e) != DW_DLV_OK)
-						pn = NULL;
-					dwarf_dealloc(m->dbg, p, DW_DLA_DIE);
-					p = pn;
-				}
+			for (Dwarf_Die p = sym_die_child(m, c); p; p = sym_die_next(m, p))
+				if (!cw->found && param_reg(m, p, &reg) == 0 && reg == cw->reg)
+					call_value_ops(cw, p);
 		}
 		errfree(m, &e);
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
-	if (c)
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	sym_die_free(m, c);
 	errfree(m, &e);
 }
 
@@ -672,14 +633,12 @@ static void call_sites(struct cs_walk *cw, Dwarf_Die die, int depth)
 static void call_site_fn(struct cs_walk *cw, Dwarf_Die die, int depth)
 {
 	struct sym_module *m = cw->w.m;
-	Dwarf_Die c = NULL, next;
+	Dwarf_Die c;
 	Dwarf_Error e = NULL;
 
-	if (depth > 16 || dwarf_child(die, &c, &e) != DW_DLV_OK) {
-		errfree(m, &e);
+	if (depth > 16)
 		return;
-	}
-	while (c && !cw->w.found) {
+	for (c = sym_die_child(m, die); c && !cw->w.found; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 
 		dwarf_tag(c, &tag, &e);
@@ -689,14 +648,8 @@ static void call_site_fn(struct cs_walk *cw, Dwarf_Die die, int depth)
 		} else if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 			   tag == DW_TAG_class_type)
 			call_site_fn(cw, c, depth + 1);
-		next = NULL;
-		if (dwarf_siblingof_b(m->dbg, c, 1, &next, &e) != DW_DLV_OK)
-			next = NULL;
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
-		c = next;
 	}
-	if (c)
-		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+	sym_die_free(m, c);
 	errfree(m, &e);
 }
 
