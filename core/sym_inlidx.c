@@ -1,7 +1,10 @@
 /* core/sym_inlidx.c: breakpoints by name at inlined copies, as LLDB
  * places them — the index of a module's functions declared inline, read
  * from the raw .debug_info once (libdwarf for the units it cannot read),
- * and the inlined calls of the units that declare a name. */
+ * and the inlined calls of the units that declare a name.  Building the
+ * index needs no libdwarf: a module's DWARF is opened only when a name
+ * is in its index (libc's for b main costs a read of its .debug_info,
+ * not libdwarf's tables of its 2000 units). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +19,13 @@
  * DIEs of every unit once, the first time a name is looked up; then only
  * the units declaring that name have their calls read. */
 struct sym_inl_name {
-	char *name;
-	size_t cu;
+	char *name;		/* NULL: read through libdwarf at die */
+	uint64_t cu;		/* the unit's DIE offset (struct sym_cu's off) */
+	uint64_t die;
 };
 
-static void inl_index_add(struct sym_module *m, char *name, size_t cu, size_t *cap)
+static void inl_index_add(struct sym_module *m, char *name, uint64_t cu, uint64_t die,
+			  size_t *cap)
 {
 	if (m->ninl_names == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
@@ -28,7 +33,9 @@ static void inl_index_add(struct sym_module *m, char *name, size_t cu, size_t *c
 	}
 	m->inl_names[m->ninl_names].name = name;
 	m->inl_names[m->ninl_names].cu = cu;
+	m->inl_names[m->ninl_names].die = die;
 	m->ninl_names++;
+	m->inl_unnamed += !name;
 }
 
 static int scope_has(struct sym_module *m, Dwarf_Die die, Dwarf_Half at)
@@ -42,7 +49,7 @@ static int scope_has(struct sym_module *m, Dwarf_Die die, Dwarf_Half at)
 	return has != 0;
 }
 
-static void inl_index_children(struct sym_module *m, Dwarf_Die parent, size_t cu, size_t *cap,
+static void inl_index_children(struct sym_module *m, Dwarf_Die parent, uint64_t cu, size_t *cap,
 			       int nest)
 {
 	Dwarf_Error e = NULL;
@@ -59,7 +66,7 @@ static void inl_index_children(struct sym_module *m, Dwarf_Die parent, size_t cu
 			char *name = sym_scope_name(m, c, 0);
 
 			if (name)
-				inl_index_add(m, name, cu, cap);
+				inl_index_add(m, name, cu, 0, cap);
 		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
 			inl_index_children(m, c, cu, cap, nest + 1);
@@ -77,10 +84,27 @@ struct raw_abbrev {
 };
 
 struct raw_unit {
-	const uint8_t *end;
+	const uint8_t *start, *end;	/* the unit, its header included */
 	unsigned addrsz, offsz, ver;
 	const uint8_t *str, *lstr;
 	size_t strlen_, lstrlen;
+	const struct raw_abbrev *ab;	/* by code */
+	size_t nab;
+	const uint8_t *aend;
+};
+
+/* What a DIE says of its name, as sym_scope_name reads it: the strings of
+ * DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name (has: present;
+ * s: NULL for a form read here only through libdwarf), and the unit
+ * offsets of DW_AT_abstract_origin, DW_AT_specification (-1: a reference
+ * outside the unit). */
+struct raw_die {
+	uint64_t tag;
+	int inl;
+	int has[3];
+	const char *s[3];
+	int hasref[2];
+	int64_t ref[2];
 };
 
 static int raw_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -175,14 +199,96 @@ static int raw_skip(const struct raw_unit *u, const uint8_t **p, uint64_t f, con
 	return 0;
 }
 
+/* The DIE at *p (moved past it): 1, 0 for a null entry, -1 when it is not
+ * understood. */
+static int raw_die_read(const struct raw_unit *u, const uint8_t **p, struct raw_die *d)
+{
+	uint64_t code, at = 0, form = 0, ic;
+	const uint8_t *a;
+
+	memset(d, 0, sizeof(*d));
+	if (raw_uleb(p, u->end, &code) < 0)
+		return -1;
+	if (code == 0)
+		return 0;
+	if (code >= u->nab || !u->ab[code].attrs)
+		return -1;
+	d->tag = u->ab[code].tag;
+	a = u->ab[code].attrs;
+	for (;;) {
+		const uint8_t *v = *p;
+		const char *str;
+		int i;
+
+		raw_uleb(&a, u->aend, &at);
+		raw_uleb(&a, u->aend, &form);
+		if (!at && !form)
+			break;
+		if (form == DW_FORM_implicit_const)
+			raw_uleb(&a, u->aend, &ic);
+		if (raw_skip(u, p, form, &str) < 0)
+			return -1;
+		if (at == DW_AT_inline) {
+			d->inl = 1;
+		} else if ((i = at == DW_AT_linkage_name ? 0 : at == DW_AT_MIPS_linkage_name ? 1 :
+			    at == DW_AT_name ? 2 : -1) >= 0) {
+			d->has[i] = 1;
+			d->s[i] = str;
+		} else if ((i = at == DW_AT_abstract_origin ? 0 : at == DW_AT_specification ? 1 : -1) >= 0) {
+			uint64_t r = 0;
+
+			d->hasref[i] = 1;
+			if (form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 ||
+			    form == DW_FORM_ref8)
+				r = raw_le(v, (unsigned)(*p - v));
+			else if (form != DW_FORM_ref_udata || raw_uleb(&v, *p, &r) < 0)
+				r = UINT64_MAX;
+			d->ref[i] = r < (uint64_t)(u->end - u->start) ? (int64_t)r : -1;
+		}
+	}
+	return 1;
+}
+
+/* LLDB's name of the DIE at die (sym_scope_name's rules) read raw: 1 with
+ * *out (heap, or NULL when it has none), 0 when only libdwarf can say. */
+static int raw_die_name(const struct raw_unit *u, const uint8_t *die, int hops, char **out)
+{
+	struct raw_die d;
+	const uint8_t *p = die;
+
+	*out = NULL;
+	if (raw_die_read(u, &p, &d) <= 0)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		if (!d.has[i])
+			continue;
+		if (!d.s[i])
+			return 0;
+		if (i < 2 && (*out = sym_demangle(d.s[i])))
+			return 1;
+		*out = xstrdup(d.s[i]);
+		return 1;
+	}
+	for (int i = 0; i < 2 && hops < 4; i++) {
+		if (!d.hasref[i])
+			continue;
+		if (d.ref[i] < 0 || !raw_die_name(u, u->start + d.ref[i], hops + 1, out))
+			return 0;
+		if (*out)
+			return 1;
+	}
+	return 1;
+}
+
 /* One unit's DIEs [p, u->end) with the abbreviations at abbr: 0, or -1
- * (nothing added) when something in it is not understood. */
-static int raw_unit_scan(struct sym_module *m, const struct raw_unit *u, const uint8_t *p,
-			 const uint8_t *abbr, const uint8_t *aend, const uint8_t *info, size_t cu,
-			 size_t *cap)
+ * (nothing added) when something in it is not understood.  The unit's
+ * bytes start at h, at offset hoff in .debug_info. */
+static int raw_unit_scan(struct sym_module *m, struct raw_unit *u, const uint8_t *p,
+			 const uint8_t *abbr, const uint8_t *aend, const uint8_t *h, uint64_t hoff,
+			 uint64_t cu, size_t *cap)
 {
 	struct raw_abbrev *ab = NULL;
-	size_t nab = 0, before = m->ninl_names;
+	size_t nab = 0, before = m->ninl_names, unnamed = m->inl_unnamed;
 	const uint8_t *q = abbr;
 	int rc = -1;
 
@@ -210,55 +316,26 @@ static int raw_unit_scan(struct sym_module *m, const struct raw_unit *u, const u
 				goto out;
 		} while (at || form);
 	}
+	u->ab = ab;
+	u->nab = nab;
+	u->aend = aend;
 	while (p < u->end) {
-		const uint8_t *die = p, *a;
-		uint64_t code, at = 0, form = 0, ic;
-		int inl = 0, other = 0;
-		const char *name = NULL, *str;
+		const uint8_t *die = p;
+		struct raw_die d;
+		char *name;
+		int r = raw_die_read(u, &p, &d);
 
-		if (raw_uleb(&p, u->end, &code) < 0)
+		if (r < 0)
 			goto out;
-		if (code == 0)
+		if (r == 0 || d.tag != DW_TAG_subprogram || !d.inl)
 			continue;
-		if (code >= nab || !ab[code].attrs)
-			goto out;
-		a = ab[code].attrs;
-		for (;;) {
-			raw_uleb(&a, aend, &at);
-			raw_uleb(&a, aend, &form);
-			if (!at && !form)
-				break;
-			if (form == DW_FORM_implicit_const)
-				raw_uleb(&a, aend, &ic);
-			if (raw_skip(u, &p, form, &str) < 0)
-				goto out;
-			if (at == DW_AT_inline)
-				inl = 1;
-			else if (at == DW_AT_name)
-				name = str;
-			else if (at == DW_AT_linkage_name || at == DW_AT_MIPS_linkage_name ||
-				 at == DW_AT_specification || at == DW_AT_abstract_origin)
-				other = 1;
-		}
-		if (ab[code].tag != DW_TAG_subprogram || !inl)
-			continue;
-		if (name && !other) {
-			inl_index_add(m, xstrdup(name), cu, cap);
-		} else {
-			/* a C++ name (linkage name, declaration elsewhere):
-			 * LLDB's name, through libdwarf */
-			Dwarf_Die d = NULL;
-			Dwarf_Error e = NULL;
-			char *nm;
-
-			if (dwarf_offdie_b(m->dbg, (Dwarf_Off)(die - info), 1, &d, &e) != DW_DLV_OK) {
-				sym_scope_err(m, &e);
-				continue;
-			}
-			if ((nm = sym_scope_name(m, d, 0)))
-				inl_index_add(m, nm, cu, cap);
-			dwarf_dealloc(m->dbg, d, DW_DLA_DIE);
-		}
+		/* a name this cannot read (a reference out of the unit, a
+		 * string form it does not know): LLDB's name through
+		 * libdwarf, when a lookup first needs it */
+		if (!raw_die_name(u, die, 0, &name))
+			inl_index_add(m, NULL, cu, hoff + (uint64_t)(die - h), cap);
+		else if (name)
+			inl_index_add(m, name, cu, 0, cap);
 	}
 	rc = 0;
 out:
@@ -267,30 +344,79 @@ out:
 		for (size_t i = before; i < m->ninl_names; i++)
 			free(m->inl_names[i].name);
 		m->ninl_names = before;
+		m->inl_unnamed = unnamed;
 	}
 	return rc;
 }
 
+/* Names the entries the raw reading left to libdwarf (m's DWARF open);
+ * one whose DIE or name cannot be read is dropped. */
+static void inl_index_names(struct sym_module *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->ninl_names; i++) {
+		struct sym_inl_name *in = &m->inl_names[i];
+		Dwarf_Die d = NULL;
+		Dwarf_Error e = NULL;
+
+		if (!in->name) {
+			if (dwarf_offdie_b(m->dbg, (Dwarf_Off)in->die, 1, &d, &e) != DW_DLV_OK) {
+				sym_scope_err(m, &e);
+				continue;
+			}
+			in->name = sym_scope_name(m, d, 0);
+			dwarf_dealloc(m->dbg, d, DW_DLA_DIE);
+			if (!in->name)
+				continue;
+		}
+		m->inl_names[k++] = *in;
+	}
+	m->ninl_names = k;
+	m->inl_unnamed = 0;
+}
+
+/* The unit whose DIE is at off, or NULL (m->cus is in section order). */
+static struct sym_cu *inl_cu(struct sym_module *m, uint64_t off)
+{
+	size_t lo = 0, hi = m->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cus[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->ncus && m->cus[lo].off == off ? &m->cus[lo] : NULL;
+}
+
 /* The index of the module's functions declared inline, from its raw
- * .debug_info where it can be read so, else through libdwarf. */
+ * .debug_info where it can be read so (in order, a unit at a time: a
+ * compressed section is never held whole), else through libdwarf. */
 static void inl_index_build(struct sym_module *m)
 {
-	size_t ilen = 0, alen = 0, cap = 0, j = 0;
-	const uint8_t *info = sym_dwobj_section(m, ".debug_info", &ilen);
-	const uint8_t *abbr = sym_dwobj_section(m, ".debug_abbrev", &alen);
+	size_t ilen = 0, alen = 0, cap = 0, ndone = 0, dcap = 0, j = 0;
+	uint8_t *acopy, *scopy, *lcopy;
+	const uint8_t *abbr = sym_dwobj_bytes(m, ".debug_abbrev", &alen, &acopy);
+	struct sym_dwstream *info = abbr ? sym_dwstream_open(m, ".debug_info", &ilen) : NULL;
+	uint64_t *done = NULL;	/* the DIE offsets of the units read raw */
+	int whole = info != NULL;	/* every unit read raw */
 	struct raw_unit u;
-	unsigned char *done = xcalloc(m->ncus + 1, 1);
+	size_t off = 0;
 
 	memset(&u, 0, sizeof(u));
-	u.str = sym_dwobj_section(m, ".debug_str", &u.strlen_);
-	u.lstr = sym_dwobj_section(m, ".debug_line_str", &u.lstrlen);
-	for (size_t off = 0; info && abbr && off + 11 <= ilen;) {
-		const uint8_t *h = info + off;
-		uint64_t len = raw_le(h, 4), aoff;
+	u.str = sym_dwobj_bytes(m, ".debug_str", &u.strlen_, &scopy);
+	u.lstr = sym_dwobj_bytes(m, ".debug_line_str", &u.lstrlen, &lcopy);
+	for (; info && off + 11 <= ilen;) {
+		const uint8_t *h = sym_dwstream_at(info, off, 4);
+		uint64_t len = h ? raw_le(h, 4) : 0, aoff;
 		size_t hdr;
 		unsigned ut = DW_UT_compile;
 
-		if (len >= 0xfffffff0u || len > ilen - off - 4)
+		if (!h || len >= 0xfffffff0u || len > ilen - off - 4 ||
+		    !(h = sym_dwstream_at(info, off, 4 + len)))
 			break;	/* 64-bit DWARF or damage: libdwarf does the rest */
 		u.ver = (unsigned)raw_le(h + 4, 2);
 		u.offsz = 4;
@@ -304,21 +430,33 @@ static void inl_index_build(struct sym_module *m)
 			u.addrsz = h[10];
 			hdr = 11;
 		}
+		u.start = h;
 		u.end = h + 4 + len;
 		if ((ut == DW_UT_compile || ut == DW_UT_partial) && hdr <= 4 + len && aoff < alen &&
-		    (u.addrsz == 4 || u.addrsz == 8)) {
-			/* the unit's entry in m->cus, by its DIE offset */
-			while (j < m->ncus && m->cus[j].off < off + hdr)
-				j++;
-			if (j < m->ncus && m->cus[j].off == off + hdr &&
-			    raw_unit_scan(m, &u, h + hdr, abbr + aoff, abbr + alen, info, j, &cap) == 0)
-				done[j] = 1;
+		    (u.addrsz == 4 || u.addrsz == 8) &&
+		    raw_unit_scan(m, &u, h + hdr, abbr + aoff, abbr + alen, h, off, off + hdr, &cap) == 0) {
+			if (ndone == dcap) {
+				dcap = dcap ? dcap * 2 : 256;
+				done = xrealloc(done, dcap * sizeof(*done));
+			}
+			done[ndone++] = off + hdr;
+		} else {
+			whole = 0;
 		}
 		off += 4 + len;
 	}
-	for (size_t i = 0; i < m->ncus; i++)
-		if (!done[i] && sym_cu_die(m, &m->cus[i]) == 0)
-			inl_index_children(m, m->cus[i].die, i, &cap, 0);
+	sym_dwstream_close(info);
+	free(acopy);
+	free(scopy);
+	free(lcopy);
+	/* the units libdwarf lists and the raw reading did not read */
+	if ((!whole || off + 11 <= ilen || m->dw_state > 0) && sym_dwarf_init(m) == 0)
+		for (size_t i = 0; i < m->ncus; i++) {
+			while (j < ndone && done[j] < m->cus[i].off)
+				j++;
+			if ((j == ndone || done[j] != m->cus[i].off) && sym_cu_die(m, &m->cus[i]) == 0)
+				inl_index_children(m, m->cus[i].die, m->cus[i].off, &cap, 0);
+		}
 	free(done);
 }
 
@@ -329,6 +467,7 @@ void sym_scope_free_index(struct sym_module *m)
 	free(m->inl_names);
 	m->inl_names = NULL;
 	m->ninl_names = 0;
+	m->inl_unnamed = 0;
 	m->inl_done = 0;
 }
 
@@ -355,14 +494,19 @@ static int inl_name_matches(const char *fn, const char *name)
 
 int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, int max)
 {
-	size_t last_cu = (size_t)-1;
+	uint64_t last_cu = UINT64_MAX;
 	int n = 0;
 
-	if (!m->has_debug || max <= 0 || sym_dwarf_init(m) < 0)
+	if (!m->has_debug || max <= 0 || m->dw_state < 0)
 		return 0;
 	if (!m->inl_done) {
 		m->inl_done = 1;
 		inl_index_build(m);
+	}
+	if (m->inl_unnamed) {
+		if (sym_dwarf_init(m) < 0)
+			return 0;
+		inl_index_names(m);
 	}
 	for (size_t i = 0; i < m->ninl_names && n < max; i++) {
 		struct sym_cu *cu;
@@ -371,7 +515,11 @@ int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, 
 		if (m->inl_names[i].cu == last_cu || !inl_name_matches(fn, name))
 			continue;
 		last_cu = m->inl_names[i].cu;
-		cu = &m->cus[last_cu];
+		/* a name in the index: now the DWARF is opened */
+		if (sym_dwarf_init(m) < 0)
+			return 0;
+		if (!(cu = inl_cu(m, last_cu)))
+			continue;
 		if (!cu->scopes_loaded)
 			sym_scope_load(m, cu);
 		for (size_t k = 0; k < cu->nscopes && n < max; k++) {

@@ -143,9 +143,11 @@ struct sym_module {
 	char *main_file;
 	int main_file_done;
 	struct sym_tcache *tcache;	/* sym_type.c: types by DIE offset */
-	int inl_done;		/* sym_scope.c: inl_names built */
+	int inl_done;		/* sym_inlidx.c: inl_names built */
 	struct sym_inl_name *inl_names;	/* functions declared inline, by CU */
 	size_t ninl_names;
+	size_t inl_unnamed;	/* of them, named through libdwarf on the
+				 * first lookup */
 };
 
 /* sym_elf.c */
@@ -167,6 +169,18 @@ int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_D
 void sym_dwobj_free(struct sym_module *m);
 /* The bytes of the DWARF section name (inflated if compressed), or NULL. */
 const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len);
+/* The same without libdwarf and without keeping an inflated copy: *copy
+ * is set to the caller's copy (free) when one was made. */
+const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len,
+			       uint8_t **copy);
+/* A DWARF section read in order (offsets never go back) without libdwarf:
+ * a compressed one inflated a window at a time, the mapping's pages let go
+ * behind the reader.  sym_dwstream_at: bytes [off, off + n), valid until
+ * the next call, or NULL (past the end, damage, or a step back). */
+struct sym_dwstream;
+struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, size_t *len);
+const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n);
+void sym_dwstream_close(struct sym_dwstream *s);
 /* Reads cu's DIE if not yet read: 0, or -1 (noted as a DWARF problem). */
 int sym_cu_die(struct sym_module *m, struct sym_cu *cu);
 /* The children of a DIE in order, one loop for every walk:
