@@ -33,6 +33,17 @@ int target_thread_stopped(const struct target_proc *p, pid_t tid)
 	return 0;
 }
 
+/* tid's wait status handled: 1 when it is reported in *st (the process
+ * exited, or a stop to report), else 0. */
+static int wait_reported(struct target_proc *p, pid_t tid, int status, struct target_stop *st)
+{
+	int r = target_handle_status(p, tid, status, st);
+
+	if (r == TARGET_EV_EXIT)
+		p->exit_reported = 1;
+	return r == TARGET_EV_EXIT || r == TARGET_EV_REPORT;
+}
+
 int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 		       struct ptdb_err *err)
 {
@@ -76,19 +87,14 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 	t->stepping = 1;
 	target_resume_thread(t);
 	for (;;) {
-		int status, r;
+		int status;
 
 		while (waitpid(tid, &status, __WALL) < 0)
 			if (errno != EINTR) {
 				st->kind = TARGET_STOP_NONE;
 				return 0;
 			}
-		r = target_handle_status(p, tid, status, st);
-		if (r == TARGET_EV_EXIT) {
-			p->exit_reported = 1;
-			return 0;
-		}
-		if (r == TARGET_EV_REPORT)
+		if (wait_reported(p, tid, status, st))
 			return 0;
 		t = target_find_thread(p, tid);
 		if (!t) {
@@ -181,7 +187,7 @@ int target_thread_event(struct target_proc *p, int block, struct target_stop *st
 		}
 	}
 	for (;;) {
-		int status = 0, r, any = 0;
+		int status = 0, any = 0;
 		pid_t tid = 0;
 
 		for (int i = 0; i < p->nthreads && !tid; i++) {
@@ -197,12 +203,7 @@ int target_thread_event(struct target_proc *p, int block, struct target_stop *st
 			return 0;
 		if (!tid && target_next_event(p, &tid, &status) < 0)
 			return 0;
-		r = target_handle_status(p, tid, status, st);
-		if (r == TARGET_EV_EXIT) {
-			p->exit_reported = 1;
-			return 1;
-		}
-		if (r == TARGET_EV_REPORT)
+		if (wait_reported(p, tid, status, st))
 			return 1;
 		st->kind = TARGET_STOP_NONE;	/* a thread started, stopped or left */
 		st->tid = tid;
