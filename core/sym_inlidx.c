@@ -85,6 +85,7 @@ struct raw_abbrev {
 
 struct raw_unit {
 	const uint8_t *start, *end;	/* the unit, its header included */
+	const uint8_t *dies;		/* past its header */
 	unsigned addrsz, offsz, ver;
 	const uint8_t *str, *lstr;
 	size_t strlen_, lstrlen;
@@ -243,7 +244,8 @@ static int raw_die_read(const struct raw_unit *u, const uint8_t **p, struct raw_
 				r = raw_le(v, (unsigned)(*p - v));
 			else if (form != DW_FORM_ref_udata || raw_uleb(&v, *p, &r) < 0)
 				r = UINT64_MAX;
-			d->ref[i] = r < (uint64_t)(u->end - u->start) ? (int64_t)r : -1;
+			d->ref[i] = r >= (uint64_t)(u->dies - u->start) &&
+				    r < (uint64_t)(u->end - u->start) ? (int64_t)r : -1;
 		}
 	}
 	return 1;
@@ -431,6 +433,7 @@ static void inl_index_build(struct sym_module *m)
 			hdr = 11;
 		}
 		u.start = h;
+		u.dies = h + hdr;
 		u.end = h + 4 + len;
 		if ((ut == DW_UT_compile || ut == DW_UT_partial) && hdr <= 4 + len && aoff < alen &&
 		    (u.addrsz == 4 || u.addrsz == 8) &&
