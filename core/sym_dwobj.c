@@ -252,7 +252,7 @@ static void stream_release(struct sym_dwstream *s, const uint8_t *to)
 	uintptr_t a = ((uintptr_t)s->done + 4095) & ~(uintptr_t)4095;
 	uintptr_t z = (uintptr_t)to & ~(uintptr_t)4095;
 
-	if (z > a + (1u << 20)) {	/* in steps of a MiB at least */
+	if (z > a + (1u << 18)) {	/* in steps of 256 KiB at least */
 		madvise((void *)a, z - a, MADV_DONTNEED);
 		s->done = (const uint8_t *)z;
 	}
@@ -327,8 +327,14 @@ const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n)
 			stream_release(s, s->data + off);
 		return s->data + off;
 	}
-	if (off < s->base)
-		return NULL;	/* forward only */
+	if (off < s->base) {	/* a step back: inflated again from the start */
+		if (inflateReset(&s->z) != Z_OK)
+			return NULL;
+		s->z.next_in = (Bytef *)(uintptr_t)s->in;
+		s->z.avail_in = (uInt)(s->in_end - s->in);
+		s->done = s->in;
+		s->base = s->have = 0;
+	}
 	drop = off - s->base < s->have ? off - s->base : s->have;
 	memmove(s->buf, s->buf + drop, s->have - drop);
 	s->base += drop;

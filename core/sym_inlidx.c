@@ -89,7 +89,7 @@ struct raw_unit {
 	unsigned addrsz, offsz, ver;
 	const uint8_t *str, *lstr;
 	size_t strlen_, lstrlen;
-	const struct raw_abbrev *ab;	/* by code */
+	struct raw_abbrev *ab;		/* by code */
 	size_t nab;
 	const uint8_t *aend;
 };
@@ -282,27 +282,22 @@ static int raw_die_name(const struct raw_unit *u, const uint8_t *die, int hops, 
 	return 1;
 }
 
-/* One unit's DIEs [p, u->end) with the abbreviations at abbr: 0, or -1
- * (nothing added) when something in it is not understood.  The unit's
- * bytes start at h, at offset hoff in .debug_info. */
-static int raw_unit_scan(struct sym_module *m, struct raw_unit *u, const uint8_t *p,
-			 const uint8_t *abbr, const uint8_t *aend, const uint8_t *h, uint64_t hoff,
-			 uint64_t cu, size_t *cap)
+/* The abbreviation table at [q, aend) read into u->ab: 0, or -1 (u->ab
+ * freed) when it does not end before aend or is not understood. */
+static int raw_abbrevs(struct raw_unit *u, const uint8_t *q, const uint8_t *aend)
 {
 	struct raw_abbrev *ab = NULL;
-	size_t nab = 0, before = m->ninl_names, unnamed = m->inl_unnamed;
-	const uint8_t *q = abbr;
-	int rc = -1;
+	size_t nab = 0;
 
-	for (;;) {	/* the unit's abbreviation table */
+	for (;;) {
 		uint64_t code, tag, at, form, ic;
 
 		if (raw_uleb(&q, aend, &code) < 0)
-			goto out;
+			goto bad;
 		if (code == 0)
 			break;
 		if (code > 100000 || raw_uleb(&q, aend, &tag) < 0 || q >= aend)
-			goto out;
+			goto bad;
 		if (code >= nab) {
 			size_t nn = code + 16;
 
@@ -315,12 +310,47 @@ static int raw_unit_scan(struct sym_module *m, struct raw_unit *u, const uint8_t
 		do {
 			if (raw_uleb(&q, aend, &at) < 0 || raw_uleb(&q, aend, &form) < 0 ||
 			    (form == DW_FORM_implicit_const && raw_uleb(&q, aend, &ic) < 0))
-				goto out;
+				goto bad;
 		} while (at || form);
 	}
 	u->ab = ab;
 	u->nab = nab;
 	u->aend = aend;
+	return 0;
+bad:
+	free(ab);
+	u->ab = NULL;
+	u->nab = 0;
+	return -1;
+}
+
+/* The unit's abbreviation table, at aoff in .debug_abbrev (alen bytes),
+ * read a window at a time: 0, or -1. */
+static int raw_unit_abbrevs(struct raw_unit *u, struct sym_dwstream *abbr, uint64_t aoff,
+			    size_t alen)
+{
+	for (size_t n = 4096;; n *= 2) {
+		size_t k = n < alen - aoff ? n : alen - aoff;
+		const uint8_t *a = sym_dwstream_at(abbr, aoff, k);
+
+		if (!a)
+			return -1;
+		if (raw_abbrevs(u, a, a + k) == 0)
+			return 0;
+		if (k == alen - aoff)
+			return -1;
+	}
+}
+
+/* One unit's DIEs [p, u->end) with the abbreviations of u: 0, or -1
+ * (nothing added) when something in it is not understood.  The unit's
+ * bytes start at h, at offset hoff in .debug_info. */
+static int raw_unit_scan(struct sym_module *m, struct raw_unit *u, const uint8_t *p,
+			 const uint8_t *h, uint64_t hoff, uint64_t cu, size_t *cap)
+{
+	size_t before = m->ninl_names, unnamed = m->inl_unnamed;
+	int rc = -1;
+
 	while (p < u->end) {
 		const uint8_t *die = p;
 		struct raw_die d;
@@ -341,7 +371,6 @@ static int raw_unit_scan(struct sym_module *m, struct raw_unit *u, const uint8_t
 	}
 	rc = 0;
 out:
-	free(ab);
 	if (rc < 0) {
 		for (size_t i = before; i < m->ninl_names; i++)
 			free(m->inl_names[i].name);
@@ -400,8 +429,8 @@ static struct sym_cu *inl_cu(struct sym_module *m, uint64_t off)
 static void inl_index_build(struct sym_module *m)
 {
 	size_t ilen = 0, alen = 0, cap = 0, ndone = 0, dcap = 0, j = 0;
-	uint8_t *acopy, *scopy, *lcopy;
-	const uint8_t *abbr = sym_dwobj_bytes(m, ".debug_abbrev", &alen, &acopy);
+	uint8_t *scopy, *lcopy;
+	struct sym_dwstream *abbr = sym_dwstream_open(m, ".debug_abbrev", &alen);
 	struct sym_dwstream *info = abbr ? sym_dwstream_open(m, ".debug_info", &ilen) : NULL;
 	uint64_t *done = NULL;	/* the DIE offsets of the units read raw */
 	int whole = info != NULL;	/* every unit read raw */
@@ -436,8 +465,8 @@ static void inl_index_build(struct sym_module *m)
 		u.dies = h + hdr;
 		u.end = h + 4 + len;
 		if ((ut == DW_UT_compile || ut == DW_UT_partial) && hdr <= 4 + len && aoff < alen &&
-		    (u.addrsz == 4 || u.addrsz == 8) &&
-		    raw_unit_scan(m, &u, h + hdr, abbr + aoff, abbr + alen, h, off, off + hdr, &cap) == 0) {
+		    (u.addrsz == 4 || u.addrsz == 8) && raw_unit_abbrevs(&u, abbr, aoff, alen) == 0 &&
+		    raw_unit_scan(m, &u, h + hdr, h, off, off + hdr, &cap) == 0) {
 			if (ndone == dcap) {
 				dcap = dcap ? dcap * 2 : 256;
 				done = xrealloc(done, dcap * sizeof(*done));
@@ -446,10 +475,13 @@ static void inl_index_build(struct sym_module *m)
 		} else {
 			whole = 0;
 		}
+		free(u.ab);
+		u.ab = NULL;
+		u.nab = 0;
 		off += 4 + len;
 	}
 	sym_dwstream_close(info);
-	free(acopy);
+	sym_dwstream_close(abbr);
 	free(scopy);
 	free(lcopy);
 	/* the units libdwarf lists and the raw reading did not read */

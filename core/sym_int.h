@@ -173,10 +173,11 @@ const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t 
  * is set to the caller's copy (free) when one was made. */
 const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len,
 			       uint8_t **copy);
-/* A DWARF section read in order (offsets never go back) without libdwarf:
- * a compressed one inflated a window at a time, the mapping's pages let go
- * behind the reader.  sym_dwstream_at: bytes [off, off + n), valid until
- * the next call, or NULL (past the end, damage, or a step back). */
+/* A DWARF section read in order without libdwarf: a compressed one
+ * inflated a window at a time (a step back inflates it again from its
+ * start), the mapping's pages let go behind the reader.  sym_dwstream_at:
+ * bytes [off, off + n), valid until the next call, or NULL (past the end,
+ * damage). */
 struct sym_dwstream;
 struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, size_t *len);
 const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n);
