@@ -407,20 +407,17 @@ static void inl_index_names(struct sym_module *m)
 	m->inl_unnamed = 0;
 }
 
+static int inl_cu_cmp(const void *key, const void *elem)
+{
+	uint64_t off = *(const uint64_t *)key, o = ((const struct sym_cu *)elem)->off;
+
+	return off < o ? -1 : off > o;
+}
+
 /* The unit whose DIE is at off, or NULL (m->cus is in section order). */
 static struct sym_cu *inl_cu(struct sym_module *m, uint64_t off)
 {
-	size_t lo = 0, hi = m->ncus;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->cus[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->ncus && m->cus[lo].off == off ? &m->cus[lo] : NULL;
+	return m->ncus ? bsearch(&off, m->cus, m->ncus, sizeof(*m->cus), inl_cu_cmp) : NULL;
 }
 
 /* The index of the module's functions declared inline, from its raw
