@@ -109,16 +109,31 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 	}
 }
 
-int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+/* The stopped thread tid that a continue resumes, or NULL with *rc: an
+ * error (no process: TARGET_ERR_NOPROC; not stopped: -1), or 0 when an
+ * event waits (reported by the next target_thread_event). */
+static struct target_thread *cont_thread(struct target_proc *p, pid_t tid, struct ptdb_err *err,
+					 int *rc)
 {
 	struct target_thread *t = target_find_thread(p, tid);
 
+	*rc = 0;
 	if (!p->alive)
-		return target_nproc_err(p, err);
-	if (!t || !t->stopped || t->starting)
-		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
-	if (t->has_event)
-		return 0;	/* reported by the next target_thread_event */
+		*rc = target_nproc_err(p, err);
+	else if (!t || !t->stopped || t->starting)
+		*rc = ptdb_err_set(err, "thread %d is not stopped", (int)tid);
+	else if (!t->has_event)
+		return t;
+	return NULL;
+}
+
+int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
+{
+	int rc;
+	struct target_thread *t = cont_thread(p, tid, err, &rc);
+
+	if (!t)
+		return rc;
 	{
 		struct user_regs_struct r;
 
@@ -157,14 +172,11 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 
 int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 {
-	struct target_thread *t = target_find_thread(p, tid);
+	int rc;
+	struct target_thread *t = cont_thread(p, tid, err, &rc);
 
-	if (!p->alive)
-		return target_nproc_err(p, err);
-	if (!t || !t->stopped || t->starting)
-		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
-	if (t->has_event)
-		return 0;
+	if (!t)
+		return rc;
 	t->stepping = 0;
 	target_resume_thread(t);
 	return 0;
