@@ -6,6 +6,7 @@
 
 #include "core/source.h"
 #include "core/sym.h"
+#include "core/sym_int.h"	/* dw_state: whether a module's DWARF is open */
 #include "tests/unit/test.h"
 
 #define PROG "tests/programs/trace_loop"
@@ -365,7 +366,31 @@ TEST(unwind_self_through_libc)
 	self_nmods = 0;
 }
 
+/* b NAME's inlined copies (inline_o2: sum and init_registry inlined into
+ * open_state): the index of inline functions is read without libdwarf,
+ * so a name not in it leaves the module's DWARF unopened; a name in it
+ * opens it and finds the copy, inside open_state. */
+TEST(inlined_index_without_dwarf)
+{
+	struct sym_module *m = sym_module_open("tests/programs/inline_o2", NULL);
+	uint64_t a[4], e[4], p[4];
+
+	CHECK(m);
+	if (!m)
+		return;
+	CHECK_INT(m->dw_state, 0);
+	CHECK_INT(sym_lookup_inlined(m, "nosuchfunc", a, 4), 0);
+	CHECK_INT(sym_lookup_inlined(m, "main", a, 4), 0);
+	CHECK_INT(m->dw_state, 0);	/* libdwarf not started */
+	CHECK_INT(sym_lookup_inlined(m, "sum", a, 4), 1);
+	CHECK_INT(m->dw_state, 1);
+	CHECK_INT(sym_lookup_func(m, "open_state", e, p, 4), 1);
+	CHECK(a[0] > e[0] && a[0] < e[0] + 0x100);
+	CHECK_INT(sym_lookup_inlined(m, "init_registry", a, 4), 1);
+	sym_module_free(m);
+}
+
 TEST_MAIN(open_missing, open_not_elf, open_elf32, module_info, lookup_main,
 	  format_loc, lookup_addr_fields, lookup_line, line_range_and_main_file,
 	  source_line2, source_line7_caret, source_missing, unwind_fp,
-	  unwind_cfi_entry, unwind_self_through_libc)
+	  unwind_cfi_entry, unwind_self_through_libc, inlined_index_without_dwarf)
