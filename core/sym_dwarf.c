@@ -153,6 +153,17 @@ int sym_cu_die(struct sym_module *m, struct sym_cu *cu)
 	return 0;
 }
 
+/* A DIE's children and next sibling lie after it in its section; a
+ * damaged sibling reference that points back would make every walk
+ * endless. */
+static int die_after(Dwarf_Die later, Dwarf_Die die)
+{
+	Dwarf_Off a = 0, b = 0;
+
+	return dwarf_dieoffset(later, &a, NULL) == DW_DLV_OK &&
+	       dwarf_dieoffset(die, &b, NULL) == DW_DLV_OK && a > b;
+}
+
 Dwarf_Die sym_die_child(struct sym_module *m, Dwarf_Die die)
 {
 	Dwarf_Die c = NULL;
@@ -161,6 +172,10 @@ Dwarf_Die sym_die_child(struct sym_module *m, Dwarf_Die die)
 	if (dwarf_child(die, &c, &e) != DW_DLV_OK)
 		c = NULL;
 	sym_dw_errfree(m, &e);
+	if (c && !die_after(c, die)) {	/* damaged DWARF: a loop */
+		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
+		c = NULL;
+	}
 	return c;
 }
 
@@ -173,6 +188,10 @@ static Dwarf_Die die_sibling(struct sym_module *m, Dwarf_Die c, int keep)
 	if (dwarf_siblingof_b(m->dbg, c, dwarf_get_die_infotypes_flag(c), &next, &e) != DW_DLV_OK)
 		next = NULL;
 	sym_dw_errfree(m, &e);
+	if (next && !die_after(next, c)) {	/* damaged DWARF: a loop */
+		dwarf_dealloc(m->dbg, next, DW_DLA_DIE);
+		next = NULL;
+	}
 	if (!keep)
 		dwarf_dealloc(m->dbg, c, DW_DLA_DIE);
 	return next;

@@ -24,6 +24,7 @@ struct scope_walk {
 	Dwarf_Signed nfiles;
 	uint64_t start;		/* the DIE's lowest range start, empty ranges
 				 * included */
+	Dwarf_Off last;		/* the offset of the DIE walked last */
 };
 
 void sym_scope_err(struct sym_module *m, Dwarf_Error *e)
@@ -313,8 +314,19 @@ static void scope_walk_children(struct scope_walk *w, Dwarf_Die parent, int dept
 
 	if (nest > SCOPE_MAX_DEPTH)
 		return;
-	for (c = sym_die_child(w->m, parent); c; c = sym_die_next(w->m, c))
+	for (c = sym_die_child(w->m, parent); c; c = sym_die_next(w->m, c)) {
+		Dwarf_Off off = 0;
+
+		/* a walk meets the DIEs in the order of their offsets; one
+		 * met again is damaged DWARF whose sibling links lead back
+		 * into a subtree walked already (endless, or exponential) */
+		if (dwarf_dieoffset(c, &off, NULL) != DW_DLV_OK || off <= w->last) {
+			sym_die_free(w->m, c);
+			return;
+		}
+		w->last = off;
 		scope_walk_die(w, c, depth, nest);
+	}
 }
 
 void sym_scope_load(struct sym_module *m, struct sym_cu *cu)
