@@ -327,7 +327,7 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 		}
 		q = buf;
 	}
-	if (!dbg_disasm(c->d) || disasm_insn(dbg_disasm(c->d), q, n, addr, in, NULL) < 0)
+	if (!dbg_disasm(c->d) || disasm_flow(dbg_disasm(c->d), q, n, addr, in) < 0)
 		return -1;
 	dbg_cache_note_tpage(c, addr & ~4095ull);
 	return 0;
