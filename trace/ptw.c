@@ -68,15 +68,19 @@ static enum pt_ip_compression ptw_ipc(const struct trace_ptw *w, uint64_t ip)
 	return pt_ipc_full;
 }
 
+/* The IP packets (TIP, TIP.PGE, FUP) and TNT are the stream's bulk:
+ * written here byte for byte as libipt's encoder writes them (opcode |
+ * ipc << 5, then the IP's low bytes; tests/unit/test-ptw.c compares),
+ * without its per-packet set-up. */
 static int ptw_ip(struct trace_ptw *w, enum pt_packet_type type, uint64_t ip)
 {
-	struct pt_packet p;
+	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	enum pt_ip_compression ipc = ptw_ipc(w, ip);
+	uint8_t b[9];
 
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	p.payload.ip.ipc = ptw_ipc(w, ip);
-	p.payload.ip.ip = ip;
-	if (ptw_put(w, &p) < 0)
+	b[0] = (uint8_t)((type == ppt_tip ? 0x0d : type == ppt_tip_pge ? 0x11 : 0x1d) | ipc << 5);
+	memcpy(b + 1, &ip, 8);
+	if (trace_ring_write(w->ring, b, 1u + size[ipc]) < 0)
 		return -1;
 	w->last_ip = ip;
 	w->last_ip_valid = 1;
@@ -99,15 +103,25 @@ static int ptw_pgd_suppressed(struct trace_ptw *w)
 /* §5: TNT-8 for <= 6 bits, TNT-64 otherwise; oldest bit most significant. */
 int trace_ptw_flush(struct trace_ptw *w)
 {
-	struct pt_packet p;
+	uint64_t bits;
+	uint8_t b[8];
+	int r;
 
 	if (!w->tnt_n)
 		return 0;
-	memset(&p, 0, sizeof(p));
-	p.type = w->tnt_n <= 6 ? ppt_tnt_8 : ppt_tnt_64;
-	p.payload.tnt.bit_size = (uint8_t)w->tnt_n;
-	p.payload.tnt.payload = w->tnt_bits & ((1ull << w->tnt_n) - 1);
-	if (ptw_put(w, &p) < 0)
+	/* the stop bit above the payload's oldest bit */
+	bits = (w->tnt_bits & ((1ull << w->tnt_n) - 1)) | 1ull << w->tnt_n;
+	if (w->tnt_n <= 6) {
+		b[0] = (uint8_t)(bits << 1);
+		r = trace_ring_write(w->ring, b, 1);
+	} else {
+		b[0] = 0x02;
+		b[1] = 0xa3;
+		for (int i = 0; i < 6; i++)
+			b[2 + i] = (uint8_t)(bits >> 8 * i);
+		r = trace_ring_write(w->ring, b, 8);
+	}
+	if (r < 0)
 		return -1;
 	w->tnt_n = 0;
 	w->tnt_bits = 0;
