@@ -135,6 +135,9 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 	for (uint32_t k = 0; k < pl->nseg; k++) {
 		const struct seg *sg = &pl->seg[k];
 
+		if (trace_swc_transfer(th, sg->run, sg->kind, sg->addr, sg->len, sg->has_target ? sg->target : 0,
+				       sg->next ? sg->next : next) != -1)
+			continue;
 		if (sg->run && trace_swc_straight(th, sg->run, sg->addr) < 0)
 			emit_each(c, th, id, (int)(sg->idx - sg->run), (int)sg->idx, next);
 		in.addr = sg->addr;

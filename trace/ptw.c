@@ -308,11 +308,6 @@ int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip)
 	return ptw_pge(w, resume_ip);
 }
 
-int trace_ptw_psb_due(const struct trace_ptw *w)
-{
-	return w->started && w->ring->total - w->last_psb >= w->psb_period;
-}
-
 int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip)
 {
 	if (!trace_ptw_psb_due(w))

@@ -79,7 +79,10 @@ int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip);
  * over from one thread to the next. */
 int trace_ptw_psb_disabled(struct trace_ptw *w);
 /* 1 if trace_ptw_maybe_psb would write a PSB+ now (to set its time first). */
-int trace_ptw_psb_due(const struct trace_ptw *w);
+static inline int trace_ptw_psb_due(const struct trace_ptw *w)
+{
+	return w->started && w->ring->total - w->last_psb >= w->psb_period;
+}
 /* Emits pending TNT bits now. */
 int trace_ptw_flush(struct trace_ptw *w);
 /* Bytes appended to the ring so far (PAD fill included). */

@@ -109,6 +109,13 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
  * done) when they must go through trace_swc_executed one by one: tracing
  * is not enabled, a PSB+ is due, or a per-CPU stream is another thread's. */
 int trace_swc_straight(struct trace_swc_thread *t, uint64_t n, uint64_t next);
+/* The fast form of trace_swc_straight(n) then trace_swc_executed() for a
+ * control transfer of kind (JCC, JRCXZ, LOOP, direct CALL to target,
+ * CALL_IND, JMP_IND, RET) at addr, len bytes, going on at next: the same
+ * packets.  -1 (nothing done) where the two calls must be made: another
+ * kind, tracing not enabled, a PSB+ due, per-CPU tracing. */
+int trace_swc_transfer(struct trace_swc_thread *t, uint64_t n, int kind, uint64_t addr, unsigned len,
+		       uint64_t target, uint64_t next);
 /* A SYSCALL the thread executes on its own (it may block): lists it and
  * disables tracing (§7.1); trace_swc_resume at the return address enables
  * it again. */
