@@ -28,6 +28,8 @@ struct region {
 	uint32_t miss_off;
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
+	uint64_t *tkey;			/* the original pc each lookup table
+					 * slot holds, 0: none (heap, or NULL) */
 };
 
 /* A set of pages (open addressing; slot 0 unused as a key: page 0 is
@@ -101,6 +103,12 @@ struct dbg_cache {
 	} *pend;
 	size_t npend, cpend;
 	struct pset pend_head;		/* target -> (index + 1) in a pointer */
+	/* lookup table entries not written into the inferior yet (in one
+	 * system call before the thread runs): where, and the entry */
+	struct tput {
+		uint64_t addr, e[2];
+	} *tq;
+	size_t ntq, ctq;
 	struct dbg *d;
 	const struct dbg_goal *goals;
 	int ngoals;
@@ -128,6 +136,12 @@ void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
 void dbg_cache_pset_clear(struct pset *p, int free_vals);
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
 void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
+/* The lookup table entry of region g for original pc: its block at base
+ * (replacing what the slot holds, or only into an empty slot); the
+ * entries queued, written; all slots empty (the tables were zeroed). */
+void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
+void dbg_cache_table_flush(struct dbg_cache *c);
+void dbg_cache_table_reset(struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
 
 /* dbg_cache_rec.c: records into the trace.  The first k instructions of

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -202,6 +203,57 @@ struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t
 		return NULL;
 	}
 	return g;
+}
+
+void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace)
+{
+	uint32_t s = (uint32_t)(pc & 0xffff);
+
+	if (!g->tkey)
+		g->tkey = xcalloc(CCACHE_TABLE_ENTRIES + 1, 8);
+	/* the dispatcher probes the slot of pc's low 16 bits and the next */
+	if (g->tkey[s] && g->tkey[s] != pc) {
+		s++;
+		if (g->tkey[s] && g->tkey[s] != pc && !replace)
+			return;
+	}
+	g->tkey[s] = pc;
+	if (c->ntq == c->ctq) {
+		c->ctq = c->ctq ? 2 * c->ctq : 1024;
+		c->tq = xrealloc(c->tq, c->ctq * sizeof(*c->tq));
+	}
+	c->tq[c->ntq++] = (struct tput){ g->addr + CCACHE_TABLE_OFF + s * 16ull, { (uint64_t)0 - pc, base } };
+}
+
+/* (process_vm_writev: many scattered 16-byte entries in one call; the
+ * tables are writable, unlike the code) */
+void dbg_cache_table_flush(struct dbg_cache *c)
+{
+	enum { N = 512 };
+	struct iovec lo[N], ro[N];
+
+	for (size_t i = 0; i < c->ntq; i += N) {
+		size_t n = c->ntq - i < N ? c->ntq - i : N;
+		ssize_t w;
+
+		for (size_t k = 0; k < n; k++) {
+			lo[k] = (struct iovec){ c->tq[i + k].e, 16 };
+			ro[k] = (struct iovec){ (void *)(uintptr_t)c->tq[i + k].addr, 16 };
+		}
+		w = process_vm_writev(c->d->pid, lo, n, ro, n, 0);
+		if (w != (ssize_t)(16 * n))
+			for (size_t k = 0; k < n; k++)
+				target_write_mem(c->d->proc, c->tq[i + k].addr, c->tq[i + k].e, 16, NULL);
+	}
+	c->ntq = 0;
+}
+
+void dbg_cache_table_reset(struct dbg_cache *c)
+{
+	for (int i = 0; i < c->nreg; i++)
+		if (c->reg[i].tkey)
+			memset(c->reg[i].tkey, 0, (CCACHE_TABLE_ENTRIES + 1) * 8);
+	c->ntq = 0;
 }
 
 static int dbg_cache_runnable(struct dbg_cache *c, uint64_t addr)

@@ -445,9 +445,13 @@ size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *mi
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);			/* jrcxz hit */
+	put(&e, (const uint8_t[]){ 0xe3, 0x0f }, 2);			/* jrcxz hit */
+	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);			/* jrcxz hit2 */
 	*miss_off = (uint32_t)e.n;
 	put1(&e, 0xcc);
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x52, 0x10 }, 4);	/* hit2: lea 16(%rdx),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
 	save(&e, base, 0, region + CCACHE_SLOT_J);
 	load(&e, base, 0, region + CCACHE_SLOT_A);
