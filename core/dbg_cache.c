@@ -733,6 +733,8 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	}
 	free(c->tq);
 	c->tq = NULL;
+	free(c->ids);
+	c->ids = NULL;
 	c->ntq = c->ctq = 0;
 	free(c->blk);
 	free(c->plan);

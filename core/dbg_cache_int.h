@@ -69,6 +69,7 @@ struct dbg_cache {
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
 	size_t hcap, hn;
+	uint32_t *ids;			/* the records read (REC_BYTES; heap) */
 	uint64_t rd;			/* records before it are read (the
 					 * pointer goes back to the start only
 					 * past half the buffer) */

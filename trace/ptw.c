@@ -68,6 +68,18 @@ static enum pt_ip_compression ptw_ipc(const struct trace_ptw *w, uint64_t ip)
 	return pt_ipc_full;
 }
 
+/* n bytes onto the ring: trace_ring_write, inline where they fit before
+ * the end (no padding, no wrap). */
+static inline int ring_put(struct trace_ring *r, const uint8_t *b, size_t n)
+{
+	if (n >= r->size - r->pos)
+		return trace_ring_write(r, b, n);
+	memcpy(r->buf + r->pos, b, n);
+	r->pos += n;
+	r->total += n;
+	return 0;
+}
+
 /* The IP packets (TIP, TIP.PGE, FUP) and TNT are the stream's bulk:
  * written here byte for byte as libipt's encoder writes them (opcode |
  * ipc << 5, then the IP's low bytes; tests/unit/test-ptw.c compares),
@@ -80,7 +92,7 @@ static int ptw_ip(struct trace_ptw *w, enum pt_packet_type type, uint64_t ip)
 
 	b[0] = (uint8_t)((type == ppt_tip ? 0x0d : type == ppt_tip_pge ? 0x11 : 0x1d) | ipc << 5);
 	memcpy(b + 1, &ip, 8);
-	if (trace_ring_write(w->ring, b, 1u + size[ipc]) < 0)
+	if (ring_put(w->ring, b, 1u + size[ipc]) < 0)
 		return -1;
 	w->last_ip = ip;
 	w->last_ip_valid = 1;
@@ -113,36 +125,19 @@ int trace_ptw_flush(struct trace_ptw *w)
 	bits = (w->tnt_bits & ((1ull << w->tnt_n) - 1)) | 1ull << w->tnt_n;
 	if (w->tnt_n <= 6) {
 		b[0] = (uint8_t)(bits << 1);
-		r = trace_ring_write(w->ring, b, 1);
+		r = ring_put(w->ring, b, 1);
 	} else {
 		b[0] = 0x02;
 		b[1] = 0xa3;
 		for (int i = 0; i < 6; i++)
 			b[2 + i] = (uint8_t)(bits >> 8 * i);
-		r = trace_ring_write(w->ring, b, 8);
+		r = ring_put(w->ring, b, 8);
 	}
 	if (r < 0)
 		return -1;
 	w->tnt_n = 0;
 	w->tnt_bits = 0;
 	return 0;
-}
-
-static int ptw_bit(struct trace_ptw *w, int taken)
-{
-	w->tnt_bits = (w->tnt_bits << 1) | (taken ? 1u : 0u);
-	w->tnt_n++;
-	if (w->tnt_n == 47)
-		return trace_ptw_flush(w);
-	return 0;
-}
-
-static void ptw_push(struct trace_ptw *w, uint64_t nlip)
-{
-	w->stack[w->stack_top] = nlip;
-	w->stack_top = (w->stack_top + 1) % TRACE_PTW_STACK;
-	if (w->stack_n < TRACE_PTW_STACK)
-		w->stack_n++;   /* else the oldest entry was overwritten */
 }
 
 static void ptw_reset_mirror(struct trace_ptw *w)
@@ -247,27 +242,11 @@ int trace_ptw_int(struct trace_ptw *w, uint64_t clip)
 	return trace_ptw_disable_async(w, clip);
 }
 
-int trace_ptw_cond(struct trace_ptw *w, int taken)
-{
-	if (!w->packet_en)
-		return -1;
-	return ptw_bit(w, taken);
-}
-
-int trace_ptw_call_direct(struct trace_ptw *w, uint64_t nlip, int disp_zero)
-{
-	if (!w->packet_en)
-		return -1;
-	if (!disp_zero)
-		ptw_push(w, nlip);
-	return 0;
-}
-
 int trace_ptw_call_indirect(struct trace_ptw *w, uint64_t nlip, uint64_t target)
 {
 	if (trace_ptw_jump_indirect(w, target) < 0)
 		return -1;
-	ptw_push(w, nlip);
+	trace_ptw_push_(w, nlip);
 	return 0;
 }
 
@@ -278,24 +257,6 @@ int trace_ptw_jump_indirect(struct trace_ptw *w, uint64_t target)
 	if (trace_ptw_flush(w) < 0)
 		return -1;
 	return ptw_ip(w, ppt_tip, target);
-}
-
-int trace_ptw_ret(struct trace_ptw *w, uint64_t target)
-{
-	unsigned top;
-
-	if (!w->packet_en)
-		return -1;
-	top = (w->stack_top + TRACE_PTW_STACK - 1) % TRACE_PTW_STACK;
-	if (w->stack_n && w->stack[top] == target) {
-		if (ptw_bit(w, 1) < 0)
-			return -1;
-		w->stack_top = top;
-		w->stack_n--;
-		return 0;
-	}
-	/* §6: an uncompressed return does not pop. */
-	return trace_ptw_jump_indirect(w, target);
 }
 
 int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip)
