@@ -735,6 +735,8 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	c->tq = NULL;
 	free(c->ids);
 	c->ids = NULL;
+	free(c->dcache);
+	c->dcache = NULL;
 	c->ntq = c->ctq = 0;
 	free(c->blk);
 	free(c->plan);

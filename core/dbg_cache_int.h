@@ -19,7 +19,8 @@
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
 #define REC_BYTES (256u << 10)	/* 65536 records between drains */
 #define MAX_REGIONS 16
-#define AHEAD 48			/* blocks translated ahead at a trap */
+#define AHEAD 48
+#define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -70,6 +71,14 @@ struct dbg_cache {
 	uint32_t *hval;
 	size_t hcap, hn;
 	uint32_t *ids;			/* the records read (REC_BYTES; heap) */
+	/* instructions decoded for translation (DCACHE_SIZE, heap) */
+	struct dcent {
+		uint64_t addr, target;
+		uint8_t bytes[16];
+		uint8_t len, kind, has_target, riprel_off, riprel_odd;
+		uint16_t ret_imm;
+		char mnem[8];		/* the mnemonic's start, NUL-padded */
+	} *dcache;
 	uint64_t rd;			/* records before it are read (the
 					 * pointer goes back to the start only
 					 * past half the buffer) */

@@ -355,6 +355,58 @@ static void dbg_cache_note_tpage(struct dbg_cache *c, uint64_t pg)
 		dbg_cache_pset_add(&c->tpages, pg, NULL);
 }
 
+/* The instructions decoded for translation, by address: a block runs on
+ * through direct jumps and calls, so the start of a function called from
+ * many places is in many blocks; each is decoded once.  An entry is used
+ * only if its bytes are the code's now. */
+static struct dcent *decoded_slot(struct dbg_cache *c, uint64_t addr)
+{
+	if (!c->dcache)
+		c->dcache = xcalloc(DCACHE_SIZE, sizeof(*c->dcache));
+	return &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)];
+}
+
+static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, size_t n,
+			  struct disasm_insn *in)
+{
+	const struct dcent *e = decoded_slot(c, addr);
+
+	if (e->addr != addr || !e->len || e->len > n || memcmp(e->bytes, q, e->len))
+		return -1;
+	in->addr = addr;
+	in->len = e->len;
+	memcpy(in->bytes, e->bytes, sizeof(e->bytes));
+	in->kind = (enum disasm_kind)e->kind;
+	in->has_target = e->has_target;
+	in->target = e->target;
+	in->ret_imm = e->ret_imm;
+	in->riprel_off = e->riprel_off;
+	in->riprel_odd = e->riprel_odd;
+	in->from_zydis = 1;
+	memcpy(in->mnemonic, e->mnem, sizeof(e->mnem));
+	in->mnemonic[sizeof(e->mnem)] = 0;
+	in->operands[0] = 0;
+	return 0;
+}
+
+static void decoded_keep(struct dbg_cache *c, const struct disasm_insn *in)
+{
+	struct dcent *e = decoded_slot(c, in->addr);
+
+	e->addr = in->addr;
+	e->target = in->target;
+	memcpy(e->bytes, in->bytes, sizeof(e->bytes));
+	e->len = in->len;
+	e->kind = (uint8_t)in->kind;
+	e->has_target = (uint8_t)in->has_target;
+	e->ret_imm = in->ret_imm;
+	e->riprel_off = in->riprel_off;
+	e->riprel_odd = in->riprel_odd;
+	/* (its start: "xbegin" is all a copier asks) */
+	memset(e->mnem, 0, sizeof(e->mnem));
+	memcpy(e->mnem, in->mnemonic, strnlen(in->mnemonic, sizeof(e->mnem)));
+}
+
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 {
 	struct dbg_cache *c = ctx;
@@ -379,8 +431,11 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 		}
 		q = buf;
 	}
-	if (!dbg_disasm(c->d) || disasm_flow(dbg_disasm(c->d), q, n, addr, in) < 0)
-		return -1;
+	if (decoded_before(c, addr, q, n, in) < 0) {
+		if (!dbg_disasm(c->d) || disasm_flow(dbg_disasm(c->d), q, n, addr, in) < 0)
+			return -1;
+		decoded_keep(c, in);
+	}
 	dbg_cache_note_tpage(c, addr & ~4095ull);
 	return 0;
 }
