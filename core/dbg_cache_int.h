@@ -39,6 +39,7 @@ struct pset {
 	uint64_t *key;
 	uint8_t **val;
 	size_t cap, n;
+	size_t last;			/* the slot found last, + 1 (0: none) */
 };
 
 struct dbg_cache {

@@ -291,8 +291,14 @@ uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg)
 
 	if (!p->cap)
 		return NULL;
+	/* (the same page again and again while a block is decoded) */
+	if (p->last && p->key[p->last - 1] == pg)
+		return &p->val[p->last - 1];
 	i = pset_slot(p, pg);
-	return p->key[i] ? &p->val[i] : NULL;
+	if (!p->key[i])
+		return NULL;
+	p->last = i + 1;
+	return &p->val[i];
 }
 
 void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
@@ -303,6 +309,7 @@ void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
 		struct pset o = *p;
 
 		p->cap = p->cap ? 2 * p->cap : 256;
+		p->last = 0;
 		p->key = xcalloc(p->cap, sizeof(*p->key));
 		p->val = xcalloc(p->cap, sizeof(*p->val));
 		p->n = 0;
