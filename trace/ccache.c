@@ -311,10 +311,15 @@ static void trailer(struct emit *e, struct ccache_block *b, uint64_t (*calls)[2]
 	}
 }
 
+/* A block is built in these and copied out at its size (two small
+ * allocations, not two of the largest size cut down). */
+static _Thread_local uint8_t scratch_code[CCACHE_BLOCK_MAX_BYTES];
+static _Thread_local struct ccache_insn scratch_ins[CCACHE_BLOCK_MAX_INSNS];
+
 int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
 		     struct ccache_block *b)
 {
-	uint8_t *buf = xmalloc(CCACHE_BLOCK_MAX_BYTES);
+	uint8_t *buf = scratch_code;
 	struct emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, 0 };
 	/* call sites: where a pushq retc(%rip) sits and what it pushes */
 	uint64_t calls[CCACHE_BLOCK_MAX_INSNS + 1][2];
@@ -325,7 +330,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	b->start = start;
 	b->base = base;
 	b->id = id;
-	b->ins = xmalloc(CCACHE_BLOCK_MAX_INSNS * sizeof(*b->ins));
+	b->ins = scratch_ins;
 	b->rec_off = record_stub(env, &e, base, id);
 
 	while (!ended && !e.bad) {
@@ -410,15 +415,12 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	trailer(&e, b, calls, ncalls);
 	if (e.bad || !b->n)
 		goto fail;
-	b->code = buf;
+	b->code = memcpy(xmalloc(e.n), buf, e.n);
 	b->len = (uint32_t)e.n;
-	/* (a block keeps its instructions for as long as it lives: only
-	 * as many as it has) */
-	b->ins = xrealloc(b->ins, (size_t)b->n * sizeof(*b->ins));
+	/* (a block keeps its instructions for as long as it lives) */
+	b->ins = memcpy(xmalloc((size_t)b->n * sizeof(*b->ins)), b->ins, (size_t)b->n * sizeof(*b->ins));
 	return 0;
 fail:
-	free(buf);
-	free(b->ins);
 	memset(b, 0, sizeof(*b));
 	return -1;
 }
