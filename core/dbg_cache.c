@@ -729,13 +729,13 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	}
 	for (int i = 0; i < c->nreg; i++) {
 		free(c->reg[i].ids);
-		free(c->reg[i].tkey);
+		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
 	}
 	free(c->tq);
 	c->tq = NULL;
 	free(c->ids);
 	c->ids = NULL;
-	free(c->dcache);
+	dbg_cache_zfree(c->dcache, DCACHE_SIZE * sizeof(*c->dcache));
 	c->dcache = NULL;
 	c->ntq = c->ctq = 0;
 	free(c->blk);

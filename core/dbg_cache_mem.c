@@ -205,19 +205,39 @@ struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t
 	return g;
 }
 
+void *dbg_cache_zalloc(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* (small pages: a huge one is 2 MiB zeroed at the first touch) */
+	madvise(p, n, MADV_NOHUGEPAGE);
+	return p;
+}
+
+void dbg_cache_zfree(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n);
+}
+
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace)
 {
 	uint32_t s = (uint32_t)(pc & 0xffff);
 
 	if (!g->tkey)
-		g->tkey = xcalloc(CCACHE_TABLE_ENTRIES + 1, 8);
+		g->tkey = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 8);
+	if (!g->tkey && !replace)
+		return;
 	/* the dispatcher probes the slot of pc's low 16 bits and the next */
-	if (g->tkey[s] && g->tkey[s] != pc) {
+	if (g->tkey && g->tkey[s] && g->tkey[s] != pc) {
 		s++;
 		if (g->tkey[s] && g->tkey[s] != pc && !replace)
 			return;
 	}
-	g->tkey[s] = pc;
+	if (g->tkey)
+		g->tkey[s] = pc;
 	if (c->ntq == c->ctq) {
 		c->ctq = c->ctq ? 2 * c->ctq : 1024;
 		c->tq = xrealloc(c->tq, c->ctq * sizeof(*c->tq));
@@ -369,8 +389,8 @@ static void dbg_cache_note_tpage(struct dbg_cache *c, uint64_t pg)
 static struct dcent *decoded_slot(struct dbg_cache *c, uint64_t addr)
 {
 	if (!c->dcache)
-		c->dcache = xcalloc(DCACHE_SIZE, sizeof(*c->dcache));
-	return &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)];
+		c->dcache = dbg_cache_zalloc(DCACHE_SIZE * sizeof(*c->dcache));
+	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)] : NULL;
 }
 
 static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, size_t n,
@@ -378,7 +398,7 @@ static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, 
 {
 	const struct dcent *e = decoded_slot(c, addr);
 
-	if (e->addr != addr || !e->len || e->len > n || memcmp(e->bytes, q, e->len))
+	if (!e || e->addr != addr || !e->len || e->len > n || memcmp(e->bytes, q, e->len))
 		return -1;
 	in->addr = addr;
 	in->len = e->len;
@@ -400,6 +420,8 @@ static void decoded_keep(struct dbg_cache *c, const struct disasm_insn *in)
 {
 	struct dcent *e = decoded_slot(c, in->addr);
 
+	if (!e)
+		return;
 	e->addr = in->addr;
 	e->target = in->target;
 	memcpy(e->bytes, in->bytes, sizeof(e->bytes));
