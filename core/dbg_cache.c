@@ -268,11 +268,7 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		uint8_t **h = dbg_cache_pset_find(&c->pend_head, pc);
 
 		hput(c, pc, c->nblk);
-		/* into the lookup tables where a slot is free: an indirect
-		 * transfer there (a call through the PLT into another module,
-		 * a return from it) then hits at once */
-		for (int i = 0; i < c->nreg; i++)
-			dbg_cache_table_put(c, &c->reg[i], pc, b.base, 0);
+		dbg_cache_table_enter(c, pc, b.base);
 		/* exits waiting for it go straight to it now */
 		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
 			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {

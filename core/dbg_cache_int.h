@@ -148,13 +148,15 @@ void dbg_cache_pset_clear(struct pset *p, int free_vals);
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
 void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
 /* The lookup table entry of region g for original pc: its block at base
- * (replacing what the slot holds, or only into an empty slot); the
- * entries queued, written; all slots empty (the tables were zeroed). */
+ * (replacing what the slot holds, or only into an empty slot); the same
+ * into every region's table where free; the entries queued, written;
+ * all slots empty (the tables were zeroed). */
 /* Zeroed memory that costs only the pages touched (a large calloc may
  * come from the heap, zeroed and faulted in whole), or NULL; its free. */
 void *dbg_cache_zalloc(size_t n);
 void dbg_cache_zfree(void *p, size_t n);
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
+void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);
 void dbg_cache_table_reset(struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);

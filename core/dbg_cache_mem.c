@@ -245,6 +245,15 @@ void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uin
 	c->tq[c->ntq++] = (struct tput){ g->addr + CCACHE_TABLE_OFF + s * 16ull, { (uint64_t)0 - pc, base } };
 }
 
+/* Into every region's lookup table where a slot is free: an indirect
+ * transfer there (a call through the PLT into another module, a return
+ * from it) then hits at once. */
+void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base)
+{
+	for (int i = 0; i < c->nreg; i++)
+		dbg_cache_table_put(c, &c->reg[i], pc, base, 0);
+}
+
 /* (process_vm_writev: many scattered 16-byte entries in one call; the
  * tables are writable, unlike the code) */
 void dbg_cache_table_flush(struct dbg_cache *c)
