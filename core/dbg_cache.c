@@ -110,6 +110,7 @@ static struct ccache_block *block_of(struct dbg_cache *c, struct region *g, uint
 /* Writes the staged code into the inferior. */
 static void stage_flush(struct dbg_cache *c)
 {
+	dbg_cache_table_flush(c);
 	if (c->stage_len)
 		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
 	c->stage_len = 0;
@@ -267,6 +268,7 @@ static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 		uint8_t **h = dbg_cache_pset_find(&c->pend_head, pc);
 
 		hput(c, pc, c->nblk);
+		dbg_cache_table_enter(c, pc, b.base);
 		/* exits waiting for it go straight to it now */
 		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
 			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
@@ -378,16 +380,18 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
  * Only with the thread at an original pc and its records out. */
 static void flush(struct dbg_cache *c)
 {
-	uint8_t *zero = xcalloc(1, CCACHE_TABLE_ENTRIES * 16);
+	uint8_t *zero = xcalloc(1, (CCACHE_TABLE_ENTRIES + 1) * 16);
 
 	for (int i = 0; i < c->nreg; i++) {
 		struct region *g = &c->reg[i];
 
-		target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero, CCACHE_TABLE_ENTRIES * 16, NULL);
+		target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero, (CCACHE_TABLE_ENTRIES + 1) * 16,
+				 NULL);
 		g->used = g->disp_len;
 		g->nids = 0;
 	}
 	free(zero);
+	dbg_cache_table_reset(c);
 	c->stage_len = 0;
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
@@ -543,9 +547,7 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 /* The lookup table entry of region g for original pc: its block at base. */
 static void table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base)
 {
-	uint64_t e[2] = { (uint64_t)0 - pc, base };
-
-	target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF + (pc & 0xffff) * 16, e, 16, NULL);
+	dbg_cache_table_put(c, g, pc, base, 1);
 }
 
 /* Translates the blocks the direct exits of block id lead to, and theirs,
@@ -721,8 +723,17 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 		ccache_block_release(&c->blk[i]);
 		free(c->plan[i]);
 	}
-	for (int i = 0; i < c->nreg; i++)
+	for (int i = 0; i < c->nreg; i++) {
 		free(c->reg[i].ids);
+		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
+	}
+	free(c->tq);
+	c->tq = NULL;
+	free(c->ids);
+	c->ids = NULL;
+	dbg_cache_zfree(c->dcache, DCACHE_SIZE * sizeof(*c->dcache));
+	c->dcache = NULL;
+	c->ntq = c->ctq = 0;
 	free(c->blk);
 	free(c->plan);
 	c->plan = NULL;

@@ -19,7 +19,8 @@
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
 #define REC_BYTES (256u << 10)	/* 65536 records between drains */
 #define MAX_REGIONS 16
-#define AHEAD 48			/* blocks translated ahead at a trap */
+#define AHEAD 48
+#define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -28,6 +29,8 @@ struct region {
 	uint32_t miss_off;
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
+	uint64_t *tkey;			/* the original pc each lookup table
+					 * slot holds, 0: none (heap, or NULL) */
 };
 
 /* A set of pages (open addressing; slot 0 unused as a key: page 0 is
@@ -36,6 +39,7 @@ struct pset {
 	uint64_t *key;
 	uint8_t **val;
 	size_t cap, n;
+	size_t last;			/* the slot found last, + 1 (0: none) */
 };
 
 struct dbg_cache {
@@ -67,6 +71,15 @@ struct dbg_cache {
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
 	size_t hcap, hn;
+	uint32_t *ids;			/* the records read (REC_BYTES; heap) */
+	/* instructions decoded for translation (DCACHE_SIZE, heap) */
+	struct dcent {
+		uint64_t addr, target;
+		uint8_t bytes[16];
+		uint8_t len, kind, has_target, riprel_off, riprel_odd;
+		uint16_t ret_imm;
+		char mnem[8];		/* the mnemonic's start, NUL-padded */
+	} *dcache;
 	uint64_t rd;			/* records before it are read (the
 					 * pointer goes back to the start only
 					 * past half the buffer) */
@@ -101,6 +114,12 @@ struct dbg_cache {
 	} *pend;
 	size_t npend, cpend;
 	struct pset pend_head;		/* target -> (index + 1) in a pointer */
+	/* lookup table entries not written into the inferior yet (in one
+	 * system call before the thread runs): where, and the entry */
+	struct tput {
+		uint64_t addr, e[2];
+	} *tq;
+	size_t ntq, ctq;
 	struct dbg *d;
 	const struct dbg_goal *goals;
 	int ngoals;
@@ -128,6 +147,18 @@ void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
 void dbg_cache_pset_clear(struct pset *p, int free_vals);
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
 void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
+/* The lookup table entry of region g for original pc: its block at base
+ * (replacing what the slot holds, or only into an empty slot); the same
+ * into every region's table where free; the entries queued, written;
+ * all slots empty (the tables were zeroed). */
+/* Zeroed memory that costs only the pages touched (a large calloc may
+ * come from the heap, zeroed and faulted in whole), or NULL; its free. */
+void *dbg_cache_zalloc(size_t n);
+void dbg_cache_zfree(void *p, size_t n);
+void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
+void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
+void dbg_cache_table_flush(struct dbg_cache *c);
+void dbg_cache_table_reset(struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
 
 /* dbg_cache_rec.c: records into the trace.  The first k instructions of

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -204,6 +205,86 @@ struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t
 	return g;
 }
 
+void *dbg_cache_zalloc(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* (small pages: a huge one is 2 MiB zeroed at the first touch) */
+	madvise(p, n, MADV_NOHUGEPAGE);
+	return p;
+}
+
+void dbg_cache_zfree(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n);
+}
+
+void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace)
+{
+	uint32_t s = (uint32_t)(pc & 0xffff);
+
+	if (!g->tkey)
+		g->tkey = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 8);
+	if (!g->tkey && !replace)
+		return;
+	/* the dispatcher probes the slot of pc's low 16 bits and the next */
+	if (g->tkey && g->tkey[s] && g->tkey[s] != pc) {
+		s++;
+		if (g->tkey[s] && g->tkey[s] != pc && !replace)
+			return;
+	}
+	if (g->tkey)
+		g->tkey[s] = pc;
+	if (c->ntq == c->ctq) {
+		c->ctq = c->ctq ? 2 * c->ctq : 1024;
+		c->tq = xrealloc(c->tq, c->ctq * sizeof(*c->tq));
+	}
+	c->tq[c->ntq++] = (struct tput){ g->addr + CCACHE_TABLE_OFF + s * 16ull, { (uint64_t)0 - pc, base } };
+}
+
+/* Into every region's lookup table where a slot is free: an indirect
+ * transfer there (a call through the PLT into another module, a return
+ * from it) then hits at once. */
+void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base)
+{
+	for (int i = 0; i < c->nreg; i++)
+		dbg_cache_table_put(c, &c->reg[i], pc, base, 0);
+}
+
+/* (process_vm_writev: many scattered 16-byte entries in one call; the
+ * tables are writable, unlike the code) */
+void dbg_cache_table_flush(struct dbg_cache *c)
+{
+	enum { N = 512 };
+	struct iovec lo[N], ro[N];
+
+	for (size_t i = 0; i < c->ntq; i += N) {
+		size_t n = c->ntq - i < N ? c->ntq - i : N;
+		ssize_t w;
+
+		for (size_t k = 0; k < n; k++) {
+			lo[k] = (struct iovec){ c->tq[i + k].e, 16 };
+			ro[k] = (struct iovec){ (void *)(uintptr_t)c->tq[i + k].addr, 16 };
+		}
+		w = process_vm_writev(c->d->pid, lo, n, ro, n, 0);
+		if (w != (ssize_t)(16 * n))
+			for (size_t k = 0; k < n; k++)
+				target_write_mem(c->d->proc, c->tq[i + k].addr, c->tq[i + k].e, 16, NULL);
+	}
+	c->ntq = 0;
+}
+
+void dbg_cache_table_reset(struct dbg_cache *c)
+{
+	for (int i = 0; i < c->nreg; i++)
+		if (c->reg[i].tkey)
+			memset(c->reg[i].tkey, 0, (CCACHE_TABLE_ENTRIES + 1) * 8);
+	c->ntq = 0;
+}
+
 static int dbg_cache_runnable(struct dbg_cache *c, uint64_t addr)
 {
 	for (int pass = 0; pass < 2; pass++) {
@@ -239,8 +320,14 @@ uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg)
 
 	if (!p->cap)
 		return NULL;
+	/* (the same page again and again while a block is decoded) */
+	if (p->last && p->key[p->last - 1] == pg)
+		return &p->val[p->last - 1];
 	i = pset_slot(p, pg);
-	return p->key[i] ? &p->val[i] : NULL;
+	if (!p->key[i])
+		return NULL;
+	p->last = i + 1;
+	return &p->val[i];
 }
 
 void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
@@ -251,6 +338,7 @@ void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
 		struct pset o = *p;
 
 		p->cap = p->cap ? 2 * p->cap : 256;
+		p->last = 0;
 		p->key = xcalloc(p->cap, sizeof(*p->key));
 		p->val = xcalloc(p->cap, sizeof(*p->val));
 		p->n = 0;
@@ -303,6 +391,60 @@ static void dbg_cache_note_tpage(struct dbg_cache *c, uint64_t pg)
 		dbg_cache_pset_add(&c->tpages, pg, NULL);
 }
 
+/* The instructions decoded for translation, by address: a block runs on
+ * through direct jumps and calls, so the start of a function called from
+ * many places is in many blocks; each is decoded once.  An entry is used
+ * only if its bytes are the code's now. */
+static struct dcent *decoded_slot(struct dbg_cache *c, uint64_t addr)
+{
+	if (!c->dcache)
+		c->dcache = dbg_cache_zalloc(DCACHE_SIZE * sizeof(*c->dcache));
+	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)] : NULL;
+}
+
+static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, size_t n,
+			  struct disasm_insn *in)
+{
+	const struct dcent *e = decoded_slot(c, addr);
+
+	if (!e || e->addr != addr || !e->len || e->len > n || memcmp(e->bytes, q, e->len))
+		return -1;
+	in->addr = addr;
+	in->len = e->len;
+	memcpy(in->bytes, e->bytes, sizeof(e->bytes));
+	in->kind = (enum disasm_kind)e->kind;
+	in->has_target = e->has_target;
+	in->target = e->target;
+	in->ret_imm = e->ret_imm;
+	in->riprel_off = e->riprel_off;
+	in->riprel_odd = e->riprel_odd;
+	in->from_zydis = 1;
+	memcpy(in->mnemonic, e->mnem, sizeof(e->mnem));
+	in->mnemonic[sizeof(e->mnem)] = 0;
+	in->operands[0] = 0;
+	return 0;
+}
+
+static void decoded_keep(struct dbg_cache *c, const struct disasm_insn *in)
+{
+	struct dcent *e = decoded_slot(c, in->addr);
+
+	if (!e)
+		return;
+	e->addr = in->addr;
+	e->target = in->target;
+	memcpy(e->bytes, in->bytes, sizeof(e->bytes));
+	e->len = in->len;
+	e->kind = (uint8_t)in->kind;
+	e->has_target = (uint8_t)in->has_target;
+	e->ret_imm = in->ret_imm;
+	e->riprel_off = in->riprel_off;
+	e->riprel_odd = in->riprel_odd;
+	/* (its start: "xbegin" is all a copier asks) */
+	memset(e->mnem, 0, sizeof(e->mnem));
+	memcpy(e->mnem, in->mnemonic, strnlen(in->mnemonic, sizeof(e->mnem)));
+}
+
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 {
 	struct dbg_cache *c = ctx;
@@ -327,8 +469,11 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 		}
 		q = buf;
 	}
-	if (!dbg_disasm(c->d) || disasm_insn(dbg_disasm(c->d), q, n, addr, in, NULL) < 0)
-		return -1;
+	if (decoded_before(c, addr, q, n, in) < 0) {
+		if (!dbg_disasm(c->d) || disasm_flow(dbg_disasm(c->d), q, n, addr, in) < 0)
+			return -1;
+		decoded_keep(c, in);
+	}
 	dbg_cache_note_tpage(c, addr & ~4095ull);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +136,9 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 	for (uint32_t k = 0; k < pl->nseg; k++) {
 		const struct seg *sg = &pl->seg[k];
 
+		if (trace_swc_transfer(th, sg->run, sg->kind, sg->addr, sg->len, sg->has_target ? sg->target : 0,
+				       sg->next ? sg->next : next) != -1)
+			continue;
 		if (sg->run && trace_swc_straight(th, sg->run, sg->addr) < 0)
 			emit_each(c, th, id, (int)(sg->idx - sg->run), (int)sg->idx, next);
 		in.addr = sg->addr;
@@ -167,10 +171,19 @@ int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 	if (!n)
 		return 0;
 	t0 = dbg_cache_now_ns();
-	ids = xmalloc(n * 4);
-	if (target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0) {
-		free(ids);
-		return -1;
+	/* (one buffer for every drain: a fresh one would be fresh pages,
+	 * each faulted in) */
+	if (!c->ids)
+		c->ids = xmalloc(REC_BYTES);
+	ids = c->ids;
+	/* (process_vm_readv copies at memory speed; /proc/PID/mem goes a
+	 * page at a time: several times slower) */
+	{
+		struct iovec lo = { ids, n * 4 }, ro = { (void *)(uintptr_t)c->rd, n * 4 };
+
+		if (process_vm_readv(d->pid, &lo, 1, &ro, 1, 0) != (ssize_t)(n * 4) &&
+		    target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0)
+			return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ids[i] >= c->nblk)
@@ -182,7 +195,6 @@ int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 		c->cur = ids[i];
 	}
 	c->st.records += n;
-	free(ids);
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
 	c->rd = p;
 	if (p - s < REC_BYTES / 2)

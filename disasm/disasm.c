@@ -355,6 +355,13 @@ static enum disasm_kind zy_kind(const ZydisDecodedInstruction *zi)
 	int far = zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
 
 	switch (zi->mnemonic) {
+	case ZYDIS_MNEMONIC_JB: case ZYDIS_MNEMONIC_JBE: case ZYDIS_MNEMONIC_JL:
+	case ZYDIS_MNEMONIC_JLE: case ZYDIS_MNEMONIC_JNB: case ZYDIS_MNEMONIC_JNBE:
+	case ZYDIS_MNEMONIC_JNL: case ZYDIS_MNEMONIC_JNLE: case ZYDIS_MNEMONIC_JNO:
+	case ZYDIS_MNEMONIC_JNP: case ZYDIS_MNEMONIC_JNS: case ZYDIS_MNEMONIC_JNZ:
+	case ZYDIS_MNEMONIC_JO: case ZYDIS_MNEMONIC_JP: case ZYDIS_MNEMONIC_JS:
+	case ZYDIS_MNEMONIC_JZ:
+		return DISASM_KIND_JCC;
 	case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
 		return DISASM_KIND_JRCXZ;
 	case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
@@ -377,9 +384,8 @@ static enum disasm_kind zy_kind(const ZydisDecodedInstruction *zi)
 		return DISASM_KIND_HLT;
 	case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2:
 		return DISASM_KIND_UD;
-	default:
-		return zi->meta.category == ZYDIS_CATEGORY_COND_BR ?
-			DISASM_KIND_JCC : DISASM_KIND_OTHER;
+	default:	/* (xbegin, xend, xabort: no branch kind, as capstone) */
+		return DISASM_KIND_OTHER;
 	}
 }
 
@@ -521,6 +527,78 @@ int disasm_insn(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
 		out->ind.rip_ea = addr + out->len + (uint64_t)out->ind.disp;
 		if (out->ind.addr32)
 			out->ind.rip_ea &= 0xffffffffu;
+	}
+	return 0;
+}
+
+/* The control-flow facts only (see disasm.h): Zydis without its
+ * formatter, the operands decoded only where a branch target or a
+ * RIP-relative operand needs them; what Zydis rejects goes through
+ * disasm_insn (capstone first). */
+int disasm_flow(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
+		struct disasm_insn *out)
+{
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	int need;
+
+	if (!d || !bytes || n == 0)
+		return -1;
+	if (n > 16)
+		n = 16;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->zdec, &ctx, bytes, n, &zi)))
+		return disasm_insn(d, bytes, n, addr, out, NULL);
+	out->addr = addr;
+	out->len = zi.length;
+	out->kind = zy_kind(&zi);
+	out->has_target = 0;
+	out->target = 0;
+	out->ret_imm = 0;
+	out->riprel_off = out->riprel_odd = 0;
+	out->from_zydis = 1;
+	out->operands[0] = 0;
+	ind_reset(out);
+	copy_str(out->mnemonic, sizeof(out->mnemonic), ZydisMnemonicGetString(zi.mnemonic));
+	memcpy(out->bytes, bytes, zi.length);
+	/* (a memory operand with base rip/eip has ModRM mod 00, r/m 101) */
+	need = out->kind != DISASM_KIND_OTHER ||
+	       ((zi.attributes & ZYDIS_ATTRIB_HAS_MODRM) && zi.raw.modrm.mod == 0 && zi.raw.modrm.rm == 5);
+	if (!need)
+		return 0;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&d->zdec, &ctx, &zi, ops, zi.operand_count)))
+		return disasm_insn(d, bytes, n, addr, out, NULL);
+	for (int i = 0; i < zi.operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && (ops[i].mem.base == ZYDIS_REGISTER_RIP ||
+								 ops[i].mem.base == ZYDIS_REGISTER_EIP)) {
+			out->riprel_off = zi.raw.disp.offset;
+			out->riprel_odd = ops[i].mem.base != ZYDIS_REGISTER_RIP || zi.raw.disp.size != 32 ||
+					  !zi.raw.disp.offset;
+		}
+	if (!zi.operand_count_visible)
+		return 0;
+	switch (out->kind) {
+	case DISASM_KIND_JCC: case DISASM_KIND_JRCXZ: case DISASM_KIND_LOOP:
+	case DISASM_KIND_JMP: case DISASM_KIND_CALL: {
+		ZyanU64 t;
+
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			if (out->kind == DISASM_KIND_JMP)
+				out->kind = DISASM_KIND_JMP_IND;
+			else if (out->kind == DISASM_KIND_CALL)
+				out->kind = DISASM_KIND_CALL_IND;
+		} else if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[0], addr, &t))) {
+			out->has_target = 1;
+			out->target = t;
+		}
+		break;
+	}
+	case DISASM_KIND_RET:
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			out->ret_imm = (uint16_t)ops[0].imm.value.u;
+		break;
+	default:
+		break;
 	}
 	return 0;
 }

@@ -99,6 +99,13 @@ enum disasm_flavor disasm_get_flavor(const struct disasm *d);
 int disasm_insn(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
 		struct disasm_insn *out, struct ptdb_err *err);
 
+/* What a code copier needs, without the text: addr, len, bytes, kind,
+ * has_target/target, ret_imm, riprel_off/riprel_odd, and the bare
+ * mnemonic ("xbegin"; no prefixes, operands empty, ind not filled).  Many
+ * times cheaper than disasm_insn.  Returns 0, or -1 (invalid). */
+int disasm_flow(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr,
+		struct disasm_insn *out);
+
 /* Instruction length only (uses the cache, else a detail-free decode).
  * Returns 1..15, or -1 if bytes[0..n) do not start a valid instruction. */
 int disasm_len(struct disasm *d, const uint8_t *bytes, size_t n, uint64_t addr);

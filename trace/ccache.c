@@ -311,10 +311,15 @@ static void trailer(struct emit *e, struct ccache_block *b, uint64_t (*calls)[2]
 	}
 }
 
+/* A block is built in these and copied out at its size (two small
+ * allocations, not two of the largest size cut down). */
+static _Thread_local uint8_t scratch_code[CCACHE_BLOCK_MAX_BYTES];
+static _Thread_local struct ccache_insn scratch_ins[CCACHE_BLOCK_MAX_INSNS];
+
 int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
 		     struct ccache_block *b)
 {
-	uint8_t *buf = xmalloc(CCACHE_BLOCK_MAX_BYTES);
+	uint8_t *buf = scratch_code;
 	struct emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, 0 };
 	/* call sites: where a pushq retc(%rip) sits and what it pushes */
 	uint64_t calls[CCACHE_BLOCK_MAX_INSNS + 1][2];
@@ -325,7 +330,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	b->start = start;
 	b->base = base;
 	b->id = id;
-	b->ins = xmalloc(CCACHE_BLOCK_MAX_INSNS * sizeof(*b->ins));
+	b->ins = scratch_ins;
 	b->rec_off = record_stub(env, &e, base, id);
 
 	while (!ended && !e.bad) {
@@ -410,15 +415,12 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	trailer(&e, b, calls, ncalls);
 	if (e.bad || !b->n)
 		goto fail;
-	b->code = buf;
+	b->code = memcpy(xmalloc(e.n), buf, e.n);
 	b->len = (uint32_t)e.n;
-	/* (a block keeps its instructions for as long as it lives: only
-	 * as many as it has) */
-	b->ins = xrealloc(b->ins, (size_t)b->n * sizeof(*b->ins));
+	/* (a block keeps its instructions for as long as it lives) */
+	b->ins = memcpy(xmalloc((size_t)b->n * sizeof(*b->ins)), b->ins, (size_t)b->n * sizeof(*b->ins));
 	return 0;
 fail:
-	free(buf);
-	free(b->ins);
 	memset(b, 0, sizeof(*b));
 	return -1;
 }
@@ -445,9 +447,13 @@ size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *mi
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);			/* jrcxz hit */
+	put(&e, (const uint8_t[]){ 0xe3, 0x0f }, 2);			/* jrcxz hit */
+	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);			/* jrcxz hit2 */
 	*miss_off = (uint32_t)e.n;
 	put1(&e, 0xcc);
+	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x52, 0x10 }, 4);	/* hit2: lea 16(%rdx),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
 	save(&e, base, 0, region + CCACHE_SLOT_J);
 	load(&e, base, 0, region + CCACHE_SLOT_A);

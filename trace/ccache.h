@@ -22,8 +22,10 @@ enum {
 	CCACHE_SLOT_MAGIC = 0, CCACHE_SLOT_R = 8, CCACHE_SLOT_A = 16, CCACHE_SLOT_T = 24,
 	CCACHE_SLOT_C = 32, CCACHE_SLOT_D = 40, CCACHE_SLOT_J = 48,
 	CCACHE_TABLE_OFF = 4096,
-	CCACHE_TABLE_ENTRIES = 65536,	/* indexed by the target's low 16 bits */
-	CCACHE_CODE_OFF = CCACHE_TABLE_OFF + CCACHE_TABLE_ENTRIES * 16,
+	/* indexed by the target's low 16 bits: the dispatcher probes that
+	 * entry and the next (one more follows the last) */
+	CCACHE_TABLE_ENTRIES = 65536,
+	CCACHE_CODE_OFF = CCACHE_TABLE_OFF + CCACHE_TABLE_ENTRIES * 16 + 4096,
 	CCACHE_BLOCK_MAX_INSNS = 256,
 	CCACHE_BLOCK_MAX_BYTES = 8192
 };

@@ -68,15 +68,31 @@ static enum pt_ip_compression ptw_ipc(const struct trace_ptw *w, uint64_t ip)
 	return pt_ipc_full;
 }
 
+/* n bytes onto the ring: trace_ring_write, inline where they fit before
+ * the end (no padding, no wrap). */
+static inline int ring_put(struct trace_ring *r, const uint8_t *b, size_t n)
+{
+	if (n >= r->size - r->pos)
+		return trace_ring_write(r, b, n);
+	memcpy(r->buf + r->pos, b, n);
+	r->pos += n;
+	r->total += n;
+	return 0;
+}
+
+/* The IP packets (TIP, TIP.PGE, FUP) and TNT are the stream's bulk:
+ * written here byte for byte as libipt's encoder writes them (opcode |
+ * ipc << 5, then the IP's low bytes; tests/unit/test-ptw.c compares),
+ * without its per-packet set-up. */
 static int ptw_ip(struct trace_ptw *w, enum pt_packet_type type, uint64_t ip)
 {
-	struct pt_packet p;
+	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	enum pt_ip_compression ipc = ptw_ipc(w, ip);
+	uint8_t b[9];
 
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	p.payload.ip.ipc = ptw_ipc(w, ip);
-	p.payload.ip.ip = ip;
-	if (ptw_put(w, &p) < 0)
+	b[0] = (uint8_t)((type == ppt_tip ? 0x0d : type == ppt_tip_pge ? 0x11 : 0x1d) | ipc << 5);
+	memcpy(b + 1, &ip, 8);
+	if (ring_put(w->ring, b, 1u + size[ipc]) < 0)
 		return -1;
 	w->last_ip = ip;
 	w->last_ip_valid = 1;
@@ -99,36 +115,29 @@ static int ptw_pgd_suppressed(struct trace_ptw *w)
 /* §5: TNT-8 for <= 6 bits, TNT-64 otherwise; oldest bit most significant. */
 int trace_ptw_flush(struct trace_ptw *w)
 {
-	struct pt_packet p;
+	uint64_t bits;
+	uint8_t b[8];
+	int r;
 
 	if (!w->tnt_n)
 		return 0;
-	memset(&p, 0, sizeof(p));
-	p.type = w->tnt_n <= 6 ? ppt_tnt_8 : ppt_tnt_64;
-	p.payload.tnt.bit_size = (uint8_t)w->tnt_n;
-	p.payload.tnt.payload = w->tnt_bits & ((1ull << w->tnt_n) - 1);
-	if (ptw_put(w, &p) < 0)
+	/* the stop bit above the payload's oldest bit */
+	bits = (w->tnt_bits & ((1ull << w->tnt_n) - 1)) | 1ull << w->tnt_n;
+	if (w->tnt_n <= 6) {
+		b[0] = (uint8_t)(bits << 1);
+		r = ring_put(w->ring, b, 1);
+	} else {
+		b[0] = 0x02;
+		b[1] = 0xa3;
+		for (int i = 0; i < 6; i++)
+			b[2 + i] = (uint8_t)(bits >> 8 * i);
+		r = ring_put(w->ring, b, 8);
+	}
+	if (r < 0)
 		return -1;
 	w->tnt_n = 0;
 	w->tnt_bits = 0;
 	return 0;
-}
-
-static int ptw_bit(struct trace_ptw *w, int taken)
-{
-	w->tnt_bits = (w->tnt_bits << 1) | (taken ? 1u : 0u);
-	w->tnt_n++;
-	if (w->tnt_n == 47)
-		return trace_ptw_flush(w);
-	return 0;
-}
-
-static void ptw_push(struct trace_ptw *w, uint64_t nlip)
-{
-	w->stack[w->stack_top] = nlip;
-	w->stack_top = (w->stack_top + 1) % TRACE_PTW_STACK;
-	if (w->stack_n < TRACE_PTW_STACK)
-		w->stack_n++;   /* else the oldest entry was overwritten */
 }
 
 static void ptw_reset_mirror(struct trace_ptw *w)
@@ -233,27 +242,11 @@ int trace_ptw_int(struct trace_ptw *w, uint64_t clip)
 	return trace_ptw_disable_async(w, clip);
 }
 
-int trace_ptw_cond(struct trace_ptw *w, int taken)
-{
-	if (!w->packet_en)
-		return -1;
-	return ptw_bit(w, taken);
-}
-
-int trace_ptw_call_direct(struct trace_ptw *w, uint64_t nlip, int disp_zero)
-{
-	if (!w->packet_en)
-		return -1;
-	if (!disp_zero)
-		ptw_push(w, nlip);
-	return 0;
-}
-
 int trace_ptw_call_indirect(struct trace_ptw *w, uint64_t nlip, uint64_t target)
 {
 	if (trace_ptw_jump_indirect(w, target) < 0)
 		return -1;
-	ptw_push(w, nlip);
+	trace_ptw_push_(w, nlip);
 	return 0;
 }
 
@@ -266,24 +259,6 @@ int trace_ptw_jump_indirect(struct trace_ptw *w, uint64_t target)
 	return ptw_ip(w, ppt_tip, target);
 }
 
-int trace_ptw_ret(struct trace_ptw *w, uint64_t target)
-{
-	unsigned top;
-
-	if (!w->packet_en)
-		return -1;
-	top = (w->stack_top + TRACE_PTW_STACK - 1) % TRACE_PTW_STACK;
-	if (w->stack_n && w->stack[top] == target) {
-		if (ptw_bit(w, 1) < 0)
-			return -1;
-		w->stack_top = top;
-		w->stack_n--;
-		return 0;
-	}
-	/* §6: an uncompressed return does not pop. */
-	return trace_ptw_jump_indirect(w, target);
-}
-
 int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip)
 {
 	if (w->packet_en || !w->started)
@@ -292,11 +267,6 @@ int trace_ptw_overflow(struct trace_ptw *w, uint64_t resume_ip)
 		return -1;
 	ptw_reset_mirror(w);
 	return ptw_pge(w, resume_ip);
-}
-
-int trace_ptw_psb_due(const struct trace_ptw *w)
-{
-	return w->started && w->ring->total - w->last_psb >= w->psb_period;
 }
 
 int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip)

@@ -58,14 +58,65 @@ int trace_ptw_disable_async(struct trace_ptw *w, uint64_t next_ip);
 int trace_ptw_syscall(struct trace_ptw *w);
 /* The program's own INT3/INT n at clip (§7.2): flush [TSC] FUP(clip) TIP.PGD(-). */
 int trace_ptw_int(struct trace_ptw *w, uint64_t clip);
-/* Jcc / loop / jrcxz outcome. */
-int trace_ptw_cond(struct trace_ptw *w, int taken);
-/* Direct CALL: pushes nlip unless the displacement is 0. */
-int trace_ptw_call_direct(struct trace_ptw *w, uint64_t nlip, int disp_zero);
 int trace_ptw_call_indirect(struct trace_ptw *w, uint64_t nlip, uint64_t target);
 int trace_ptw_jump_indirect(struct trace_ptw *w, uint64_t target);
+/* Emits pending TNT bits now. */
+int trace_ptw_flush(struct trace_ptw *w);
+
+/* (the writer's per-branch work, inline: the packet writer's hot path) */
+static inline int trace_ptw_bit_(struct trace_ptw *w, int taken)
+{
+	w->tnt_bits = (w->tnt_bits << 1) | (taken ? 1u : 0u);
+	w->tnt_n++;
+	if (w->tnt_n == 47)
+		return trace_ptw_flush(w);
+	return 0;
+}
+
+static inline void trace_ptw_push_(struct trace_ptw *w, uint64_t nlip)
+{
+	w->stack[w->stack_top] = nlip;
+	w->stack_top = (w->stack_top + 1) % TRACE_PTW_STACK;
+	if (w->stack_n < TRACE_PTW_STACK)
+		w->stack_n++;   /* else the oldest entry was overwritten */
+}
+
+/* Jcc / loop / jrcxz outcome. */
+static inline int trace_ptw_cond(struct trace_ptw *w, int taken)
+{
+	if (!w->packet_en)
+		return -1;
+	return trace_ptw_bit_(w, taken);
+}
+
+/* Direct CALL: pushes nlip unless the displacement is 0. */
+static inline int trace_ptw_call_direct(struct trace_ptw *w, uint64_t nlip, int disp_zero)
+{
+	if (!w->packet_en)
+		return -1;
+	if (!disp_zero)
+		trace_ptw_push_(w, nlip);
+	return 0;
+}
+
 /* Near RET: TNT(1) + pop when target is the shadow top, else TIP (no pop). */
-int trace_ptw_ret(struct trace_ptw *w, uint64_t target);
+static inline int trace_ptw_ret(struct trace_ptw *w, uint64_t target)
+{
+	unsigned top;
+
+	if (!w->packet_en)
+		return -1;
+	top = (w->stack_top + TRACE_PTW_STACK - 1) % TRACE_PTW_STACK;
+	if (w->stack_n && w->stack[top] == target) {
+		if (trace_ptw_bit_(w, 1) < 0)
+			return -1;
+		w->stack_top = top;
+		w->stack_n--;
+		return 0;
+	}
+	/* §6: an uncompressed return does not pop. */
+	return trace_ptw_jump_indirect(w, target);
+}
 /* Data loss, form A of §10.  Call trace_ptw_disable_async(X) when the loss
  * starts; this emits, at the resume to resume_ip:
  * OVF [TSC] MODE TIP.PGE(resume_ip, sext48). */
@@ -79,9 +130,10 @@ int trace_ptw_maybe_psb(struct trace_ptw *w, uint64_t next_ip);
  * over from one thread to the next. */
 int trace_ptw_psb_disabled(struct trace_ptw *w);
 /* 1 if trace_ptw_maybe_psb would write a PSB+ now (to set its time first). */
-int trace_ptw_psb_due(const struct trace_ptw *w);
-/* Emits pending TNT bits now. */
-int trace_ptw_flush(struct trace_ptw *w);
+static inline int trace_ptw_psb_due(const struct trace_ptw *w)
+{
+	return w->started && w->ring->total - w->last_psb >= w->psb_period;
+}
 /* Bytes appended to the ring so far (PAD fill included). */
 size_t trace_ptw_bytes_written(const struct trace_ptw *w);
 

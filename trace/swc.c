@@ -263,6 +263,12 @@ int trace_swc_straight(struct trace_swc_thread *t, uint64_t n, uint64_t next)
 	return 0;
 }
 
+int trace_swc_psb_after(struct trace_swc_thread *t, uint64_t next)
+{
+	now(t);
+	return trace_ptw_maybe_psb(&t->w, next) < 0 ? -2 : 0;
+}
+
 int trace_swc_syscall(struct trace_swc_thread *t, const struct disasm_insn *in)
 {
 	t->next_ip = in->addr;

@@ -109,6 +109,50 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
  * done) when they must go through trace_swc_executed one by one: tracing
  * is not enabled, a PSB+ is due, or a per-CPU stream is another thread's. */
 int trace_swc_straight(struct trace_swc_thread *t, uint64_t n, uint64_t next);
+/* The fast form of trace_swc_straight(n) then trace_swc_executed() for a
+ * control transfer of kind (JCC, JRCXZ, LOOP, direct CALL to target,
+ * CALL_IND, JMP_IND, RET) at addr, len bytes, going on at next: the same
+ * packets.  -1 (nothing done) where the two calls must be made: another
+ * kind, tracing not enabled, a PSB+ due, per-CPU tracing. */
+int trace_swc_psb_after(struct trace_swc_thread *t, uint64_t next);
+static inline int trace_swc_transfer(struct trace_swc_thread *t, uint64_t n, int kind, uint64_t addr,
+				     unsigned len, uint64_t target, uint64_t next)
+{
+	struct trace_ptw *w = &t->w;
+	uint64_t nlip = addr + len;
+	int r;
+
+	if (t->cpu || !w->packet_en || trace_ptw_psb_due(w))
+		return -1;
+	switch (kind) {
+	case DISASM_KIND_JCC:
+	case DISASM_KIND_JRCXZ:
+	case DISASM_KIND_LOOP:
+		r = trace_ptw_cond(w, next != nlip);
+		break;
+	case DISASM_KIND_CALL:
+		r = trace_ptw_call_direct(w, nlip, target == nlip);
+		break;
+	case DISASM_KIND_CALL_IND:
+		r = trace_ptw_call_indirect(w, nlip, next);
+		break;
+	case DISASM_KIND_JMP_IND:
+		r = trace_ptw_jump_indirect(w, next);
+		break;
+	case DISASM_KIND_RET:
+		r = trace_ptw_ret(w, next);
+		break;
+	default:
+		return -1;
+	}
+	t->insns += n + 1;
+	t->transfers += kind != DISASM_KIND_CALL;	/* (state-dependent) */
+	t->next_ip = next;
+	if (r < 0)
+		return -2;
+	/* (a PSB+ with the time of now, as trace_swc_executed) */
+	return trace_ptw_psb_due(w) ? trace_swc_psb_after(t, next) : 0;
+}
 /* A SYSCALL the thread executes on its own (it may block): lists it and
  * disables tracing (§7.1); trace_swc_resume at the return address enables
  * it again. */

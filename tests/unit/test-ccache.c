@@ -272,6 +272,11 @@ TEST(ccache_dispatcher_looks_up_and_traps_on_a_miss)
 	CHECK(n > 40 && n < 200);
 	CHECK_INT(buf[miss], 0xcc);
 	CHECK(buf[miss - 2] == 0xe3 && buf[miss - 1] == 1);	/* jrcxz over the trap */
+	/* the second probe: the next entry's key, and its entry on a hit */
+	CHECK(!memcmp(buf + miss - 10, "\x48\x8b\x4a\x10", 4));
+	CHECK(!memcmp(buf + miss + 1, "\x48\x8d\x52\x10", 4));
+	CHECK(buf[miss - 12] == 0xe3 && buf[miss - 11] == 0x0f);	/* the first hit: past it all */
+	CHECK(!memcmp(buf + miss + 5, "\x48\x8b\x42\x08", 4));
 	/* it ends in jmp *J(%rip) */
 	CHECK(buf[n - 6] == 0xff && buf[n - 5] == 0x25);
 	CHECK(REGION + CCACHE_CODE_OFF + n + (uint64_t)(int64_t)rd32(buf + n - 4) == REGION + CCACHE_SLOT_J);

@@ -8,6 +8,7 @@
 
 #include <intel-pt.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Packet types (and ipc / tnt sizes) of buf, from its first PSB. */
 struct pkts { int n; enum pt_packet_type type[8192]; int ipc[8192]; int bits[8192]; };
@@ -344,5 +345,85 @@ TEST(swc_psb_carries_current_time)
 	CHECK(distinct > 10);
 }
 
+/* The TNT and IP packets the writer encodes itself are byte for byte
+ * libipt's: every TNT size with a pattern of bits, every IP compression
+ * against several last IPs. */
+static size_t libipt_enc(const struct pt_packet *p, uint8_t *out)
+{
+	struct pt_config cfg;
+	struct pt_encoder *e;
+	int n;
+
+	pt_config_init(&cfg);
+	cfg.begin = out;
+	cfg.end = out + 64;
+	e = pt_alloc_encoder(&cfg);
+	n = e ? pt_enc_next(e, p) : -1;
+	if (e)
+		pt_free_encoder(e);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* What the writer appended to r since total was at: into out. */
+static size_t appended(const struct trace_ring *r, uint64_t at, uint8_t *out)
+{
+	size_t n = (size_t)(r->total - at);
+
+	memcpy(out, r->buf + r->pos - n, n);
+	return n;
+}
+
+TEST(own_encoding_is_libipts)
+{
+	struct trace_ring r;
+	struct trace_ptw w;
+	struct ptdb_err err;
+	static const uint64_t ips[] = { 0x401000, 0x7f12345678ab, 0x401234, 0x4012345678, 0xffffffff81000000ull,
+					0x8000123400000000ull, 0x7f1234560000, 0x10 };
+	uint8_t a[64], b[64];
+
+	CHECK_INT(trace_ring_init(&r, 1 << 20, &err), 0);
+	CHECK_INT(trace_ptw_init(&w, &r, NULL, &err), 0);
+	CHECK_INT(trace_ptw_enable(&w, 0x401000), 0);
+	for (unsigned nbits = 1; nbits <= 47; nbits++) {
+		uint64_t pat = 0x5a5a3c3cf0f0a5c3ull ^ nbits * 0x9e3779b97f4a7c15ull, at = r.total;
+		struct pt_packet p;
+
+		for (unsigned i = 0; i < nbits; i++)
+			CHECK_INT(trace_ptw_cond(&w, (int)(pat >> (nbits - 1 - i)) & 1), 0);
+		CHECK_INT(trace_ptw_flush(&w), 0);
+		memset(&p, 0, sizeof(p));
+		p.type = nbits <= 6 ? ppt_tnt_8 : ppt_tnt_64;
+		p.payload.tnt.bit_size = (uint8_t)nbits;
+		p.payload.tnt.payload = pat & ((1ull << nbits) - 1);
+		CHECK_INT(appended(&r, at, a), libipt_enc(&p, b));
+		CHECK(!memcmp(a, b, appended(&r, at, a)));
+	}
+	for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		for (size_t j = 0; j < sizeof(ips) / sizeof(ips[0]); j++) {
+			struct pt_packet p;
+			uint64_t at;
+			size_t n;
+
+			CHECK_INT(trace_ptw_jump_indirect(&w, ips[i]), 0);
+			at = r.total;
+			memset(&p, 0, sizeof(p));
+			p.type = ppt_tip;
+			p.payload.ip.ip = ips[j];
+			/* (the compression the writer chose, read back) */
+			CHECK_INT(trace_ptw_jump_indirect(&w, ips[j]), 0);
+			n = appended(&r, at, a);
+			p.payload.ip.ipc = (enum pt_ip_compression)(a[0] >> 5);
+			CHECK_INT(n, libipt_enc(&p, b));
+			CHECK(!memcmp(a, b, n));
+			p.type = ppt_fup;
+			CHECK_INT(trace_ptw_disable_async(&w, ips[j]), 0);
+			CHECK_INT(trace_ptw_enable(&w, ips[i]), 0);
+		}
+	trace_ptw_release(&w);
+	trace_ring_release(&r);
+}
+
 TEST_MAIN(swc_psb_carries_current_time, round_size, cyclic_copy, ring_wrap_pad_snapshot, start_sequence, tnt_64_at_47,
-	  ret_compression_and_stack, periodic_psb_forms, ip_compression)
+	  ret_compression_and_stack, periodic_psb_forms, ip_compression,
+	  own_encoding_is_libipts)
