@@ -105,6 +105,13 @@ struct dbg_cache {
 	const struct dbg_goal *goals;
 	int ngoals;
 	pid_t tid;			/* the thread that ran in the cache */
+	/* several traced threads: one at a time in the cache, each turn
+	 * ending by this (monotonic ns; 0: no end) or when another thread has
+	 * an event, the thread then brought back to an original pc */
+	uint64_t deadline;
+	int yield;
+	struct target_stop *held;	/* other threads' events meanwhile */
+	size_t nheld, cheld;
 	/* mappings still in the inferior (a run could not remove them) */
 	struct left {
 		uint64_t addr, len, magic_off, magic;

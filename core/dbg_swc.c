@@ -227,6 +227,12 @@ static struct trace_swc_thread *pick(struct dbg *d)
 	return NULL;
 }
 
+void dbg_swc_turn_over(struct dbg *d)
+{
+	dbg_swc(d)->rr++;
+	dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
+}
+
 /* Threads that are not traced keep running while the traced ones step. */
 static void run_untraced(struct dbg *d)
 {
