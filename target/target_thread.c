@@ -284,3 +284,15 @@ int target_thread_requeue(struct target_proc *p, const struct target_stop *st)
 	t->queued = *st;
 	return 0;
 }
+
+int target_thread_step_start(struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive || !t || !t->stopped || t->starting || t->has_event ||
+	    target_find_bp(p, target_thread_pc(tid)))
+		return -1;
+	t->stepping = 1;
+	target_resume_thread(t);
+	return 0;
+}

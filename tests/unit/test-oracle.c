@@ -316,6 +316,318 @@ TEST(oracle_two_threads)
 	CHECK(a.n == b.n && k == a.n);
 }
 
+/* ---- threads: every thread stepped at once ---- */
+
+#define MAXT 16
+
+struct tseq {
+	pid_t tid;
+	struct seq s;
+	int held;
+};
+
+static struct tseq *tseq_of(struct tseq *ts, int *n, pid_t tid)
+{
+	for (int i = 0; i < *n; i++)
+		if (ts[i].tid == tid)
+			return &ts[i];
+	if (*n == MAXT)
+		return NULL;
+	ts[*n].tid = tid;
+	ts[*n].s.ip = calloc(MAXSEQ, 8);
+	ts[*n].s.n = 0;
+	ts[*n].held = 0;
+	return &ts[(*n)++];
+}
+
+static void tseq_free(struct tseq *ts, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(ts[i].s.ip);
+}
+
+static uint64_t sym_addr(struct dbg *d, const char *name)
+{
+	struct dbg_bp *b = dbg_bp_add(d, DBG_BP_NAME, name, NULL, 0, 0);
+	uint64_t a = b && b->nlocs == 1 ? b->locs[0].addr : 0;
+
+	if (b)
+		dbg_bp_delete(d, b->id);
+	return a;
+}
+
+/* The reference for a multi-threaded fixture: from oracle_begin until main
+ * reaches oracle_end, every thread single-stepped at once (each stopped
+ * thread is given its next step, and the next stop of any is taken), so a
+ * thread blocked in the kernel (a read, a mutex's futex) holds no other:
+ * each thread's pcs apart.  Stepping one thread with the others stopped
+ * would deadlock where another holds what it waits for. */
+static int stepped_threads(const char *prog, struct tseq *ts, int *nts)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
+	pid_t main_tid = d.sel_tid;
+	int rc = -1, done = 0;
+	struct target_stop ev, ex;
+
+	*nts = 0;
+	if (!end || !tseq_of(ts, nts, main_tid))
+		goto out;
+	/* off the breakpoint at oracle_begin (the process has one thread) */
+	seq_add(&ts[0].s, pc_of(&d));
+	if (dbg_step_insn(&d, 0, &st, &err) < 0 || st.reason == DBG_R_EXITED)
+		goto out;
+	target_thread_begin(d.proc);
+	while (!done) {
+		for (int i = 0; i < *nts; i++) {
+			struct user_regs_struct r;
+			struct seq *q = &ts[i].s;
+
+			if (!target_thread_stopped(d.proc, ts[i].tid))
+				continue;
+			if (target_get_regs(d.proc, ts[i].tid, &r, NULL) < 0)
+				continue;	/* gone */
+			if (ts[i].tid == main_tid && r.rip == end) {
+				done = 1;	/* (its instruction is not in the range) */
+				break;
+			}
+			/* (a REP instruction's next iteration, or the pc
+			 * after a system call seen again at its event) */
+			if (!q->n || q->ip[q->n - 1] != r.rip)
+				seq_add(q, r.rip);
+			/* (a new thread holds its start event: taken below,
+			 * then it steps; a breakpoint would hold it forever) */
+			if (target_thread_step_start(d.proc, ts[i].tid) < 0 && ++ts[i].held > 2) {
+				printf("#   thread %d could not step at 0x%llx\n", (int)ts[i].tid,
+				       (unsigned long long)r.rip);
+				target_thread_end(d.proc, &ex);
+				goto out;
+			}
+		}
+		if (done)
+			break;
+		if (!target_thread_event(d.proc, 1, &ev) || ev.kind == TARGET_STOP_EXITED ||
+		    ev.kind == TARGET_STOP_SIGNALED) {
+			printf("#   the process ended while stepped\n");
+			goto out;
+		}
+		if (ev.kind == TARGET_STOP_NONE) {
+			/* a thread started: stepped from its first instruction */
+			struct target_thread_info ti[MAXT];
+			int n = target_threads(d.proc, ti, MAXT);
+
+			for (int i = 0; i < n; i++)
+				if (!tseq_of(ts, nts, ti[i].tid))
+					goto out;
+		} else if (ev.kind != TARGET_STOP_STEP) {
+			printf("#   thread %d stopped unexpectedly (kind %d, signal %d)\n", (int)ev.tid,
+			       (int)ev.kind, ev.signo);
+			target_thread_end(d.proc, &ex);
+			goto out;
+		}
+	}
+	rc = target_thread_end(d.proc, &ex) ? -1 : 0;
+out:
+	dbg_release(&d);
+	return rc;
+}
+
+/* The same range traced (every thread, engine), each thread's trace
+ * decoded apart; cs gets the cache engine's counters. */
+static int traced_threads(const char *prog, int engine, struct tseq *ts, int *nts,
+			  struct dbg_cache_stats *cs, uint64_t *wb, uint64_t *we)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 8u << 20, .engine = engine };
+	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
+	struct target_thread_info ti[MAXT];
+	int n, rc = -1;
+
+	*nts = 0;
+	*wb = sym_addr(&d, "worker_begin");
+	*we = sym_addr(&d, "worker_end");
+	if (!end || dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) < 0 || dbg_continue(&d, &st, &err) < 0 ||
+	    st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end) {
+		printf("#   traced run did not reach the end breakpoint\n");
+		goto out;
+	}
+	dbg_trace_cache_stats(&d, cs);
+	n = target_threads(d.proc, ti, MAXT);
+	for (int i = 0; i < n; i++) {
+		struct trace_swc_thread *th = dbg_trace_thread(&d, ti[i].tid);
+		struct tseq *q = tseq_of(ts, nts, ti[i].tid);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		if (!th || !q || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0 ||
+		    decode_ips(&d, buf, len, &q->s) < 0) {
+			printf("#   thread %d: no trace\n", (int)ti[i].tid);
+			free(buf);
+			goto out;
+		}
+		free(buf);
+	}
+	rc = 0;
+out:
+	dbg_release(&d);
+	return rc;
+}
+
+/* The part of s from its first instruction to worker_end (excluded);
+ * n 0 when it never reached worker_begin and worker_end. */
+static struct seq worker_part(const struct seq *s, uint64_t wb, uint64_t we)
+{
+	struct seq w = { s->ip, 0 };
+	int began = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		began |= s->ip[i] == wb;
+		if (s->ip[i] == we) {
+			w.n = began ? i : 0;
+			return w;
+		}
+	}
+	return w;
+}
+
+/* Both sequences into files for diff(1) (PTDB_ORACLE_DUMP.N.want, .got). */
+static void dump_pair(const struct seq *w, const struct seq *g, int n)
+{
+	const struct seq *both[2] = { w, g };
+
+	for (int k = 0; k < 2; k++) {
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.%d.%s", getenv("PTDB_ORACLE_DUMP"), n, k ? "got" : "want");
+		if (!(f = fopen(path, "w")))
+			continue;
+		for (size_t i = 0; i < both[k]->n; i++)
+			fprintf(f, "%llx\n", (unsigned long long)both[k]->ip[i]);
+		fclose(f);
+	}
+}
+
+/* Each worker of the traced run equals one worker of the stepped run,
+ * instruction for instruction from its first, and main its whole range;
+ * returns the number of workers matched, -1 on a difference. */
+static int threads_match(struct tseq *want, int nwant, struct tseq *got, int ngot, uint64_t wb, uint64_t we)
+{
+	int used[MAXT] = { 0 }, matched = 0;
+
+	/* main: the first thread of both */
+	if (!nwant || !ngot || want[0].s.n != got[0].s.n ||
+	    memcmp(want[0].s.ip, got[0].s.ip, want[0].s.n * 8)) {
+		size_t k = 0;
+
+		while (nwant && ngot && k < want[0].s.n && k < got[0].s.n && want[0].s.ip[k] == got[0].s.ip[k])
+			k++;
+		printf("#   main: stepped %zu, traced %zu, first difference at %zu\n", nwant ? want[0].s.n : 0,
+		       ngot ? got[0].s.n : 0, k);
+		return -1;
+	}
+	for (int i = 1; i < ngot; i++) {
+		struct seq g = worker_part(&got[i].s, wb, we);
+		int j;
+
+		if (!g.n) {
+			printf("#   traced thread %d: no worker_begin..worker_end in %zu instructions\n", i,
+			       got[i].s.n);
+			return -1;
+		}
+		for (j = 1; j < nwant; j++) {
+			struct seq w = worker_part(&want[j].s, wb, we);
+
+			if (!used[j] && w.n == g.n && !memcmp(w.ip, g.ip, g.n * 8))
+				break;
+		}
+		if (j == nwant) {
+			printf("#   traced worker %d (%zu instructions) equals no stepped worker:", i, g.n);
+			for (j = 1; j < nwant; j++) {
+				struct seq w = worker_part(&want[j].s, wb, we);
+				size_t k = 0;
+
+				while (k < w.n && k < g.n && w.ip[k] == g.ip[k])
+					k++;
+				printf(" (%zu, differs at %zu)", w.n, k);
+				if (getenv("PTDB_ORACLE_DUMP"))
+					dump_pair(&w, &g, j);
+			}
+			printf("\n");
+			return -1;
+		}
+		used[j] = 1;
+		matched++;
+	}
+	return matched;
+}
+
+static struct tseq mwant[MAXT];
+static int nmwant = -1;
+
+static void need_mutex_want(void)
+{
+	if (nmwant >= 0)
+		return;
+	if (stepped_threads("tests/programs/oracle_mutex", mwant, &nmwant) < 0)
+		nmwant = 0;
+}
+
+static int mutex_engine(int engine)
+{
+	struct tseq got[MAXT];
+	int ngot = 0, r;
+	struct dbg_cache_stats cs;
+	uint64_t wb, we;
+
+	need_mutex_want();
+	if (nmwant != 5)
+		return -1;
+	if (traced_threads("tests/programs/oracle_mutex", engine, got, &ngot, &cs, &wb, &we) < 0) {
+		tseq_free(got, ngot);
+		return -1;
+	}
+	if (engine == DBG_ENGINE_CACHE) {
+		printf("#   cache engine: %llu blocks, %llu records, %llu traps, %llu entries, "
+		       "%llu stepped by ptrace, %llu quanta\n", (unsigned long long)cs.blocks,
+		       (unsigned long long)cs.records, (unsigned long long)cs.traps,
+		       (unsigned long long)cs.entries, (unsigned long long)cs.fallback,
+		       (unsigned long long)cs.quanta);
+		if (cs.records == 0 || cs.entries == 0) {
+			printf("#   the cache engine did not do the run\n");
+			tseq_free(got, ngot);
+			return -1;
+		}
+	}
+	r = threads_match(mwant, nmwant, got, ngot, wb, we);
+	tseq_free(got, ngot);
+	return r;
+}
+
+/* Four workers under a mutex, a token passed round: stepped all at once,
+ * each thread's instructions equal its trace under each engine. */
+TEST(oracle_mutex_threads_stepped)
+{
+	need_mutex_want();
+	CHECK_INT(nmwant, 5);	/* main and four workers */
+	for (int i = 1; i < nmwant; i++)
+		CHECK(mwant[i].s.n > 1000);
+}
+
+TEST(oracle_mutex_threads_ptrace_engine)
+{
+	CHECK_INT(mutex_engine(DBG_ENGINE_PTRACE), 4);
+}
+
+TEST(oracle_mutex_threads_cache_engine)
+{
+	CHECK_INT(mutex_engine(DBG_ENGINE_CACHE), 4);
+}
+
 static struct seq want;
 
 static void need_want(void)
@@ -453,4 +765,5 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_cache_engine_long_run_same_stream,
 	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
-	  oracle_two_threads)
+	  oracle_two_threads, oracle_mutex_threads_stepped, oracle_mutex_threads_ptrace_engine,
+	  oracle_mutex_threads_cache_engine)
