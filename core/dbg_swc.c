@@ -11,6 +11,7 @@
 #include "trace/swc.h"
 #include "trace/syscalls.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -381,6 +382,26 @@ static int wait_any(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop
 	return dbg_swc_event(d, &ts, rq, stop);
 }
 
+/* Does delivering sig to thread t run a handler?  Not when the program
+ * ignores it or leaves it to its default action (SIGCHLD, SIGWINCH...):
+ * the step that delivers it then runs the instruction at pc. */
+static int signal_caught(struct dbg *d, pid_t t, int sig)
+{
+	char path[80], line[256];
+	unsigned long long cgt = ~0ull;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &cgt) == 1)
+			break;
+	fclose(f);
+	return sig < 1 || sig > 64 || ((cgt >> (sig - 1)) & 1);
+}
+
 /* One instruction of th by a single step (in, when have, is the
  * instruction at pc; sig a signal it is about to take). */
 static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct disasm_insn *in,
@@ -392,6 +413,11 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 	pid_t t = th->tid;
 	int rr;
 
+	/* a signal nothing catches is dropped by the step, which then runs
+	 * the instruction (known before: that instruction may be the
+	 * sigaction that changes it) */
+	if (sig && !signal_caught(d, t, sig))
+		sig = 0;
 	d->running = 1;
 	if (d->interrupt_requested)
 		target_interrupt(d->proc);

@@ -59,6 +59,20 @@ static uint64_t pc_of(struct dbg *d)
 	return r.rip;
 }
 
+/* Set: a run that reached oracle_end continues to the process's exit,
+ * its status in last_exit (-1: it did not exit). */
+static int want_exit, last_exit;
+
+static void run_to_exit(struct dbg *d)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	last_exit = -1;
+	if (want_exit && dbg_continue(d, &st, &err) == 0 && st.reason == DBG_R_EXITED && !st.signaled)
+		last_exit = st.exit_status;
+}
+
 static int stepped(const char *prog, struct seq *out)
 {
 	struct dbg d;
@@ -95,6 +109,8 @@ static int stepped(const char *prog, struct seq *out)
 			delivering = 1;
 		}
 	}
+	if (ok)
+		run_to_exit(&d);
 	dbg_release(&d);
 	return ok ? 0 : -1;
 }
@@ -241,6 +257,7 @@ static int traced_engine(const char *prog, size_t size, size_t period, const str
 		off += 15;
 	}
 	rc = psbs;
+	run_to_exit(&d);
 out:
 	free(buf);
 	free(got.ip);
@@ -256,12 +273,12 @@ static int traced(const char *prog, size_t size, size_t period, const struct seq
 
 /* Two threads: the worker's trace (everything traced, main busy beside it)
  * equals the worker single-stepped alone. */
-static int two_threads(struct seq *stepped_seq, struct seq *got)
+static int two_threads(struct seq *stepped_seq, struct seq *got, int engine)
 {
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { .size = 8u << 20 };
+	struct dbg_trace_opts o = { .size = 8u << 20, .engine = engine };
 	uint64_t end = start(&d, "tests/programs/oracle_threads", "worker_begin", "worker_end");
 	struct trace_swc_thread *th;
 	uint8_t *buf = NULL;
@@ -292,6 +309,16 @@ static int two_threads(struct seq *stepped_seq, struct seq *got)
 	th = dbg_trace_thread(&d, d.sel_tid);
 	if (!th || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0)
 		goto out;
+	if (engine == DBG_ENGINE_CACHE) {
+		struct dbg_cache_stats cs;
+
+		dbg_trace_cache_stats(&d, &cs);
+		printf("#   cache engine: %llu records, %llu entries, %llu quanta\n",
+		       (unsigned long long)cs.records, (unsigned long long)cs.entries,
+		       (unsigned long long)cs.quanta);
+		if (cs.records == 0 || cs.entries == 0)
+			goto out;	/* it did not do the run */
+	}
 	rc = decode_ips(&d, buf, len, got);
 out:
 	free(buf);
@@ -299,10 +326,10 @@ out:
 	return rc;
 }
 
-TEST(oracle_two_threads)
+static void two_threads_engine(int engine)
 {
 	struct seq a = { calloc(MAXSEQ, 8), 0 }, b = { calloc(MAXSEQ, 8), 0 };
-	int r = two_threads(&a, &b);
+	int r = two_threads(&a, &b, engine);
 	size_t k = 0;
 
 	while (k < a.n && k < b.n && a.ip[k] == b.ip[k])
@@ -314,6 +341,37 @@ TEST(oracle_two_threads)
 	CHECK_INT(r, 0);
 	CHECK(a.n > 1000);
 	CHECK(a.n == b.n && k == a.n);
+}
+
+TEST(oracle_two_threads)
+{
+	two_threads_engine(DBG_ENGINE_PTRACE);
+}
+
+TEST(oracle_two_threads_cache_engine)
+{
+	two_threads_engine(DBG_ENGINE_CACHE);
+}
+
+/* The traced parent forks, its child (free, not traced) execs a shell
+ * whose exit status the parent checks: the parent's trace equals the
+ * parent stepped under both engines, and the child ran as if nothing
+ * traced its parent (no breakpoint of the tracer's, no cache code in
+ * its copy of the memory): the process exits 0. */
+TEST(oracle_fork_exec_both_engines)
+{
+	struct seq w = { calloc(MAXSEQ, 8), 0 };
+
+	want_exit = 1;
+	CHECK(stepped("tests/programs/oracle_fork", &w) == 0);
+	CHECK(w.n > 1000);
+	CHECK_INT(last_exit, 0);
+	CHECK(traced_engine("tests/programs/oracle_fork", 8u << 20, 4096, &w, 0, 0, DBG_ENGINE_PTRACE) >= 1);
+	CHECK_INT(last_exit, 0);
+	CHECK(traced_engine("tests/programs/oracle_fork", 8u << 20, 4096, &w, 0, 0, DBG_ENGINE_CACHE) >= 1);
+	CHECK_INT(last_exit, 0);
+	want_exit = 0;
+	free(w.ip);
 }
 
 /* ---- threads: every thread stepped at once ---- */
@@ -566,6 +624,79 @@ static int threads_match(struct tseq *want, int nwant, struct tseq *got, int ngo
 	return matched;
 }
 
+/* How often the trace in buf reaches addr; -1 if it does not decode. */
+static long decode_count(struct dbg *d, const uint8_t *buf, size_t len, uint64_t addr)
+{
+	struct trace_image img;
+	struct trace_decoded *dec;
+	struct ptdb_err err;
+	uint64_t n;
+	long hits = 0;
+
+	if (dbg_trace_build_image(d, &img, &err) < 0)
+		return -1;
+	if (trace_decode(buf, len, &img, &dec, &err) < 0) {
+		trace_image_release(&img);
+		return -1;
+	}
+	n = trace_decoded_item_count(dec);
+	for (uint64_t i = 0; i < n && hits >= 0; i++) {
+		struct trace_item it;
+
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0 || it.kind == TRACE_ITEM_GAP)
+			hits = -1;
+		else if (it.kind == TRACE_ITEM_INSN && it.ip == addr)
+			hits++;
+	}
+	trace_decoded_free(dec);
+	trace_image_release(&img);
+	return hits;
+}
+
+/* Two threads hand a turn back and forth by spinning, no system call
+ * between: under the cache engine the one in the cache is preempted (its
+ * quantum) and brought back to an original pc, or the other never runs.
+ * Each thread's trace shows exactly the spins the program counted. */
+TEST(oracle_spinning_threads_cache_engine)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = DBG_ENGINE_CACHE };
+	uint64_t end = start(&d, "tests/programs/oracle_spin", "oracle_begin", "oracle_end");
+	uint64_t spun = sym_addr(&d, "spun");
+	struct target_thread_info ti[MAXT];
+	struct user_regs_struct r;
+	struct dbg_cache_stats cs;
+	long got[2] = { -1, -1 };
+	int n = 0;
+
+	CHECK(end && spun);
+	CHECK(dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) == 0);
+	CHECK(dbg_continue(&d, &st, &err) == 0 && st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end);
+	CHECK(target_get_regs(d.proc, d.sel_tid, &r, NULL) == 0);
+	dbg_trace_cache_stats(&d, &cs);
+	n = target_threads(d.proc, ti, MAXT);
+	for (int i = 0; i < n && i < 2; i++) {
+		struct trace_swc_thread *th = dbg_trace_thread(&d, ti[i].tid);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		if (th && trace_ring_snapshot(&th->ring, &buf, &len, &err) == 0 && !th->ring.wrapped)
+			got[i] = decode_count(&d, buf, len, spun);
+		free(buf);
+	}
+	printf("#   spins counted %lld and %lld, traced %ld and %ld; %llu records, %llu quanta\n",
+	       (long long)r.rdi, (long long)r.rsi, got[0], got[1], (unsigned long long)cs.records,
+	       (unsigned long long)cs.quanta);
+	dbg_release(&d);
+	CHECK(cs.quanta > 0 && cs.records > 0);
+	CHECK(n >= 1);
+	CHECK(got[0] == (long)r.rdi);
+	/* (the worker may have exited: its trace then went with it) */
+	CHECK(n < 2 || got[1] == (long)r.rsi);
+}
+
 static struct tseq mwant[MAXT];
 static int nmwant = -1;
 
@@ -765,5 +896,6 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_cache_engine_long_run_same_stream,
 	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
-	  oracle_two_threads, oracle_mutex_threads_stepped, oracle_mutex_threads_ptrace_engine,
-	  oracle_mutex_threads_cache_engine)
+	  oracle_two_threads, oracle_two_threads_cache_engine, oracle_mutex_threads_stepped, oracle_mutex_threads_ptrace_engine,
+	  oracle_mutex_threads_cache_engine, oracle_fork_exec_both_engines,
+	  oracle_spinning_threads_cache_engine)
