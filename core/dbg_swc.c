@@ -458,6 +458,23 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 	}
 }
 
+/* Is the system call about to run (registers r) a vfork, or a clone that
+ * makes a process sharing this memory (posix_spawn's)?  Its child, not
+ * traced, runs in this memory: a breakpoint of the collector's there
+ * would trap in it and kill it. */
+static int child_shares_memory(struct dbg *d, const struct user_regs_struct *r)
+{
+	uint64_t flags = r->rdi;
+
+	if (r->rax == 58)	/* vfork */
+		return 1;
+	if (r->rax == 435 && target_read_mem(d->proc, r->rdi, &flags, 8, NULL) < 0)	/* clone3 */
+		return 0;
+	if (r->rax != 56 && r->rax != 435)
+		return 0;
+	return (flags & 0x100) && !(flags & 0x10000);	/* CLONE_VM, not CLONE_THREAD */
+}
+
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
@@ -488,6 +505,10 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 		dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
 		return park(d, th, err) < 0 ? -1 : EV_GO_ON;
 	}
+	/* (the ptrace engine's breakpoints out of its way: planted again
+	 * as its blocks need them) */
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && child_shares_memory(d, &r))
+		dbg_swc_unplant_sticky(d);
 	rr = EV_OFF;
 	if (engines && o->engine == DBG_ENGINE_CACHE) {
 		rr = dbg_swc_cache_step(d, th, &r, rq, stop, err);

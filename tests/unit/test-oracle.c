@@ -354,7 +354,8 @@ TEST(oracle_two_threads_cache_engine)
 }
 
 /* The traced parent forks, its child (free, not traced) execs a shell
- * whose exit status the parent checks: the parent's trace equals the
+ * whose exit status the parent checks (then vfork and posix_spawn, whose
+ * children run in the parent's memory until they exec): the parent's trace equals the
  * parent stepped under both engines, and the child ran as if nothing
  * traced its parent (no breakpoint of the tracer's, no cache code in
  * its copy of the memory): the process exits 0. */
