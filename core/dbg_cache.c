@@ -6,7 +6,12 @@
  * records back into trace_swc_executed calls, so the Intel PT stream is
  * the one the ptrace engine writes.  The thread leaves the cache only in
  * an original state: at an exit's trap, a lookup miss, or an instruction
- * boundary it is stepped to; nothing outside this file sees a cache pc. */
+ * boundary it is stepped to; nothing outside this file sees a cache pc.
+ * Threads take turns: one at a time in the cache (the stubs' slots are
+ * per region), its records read into its own trace before its turn ends,
+ * always at an original pc; a turn ends when another thread has an event
+ * (held meanwhile, then given back) or, with other traced threads
+ * waiting, after a quantum (the thread is interrupted, like by Ctrl-C). */
 #include "core/dbg_cache.h"
 #include "trace/ccache.h"
 #include "trace/swc.h"
