@@ -770,8 +770,10 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				from = b - c->blk;
 			if (dbg_cache_drain(c, th) < 0 || !map_back(c, th, r))
 				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
-			if (c->deadline && !c->yield && dbg_cache_now_ns() >= c->deadline)
+			if (c->deadline && !c->yield && dbg_cache_now_ns() >= c->deadline) {
 				c->yield = 1;	/* (not interrupted: it stopped here) */
+				c->st.quanta++;
+			}
 			if (c->yield && !is_stop(c, r->rip)) {
 				if (target_set_regs(d->proc, t, r, err) < 0)
 					return -1;
