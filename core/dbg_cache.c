@@ -339,6 +339,8 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	}
 }
 
+static int signal_deliverable(struct dbg *d, pid_t t);
+
 /* Brings a thread stopped in the cache to an original state, stepping it
  * through the stub it is in (a signal it stopped with stays pending). */
 static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
@@ -346,14 +348,24 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 {
 	struct dbg *d = c->d;
 	int sig = target_pending_signal(d->proc, t), rc = -1;
+	/* a signal the kernel holds for it (its own trap or fault, raised
+	 * as it was interrupted) is taken first, by a step that runs
+	 * nothing: left there, it would strike at an original pc */
+	int held = signal_deliverable(d, t);
 
 	target_set_pending_signal(d->proc, t, 0);
 	for (int steps = 0; steps < 256; steps++) {
 		struct target_stop ts;
+		int dr;
 
-		if (dbg_cache_drain(c, th) < 0)
+		/* (inside a stub the thread may hold the buffer pointer in a
+		 * register: the pointer stays where it is) */
+		c->keep_ptr = 1;
+		dr = dbg_cache_drain(c, th);
+		c->keep_ptr = 0;
+		if (dr < 0)
 			break;
-		if (map_back(c, th, r)) {
+		if (!held && map_back(c, th, r)) {
 			rc = target_set_regs(d->proc, t, r, err);
 			break;
 		}
@@ -361,6 +373,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		    (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_SIGNAL) ||
 		    target_get_regs(d->proc, t, r, err) < 0)
 			break;
+		held = 0;
 		if (ts.kind == TARGET_STOP_SIGNAL) {
 			if (ts.signo == SIGSEGV && ts.addr == c->rec + 4096 + REC_BYTES) {
 				/* the record store met the guard page: drained
@@ -692,6 +705,24 @@ static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
 	return got;
 }
 
+/* Does the kernel hold a signal for thread t that it does not block? */
+static int signal_deliverable(struct dbg *d, pid_t t)
+{
+	char path[80], line[256];
+	unsigned long long pend = 0, blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &pend) != 1)
+			sscanf(line, "SigBlk: %llx", &blk);
+	fclose(f);
+	return (pend & ~blk) != 0;
+}
+
 /* The events held while t ran go back to target_thread_event, in order. */
 static void give_back(struct dbg_cache *c)
 {
@@ -727,6 +758,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		  struct target_stop *ts, struct ptdb_err *err)
 {
 	struct dbg *d = c->d;
+	int kicked = 0, resumed = 0;
 
 	for (;;) {
 		struct region *g;
@@ -741,8 +773,9 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		dbg_progress_poll(d);
 		stage_flush(c);
 		t0 = dbg_cache_now_ns();
-		if (target_thread_cont_raw(d->proc, t, err) < 0)
+		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
+		resumed = 0;
 		if (!wait_thread(c, t, ts))
 			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		c->st.wait_ns += dbg_cache_now_ns() - t0;
@@ -753,7 +786,20 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			return DBG_CACHE_EVENT;
 		}
 		if (ts->kind == TARGET_STOP_NONE && ts->tid == t) {
-			/* interrupted (its turn is over): out of the cache */
+			/* interrupted (its turn is over).  A signal the kernel
+			 * holds for it comes first: its own trap or guard-page
+			 * fault, raised as the interrupt came (the kernel
+			 * reports the interrupt first), would be seen later as
+			 * the program's.  Resumed, it reports a signal it does
+			 * not block before it runs an instruction. */
+			if (!kicked && signal_deliverable(d, t)) {
+				kicked = 1;
+				if (target_thread_cont_raw(d->proc, t, err) < 0)
+					return -1;
+				resumed = 1;
+				continue;
+			}
+			/* out of the cache */
 			if (settle(c, th, t, r, err) < 0)
 				return -1;
 			return DBG_CACHE_YIELD;

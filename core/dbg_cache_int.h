@@ -70,6 +70,7 @@ struct dbg_cache {
 	uint64_t rd;			/* records before it are read (the
 					 * pointer goes back to the start only
 					 * past half the buffer) */
+	int keep_ptr;			/* not now: the thread is in a stub */
 	/* translated code not written into the inferior yet (written in one
 	 * go before the thread runs): stage_len bytes for stage_base */
 	int sched_fd;			/* the traced thread's schedstat, or 0 */

@@ -644,8 +644,17 @@ static long decode_count(struct dbg *d, const uint8_t *buf, size_t len, uint64_t
 	for (uint64_t i = 0; i < n && hits >= 0; i++) {
 		struct trace_item it;
 
-		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0 || it.kind == TRACE_ITEM_GAP)
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
 			hits = -1;
+		} else if (it.kind == TRACE_ITEM_GAP) {
+			printf("#   gap: %s at offset %llu, item %llu of %llu\n", it.error,
+			       (unsigned long long)it.offset, (unsigned long long)i, (unsigned long long)n);
+			for (uint64_t k = i > 12 ? i - 12 : 0; k < i + 3 && k < n; k++)
+				if (getenv("PTDB_ORACLE_DUMP") && trace_decoded_item(dec, k, &it, dbg_trace_next_ip, d) == 0)
+					printf("#     item %llu: kind %d ip 0x%llx\n", (unsigned long long)k, (int)it.kind,
+					       (unsigned long long)it.ip);
+			hits = -1;
+		}
 		else if (it.kind == TRACE_ITEM_INSN && it.ip == addr)
 			hits++;
 	}
@@ -696,6 +705,57 @@ TEST(oracle_spinning_threads_cache_engine)
 	CHECK(got[0] == (long)r.rdi);
 	/* (the worker may have exited: its trace then went with it) */
 	CHECK(n < 2 || got[1] == (long)r.rsi);
+}
+
+/* Four workers contend for a mutex with trylock, spinning while another
+ * holds it (one preempted in the cache holding it keeps the others
+ * spinning for a quantum): in each thread's trace, exactly the failed
+ * tries the program counted. */
+TEST(oracle_contended_mutex_cache_engine)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = DBG_ENGINE_CACHE };
+	uint64_t end = start(&d, "tests/programs/oracle_contend", "oracle_begin", "oracle_end");
+	uint64_t at = sym_addr(&d, "contended");
+	struct target_thread_info ti[MAXT];
+	struct user_regs_struct r;
+	long want[4], got[4] = { -1, -1, -1, -1 }, sum = 0;
+	int n = 0, same = 1;
+
+	CHECK(end && at);
+	CHECK(dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) == 0);
+	err.msg[0] = 0;
+	if (dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end)
+		printf("#   stopped: reason %d, signal %d, tid %d, pc 0x%llx: %s\n", (int)st.reason, st.signo,
+		       (int)st.tid, (unsigned long long)pc_of(&d), err.msg);
+	CHECK(st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end);
+	CHECK(target_get_regs(d.proc, d.sel_tid, &r, NULL) == 0);
+	want[0] = (long)r.rdi, want[1] = (long)r.rsi, want[2] = (long)r.rdx, want[3] = (long)r.rcx;
+	n = target_threads(d.proc, ti, MAXT);
+	/* thread 1 is main; the workers in the order they were created */
+	for (int i = 1; i < n && i <= 4; i++) {
+		struct trace_swc_thread *th = dbg_trace_thread(&d, ti[i].tid);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		if (th && trace_ring_snapshot(&th->ring, &buf, &len, &err) == 0 && !th->ring.wrapped)
+			got[i - 1] = decode_count(&d, buf, len, at);
+		else
+			printf("#   thread %d: %s\n", i, th ? "its trace wrapped" : "not traced");
+		free(buf);
+	}
+	dbg_release(&d);
+	for (int i = 0; i < 4; i++) {
+		printf("#   worker %d: %ld failed tries counted, %ld traced\n", i, want[i], got[i]);
+		same &= want[i] == got[i];
+		sum += want[i];
+	}
+	CHECK_INT(n, 5);
+	CHECK(same);
+	if (!sum)
+		printf("#   (no contention this time)\n");
 }
 
 static struct tseq mwant[MAXT];
@@ -899,4 +959,4 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
 	  oracle_two_threads, oracle_two_threads_cache_engine, oracle_mutex_threads_stepped, oracle_mutex_threads_ptrace_engine,
 	  oracle_mutex_threads_cache_engine, oracle_fork_exec_both_engines,
-	  oracle_spinning_threads_cache_engine)
+	  oracle_spinning_threads_cache_engine, oracle_contended_mutex_cache_engine)
