@@ -387,6 +387,7 @@ struct dbg_cache_stats {
 	uint64_t cpu_ns, thread_cpu_ns;	/* CPU time in the engine: ptdb's, and
 					 * the traced thread's (schedstat) */
 	uint64_t flushes;		/* translations dropped: code mapping changed */
+	uint64_t quanta;		/* turns in the cache ended by the quantum */
 };
 
 void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);

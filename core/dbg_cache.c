@@ -6,11 +6,17 @@
  * records back into trace_swc_executed calls, so the Intel PT stream is
  * the one the ptrace engine writes.  The thread leaves the cache only in
  * an original state: at an exit's trap, a lookup miss, or an instruction
- * boundary it is stepped to; nothing outside this file sees a cache pc. */
+ * boundary it is stepped to; nothing outside this file sees a cache pc.
+ * Threads take turns: one at a time in the cache (the stubs' slots are
+ * per region), its records read into its own trace before its turn ends,
+ * always at an original pc; a turn ends when another thread has an event
+ * (held meanwhile, then given back) or, with other traced threads
+ * waiting, after a quantum (the thread is interrupted, like by Ctrl-C). */
 #include "core/dbg_cache.h"
 #include "trace/ccache.h"
 #include "trace/swc.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +28,10 @@
 #include <unistd.h>
 
 #include "core/dbg_cache_int.h"
+#include "core/dbg_trace_int.h"
+
+/* A thread's turn in the cache while other traced threads wait for theirs. */
+#define QUANTUM_NS 10000000ull
 
 /* ---- blocks ---- */
 
@@ -331,6 +341,8 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	}
 }
 
+static int signal_deliverable(struct dbg *d, pid_t t);
+
 /* Brings a thread stopped in the cache to an original state, stepping it
  * through the stub it is in (a signal it stopped with stays pending). */
 static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
@@ -338,14 +350,24 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 {
 	struct dbg *d = c->d;
 	int sig = target_pending_signal(d->proc, t), rc = -1;
+	/* a signal the kernel holds for it (its own trap or fault, raised
+	 * as it was interrupted) is taken first, by a step that runs
+	 * nothing: left there, it would strike at an original pc */
+	int held = signal_deliverable(d, t);
 
 	target_set_pending_signal(d->proc, t, 0);
 	for (int steps = 0; steps < 256; steps++) {
 		struct target_stop ts;
+		int dr;
 
-		if (dbg_cache_drain(c, th) < 0)
+		/* (inside a stub the thread may hold the buffer pointer in a
+		 * register: the pointer stays where it is) */
+		c->keep_ptr = 1;
+		dr = dbg_cache_drain(c, th);
+		c->keep_ptr = 0;
+		if (dr < 0)
 			break;
-		if (map_back(c, th, r)) {
+		if (!held && map_back(c, th, r)) {
 			rc = target_set_regs(d->proc, t, r, err);
 			break;
 		}
@@ -353,6 +375,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		    (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_SIGNAL) ||
 		    target_get_regs(d->proc, t, r, err) < 0)
 			break;
+		held = 0;
 		if (ts.kind == TARGET_STOP_SIGNAL) {
 			if (ts.signo == SIGSEGV && ts.addr == c->rec + 4096 + REC_BYTES) {
 				/* the record store met the guard page: drained
@@ -506,10 +529,15 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	c->tid = t;
 	c->goals = goals;
 	c->ngoals = ngoals;
-	/* one thread only: the stubs' slots are per region, not per thread */
+	/* several threads: one at a time in the cache (the stubs' slots are
+	 * per region), each turn ending at an original pc with its records
+	 * read into its own trace; a turn has a quantum when other traced
+	 * threads wait */
+	c->yield = 0;
+	c->deadline = d->trace && d->trace->nth > 1 ? dbg_cache_now_ns() + QUANTUM_NS : 0;
 	/* (a signal the kernel holds for it: the ptrace engine takes this
 	 * turn, at the original pc; see dbg_cache_signal_waits) */
-	if (c->broken || target_threads(d->proc, NULL, 0) != 1 || dbg_cache_signal_waits(d, t)) {
+	if (c->broken || dbg_cache_signal_waits(d, t)) {
 		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
 		return DBG_CACHE_OFF;
 	}
@@ -623,10 +651,116 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 	return 1;
 }
 
+/* Waits for the next stop of thread t, running in the cache.  Another
+ * thread's event is held (given back to target_thread_event once t has
+ * stopped) and ends t's turn; so does the quantum (c->deadline): t is
+ * interrupted, and c->yield says its turn ends at the next original
+ * state.  0: the process has no thread left to wait for. */
+static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
+{
+	struct dbg *d = c->d;
+	sigset_t chld, old;
+	int got = 0;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (c->deadline)
+		sigprocmask(SIG_BLOCK, &chld, &old);
+	for (;;) {
+		int block = !c->deadline || c->yield;
+
+		if (!target_thread_event(d->proc, block, ts)) {
+			uint64_t now = dbg_cache_now_ns();
+
+			if (block)
+				break;
+			if (now < c->deadline) {
+				/* a stop of any thread sends SIGCHLD (blocked:
+				 * pending, so none is missed) */
+				uint64_t left = c->deadline - now;
+				struct timespec to = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+
+				if (sigtimedwait(&chld, NULL, &to) >= 0 || errno != EAGAIN)
+					continue;
+			}
+			c->yield = 1;
+			c->st.quanta++;
+			target_thread_interrupt(d->proc, t);
+			continue;
+		}
+		if (ts->tid == t || ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED) {
+			got = 1;
+			break;
+		}
+		if (c->nheld == c->cheld) {
+			c->cheld = c->cheld ? 2 * c->cheld : 16;
+			c->held = xrealloc(c->held, c->cheld * sizeof(*c->held));
+		}
+		c->held[c->nheld++] = *ts;
+		if (!c->yield) {
+			c->yield = 1;
+			target_thread_interrupt(d->proc, t);
+		}
+	}
+	if (c->deadline)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	return got;
+}
+
+/* Does the kernel hold a signal for thread t that it does not block? */
+static int signal_deliverable(struct dbg *d, pid_t t)
+{
+	char path[80], line[256];
+	unsigned long long pend = 0, blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &pend) != 1)
+			sscanf(line, "SigBlk: %llx", &blk);
+	fclose(f);
+	return (pend & ~blk) != 0;
+}
+
+/* The events held while t ran go back to target_thread_event, in order. */
+static void give_back(struct dbg_cache *c)
+{
+	for (size_t i = 0; i < c->nheld; i++)
+		target_thread_requeue(c->d->proc, &c->held[i]);
+	c->nheld = 0;
+}
+
+/* Thread t is gone with records not read: they are nobody's now. */
+static void discard(struct dbg_cache *c)
+{
+	uint64_t p;
+
+	c->cur = -1;
+	if (target_read_mem(c->d->proc, c->rec, &p, 8, NULL) == 0 && p >= rec_start(c) &&
+	    p <= rec_start(c) + REC_BYTES)
+		c->rd = p;
+}
+
+static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		  struct target_stop *ts, struct ptdb_err *err);
+
 static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		 struct target_stop *ts, struct ptdb_err *err)
 {
+	int rc = enter1(c, th, t, r, ts, err);
+
+	give_back(c);
+	return rc;
+}
+
+static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		  struct target_stop *ts, struct ptdb_err *err)
+{
 	struct dbg *d = c->d;
+	int kicked = 0, resumed = 0;
 
 	for (;;) {
 		struct region *g;
@@ -641,17 +775,37 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 		dbg_progress_poll(d);
 		stage_flush(c);
 		t0 = dbg_cache_now_ns();
-		if (target_thread_cont_raw(d->proc, t, err) < 0)
+		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
-		do {
-			if (!target_thread_event(d->proc, 1, ts))
-				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
-		} while (ts->tid != t && ts->kind != TARGET_STOP_EXITED && ts->kind != TARGET_STOP_SIGNALED);
+		resumed = 0;
+		if (!wait_thread(c, t, ts))
+			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		c->st.wait_ns += dbg_cache_now_ns() - t0;
 		c->st.traps++;
 		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
-		    target_get_regs(d->proc, t, r, NULL) < 0)
-			return DBG_CACHE_EVENT;	/* (its last records are lost with it) */
+		    target_get_regs(d->proc, t, r, NULL) < 0) {
+			discard(c);	/* (its last records are lost with it) */
+			return DBG_CACHE_EVENT;
+		}
+		if (ts->kind == TARGET_STOP_NONE && ts->tid == t) {
+			/* interrupted (its turn is over).  A signal the kernel
+			 * holds for it comes first: its own trap or guard-page
+			 * fault, raised as the interrupt came (the kernel
+			 * reports the interrupt first), would be seen later as
+			 * the program's.  Resumed, it reports a signal it does
+			 * not block before it runs an instruction. */
+			if (!kicked && signal_deliverable(d, t)) {
+				kicked = 1;
+				if (target_thread_cont_raw(d->proc, t, err) < 0)
+					return -1;
+				resumed = 1;
+				continue;
+			}
+			/* out of the cache */
+			if (settle(c, th, t, r, err) < 0)
+				return -1;
+			return DBG_CACHE_YIELD;
+		}
 		g = region_of(c, r->rip - 1);
 		if (g)
 			b = block_of(c, g, r->rip - 1);
@@ -664,6 +818,15 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 				from = b - c->blk;
 			if (dbg_cache_drain(c, th) < 0 || !map_back(c, th, r))
 				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+			if (c->deadline && !c->yield && dbg_cache_now_ns() >= c->deadline) {
+				c->yield = 1;	/* (not interrupted: it stopped here) */
+				c->st.quanta++;
+			}
+			if (c->yield && !is_stop(c, r->rip)) {
+				if (target_set_regs(d->proc, t, r, err) < 0)
+					return -1;
+				return DBG_CACHE_YIELD;
+			}
 			if (go_on(c, t, r, from, idx, miss ? g : NULL)) {
 				if (target_set_regs(d->proc, t, r, err) < 0)
 					return -1;
@@ -688,6 +851,11 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 			target_set_pending_signal(d->proc, t, 0);
 			if (target_set_regs(d->proc, t, r, err) < 0)
 				return -1;
+			if (c->yield) {
+				if (settle(c, th, t, r, err) < 0)
+					return -1;
+				return DBG_CACHE_YIELD;
+			}
 			continue;
 		}
 		/* anything else happens to the program: out of the cache first */
@@ -748,6 +916,9 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->pend_head, 0);
 	free(c->pend);
 	c->pend = NULL;
+	free(c->held);
+	c->held = NULL;
+	c->nheld = c->cheld = 0;
 	if (c->sched_fd > 0)
 		close(c->sched_fd);
 	c->sched_fd = 0;

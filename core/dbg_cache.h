@@ -17,15 +17,17 @@
 struct dbg_cache;
 struct trace_swc_thread;
 
-enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF };
+enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF, DBG_CACHE_YIELD };
 
 /* Runs th (stopped at r->rip, no signal pending, trace enabled) out of
- * the cache.  DBG_CACHE_OFF: not now (several threads, or the cache could
+ * the cache.  DBG_CACHE_OFF: not now (a signal waits, or the cache could
  * not be mapped): the ptrace engine runs; DBG_CACHE_NOTHING: the
  * instruction at r->rip does not run in the cache (*r unchanged; the
  * caller runs it); DBG_CACHE_AT: th left the cache at r->rip
  * (original state, instructions recorded up to it): a breakpoint, a goal
- * or code the cache does not run; DBG_CACHE_EVENT: *ts happened to it (pc
+ * or code the cache does not run; DBG_CACHE_YIELD: th's turn is over (its
+ * quantum, with other traced threads waiting, or another thread's event,
+ * given back to target_thread_event), th at an original r->rip; DBG_CACHE_EVENT: *ts happened to it (pc
  * and addresses mapped back, instructions recorded, a signal stop paused
  * the trace); -1 on error. *cc is created on first use. */
 int dbg_cache_run(struct dbg *d, struct dbg_cache **cc, struct trace_swc_thread *th,

@@ -83,6 +83,7 @@ struct dbg_cache {
 	uint64_t rd;			/* records before it are read (the
 					 * pointer goes back to the start only
 					 * past half the buffer) */
+	int keep_ptr;			/* not now: the thread is in a stub */
 	/* translated code not written into the inferior yet (written in one
 	 * go before the thread runs): stage_len bytes for stage_base */
 	int sched_fd;			/* the traced thread's schedstat, or 0 */
@@ -124,6 +125,13 @@ struct dbg_cache {
 	const struct dbg_goal *goals;
 	int ngoals;
 	pid_t tid;			/* the thread that ran in the cache */
+	/* several traced threads: one at a time in the cache, each turn
+	 * ending by this (monotonic ns; 0: no end) or when another thread has
+	 * an event, the thread then brought back to an original pc */
+	uint64_t deadline;
+	int yield;
+	struct target_stop *held;	/* other threads' events meanwhile */
+	size_t nheld, cheld;
 	/* mappings still in the inferior (a run could not remove them) */
 	struct left {
 		uint64_t addr, len, magic_off, magic;

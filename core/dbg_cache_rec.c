@@ -197,7 +197,7 @@ int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 	c->st.records += n;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
 	c->rd = p;
-	if (p - s < REC_BYTES / 2)
+	if (p - s < REC_BYTES / 2 || c->keep_ptr)
 		return 0;
 	c->rd = s;
 	return target_write_mem(d->proc, c->rec, &s, 8, NULL);

@@ -11,6 +11,7 @@
 #include "trace/swc.h"
 #include "trace/syscalls.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,12 @@ static struct trace_swc_thread *pick(struct dbg *d)
 	return NULL;
 }
 
+void dbg_swc_turn_over(struct dbg *d)
+{
+	dbg_swc(d)->rr++;
+	dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
+}
+
 /* Threads that are not traced keep running while the traced ones step. */
 static void run_untraced(struct dbg *d)
 {
@@ -375,6 +382,26 @@ static int wait_any(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop
 	return dbg_swc_event(d, &ts, rq, stop);
 }
 
+/* Does delivering sig to thread t run a handler?  Not when the program
+ * ignores it or leaves it to its default action (SIGCHLD, SIGWINCH...):
+ * the step that delivers it then runs the instruction at pc. */
+static int signal_caught(struct dbg *d, pid_t t, int sig)
+{
+	char path[80], line[256];
+	unsigned long long cgt = ~0ull;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &cgt) == 1)
+			break;
+	fclose(f);
+	return sig < 1 || sig > 64 || ((cgt >> (sig - 1)) & 1);
+}
+
 /* One instruction of th by a single step (in, when have, is the
  * instruction at pc; sig a signal it is about to take). */
 static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct disasm_insn *in,
@@ -386,6 +413,11 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 	pid_t t = th->tid;
 	int rr;
 
+	/* a signal nothing catches is dropped by the step, which then runs
+	 * the instruction (known before: that instruction may be the
+	 * sigaction that changes it) */
+	if (sig && !signal_caught(d, t, sig))
+		sig = 0;
 	d->running = 1;
 	if (d->interrupt_requested)
 		target_interrupt(d->proc);
@@ -426,6 +458,23 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 	}
 }
 
+/* Is the system call about to run (registers r) a vfork, or a clone that
+ * makes a process sharing this memory (posix_spawn's)?  Its child, not
+ * traced, runs in this memory: a breakpoint of the collector's there
+ * would trap in it and kill it. */
+static int child_shares_memory(struct dbg *d, const struct user_regs_struct *r)
+{
+	uint64_t flags = r->rdi;
+
+	if (r->rax == 58)	/* vfork */
+		return 1;
+	if (r->rax == 435 && target_read_mem(d->proc, r->rdi, &flags, 8, NULL) < 0)	/* clone3 */
+		return 0;
+	if (r->rax != 56 && r->rax != 435)
+		return 0;
+	return (flags & 0x100) && !(flags & 0x10000);	/* CLONE_VM, not CLONE_THREAD */
+}
+
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
@@ -456,6 +505,10 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 		dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
 		return park(d, th, err) < 0 ? -1 : EV_GO_ON;
 	}
+	/* (the ptrace engine's breakpoints out of its way: planted again
+	 * as its blocks need them) */
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && child_shares_memory(d, &r))
+		dbg_swc_unplant_sticky(d);
 	rr = EV_OFF;
 	if (engines && o->engine == DBG_ENGINE_CACHE) {
 		rr = dbg_swc_cache_step(d, th, &r, rq, stop, err);

@@ -36,6 +36,11 @@ int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_r
 		case DBG_CACHE_EVENT:
 			stop->tid = t;
 			return dbg_swc_event(d, &ts, rq, stop);
+		case DBG_CACHE_YIELD:
+			/* its turn is over (at an original pc): the next
+			 * thread's, after the events of the others */
+			dbg_swc_turn_over(d);
+			return EV_GO_ON;
 		default:
 			return -1;
 		}

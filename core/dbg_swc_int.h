@@ -60,6 +60,8 @@ void dbg_swc_bcache_clear(struct dbg_swc *s);
 
 /* The cache engine's turn (core/dbg_swc_cache.c): as dbg_swc_run_block,
  * or EV_OFF. */
+/* The running thread's turn ends: the round robin goes on to the next. */
+void dbg_swc_turn_over(struct dbg *d);
 int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		       const struct dbg_run_req *rq, struct dbg_stop *stop, struct ptdb_err *err);
 /* The end of a run: the cache leaves the inferior (died: it is gone). */

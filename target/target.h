@@ -159,6 +159,19 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err);
  * inside (or entering) a system call, whose pc does not execute next. */
 int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err);
 int target_thread_event(struct target_proc *p, int block, struct target_stop *st);
+/* Single-steps tid without waiting: its stop (TARGET_STOP_STEP, or
+ * another event first) comes from target_thread_event, so several threads
+ * step at once (one blocking in a system call does not hold the others).
+ * -1 if it is not stopped, holds an event or sits on a breakpoint. */
+int target_thread_step_start(struct target_proc *p, pid_t tid);
+/* Stops running thread tid (an interrupt stop: target_thread_event reports
+ * it as TARGET_STOP_NONE); one already stopped stops again on its next
+ * resume, before it runs. */
+int target_thread_interrupt(struct target_proc *p, pid_t tid);
+/* Gives back an event taken from target_thread_event: reported again by
+ * the next target_thread_event (0), or -1 if its thread is gone, running
+ * or holds one already. */
+int target_thread_requeue(struct target_proc *p, const struct target_stop *st);
 int target_thread_end(struct target_proc *p, struct target_stop *exit_st);
 
 /* /proc/PID/maps; caller frees *out. */

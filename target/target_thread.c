@@ -277,3 +277,35 @@ int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
 	}
 	return 0;
 }
+
+int target_thread_interrupt(struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive || !t)
+		return -1;
+	return ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 ? -1 : 0;
+}
+
+int target_thread_requeue(struct target_proc *p, const struct target_stop *st)
+{
+	struct target_thread *t = target_find_thread(p, st->tid);
+
+	if (!p->alive || !t || !t->stopped || t->has_event)
+		return -1;
+	t->has_event = 1;
+	t->queued = *st;
+	return 0;
+}
+
+int target_thread_step_start(struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive || !t || !t->stopped || t->starting || t->has_event ||
+	    target_find_bp(p, target_thread_pc(tid)))
+		return -1;
+	t->stepping = 1;
+	target_resume_thread(t);
+	return 0;
+}

@@ -8,6 +8,7 @@ int trace_syscall_returns_at_once(uint64_t nr, uint64_t arg1)
 	case 13: case 14: case 15:	/* rt_sigaction rt_sigprocmask rt_sigreturn */
 	case 24: case 25: case 28:	/* sched_yield mremap madvise */
 	case 39: case 56: case 63:	/* getpid clone uname */
+	case 58:	/* vfork (see trace/syscalls.h) */
 	case 96: case 97: case 102: case 104: case 107: case 108: case 110:	/* get*id, getrlimit */
 	case 131: case 157: case 158: case 186:	/* sigaltstack prctl arch_prctl gettid */
 	case 201: case 204: case 218: case 228: case 229:	/* time, sched_getaffinity, ... */

@@ -11,7 +11,11 @@
  * stepped for as long as the kernel takes, and the schedule would follow
  * the kernel's timing.  rt_sigreturn is here too (it does not return to
  * the next instruction), and clone/clone3 (they return with the new
- * thread stopped, which joins the schedule right there). */
+ * thread stopped, which joins the schedule right there), and vfork: the
+ * child runs in the parent's memory until it execs or exits, so the
+ * breakpoint a parked call plants at the return address would trap in
+ * the child (not traced: killed by it); stepped, the parent waits for
+ * the child without one. */
 int trace_syscall_returns_at_once(uint64_t nr, uint64_t arg1);
 
 #endif

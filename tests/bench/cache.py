@@ -4,7 +4,9 @@ engine and two binary translators that record nothing (valgrind
 tests).
 
 Per workload, between two breakpoints (bench_begin/bench_end; Py_RunMain/
-Py_FinalizeEx for Debian's python3 running a json.dumps script):
+Py_FinalizeEx for Debian's python3 running a json.dumps script; threads:
+four threads started and joined between them, every thread traced, the
+figures summed over them):
 instructions, traced instructions per second of each engine (the traced
 run's wall time less the same run untraced; for the cache engine its own
 wall time, and beside it the rate by CPU time, ptdb's and the traced
@@ -14,7 +16,8 @@ the same program doing nothing, so small regions are rough), block records
 per instruction, code-cache bytes, ptdb's peak memory (with the inferior).
 Whole programs: native, valgrind --tool=none, qemu-x86_64, best of three.
 Goals (issue 15): >= 150 M insns/s and <= 25x native on loop, fib and
-indirect; >= 60 M insns/s and <= 60x on python3, ahead of valgrind.
+indirect; >= 60 M insns/s and <= 60x on python3, ahead of valgrind (none
+for threads).
 """
 import os
 import re
@@ -50,11 +53,13 @@ def field(out, label):
     return float(m.group(1)) if m else None
 
 
-def ptdb_run(setup, engine, traced, env=None):
+def ptdb_run(setup, engine, traced, env=None, multi=False):
     argv = ["/usr/bin/time", "-f", "RSS %M", PTDB, "-b", "-o", "settings set trace.software.engine " + engine]
     for c in setup:
         argv += ["-o", c]
-    if traced:
+    if traced and multi:
+        argv += ["-o", "process trace start -s 64MiB", "-o", "c", "-o", "thread trace dump info -v all"]
+    elif traced:
         argv += ["-o", "thread trace start -s 256MiB", "-o", "c", "-o", "thread trace dump info -v"]
     else:
         argv += ["-o", "c"]
@@ -64,6 +69,11 @@ def ptdb_run(setup, engine, traced, env=None):
     if "breakpoint 2.1" not in p.stdout:
         sys.exit("benchmark run failed: %s\n%s" % (" ".join(argv), p.stdout[-3000:]))
     return dt, p.stdout
+
+
+def total(out, label):
+    """label's figure summed over every thread's 'dump info'."""
+    return sum(float(v) for v in re.findall(re.escape(label) + r":?\s*([0-9.]+)", out))
 
 
 def workloads():
@@ -76,6 +86,8 @@ def workloads():
     for name, opt in (("loop", "-O0"), ("fib", "-O0"), ("indirect", "-O1")):
         exe = build_prog(name, opt)
         yield (name, [exe], [empty], ["file " + exe, "b bench_begin", "b bench_end", "r"], None)
+    exe = build_prog("threads", "-O0")
+    yield ("threads", [exe], [empty], ["file " + exe, "b bench_begin", "b bench_end", "r"], "multi")
     if os.path.exists(PY):
         env = dict(os.environ, PYTHONHASHSEED="0")
         yield ("python3", [PY, "-c", PY_SCRIPT], [PY, "-c", "pass"],
@@ -92,12 +104,14 @@ def main():
         "code B", "RSS MiB", "native s", "valgrind", "qemu"))
     ok = True
     for name, argv, empty, setup, env in workloads():
+        multi = env == "multi"
+        env = None if multi else env
         native = max(wall(argv, env, 10) - wall(empty, env, 10), 1e-5)
         base_c = min(ptdb_run(setup, "cache", False, env)[0] for _ in range(2))
-        runs = [ptdb_run(setup, "cache", True, env) for _ in range(3)]
+        runs = [ptdb_run(setup, "cache", True, env, multi) for _ in range(3)]
         dt, out = min(runs, key=lambda r: r[0])
-        insns = field(out, "Instructions recorded")
-        dec = field(out, "Decoding instructions") or 0
+        insns = total(out, "Instructions recorded")
+        dec = total(out, "Decoding instructions")
         c_wall = max(dt - base_c - dec, 1e-6)
         m = re.search(r"Cache engine: ([0-9.]+) s running \(([0-9.]+) s of it translating", out)
         c_time = float(m.group(1)) if m else c_wall
@@ -112,8 +126,8 @@ def main():
         # the ptrace engine once (python3's script would take it minutes)
         p_time = None
         if name != "python3":
-            p_dt, p_out = ptdb_run(setup, "ptrace", True, env)
-            p_time = max(p_dt - base_c - (field(p_out, "Decoding instructions") or 0), 1e-6)
+            p_dt, p_out = ptdb_run(setup, "ptrace", True, env, multi)
+            p_time = max(p_dt - base_c - total(p_out, "Decoding instructions"), 1e-6)
         whole = [wall(argv, env, 3)]
         for t in ("valgrind", "qemu-x86_64"):
             if t not in tools:
@@ -131,7 +145,8 @@ def main():
         print("  %-9s   engine time %.4f s (translating %.4f s), wall less untraced run %.4f s" % (
             "", c_time, c_trans, c_wall))
         goal_rate, goal_slow = (60e6, 60) if name == "python3" else (150e6, 25)
-        row_ok = rate >= goal_rate and c_time / native <= goal_slow
+        # (the issue sets no goal for the multi-threaded workload: shown only)
+        row_ok = multi or (rate >= goal_rate and c_time / native <= goal_slow)
         if not row_ok:
             print("  %-9s MISSED: %.2e insns/s (goal %.1e), %.0fx native (goal %dx)" % (
                 name, rate, goal_rate, c_time / native, goal_slow))

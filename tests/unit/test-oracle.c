@@ -59,6 +59,20 @@ static uint64_t pc_of(struct dbg *d)
 	return r.rip;
 }
 
+/* Set: a run that reached oracle_end continues to the process's exit,
+ * its status in last_exit (-1: it did not exit). */
+static int want_exit, last_exit;
+
+static void run_to_exit(struct dbg *d)
+{
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	last_exit = -1;
+	if (want_exit && dbg_continue(d, &st, &err) == 0 && st.reason == DBG_R_EXITED && !st.signaled)
+		last_exit = st.exit_status;
+}
+
 static int stepped(const char *prog, struct seq *out)
 {
 	struct dbg d;
@@ -95,6 +109,8 @@ static int stepped(const char *prog, struct seq *out)
 			delivering = 1;
 		}
 	}
+	if (ok)
+		run_to_exit(&d);
 	dbg_release(&d);
 	return ok ? 0 : -1;
 }
@@ -241,6 +257,7 @@ static int traced_engine(const char *prog, size_t size, size_t period, const str
 		off += 15;
 	}
 	rc = psbs;
+	run_to_exit(&d);
 out:
 	free(buf);
 	free(got.ip);
@@ -256,12 +273,12 @@ static int traced(const char *prog, size_t size, size_t period, const struct seq
 
 /* Two threads: the worker's trace (everything traced, main busy beside it)
  * equals the worker single-stepped alone. */
-static int two_threads(struct seq *stepped_seq, struct seq *got)
+static int two_threads(struct seq *stepped_seq, struct seq *got, int engine)
 {
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
-	struct dbg_trace_opts o = { .size = 8u << 20 };
+	struct dbg_trace_opts o = { .size = 8u << 20, .engine = engine };
 	uint64_t end = start(&d, "tests/programs/oracle_threads", "worker_begin", "worker_end");
 	struct trace_swc_thread *th;
 	uint8_t *buf = NULL;
@@ -292,6 +309,16 @@ static int two_threads(struct seq *stepped_seq, struct seq *got)
 	th = dbg_trace_thread(&d, d.sel_tid);
 	if (!th || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0)
 		goto out;
+	if (engine == DBG_ENGINE_CACHE) {
+		struct dbg_cache_stats cs;
+
+		dbg_trace_cache_stats(&d, &cs);
+		printf("#   cache engine: %llu records, %llu entries, %llu quanta\n",
+		       (unsigned long long)cs.records, (unsigned long long)cs.entries,
+		       (unsigned long long)cs.quanta);
+		if (cs.records == 0 || cs.entries == 0)
+			goto out;	/* it did not do the run */
+	}
 	rc = decode_ips(&d, buf, len, got);
 out:
 	free(buf);
@@ -299,10 +326,10 @@ out:
 	return rc;
 }
 
-TEST(oracle_two_threads)
+static void two_threads_engine(int engine)
 {
 	struct seq a = { calloc(MAXSEQ, 8), 0 }, b = { calloc(MAXSEQ, 8), 0 };
-	int r = two_threads(&a, &b);
+	int r = two_threads(&a, &b, engine);
 	size_t k = 0;
 
 	while (k < a.n && k < b.n && a.ip[k] == b.ip[k])
@@ -314,6 +341,483 @@ TEST(oracle_two_threads)
 	CHECK_INT(r, 0);
 	CHECK(a.n > 1000);
 	CHECK(a.n == b.n && k == a.n);
+}
+
+TEST(oracle_two_threads)
+{
+	two_threads_engine(DBG_ENGINE_PTRACE);
+}
+
+TEST(oracle_two_threads_cache_engine)
+{
+	two_threads_engine(DBG_ENGINE_CACHE);
+}
+
+/* The traced parent forks, its child (free, not traced) execs a shell
+ * whose exit status the parent checks (then vfork and posix_spawn, whose
+ * children run in the parent's memory until they exec): the parent's trace equals the
+ * parent stepped under both engines, and the child ran as if nothing
+ * traced its parent (no breakpoint of the tracer's, no cache code in
+ * its copy of the memory): the process exits 0. */
+TEST(oracle_fork_exec_both_engines)
+{
+	struct seq w = { calloc(MAXSEQ, 8), 0 };
+
+	want_exit = 1;
+	CHECK(stepped("tests/programs/oracle_fork", &w) == 0);
+	CHECK(w.n > 1000);
+	CHECK_INT(last_exit, 0);
+	CHECK(traced_engine("tests/programs/oracle_fork", 8u << 20, 4096, &w, 0, 0, DBG_ENGINE_PTRACE) >= 1);
+	CHECK_INT(last_exit, 0);
+	CHECK(traced_engine("tests/programs/oracle_fork", 8u << 20, 4096, &w, 0, 0, DBG_ENGINE_CACHE) >= 1);
+	CHECK_INT(last_exit, 0);
+	want_exit = 0;
+	free(w.ip);
+}
+
+/* ---- threads: every thread stepped at once ---- */
+
+#define MAXT 16
+
+struct tseq {
+	pid_t tid;
+	struct seq s;
+	int held;
+};
+
+static struct tseq *tseq_of(struct tseq *ts, int *n, pid_t tid)
+{
+	for (int i = 0; i < *n; i++)
+		if (ts[i].tid == tid)
+			return &ts[i];
+	if (*n == MAXT)
+		return NULL;
+	ts[*n].tid = tid;
+	ts[*n].s.ip = calloc(MAXSEQ, 8);
+	ts[*n].s.n = 0;
+	ts[*n].held = 0;
+	return &ts[(*n)++];
+}
+
+static void tseq_free(struct tseq *ts, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(ts[i].s.ip);
+}
+
+static uint64_t sym_addr(struct dbg *d, const char *name)
+{
+	struct dbg_bp *b = dbg_bp_add(d, DBG_BP_NAME, name, NULL, 0, 0);
+	uint64_t a = b && b->nlocs == 1 ? b->locs[0].addr : 0;
+
+	if (b)
+		dbg_bp_delete(d, b->id);
+	return a;
+}
+
+/* The reference for a multi-threaded fixture: from oracle_begin until main
+ * reaches oracle_end, every thread single-stepped at once (each stopped
+ * thread is given its next step, and the next stop of any is taken), so a
+ * thread blocked in the kernel (a read, a mutex's futex) holds no other:
+ * each thread's pcs apart.  Stepping one thread with the others stopped
+ * would deadlock where another holds what it waits for. */
+static int stepped_threads(const char *prog, struct tseq *ts, int *nts)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
+	pid_t main_tid = d.sel_tid;
+	int rc = -1, done = 0;
+	struct target_stop ev, ex;
+
+	*nts = 0;
+	if (!end || !tseq_of(ts, nts, main_tid))
+		goto out;
+	/* off the breakpoint at oracle_begin (the process has one thread) */
+	seq_add(&ts[0].s, pc_of(&d));
+	if (dbg_step_insn(&d, 0, &st, &err) < 0 || st.reason == DBG_R_EXITED)
+		goto out;
+	target_thread_begin(d.proc);
+	while (!done) {
+		for (int i = 0; i < *nts; i++) {
+			struct user_regs_struct r;
+			struct seq *q = &ts[i].s;
+
+			if (!target_thread_stopped(d.proc, ts[i].tid))
+				continue;
+			if (target_get_regs(d.proc, ts[i].tid, &r, NULL) < 0)
+				continue;	/* gone */
+			if (ts[i].tid == main_tid && r.rip == end) {
+				done = 1;	/* (its instruction is not in the range) */
+				break;
+			}
+			/* (a REP instruction's next iteration, or the pc
+			 * after a system call seen again at its event) */
+			if (!q->n || q->ip[q->n - 1] != r.rip)
+				seq_add(q, r.rip);
+			/* (a new thread holds its start event: taken below,
+			 * then it steps; a breakpoint would hold it forever) */
+			if (target_thread_step_start(d.proc, ts[i].tid) < 0 && ++ts[i].held > 2) {
+				printf("#   thread %d could not step at 0x%llx\n", (int)ts[i].tid,
+				       (unsigned long long)r.rip);
+				target_thread_end(d.proc, &ex);
+				goto out;
+			}
+		}
+		if (done)
+			break;
+		if (!target_thread_event(d.proc, 1, &ev) || ev.kind == TARGET_STOP_EXITED ||
+		    ev.kind == TARGET_STOP_SIGNALED) {
+			printf("#   the process ended while stepped\n");
+			goto out;
+		}
+		if (ev.kind == TARGET_STOP_NONE) {
+			/* a thread started: stepped from its first instruction */
+			struct target_thread_info ti[MAXT];
+			int n = target_threads(d.proc, ti, MAXT);
+
+			for (int i = 0; i < n; i++)
+				if (!tseq_of(ts, nts, ti[i].tid))
+					goto out;
+		} else if (ev.kind != TARGET_STOP_STEP) {
+			printf("#   thread %d stopped unexpectedly (kind %d, signal %d)\n", (int)ev.tid,
+			       (int)ev.kind, ev.signo);
+			target_thread_end(d.proc, &ex);
+			goto out;
+		}
+	}
+	rc = target_thread_end(d.proc, &ex) ? -1 : 0;
+out:
+	dbg_release(&d);
+	return rc;
+}
+
+/* The same range traced (every thread, engine), each thread's trace
+ * decoded apart; cs gets the cache engine's counters. */
+static int traced_threads(const char *prog, int engine, struct tseq *ts, int *nts,
+			  struct dbg_cache_stats *cs, uint64_t *wb, uint64_t *we)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 8u << 20, .engine = engine };
+	uint64_t end = start(&d, prog, "oracle_begin", "oracle_end");
+	struct target_thread_info ti[MAXT];
+	int n, rc = -1;
+
+	*nts = 0;
+	*wb = sym_addr(&d, "worker_begin");
+	*we = sym_addr(&d, "worker_end");
+	if (!end || dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) < 0 || dbg_continue(&d, &st, &err) < 0 ||
+	    st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end) {
+		printf("#   traced run did not reach the end breakpoint\n");
+		goto out;
+	}
+	dbg_trace_cache_stats(&d, cs);
+	n = target_threads(d.proc, ti, MAXT);
+	for (int i = 0; i < n; i++) {
+		struct trace_swc_thread *th = dbg_trace_thread(&d, ti[i].tid);
+		struct tseq *q = tseq_of(ts, nts, ti[i].tid);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		if (!th || !q || trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0 ||
+		    decode_ips(&d, buf, len, &q->s) < 0) {
+			printf("#   thread %d: no trace\n", (int)ti[i].tid);
+			free(buf);
+			goto out;
+		}
+		free(buf);
+	}
+	rc = 0;
+out:
+	dbg_release(&d);
+	return rc;
+}
+
+/* The part of s from its first instruction to worker_end (excluded);
+ * n 0 when it never reached worker_begin and worker_end. */
+static struct seq worker_part(const struct seq *s, uint64_t wb, uint64_t we)
+{
+	struct seq w = { s->ip, 0 };
+	int began = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		began |= s->ip[i] == wb;
+		if (s->ip[i] == we) {
+			w.n = began ? i : 0;
+			return w;
+		}
+	}
+	return w;
+}
+
+/* Both sequences into files for diff(1) (PTDB_ORACLE_DUMP.N.want, .got). */
+static void dump_pair(const struct seq *w, const struct seq *g, int n)
+{
+	const struct seq *both[2] = { w, g };
+
+	for (int k = 0; k < 2; k++) {
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.%d.%s", getenv("PTDB_ORACLE_DUMP"), n, k ? "got" : "want");
+		if (!(f = fopen(path, "w")))
+			continue;
+		for (size_t i = 0; i < both[k]->n; i++)
+			fprintf(f, "%llx\n", (unsigned long long)both[k]->ip[i]);
+		fclose(f);
+	}
+}
+
+/* Each worker of the traced run equals one worker of the stepped run,
+ * instruction for instruction from its first, and main its whole range;
+ * returns the number of workers matched, -1 on a difference. */
+static int threads_match(struct tseq *want, int nwant, struct tseq *got, int ngot, uint64_t wb, uint64_t we)
+{
+	int used[MAXT] = { 0 }, matched = 0;
+
+	/* main: the first thread of both */
+	if (!nwant || !ngot || want[0].s.n != got[0].s.n ||
+	    memcmp(want[0].s.ip, got[0].s.ip, want[0].s.n * 8)) {
+		size_t k = 0;
+
+		while (nwant && ngot && k < want[0].s.n && k < got[0].s.n && want[0].s.ip[k] == got[0].s.ip[k])
+			k++;
+		printf("#   main: stepped %zu, traced %zu, first difference at %zu\n", nwant ? want[0].s.n : 0,
+		       ngot ? got[0].s.n : 0, k);
+		return -1;
+	}
+	for (int i = 1; i < ngot; i++) {
+		struct seq g = worker_part(&got[i].s, wb, we);
+		int j;
+
+		if (!g.n) {
+			printf("#   traced thread %d: no worker_begin..worker_end in %zu instructions\n", i,
+			       got[i].s.n);
+			return -1;
+		}
+		for (j = 1; j < nwant; j++) {
+			struct seq w = worker_part(&want[j].s, wb, we);
+
+			if (!used[j] && w.n == g.n && !memcmp(w.ip, g.ip, g.n * 8))
+				break;
+		}
+		if (j == nwant) {
+			printf("#   traced worker %d (%zu instructions) equals no stepped worker:", i, g.n);
+			for (j = 1; j < nwant; j++) {
+				struct seq w = worker_part(&want[j].s, wb, we);
+				size_t k = 0;
+
+				while (k < w.n && k < g.n && w.ip[k] == g.ip[k])
+					k++;
+				printf(" (%zu, differs at %zu)", w.n, k);
+				if (getenv("PTDB_ORACLE_DUMP"))
+					dump_pair(&w, &g, j);
+			}
+			printf("\n");
+			return -1;
+		}
+		used[j] = 1;
+		matched++;
+	}
+	return matched;
+}
+
+/* How often the trace in buf reaches addr; -1 if it does not decode. */
+static long decode_count(struct dbg *d, const uint8_t *buf, size_t len, uint64_t addr)
+{
+	struct trace_image img;
+	struct trace_decoded *dec;
+	struct ptdb_err err;
+	uint64_t n;
+	long hits = 0;
+
+	if (dbg_trace_build_image(d, &img, &err) < 0)
+		return -1;
+	if (trace_decode(buf, len, &img, &dec, &err) < 0) {
+		trace_image_release(&img);
+		return -1;
+	}
+	n = trace_decoded_item_count(dec);
+	for (uint64_t i = 0; i < n && hits >= 0; i++) {
+		struct trace_item it;
+
+		if (trace_decoded_item(dec, i, &it, dbg_trace_next_ip, d) < 0) {
+			hits = -1;
+		} else if (it.kind == TRACE_ITEM_GAP) {
+			printf("#   gap: %s at offset %llu, item %llu of %llu\n", it.error,
+			       (unsigned long long)it.offset, (unsigned long long)i, (unsigned long long)n);
+			for (uint64_t k = i > 12 ? i - 12 : 0; k < i + 3 && k < n; k++)
+				if (getenv("PTDB_ORACLE_DUMP") && trace_decoded_item(dec, k, &it, dbg_trace_next_ip, d) == 0)
+					printf("#     item %llu: kind %d ip 0x%llx\n", (unsigned long long)k, (int)it.kind,
+					       (unsigned long long)it.ip);
+			hits = -1;
+		}
+		else if (it.kind == TRACE_ITEM_INSN && it.ip == addr)
+			hits++;
+	}
+	trace_decoded_free(dec);
+	trace_image_release(&img);
+	return hits;
+}
+
+/* Two threads hand a turn back and forth by spinning, no system call
+ * between: under the cache engine the one in the cache is preempted (its
+ * quantum) and brought back to an original pc, or the other never runs.
+ * Each thread's trace shows exactly the spins the program counted. */
+TEST(oracle_spinning_threads_cache_engine)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = DBG_ENGINE_CACHE };
+	uint64_t end = start(&d, "tests/programs/oracle_spin", "oracle_begin", "oracle_end");
+	uint64_t spun = sym_addr(&d, "spun");
+	struct target_thread_info ti[MAXT];
+	struct user_regs_struct r;
+	struct dbg_cache_stats cs;
+	long got[2] = { -1, -1 };
+	int n = 0;
+
+	CHECK(end && spun);
+	CHECK(dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) == 0);
+	CHECK(dbg_continue(&d, &st, &err) == 0 && st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end);
+	CHECK(target_get_regs(d.proc, d.sel_tid, &r, NULL) == 0);
+	dbg_trace_cache_stats(&d, &cs);
+	n = target_threads(d.proc, ti, MAXT);
+	for (int i = 0; i < n && i < 2; i++) {
+		struct trace_swc_thread *th = dbg_trace_thread(&d, ti[i].tid);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		if (th && trace_ring_snapshot(&th->ring, &buf, &len, &err) == 0 && !th->ring.wrapped)
+			got[i] = decode_count(&d, buf, len, spun);
+		free(buf);
+	}
+	printf("#   spins counted %lld and %lld, traced %ld and %ld; %llu records, %llu quanta\n",
+	       (long long)r.rdi, (long long)r.rsi, got[0], got[1], (unsigned long long)cs.records,
+	       (unsigned long long)cs.quanta);
+	dbg_release(&d);
+	CHECK(cs.quanta > 0 && cs.records > 0);
+	CHECK(n >= 1);
+	CHECK(got[0] == (long)r.rdi);
+	/* (the worker may have exited: its trace then went with it) */
+	CHECK(n < 2 || got[1] == (long)r.rsi);
+}
+
+/* Four workers contend for a mutex with trylock, spinning while another
+ * holds it (one preempted in the cache holding it keeps the others
+ * spinning for a quantum): in each thread's trace, exactly the failed
+ * tries the program counted. */
+TEST(oracle_contended_mutex_cache_engine)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = DBG_ENGINE_CACHE };
+	uint64_t end = start(&d, "tests/programs/oracle_contend", "oracle_begin", "oracle_end");
+	uint64_t at = sym_addr(&d, "contended");
+	struct target_thread_info ti[MAXT];
+	struct user_regs_struct r;
+	long want[4], got[4] = { -1, -1, -1, -1 }, sum = 0;
+	int n = 0, same = 1;
+
+	CHECK(end && at);
+	CHECK(dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err) == 0);
+	err.msg[0] = 0;
+	if (dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end)
+		printf("#   stopped: reason %d, signal %d, tid %d, pc 0x%llx: %s\n", (int)st.reason, st.signo,
+		       (int)st.tid, (unsigned long long)pc_of(&d), err.msg);
+	CHECK(st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end);
+	CHECK(target_get_regs(d.proc, d.sel_tid, &r, NULL) == 0);
+	want[0] = (long)r.rdi, want[1] = (long)r.rsi, want[2] = (long)r.rdx, want[3] = (long)r.rcx;
+	n = target_threads(d.proc, ti, MAXT);
+	/* thread 1 is main; the workers in the order they were created */
+	for (int i = 1; i < n && i <= 4; i++) {
+		struct trace_swc_thread *th = dbg_trace_thread(&d, ti[i].tid);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		if (th && trace_ring_snapshot(&th->ring, &buf, &len, &err) == 0 && !th->ring.wrapped)
+			got[i - 1] = decode_count(&d, buf, len, at);
+		else
+			printf("#   thread %d: %s\n", i, th ? "its trace wrapped" : "not traced");
+		free(buf);
+	}
+	dbg_release(&d);
+	for (int i = 0; i < 4; i++) {
+		printf("#   worker %d: %ld failed tries counted, %ld traced\n", i, want[i], got[i]);
+		same &= want[i] == got[i];
+		sum += want[i];
+	}
+	CHECK_INT(n, 5);
+	CHECK(same);
+	if (!sum)
+		printf("#   (no contention this time)\n");
+}
+
+static struct tseq mwant[MAXT];
+static int nmwant = -1;
+
+static void need_mutex_want(void)
+{
+	if (nmwant >= 0)
+		return;
+	if (stepped_threads("tests/programs/oracle_mutex", mwant, &nmwant) < 0)
+		nmwant = 0;
+}
+
+static int mutex_engine(int engine)
+{
+	struct tseq got[MAXT];
+	int ngot = 0, r;
+	struct dbg_cache_stats cs;
+	uint64_t wb, we;
+
+	need_mutex_want();
+	if (nmwant != 5)
+		return -1;
+	if (traced_threads("tests/programs/oracle_mutex", engine, got, &ngot, &cs, &wb, &we) < 0) {
+		tseq_free(got, ngot);
+		return -1;
+	}
+	if (engine == DBG_ENGINE_CACHE) {
+		printf("#   cache engine: %llu blocks, %llu records, %llu traps, %llu entries, "
+		       "%llu stepped by ptrace, %llu quanta\n", (unsigned long long)cs.blocks,
+		       (unsigned long long)cs.records, (unsigned long long)cs.traps,
+		       (unsigned long long)cs.entries, (unsigned long long)cs.fallback,
+		       (unsigned long long)cs.quanta);
+		if (cs.records == 0 || cs.entries == 0) {
+			printf("#   the cache engine did not do the run\n");
+			tseq_free(got, ngot);
+			return -1;
+		}
+	}
+	r = threads_match(mwant, nmwant, got, ngot, wb, we);
+	tseq_free(got, ngot);
+	return r;
+}
+
+/* Four workers under a mutex, a token passed round: stepped all at once,
+ * each thread's instructions equal its trace under each engine. */
+TEST(oracle_mutex_threads_stepped)
+{
+	need_mutex_want();
+	CHECK_INT(nmwant, 5);	/* main and four workers */
+	for (int i = 1; i < nmwant; i++)
+		CHECK(mwant[i].s.n > 1000);
+}
+
+TEST(oracle_mutex_threads_ptrace_engine)
+{
+	CHECK_INT(mutex_engine(DBG_ENGINE_PTRACE), 4);
+}
+
+TEST(oracle_mutex_threads_cache_engine)
+{
+	CHECK_INT(mutex_engine(DBG_ENGINE_CACHE), 4);
 }
 
 static struct seq want;
@@ -453,4 +957,6 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_cache_engine_long_run_same_stream,
 	  oracle_cache_engine_equals_stepping, oracle_cache_engine_wrapped_ring,
 	  oracle_single_step_mode_equals_block_mode, oracle_wrapped_ring_decodes_tail,
-	  oracle_two_threads)
+	  oracle_two_threads, oracle_two_threads_cache_engine, oracle_mutex_threads_stepped, oracle_mutex_threads_ptrace_engine,
+	  oracle_mutex_threads_cache_engine, oracle_fork_exec_both_engines,
+	  oracle_spinning_threads_cache_engine, oracle_contended_mutex_cache_engine)
