@@ -1,10 +1,11 @@
 /* core/dbg_cache.c: the cache engine's process side.  For one run of the
  * collector (with core/dbg_cache_mem.c, which maps code-cache regions near
  * the code they translate and a record buffer followed by a guard page
- * into the inferior) it translates blocks on demand (trace/ccache),
- * links them, fills the dispatchers' lookup tables, and reads the block
- * records back into trace_swc_executed calls, so the Intel PT stream is
- * the one the ptrace engine writes.  The thread leaves the cache only in
+ * into the inferior, and core/dbg_cache_xl.c, which translates blocks on
+ * demand, links them and fills the dispatchers' lookup tables) it runs
+ * the thread in the cache and reads the block records back into
+ * trace_swc_executed calls, so the Intel PT stream is the one the ptrace
+ * engine writes.  The thread leaves the cache only in
  * an original state: at an exit's trap, a lookup miss, or an instruction
  * boundary it is stepped to; nothing outside this file sees a cache pc.
  * Threads take turns: one at a time in the cache (the stubs' slots are
@@ -33,272 +34,13 @@
 /* A thread's turn in the cache while other traced threads wait for theirs. */
 #define QUANTUM_NS 10000000ull
 
-/* ---- blocks ---- */
-
-static void hput(struct dbg_cache *c, uint64_t key, uint32_t id)
-{
-	if (2 * (c->hn + 1) > c->hcap) {
-		uint64_t *ok = c->hkey;
-		uint32_t *ov = c->hval;
-		size_t ocap = c->hcap;
-
-		c->hcap = c->hcap ? 2 * c->hcap : 4096;
-		c->hkey = xcalloc(c->hcap, sizeof(*c->hkey));
-		c->hval = xcalloc(c->hcap, sizeof(*c->hval));
-		c->hn = 0;
-		for (size_t i = 0; i < ocap; i++)
-			if (ov[i])
-				hput(c, ok[i], ov[i] - 1);
-		free(ok);
-		free(ov);
-	}
-	for (size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
-		size_t i = h & (c->hcap - 1);
-
-		if (!c->hval[i]) {
-			c->hkey[i] = key;
-			c->hval[i] = id + 1;
-			c->hn++;
-			return;
-		}
-	}
-}
-
-static int64_t hget(const struct dbg_cache *c, uint64_t key)
-{
-	if (!c->hcap)
-		return -1;
-	for (size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
-		size_t i = h & (c->hcap - 1);
-
-		if (!c->hval[i])
-			return -1;
-		if (c->hkey[i] == key)
-			return (int64_t)c->hval[i] - 1;
-	}
-}
-
-static int is_stop(void *ctx, uint64_t addr)
-{
-	struct dbg_cache *c = ctx;
-
-	if (target_bp_planted(c->d->proc, addr))
-		return 1;
-	for (int i = 0; i < c->ngoals; i++)
-		if (c->goals[i].pc == addr)
-			return 1;
-	return 0;
-}
-
-static struct region *region_of(struct dbg_cache *c, uint64_t pc)
-{
-	for (int i = 0; i < c->nreg; i++)
-		if (pc >= c->reg[i].addr && pc < c->reg[i].addr + REGION_SIZE)
-			return &c->reg[i];
-	return NULL;
-}
-
-/* The block holding cache address pc, or NULL. */
-static struct ccache_block *block_of(struct dbg_cache *c, struct region *g, uint64_t pc)
-{
-	size_t lo = 0, hi = g->nids;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		struct ccache_block *b = &c->blk[g->ids[mid]];
-
-		if (pc < b->base)
-			hi = mid;
-		else if (pc >= b->base + b->len)
-			lo = mid + 1;
-		else
-			return b;
-	}
-	return NULL;
-}
-
-/* Writes the staged code into the inferior. */
-static void stage_flush(struct dbg_cache *c)
-{
-	dbg_cache_table_flush(c);
-	if (c->stage_len)
-		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
-	c->stage_len = 0;
-}
-
-/* n bytes of code for addr: into the stage when they continue it or fall
- * inside it, else (after it) straight into the inferior. */
-static void put_code(struct dbg_cache *c, uint64_t addr, const void *buf, size_t n, int append)
-{
-	if (c->stage_len && addr >= c->stage_base && addr + n <= c->stage_base + c->stage_len) {
-		memcpy(c->stage + (addr - c->stage_base), buf, n);
-		return;
-	}
-	if (!append) {
-		target_write_mem(c->d->proc, addr, buf, n, NULL);
-		return;
-	}
-	if (c->stage_len && addr != c->stage_base + c->stage_len)
-		stage_flush(c);
-	if (!c->stage_len)
-		c->stage_base = addr;
-	if (c->stage_len + n > c->stage_cap) {
-		c->stage_cap = c->stage_len + n > 2 * c->stage_cap ? c->stage_len + n : 2 * c->stage_cap;
-		c->stage = xrealloc(c->stage, c->stage_cap);
-	}
-	memcpy(c->stage + c->stage_len, buf, n);
-	c->stage_len += n;
-}
-
-static void write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
-{
-	uint8_t rel[4], far[8];
-	uint32_t o1, o2;
-
-	ccache_link(b, k, dest, rel, &o1, far, &o2);
-	if (local) {
-		memcpy(local + o1, rel, 4);
-		if (o2 != UINT32_MAX)
-			memcpy(local + o2, far, 8);
-		return;
-	}
-	if (o2 != UINT32_MAX)
-		put_code(c, b->base + o2, far, 8, 0);
-	put_code(c, b->base + o1, rel, 4, 0);
-}
-
-/* The block at pc, translated now if need be.  A block at a stop is the
- * tracer's to enter only (not linked, not in the tables): private.
- * Returns its id, -1 if pc cannot run in the cache. */
-static int64_t block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
-{
-	struct dbg *d = c->d;
-	struct ccache_block b;
-	struct region *g;
-	int64_t id = private ? -1 : hget(c, pc);
-	uint64_t t0;
-
-	if (id >= 0)
-		return id;
-	t0 = dbg_cache_now_ns();
-	for (int tries = 0; tries < 2; tries++) {
-		struct ccache_env env;
-
-		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
-		if (!g)
-			return -1;
-		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, is_stop, c };
-		if (ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, &b) < 0)
-			return -1;
-		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
-			break;
-		ccache_block_release(&b);
-		if (tries)
-			return -1;
-		g->used = REGION_SIZE;	/* full: the next try takes a new one */
-	}
-	/* exits whose targets exist already are linked before it is written;
-	 * the others when their target is translated */
-	int waiting[2], nw = 0;
-
-	for (int k = 0; k < b.nexit; k++) {
-		uint64_t tg = b.exit[k].target;
-		int64_t to = is_stop(c, tg) ? -1 : hget(c, tg);
-
-		if (to >= 0)
-			write_link(c, &b, k, c->blk[to].base, b.code);
-		else if (!is_stop(c, tg))
-			waiting[nw++] = k;
-	}
-	{
-		/* (with the padding to the next block's start) */
-		uint32_t padded = (b.len + 15) & ~15u;
-
-		if (padded > b.len && g->used + padded <= REGION_SIZE - CCACHE_CODE_OFF) {
-			b.code = xrealloc(b.code, padded);
-			memset(b.code + b.len, 0, padded - b.len);
-		} else {
-			padded = b.len;
-		}
-		put_code(c, b.base, b.code, padded, 1);
-	}
-	for (int w = 0; w < nw; w++) {
-		uint64_t tg = b.exit[waiting[w]].target;
-		uint8_t **h = dbg_cache_pset_find(&c->pend_head, tg);
-
-		if (c->npend == c->cpend) {
-			c->cpend = c->cpend ? 2 * c->cpend : 1024;
-			c->pend = xrealloc(c->pend, c->cpend * sizeof(*c->pend));
-		}
-		c->pend[c->npend] = (struct pend){ tg, c->nblk, waiting[w], h ? (int64_t)(uintptr_t)*h - 1 : -1 };
-		dbg_cache_pset_add(&c->pend_head, tg, (uint8_t *)(uintptr_t)(c->npend + 1));
-		c->npend++;
-	}
-	free(b.code);
-	b.code = NULL;
-	g->used += (b.len + 15) & ~15u;
-	c->run_bytes += b.len;
-	c->st.blocks++;
-	c->st.code_bytes += b.len;
-	if (c->nblk == c->cblk) {
-		c->cblk = c->cblk ? 2 * c->cblk : 1024;
-		c->blk = xrealloc(c->blk, c->cblk * sizeof(*c->blk));
-		c->plan = xrealloc(c->plan, c->cblk * sizeof(*c->plan));
-	}
-	c->blk[c->nblk] = b;
-	{
-		int np = 0, prev = 0, k = 0;
-		struct plan *pl;
-
-		for (int i = 0; i < b.n; i++)
-			np += b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP;
-		pl = xmalloc(sizeof(*pl) + (size_t)np * sizeof(pl->seg[0]));
-		pl->start = b.start;
-		pl->nseg = (uint32_t)np;
-		for (int i = 0; i < b.n; i++) {
-			const struct ccache_insn *ci = &b.ins[i];
-
-			if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
-				continue;
-			pl->seg[k] = (struct seg){ ci->addr, ci->target, i + 1 < b.n ? b.ins[i + 1].addr : 0,
-						   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind,
-						   ci->has_target };
-			k++;
-			prev = i + 1;
-		}
-		pl->tail = (uint32_t)(b.n - prev);
-		c->plan[c->nblk] = pl;
-	}
-	if (g->nids == g->cids) {
-		g->cids = g->cids ? 2 * g->cids : 1024;
-		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));
-	}
-	g->ids[g->nids++] = c->nblk;
-	if (!private) {
-		uint8_t **h = dbg_cache_pset_find(&c->pend_head, pc);
-
-		hput(c, pc, c->nblk);
-		dbg_cache_table_enter(c, pc, b.base);
-		/* exits waiting for it go straight to it now */
-		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
-			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
-				write_link(c, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
-				c->st.links++;
-			}
-		if (h)
-			*h = NULL;
-	}
-	c->st.translate_ns += dbg_cache_now_ns() - t0;
-	return c->nblk++;
-}
-
 /* Where the thread is, if that is an original state: 1 with r->rip set
  * to the original pc (and rax/rcx/rdx back from the slots at a lookup
  * miss), the instructions before it recorded; 0 if it is inside a stub. */
 static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct user_regs_struct *r)
 {
 	struct dbg *d = c->d;
-	struct region *g = region_of(c, r->rip);
+	struct region *g = dbg_cache_region_of(c, r->rip);
 	struct ccache_block *b;
 	int idx;
 
@@ -318,7 +60,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		dbg_cache_sync_done(c, th, r->rip);
 		return 1;
 	}
-	b = block_of(c, g, r->rip);
+	b = dbg_cache_block_of(c, g, r->rip);
 	switch (b ? ccache_where(b, r->rip, &idx) : CCACHE_INSIDE) {
 	case CCACHE_AT_ENTRY:
 		dbg_cache_sync_done(c, th, b->start);
@@ -471,7 +213,7 @@ static int take_event(struct dbg_cache *c, struct trace_swc_thread *th, const st
 {
 	*ts = c->ev;
 	c->have_ev = 0;
-	if (ts->addr == c->sc || ts->addr == c->sc + 2 || region_of(c, ts->addr))
+	if (ts->addr == c->sc || ts->addr == c->sc + 2 || dbg_cache_region_of(c, ts->addr))
 		ts->addr = r->rip;
 	if (ts->kind == TARGET_STOP_SIGNAL)
 		trace_swc_pause(th, r->rip);
@@ -503,7 +245,7 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
 	if (*cp) {
-		stage_flush(*cp);
+		dbg_cache_stage_flush(*cp);
 		(*cp)->st.cpu_ns += dbg_cache_cpu_ns() - c0;
 		tc1 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
 		if (tc0 && tc1 > tc0)
@@ -556,7 +298,7 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 			return DBG_CACHE_OFF;
 		}
 	}
-	id = block_for(c, t, r->rip, is_stop(c, r->rip));
+	id = dbg_cache_block_for(c, t, r->rip, dbg_cache_is_stop(c, r->rip));
 	if (id < 0)
 		return c->have_ev ? take_event(c, th, r, ts) : DBG_CACHE_NOTHING;
 	c->st.entries++;
@@ -572,61 +314,6 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	}
 }
 
-/* The lookup table entry of region g for original pc: its block at base. */
-static void table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base)
-{
-	dbg_cache_table_put(c, g, pc, base, 1);
-}
-
-/* Translates the blocks the direct exits of block id lead to, and theirs,
- * a few: each would otherwise cost a trap when first reached (its exits
- * are linked as they land).  The return addresses of the calls in them
- * too, entered in the lookup tables of the caller's and the callee's
- * regions: the return that comes back there would otherwise miss. */
-static void ahead(struct dbg_cache *c, pid_t t, int64_t id)
-{
-	int64_t q[AHEAD];
-	int nq = 0, done = 0;
-
-	q[nq++] = id;
-	for (int i = 0; i < nq && done < AHEAD; i++) {
-		const struct ccache_block *b = &c->blk[q[i]];
-		uint64_t tg[2 + 8], callee[2 + 8];
-		int n = b->nexit, nexit = b->nexit;
-
-		for (int k = 0; k < n; k++)
-			tg[k] = b->exit[k].target;
-		for (int j = 0; j < b->n && n < 10; j++)
-			if (b->ins[j].kind == DISASM_KIND_CALL || b->ins[j].kind == DISASM_KIND_CALL_IND) {
-				callee[n] = b->ins[j].kind == DISASM_KIND_CALL ? b->ins[j].target : 0;
-				tg[n++] = b->ins[j].addr + b->ins[j].len;
-			}
-		for (int k = 0; k < n && done < AHEAD; k++) {
-			int64_t to = hget(c, tg[k]);
-
-			if (is_stop(c, tg[k]))
-				continue;
-			if (to < 0) {
-				to = block_for(c, t, tg[k], 0);	/* (b may move) */
-				done++;
-				if (to >= 0 && nq < AHEAD)
-					q[nq++] = to;
-			}
-			if (k >= nexit && to >= 0) {
-				struct region *g = region_of(c, c->blk[to].base), *h = NULL;
-				int64_t ce = callee[k] ? hget(c, callee[k]) : -1;
-
-				if (ce >= 0)
-					h = region_of(c, c->blk[ce].base);
-				if (g)
-					table_fill(c, g, tg[k], c->blk[to].base);
-				if (h && h != g)
-					table_fill(c, h, tg[k], c->blk[to].base);
-			}
-		}
-	}
-}
-
 /* At an exit's trap or a lookup miss the thread is in the original state
  * before pc: on into pc's block (linking the exit, filling the table), or
  * out when pc is a stop or cannot run in the cache.  1: went on. */
@@ -636,15 +323,15 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 	uint64_t pc = r->rip;
 	int64_t id;
 
-	if (is_stop(c, pc) || (id = block_for(c, t, pc, 0)) < 0)
+	if (dbg_cache_is_stop(c, pc) || (id = dbg_cache_block_for(c, t, pc, 0)) < 0)
 		return 0;
-	ahead(c, t, id);
+	dbg_cache_ahead(c, t, id);
 	if (from >= 0) {
-		/* (block_for may have moved the array: from by index) */
-		write_link(c, &c->blk[from], k, c->blk[id].base, NULL);
+		/* (dbg_cache_block_for may have moved the array: from by index) */
+		dbg_cache_write_link(c, &c->blk[from], k, c->blk[id].base, NULL);
 		c->st.links++;
 	} else if (miss) {
-		table_fill(c, miss, pc, c->blk[id].base);
+		dbg_cache_table_fill(c, miss, pc, c->blk[id].base);
 		c->st.misses++;
 	}
 	r->rip = c->blk[id].base;
@@ -773,7 +460,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		/* the progress line's turn: every trap (a full record buffer
 		 * traps every 65536 blocks the thread runs) */
 		dbg_progress_poll(d);
-		stage_flush(c);
+		dbg_cache_stage_flush(c);
 		t0 = dbg_cache_now_ns();
 		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
@@ -806,9 +493,9 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				return -1;
 			return DBG_CACHE_YIELD;
 		}
-		g = region_of(c, r->rip - 1);
+		g = dbg_cache_region_of(c, r->rip - 1);
 		if (g)
-			b = block_of(c, g, r->rip - 1);
+			b = dbg_cache_block_of(c, g, r->rip - 1);
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
 		    (r->rip == g->dispatch + g->miss_off + 1 ||
 		     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {
@@ -822,7 +509,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				c->yield = 1;	/* (not interrupted: it stopped here) */
 				c->st.quanta++;
 			}
-			if (c->yield && !is_stop(c, r->rip)) {
+			if (c->yield && !dbg_cache_is_stop(c, r->rip)) {
 				if (target_set_regs(d->proc, t, r, err) < 0)
 					return -1;
 				return DBG_CACHE_YIELD;
@@ -840,7 +527,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			return DBG_CACHE_AT;
 		}
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
-		    ts->addr == c->rec + 4096 + REC_BYTES && region_of(c, r->rip)) {
+		    ts->addr == c->rec + 4096 + REC_BYTES && dbg_cache_region_of(c, r->rip)) {
 			/* a full buffer: read it, restart the store */
 			uint64_t s = rec_start(c);
 
@@ -864,7 +551,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 
 			if (settle(c, th, t, r, err) < 0)
 				return -1;
-			if (ts->addr == was || region_of(c, ts->addr))
+			if (ts->addr == was || dbg_cache_region_of(c, ts->addr))
 				ts->addr = r->rip;
 		}
 		if (ts->kind == TARGET_STOP_SIGNAL)

@@ -182,4 +182,15 @@ uint64_t dbg_cache_now_ns(void);
 uint64_t dbg_cache_cpu_ns(void);
 uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
 
+
+/* core/dbg_cache_xl.c: translating, linking, the lookup tables */
+int dbg_cache_is_stop(void *ctx, uint64_t addr);
+struct region *dbg_cache_region_of(struct dbg_cache *c, uint64_t pc);
+struct ccache_block *dbg_cache_block_of(struct dbg_cache *c, struct region *g, uint64_t pc);
+void dbg_cache_stage_flush(struct dbg_cache *c);
+void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local);
+int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private);
+void dbg_cache_table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base);
+void dbg_cache_ahead(struct dbg_cache *c, pid_t t, int64_t id);
+
 #endif
