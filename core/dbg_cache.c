@@ -397,19 +397,9 @@ static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
 /* Does the kernel hold a signal for thread t that it does not block? */
 static int signal_deliverable(struct dbg *d, pid_t t)
 {
-	char path[80], line[256];
-	unsigned long long pend = 0, blk = 0;
-	FILE *f;
+	struct target_sigsets s;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &pend) != 1)
-			sscanf(line, "SigBlk: %llx", &blk);
-	fclose(f);
-	return (pend & ~blk) != 0;
+	return target_thread_sigsets(d->pid, t, &s) == 0 && (s.pending & ~s.blocked) != 0;
 }
 
 /* The events held while t ran go back to target_thread_event, in order. */

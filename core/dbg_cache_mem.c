@@ -53,19 +53,9 @@ uint64_t dbg_cache_find_syscall(struct dbg *d)
  * would turn it into a real SIGTRAP for the program. */
 int dbg_cache_signal_waits(const struct dbg *d, pid_t t)
 {
-	char path[80], line[256];
-	unsigned long long pend = 0;
-	FILE *f;
+	struct target_sigsets s;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &pend) == 1)
-			break;
-	fclose(f);
-	return pend != 0;
+	return target_thread_sigsets(d->pid, t, &s) == 0 && s.pending != 0;
 }
 
 /* Runs one system call in thread t, its registers restored afterwards.

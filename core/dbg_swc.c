@@ -387,19 +387,11 @@ static int wait_any(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop
  * the step that delivers it then runs the instruction at pc. */
 static int signal_caught(struct dbg *d, pid_t t, int sig)
 {
-	char path[80], line[256];
-	unsigned long long cgt = ~0ull;
-	FILE *f;
+	struct target_sigsets s;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)d->pid, (int)t);
-	f = fopen(path, "r");
-	if (!f)
+	if (target_thread_sigsets(d->pid, t, &s) < 0)
 		return 1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &cgt) == 1)
-			break;
-	fclose(f);
-	return sig < 1 || sig > 64 || ((cgt >> (sig - 1)) & 1);
+	return sig < 1 || sig > 64 || ((s.caught >> (sig - 1)) & 1);
 }
 
 /* One instruction of th by a single step (in, when have, is the

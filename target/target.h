@@ -139,6 +139,12 @@ int target_interrupt(struct target_proc *p);
 /* Signal delivered to tid on its next resume; 0 suppresses. */
 void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);
 int target_pending_signal(const struct target_proc *p, pid_t tid);
+/* The kernel's signal sets of thread tid (its /proc status SigPnd, SigBlk,
+ * SigCgt: bit n-1 for signal n); -1 if it cannot be read. */
+struct target_sigsets {
+	uint64_t pending, blocked, caught;
+};
+int target_thread_sigsets(pid_t pid, pid_t tid, struct target_sigsets *s);
 uint64_t target_stop_id(const struct target_proc *p);
 
 /* Per-thread control for trace collectors.  Between begin and end the

@@ -459,6 +459,29 @@ int target_pending_signal(const struct target_proc *p, pid_t tid)
 	return t ? t->pending_sig : 0;
 }
 
+int target_thread_sigsets(pid_t pid, pid_t tid, struct target_sigsets *s)
+{
+	char path[80], line[256];
+	unsigned long long v;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			s->pending = v;
+		else if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			s->blocked = v;
+		else if (sscanf(line, "SigCgt: %llx", &v) == 1)
+			s->caught = v;
+	}
+	fclose(f);
+	return 0;
+}
+
 int target_maps(struct target_proc *p, struct target_map **out, int *n,
 		struct ptdb_err *err)
 {

@@ -192,24 +192,11 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 	t->insns++;
 	if (trace_swc_state_dependent(in))
 		t->transfers++;
+	r = trace_swc_branch_packets(w, in->kind, nlip, in->has_target && in->target == nlip, next);
+	if (r <= 0)
+		goto done;
+	r = 0;
 	switch (in->kind) {
-	case DISASM_KIND_JCC:
-	case DISASM_KIND_JRCXZ:
-	case DISASM_KIND_LOOP:
-		r = trace_ptw_cond(w, next != nlip);
-		break;
-	case DISASM_KIND_CALL:
-		r = trace_ptw_call_direct(w, nlip, in->has_target && in->target == nlip);
-		break;
-	case DISASM_KIND_CALL_IND:
-		r = trace_ptw_call_indirect(w, nlip, next);
-		break;
-	case DISASM_KIND_JMP_IND:
-		r = trace_ptw_jump_indirect(w, next);
-		break;
-	case DISASM_KIND_RET:
-		r = trace_ptw_ret(w, next);
-		break;
 	case DISASM_KIND_SYSCALL:
 		/* §7.1: the SYSCALL is listed, then disabled/enabled(next) */
 		now(t);
@@ -245,6 +232,7 @@ int trace_swc_executed(struct trace_swc_thread *t, const struct disasm_insn *in,
 		}
 		break;
 	}
+done:
 	if (r < 0)
 		return -1;
 	/* a PSB+ carries the time of now, not of the last stop: timestamps

@@ -115,6 +115,30 @@ int trace_swc_straight(struct trace_swc_thread *t, uint64_t n, uint64_t next);
  * packets.  -1 (nothing done) where the two calls must be made: another
  * kind, tracing not enabled, a PSB+ due, per-CPU tracing. */
 int trace_swc_psb_after(struct trace_swc_thread *t, uint64_t next);
+/* The packets of a branch of kind (JCC, JRCXZ, LOOP, direct CALL whose
+ * target is or is not the next instruction, CALL_IND, JMP_IND, RET)
+ * ending at nlip, going on at next: 0, -1 on failure, 1 for another kind
+ * (nothing written). */
+static inline int trace_swc_branch_packets(struct trace_ptw *w, int kind, uint64_t nlip,
+					   int target_is_nlip, uint64_t next)
+{
+	switch (kind) {
+	case DISASM_KIND_JCC:
+	case DISASM_KIND_JRCXZ:
+	case DISASM_KIND_LOOP:
+		return trace_ptw_cond(w, next != nlip);
+	case DISASM_KIND_CALL:
+		return trace_ptw_call_direct(w, nlip, target_is_nlip);
+	case DISASM_KIND_CALL_IND:
+		return trace_ptw_call_indirect(w, nlip, next);
+	case DISASM_KIND_JMP_IND:
+		return trace_ptw_jump_indirect(w, next);
+	case DISASM_KIND_RET:
+		return trace_ptw_ret(w, next);
+	default:
+		return 1;
+	}
+}
 static inline int trace_swc_transfer(struct trace_swc_thread *t, uint64_t n, int kind, uint64_t addr,
 				     unsigned len, uint64_t target, uint64_t next)
 {
@@ -124,27 +148,9 @@ static inline int trace_swc_transfer(struct trace_swc_thread *t, uint64_t n, int
 
 	if (t->cpu || !w->packet_en || trace_ptw_psb_due(w))
 		return -1;
-	switch (kind) {
-	case DISASM_KIND_JCC:
-	case DISASM_KIND_JRCXZ:
-	case DISASM_KIND_LOOP:
-		r = trace_ptw_cond(w, next != nlip);
-		break;
-	case DISASM_KIND_CALL:
-		r = trace_ptw_call_direct(w, nlip, target == nlip);
-		break;
-	case DISASM_KIND_CALL_IND:
-		r = trace_ptw_call_indirect(w, nlip, next);
-		break;
-	case DISASM_KIND_JMP_IND:
-		r = trace_ptw_jump_indirect(w, next);
-		break;
-	case DISASM_KIND_RET:
-		r = trace_ptw_ret(w, next);
-		break;
-	default:
+	r = trace_swc_branch_packets(w, kind, nlip, target == nlip, next);
+	if (r > 0)
 		return -1;
-	}
 	t->insns += n + 1;
 	t->transfers += kind != DISASM_KIND_CALL;	/* (state-dependent) */
 	t->next_ip = next;
