@@ -31,8 +31,13 @@
 #include "core/dbg_cache_int.h"
 #include "core/dbg_trace_int.h"
 
-/* A thread's turn in the cache while other traced threads wait for theirs. */
-#define QUANTUM_NS 10000000ull
+/* A thread's turn in the cache while other traced threads wait for theirs:
+ * counted in full record buffers (65,536 blocks each), so the schedule
+ * repeats from run to run, as the ptrace engine's (which counts steps);
+ * the time is only for code that records no block (a loop of direct
+ * jumps) and would otherwise never give its turn up. */
+#define QUANTUM_FILLS 8
+#define QUANTUM_NS 1000000000ull
 
 /* Where the thread is, if that is an original state: 1 with r->rip set
  * to the original pc (and rax/rcx/rdx back from the slots at a lookup
@@ -276,6 +281,7 @@ static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th
 	 * read into its own trace; a turn has a quantum when other traced
 	 * threads wait */
 	c->yield = 0;
+	c->fills = 0;
 	c->deadline = d->trace && d->trace->nth > 1 ? dbg_cache_now_ns() + QUANTUM_NS : 0;
 	/* (a signal the kernel holds for it: the ptrace engine takes this
 	 * turn, at the original pc; see dbg_cache_signal_waits) */
@@ -528,6 +534,10 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			target_set_pending_signal(d->proc, t, 0);
 			if (target_set_regs(d->proc, t, r, err) < 0)
 				return -1;
+			if (c->deadline && !c->yield && ++c->fills >= QUANTUM_FILLS) {
+				c->yield = 1;	/* its quantum: from here, not interrupted */
+				c->st.quanta++;
+			}
 			if (c->yield) {
 				if (settle(c, th, t, r, err) < 0)
 					return -1;

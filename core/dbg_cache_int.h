@@ -126,9 +126,12 @@ struct dbg_cache {
 	int ngoals;
 	pid_t tid;			/* the thread that ran in the cache */
 	/* several traced threads: one at a time in the cache, each turn
-	 * ending by this (monotonic ns; 0: no end) or when another thread has
-	 * an event, the thread then brought back to an original pc */
+	 * ending after QUANTUM_FILLS full record buffers (or, for code that
+	 * records nothing, at deadline: monotonic ns; 0: no end) or when
+	 * another thread has an event, the thread then brought back to an
+	 * original pc */
 	uint64_t deadline;
+	unsigned fills;
 	int yield;
 	struct target_stop *held;	/* other threads' events meanwhile */
 	size_t nheld, cheld;

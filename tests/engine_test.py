@@ -40,6 +40,14 @@ MASKS = [
     (re.compile(r"TSC: \d+ to \d+"), "TSC: T to T"),
     (re.compile(r"(Time|Clock): [0-9.]+ ns to [0-9.]+ ns"), r"\1: T to T"),
     (re.compile(r"\d+\.\d+ MHz"), "F MHz"),
+    # per-CPU tracing records where the threads' turns end, and the cache
+    # engine ends a turn after a time quantum (the ptrace engine after a
+    # count of steps): the switches, and the CPU buffer bytes and thread
+    # executions made of them, are the scheduler's, as on hardware
+    (re.compile(r"(CPU \d+ trace buffer: [^,]+), raw trace .*"), r"\1, raw trace B"),
+    (re.compile(r"Context switches: \d+ records"), "Context switches: N records"),
+    (re.compile(r"Continuous executions of this thread: \d+ \(\d+ PSB blocks\)"),
+     "Continuous executions of this thread: N (N PSB blocks)"),
     # snapshots take the next free number: the second run finds the first's
     (re.compile(r"([Ss]napshot)([- ])\d+"), r"\1\2N"),
     (re.compile(r'"(firstTsc|lastTsc|firstNs|lastNs|timeMult|timeZero)": [0-9.]+'), r'"\1": T'),
