@@ -6,12 +6,16 @@
 #include "target/target_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- per-thread control for trace collectors ----
  * Between target_thread_begin() and target_thread_end() the collector runs
@@ -238,19 +242,67 @@ int target_alive_now(const struct target_proc *p)
 	return p->alive && !ended(p->pid);
 }
 
-int target_poll_exit(struct target_proc *p, struct target_stop *st)
+/* Is thread tid on its way out: SIGKILL pending for it (a kill from
+ * outside puts it in every thread's set at once), exiting (PF_EXITING in
+ * the flags of its stat), a zombie, or gone? */
+static int dying(pid_t pid, pid_t tid)
+{
+	char path[80], buf[512], *q, state = 0;
+	unsigned long flags = 0;
+	struct target_sigsets s;
+	ssize_t n;
+	int fd;
+
+	if (target_thread_sigsets(pid, tid, &s) < 0)
+		return 1;
+	if (s.pending & (1ull << (SIGKILL - 1)))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	q = strrchr(buf, ')');	/* (the name may hold anything) */
+	if (!q || sscanf(q + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 0;
+	return state == 'Z' || state == 'X' || (flags & 0x4);
+}
+
+/* Takes the ends of the threads but the leader that are there (only ends
+ * are taken: any other event stays for the next wait). */
+static void reap_ended(struct target_proc *p, struct target_stop *st)
 {
 	int status;
 
-	if (!p->alive || p->running)
-		return 0;
-	/* the other threads die first; then the leader's end is there (only
-	 * ends are taken: any other event stays for the next wait) */
 	for (int i = p->nthreads - 1; i >= 0; i--) {
 		pid_t tid = p->threads[i].tid;
 
 		if (tid != p->pid && ended(tid) && waitpid(tid, &status, __WALL | WNOHANG) == tid)
 			target_handle_status(p, tid, status, st);
+	}
+}
+
+int target_poll_exit(struct target_proc *p, struct target_stop *st)
+{
+	int status, all_dying = 1;
+
+	if (!p->alive || p->running)
+		return 0;
+	/* the other threads die first; then the leader's end is there */
+	reap_ended(p, st);
+	for (int i = 0; i < p->nthreads && all_dying && !ended(p->pid); i++)
+		all_dying = dying(p->pid, p->threads[i].tid);
+	/* killed from outside, its threads may still be on their way out:
+	 * their ends come without anything else to wait for (bounded, 5 s) */
+	for (int ms = 0; all_dying && !ended(p->pid) && ms < 5000; ms++) {
+		struct timespec one = { 0, 1000000 };
+
+		nanosleep(&one, NULL);
+		reap_ended(p, st);
 	}
 	if (!ended(p->pid) || waitpid(p->pid, &status, __WALL) != p->pid)
 		return 0;

@@ -338,6 +338,30 @@ TEST(kill_no_zombie)
 	target_free(p);
 }
 
+/* Killed from outside while stopped with three threads: the tracer reaps
+ * each thread's end before the leader's can come, and right after the
+ * kill the threads are still on their way out; target_poll_exit waits
+ * for them instead of reporting a live process that no request reaches. */
+TEST(poll_exit_after_outside_kill)
+{
+	struct target_proc *p = launch(THREADS);
+	struct target_stop st;
+	struct ptdb_err err;
+
+	CHECK(p);
+	CHECK_INT(target_bp_insert(p, sym(THREADS, "threads_ready"), &err), 0);
+	CHECK_INT(cont(p, &st), 0);
+	CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);
+	CHECK_INT(target_threads(p, NULL, 0), 3);
+	CHECK_INT(kill(target_pid(p), SIGKILL), 0);
+	memset(&st, 0, sizeof(st));
+	CHECK_INT(target_poll_exit(p, &st), 1);
+	CHECK_INT(st.kind, TARGET_STOP_SIGNALED);
+	CHECK_INT(st.signo, SIGKILL);
+	CHECK(!target_is_alive(p));
+	target_free(p);
+}
+
 TEST(interrupt_running)
 {
 	struct target_proc *p = launch(SPIN);
@@ -413,5 +437,6 @@ TEST_MAIN(launch_exit_status, breakpoint_hit_and_mask,
 	  breakpoint_in_loop_refcount, step_advances_over_bp,
 	  memory_write_and_errors, launch_missing_file, threads_indices_names,
 	  threads_racing_breakpoints, sigfpe_signal_stop,
-	  sigfpe_suppressed_keeps_faulting, kill_no_zombie, interrupt_running,
+	  sigfpe_suppressed_keeps_faulting, kill_no_zombie, poll_exit_after_outside_kill,
+	  interrupt_running,
 	  attach_detach, attach_missing)
