@@ -336,7 +336,8 @@ const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n)
 		s->base = s->have = 0;
 	}
 	drop = off - s->base < s->have ? off - s->base : s->have;
-	memmove(s->buf, s->buf + drop, s->have - drop);
+	if (s->have > drop)	/* (no buffer yet on the first read) */
+		memmove(s->buf, s->buf + drop, s->have - drop);
 	s->base += drop;
 	s->have -= drop;
 	if (s->cap < n || s->cap < 65536) {
