@@ -137,9 +137,17 @@ static int decode_ips(struct dbg *d, const uint8_t *buf, size_t len, struct seq 
 			trace_image_release(&img);
 			return -1;
 		}
-		if (it.kind == TRACE_ITEM_INSN)
+		if (it.kind == TRACE_ITEM_INSN) {
+			uint8_t b[2] = { 0, 0 };
+
+			/* a system call the kernel restarts (its thread stopped
+			 * by the tracer meanwhile) runs its SYSCALL again: the
+			 * stepped reference takes a repeated pc once (REP) */
+			if (out->n && out->ip[out->n - 1] == it.ip &&
+			    target_read_mem(d->proc, it.ip, b, 2, NULL) == 0 && b[0] == 0x0f && b[1] == 0x05)
+				continue;
 			seq_add(out, it.ip);
-		else if (it.kind == TRACE_ITEM_GAP)
+		} else if (it.kind == TRACE_ITEM_GAP)
 			printf("#   gap: %s at offset %llu\n", it.error, (unsigned long long)it.offset);
 	}
 	trace_decoded_free(dec);
