@@ -102,6 +102,9 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 	 * nothing: left there, it would strike at an original pc */
 	int held = signal_deliverable(d, t);
 
+	/* (a message only from what fails below: the caller's err may
+	 * hold stack garbage, printed as the error before) */
+	ptdb_err_clear(err);
 	target_set_pending_signal(d->proc, t, 0);
 	for (int steps = 0; steps < 256; steps++) {
 		struct target_stop ts;

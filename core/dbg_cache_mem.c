@@ -469,8 +469,12 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 }
 
 /* Unmaps what earlier runs left in the inferior, through thread c->tid
- * when it can take an injected call (stopped, no signal to deliver, not
- * inside a system call); what cannot go now goes at the next chance. */
+ * when it can take an injected call (stopped, no signal to deliver);
+ * what cannot go now goes at the next chance.  A thread stopped inside
+ * an interrupted system call takes it too: the call runs with orig_rax
+ * -1 (no restart of it), and the registers put back (orig_rax the
+ * interrupted call, rax -ERESTART*) make the kernel restart the
+ * interrupted one when the thread resumes, as after any stop there. */
 void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c)
 {
 	struct user_regs_struct r;
@@ -483,8 +487,7 @@ void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c)
 	}
 	int sig;
 
-	if (!c->nleft || !target_thread_stopped(d->proc, t) || target_get_regs(d->proc, t, &r, NULL) < 0 ||
-	    ((long)r.orig_rax >= 0 && (long)r.rax < 0 && (long)r.rax >= -4095))
+	if (!c->nleft || !target_thread_stopped(d->proc, t) || target_get_regs(d->proc, t, &r, NULL) < 0)
 		return;
 	/* a signal it stopped with waits while the calls run (one that
 	 * arrives in the meantime stops them: they are tried again later) */

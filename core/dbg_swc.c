@@ -467,6 +467,28 @@ static int child_shares_memory(struct dbg *d, const struct user_regs_struct *r)
 	return (flags & 0x100) && !(flags & 0x10000);	/* CLONE_VM, not CLONE_THREAD */
 }
 
+/* Thread t is stopped inside a system call the kernel restarts when it
+ * resumes with no signal to deliver (a Ctrl-C, another thread's stop or
+ * a signal ptdb does not pass interrupted it: rax -ERESTARTSYS,
+ * -ERESTARTNOINTR, -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK, orig_rax
+ * the call).  Its pc, past the SYSCALL, is not where it goes on: the
+ * restart is made here as the kernel makes it (pc back to the SYSCALL,
+ * rax the call again, or restart_syscall), orig_rax -1 so the kernel
+ * does not make it twice.  The engines then see the instruction that
+ * really runs next (a cache run entered at the old pc crashed when the
+ * kernel moved it 2 bytes back into the cache).  1: restarted. */
+static int restart_interrupted(struct dbg *d, pid_t t, struct user_regs_struct *r, struct ptdb_err *err)
+{
+	long e = (long)r->rax;
+
+	if ((long)r->orig_rax < 0 || (e != -512 && e != -513 && e != -514 && e != -516))
+		return 0;
+	r->rax = e == -516 ? 219 /* restart_syscall */ : r->orig_rax;
+	r->rip -= 2;
+	r->orig_rax = (uint64_t)-1;
+	return target_set_regs(d->proc, t, r, err) < 0 ? -1 : 1;
+}
+
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
@@ -481,8 +503,10 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 
 	if (target_get_regs(d->proc, t, &r, err) < 0)
 		return -1;
-	have = dbg_insn_at(d, r.rip, &in) == 0;
 	sig = target_pending_signal(d->proc, t);
+	if (!sig && restart_interrupted(d, t, &r, err) < 0)
+		return -1;
+	have = dbg_insn_at(d, r.rip, &in) == 0;
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;

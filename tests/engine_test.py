@@ -118,6 +118,8 @@ def run_all(only=None):
         python_same()
     jit_same()
     interrupt_in_cache()
+    for engine in ("ptrace", "cache"):
+        stop_in_syscall(engine)
 
 
 PY_SCRIPT = "x = sorted(str(i) for i in range(200))"
@@ -256,6 +258,80 @@ def interrupt_in_cache():
             os.kill(p.pid, signal_int())
             if not p.read_until("stop reason = signal SIGSTOP") or not p.read_until("(ptdb) "):
                 why = "SIGINT to ptdb did not stop it again: %r" % p.buf[-300:]
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        if why is None and (st is None or not os.WIFEXITED(st)):
+            why = "ptdb did not exit"
+        if why:
+            results.fail(name, why)
+        else:
+            results.ok(name)
+
+
+def stop_in_syscall(engine):
+    """A traced thread that ran (in the cache) and then blocked in read(2)
+    is stopped there by Ctrl-C (the SIGINT interrupts the read: the
+    kernel restarts it when the thread resumes).  The cache leaves the
+    process at that stop too (an injected munmap from inside the
+    interrupted call); 'continue' restarts the read where the kernel
+    would (the pc moved 2 bytes back inside the cache before: the
+    process crashed), so it blocks in read again; the trace lists the
+    SYSCALL once for each time it ran."""
+    import tempfile
+    import repl_test
+    from session import syscall_nr, until
+    name = "engine_test %s: Ctrl-C in a blocking system call, continue" % engine
+    with tempfile.TemporaryDirectory() as tmp:
+        p = repl_test.session(tmp)
+        why = None
+        pid = None
+        steps = [("settings set trace.software.engine %s\r" % engine, "(ptdb) "),
+                 ("file %s\r" % os.path.join(ROOT, "tests/programs/rel_block"), "Current executable set"),
+                 ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
+                 ("thread trace start\r", "(ptdb) "), ("c\r", "resuming")]
+        for text, want in steps:
+            p.buf = b""
+            p.send(text)
+            if not p.read_until(want):
+                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
+                break
+        if why is None:
+            kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+            pid = int(kids[0]) if kids else None
+        for turn in (1, 2):
+            if why is not None:
+                break
+            # blocked in read (asleep: a stopped thread shows its call
+            # too), or back at the prompt (the run ended)
+            until(lambda: (proc_state(pid) == "S" and syscall_nr(pid) == "0" and
+                           (engine != "cache" or exec_anon_maps(pid))) or p.read_until("(ptdb) ", 0.01))
+            if proc_state(pid) != "S" or syscall_nr(pid) != "0":
+                why = "run %d: not blocked in read (state %s, syscall %r): %r" % (
+                    turn, proc_state(pid), syscall_nr(pid), p.buf[-300:])
+                break
+            p.buf = b""
+            p.send("\x03")
+            if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
+                why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
+                break
+            left = exec_anon_maps(pid)
+            if left:
+                why = "the cache is still mapped at the stop: %r" % left
+                break
+            p.buf = b""
+            p.send("thread trace dump instructions -c 3\r")
+            calls = re.findall(rb"(0x\w+)    syscall", p.buf) if p.read_until("(ptdb) ") else []
+            if len(calls) != turn or len(set(calls)) != 1 or not re.search(rb"syscall\s*\r\n\(ptdb\) ", p.buf):
+                why = "run %d: the trace does not end in read's SYSCALL, run %d times: %r" % (
+                    turn, turn, p.buf[-400:])
+                break
+            if turn == 1:
+                p.buf = b""
+                p.send("c\r")
+                if not p.read_until("resuming"):
+                    why = "no resume: %r" % p.buf[-300:]
         p.send("kill\r")
         p.read_until("(ptdb) ")
         p.send("quit\r")
