@@ -265,14 +265,15 @@ static enum cmd_status exec_attach(struct cmd_ctx *ctx, const struct cmd_args *a
 		return cmd_error(ctx, "attach takes either a process id (-p) or a name (-n), not both");
 	if (!p && !name)
 		return cmd_error(ctx, "attach requires a process id (-p <pid>) or a name (-n <name>)");
-	if (dbg_alive(d))
-		return cmd_error(ctx, "a process is already being debugged; use 'process detach' first");
 	if (p) {
 		errno = 0;
 		pid = strtol(p, &end, 10);
 		if (errno || *end || pid <= 0 || pid != (pid_t)pid)
 			return cmd_error(ctx, "invalid process id '%s'", p);
-	} else {
+	}
+	if (dbg_alive(d))
+		return cmd_error(ctx, "a process is already being debugged; use 'process detach' first");
+	if (!p) {
 		if (!*name)
 			return cmd_error(ctx, "attach failed: empty process name");
 		if ((pid = find_by_name(ctx, name)) < 0)
