@@ -236,7 +236,7 @@ static long find_by_name(struct cmd_ctx *ctx, const char *name)
 		if (used < sizeof(list) - 32)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
 						 count > 1 ? ", " : "", pid);
-		else if (used < sizeof(list) - 1)
+		else if (!strstr(list, ", ..."))
 			used += (size_t)snprintf(list + used, sizeof(list) - used, ", ...");
 	}
 	closedir(dir);
