@@ -388,6 +388,14 @@ static char **expand_alias(char **words, int *n)
 	if (!strcmp(al->name, "bt") && *n == 2 && words[1][0] &&
 	    strspn(words[1], "0123456789") == strlen(words[1]))
 		ne = cmd_split("thread backtrace -c", &exp, &errmsg);
+	/* LLDB's attach is a regex alias too: a pid, a name, or options */
+	else if (!strcmp(al->name, "attach") && *n == 1)
+		ne = cmd_split("process attach", &exp, &errmsg);
+	else if (!strcmp(al->name, "attach") && *n == 2 && words[1][0] != '-' &&
+		 strspn(words[1], "0123456789") != strlen(words[1]))
+		ne = cmd_split("process attach -n", &exp, &errmsg);
+	else if (!strcmp(al->name, "attach") && words[1][0] == '-')
+		ne = cmd_split("process attach", &exp, &errmsg);
 	else
 		ne = cmd_split(al->expansion, &exp, &errmsg);
 	if (ne < 0)

@@ -18,6 +18,8 @@ static void usage(FILE *out)
 	fputs("Usage: ptdb [options] [--] [program [args...]]\n"
 	      "\n"
 	      "Options:\n"
+	      "  -p, --attach-pid PID  attach to process PID, then run -s/-o\n"
+	      "  -n, --attach-name NAME  attach to the process named NAME, then -s/-o\n"
 	      "  -s, --source FILE     run the commands in FILE ('-' is stdin)\n"
 	      "  -o, --one-line CMD    run CMD (repeatable; runs in order with -s)\n"
 	      "  -b, --batch           quit after running the commands\n"
@@ -75,6 +77,33 @@ static void leave_on_signal(struct session *s)
 		fprintf(stderr, "ptdb: %s received: detached from process %d\n", name, (int)pid);
 }
 
+/* The bytes cmd_split treats specially, backslash-escaped (an empty word
+ * as ""), so that it gives word back as it was. */
+static char *escape_word(char *p, const char *word)
+{
+	if (!*word) {
+		*p++ = '"';
+		*p++ = '"';
+	}
+	for (const char *c = word; *c; c++) {
+		if (strchr(" \t\n\r'\"\\", *c))
+			*p++ = '\\';
+		*p++ = *c;
+	}
+	return p;
+}
+
+/* "CMD WORD" with WORD escaped: one argument whatever it holds. */
+static char *quoted_command(const char *cmd, const char *word)
+{
+	char *buf = xmalloc(strlen(cmd) + 2 * strlen(word) + 4), *p = buf;
+
+	p += sprintf(p, "%s ", cmd);
+	p = escape_word(p, word);
+	*p = 0;
+	return buf;
+}
+
 /* "ptdb PROG ARGS...": as 'file PROG' with target.run-args ARGS. */
 static int set_program(struct session *s, char **args, int n)
 {
@@ -92,20 +121,12 @@ static int set_program(struct session *s, char **args, int n)
 	for (int i = 1; i < n; i++)
 		len += 2 * strlen(args[i]) + 3;
 	p = buf = xmalloc(len);
-	/* the bytes cmd_split treats specially backslash-escaped, so it gives
-	 * the words back and settings show reads as typed */
+	/* escaped, so cmd_split gives the words back and settings show reads
+	 * as typed */
 	for (int i = 1; i < n; i++) {
 		if (i > 1)
 			*p++ = ' ';
-		if (!*args[i]) {
-			*p++ = '"';
-			*p++ = '"';
-		}
-		for (const char *c = args[i]; *c; c++) {
-			if (strchr(" \t\n\r'\"\\", *c))
-				*p++ = '\\';
-			*p++ = *c;
-		}
+		p = escape_word(p, args[i]);
 	}
 	*p = 0;
 	if (n > 1 && settings_set(&s->settings, "target.run-args", buf, &err) < 0)
@@ -120,19 +141,23 @@ int main(int argc, char **argv)
 		{ "source", required_argument, NULL, 's' },
 		{ "one-line", required_argument, NULL, 'o' },
 		{ "batch", no_argument, NULL, 'b' },
+		{ "attach-pid", required_argument, NULL, 'p' },
+		{ "attach-name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct action *acts = calloc((size_t)argc + 1, sizeof(*acts));
 	struct session s;
+	const char *attach_pid = NULL, *attach_name = NULL;
+	char *attach_line = NULL;
 	int nacts = 0, batch = 0, failed = 0, c, rc = 0;
 	enum cmd_status st = CMD_OK;
 
 	if (!acts)
 		return 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:o:bhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:o:p:n:bhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 		case 'o':
@@ -141,6 +166,12 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			batch = 1;
+			break;
+		case 'p':
+			attach_pid = optarg;
+			break;
+		case 'n':
+			attach_name = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -160,6 +191,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (attach_pid && attach_name) {
+		fprintf(stderr, "error: -p and -n both given: attach takes a process id or a name\n");
+		free(acts);
+		return 2;
+	}
 	session_init(&s);
 	s.batch = batch;
 	cmd_trace_progress_install(&s.dbg, stderr);
@@ -178,6 +214,15 @@ int main(int argc, char **argv)
 		term_session = &s;
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+	}
+	/* -p/-n: the attach runs first, as a command, then -s/-o */
+	if (attach_pid || attach_name) {
+		attach_line = quoted_command(attach_pid ? "process attach -p" : "process attach -n",
+					     attach_pid ? attach_pid : attach_name);
+		st = script_run_line(&s, attach_line, stdout, stderr, &failed);
+		free(attach_line);
+		if (failed && settings_get_bool(&s.settings, SETTING_STOP_ON_ERROR))
+			nacts = 0;
 	}
 	for (int i = 0; i < nacts && st != CMD_EXIT && !s.term_signal; i++) {
 		if (acts[i].is_file) {

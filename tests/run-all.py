@@ -39,6 +39,7 @@ import check_ctf  # noqa: E402
 import valgrind_test  # noqa: E402
 import process_test  # noqa: E402
 import interrupt_test  # noqa: E402
+import attach_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
@@ -76,8 +77,8 @@ def run_unit(binary, ok=results.ok, fail=results.fail):
 # runs of ptdb that wait on nothing but ptdb.  The rest run after both.
 BESIDE_UNITS = [engine_test]
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
-          check_man, fuzz_replay, hostile_test, process_test, interrupt_test, stress_test,
-          symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test]
+          check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
+          stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test]
 
 
 def main():
