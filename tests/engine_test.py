@@ -120,6 +120,8 @@ def run_all(only=None):
     interrupt_in_cache()
     for engine in ("ptrace", "cache"):
         stop_in_syscall(engine)
+    for engine in ("ptrace", "cache"):
+        stop_in_sleep(engine)
 
 
 PY_SCRIPT = "x = sorted(str(i) for i in range(200))"
@@ -332,6 +334,88 @@ def stop_in_syscall(engine):
                 p.send("c\r")
                 if not p.read_until("resuming"):
                     why = "no resume: %r" % p.buf[-300:]
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        if why is None and (st is None or not os.WIFEXITED(st)):
+            why = "ptdb did not exit"
+        if why:
+            results.fail(name, why)
+        else:
+            results.ok(name)
+
+
+def stop_in_sleep(engine):
+    """All threads traced; the second one blocks in clock_nanosleep(4 s),
+    the main one in pthread_join.  Ctrl-C twice, 'continue' each time:
+    the sleep is restarted through restart_syscall (what the kernel
+    makes of -ERESTART_RESTARTBLOCK), never from inside the cache; it
+    ends with 0, not EINTR, after its 4 s, and the main thread joins."""
+    import tempfile
+    import repl_test
+    from session import until
+    name = "engine_test %s: Ctrl-C twice in clock_nanosleep of a second thread" % engine
+
+    def tasks(pid):
+        try:
+            return sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
+        except OSError:
+            return []
+
+    def task_file(pid, tid, f):
+        try:
+            with open("/proc/%d/task/%d/%s" % (pid, tid, f)) as fh:
+                return fh.read()
+        except OSError:
+            return ""
+
+    def asleep(pid):
+        ts = tasks(pid)
+        return (len(ts) == 2 and all(task_file(pid, t, "stat").rsplit(")", 1)[-1].split()[:1] == ["S"] for t in ts)
+                and task_file(pid, ts[1], "syscall").split()[:1] in (["230"], ["219"]))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = repl_test.session(tmp)
+        why = None
+        steps = [("settings set trace.software.engine %s\r" % engine, "(ptdb) "),
+                 ("file %s\r" % os.path.join(ROOT, "tests/programs/sys_block"), "Current executable set"),
+                 ("settings set target.run-args join\r", "(ptdb) "),
+                 ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
+                 ("process trace start\r", "(ptdb) "), ("c\r", "resuming")]
+        for text, want in steps:
+            p.buf = b""
+            p.send(text)
+            if not p.read_until(want):
+                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
+                break
+        pid = None
+        if why is None:
+            kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+            pid = int(kids[0]) if kids else None
+        out = b""
+        for turn in (1, 2):
+            if why is not None:
+                break
+            if not until(lambda: asleep(pid)):
+                why = "run %d: not both asleep: %r" % (turn, p.buf[-300:])
+                break
+            p.buf = b""
+            p.send("\x03")
+            if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
+                why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
+                break
+            out += p.buf
+            p.buf = b""
+            p.send("c\r")
+            if not p.read_until("resuming"):
+                why = "no resume: %r" % p.buf[-300:]
+        if why is None:
+            ok = p.read_until("joined")
+            out += p.buf
+            m = re.search(rb"slept rc=(-?\d+) ms=(\d+)", out)
+            if not ok or not m or m.group(1) != b"0" or int(m.group(2)) < 4000:
+                why = "the sleep did not end as natively (rc 0 after 4 s, then joined): %r" % out[-400:]
         p.send("kill\r")
         p.read_until("(ptdb) ")
         p.send("quit\r")
