@@ -18,13 +18,13 @@ static void usage(FILE *out)
 	fputs("Usage: ptdb [options] [--] [program [args...]]\n"
 	      "\n"
 	      "Options:\n"
-	      "  -p, --attach-pid PID  attach to process PID, then run -s/-o\n"
+	      "  -p, --attach-pid PID    attach to process PID, then run -s/-o\n"
 	      "  -n, --attach-name NAME  attach to the process named NAME, then -s/-o\n"
-	      "  -s, --source FILE     run the commands in FILE ('-' is stdin)\n"
-	      "  -o, --one-line CMD    run CMD (repeatable; runs in order with -s)\n"
-	      "  -b, --batch           quit after running the commands\n"
-	      "  -h, --help            show this help\n"
-	      "  -V, --version         show the version\n", out);
+	      "  -s, --source FILE       run the commands in FILE ('-' is stdin)\n"
+	      "  -o, --one-line CMD      run CMD (repeatable; runs in order with -s)\n"
+	      "  -b, --batch             quit after running the commands\n"
+	      "  -h, --help              show this help\n"
+	      "  -V, --version           show the version\n", out);
 }
 
 struct action {

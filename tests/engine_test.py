@@ -272,6 +272,16 @@ def interrupt_in_cache():
             results.ok(name)
 
 
+def after(p, mark):
+    """Keeps only what p printed after the last mark (a prompt printed
+    before it, or drawn again by the line editor, is not the end of what
+    follows).  True when mark was there."""
+    i = p.buf.rfind(mark)
+    if i >= 0:
+        p.buf = p.buf[i + len(mark):]
+    return i >= 0
+
+
 def stop_in_syscall(engine):
     """A traced thread that ran (in the cache) and then blocked in read(2)
     is stopped there by Ctrl-C (the SIGINT interrupts the read: the
@@ -302,11 +312,12 @@ def stop_in_syscall(engine):
         if why is None:
             kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
             pid = int(kids[0]) if kids else None
+            after(p, b"resuming")
         for turn in (1, 2):
             if why is not None:
                 break
             # blocked in read (asleep: a stopped thread shows its call
-            # too), or back at the prompt (the run ended)
+            # too), or back at the prompt after 'resuming' (the run ended)
             until(lambda: (proc_state(pid) == "S" and syscall_nr(pid) == "0" and
                            (engine != "cache" or exec_anon_maps(pid))) or p.read_until("(ptdb) ", 0.01))
             if proc_state(pid) != "S" or syscall_nr(pid) != "0":
@@ -315,7 +326,8 @@ def stop_in_syscall(engine):
                 break
             p.buf = b""
             p.send("\x03")
-            if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
+            if not (p.read_until("stop reason = signal SIGINT") and after(p, b"signal SIGINT") and
+                    p.read_until("(ptdb) ")):
                 why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
                 break
             left = exec_anon_maps(pid)
@@ -324,7 +336,9 @@ def stop_in_syscall(engine):
                 break
             p.buf = b""
             p.send("thread trace dump instructions -c 3\r")
-            calls = re.findall(rb"(0x\w+)    syscall", p.buf) if p.read_until("(ptdb) ") else []
+            # (a prompt the line editor draws again may come first)
+            got = p.read_until("total instructions") and after(p, b"total instructions") and p.read_until("(ptdb) ")
+            calls = re.findall(rb"(0x\w+)    syscall", p.buf) if got else []
             if len(calls) != turn or len(set(calls)) != 1 or not re.search(rb"syscall\s*\r\n\(ptdb\) ", p.buf):
                 why = "run %d: the trace does not end in read's SYSCALL, run %d times: %r" % (
                     turn, turn, p.buf[-400:])
@@ -334,6 +348,7 @@ def stop_in_syscall(engine):
                 p.send("c\r")
                 if not p.read_until("resuming"):
                     why = "no resume: %r" % p.buf[-300:]
+                after(p, b"resuming")
         p.send("kill\r")
         p.read_until("(ptdb) ")
         p.send("quit\r")
