@@ -204,6 +204,32 @@ def exec_anon_maps(pid):
         return ["(no maps)"]
 
 
+def run_steps(p, steps):
+    """Sends each (text, expected output) of steps to the session p; the
+    first failure's description, or None."""
+    for text, want in steps:
+        p.buf = b""
+        p.send(text)
+        if not p.read_until(want):
+            return "%r: no %r in %r" % (text, want, p.buf[-300:])
+    return None
+
+
+def end_session(p, name, why):
+    """Kills the process, quits ptdb and reports the test (ptdb must
+    exit)."""
+    p.send("kill\r")
+    p.read_until("(ptdb) ")
+    p.send("quit\r")
+    st = p.wait_exit()
+    if why is None and (st is None or not os.WIFEXITED(st)):
+        why = "ptdb did not exit"
+    if why:
+        results.fail(name, why)
+    else:
+        results.ok(name)
+
+
 def interrupt_in_cache():
     """Ctrl-C while a traced thread runs in the code cache: the stop shows
     original addresses only (pc, backtrace, trace), the cache is gone from
@@ -213,17 +239,11 @@ def interrupt_in_cache():
     name = "engine_test Ctrl-C in the cache"
     with tempfile.TemporaryDirectory() as tmp:
         p = repl_test.session(tmp)
-        why = None
         steps = [("settings set trace.software.engine cache\r", "(ptdb) "),
                  ("file %s\r" % os.path.join(ROOT, "tests/programs/tgt_spin"), "Current executable set"),
                  ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
                  ("thread trace start\r", "(ptdb) "), ("c\r", "resuming")]
-        for text, want in steps:
-            p.buf = b""
-            p.send(text)
-            if not p.read_until(want):
-                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
-                break
+        why = run_steps(p, steps)
         pid = None
         if why is None:
             if not running_in_cache(p):
@@ -260,16 +280,7 @@ def interrupt_in_cache():
             os.kill(p.pid, signal_int())
             if not p.read_until("stop reason = signal SIGSTOP") or not p.read_until("(ptdb) "):
                 why = "SIGINT to ptdb did not stop it again: %r" % p.buf[-300:]
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        if why is None and (st is None or not os.WIFEXITED(st)):
-            why = "ptdb did not exit"
-        if why:
-            results.fail(name, why)
-        else:
-            results.ok(name)
+        end_session(p, name, why)
 
 
 def after(p, mark):
@@ -297,18 +308,12 @@ def stop_in_syscall(engine):
     name = "engine_test %s: Ctrl-C in a blocking system call, continue" % engine
     with tempfile.TemporaryDirectory() as tmp:
         p = repl_test.session(tmp)
-        why = None
         pid = None
         steps = [("settings set trace.software.engine %s\r" % engine, "(ptdb) "),
                  ("file %s\r" % os.path.join(ROOT, "tests/programs/rel_block"), "Current executable set"),
                  ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
                  ("thread trace start\r", "(ptdb) "), ("c\r", "resuming")]
-        for text, want in steps:
-            p.buf = b""
-            p.send(text)
-            if not p.read_until(want):
-                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
-                break
+        why = run_steps(p, steps)
         if why is None:
             kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
             pid = int(kids[0]) if kids else None
@@ -349,16 +354,7 @@ def stop_in_syscall(engine):
                 if not p.read_until("resuming"):
                     why = "no resume: %r" % p.buf[-300:]
                 after(p, b"resuming")
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        if why is None and (st is None or not os.WIFEXITED(st)):
-            why = "ptdb did not exit"
-        if why:
-            results.fail(name, why)
-        else:
-            results.ok(name)
+        end_session(p, name, why)
 
 
 def stop_in_sleep(engine):
@@ -392,18 +388,12 @@ def stop_in_sleep(engine):
 
     with tempfile.TemporaryDirectory() as tmp:
         p = repl_test.session(tmp)
-        why = None
         steps = [("settings set trace.software.engine %s\r" % engine, "(ptdb) "),
                  ("file %s\r" % os.path.join(ROOT, "tests/programs/sys_block"), "Current executable set"),
                  ("settings set target.run-args join\r", "(ptdb) "),
                  ("b main\r", "(ptdb) "), ("r\r", "stop reason = breakpoint 1.1"),
                  ("process trace start\r", "(ptdb) "), ("c\r", "resuming")]
-        for text, want in steps:
-            p.buf = b""
-            p.send(text)
-            if not p.read_until(want):
-                why = "%r: no %r in %r" % (text, want, p.buf[-300:])
-                break
+        why = run_steps(p, steps)
         pid = None
         if why is None:
             kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
@@ -431,16 +421,7 @@ def stop_in_sleep(engine):
             m = re.search(rb"slept rc=(-?\d+) ms=(\d+)", out)
             if not ok or not m or m.group(1) != b"0" or int(m.group(2)) < 4000:
                 why = "the sleep did not end as natively (rc 0 after 4 s, then joined): %r" % out[-400:]
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        if why is None and (st is None or not os.WIFEXITED(st)):
-            why = "ptdb did not exit"
-        if why:
-            results.fail(name, why)
-        else:
-            results.ok(name)
+        end_session(p, name, why)
 
 
 def running_in_cache(p):
