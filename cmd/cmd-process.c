@@ -5,13 +5,11 @@
 #include "cmd/report.h"
 #include "core/session.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 void cmd_warn_dwarf(struct dbg *d, FILE *err)
 {
@@ -135,121 +133,37 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 	return finish_run(ctx, r, &stop, &err);
 }
 
-/* Reads /proc/PID/NAME's first line (at most n-1 bytes) into buf. */
-static int proc_line(long pid, const char *name, char *buf, size_t n)
-{
-	char path[64];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	ok = fgets(buf, (int)n, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static int base_is(const char *path, const char *name)
-{
-	const char *b = strrchr(path, '/');
-
-	return !strcmp(b ? b + 1 : path, name);
-}
-
-/* Does process pid go by name (its comm, the basename of its executable or
- * of its argv[0]), and can it be attached (not ptdb, not a zombie, not
- * traced already)? */
-static int proc_named(long pid, const char *name)
-{
-	char buf[4096], path[64];
-	const char *st;
-	ssize_t len;
-	int match = 0;
-	FILE *f;
-
-	if (pid == (long)getpid())
-		return 0;
-	if (proc_line(pid, "comm", buf, sizeof(buf)) == 0 && !strcmp(buf, name))
-		match = 1;
-	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
-	if (!match && (len = readlink(path, buf, sizeof(buf) - 1)) > 0) {
-		buf[len] = 0;
-		if (len > 10 && !strcmp(buf + len - 10, " (deleted)"))
-			buf[len - 10] = 0;
-		match = base_is(buf, name);
-	}
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	if (!match && (f = fopen(path, "r"))) {
-		size_t got = fread(buf, 1, sizeof(buf) - 1, f);
-
-		fclose(f);
-		buf[got] = 0;	/* argv[0] ends at its NUL */
-		match = got > 0 && base_is(buf, name);
-	}
-	if (!match)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		if (!strncmp(buf, "State:", 6)) {
-			for (st = buf + 6; *st == ' ' || *st == '\t'; st++)
-				;
-			if (*st == 'Z' || *st == 'X')
-				match = 0;
-		} else if (!strncmp(buf, "TracerPid:", 10) && atol(buf + 10) != 0) {
-			match = 0;
-		}
-	}
-	fclose(f);
-	return match;
-}
-
 /* The one attachable process named name: its pid, or -1 with the error
  * (none, or several: their pids listed, as -p picks one). */
 static long find_by_name(struct cmd_ctx *ctx, const char *name)
 {
+	pid_t pids[64];
 	char list[512];
 	size_t used = 0;
-	long found = -1;
-	int count = 0;
-	struct dirent *e;
-	DIR *dir = opendir("/proc");
+	int count = target_pids_named(name, pids, 64);
 
-	if (!dir) {
+	if (count < 0) {
 		cmd_error(ctx, "attach failed: cannot read /proc: %s", strerror(errno));
 		return -1;
 	}
-	list[0] = 0;
-	while ((e = readdir(dir))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 0 || !proc_named(pid, name))
-			continue;
-		if (!count++)
-			found = pid;
-		if (used < sizeof(list) - 32)
-			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
-						 count > 1 ? ", " : "", pid);
-		else if (!strstr(list, ", ..."))
-			used += (size_t)snprintf(list + used, sizeof(list) - used, ", ...");
-	}
-	closedir(dir);
 	if (count == 0) {
 		cmd_error(ctx, "attach failed: could not find a process named %s", name);
 		return -1;
 	}
-	if (count > 1) {
-		cmd_error(ctx, "attach failed: more than one process named %s: %s (use -p <pid>)",
-			  name, list);
-		return -1;
+	if (count == 1)
+		return pids[0];
+	list[0] = 0;
+	for (int i = 0; i < count && i < 64; i++) {
+		if (used >= sizeof(list) - 32) {
+			snprintf(list + used, sizeof(list) - used, ", ...");
+			break;
+		}
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d", i ? ", " : "", (int)pids[i]);
 	}
-	return found;
+	if (count > 64 && used < sizeof(list) - 32)
+		snprintf(list + used, sizeof(list) - used, ", ...");
+	cmd_error(ctx, "attach failed: more than one process named %s: %s (use -p <pid>)", name, list);
+	return -1;
 }
 
 static enum cmd_status exec_attach(struct cmd_ctx *ctx, const struct cmd_args *a)

@@ -92,6 +92,11 @@ void target_set_follow_fork(struct target_proc *p, int child);
 void target_set_hooks(struct target_proc *p, const struct target_hooks *h);
 
 /* Threads, ordered by index; returns the total count (may exceed max). */
+/* The processes whose command name, or the basename of whose executable
+ * or argv[0], is name, and that can be attached (not this process, not a
+ * zombie, not traced already): up to max pids; the count, -1 when /proc
+ * cannot be read. */
+int target_pids_named(const char *name, pid_t *pids, int max);
 int target_threads(struct target_proc *p, struct target_thread_info *out,
 		   int max);
 /* Index of tid, 0 if unknown. */

@@ -595,3 +595,101 @@ const char *target_signal_description(int signo, int si_code)
 	n = target_signal_name(signo);
 	return n ? n : "unknown signal";
 }
+
+/* Reads /proc/PID/NAME's first line (at most n-1 bytes) into buf. */
+static int proc_line(long pid, const char *name, char *buf, size_t n)
+{
+	char path[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	ok = fgets(buf, (int)n, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int base_is(const char *path, const char *name)
+{
+	const char *b = strrchr(path, '/');
+
+	return !strcmp(b ? b + 1 : path, name);
+}
+
+/* Does process pid go by name (its comm, the basename of its executable or
+ * of its argv[0]), and can it be attached (not ptdb, not a zombie, not
+ * traced already)? */
+static int proc_named(long pid, const char *name)
+{
+	char buf[4096], path[64];
+	const char *st;
+	ssize_t len;
+	int match = 0;
+	FILE *f;
+
+	if (pid == (long)getpid())
+		return 0;
+	if (proc_line(pid, "comm", buf, sizeof(buf)) == 0 && !strcmp(buf, name))
+		match = 1;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	if (!match && (len = readlink(path, buf, sizeof(buf) - 1)) > 0) {
+		buf[len] = 0;
+		if (len > 10 && !strcmp(buf + len - 10, " (deleted)"))
+			buf[len - 10] = 0;
+		match = base_is(buf, name);
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if (!match && (f = fopen(path, "r"))) {
+		size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+
+		fclose(f);
+		buf[got] = 0;	/* argv[0] ends at its NUL */
+		match = got > 0 && base_is(buf, name);
+	}
+	if (!match)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (!strncmp(buf, "State:", 6)) {
+			for (st = buf + 6; *st == ' ' || *st == '\t'; st++)
+				;
+			if (*st == 'Z' || *st == 'X')
+				match = 0;
+		} else if (!strncmp(buf, "TracerPid:", 10) && atol(buf + 10) != 0) {
+			match = 0;
+		}
+	}
+	fclose(f);
+	return match;
+}
+
+/* The processes that go by name (see proc_named), at most max of them in
+ * pids; their count (beyond max too), -1 when /proc cannot be read. */
+int target_pids_named(const char *name, pid_t *pids, int max)
+{
+	struct dirent *e;
+	DIR *dir = opendir("/proc");
+	int count = 0;
+
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || !proc_named(pid, name))
+			continue;
+		if (count < max)
+			pids[count] = (pid_t)pid;
+		count++;
+	}
+	closedir(dir);
+	return count;
+}
