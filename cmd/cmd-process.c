@@ -153,15 +153,13 @@ static long find_by_name(struct cmd_ctx *ctx, const char *name)
 	if (count == 1)
 		return pids[0];
 	list[0] = 0;
-	for (int i = 0; i < count && i < 64; i++) {
-		if (used >= sizeof(list) - 32) {
+	for (int i = 0; i < count; i++) {
+		if (i == 64 || used >= sizeof(list) - 32) {
 			snprintf(list + used, sizeof(list) - used, ", ...");
 			break;
 		}
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d", i ? ", " : "", (int)pids[i]);
 	}
-	if (count > 64 && used < sizeof(list) - 32)
-		snprintf(list + used, sizeof(list) - used, ", ...");
 	cmd_error(ctx, "attach failed: more than one process named %s: %s (use -p <pid>)", name, list);
 	return -1;
 }
