@@ -23,9 +23,10 @@ DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
 	binutils libc6-dbg lldb-16 qemu-user
 
-LIB_SRCS  = $(wildcard base/*.c core/*.c target/*.c trace/*.c disasm/*.c) \
+LIB_SRCS  = $(wildcard base/*.c core/*/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
 LIB_OBJS  = $(LIB_SRCS:.c=.o)
+HDRS      = $(wildcard */*.h core/*/*.h)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
@@ -54,7 +55,7 @@ ptdb: cmd/main.o libptdb.a
 libptdb.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-%.o: %.c $(wildcard */*.h)
+%.o: %.c $(HDRS)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 tests/unit/test-%: tests/unit/test-%.c tests/unit/test.h libptdb.a
@@ -85,7 +86,7 @@ programs: $(PROGS)
 tests/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/replay.c tests/fuzz/fuzz.h libptdb.a
 	$(CC) $(CFLAGS) -DFUZZ_ROOT='"$(CURDIR)"' $(LDFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz.c $< libptdb.a $(LDLIBS)
 
-tests/fuzz/build/%.o: %.c $(wildcard */*.h)
+tests/fuzz/build/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
@@ -140,7 +141,7 @@ install: ptdb
 	install -m 644 man/ptdb-trace.7 $(DESTDIR)$(PREFIX)/share/man/man7/ptdb-trace.7
 
 clean:
-	rm -f ptdb libptdb.a */*.o $(UNIT_BINS) $(PROGS) $(FUZZ_REPLAYS)
+	rm -f ptdb libptdb.a */*.o core/*/*.o $(UNIT_BINS) $(PROGS) $(FUZZ_REPLAYS)
 	rm -rf tests/out tests/fuzz/build tests/fuzz/bin
 
 print-cflags:

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 /* The options of "breakpoint set": location and -c -i -t -x. */
 extern const struct cmd_opt bp_cond_opts_for_set[];

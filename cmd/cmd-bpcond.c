@@ -4,7 +4,7 @@
  * "breakpoint list" (LLDB's "Condition:" line and "Options:"). */
 #include "cmd/builtin.h"
 #include "cmd/bpcond.h"
-#include "core/session.h"
+#include "core/session/session.h"
 
 #include <ctype.h>
 #include <errno.h>

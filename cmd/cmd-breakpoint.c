@@ -4,7 +4,7 @@
 #include "cmd/builtin.h"
 #include "cmd/bpcond.h"
 #include "cmd/report.h"
-#include "core/session.h"
+#include "core/session/session.h"
 
 #include <ctype.h>
 #include <errno.h>

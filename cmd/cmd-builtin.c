@@ -2,9 +2,9 @@
 #include "cmd/cmd.h"
 #include "cmd/builtin.h"
 #include "cmd/script.h"
-#include "core/source.h"
-#include "core/session.h"
-#include "core/size.h"
+#include "core/symbols/source.h"
+#include "core/session/session.h"
+#include "core/session/size.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* cmd/cmd-bundle.c: "trace save|load|schema": trace bundles (LLDB's layout
  * and schema) written from a session and loaded into a post-mortem one. */
 #include "cmd/builtin.h"
-#include "core/bundle.h"
-#include "core/session.h"
-#include "core/trace_info.h"
+#include "core/tracing/bundle.h"
+#include "core/session/session.h"
+#include "core/tracing/trace_info.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -1,14 +1,14 @@
 /* cmd/cmd-data.c: looking at the program's modules and source — "image
  * list|lookup", "source list" — and what the data commands share
  * (cmd/data.h).  Without a live process, code and static data are read
- * from the executable's file (core/sym_file.c). */
+ * from the executable's file (core/symbols/sym_file.c). */
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/size.h"
-#include "core/source.h"
-#include "core/sym_file.h"
+#include "core/session/session.h"
+#include "core/session/size.h"
+#include "core/symbols/source.h"
+#include "core/symbols/sym_file.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -3,8 +3,8 @@
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/settings.h"
+#include "core/session/session.h"
+#include "core/session/settings.h"
 #include "disasm/disasm.h"
 
 #include <inttypes.h>

@@ -4,8 +4,8 @@
  * and dashes in it reach the evaluator as typed. */
 #include "cmd/builtin.h"
 #include "cmd/report.h"
-#include "core/expr.h"
-#include "core/session.h"
+#include "core/data/expr.h"
+#include "core/session/session.h"
 
 #include <ctype.h>
 #include <string.h>

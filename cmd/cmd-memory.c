@@ -3,7 +3,7 @@
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
-#include "core/session.h"
+#include "core/session/session.h"
 #include "disasm/disasm.h"
 
 #include <ctype.h>

@@ -3,7 +3,7 @@
 #include "cmd/builtin.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
-#include "core/session.h"
+#include "core/session/session.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -3,8 +3,8 @@
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/value.h"
+#include "core/session/session.h"
+#include "core/data/value.h"
 
 #include <inttypes.h>
 #include <stddef.h>

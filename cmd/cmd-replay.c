@@ -4,8 +4,8 @@
 #include "cmd/builtin.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/cursor.h"
+#include "core/session/session.h"
+#include "core/tracing/cursor.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,8 +2,8 @@
  * target, or the processes of a loaded trace bundle, each a target as LLDB
  * makes them (one is loaded at a time). */
 #include "cmd/builtin.h"
-#include "core/bundle.h"
-#include "core/session.h"
+#include "core/tracing/bundle.h"
+#include "core/session/session.h"
 
 #include <stdlib.h>
 #include <string.h>

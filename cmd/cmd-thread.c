@@ -3,10 +3,10 @@
 #include "cmd/builtin.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/expr.h"
-#include "core/trace_info.h"
-#include "core/value.h"
+#include "core/session/session.h"
+#include "core/data/expr.h"
+#include "core/tracing/trace_info.h"
+#include "core/data/value.h"
 
 #include <ctype.h>
 #include <errno.h>

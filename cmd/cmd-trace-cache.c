@@ -1,7 +1,7 @@
 /* cmd/cmd-trace-cache.c: the software engine's lines of "thread trace dump
  * info -v": which engine recorded, and the cache engine's counters. */
 #include "cmd/cmd-trace.h"
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * Perfetto).  The tree itself comes from trace/calls. */
 #include "cmd/builtin.h"
 #include "cmd/cmd-trace.h"
-#include "core/calls.h"
-#include "core/session.h"
+#include "core/tracing/calls.h"
+#include "core/session/session.h"
 
 #include <errno.h>
 #include <inttypes.h>

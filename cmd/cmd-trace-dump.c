@@ -4,7 +4,7 @@
 #include "cmd/dump.h"
 #include "cmd/trace-loss.h"
 #include "cmd/progress.h"
-#include "core/size.h"
+#include "core/session/size.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * tracing started, interpolated between the trace's timing points, as LLDB
  * shows them), and dump info's Timestamps, Events and Errors sections. */
 #include "cmd/cmd-trace.h"
-#include "core/cursor.h"
+#include "core/tracing/cursor.h"
 
 #include <json-c/json.h>
 

@@ -5,9 +5,9 @@
 #include "cmd/cmd-trace.h"
 #include "cmd/progress.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/size.h"
-#include "core/trace_info.h"
+#include "core/session/session.h"
+#include "core/session/size.h"
+#include "core/tracing/trace_info.h"
 
 #include <json-c/json.h>
 

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 /* The threads a dump or export is about (indices, 'all', or the selected
  * one) of a traced process, in a heap array of *n (free it), however many

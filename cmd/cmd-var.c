@@ -2,8 +2,8 @@
  * and "target variable", in LLDB's words and layout. */
 #include "cmd/builtin.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/value.h"
+#include "core/session/session.h"
+#include "core/data/value.h"
 
 #include <string.h>
 

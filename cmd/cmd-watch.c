@@ -2,10 +2,10 @@
  * list|delete|enable|disable|modify", in LLDB's words. */
 #include "cmd/builtin.h"
 #include "cmd/report.h"
-#include "core/expr.h"
-#include "core/session.h"
-#include "core/value.h"
-#include "core/watch.h"
+#include "core/data/expr.h"
+#include "core/session/session.h"
+#include "core/data/value.h"
+#include "core/session/watch.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -3,9 +3,9 @@
  * bytes at an address given as an expression), in LLDB's words. */
 #include "cmd/builtin.h"
 #include "cmd/report.h"
-#include "core/cursor.h"
-#include "core/expr.h"
-#include "core/session.h"
+#include "core/tracing/cursor.h"
+#include "core/data/expr.h"
+#include "core/session/session.h"
 #include "target/target.h"
 
 #include <errno.h>

@@ -2,9 +2,9 @@
  * parsing and dispatch over the command tree. */
 #include "cmd/cmd.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/size.h"
-#include "core/trace_info.h"
+#include "core/session/session.h"
+#include "core/session/size.h"
+#include "core/tracing/trace_info.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -20,7 +20,7 @@ enum cmd_status {
 /* What an option's value is, checked and converted once by the parser
  * (cmd_parse_args); a handler reads the result with cmd_opt_num.
  *   OPT_UINT      a number (0x for hex): "invalid value for option '-c': ..."
- *   OPT_SIZE      a size with an optional unit (core/size.c: B, KiB, MiB,
+ *   OPT_SIZE      a size with an optional unit (core/session/size.c: B, KiB, MiB,
  *                 GiB; a bare number is bytes): "invalid value for option
  *                 '--size': ...", or "invalid --size: ..." on a node with
  *                 CMD_NAMED_ERRORS

@@ -3,7 +3,7 @@
  * JSON members) made once per listing from the instruction cache, lines
  * assembled into a 64 KiB buffer; events and errors in LLDB's words. */
 #include "cmd/dump.h"
-#include "core/source.h"
+#include "core/symbols/source.h"
 #include "disasm/disasm.h"
 
 #include <json-c/json.h>

@@ -6,8 +6,8 @@
 
 #include "cmd/cmd-trace.h"
 #include "cmd/json-stream.h"
-#include "core/cursor.h"
-#include "core/session.h"
+#include "core/tracing/cursor.h"
+#include "core/session/session.h"
 
 #include <stdio.h>
 

@@ -3,7 +3,7 @@
 #include "cmd/repl.h"
 #include "cmd/script.h"
 #include "cmd/trace-progress.h"
-#include "core/session.h"
+#include "core/session/session.h"
 
 #include <ctype.h>
 #include <errno.h>

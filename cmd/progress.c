@@ -1,7 +1,7 @@
 /* cmd/progress.c: Ctrl-C for long commands and their progress line
  * (see progress.h). */
 #include "cmd/progress.h"
-#include "core/session.h"
+#include "core/session/session.h"
 
 #include <stdarg.h>
 #include <time.h>

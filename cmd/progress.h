@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 /* A long command starts: from now Ctrl-C sets d->interrupt_requested
  * (d->busy) instead of doing nothing at the prompt. */

@@ -2,7 +2,7 @@
 #ifndef PTDB_CMD_REPL_H
 #define PTDB_CMD_REPL_H
 
-#include "core/session.h"
+#include "core/session/session.h"
 
 /* Runs the prompt until quit or end of input.  Returns CMD_EXIT or CMD_OK. */
 int repl_run(struct session *s);

@@ -4,7 +4,7 @@
 #define PTDB_CMD_REPLAY_H
 
 #include "cmd/cmd.h"
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 /* Moves the selected thread's cursor (dir -1 back, +1 forward; backward
  * from the live process starts replay at the end of its trace) and reports

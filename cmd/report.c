@@ -1,10 +1,10 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
 #include "cmd/trace-loss.h"
 #include "cmd/report.h"
-#include "core/session.h"
-#include "core/source.h"
-#include "core/trace_info.h"
-#include "core/value.h"
+#include "core/session/session.h"
+#include "core/symbols/source.h"
+#include "core/tracing/trace_info.h"
+#include "core/data/value.h"
 #include "disasm/disasm.h"
 
 #include <inttypes.h>

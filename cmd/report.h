@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 /* "breakpoint 1.1", "step over", "signal SIGFPE: integer divide by zero";
  * "" when tid has no stop reason. */

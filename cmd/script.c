@@ -1,6 +1,6 @@
 /* cmd/script.c: echo-and-run of command scripts, LLDB batch style. */
 #include "cmd/script.h"
-#include "core/session.h"
+#include "core/session/session.h"
 #include "base/err.h"
 
 #include <stdlib.h>

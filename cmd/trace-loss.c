@@ -3,9 +3,9 @@
  * a thread traced with the default size gets one notice at the next stop
  * after its buffer wrapped. */
 #include "cmd/trace-loss.h"
-#include "core/session.h"
-#include "core/size.h"
-#include "core/trace_info.h"
+#include "core/session/session.h"
+#include "core/session/size.h"
+#include "core/tracing/trace_info.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * in place on stderr (from the second second on) and cleared before the
  * stop is reported, so a long traced run is not a blank screen. */
 #include "cmd/trace-progress.h"
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 /* trace/swc.h: the software backend's per-thread recording state.  The
- * collector (core/dbg_swc.c) runs a traced thread under ptrace; for every
+ * collector (core/collectors/dbg_swc.c) runs a traced thread under ptrace; for every
  * instruction it executes it calls trace_swc_executed(), which turns the
  * instruction's control-flow effect into Intel PT packets (trace/ptw) in the
  * thread's ring buffer.  Pure logic: no ptrace here. */
@@ -19,7 +19,7 @@
 struct trace_decoded;
 struct trace_swc_cpu;
 
-/* A thread's part of a per-CPU trace, from the last split (core/dbg_decoded.c
+/* A thread's part of a per-CPU trace, from the last split (core/tracing/dbg_decoded.c
  * fills it from trace/cpusplit's struct trace_split_thread). */
 struct trace_swc_part {
 	unsigned executions, psbs, inexact;
@@ -35,7 +35,7 @@ struct trace_swc_part {
  * the packet writer that fills it (or its CPU's, per CPU), what the
  * writer counted, and its part of a per-CPU trace.  The collector's own
  * per-thread state and the decoded trace live in core/ (struct
- * dbg_traced, core/dbg_decoded.c). */
+ * dbg_traced, core/tracing/dbg_decoded.c). */
 struct trace_swc_thread {
 	pid_t tid;
 	unsigned index;

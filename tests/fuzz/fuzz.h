@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/session.h"
+#include "core/session/session.h"
 
 #ifndef FUZZ_ROOT
 #define FUZZ_ROOT "."

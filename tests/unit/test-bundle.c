@@ -1,9 +1,9 @@
-/* tests/unit/test-bundle.c: core/bundle.c's build-id text, which must
+/* tests/unit/test-bundle.c: core/tracing/bundle.c's build-id text, which must
  * take LLDB's dashed form (dashes after bytes 4, 6, 8, 10 and 16 of a
  * 20-byte GNU build id), plain hex and either case, as the same bytes, and
  * refuse anything else. */
 #include "tests/unit/test.h"
-#include "core/bundle.h"
+#include "core/tracing/bundle.h"
 
 static const uint8_t id[20] = { 0x07, 0x99, 0xc2, 0x1a, 0x38, 0xd3, 0x3a, 0xd1, 0x05, 0x6a,
 				0x44, 0x71, 0x02, 0xf6, 0x9b, 0x0e, 0x16, 0xad, 0x58, 0xc7 };

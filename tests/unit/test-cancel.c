@@ -3,8 +3,8 @@
  * decodes and caches; Ctrl-C during a busy command only raises the flag. */
 #include "test.h"
 
-#include "core/dbg.h"
-#include "core/dbg_int.h"
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 

@@ -2,7 +2,7 @@
  * and help generation of the command tree. */
 #include "tests/unit/test.h"
 #include "cmd/cmd.h"
-#include "core/session.h"
+#include "core/session/session.h"
 
 #include <stdlib.h>
 

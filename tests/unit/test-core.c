@@ -1,7 +1,7 @@
 /* tests/unit/test-core.c: size parsing and formatting, settings, errors. */
 #include "tests/unit/test.h"
-#include "core/size.h"
-#include "core/settings.h"
+#include "core/session/size.h"
+#include "core/session/settings.h"
 #include "trace/tsc.h"
 
 #include <errno.h>

@@ -7,8 +7,8 @@
 #include "test.h"
 
 #include "cmd/cmd.h"
-#include "core/cursor.h"
-#include "core/session.h"
+#include "core/tracing/cursor.h"
+#include "core/session/session.h"
 #include "trace/swc.h"
 
 #include <inttypes.h>

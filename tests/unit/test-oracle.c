@@ -5,8 +5,8 @@
  * its PSBs must give exactly the matching tail. */
 #include "test.h"
 
-#include "core/dbg.h"
-#include "core/dbg_cache.h"
+#include "core/session/dbg.h"
+#include "core/collectors/dbg_cache.h"
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"

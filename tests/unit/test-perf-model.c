@@ -301,7 +301,7 @@ TEST(mlock_limits_and_their_exemptions)
 }
 
 /* M9: what the backend keeps of a read (trace_ring_take_aux, as
- * core/dbg_ipt.c does at every stop) and what dump info and the dump
+ * core/collectors/dbg_ipt.c does at every stop) and what dump info and the dump
  * header say of it. */
 static char *loss_texts(size_t size, size_t w)
 {

@@ -1,10 +1,10 @@
-/* tests/unit/test-source.c: the session's sources (core/dbg_source.c) —
+/* tests/unit/test-source.c: the session's sources (core/tracing/dbg_source.c) —
  * with no trace, a loaded bundle, and the traces of a process that exited
  * while traced — answer the same questions the same way the modes did:
  * traces, threads and their numbers, the technology, memory from files,
  * selectable threads; and the trace session ends them cleanly. */
 #include "tests/unit/test.h"
-#include "core/dbg_trace_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "trace/swc.h"
 
 #include <stdlib.h>

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/source.h"
-#include "core/sym.h"
-#include "core/sym_int.h"	/* dw_state: whether a module's DWARF is open */
+#include "core/symbols/source.h"
+#include "core/symbols/sym.h"
+#include "core/symbols/sym_int.h"	/* dw_state: whether a module's DWARF is open */
 #include "tests/unit/test.h"
 
 #define PROG "tests/programs/trace_loop"

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/sym_var.h"
-#include "core/value.h"
+#include "core/symbols/sym_var.h"
+#include "core/data/value.h"
 #include "tests/unit/test.h"
 
 static uint8_t memory[64];	/* at address 0x1000 */

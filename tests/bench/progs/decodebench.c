@@ -3,7 +3,7 @@
  * ptdb's decoder (trace_decode: libipt block decoder + compact storage)
  * against a bare libipt block-decoder loop over the same buffer and image.
  * Prints: instructions, ptdb seconds, bare seconds (best of 5 each). */
-#include "core/dbg.h"
+#include "core/session/dbg.h"
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"

@@ -1,0 +1,653 @@
+/* core/collectors/dbg_cache.c: the cache engine's process side.  For one run of the
+ * collector (with core/collectors/dbg_cache_mem.c, which maps code-cache regions near
+ * the code they translate and a record buffer followed by a guard page
+ * into the inferior, and core/collectors/dbg_cache_xl.c, which translates blocks on
+ * demand, links them and fills the dispatchers' lookup tables) it runs
+ * the thread in the cache and reads the block records back into
+ * trace_swc_executed calls, so the Intel PT stream is the one the ptrace
+ * engine writes.  The thread leaves the cache only in
+ * an original state: at an exit's trap, a lookup miss, or an instruction
+ * boundary it is stepped to; nothing outside this file sees a cache pc.
+ * Threads take turns: one at a time in the cache (the stubs' slots are
+ * per region), its records read into its own trace before its turn ends,
+ * always at an original pc; a turn ends when another thread has an event
+ * (held meanwhile, then given back) or, with other traced threads
+ * waiting, after a quantum (the thread is interrupted, like by Ctrl-C). */
+#include "core/collectors/dbg_cache.h"
+#include "trace/ccache.h"
+#include "trace/swc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/collectors/dbg_cache_int.h"
+#include "core/tracing/dbg_trace_int.h"
+
+/* A thread's turn in the cache while other traced threads wait for theirs:
+ * counted in full record buffers (65,536 blocks each), so the schedule
+ * repeats from run to run, as the ptrace engine's (which counts steps);
+ * the time is only for code that records no block (a loop of direct
+ * jumps) and would otherwise never give its turn up. */
+#define QUANTUM_FILLS 8
+#define QUANTUM_NS 1000000000ull
+
+/* Where the thread is, if that is an original state: 1 with r->rip set
+ * to the original pc (and rax/rcx/rdx back from the slots at a lookup
+ * miss), the instructions before it recorded; 0 if it is inside a stub. */
+static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct user_regs_struct *r)
+{
+	struct dbg *d = c->d;
+	struct region *g = dbg_cache_region_of(c, r->rip);
+	struct ccache_block *b;
+	int idx;
+
+	if (!g) {		/* outside the cache: an original pc */
+		dbg_cache_sync_done(c, th, r->rip);
+		return 1;
+	}
+	if (r->rip == g->dispatch + g->miss_off + 1) {
+		uint64_t v[7];
+
+		if (target_read_mem(d->proc, g->addr, v, sizeof(v), NULL) < 0)
+			return 0;
+		r->rax = v[CCACHE_SLOT_A / 8];
+		r->rcx = v[CCACHE_SLOT_C / 8];
+		r->rdx = v[CCACHE_SLOT_D / 8];
+		r->rip = v[CCACHE_SLOT_T / 8];
+		dbg_cache_sync_done(c, th, r->rip);
+		return 1;
+	}
+	b = dbg_cache_block_of(c, g, r->rip);
+	switch (b ? ccache_where(b, r->rip, &idx) : CCACHE_INSIDE) {
+	case CCACHE_AT_ENTRY:
+		dbg_cache_sync_done(c, th, b->start);
+		r->rip = b->start;
+		return 1;
+	case CCACHE_AT_TRAP:
+		dbg_cache_sync_done(c, th, b->exit[idx].target);
+		r->rip = b->exit[idx].target;
+		return 1;
+	case CCACHE_AT_INSN:
+		if (c->cur >= 0 && &c->blk[c->cur] == b)
+			dbg_cache_emit(th, b, idx, b->ins[idx].addr);
+		else
+			dbg_cache_sync_done(c, th, b->start);	/* (not reached: its record is out) */
+		c->cur = -1;
+		r->rip = b->ins[idx].addr;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int signal_deliverable(struct dbg *d, pid_t t);
+
+/* Brings a thread stopped in the cache to an original state, stepping it
+ * through the stub it is in (a signal it stopped with stays pending). */
+static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		  struct ptdb_err *err)
+{
+	struct dbg *d = c->d;
+	int sig = target_pending_signal(d->proc, t), rc = -1;
+	/* a signal the kernel holds for it (its own trap or fault, raised
+	 * as it was interrupted) is taken first, by a step that runs
+	 * nothing: left there, it would strike at an original pc */
+	int held = signal_deliverable(d, t);
+
+	/* (a message only from what fails below: the caller's err may
+	 * hold stack garbage, printed as the error before) */
+	ptdb_err_clear(err);
+	target_set_pending_signal(d->proc, t, 0);
+	for (int steps = 0; steps < 256; steps++) {
+		struct target_stop ts;
+		int dr;
+
+		/* (inside a stub the thread may hold the buffer pointer in a
+		 * register: the pointer stays where it is) */
+		c->keep_ptr = 1;
+		dr = dbg_cache_drain(c, th);
+		c->keep_ptr = 0;
+		if (dr < 0)
+			break;
+		if (!held && map_back(c, th, r)) {
+			rc = target_set_regs(d->proc, t, r, err);
+			break;
+		}
+		if (target_thread_step(d->proc, t, &ts, err) < 0 || ts.tid != t ||
+		    (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_SIGNAL) ||
+		    target_get_regs(d->proc, t, r, err) < 0)
+			break;
+		held = 0;
+		if (ts.kind == TARGET_STOP_SIGNAL) {
+			if (ts.signo == SIGSEGV && ts.addr == c->rec + 4096 + REC_BYTES) {
+				/* the record store met the guard page: drained
+				 * above next time round; restart it */
+				uint64_t s = rec_start(c);
+
+				if (dbg_cache_drain(c, th) < 0)
+					break;
+				r->rax = s;
+				target_set_regs(d->proc, t, r, NULL);
+			} else if (!(ts.signo == SIGTRAP && ts.si_code == SI_KERNEL) && !sig) {
+				sig = ts.signo;	/* another arrived: kept for later */
+			}
+			target_set_pending_signal(d->proc, t, 0);
+		}
+	}
+	target_set_pending_signal(d->proc, t, sig);
+	if (rc < 0 && err && !err->msg[0])
+		ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+	return rc;
+}
+
+/* Everything translated goes (the code under it may have changed): the
+ * blocks, their links and the lookup tables; the regions stay mapped.
+ * Only with the thread at an original pc and its records out. */
+static void flush(struct dbg_cache *c)
+{
+	uint8_t *zero = xcalloc(1, (CCACHE_TABLE_ENTRIES + 1) * 16);
+
+	for (int i = 0; i < c->nreg; i++) {
+		struct region *g = &c->reg[i];
+
+		target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero, (CCACHE_TABLE_ENTRIES + 1) * 16,
+				 NULL);
+		g->used = g->disp_len;
+		g->nids = 0;
+	}
+	free(zero);
+	dbg_cache_table_reset(c);
+	c->stage_len = 0;
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		ccache_block_release(&c->blk[i]);
+		free(c->plan[i]);
+	}
+	c->nblk = 0;
+	free(c->hkey);
+	free(c->hval);
+	c->hkey = NULL;
+	c->hval = NULL;
+	c->hcap = c->hn = 0;
+	dbg_cache_pset_clear(&c->pages, 1);
+	dbg_cache_pset_clear(&c->tpages, 0);
+	dbg_cache_pset_clear(&c->pend_head, 0);
+	c->npend = 0;
+	c->maps_stale = 1;
+	c->cur = -1;
+	c->need_flush = 0;
+	c->st.flushes++;
+}
+
+/* The thread left the cache at pc: a system call that maps, unmaps or
+ * protects memory there makes the code read so far suspect; one over
+ * pages translated code came from flushes the cache. */
+static void mapping_call(struct dbg_cache *c, const struct user_regs_struct *r)
+{
+	uint8_t b[2];
+	uint64_t lo = r->rdi & ~4095ull, hi = r->rdi + r->rsi;
+
+	if (target_read_mem(c->d->proc, r->rip, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05)
+		return;
+	if (r->rax != SYS_mmap && r->rax != SYS_munmap && r->rax != SYS_mprotect && r->rax != SYS_mremap)
+		return;
+	c->maps_stale = 1;
+	if (r->rax == SYS_mmap && !(r->r10 & MAP_FIXED))
+		return;		/* (only fresh memory) */
+	dbg_cache_pset_clear(&c->pages, 1);
+	for (size_t k = 0; k < c->tpages.cap; k++)
+		if (c->tpages.key[k] && c->tpages.key[k] + 4096 > lo && c->tpages.key[k] < hi) {
+			flush(c);
+			return;
+		}
+}
+
+/* ---- the run ---- */
+
+static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		 struct target_stop *ts, struct ptdb_err *err);
+
+/* The event that stopped an injected call: the thread is back in its own
+ * state at r->rip. */
+static int take_event(struct dbg_cache *c, struct trace_swc_thread *th, const struct user_regs_struct *r,
+		      struct target_stop *ts)
+{
+	*ts = c->ev;
+	c->have_ev = 0;
+	if (ts->addr == c->sc || ts->addr == c->sc + 2 || dbg_cache_region_of(c, ts->addr))
+		ts->addr = r->rip;
+	if (ts->kind == TARGET_STOP_SIGNAL)
+		trace_swc_pause(th, r->rip);
+	return DBG_CACHE_EVENT;
+}
+
+static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+	       struct target_stop *ts, struct ptdb_err *err);
+
+/* The process counts as running (so a Ctrl-C stops it) all the while,
+ * translating included: an interrupt then stops the thread, and the
+ * engine hands that stop on. */
+int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+		  struct target_stop *ts, struct ptdb_err *err)
+{
+	uint64_t c0 = dbg_cache_cpu_ns(), tc0, tc1;
+	int rc;
+
+	if (!*cp) {
+		*cp = xcalloc(1, sizeof(**cp));
+		(*cp)->cur = -1;
+	}
+	tc0 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
+
+	d->running = 1;
+	if (d->interrupt_requested)
+		target_interrupt(d->proc);
+	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	if (*cp) {
+		dbg_cache_stage_flush(*cp);
+		(*cp)->st.cpu_ns += dbg_cache_cpu_ns() - c0;
+		tc1 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
+		if (tc0 && tc1 > tc0)
+			(*cp)->st.thread_cpu_ns += tc1 - tc0;
+	}
+	d->running = 0;
+	return rc;
+}
+
+static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+	       struct target_stop *ts, struct ptdb_err *err)
+{
+	struct dbg_cache *c = *cp;
+	pid_t t = th->tid;
+	int64_t id;
+
+	if (!c) {
+		c = *cp = xcalloc(1, sizeof(*c));
+		c->cur = -1;
+	}
+	c->d = d;
+	c->tid = t;
+	c->goals = goals;
+	c->ngoals = ngoals;
+	/* several threads: one at a time in the cache (the stubs' slots are
+	 * per region), each turn ending at an original pc with its records
+	 * read into its own trace; a turn has a quantum when other traced
+	 * threads wait */
+	c->yield = 0;
+	c->fills = 0;
+	c->deadline = d->trace && d->trace->nth > 1 ? dbg_cache_now_ns() + QUANTUM_NS : 0;
+	/* (a signal the kernel holds for it: the ptrace engine takes this
+	 * turn, at the original pc; see dbg_cache_signal_waits) */
+	if (c->broken || dbg_cache_signal_waits(d, t)) {
+		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
+		return DBG_CACHE_OFF;
+	}
+	if (c->ready && c->need_flush)
+		flush(c);
+	if (!c->ready) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		c->magic = 0x70746462636163ull ^ ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)d->pid;
+		dbg_cache_unmap_left(d, c);
+		if (dbg_cache_setup(d, c, t) < 0) {
+			if (c->have_ev)
+				return take_event(c, th, r, ts);
+			c->broken = 1;	/* the ptrace engine does this run */
+			return DBG_CACHE_OFF;
+		}
+	}
+	id = dbg_cache_block_for(c, t, r->rip, dbg_cache_is_stop(c, r->rip));
+	if (id < 0)
+		return c->have_ev ? take_event(c, th, r, ts) : DBG_CACHE_NOTHING;
+	c->st.entries++;
+	r->rip = c->blk[id].base;
+	if (target_set_regs(d->proc, t, r, err) < 0)
+		return -1;
+	{
+		uint64_t t0 = dbg_cache_now_ns();
+		int rc = enter(c, th, t, r, ts, err);
+
+		c->st.run_ns += dbg_cache_now_ns() - t0;
+		return rc;
+	}
+}
+
+/* At an exit's trap or a lookup miss the thread is in the original state
+ * before pc: on into pc's block (linking the exit, filling the table), or
+ * out when pc is a stop or cannot run in the cache.  1: went on. */
+static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64_t from, int k,
+		 struct region *miss)
+{
+	uint64_t pc = r->rip;
+	int64_t id;
+
+	if (dbg_cache_is_stop(c, pc) || (id = dbg_cache_block_for(c, t, pc, 0)) < 0)
+		return 0;
+	dbg_cache_ahead(c, t, id);
+	if (from >= 0) {
+		/* (dbg_cache_block_for may have moved the array: from by index) */
+		dbg_cache_write_link(c, &c->blk[from], k, c->blk[id].base, NULL);
+		c->st.links++;
+	} else if (miss) {
+		dbg_cache_table_fill(c, miss, pc, c->blk[id].base);
+		c->st.misses++;
+	}
+	r->rip = c->blk[id].base;
+	return 1;
+}
+
+/* Waits for the next stop of thread t, running in the cache.  Another
+ * thread's event is held (given back to target_thread_event once t has
+ * stopped) and ends t's turn; so does the quantum (c->deadline): t is
+ * interrupted, and c->yield says its turn ends at the next original
+ * state.  0: the process has no thread left to wait for. */
+static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
+{
+	struct dbg *d = c->d;
+	sigset_t chld, old;
+	int got = 0;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (c->deadline)
+		sigprocmask(SIG_BLOCK, &chld, &old);
+	for (;;) {
+		int block = !c->deadline || c->yield;
+
+		if (!target_thread_event(d->proc, block, ts)) {
+			uint64_t now = dbg_cache_now_ns();
+
+			if (block)
+				break;
+			if (now < c->deadline) {
+				/* a stop of any thread sends SIGCHLD (blocked:
+				 * pending, so none is missed) */
+				uint64_t left = c->deadline - now;
+				struct timespec to = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+
+				if (sigtimedwait(&chld, NULL, &to) >= 0 || errno != EAGAIN)
+					continue;
+			}
+			c->yield = 1;
+			c->st.quanta++;
+			target_thread_interrupt(d->proc, t);
+			continue;
+		}
+		if (ts->tid == t || ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED) {
+			got = 1;
+			break;
+		}
+		if (c->nheld == c->cheld) {
+			c->cheld = c->cheld ? 2 * c->cheld : 16;
+			c->held = xrealloc(c->held, c->cheld * sizeof(*c->held));
+		}
+		c->held[c->nheld++] = *ts;
+		if (!c->yield) {
+			c->yield = 1;
+			target_thread_interrupt(d->proc, t);
+		}
+	}
+	if (c->deadline)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	return got;
+}
+
+/* Does the kernel hold a signal for thread t that it does not block? */
+static int signal_deliverable(struct dbg *d, pid_t t)
+{
+	struct target_sigsets s;
+
+	return target_thread_sigsets(d->pid, t, &s) == 0 && (s.pending & ~s.blocked) != 0;
+}
+
+/* The events held while t ran go back to target_thread_event, in order. */
+static void give_back(struct dbg_cache *c)
+{
+	for (size_t i = 0; i < c->nheld; i++)
+		target_thread_requeue(c->d->proc, &c->held[i]);
+	c->nheld = 0;
+}
+
+/* Thread t is gone with records not read: they are nobody's now. */
+static void discard(struct dbg_cache *c)
+{
+	uint64_t p;
+
+	c->cur = -1;
+	if (target_read_mem(c->d->proc, c->rec, &p, 8, NULL) == 0 && p >= rec_start(c) &&
+	    p <= rec_start(c) + REC_BYTES)
+		c->rd = p;
+}
+
+static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		  struct target_stop *ts, struct ptdb_err *err);
+
+static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		 struct target_stop *ts, struct ptdb_err *err)
+{
+	int rc = enter1(c, th, t, r, ts, err);
+
+	give_back(c);
+	return rc;
+}
+
+static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		  struct target_stop *ts, struct ptdb_err *err)
+{
+	struct dbg *d = c->d;
+	int kicked = 0, resumed = 0;
+
+	for (;;) {
+		struct region *g;
+		struct ccache_block *b = NULL;
+		int64_t from = -1;
+		int idx = -1;
+
+		uint64_t t0;
+
+		/* the progress line's turn: every trap (a full record buffer
+		 * traps every 65536 blocks the thread runs) */
+		dbg_progress_poll(d);
+		dbg_cache_stage_flush(c);
+		t0 = dbg_cache_now_ns();
+		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
+			return -1;
+		resumed = 0;
+		if (!wait_thread(c, t, ts))
+			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
+		c->st.wait_ns += dbg_cache_now_ns() - t0;
+		c->st.traps++;
+		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
+		    target_get_regs(d->proc, t, r, NULL) < 0) {
+			discard(c);	/* (its last records are lost with it) */
+			return DBG_CACHE_EVENT;
+		}
+		if (ts->kind == TARGET_STOP_NONE && ts->tid == t) {
+			/* interrupted (its turn is over).  A signal the kernel
+			 * holds for it comes first: its own trap or guard-page
+			 * fault, raised as the interrupt came (the kernel
+			 * reports the interrupt first), would be seen later as
+			 * the program's.  Resumed, it reports a signal it does
+			 * not block before it runs an instruction. */
+			if (!kicked && signal_deliverable(d, t)) {
+				kicked = 1;
+				if (target_thread_cont_raw(d->proc, t, err) < 0)
+					return -1;
+				resumed = 1;
+				continue;
+			}
+			/* out of the cache */
+			if (settle(c, th, t, r, err) < 0)
+				return -1;
+			return DBG_CACHE_YIELD;
+		}
+		g = dbg_cache_region_of(c, r->rip - 1);
+		if (g)
+			b = dbg_cache_block_of(c, g, r->rip - 1);
+		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
+		    (r->rip == g->dispatch + g->miss_off + 1 ||
+		     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {
+			int miss = r->rip == g->dispatch + g->miss_off + 1;
+
+			if (b && !miss)
+				from = b - c->blk;
+			if (dbg_cache_drain(c, th) < 0 || !map_back(c, th, r))
+				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+			if (c->deadline && !c->yield && dbg_cache_now_ns() >= c->deadline) {
+				c->yield = 1;	/* (not interrupted: it stopped here) */
+				c->st.quanta++;
+			}
+			if (c->yield && !dbg_cache_is_stop(c, r->rip)) {
+				if (target_set_regs(d->proc, t, r, err) < 0)
+					return -1;
+				return DBG_CACHE_YIELD;
+			}
+			if (go_on(c, t, r, from, idx, miss ? g : NULL)) {
+				if (target_set_regs(d->proc, t, r, err) < 0)
+					return -1;
+				continue;
+			}
+			if (target_set_regs(d->proc, t, r, err) < 0)
+				return -1;
+			if (c->have_ev)
+				return take_event(c, th, r, ts);
+			mapping_call(c, r);
+			return DBG_CACHE_AT;
+		}
+		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
+		    ts->addr == c->rec + 4096 + REC_BYTES && dbg_cache_region_of(c, r->rip)) {
+			/* a full buffer: read it, restart the store */
+			uint64_t s = rec_start(c);
+
+			c->st.drains++;
+			if (dbg_cache_drain(c, th) < 0)
+				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+			r->rax = s;
+			target_set_pending_signal(d->proc, t, 0);
+			if (target_set_regs(d->proc, t, r, err) < 0)
+				return -1;
+			if (c->deadline && !c->yield && ++c->fills >= QUANTUM_FILLS) {
+				c->yield = 1;	/* its quantum: from here, not interrupted */
+				c->st.quanta++;
+			}
+			if (c->yield) {
+				if (settle(c, th, t, r, err) < 0)
+					return -1;
+				return DBG_CACHE_YIELD;
+			}
+			continue;
+		}
+		/* anything else happens to the program: out of the cache first */
+		{
+			uint64_t was = r->rip;
+
+			if (settle(c, th, t, r, err) < 0)
+				return -1;
+			if (ts->addr == was || dbg_cache_region_of(c, ts->addr))
+				ts->addr = r->rip;
+		}
+		if (ts->kind == TARGET_STOP_SIGNAL)
+			trace_swc_pause(th, r->rip);
+		return DBG_CACHE_EVENT;
+	}
+}
+
+void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
+{
+	if (!c)
+		return;
+	if (c->ready) {
+		c->nleft = c->left_pid == (d ? d->pid : 0) ? c->nleft : 0;
+		for (int i = 0; i < c->nreg; i++)
+			dbg_cache_leave_behind(d, c, c->reg[i].addr, REGION_SIZE, 0);
+		dbg_cache_leave_behind(d, c, c->rec, 4096 + REC_BYTES + 4096, 8);
+	}
+	if (d && dbg_alive(d))
+		dbg_cache_unmap_left(d, c);
+	if (c->run_bytes > c->st.peak_cache)
+		c->st.peak_cache = c->run_bytes;
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		ccache_block_release(&c->blk[i]);
+		free(c->plan[i]);
+	}
+	for (int i = 0; i < c->nreg; i++) {
+		free(c->reg[i].ids);
+		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
+	}
+	free(c->tq);
+	c->tq = NULL;
+	free(c->ids);
+	c->ids = NULL;
+	dbg_cache_zfree(c->dcache, DCACHE_SIZE * sizeof(*c->dcache));
+	c->dcache = NULL;
+	c->ntq = c->ctq = 0;
+	free(c->blk);
+	free(c->plan);
+	c->plan = NULL;
+	free(c->hkey);
+	free(c->hval);
+	free(c->maps);
+	c->maps = NULL;
+	c->nmaps = 0;
+	c->maps_stale = 0;
+	dbg_cache_pset_clear(&c->pages, 1);
+	dbg_cache_pset_clear(&c->tpages, 0);
+	dbg_cache_pset_clear(&c->pend_head, 0);
+	free(c->pend);
+	c->pend = NULL;
+	free(c->held);
+	c->held = NULL;
+	c->nheld = c->cheld = 0;
+	if (c->sched_fd > 0)
+		close(c->sched_fd);
+	c->sched_fd = 0;
+	free(c->stage);
+	c->stage = NULL;
+	c->stage_len = c->stage_cap = 0;
+	c->npend = c->cpend = 0;
+	c->need_flush = 0;
+	c->blk = NULL;
+	c->hkey = NULL;
+	c->hval = NULL;
+	c->nblk = c->cblk = 0;
+	c->hcap = c->hn = 0;
+	c->nreg = 0;
+	c->ready = c->broken = 0;
+	c->run_bytes = 0;
+	c->cur = -1;
+}
+
+void dbg_cache_free(struct dbg_cache *c)
+{
+	if (!c)
+		return;
+	dbg_cache_finish(NULL, c);
+	free(c);
+}
+
+void dbg_cache_count_fallback(struct dbg_cache *c)
+{
+	if (c)
+		c->st.fallback++;
+}
+
+struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *c)
+{
+	struct dbg_cache_stats z;
+
+	if (c)
+		return c->st;
+	memset(&z, 0, sizeof(z));
+	return z;
+}

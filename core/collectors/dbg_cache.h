@@ -1,0 +1,44 @@
+/* core/collectors/dbg_cache.h: the software backend's cache engine, process side
+ * (core/collectors/dbg_cache.c): maps a code cache and a record buffer into the
+ * inferior, runs a traced thread natively out of the cache (blocks from
+ * trace/ccache), and turns its records into the same trace_swc_* calls
+ * the ptrace engine makes.  Used by the software collector
+ * (core/collectors/dbg_swc_cache.c). */
+#ifndef PTDB_CORE_DBG_CACHE_H
+#define PTDB_CORE_DBG_CACHE_H
+
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+#include "target/target.h"
+
+struct dbg_cache;
+struct trace_swc_thread;
+
+enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF, DBG_CACHE_YIELD };
+
+/* Runs th (stopped at r->rip, no signal pending, trace enabled) out of
+ * the cache.  DBG_CACHE_OFF: not now (a signal waits, or the cache could
+ * not be mapped): the ptrace engine runs; DBG_CACHE_NOTHING: the
+ * instruction at r->rip does not run in the cache (*r unchanged; the
+ * caller runs it); DBG_CACHE_AT: th left the cache at r->rip
+ * (original state, instructions recorded up to it): a breakpoint, a goal
+ * or code the cache does not run; DBG_CACHE_YIELD: th's turn is over (its
+ * quantum, with other traced threads waiting, or another thread's event,
+ * given back to target_thread_event), th at an original r->rip; DBG_CACHE_EVENT: *ts happened to it (pc
+ * and addresses mapped back, instructions recorded, a signal stop paused
+ * the trace); -1 on error. *cc is created on first use. */
+int dbg_cache_run(struct dbg *d, struct dbg_cache **cc, struct trace_swc_thread *th,
+		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+		  struct target_stop *ts, struct ptdb_err *err);
+/* The end of one run (threads still held one by one): the cache and the
+ * buffer leave the inferior; translations are forgotten. */
+void dbg_cache_finish(struct dbg *d, struct dbg_cache *cc);
+void dbg_cache_free(struct dbg_cache *cc);
+void dbg_cache_count_fallback(struct dbg_cache *cc);
+/* NULL-safe; zeros when the engine never ran. */
+struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *cc);
+
+#endif

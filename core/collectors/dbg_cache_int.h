@@ -1,0 +1,199 @@
+/* core/collectors/dbg_cache_int.h: what core/collectors/dbg_cache.c (the run, blocks, records)
+ * and core/collectors/dbg_cache_mem.c (the inferior's memory: injected system calls,
+ * regions, the code read for translation) share; not for use elsewhere. */
+#ifndef PTDB_CORE_DBG_CACHE_INT_H
+#define PTDB_CORE_DBG_CACHE_INT_H
+
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+#include "target/target.h"
+#include "trace/ccache.h"
+
+#include <sys/mman.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define REGION_SIZE (16u << 20)
+#define REGION_REACH (1ull << 30)	/* code within this of its region */
+#define REC_BYTES (256u << 10)	/* 65536 records between drains */
+#define MAX_REGIONS 16
+#define AHEAD 48
+#define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
+
+struct region {
+	uint64_t addr, used;		/* code bytes used after the dispatcher */
+	uint64_t disp_len;		/* the dispatcher's, rounded */
+	uint64_t dispatch;
+	uint32_t miss_off;
+	uint32_t *ids;			/* its blocks, in address order */
+	size_t nids, cids;
+	uint64_t *tkey;			/* the original pc each lookup table
+					 * slot holds, 0: none (heap, or NULL) */
+};
+
+/* A set of pages (open addressing; slot 0 unused as a key: page 0 is
+ * never code). */
+struct pset {
+	uint64_t *key;
+	uint8_t **val;
+	size_t cap, n;
+	size_t last;			/* the slot found last, + 1 (0: none) */
+};
+
+struct dbg_cache {
+	struct dbg_cache_stats st;
+	/* one run's state */
+	int ready, broken;
+	uint64_t magic;
+	uint64_t sc;			/* a syscall instruction */
+	uint64_t rec;			/* buffer mapping: pointer page,
+					 * records, guard page */
+	struct region reg[MAX_REGIONS];
+	int nreg;
+	struct ccache_block *blk;	/* by id */
+	/* by id: what reading a record back writes, in one allocation (a
+	 * record costs a few cache lines, not the block's four arrays): the
+	 * instructions that write packets, each after the run of those that
+	 * do not (counted at once) */
+	struct plan {
+		uint64_t start;
+		uint32_t nseg, tail;	/* tail: the run after the last */
+		struct seg {
+			uint64_t addr, target, next;	/* next 0: the block's
+							 * successor */
+			uint32_t run, idx;		/* idx: in the block */
+			uint8_t len, kind, has_target;
+		} seg[];
+	} **plan;
+	uint32_t nblk, cblk;
+	uint64_t *hkey;			/* original start -> id + 1 */
+	uint32_t *hval;
+	size_t hcap, hn;
+	uint32_t *ids;			/* the records read (REC_BYTES; heap) */
+	/* instructions decoded for translation (DCACHE_SIZE, heap) */
+	struct dcent {
+		uint64_t addr, target;
+		uint8_t bytes[16];
+		uint8_t len, kind, has_target, riprel_off, riprel_odd;
+		uint16_t ret_imm;
+		char mnem[8];		/* the mnemonic's start, NUL-padded */
+	} *dcache;
+	uint64_t rd;			/* records before it are read (the
+					 * pointer goes back to the start only
+					 * past half the buffer) */
+	int keep_ptr;			/* not now: the thread is in a stub */
+	/* translated code not written into the inferior yet (written in one
+	 * go before the thread runs): stage_len bytes for stage_base */
+	int sched_fd;			/* the traced thread's schedstat, or 0 */
+	pid_t sched_tid;
+	uint8_t *stage;
+	uint64_t stage_base;
+	size_t stage_len, stage_cap;
+	int64_t cur;			/* block whose records are read but
+					 * whose instructions are not out yet */
+	uint64_t run_bytes;
+	/* the code the cache may translate: read-only executable mappings
+	 * (writable code is a JIT's: the ptrace engine runs it), re-read
+	 * after the program maps, unmaps or protects memory */
+	struct target_map *maps;
+	int nmaps, maps_stale;
+	struct pset pages;		/* original code read: page -> bytes */
+	struct pset tpages;		/* pages translated code came from */
+	int need_flush;			/* the ptrace engine ran meanwhile */
+	/* a signal (or an interrupt) that stopped an injected call before it
+	 * ran: the caller's event, not lost */
+	struct target_stop ev;
+	int have_ev;
+	/* exits not linked yet, by target: linked when it is translated */
+	struct pend {
+		uint64_t target;
+		uint32_t id;
+		int k;
+		int64_t next;		/* the next for the same target, -1 */
+	} *pend;
+	size_t npend, cpend;
+	struct pset pend_head;		/* target -> (index + 1) in a pointer */
+	/* lookup table entries not written into the inferior yet (in one
+	 * system call before the thread runs): where, and the entry */
+	struct tput {
+		uint64_t addr, e[2];
+	} *tq;
+	size_t ntq, ctq;
+	struct dbg *d;
+	const struct dbg_goal *goals;
+	int ngoals;
+	pid_t tid;			/* the thread that ran in the cache */
+	/* several traced threads: one at a time in the cache, each turn
+	 * ending after QUANTUM_FILLS full record buffers (or, for code that
+	 * records nothing, at deadline: monotonic ns; 0: no end) or when
+	 * another thread has an event, the thread then brought back to an
+	 * original pc */
+	uint64_t deadline;
+	unsigned fills;
+	int yield;
+	struct target_stop *held;	/* other threads' events meanwhile */
+	size_t nheld, cheld;
+	/* mappings still in the inferior (a run could not remove them) */
+	struct left {
+		uint64_t addr, len, magic_off, magic;
+	} left[MAX_REGIONS + 1];
+	int nleft;
+	pid_t left_pid;
+};
+
+static inline uint64_t rec_start(const struct dbg_cache *c)
+{
+	return c->rec + 4096;
+}
+
+uint64_t dbg_cache_find_syscall(struct dbg *d);
+int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret);
+int dbg_cache_signal_waits(const struct dbg *d, pid_t t);
+int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t);
+struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
+uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg);
+void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
+void dbg_cache_pset_clear(struct pset *p, int free_vals);
+int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
+void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
+/* The lookup table entry of region g for original pc: its block at base
+ * (replacing what the slot holds, or only into an empty slot); the same
+ * into every region's table where free; the entries queued, written;
+ * all slots empty (the tables were zeroed). */
+/* Zeroed memory that costs only the pages touched (a large calloc may
+ * come from the heap, zeroed and faulted in whole), or NULL; its free. */
+void *dbg_cache_zalloc(size_t n);
+void dbg_cache_zfree(void *p, size_t n);
+void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
+void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
+void dbg_cache_table_flush(struct dbg_cache *c);
+void dbg_cache_table_reset(struct dbg_cache *c);
+void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
+
+/* dbg_cache_rec.c: records into the trace.  The first k instructions of
+ * b, the k-th going on to next; the records since the last drain (0, -1
+ * on a broken buffer); the last block ran to its end and went on to pc. */
+void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next);
+int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th);
+void dbg_cache_sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc);
+/* The engine's time figures: monotonic nanoseconds, ptdb's CPU time, and
+ * the CPU time thread t of pid has run (its schedstat, kept open; 0 if
+ * unknown). */
+uint64_t dbg_cache_now_ns(void);
+uint64_t dbg_cache_cpu_ns(void);
+uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
+
+
+/* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
+int dbg_cache_is_stop(void *ctx, uint64_t addr);
+struct region *dbg_cache_region_of(struct dbg_cache *c, uint64_t pc);
+struct ccache_block *dbg_cache_block_of(struct dbg_cache *c, struct region *g, uint64_t pc);
+void dbg_cache_stage_flush(struct dbg_cache *c);
+void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local);
+int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private);
+void dbg_cache_table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base);
+void dbg_cache_ahead(struct dbg_cache *c, pid_t t, int64_t id);
+
+#endif

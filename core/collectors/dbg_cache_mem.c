@@ -1,0 +1,521 @@
+/* core/collectors/dbg_cache_mem.c: the cache engine's hold on the inferior's memory:
+ * system calls injected into the stopped thread (mmap, mprotect, munmap
+ * through a syscall instruction found in its code), the record buffer and
+ * the code-cache regions near the code they translate, what a run could
+ * not unmap, and the original code read a page at a time for the
+ * translator (read-only executable mappings only). */
+#include "core/collectors/dbg_cache_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+/* Finds the bytes of a syscall instruction in executable memory. */
+uint64_t dbg_cache_find_syscall(struct dbg *d)
+{
+	struct target_map *m;
+	int n;
+	uint64_t found = 0;
+
+	if (target_maps(d->proc, &m, &n, NULL) < 0)
+		return 0;
+	for (int pass = 0; pass < 2 && !found; pass++)
+		for (int i = 0; i < n && !found; i++) {
+			uint8_t buf[4096];
+
+			if (m[i].perms[2] != 'x' || (pass == 0) != !strcmp(m[i].path, "[vdso]"))
+				continue;
+			for (uint64_t a = m[i].start; a < m[i].end && a - m[i].start < (1u << 20) && !found;
+			     a += sizeof(buf) - 1) {
+				size_t len = m[i].end - a < sizeof(buf) ? m[i].end - a : sizeof(buf);
+
+				if (target_read_mem(d->proc, a, buf, len, NULL) < 0)
+					break;
+				for (size_t k = 0; k + 1 < len; k++)
+					if (buf[k] == 0x0f && buf[k + 1] == 0x05) {
+						found = a + k;
+						break;
+					}
+			}
+		}
+	free(m);
+	return found;
+}
+
+/* 1 when the kernel holds a signal for thread t that ptdb has not seen
+ * yet.  The usual one: t ran into a breakpoint just as the process was
+ * stopped (another thread's stop), and its SIGTRAP waits behind the
+ * stop.  It comes out at t's next resume, where the target recognizes
+ * a breakpoint removed meanwhile only at the original pc: a resume that
+ * has moved the pc first (into the cache, to an injected system call)
+ * would turn it into a real SIGTRAP for the program. */
+int dbg_cache_signal_waits(const struct dbg *d, pid_t t)
+{
+	struct target_sigsets s;
+
+	return target_thread_sigsets(d->pid, t, &s) == 0 && s.pending != 0;
+}
+
+/* Runs one system call in thread t, its registers restored afterwards.
+ * -1 when it did not run (a signal came first: it stays pending). */
+int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
+{
+	struct user_regs_struct save, r;
+	struct target_stop ts;
+	int ok;
+
+	if (!c->sc || target_pending_signal(d->proc, t) || dbg_cache_signal_waits(d, t) ||
+	    target_get_regs(d->proc, t, &save, NULL) < 0)
+		return -1;
+	r = save;
+	r.rip = c->sc;
+	r.rax = (uint64_t)nr;
+	r.orig_rax = (uint64_t)-1;
+	r.rdi = a[0];
+	r.rsi = a[1];
+	r.rdx = a[2];
+	r.r10 = a[3];
+	r.r8 = a[4];
+	r.r9 = a[5];
+	if (target_set_regs(d->proc, t, &r, NULL) < 0)
+		return -1;
+	ok = target_thread_step(d->proc, t, &ts, NULL) == 0 && ts.tid == t && ts.kind == TARGET_STOP_STEP &&
+	     target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == c->sc + 2;
+	if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED)
+		return -1;
+	if (!ok && ts.tid == t && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) &&
+	    !c->have_ev) {
+		c->ev = ts;	/* (its pc: where the thread really is, below) */
+		c->have_ev = 1;
+	}
+	target_set_regs(d->proc, t, &save, NULL);
+	if (!ok)
+		return -1;
+	*ret = (int64_t)r.rax;
+	return 0;
+}
+
+static uint64_t do_mmap(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t hint, uint64_t len, int prot,
+			int fixed)
+{
+	uint64_t a[6] = { hint, len, (uint64_t)prot,
+			  MAP_PRIVATE | MAP_ANONYMOUS | (fixed ? MAP_FIXED_NOREPLACE : 0), (uint64_t)-1, 0 };
+	int64_t r;
+
+	if (dbg_cache_inject(d, c, t, SYS_mmap, a, &r) < 0 || (r < 0 && r > -4096))
+		return 0;
+	if (fixed && (uint64_t)r != hint) {	/* an old kernel took it as a hint */
+		uint64_t u[6] = { (uint64_t)r, len };
+
+		dbg_cache_inject(d, c, t, SYS_munmap, u, &r);
+		return 0;
+	}
+	return (uint64_t)r;
+}
+
+static int do_mprotect(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t a[6] = { addr, len, (uint64_t)prot };
+	int64_t r;
+
+	return dbg_cache_inject(d, c, t, SYS_mprotect, a, &r) < 0 || r != 0 ? -1 : 0;
+}
+
+/* The record buffer: a page holding the record pointer, the records, a
+ * guard page the store past the end faults on. */
+int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t)
+{
+	uint64_t p, b;
+
+	c->sc = dbg_cache_find_syscall(d);
+	c->rec = do_mmap(d, c, t, 0, 4096 + REC_BYTES + 4096, PROT_READ | PROT_WRITE, 0);
+	if (!c->rec)
+		return -1;
+	if (do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0)
+		return -1;
+	p = rec_start(c);
+	b = c->magic;
+	if (target_write_mem(d->proc, c->rec, &p, 8, NULL) < 0 ||
+	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0)
+		return -1;
+	c->cur = -1;
+	c->rd = p;
+	c->ready = 1;
+	return 0;
+}
+
+/* A region whose code is near addr (rel32 and RIP-relative reach). */
+struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need)
+{
+	uint8_t disp[512];
+	uint32_t miss;
+	size_t n;
+	uint64_t a = 0;
+
+	for (int i = 0; i < c->nreg; i++) {
+		struct region *g = &c->reg[i];
+		uint64_t code = g->addr + CCACHE_CODE_OFF;
+		uint64_t dist = code > addr ? code - addr : addr - code;
+
+		if (dist < REGION_REACH && g->used + need <= REGION_SIZE - CCACHE_CODE_OFF)
+			return g;
+	}
+	if (c->nreg == MAX_REGIONS)
+		return NULL;
+	/* below the code first (where the kernel leaves room), then above */
+	for (int k = 1; k <= 64 && !a; k++) {
+		uint64_t base = (addr & ~((uint64_t)REGION_SIZE - 1)) - (uint64_t)k * REGION_SIZE;
+
+		if (base < addr && base > 0x10000)
+			a = do_mmap(d, c, t, base, REGION_SIZE, PROT_READ | PROT_WRITE, 1);
+		if (!a)
+			a = do_mmap(d, c, t, (addr & ~((uint64_t)REGION_SIZE - 1)) + (uint64_t)(k + 1) * REGION_SIZE,
+				    REGION_SIZE, PROT_READ | PROT_WRITE, 1);
+	}
+	if (!a)
+		return NULL;
+	struct region *g = &c->reg[c->nreg++];
+
+	memset(g, 0, sizeof(*g));
+	g->addr = a;
+	n = ccache_dispatcher(a, disp, sizeof(disp), &miss);
+	g->dispatch = a + CCACHE_CODE_OFF;
+	g->miss_off = miss;
+	g->used = g->disp_len = (n + 63) & ~(uint64_t)63;
+	/* code pages are not writable by the program (ptdb writes them
+	 * through the debugger's access) */
+	if (!n || target_write_mem(d->proc, g->dispatch, disp, n, NULL) < 0 ||
+	    target_write_mem(d->proc, a, &c->magic, 8, NULL) < 0 ||
+	    do_mprotect(d, c, t, a + CCACHE_CODE_OFF, REGION_SIZE - CCACHE_CODE_OFF, PROT_READ | PROT_EXEC) < 0) {
+		c->nreg--;
+		return NULL;
+	}
+	return g;
+}
+
+void *dbg_cache_zalloc(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* (small pages: a huge one is 2 MiB zeroed at the first touch) */
+	madvise(p, n, MADV_NOHUGEPAGE);
+	return p;
+}
+
+void dbg_cache_zfree(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n);
+}
+
+void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace)
+{
+	uint32_t s = (uint32_t)(pc & 0xffff);
+
+	if (!g->tkey)
+		g->tkey = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 8);
+	if (!g->tkey && !replace)
+		return;
+	/* the dispatcher probes the slot of pc's low 16 bits and the next */
+	if (g->tkey && g->tkey[s] && g->tkey[s] != pc) {
+		s++;
+		if (g->tkey[s] && g->tkey[s] != pc && !replace)
+			return;
+	}
+	if (g->tkey)
+		g->tkey[s] = pc;
+	if (c->ntq == c->ctq) {
+		c->ctq = c->ctq ? 2 * c->ctq : 1024;
+		c->tq = xrealloc(c->tq, c->ctq * sizeof(*c->tq));
+	}
+	c->tq[c->ntq++] = (struct tput){ g->addr + CCACHE_TABLE_OFF + s * 16ull, { (uint64_t)0 - pc, base } };
+}
+
+/* Into every region's lookup table where a slot is free: an indirect
+ * transfer there (a call through the PLT into another module, a return
+ * from it) then hits at once. */
+void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base)
+{
+	for (int i = 0; i < c->nreg; i++)
+		dbg_cache_table_put(c, &c->reg[i], pc, base, 0);
+}
+
+/* (process_vm_writev: many scattered 16-byte entries in one call; the
+ * tables are writable, unlike the code) */
+void dbg_cache_table_flush(struct dbg_cache *c)
+{
+	enum { N = 512 };
+	struct iovec lo[N], ro[N];
+
+	for (size_t i = 0; i < c->ntq; i += N) {
+		size_t n = c->ntq - i < N ? c->ntq - i : N;
+		ssize_t w;
+
+		for (size_t k = 0; k < n; k++) {
+			lo[k] = (struct iovec){ c->tq[i + k].e, 16 };
+			ro[k] = (struct iovec){ (void *)(uintptr_t)c->tq[i + k].addr, 16 };
+		}
+		w = process_vm_writev(c->d->pid, lo, n, ro, n, 0);
+		if (w != (ssize_t)(16 * n))
+			for (size_t k = 0; k < n; k++)
+				target_write_mem(c->d->proc, c->tq[i + k].addr, c->tq[i + k].e, 16, NULL);
+	}
+	c->ntq = 0;
+}
+
+void dbg_cache_table_reset(struct dbg_cache *c)
+{
+	for (int i = 0; i < c->nreg; i++)
+		if (c->reg[i].tkey)
+			memset(c->reg[i].tkey, 0, (CCACHE_TABLE_ENTRIES + 1) * 8);
+	c->ntq = 0;
+}
+
+static int dbg_cache_runnable(struct dbg_cache *c, uint64_t addr)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (c->maps_stale || !c->maps) {
+			free(c->maps);
+			c->maps = NULL;
+			c->nmaps = 0;
+			c->maps_stale = 0;
+			if (target_maps(c->d->proc, &c->maps, &c->nmaps, NULL) < 0)
+				return 0;
+		}
+		for (int i = 0; i < c->nmaps; i++)
+			if (addr >= c->maps[i].start && addr < c->maps[i].end)
+				return c->maps[i].perms[2] == 'x' && c->maps[i].perms[1] != 'w';
+		if (pass == 0)
+			c->maps_stale = 1;	/* mapped since: read again, once */
+	}
+	return 0;
+}
+
+static size_t pset_slot(const struct pset *p, uint64_t pg)
+{
+	size_t i = (size_t)(((pg >> 12) ^ pg) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+
+	while (p->key[i] && p->key[i] != pg)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg)
+{
+	size_t i;
+
+	if (!p->cap)
+		return NULL;
+	/* (the same page again and again while a block is decoded) */
+	if (p->last && p->key[p->last - 1] == pg)
+		return &p->val[p->last - 1];
+	i = pset_slot(p, pg);
+	if (!p->key[i])
+		return NULL;
+	p->last = i + 1;
+	return &p->val[i];
+}
+
+void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
+{
+	size_t i;
+
+	if (2 * (p->n + 1) > p->cap) {
+		struct pset o = *p;
+
+		p->cap = p->cap ? 2 * p->cap : 256;
+		p->last = 0;
+		p->key = xcalloc(p->cap, sizeof(*p->key));
+		p->val = xcalloc(p->cap, sizeof(*p->val));
+		p->n = 0;
+		for (size_t k = 0; k < o.cap; k++)
+			if (o.key[k])
+				dbg_cache_pset_add(p, o.key[k], o.val[k]);
+		free(o.key);
+		free(o.val);
+	}
+	i = pset_slot(p, pg);
+	if (!p->key[i]) {
+		p->key[i] = pg;
+		p->n++;
+	}
+	p->val[i] = v;
+}
+
+void dbg_cache_pset_clear(struct pset *p, int free_vals)
+{
+	for (size_t k = 0; free_vals && k < p->cap; k++)
+		free(p->val[k]);
+	free(p->key);
+	free(p->val);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The original bytes of the page at addr (breakpoints masked), NULL if
+ * it is not code the cache may translate. */
+static const uint8_t *dbg_cache_page_at(struct dbg_cache *c, uint64_t addr)
+{
+	uint64_t pg = addr & ~4095ull;
+	uint8_t **v = dbg_cache_pset_find(&c->pages, pg), *b;
+
+	if (v)
+		return *v;
+	if (!dbg_cache_runnable(c, pg))
+		return NULL;
+	b = xmalloc(4096);
+	if (target_read_mem(c->d->proc, pg, b, 4096, NULL) < 0) {
+		free(b);
+		return NULL;
+	}
+	dbg_cache_pset_add(&c->pages, pg, b);
+	return b;
+}
+
+static void dbg_cache_note_tpage(struct dbg_cache *c, uint64_t pg)
+{
+	if (!dbg_cache_pset_find(&c->tpages, pg))
+		dbg_cache_pset_add(&c->tpages, pg, NULL);
+}
+
+/* The instructions decoded for translation, by address: a block runs on
+ * through direct jumps and calls, so the start of a function called from
+ * many places is in many blocks; each is decoded once.  An entry is used
+ * only if its bytes are the code's now. */
+static struct dcent *decoded_slot(struct dbg_cache *c, uint64_t addr)
+{
+	if (!c->dcache)
+		c->dcache = dbg_cache_zalloc(DCACHE_SIZE * sizeof(*c->dcache));
+	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)] : NULL;
+}
+
+static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, size_t n,
+			  struct disasm_insn *in)
+{
+	const struct dcent *e = decoded_slot(c, addr);
+
+	if (!e || e->addr != addr || !e->len || e->len > n || memcmp(e->bytes, q, e->len))
+		return -1;
+	in->addr = addr;
+	in->len = e->len;
+	memcpy(in->bytes, e->bytes, sizeof(e->bytes));
+	in->kind = (enum disasm_kind)e->kind;
+	in->has_target = e->has_target;
+	in->target = e->target;
+	in->ret_imm = e->ret_imm;
+	in->riprel_off = e->riprel_off;
+	in->riprel_odd = e->riprel_odd;
+	in->from_zydis = 1;
+	memcpy(in->mnemonic, e->mnem, sizeof(e->mnem));
+	in->mnemonic[sizeof(e->mnem)] = 0;
+	in->operands[0] = 0;
+	return 0;
+}
+
+static void decoded_keep(struct dbg_cache *c, const struct disasm_insn *in)
+{
+	struct dcent *e = decoded_slot(c, in->addr);
+
+	if (!e)
+		return;
+	e->addr = in->addr;
+	e->target = in->target;
+	memcpy(e->bytes, in->bytes, sizeof(e->bytes));
+	e->len = in->len;
+	e->kind = (uint8_t)in->kind;
+	e->has_target = (uint8_t)in->has_target;
+	e->ret_imm = in->ret_imm;
+	e->riprel_off = in->riprel_off;
+	e->riprel_odd = in->riprel_odd;
+	/* (its start: "xbegin" is all a copier asks) */
+	memset(e->mnem, 0, sizeof(e->mnem));
+	memcpy(e->mnem, in->mnemonic, strnlen(in->mnemonic, sizeof(e->mnem)));
+}
+
+int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
+{
+	struct dbg_cache *c = ctx;
+	const uint8_t *p = dbg_cache_page_at(c, addr), *q;
+	uint8_t buf[16];
+	size_t off = addr & 4095, n = 4096 - off;
+
+	if (!p)
+		return -1;
+	if (n >= 16) {
+		q = p + off;
+		n = 16;
+	} else {		/* it may go on into the next page */
+		uint64_t pg2 = (addr & ~4095ull) + 4096;
+		const uint8_t *p2 = dbg_cache_page_at(c, pg2);
+
+		memcpy(buf, p + off, n);
+		if (p2) {
+			memcpy(buf + n, p2, 16 - n);
+			n = 16;
+			dbg_cache_note_tpage(c, pg2);
+		}
+		q = buf;
+	}
+	if (decoded_before(c, addr, q, n, in) < 0) {
+		if (!dbg_disasm(c->d) || disasm_flow(dbg_disasm(c->d), q, n, addr, in) < 0)
+			return -1;
+		decoded_keep(c, in);
+	}
+	dbg_cache_note_tpage(c, addr & ~4095ull);
+	return 0;
+}
+
+/* Unmaps what earlier runs left in the inferior, through thread c->tid
+ * when it can take an injected call (stopped, no signal to deliver);
+ * what cannot go now goes at the next chance.  A thread stopped inside
+ * an interrupted system call takes it too: the call runs with orig_rax
+ * -1 (no restart of it), and the registers put back (orig_rax the
+ * interrupted call, rax -ERESTART*) make the kernel restart the
+ * interrupted one when the thread resumes, as after any stop there. */
+void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c)
+{
+	struct user_regs_struct r;
+	pid_t t = c->tid;
+	int k = 0;
+
+	if (c->left_pid != d->pid) {
+		c->nleft = 0;	/* another process: its mappings went with it */
+		return;
+	}
+	int sig;
+
+	if (!c->nleft || !target_thread_stopped(d->proc, t) || target_get_regs(d->proc, t, &r, NULL) < 0)
+		return;
+	/* a signal it stopped with waits while the calls run (one that
+	 * arrives in the meantime stops them: they are tried again later) */
+	sig = target_pending_signal(d->proc, t);
+	target_set_pending_signal(d->proc, t, 0);
+	if (!c->sc)
+		c->sc = dbg_cache_find_syscall(d);
+	for (int i = 0; i < c->nleft; i++) {
+		uint64_t m = 0, a[6] = { c->left[i].addr, c->left[i].len };
+		int64_t ret;
+
+		/* gone with an exec when the magic is not there any more */
+		if (target_read_mem(d->proc, c->left[i].addr + c->left[i].magic_off, &m, 8, NULL) < 0 ||
+		    m != c->left[i].magic)
+			continue;
+		if (target_pending_signal(d->proc, t) || dbg_cache_inject(d, c, t, SYS_munmap, a, &ret) < 0)
+			c->left[k++] = c->left[i];
+	}
+	c->nleft = k;
+	c->have_ev = 0;		/* (a signal that came: pending, delivered on resume) */
+	if (!target_pending_signal(d->proc, t))
+		target_set_pending_signal(d->proc, t, sig);
+}
+
+void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)
+{
+	if (c->nleft == MAX_REGIONS + 1)
+		return;
+	c->left[c->nleft++] = (struct left){ addr, len, magic_off, c->magic };
+	c->left_pid = d ? d->pid : 0;
+}

@@ -1,0 +1,212 @@
+/* core/collectors/dbg_cache_rec.c: the cache engine's records turned into the trace.
+ * A thread in the cache writes one 4-byte block id per block it runs into
+ * its record buffer; at each drain the ids become the same trace_swc_*
+ * calls the ptrace engine makes (through each block's compact plan), so
+ * the packet stream is byte for byte the ptrace engine's.  And the
+ * engine's time figures (dump info -v). */
+#include "core/collectors/dbg_cache.h"
+#include "trace/ccache.h"
+#include "trace/swc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/collectors/dbg_cache_int.h"
+
+uint64_t dbg_cache_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+uint64_t dbg_cache_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The CPU time thread t has run, from its schedstat (kept open); 0 if
+ * unknown. */
+uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t)
+{
+	char buf[96];
+	unsigned long long v = 0;
+	ssize_t n;
+
+	if (c->sched_fd > 0 && c->sched_tid != t) {
+		close(c->sched_fd);
+		c->sched_fd = 0;
+	}
+	if (c->sched_fd <= 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/schedstat", (int)pid, (int)t);
+		c->sched_fd = open(buf, O_RDONLY | O_CLOEXEC);
+		c->sched_tid = t;
+		if (c->sched_fd <= 0) {
+			c->sched_fd = 0;
+			return 0;
+		}
+	}
+	n = pread(c->sched_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* ---- records -> instructions ---- */
+
+/* The first k instructions of b; the k-th goes on to next.  Runs of
+ * instructions that write no packets are counted at once. */
+void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next)
+{
+	int run = 0;
+
+	for (int i = 0; i < k && i < b->n; i++) {
+		const struct ccache_insn *ci = &b->ins[i];
+		uint64_t to = i + 1 < b->n ? b->ins[i + 1].addr : next;
+		struct disasm_insn in;
+
+		if ((ci->kind == DISASM_KIND_OTHER && to == ci->addr + ci->len) ||
+		    (ci->kind == DISASM_KIND_JMP && ci->has_target && to == ci->target)) {
+			if (i + 1 < k && i + 1 < b->n) {
+				run++;
+				continue;
+			}
+			if (trace_swc_straight(th, (uint64_t)run + 1, to) == 0)
+				return;
+		} else if (run && trace_swc_straight(th, (uint64_t)run, ci->addr) == 0) {
+			run = 0;
+		}
+		/* the run (if it could not be counted at once), then this one */
+		for (int j = i - run; j <= i; j++) {
+			ci = &b->ins[j];
+			memset(&in, 0, sizeof(in));
+			in.addr = ci->addr;
+			in.len = ci->len;
+			in.kind = (enum disasm_kind)ci->kind;
+			in.has_target = ci->has_target;
+			in.target = ci->target;
+			trace_swc_executed(th, &in, j + 1 < b->n ? b->ins[j + 1].addr : next);
+		}
+		run = 0;
+	}
+}
+
+static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, uint64_t next)
+{
+	struct disasm_insn in;
+
+	in.addr = ci->addr;
+	in.len = ci->len;
+	in.kind = (enum disasm_kind)ci->kind;
+	in.has_target = ci->has_target;
+	in.target = ci->target;
+	trace_swc_executed(th, &in, next);
+}
+
+/* Instructions [from, to) of block id one by one (a run that could not
+ * be counted at once: a PSB+ is due in it). */
+static void emit_each(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, int from, int to,
+		      uint64_t next)
+{
+	const struct ccache_block *b = &c->blk[id];
+
+	for (int j = from; j < to; j++)
+		emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
+}
+
+/* All of block id, going on to next: the runs between the instructions
+ * that write packets are counted at once. */
+static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
+{
+	const struct plan *pl = c->plan[id];
+	struct disasm_insn in;
+
+	for (uint32_t k = 0; k < pl->nseg; k++) {
+		const struct seg *sg = &pl->seg[k];
+
+		if (trace_swc_transfer(th, sg->run, sg->kind, sg->addr, sg->len, sg->has_target ? sg->target : 0,
+				       sg->next ? sg->next : next) != -1)
+			continue;
+		if (sg->run && trace_swc_straight(th, sg->run, sg->addr) < 0)
+			emit_each(c, th, id, (int)(sg->idx - sg->run), (int)sg->idx, next);
+		in.addr = sg->addr;
+		in.len = sg->len;
+		in.kind = (enum disasm_kind)sg->kind;
+		in.has_target = sg->has_target;
+		in.target = sg->target;
+		trace_swc_executed(th, &in, sg->next ? sg->next : next);
+	}
+	if (pl->tail && trace_swc_straight(th, pl->tail, next) < 0) {
+		int n = c->blk[id].n;
+
+		emit_each(c, th, id, n - (int)pl->tail, n, next);
+	}
+}
+
+/* Reads the records since the last drain: every block but the last is
+ * complete (it went on to the next one's start). */
+int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
+{
+	struct dbg *d = c->d;
+	uint64_t p, s = rec_start(c), t0;
+	uint32_t *ids;
+	size_t n;
+
+	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4 ||
+	    c->rd < s || c->rd > p)
+		return -1;
+	n = (p - c->rd) / 4;
+	if (!n)
+		return 0;
+	t0 = dbg_cache_now_ns();
+	/* (one buffer for every drain: a fresh one would be fresh pages,
+	 * each faulted in) */
+	if (!c->ids)
+		c->ids = xmalloc(REC_BYTES);
+	ids = c->ids;
+	/* (process_vm_readv copies at memory speed; /proc/PID/mem goes a
+	 * page at a time: several times slower) */
+	{
+		struct iovec lo = { ids, n * 4 }, ro = { (void *)(uintptr_t)c->rd, n * 4 };
+
+		if (process_vm_readv(d->pid, &lo, 1, &ro, 1, 0) != (ssize_t)(n * 4) &&
+		    target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] >= c->nblk)
+			continue;	/* cannot happen: the ids are ours */
+		if (i + 4 < n && ids[i + 4] < c->nblk)
+			__builtin_prefetch(c->plan[ids[i + 4]]);
+		if (c->cur >= 0)
+			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
+		c->cur = ids[i];
+	}
+	c->st.records += n;
+	c->st.packet_ns += dbg_cache_now_ns() - t0;
+	c->rd = p;
+	if (p - s < REC_BYTES / 2 || c->keep_ptr)
+		return 0;
+	c->rd = s;
+	return target_write_mem(d->proc, c->rec, &s, 8, NULL);
+}
+
+/* The last block ran to its end and went on to pc. */
+void dbg_cache_sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc)
+{
+	if (c->cur >= 0)
+		emit_all(c, th, c->cur, pc);
+	c->cur = -1;
+}

@@ -1,0 +1,71 @@
+/* core/collectors/dbg_swc_cache.c: the software collector's cache engine behind the
+ * collector's loop — one turn of a traced thread run natively out of the
+ * code cache (core/collectors/dbg_cache.c, core/collectors/dbg_cache_mem.c, trace/ccache), with
+ * the ptrace engine's results. */
+#include "core/collectors/dbg_swc_int.h"
+#include "core/collectors/dbg_cache.h"
+#include "trace/swc.h"
+
+/* The cache engine runs th (core/collectors/dbg_cache.c), with dbg_swc_run_block's results:
+ * like dbg_swc_run_block it goes on past a stop that is not the user's (the
+ * loader's breakpoint, a goal in a deeper frame) and comes back before
+ * code it does not run, so the collector's loop turns as often under
+ * either engine (its turns schedule the threads).  EV_OFF: the ptrace
+ * engine runs instead. */
+int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+		       const struct dbg_run_req *rq, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct target_stop ts;
+	pid_t t = th->tid;
+	int rr;
+
+	for (int first = 1;; first = 0) {
+		if (!first && d->interrupt_requested)
+			return EV_GO_ON;
+		switch (dbg_cache_run(d, &dbg_swc(d)->cc, th, r, rq->goals, rq->ngoals, &ts, err)) {
+		case DBG_CACHE_OFF:
+			return first ? EV_OFF : EV_GO_ON;
+		case DBG_CACHE_NOTHING:
+			return first ? EV_NOTHING : EV_GO_ON;
+		case DBG_CACHE_AT:
+			stop->tid = t;
+			rr = dbg_swc_arrived(d, t, r->rip, r->rsp, rq, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			break;
+		case DBG_CACHE_EVENT:
+			stop->tid = t;
+			return dbg_swc_event(d, &ts, rq, stop);
+		case DBG_CACHE_YIELD:
+			/* its turn is over (at an original pc): the next
+			 * thread's, after the events of the others */
+			dbg_swc_turn_over(d);
+			return EV_GO_ON;
+		default:
+			return -1;
+		}
+	}
+}
+
+/* The end of a run: the cache and its buffer leave the inferior (died:
+ * nothing to unmap). */
+void dbg_swc_cache_finish(struct dbg *d, int died)
+{
+	dbg_cache_finish(died ? NULL : d, dbg_swc(d)->cc);
+}
+
+void dbg_swc_cache_count_fallback(struct dbg *d)
+{
+	dbg_cache_count_fallback(dbg_swc(d)->cc);
+}
+
+void dbg_swc_cache_free(struct dbg *d)
+{
+	dbg_cache_free(dbg_swc(d)->cc);
+	dbg_swc(d)->cc = NULL;
+}
+
+void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out)
+{
+	*out = dbg_cache_get_stats(d->trace && d->trace->sw ? d->trace->sw->cc : NULL);
+}

@@ -1,0 +1,72 @@
+/* core/data/expr_int.h: what core/data/expr.c (lexer, values, conversions) and
+ * core/data/expr_parse.c (the grammar) share.  Not for use elsewhere. */
+#ifndef PTDB_CORE_EXPR_INT_H
+#define PTDB_CORE_EXPR_INT_H
+
+/* Its users include core/data/expr.h first; it declares what it needs, so
+ * the expr module and it form no cycle. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/symbols/sym_var.h"
+
+struct frame_ctx;
+struct ptdb_err;
+struct value;
+
+struct expr_store {
+	struct value *v;	/* $base + i */
+	int n;
+	unsigned base, next;	/* numbers: base is v[0]'s, next the next given */
+	struct sym_type **types;	/* made-up types, freed with the store */
+	int ntypes;
+};
+
+/* One evaluation. */
+struct ex {
+	const char *p;		/* next character */
+	const char *text;
+	struct frame_ctx *fc;
+	struct expr_store *st;
+	struct ptdb_err *err;
+	int failed;
+	int skip;		/* > 0: evaluate for types only, no effects */
+	int depth;		/* nesting, bounded: "((((..." must not exhaust the stack */
+};
+
+extern const struct sym_type expr_t_int, expr_t_uint, expr_t_long, expr_t_ulong,
+	expr_t_llong, expr_t_ullong, expr_t_short, expr_t_ushort, expr_t_char,
+	expr_t_schar, expr_t_uchar, expr_t_bool, expr_t_float, expr_t_double, expr_t_void;
+
+struct sym_type *expr_new_type(struct expr_store *st, enum sym_tkind k,
+			       const struct sym_type *target);
+
+int ex_peek(struct ex *x, const char *op);
+int ex_eat(struct ex *x, const char *op);
+int ex_ident(struct ex *x, char *buf, size_t n);
+int ex_fail(struct ex *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void ex_val(struct value *v, const struct sym_type *t);
+void ex_set_u(struct value *v, const struct sym_type *t, uint64_t u);
+void ex_set_d(struct value *v, const struct sym_type *t, double d);
+int ex_is_float(const struct sym_type *t);
+int ex_is_ptr(const struct sym_type *t);
+int ex_is_signed(const struct sym_type *t);
+int ex_is_scalar(const struct sym_type *t);
+uint64_t ex_u(const struct value *v);
+double ex_d(const struct value *v);
+const struct sym_type *ex_common(const struct sym_type *a, const struct sym_type *b);
+void ex_convert(struct value *v, const struct sym_type *t);
+/* v = the object of type t at addr (read now unless skipping). */
+int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr);
+/* After '$': a register ($rax) or an earlier result ($3). */
+int ex_dollar(struct ex *x, struct value *v);
+/* Writes rv into the variable, register or memory lv stands for. */
+int ex_store_to(struct ex *x, struct value *lv, const struct value *rv);
+/* A type name at x->p (casts, sizeof): 1 with *t, 0 when what follows is
+ * no type (x->p unmoved), -1 on error. */
+int ex_type_name(struct ex *x, const struct sym_type **t);
+/* a = a op b (op "+", "<<", "&&", ...); b is released; on failure a too. */
+int ex_arith(struct ex *x, const char *op, struct value *a, struct value *b);
+
+#endif

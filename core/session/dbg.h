@@ -1,0 +1,491 @@
+/* core/session/dbg.h: the debugger proper — the executable, its process, the
+ * loaded modules, breakpoints, source- and instruction-level stepping, the
+ * selected thread and frame, and stack unwinding.  One struct dbg lives in
+ * the session; commands (cmd/) drive it and word its results.
+ * Functions returning int: >= 0 success, < 0 failure with err filled. */
+#ifndef PTDB_CORE_DBG_H
+#define PTDB_CORE_DBG_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+#include "core/symbols/sym.h"
+#include "target/target.h"
+#include "trace/tsc.h"
+
+struct disasm;
+struct dbg_trace;
+struct trace_swc_thread;
+struct trace_decoded;
+struct expr_store;
+
+#define DBG_MAX_LOCS 64
+#define DBG_MAX_FRAMES 256
+
+struct dbg_module {
+	struct sym_module *sym;	/* NULL: the file is not ELF (ignored) */
+	char *path;
+	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
+	int is_exe;
+	int anon;		/* a loaded trace's copy of anonymous executable
+				 * memory: code without a name (symbolized as no
+				 * module, as live) */
+};
+
+struct dbg_bp_loc {
+	uint64_t addr;
+	int enabled;
+	unsigned hits;
+	int planted;
+};
+
+enum dbg_bp_kind { DBG_BP_NAME, DBG_BP_LINE, DBG_BP_ADDR };
+
+struct dbg_bp {
+	unsigned id;
+	enum dbg_bp_kind kind;
+	char *name;		/* DBG_BP_NAME */
+	char *file;		/* DBG_BP_LINE: as given (NULL: main's file) */
+	unsigned line;
+	uint64_t addr;		/* DBG_BP_ADDR */
+	int enabled;
+	unsigned hits;
+	int nlocs;
+	struct dbg_bp_loc locs[DBG_MAX_LOCS];
+	/* "breakpoint command add": run at each hit (cmd/ does) */
+	char **commands;
+	int ncommands;
+	int auto_continue;
+	/* stop only when (core/session/dbg_cond.c): */
+	char *cond;		/* this expression is true (NULL: always) */
+	unsigned ignore;	/* ... after this many more hits were ignored */
+	pid_t tid;		/* ... in this thread (0: any) */
+	unsigned tindex;	/* ... in the thread with this index (0: any) */
+};
+
+enum dbg_reason {
+	DBG_R_NONE,
+	DBG_R_BREAKPOINT,
+	DBG_R_STEP_OVER,	/* next */
+	DBG_R_STEP_IN,		/* step */
+	DBG_R_STEP_OUT,		/* finish */
+	DBG_R_ISTEP,		/* stepi */
+	DBG_R_ISTEP_OVER,	/* nexti */
+	DBG_R_UNTIL,		/* thread until */
+	DBG_R_SIGNAL,
+	DBG_R_INTERRUPT,
+	DBG_R_EXEC,
+	DBG_R_EXITED,		/* the process is gone (exit_status/signo) */
+	DBG_R_TRACE_LIMIT,	/* a new thread could not be traced (tid) */
+	DBG_R_REPLAY,		/* the replay cursor moved (replay_*) */
+	DBG_R_WATCH,		/* a watchpoint hit (bp_id: its id; core/session/watch.h) */
+};
+
+struct dbg_stop {
+	enum dbg_reason reason;
+	pid_t tid;
+	unsigned bp_id, loc_id;		/* DBG_R_BREAKPOINT */
+	int signo, si_code;		/* DBG_R_SIGNAL; DBG_R_EXITED if signaled */
+	uint64_t addr;			/* fault address for SIGSEGV & co */
+	int exit_status, signaled;	/* DBG_R_EXITED */
+	uint64_t replay_id, replay_total;	/* DBG_R_REPLAY: the cursor */
+	int replay_edge;		/* 1 the trace's beginning, 2 its end */
+	int replay_gap;			/* stopped before a gap in the trace */
+	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
+};
+
+#define DBG_MAX_INLINE 16	/* inlined calls shown per concrete frame */
+
+struct dbg_frame {
+	uint64_t pc, rsp, rbp;
+	struct dbg_module *mod;		/* NULL: no module covers pc */
+	int untraced;			/* replaying: the callers before the
+					 * trace began (no pc) */
+	int replaying;			/* replaying: the cursor's frame */
+	/* inlined calls (LLDB's "[inlined]" frames): a concrete frame whose
+	 * address look lies in ninl inlined calls is shown as ninl + 1
+	 * frames, inl = 0 (the innermost call) .. ninl (the function); all
+	 * but inl 0 are virtual (pc: the start of the inlined block, the
+	 * registers the concrete frame's).  look 0: not computed. */
+	uint64_t look;
+	unsigned inl, ninl;
+	int virt;
+	unsigned conc;			/* the concrete frame's number (0: the
+					 * thread's registers) */
+	uint64_t cpc;			/* and its pc */
+	int trap;			/* pc is not a return address (a signal
+					 * interrupted it, or the trampoline) */
+	int sigtramp;			/* the signal trampoline's frame */
+};
+
+/* How a signal reaching the inferior is handled ("process handle"). */
+struct dbg_sig {
+	unsigned char stop, pass, notify;
+};
+
+/* A post-mortem session: a trace bundle loaded with "trace load"
+ * (core/tracing/dbg_bundle.c).  Its modules are d->mods; no process lives. */
+struct dbg_pm_thread {
+	pid_t tid;
+	unsigned index;
+	struct trace_swc_thread *th;	/* its trace (NULL: listed, not traced) */
+};
+
+/* Every process of a loaded bundle ("target list"); one is loaded. */
+struct dbg_pm_proc {
+	pid_t pid;
+	char *exe;			/* its first module's file, or NULL */
+	char *triple;			/* or NULL */
+};
+
+struct dbg_pm {
+	char *json;			/* the trace.json loaded */
+	pid_t pid;
+	struct dbg_pm_proc *procs;	/* the bundle's processes, in order */
+	int nproc, proc;		/* how many; which is loaded */
+	int kernel;			/* a kernel bundle (saved as one again) */
+	struct dbg_pm_thread *th;
+	int nth;
+	struct trace_swc_cpu *cpu;	/* a per-CPU bundle's CPU stream, or NULL */
+	char vendor[32];		/* cpuInfo */
+	unsigned family, model, stepping;
+};
+
+/* While a traced run goes on: the figures handed to progress.fn, about
+ * every DBG_PROGRESS_EVERY seconds (core/tracing/dbg_progress.c). */
+#define DBG_PROGRESS_EVERY 0.25
+struct dbg_progress_info {
+	double seconds;		/* since the run began */
+	uint64_t insns;		/* recorded in this run, all traced threads */
+	double rate;		/* instructions per second */
+	unsigned fill_pct;	/* fullest buffer, percent (100 once wrapped) */
+	int wrapped;		/* a buffer wrapped (now or before the run) */
+};
+struct dbg_progress {
+	void (*fn)(void *ctx, const struct dbg_progress_info *info);
+	void *ctx;
+	double t0, last;	/* CLOCK_MONOTONIC seconds */
+	uint64_t insns0;
+	unsigned n;		/* calls since the last clock read */
+};
+
+struct dbg {
+	char *exe_path;			/* "file": absolute path */
+	struct dbg_module *mods;	/* mods[0] is the executable */
+	int nmods;
+	struct target_proc *proc;	/* live or exited process, or NULL */
+	pid_t pid;
+	struct dbg_bp *bps;
+	int nbps;
+	unsigned next_bp_id;
+	pid_t sel_tid;			/* selected thread */
+	unsigned sel_frame;		/* selected frame of it */
+	struct dbg_stop last;		/* the last stop reported */
+	uint64_t load_bp;		/* internal breakpoint on module loads */
+	struct dbg_sig sig[65];
+	volatile sig_atomic_t interrupt_requested;
+	volatile sig_atomic_t running;	/* inside resume/wait */
+	/* a command that resumes the process has begun (dbg_interrupt_arm):
+	 * an interrupt before it is inside resume/wait is kept, not lost */
+	volatile sig_atomic_t interrupt_armed;
+	/* a traced run's progress, for a caller that shows it (set fn; see
+	 * core/tracing/dbg_progress.c) */
+	struct dbg_progress progress;
+	volatile sig_atomic_t busy;	/* a long command that runs no inferior
+					 * (decoding, dumping): Ctrl-C sets
+					 * interrupt_requested for it to poll */
+	struct disasm *dis;		/* for stepping over calls */
+	struct dbg_icache *icache;	/* instructions read and disassembled (core/tracing/dbg_cursor.c) */
+	struct dbg_decoded_cache *decoded;	/* threads' decoded traces (core/tracing/dbg_decoded.c) */
+	struct dbg_trace *trace;	/* the trace session (core/tracing/dbg_trace.c) or NULL */
+	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
+	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
+	char *source_map;		/* target.source-map pairs (owned) */
+	/* 'n' stopped where an inlined call starts: its frames are hidden
+	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
+	 * one at a time.  Valid for that thread, pc and stop id only. */
+	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
+	struct dbg_pm *pm;		/* a loaded trace, or NULL */
+	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
+	/* TSC -> ns of the traces being shown: measured when tracing starts
+	 * with timestamps, or read from a loaded bundle */
+	struct trace_tsc_conv tsc_conv;
+	/* signals passed on without stopping but with notify: told with the
+	 * next stop report ("stopped and restarted") */
+	/* index: the thread's, taken when the signal came (it may be gone
+	 * by the report) */
+	struct { pid_t tid; int signo; unsigned index; } notes[16];
+	int nnotes, notes_lost;
+	/* a line the next stop report prints after its thread line ("Return
+	 * value: (int) $0 = 3" after finish); heap, or NULL */
+	char *stop_note;
+	/* why the next stop report's stop happened against the user's
+	 * condition ("stopped due to an error evaluating condition ..."),
+	 * heap, or NULL */
+	char *stop_error;
+	struct expr_store *results;	/* expression results $N (core/data/expr.h) */
+	struct dbg_watch *watch;	/* watchpoints (core/session/dbg_watch.c), or NULL */
+};
+
+void dbg_init(struct dbg *d);
+void dbg_release(struct dbg *d);	/* kills a launched, detaches an attached process */
+
+/* "file": opens the executable's symbols; replaces any previous one (the
+ * process, if live, is killed first). */
+int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err);
+
+/* The threads of the live process, or of a loaded trace; their count. */
+int dbg_threads(struct dbg *d, struct target_thread_info *out, int max);
+/* Index of tid ("thread #N"), 0 if unknown. */
+unsigned dbg_thread_index(struct dbg *d, pid_t tid);
+
+/* 1 if a process is live (stopped), 0 otherwise. */
+int dbg_alive(const struct dbg *d);
+
+/* Launch: the process is created and stopped at its exec, breakpoints
+ * planted; dbg_continue then runs it.  argv[0] is the program path. */
+int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
+	       struct ptdb_err *err);
+/* Attach to pid; the process stays stopped. */
+int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err);
+int dbg_detach(struct dbg *d, struct ptdb_err *err);
+int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+
+/* Execution control, all reporting the stop in *stop. */
+int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+/* The stopped process died meanwhile (killed from outside): 1 with *stop
+ * its exit, the process and its trace gone. */
+int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop);
+int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+/* Runs until one of addrs is reached in the selected frame, or the frame
+ * returns. */
+int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
+	      struct dbg_stop *stop, struct ptdb_err *err);
+/* Asks a running dbg_* call to stop (signal-safe).  from_tty: the Ctrl-C
+ * came from the terminal, so a launched inferior (same process group) got
+ * its own SIGINT and needs no SIGSTOP.  While d->busy, it only sets
+ * interrupt_requested. */
+void dbg_request_interrupt(struct dbg *d, int from_tty);
+/* A command is about to resume the process: forgets an older interrupt
+ * (unless already armed by this command) and keeps any that comes from
+ * now until dbg_interrupt_disarm (the command's end). */
+void dbg_interrupt_arm(struct dbg *d);
+void dbg_interrupt_disarm(struct dbg *d);
+
+/* Breakpoints.  Adds, resolves (pending if no location yet) and plants. */
+struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
+			  const char *name, const char *file, unsigned line,
+			  uint64_t addr);
+struct dbg_bp *dbg_bp_find(struct dbg *d, unsigned id);
+int dbg_bp_delete(struct dbg *d, unsigned id);
+/* Replaces bp's commands (n 0: none). */
+void dbg_bp_set_commands(struct dbg_bp *bp, char *const *cmds, int n, int auto_continue);
+/* Replaces bp's condition (NULL or "": none). */
+void dbg_bp_set_condition(struct dbg_bp *bp, const char *cond);
+/* loc 0: the whole breakpoint. */
+int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
+		  struct ptdb_err *err);
+
+/* Modules. */
+struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr);
+/* Re-reads the process's mappings; resolves pending breakpoints. */
+void dbg_refresh_modules(struct dbg *d);
+
+/* Threads and frames of the live process. */
+int dbg_select_thread(struct dbg *d, pid_t tid);
+/* Unwinds tid: fills up to max frames, returns the count (>= 1). */
+int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+	       struct ptdb_err *err);
+
+/* How many inlined frames at the top of tid's stack (at pc) are hidden
+ * (see inl_hide); 0 none. */
+int dbg_inline_hidden(struct dbg *d, pid_t tid, uint64_t pc);
+
+/* "trace_loop`main at trace_loop.c:2:7" for a frame (no offset when a line
+ * is known), "libc.so.6`__libc_start_call_main + 128" otherwise; caller
+ * frames are symbolized at pc - 1.  Returns buf. */
+char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
+		       char *buf, size_t n);
+/* The source location a frame shows (an inlined frame's: the call site of
+ * the call inside it).  0 found, -1 not. */
+int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const char **file,
+		   unsigned *line, unsigned *column);
+/* Where to read a DWARF source path: through target.source-map (into buf)
+ * or path itself. */
+const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n);
+/* "trace_loop`main + 4 at trace_loop.c:2:7" for any address. */
+char *dbg_format_addr(struct dbg *d, uint64_t addr, char *buf, size_t n);
+/* When addr is in inlined calls, the lines LLDB adds below that symbol
+ * context, one per call outward, each indent + "mod`f + off at call site"
+ * + "\n" ("" when none). */
+char *dbg_format_inline_callers(struct dbg *d, uint64_t addr, const char *indent, char *buf,
+				size_t n);
+/* Source location of addr in a module with line info: file (full path),
+ * line, column. 0 found, -1 not. */
+int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
+		  unsigned *line, unsigned *column);
+
+/* Live tracing: the trace session (core/tracing/dbg_trace.c), its collectors
+ * (core/collectors/dbg_swc.c, core/collectors/dbg_ipt.c) and sources (core/tracing/dbg_source.c). */
+struct dbg_trace_opts {
+	size_t size;		/* per-thread buffer bytes */
+	size_t total_limit;	/* process trace: all buffers; 0 none */
+	size_t psb_period;	/* 0: default */
+	int tsc;
+	int single_step;	/* one trap per instruction (the reference) */
+	int per_cpu;		/* process trace: one buffer per (emulated) CPU
+				 * with context-switch records, split into
+				 * threads when read */
+	int backend;		/* DBG_BACKEND_* */
+	uint64_t perf_config;	/* intel-pt: raw attr.config bits */
+	int no_cgroup;		/* intel-pt per CPU: trace every task */
+	int engine;		/* software: DBG_ENGINE_* */
+};
+enum { DBG_ENGINE_PTRACE = 0, DBG_ENGINE_CACHE = 1 };
+enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
+/* "intel-pt" or "software": what the live (or loaded) trace came from. */
+const char *dbg_trace_technology(const struct dbg *d);
+int dbg_tracing(const struct dbg *d);
+/* The session shows a loaded bundle (no process). */
+int dbg_trace_loaded(const struct dbg *d);
+/* Registers and memory are a live process's own (not a loaded bundle's
+ * nor a replayed position's). */
+int dbg_live_state(const struct dbg *d);
+/* The process exited with (software) traces: they stay readable (dump,
+ * function-calls) until the next run; the threads keep their numbers. */
+int dbg_trace_kept(const struct dbg *d);
+/* Threads for the trace commands: the live ones, then traced threads that
+ * exited (core/tracing/dbg_exited.c); dbg_thread_exited says which is which. */
+int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max);
+int dbg_thread_exited(struct dbg *d, pid_t tid);
+int dbg_trace_is_process(const struct dbg *d);
+int dbg_trace_single_step(const struct dbg *d);
+/* The software engine of the live trace: "ptrace" or "cache". */
+const char *dbg_trace_engine(const struct dbg *d);
+/* The cache engine's counters (zeros when it never ran). */
+/* What the engine did, over the whole trace (dump info -v). */
+struct dbg_cache_stats {
+	uint64_t blocks, code_bytes;	/* translated (every run's) */
+	uint64_t records;		/* block records read back */
+	uint64_t traps;			/* stops of a thread in the cache */
+	uint64_t links, misses, drains;	/* of which: exits linked, lookup
+					 * misses, full buffers */
+	uint64_t entries;		/* times a thread entered the cache */
+	uint64_t fallback;		/* instructions the ptrace engine ran
+					 * (system calls, untranslatable code,
+					 * runs the engine does not handle) */
+	uint64_t peak_cache;		/* largest code cache of a run, bytes */
+	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
+	uint64_t packet_ns;		/* of it: records read back into packets */
+	uint64_t wait_ns;		/* of it: the thread running (ptdb waiting) */
+	uint64_t cpu_ns, thread_cpu_ns;	/* CPU time in the engine: ptdb's, and
+					 * the traced thread's (schedstat) */
+	uint64_t flushes;		/* translations dropped: code mapping changed */
+	uint64_t quanta;		/* turns in the cache ended by the quantum */
+};
+
+void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);
+/* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
+struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);
+/* Starts tracing tids (or all current and future threads); a traced
+ * thread's trace restarts.  Error "Thread N can't be traced as the process
+ * trace size limit has been reached..." */
+int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
+		    const struct dbg_trace_opts *o, struct ptdb_err *err);
+/* Errors: "Process is not being traced", "thread not traced". */
+int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
+		   struct ptdb_err *err);
+void dbg_trace_end(struct dbg *d);
+/* The thread's trace (traced, or stopped and kept until the next resume). */
+struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid);
+/* Its decoded trace, cached until the process runs again. */
+int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
+		     struct trace_decoded **out, struct ptdb_err *err);
+/* The same with trace_decode_hooked's hook (NULL: none): a cancelled
+ * decode returns TRACE_DECODE_CANCELLED ("interrupted") and caches nothing. */
+struct trace_decode_hook;
+int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
+			    const struct trace_decode_hook *hook,
+			    struct trace_decoded **out, struct ptdb_err *err);
+/* The decoder's memory image: the loaded modules' executable segments as
+ * file sections (the vDSO through its copy). */
+struct trace_image;
+int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err);
+/* trace_next_ip_fn over the live process (ctx = the dbg). */
+uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
+
+/* Every trace the session holds (traced threads, stopped ones kept until
+ * the next resume, a loaded bundle's), in thread order; the count. */
+int dbg_trace_all(struct dbg *d, struct trace_swc_thread **out, int max);
+/* The live trace's state as LLDB's jLLDBTraceGetState response (JSON text,
+ * heap; core/tracing/dbg_state.c), or NULL with err when nothing is traced. */
+char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
+
+/* Trace bundles (core/tracing/dbg_bundle.c).  Loading replaces the session's
+ * target (a live process is killed or detached first) with the bundle's
+ * post-mortem one; *info (free with bundle_free) tells what was loaded. */
+struct bundle;
+int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info,
+		    struct ptdb_err *err);
+/* The same with the bundle's process index loaded (a bundle of several
+ * processes loads the first; "target select" another). */
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
+			    struct ptdb_err *err);
+/* Drops a loaded trace (no-op without one). */
+void dbg_unload_bundle(struct dbg *d);
+/* Writes the session's traces (live or loaded) as a bundle in dir; compact:
+ * only the threads and modules the traces touch; force: write into a
+ * non-empty dir.  json (n bytes) receives the path of trace.json. */
+int dbg_save_bundle(struct dbg *d, const char *dir, int compact, int force,
+		    char *json, size_t n, struct ptdb_err *err);
+
+/* Replay: a cursor over one thread's trace stands for the thread
+ * (core/tracing/dbg_replay.c).  Moving it reports DBG_R_REPLAY stops. */
+enum dbg_replay_kind {
+	DBG_RP_INSN,		/* stepi / reverse-stepi */
+	DBG_RP_LINE_IN,		/* step / reverse-step */
+	DBG_RP_LINE_OVER,	/* next / reverse-next */
+	DBG_RP_OUT,		/* finish / reverse-finish */
+	DBG_RP_CONTINUE,	/* continue / reverse-continue: to a breakpoint */
+};
+int dbg_replaying(const struct dbg *d);
+pid_t dbg_replay_tid(const struct dbg *d);
+int dbg_replay_cursor(const struct dbg *d, uint64_t *id, uint64_t *total);
+uint64_t dbg_replay_pc(struct dbg *d);
+/* Enters (or moves within) replay: tid's cursor at instruction id. */
+int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop,
+		    struct ptdb_err *err);
+/* Enters replay one past the end of tid's trace (where the live thread
+ * is), for a backward move to start from. */
+int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err);
+/* dir -1 back in time, +1 forward. */
+int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct dbg_stop *stop,
+		    struct ptdb_err *err);
+/* Back to the live process (its last stop is current again). */
+void dbg_replay_leave(struct dbg *d);
+/* The call stack at the cursor from the trace's calls and returns: frame
+ * 0 at the cursor, callers at their return addresses, and a last frame
+ * with untraced set when the trace began inside a call. */
+int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb_err *err);
+
+/* Records a signal that was passed on with notify (dbg_sig.notify). */
+void dbg_note_signal(struct dbg *d, pid_t tid, int signo);
+
+/* The session's instruction decoder (AT&T, created on first use), or NULL. */
+struct disasm *dbg_disasm(struct dbg *d);
+
+/* Up to n bytes at addr from the live process or, post-mortem, the loaded
+ * modules' files: how many could be read from addr on (0: none). */
+size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n);
+/* Memory of the live process via target_read_mem (post-mortem: the
+ * modules' files). */
+int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
+	     struct ptdb_err *err);
+
+#endif

@@ -1,0 +1,523 @@
+/* core/session/dbg_step.c: continue, source-line and instruction stepping, finish
+ * and until, over target/'s all-stop resume/step/wait. */
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+
+#include <string.h>
+
+static void user_stop(struct dbg *d, struct dbg_stop *stop)
+{
+	d->last = *stop;
+	if (d->proc)
+		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
+	if (stop->reason == DBG_R_EXITED) {
+		dbg_trace_exited(d);
+		return;
+	}
+	if (stop->reason == DBG_R_EXEC && d->trace) {
+		/* the traced image is gone (and with it the tracer's parked
+		 * breakpoints, which the target forgot): its trace cannot be
+		 * decoded against the new program, nor tracing go on there */
+		dbg_trace_end(d);
+		stop->trace_ended = 1;
+		d->last = *stop;
+	}
+	dbg_trace_did_stop(d);
+	d->sel_tid = stop->tid;
+	d->sel_frame = 0;
+	dbg_refresh_modules(d);
+}
+
+static int thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
+		       struct ptdb_err *err)
+{
+	return target_get_regs(d->proc, tid, r, err);
+}
+
+/* Runs (step_tid != 0: single-steps that thread) until a user-visible stop
+ * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
+ * stepping, the step done (RW_STEPPED).  Handles module loads and the
+ * signal policy on the way. */
+int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		   struct ptdb_err *err)
+{
+	pid_t step_tid = rq->step_tid, tid = rq->tid;
+	const struct dbg_goal *goals = rq->goals;
+	int ngoals = rq->ngoals;
+	struct target_stop ts;
+
+	dbg_replay_leave(d);	/* any resume leaves replay mode */
+	memset(stop, 0, sizeof(*stop));
+	for (;;) {
+		int r = step_tid ? target_step(d->proc, step_tid, err)
+				 : target_resume(d->proc, err);
+
+		if (r < 0)
+			return -1;
+		d->running = 1;
+		if (d->interrupt_requested)
+			target_interrupt(d->proc);	/* Ctrl-C came between two steps */
+		r = target_wait(d->proc, &ts, err);
+		d->running = 0;
+		if (r < 0)
+			return -1;
+		stop->tid = ts.tid;
+		switch (ts.kind) {
+		case TARGET_STOP_EXITED:
+		case TARGET_STOP_SIGNALED:
+			dbg_exit_stop(stop, &ts);
+			return RW_USER;
+		case TARGET_STOP_BREAKPOINT: {
+			struct user_regs_struct regs;
+
+			if (dbg_bp_hit(d, ts.tid, ts.addr, &stop->bp_id, &stop->loc_id)) {
+				stop->reason = DBG_R_BREAKPOINT;
+				return RW_USER;
+			}
+			if (ts.tid == tid && thread_regs(d, tid, &regs, err) == 0)
+				for (int i = 0; i < ngoals; i++)
+					if (goals[i].pc == ts.addr && regs.rsp >= goals[i].min_rsp)
+						return RW_GOAL;
+			if (ts.addr == d->load_bp)
+				dbg_refresh_modules(d);
+			if (step_tid && ts.tid == step_tid)
+				return RW_STEPPED;
+			break;	/* someone else's internal breakpoint: go on */
+		}
+		case TARGET_STOP_STEP:
+			if (step_tid && ts.tid == step_tid)
+				return RW_STEPPED;
+			break;
+		case TARGET_STOP_SIGNAL:
+			if (dbg_signal_stop(d, &ts, stop))
+				return RW_USER;
+			break;
+		case TARGET_STOP_EXEC:
+			stop->reason = DBG_R_EXEC;
+			return RW_USER;
+		case TARGET_STOP_INTERRUPT:
+			if (d->interrupt_requested) {
+				stop->reason = DBG_R_INTERRUPT;
+				return RW_USER;
+			}
+			stop->reason = DBG_R_SIGNAL;
+			stop->signo = 19;	/* SIGSTOP from outside */
+			return RW_USER;
+		case TARGET_STOP_NONE:
+			break;
+		}
+		if (d->interrupt_requested) {
+			/* the interrupt landed as another event; stop here */
+			stop->reason = DBG_R_INTERRUPT;
+			return RW_USER;
+		}
+	}
+}
+
+static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
+		    const struct dbg_goal *goals, int ngoals,
+		    struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
+	int r;
+
+	/* the tracer's threads are the parent's: it follows the parent */
+	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
+	if (dbg_tracing(d))
+		return dbg_trace_run(d, &rq, stop, err);
+	r = dbg_watch_run(d, &rq, stop, err);
+	if (r != -2)
+		return r;
+	return dbg_run_native(d, &rq, stop, err);
+}
+
+static int check_alive(struct dbg *d, struct ptdb_err *err)
+{
+	if (!dbg_alive(d))
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
+	return 0;
+}
+
+int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
+{
+	struct target_stop ts;
+
+	if (!dbg_alive(d) || !target_poll_exit(d->proc, &ts))
+		return 0;
+	memset(stop, 0, sizeof(*stop));
+	dbg_exit_stop(stop, &ts);
+	user_stop(d, stop);
+	return 1;
+}
+
+int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int r;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	r = run_wait(d, 0, 0, NULL, 0, stop, err);
+	if (r < 0)
+		return -1;
+	user_stop(d, stop);
+	return 0;
+}
+
+/* Runs to any of goals (internal breakpoints planted for the run). */
+static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
+		  int n, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int planted[8] = { 0 }, r;
+
+	for (int i = 0; i < n && i < 8; i++)
+		planted[i] = target_bp_insert(d->proc, goals[i].pc, err) == 0;
+	r = run_wait(d, 0, tid, goals, n, stop, err);
+	if (dbg_alive(d))
+		for (int i = 0; i < n && i < 8; i++)
+			if (planted[i])
+				target_bp_remove(d->proc, goals[i].pc, NULL);
+	return r;
+}
+
+static int is_call(const struct disasm_insn *in)
+{
+	return in->kind == DISASM_KIND_CALL || in->kind == DISASM_KIND_CALL_IND;
+}
+
+/* Steps one instruction of tid; over = run calls to their return.
+ * RW_USER (stop filled) or RW_STEPPED. */
+static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
+		    struct ptdb_err *err)
+{
+	struct user_regs_struct r;
+	struct disasm_insn in;
+
+	if (thread_regs(d, tid, &r, err) < 0)
+		return -1;
+	if (over && dbg_insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
+		struct dbg_goal g = { r.rip + in.len, r.rsp };
+		int rr = run_to(d, tid, &g, 1, stop, err);
+
+		return rr == RW_GOAL ? RW_STEPPED : rr;
+	}
+	return run_wait(d, tid, tid, NULL, 0, stop, err);
+}
+
+static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
+		 enum dbg_reason why)
+{
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = why;
+	stop->tid = tid;
+	user_stop(d, stop);
+}
+
+/* The end of a stepping command: an error, a stop that came first
+ * (RW_USER: breakpoint, signal, exit), or the command's own stop. */
+static int finish_cmd(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
+		      enum dbg_reason why)
+{
+	if (rr < 0)
+		return -1;
+	if (rr == RW_USER)
+		user_stop(d, stop);
+	else
+		done(d, stop, tid, why);
+	return 0;
+}
+
+int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	pid_t tid = d->sel_tid;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	dbg_interrupt_arm(d);
+	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
+			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
+}
+
+struct line_at {
+	struct dbg_module *m;
+	const char *file;
+	unsigned line;
+	uint64_t func;
+};
+
+static int line_at(struct dbg *d, uint64_t pc, struct line_at *la)
+{
+	struct sym_loc loc;
+
+	memset(la, 0, sizeof(*la));
+	la->m = dbg_module_for(d, pc);
+	if (!la->m || sym_lookup_addr(la->m->sym, pc, &loc) < 0 || !loc.file)
+		return -1;
+	la->file = loc.file;
+	la->line = loc.line;
+	la->func = loc.func ? loc.func_addr : 0;
+	return 0;
+}
+
+/* How many inlined calls hold pc (0: none, or no module). */
+static int inline_depth(struct dbg *d, uint64_t pc)
+{
+	struct dbg_module *m = dbg_module_for(d, pc);
+	struct sym_inline inl[DBG_MAX_INLINE];
+
+	return m ? sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE) : 0;
+}
+
+/* The inlined call level calls deep at pc (1: the outermost). */
+static int inline_level(struct dbg *d, uint64_t pc, int level, struct sym_inline *out)
+{
+	struct dbg_module *m = dbg_module_for(d, pc);
+	struct sym_inline inl[DBG_MAX_INLINE];
+	int ni = m ? sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE) : 0;
+
+	if (level < 1 || level > ni)
+		return -1;
+	*out = inl[ni - level];
+	return 0;
+}
+
+/* 'n' or 's' at a call instruction (*r0, in): runs the call.  -1 or
+ * RW_USER (stop filled) as run_wait; LC_IN: 's' stopped in the callee,
+ * after its prologue (it has lines); LC_BACK: back after the call. */
+enum { LC_BACK = 3, LC_IN = 4 };
+static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_struct *r0,
+		     const struct disasm_insn *in, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	uint64_t ret = r0->rip + in->len, call_rsp = r0->rsp;
+	struct user_regs_struct r;
+	struct line_at now;
+	int rr;
+
+	rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+	if (rr < 0 || rr == RW_USER)
+		return rr;
+	if (thread_regs(d, tid, &r, err) < 0)
+		return -1;
+	if (into && line_at(d, r.rip, &now) == 0) {
+		uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);
+
+		if (ap && ap != r.rip) {
+			struct dbg_goal g = { ap, 0 };
+
+			rr = run_to(d, tid, &g, 1, stop, err);
+			if (rr < 0 || rr == RW_USER)
+				return rr;
+		}
+		return LC_IN;
+	}
+	if (r.rip != ret) {
+		struct dbg_goal g = { ret, call_rsp };
+
+		rr = run_to(d, tid, &g, 1, stop, err);
+		if (rr < 0 || rr == RW_USER)
+			return rr;
+	}
+	return LC_BACK;
+}
+
+int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	enum dbg_reason why = into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
+	pid_t tid = d->sel_tid;
+	struct user_regs_struct r;
+	struct line_at start, now;
+	struct sym_inline over;
+	uint64_t lo, hi;
+	int rr, depth0, dep, have_over = 0;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	dbg_interrupt_arm(d);
+	if (thread_regs(d, tid, &r, err) < 0)
+		return -1;
+	depth0 = inline_depth(d, r.rip) - dbg_inline_hidden(d, tid, r.rip);
+	if (into && depth0 < inline_depth(d, r.rip)) {
+		/* 's' at a hidden inlined call: into it, nothing runs */
+		unsigned left = d->inl_hide.n - 1;
+
+		done(d, stop, tid, why);
+		d->inl_hide.n = left;
+		d->inl_hide.stop_id = target_stop_id(d->proc);
+		return 0;
+	}
+	/* 'n' at a hidden inlined call runs through that call */
+	if (depth0 < inline_depth(d, r.rip))
+		have_over = inline_level(d, r.rip, depth0 + 1, &over) == 0;
+	if (line_at(d, r.rip, &start) < 0 ||
+	    sym_line_range(start.m->sym, r.rip, &lo, &hi) < 0) {
+		/* no line information: one instruction, over calls */
+		return finish_cmd(d, one_insn(d, tid, 1, stop, err), stop, tid, why);
+	}
+	for (;;) {
+		struct disasm_insn in;
+		int have = dbg_insn_at(d, r.rip, &in) == 0;
+
+		if (d->interrupt_requested) {
+			done(d, stop, tid, DBG_R_INTERRUPT);
+			return 0;
+		}
+		if (have && is_call(&in)) {
+			rr = line_call(d, tid, into, &r, &in, stop, err);
+			if (rr == LC_IN) {
+				done(d, stop, tid, why);
+				return 0;
+			}
+		} else {
+			rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+		}
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			goto user;
+		if (thread_regs(d, tid, &r, err) < 0)
+			return -1;
+		if (r.rip >= lo && r.rip < hi)
+			continue;
+		if (have && in.kind == DISASM_KIND_RET)
+			break;	/* back in the caller: stop there */
+		/* an inlined call is a call: 'n' stops where it starts, showing
+		 * the call site (its frames hidden), and runs through it when
+		 * already there; 's' stops at its first line */
+		if ((dep = inline_depth(d, r.rip)) > depth0 && line_at(d, r.rip, &now) == 0 &&
+		    now.func == start.func) {
+			struct sym_inline cur;
+
+			if (into && now.line && sym_row_start(now.m->sym, r.rip))
+				break;
+			if (!into && sym_row_start(now.m->sym, r.rip) &&
+			    !(have_over && inline_level(d, r.rip, depth0 + 1, &cur) == 0 &&
+			      cur.name == over.name && cur.call_line == over.call_line &&
+			      cur.call_file == over.call_file)) {
+				done(d, stop, tid, why);
+				d->inl_hide.n = (unsigned)(dep - depth0);
+				d->inl_hide.tid = tid;
+				d->inl_hide.pc = r.rip;
+				d->inl_hide.stop_id = target_stop_id(d->proc);
+				return 0;
+			}
+			if (sym_line_range(now.m->sym, r.rip, &lo, &hi) < 0)
+				break;
+			continue;
+		}
+		if (line_at(d, r.rip, &now) < 0)
+			break;	/* code without line information */
+		if (now.line == 0 ||
+		    (now.func == start.func && now.line == start.line &&
+		     !strcmp(now.file, start.file)) ||
+		    !sym_row_start(now.m->sym, r.rip)) {
+			/* same line elsewhere, or the middle of a line: go on */
+			if (sym_line_range(now.m->sym, r.rip, &lo, &hi) < 0)
+				break;
+			continue;
+		}
+		break;
+	}
+	done(d, stop, tid, why);
+	return 0;
+user:
+	user_stop(d, stop);
+	return 0;
+}
+
+int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_frame fr[DBG_MAX_FRAMES];
+	pid_t tid = d->sel_tid;
+	struct dbg_goal g;
+	int n, k;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	dbg_interrupt_arm(d);
+	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
+	if (n < 0)
+		return -1;
+	/* out of an inlined call of the innermost function: run (over
+	 * calls) until pc is out of it, as LLDB steps out of one */
+	if ((int)d->sel_frame < n && fr[d->sel_frame].inl < fr[d->sel_frame].ninl &&
+	    fr[d->sel_frame].look == fr[0].look) {
+		int target = (int)(fr[d->sel_frame].ninl - fr[d->sel_frame].inl) - 1, dep;
+		struct sym_inline self, cur;
+		struct user_regs_struct r0;
+
+		if (thread_regs(d, tid, &r0, err) < 0)
+			return -1;
+		if (inline_level(d, r0.rip, target + 1, &self) < 0)
+			self.name = NULL;
+		for (;;) {
+			struct disasm_insn in;
+			struct user_regs_struct r;
+			int ret, rr;
+
+			if (d->interrupt_requested) {
+				done(d, stop, tid, DBG_R_INTERRUPT);
+				return 0;
+			}
+			if (thread_regs(d, tid, &r, err) < 0)
+				return -1;
+			ret = dbg_insn_at(d, r.rip, &in) == 0 && in.kind == DISASM_KIND_RET;
+			rr = one_insn(d, tid, 1, stop, err);
+			if (rr != RW_STEPPED)
+				return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
+			if (thread_regs(d, tid, &r, err) < 0)
+				return -1;
+			if (ret || (dep = inline_depth(d, r.rip)) <= target)
+				break;
+			/* in another inlined call at that level: stop at its call
+			 * site, its frames hidden (as 'n' does) */
+			if (inline_level(d, r.rip, target + 1, &cur) == 0 &&
+			    (cur.name != self.name || cur.call_line != self.call_line ||
+			     cur.call_file != self.call_file)) {
+				done(d, stop, tid, DBG_R_STEP_OUT);
+				d->inl_hide.n = (unsigned)(dep - target);
+				d->inl_hide.tid = tid;
+				d->inl_hide.pc = r.rip;
+				d->inl_hide.stop_id = target_stop_id(d->proc);
+				return 0;
+			}
+		}
+		done(d, stop, tid, DBG_R_STEP_OUT);
+		return 0;
+	}
+	/* the caller: the next concrete frame (an inlined call's frames
+	 * share their function's) */
+	for (k = (int)d->sel_frame + 1; k < n && fr[k].virt; k++)
+		;
+	if (k >= n)
+		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
+	g.pc = fr[k].pc;
+	g.min_rsp = fr[k].rsp;
+	return finish_cmd(d, run_to(d, tid, &g, 1, stop, err), stop, tid, DBG_R_STEP_OUT);
+}
+
+int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
+	      struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_frame fr[2 + DBG_MAX_INLINE];
+
+	dbg_replay_leave(d);
+	struct dbg_goal g[8];
+	pid_t tid = d->sel_tid;
+	int nf, ng = 0;
+
+	if (check_alive(d, err) < 0)
+		return -1;
+	dbg_interrupt_arm(d);
+	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
+	if (nf < 0)
+		return -1;
+	for (int i = 0; i < n && ng < 7; i++)
+		g[ng++] = (struct dbg_goal){ addrs[i], fr[0].rsp };
+	for (int i = 1; i < nf; i++)
+		if (!fr[i].virt) {	/* the caller (past inlined frames) */
+			g[ng++] = (struct dbg_goal){ fr[i].pc, fr[i].rsp };
+			break;
+		}
+	return finish_cmd(d, run_to(d, tid, g, ng, stop, err), stop, tid, DBG_R_UNTIL);
+}

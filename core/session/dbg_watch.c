@@ -1,0 +1,585 @@
+/* core/session/dbg_watch.c: watchpoints — their table, the x86 debug registers
+ * where the machine delivers their traps, and otherwise exact software
+ * checking: every thread runs one instruction at a time and the memory
+ * each instruction is about to access decides whether it hits. */
+#include "core/session/watch.h"
+#include "core/session/dbg_int.h"
+#include "core/data/value.h"
+#include "trace/syscalls.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { METHOD_UNKNOWN, METHOD_HW, METHOD_SW };
+
+struct dbg_watch {
+	struct dbg_watchpoint w[DBG_WATCH_MAX * 4];
+	int n;
+	unsigned next_id;
+	int method;
+	/* threads in a blocking system call, running on their own until a
+	 * breakpoint at its return address brings them back */
+	struct { pid_t tid; uint64_t at; } park[256];
+	int npark;
+	unsigned rr;
+};
+
+static struct dbg_watch *watch_of(struct dbg *d)
+{
+	if (!d->watch) {
+		d->watch = xmalloc(sizeof(*d->watch));
+		memset(d->watch, 0, sizeof(*d->watch));
+		d->watch->next_id = 1;
+	}
+	return d->watch;
+}
+
+static int enabled_count(const struct dbg_watch *ws)
+{
+	int k = 0;
+
+	for (int i = 0; i < ws->n; i++)
+		k += ws->w[i].enabled;
+	return k;
+}
+
+struct dbg_watchpoint *dbg_watch_add(struct dbg *d, uint64_t addr, unsigned size, int access,
+				     const char *spec, const struct sym_type *type,
+				     unsigned decl_line, struct ptdb_err *err)
+{
+	struct dbg_watch *ws = watch_of(d);
+	struct dbg_watchpoint *w;
+
+	if (!dbg_alive(d)) {
+		ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
+		return NULL;
+	}
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		ptdb_err_set(err, "watch size of %u is not supported (1, 2, 4 or 8 bytes)", size);
+		return NULL;
+	}
+	if (addr % size) {
+		ptdb_err_set(err, "address 0x%" PRIx64 " is not aligned to the watch size %u",
+			     addr, size);
+		return NULL;
+	}
+	if (enabled_count(ws) >= DBG_WATCH_MAX || ws->n >= (int)(sizeof(ws->w) / sizeof(ws->w[0]))) {
+		ptdb_err_set(err, "all %d hardware watchpoint slots are in use (delete or disable "
+			     "one first)", DBG_WATCH_MAX);
+		return NULL;
+	}
+	w = &ws->w[ws->n];
+	memset(w, 0, sizeof(*w));
+	w->id = ws->next_id;
+	w->addr = addr;
+	w->size = size;
+	w->access = access;
+	w->enabled = 1;
+	w->spec = spec ? xstrdup(spec) : NULL;
+	w->type = type;
+	w->decl_line = decl_line;
+	if (dbg_watch_read(d, w, w->now) < 0) {
+		free(w->spec);
+		ptdb_err_set(err, "cannot read memory at 0x%" PRIx64, addr);
+		return NULL;
+	}
+	ws->n++;
+	ws->next_id++;
+	return w;
+}
+
+struct dbg_watchpoint *dbg_watch_find(struct dbg *d, unsigned id)
+{
+	if (!d->watch)
+		return NULL;
+	for (int i = 0; i < d->watch->n; i++)
+		if (d->watch->w[i].id == id)
+			return &d->watch->w[i];
+	return NULL;
+}
+
+struct dbg_watchpoint *dbg_watch_all(struct dbg *d, int *n)
+{
+	*n = d->watch ? d->watch->n : 0;
+	return d->watch ? d->watch->w : NULL;
+}
+
+int dbg_watch_delete(struct dbg *d, unsigned id)
+{
+	struct dbg_watchpoint *w = dbg_watch_find(d, id);
+	struct dbg_watch *ws = d->watch;
+
+	if (!w)
+		return -1;
+	free(w->spec);
+	free(w->cond);
+	memmove(w, w + 1, (size_t)(&ws->w[ws->n] - (w + 1)) * sizeof(*w));
+	ws->n--;
+	return 0;
+}
+
+int dbg_watch_enable(struct dbg *d, struct dbg_watchpoint *w, int on, struct ptdb_err *err)
+{
+	if (on && !w->enabled && enabled_count(watch_of(d)) >= DBG_WATCH_MAX)
+		return ptdb_err_set(err, "all %d hardware watchpoint slots are in use (delete or "
+				    "disable one first)", DBG_WATCH_MAX);
+	w->enabled = on;
+	return 0;
+}
+
+void dbg_watch_set_condition(struct dbg_watchpoint *w, const char *cond)
+{
+	free(w->cond);
+	w->cond = cond && *cond ? xstrdup(cond) : NULL;
+}
+
+const char *dbg_watch_method(struct dbg *d)
+{
+	struct dbg_watch *ws = watch_of(d);
+
+	if (ws->method == METHOD_UNKNOWN)
+		ws->method = target_dr_probe() == 1 ? METHOD_HW : METHOD_SW;
+	return ws->method == METHOD_HW ? "hardware" : "software (single-step)";
+}
+
+int dbg_watch_read(struct dbg *d, const struct dbg_watchpoint *w, uint8_t *v)
+{
+	memset(v, 0, 8);
+	if (!dbg_alive(d))
+		return -1;
+	return target_read_mem(d->proc, w->addr, v, w->size, NULL) < 0 ? -1 : 0;
+}
+
+void dbg_watch_format(struct dbg *d, const struct dbg_watchpoint *w, const uint8_t *v,
+		      char *buf, size_t n)
+{
+	uint64_t u = 0;
+
+	if (w->type) {
+		struct value val;
+
+		memset(&val, 0, sizeof(val));
+		val.type = w->type;
+		val.bytes = (uint8_t *)v;
+		val.size = w->size;
+		val.in_mem = 1;
+		val.addr = w->addr;
+		val.in_reg = -1;
+		value_brief(d, &val, buf, n);
+		return;
+	}
+	memcpy(&u, v, w->size);
+	snprintf(buf, n, "0x%016" PRIx64, u);
+}
+
+void dbg_watch_drop_types(struct dbg *d)
+{
+	for (int i = 0; d->watch && i < d->watch->n; i++)
+		d->watch->w[i].type = NULL;
+}
+
+void dbg_watch_free(struct dbg *d)
+{
+	if (!d->watch)
+		return;
+	for (int i = 0; i < d->watch->n; i++) {
+		free(d->watch->w[i].spec);
+		free(d->watch->w[i].cond);
+	}
+	free(d->watch);
+	d->watch = NULL;
+}
+
+/* ---- hits ---- */
+
+/* After an access of kind acc by tid to w: 1 it stops (*stop filled),
+ * 0 it does not (a read watchpoint written, a false condition). */
+static int hit(struct dbg *d, struct dbg_watchpoint *w, int acc, const uint8_t *old, pid_t tid,
+	       struct dbg_stop *stop)
+{
+	uint8_t now[8];
+
+	if (!(acc & w->access))
+		return 0;
+	dbg_watch_read(d, w, now);
+	if (w->cond) {
+		struct ptdb_err why;
+		int r = dbg_cond_true(d, w->cond, tid, &why);
+
+		if (r == 0)
+			return 0;
+		if (r < 0) {
+			size_t n = strlen(w->cond) + strlen(why.msg) + 128;
+
+			free(d->stop_error);
+			d->stop_error = xmalloc(n);
+			snprintf(d->stop_error, n, "stopped due to an error evaluating condition of "
+				 "watchpoint %u: \"%s\": %s", w->id, w->cond, why.msg);
+		}
+	}
+	memcpy(w->old, old, 8);
+	memcpy(w->now, now, 8);
+	w->hits++;
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = DBG_R_WATCH;
+	stop->tid = tid;
+	stop->bp_id = w->id;
+	return 1;
+}
+
+static uint64_t reg_val(const struct user_regs_struct *r, int reg)
+{
+	if (reg < 0 || reg > DISASM_REG_GS)
+		return 0;
+	return ((const unsigned long long *)r)[reg];
+}
+
+/* The watchpoints the instruction at r->rip is about to touch: for each
+ * enabled one, the access kinds (acc[i]) and its value now (old[i]). */
+static void sw_before(struct dbg *d, const struct user_regs_struct *r,
+		      const struct disasm_insn *in, int *acc, uint8_t (*old)[8])
+{
+	struct disasm_mem m[8];
+	struct dbg_watch *ws = d->watch;
+	int n = disasm_mem_access(d->dis, in->bytes, in->len, in->addr, m, 8);
+
+	for (int i = 0; i < ws->n; i++)
+		acc[i] = 0;
+	for (int k = 0; k < n; k++) {
+		uint64_t ea = reg_val(r, m[k].base) + reg_val(r, m[k].index) * (uint64_t)m[k].scale +
+			      (uint64_t)m[k].disp;
+
+		if (m[k].seg_fs_gs == DISASM_SEG_FS)
+			ea += r->fs_base;
+		else if (m[k].seg_fs_gs == DISASM_SEG_GS)
+			ea += r->gs_base;
+		if (m[k].addr32)
+			ea &= 0xffffffffu;
+		for (int i = 0; i < ws->n; i++) {
+			struct dbg_watchpoint *w = &ws->w[i];
+
+			if (w->enabled && ea < w->addr + w->size && w->addr < ea + m[k].size)
+				acc[i] |= m[k].access;
+		}
+	}
+	for (int i = 0; i < ws->n; i++)
+		if (acc[i])
+			dbg_watch_read(d, &ws->w[i], old[i]);
+}
+
+/* ---- software: one instruction at a time ---- */
+
+enum { GO_ON = -3 };
+
+static int parked(struct dbg_watch *ws, pid_t tid)
+{
+	for (int i = 0; i < ws->npark; i++)
+		if (ws->park[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static void unpark(struct dbg *d, int i)
+{
+	struct dbg_watch *ws = d->watch;
+
+	if (dbg_alive(d) && target_bp_planted(d->proc, ws->park[i].at))
+		target_bp_remove(d->proc, ws->park[i].at, NULL);
+	ws->park[i] = ws->park[--ws->npark];
+}
+
+/* Lets tid run its system call on its own (pc: where it is stopped). */
+static int park_run(struct dbg *d, pid_t tid, uint64_t at, uint64_t pc, struct ptdb_err *err)
+{
+	if (target_bp_insert(d->proc, at, err) < 0)
+		return -1;
+	if (pc == at || !target_bp_planted(d->proc, pc))
+		return target_thread_cont_raw(d->proc, tid, err);
+	return target_thread_cont(d->proc, tid, err);
+}
+
+/* An event of a thread that ran on its own (or of a new thread). */
+static int sw_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
+		    const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop)
+{
+	struct dbg_watch *ws = d->watch;
+	int pk = parked(ws, ts->tid);
+	struct user_regs_struct r;
+
+	stop->tid = ts->tid;
+	switch (ts->kind) {
+	case TARGET_STOP_BREAKPOINT:
+		if (pk >= 0 && ws->park[pk].at == ts->addr) {
+			unpark(d, pk);	/* back from its system call */
+			pk = -1;
+		}
+		if (dbg_bp_hit(d, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
+			stop->reason = DBG_R_BREAKPOINT;
+			return RW_USER;
+		}
+		if (ts->tid == tid && target_get_regs(d->proc, tid, &r, NULL) == 0)
+			for (int i = 0; i < ngoals; i++)
+				if (goals[i].pc == ts->addr && r.rsp >= goals[i].min_rsp)
+					return RW_GOAL;
+		if (ts->addr == d->load_bp)
+			dbg_refresh_modules(d);
+		break;
+	case TARGET_STOP_SIGNAL:
+		if (pk >= 0) {
+			unpark(d, pk);
+			pk = -1;
+		}
+		if (dbg_signal_stop(d, ts, stop))
+			return RW_USER;
+		break;
+	default:
+		if (dbg_end_stop(d, ts, stop))
+			return RW_USER;
+		break;
+	}
+	/* a parked thread stopped for something else goes back to its call */
+	if (pk >= 0 && target_thread_stopped(d->proc, ts->tid))
+		target_thread_cont_raw(d->proc, ts->tid, NULL);
+	return GO_ON;
+}
+
+/* The next stopped, unparked thread, round robin (step_tid: only it). */
+static pid_t sw_pick(struct dbg *d, pid_t step_tid)
+{
+	struct dbg_watch *ws = d->watch;
+	struct target_thread_info *ti = NULL;
+	int n, cap = 64;
+	pid_t pick = 0;
+
+	if (step_tid)
+		return target_thread_stopped(d->proc, step_tid) && parked(ws, step_tid) < 0 ? step_tid : 0;
+	for (;;) {
+		ti = xrealloc(ti, (size_t)cap * sizeof(*ti));
+		n = target_threads(d->proc, ti, cap);
+		if (n <= cap)
+			break;
+		cap = n;
+	}
+	for (int k = 0; k < n && !pick; k++) {
+		pid_t t = ti[(ws->rr + (unsigned)k) % (unsigned)n].tid;
+
+		if (target_thread_stopped(d->proc, t) && parked(ws, t) < 0) {
+			ws->rr = (ws->rr + (unsigned)k + 1) % (unsigned)n;
+			pick = t;
+		}
+	}
+	free(ti);
+	return pick;
+}
+
+/* Steps thread t one instruction and checks it.  GO_ON or a result. */
+static int sw_step(struct dbg *d, pid_t t, pid_t step_tid, pid_t tid,
+		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
+		   struct ptdb_err *err)
+{
+	struct dbg_watch *ws = d->watch;
+	struct user_regs_struct r;
+	struct disasm_insn in;
+	struct target_stop ts;
+	int acc[DBG_WATCH_MAX * 4] = { 0 }, have, sig, rr;
+	uint8_t old[DBG_WATCH_MAX * 4][8];
+
+	if (target_get_regs(d->proc, t, &r, err) < 0)
+		return -1;
+	sig = target_pending_signal(d->proc, t);
+	/* stopped inside a system call (the main thread in join): a step
+	 * would block with it, so it runs on its own until the call returns */
+	if (!sig && !step_tid && (long)r.orig_rax >= 0 && (long)r.rax < 0 && (long)r.rax >= -4095 &&
+	    ws->npark < 256) {
+		ws->park[ws->npark].tid = t;
+		ws->park[ws->npark++].at = r.rip;
+		return park_run(d, t, r.rip, r.rip, err) < 0 ? -1 : GO_ON;
+	}
+	have = dbg_insn_at(d, r.rip, &in) == 0;
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !step_tid &&
+	    !trace_syscall_returns_at_once(r.rax, r.rsi) && ws->npark < 256) {
+		ws->park[ws->npark].tid = t;
+		ws->park[ws->npark++].at = r.rip + in.len;
+		return park_run(d, t, r.rip + in.len, r.rip, err) < 0 ? -1 : GO_ON;
+	}
+	if (have && !sig)
+		sw_before(d, &r, &in, acc, old);
+	rr = target_thread_step(d->proc, t, &ts, err);
+	if (rr < 0)
+		return -1;
+	if (ts.tid != t || (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_BREAKPOINT))
+		return sw_event(d, &ts, tid, goals, ngoals, stop);
+	for (int i = 0; i < ws->n; i++)
+		if (acc[i] && hit(d, &ws->w[i], acc[i], old[i], t, stop))
+			return RW_USER;
+	if (step_tid)
+		return RW_STEPPED;
+	if (target_get_regs(d->proc, t, &r, err) < 0)
+		return -1;
+	stop->tid = t;
+	if (dbg_bp_hit(d, t, r.rip, &stop->bp_id, &stop->loc_id)) {
+		stop->reason = DBG_R_BREAKPOINT;
+		return RW_USER;
+	}
+	if (t == tid)
+		for (int i = 0; i < ngoals; i++)
+			if (goals[i].pc == r.rip && r.rsp >= goals[i].min_rsp)
+				return RW_GOAL;
+	if (r.rip == d->load_bp)
+		dbg_refresh_modules(d);
+	return GO_ON;
+}
+
+static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		   int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_watch *ws = d->watch;
+
+	/* threads still in the system calls of the last run go on there */
+	for (int i = ws->npark - 1; i >= 0; i--) {
+		struct user_regs_struct r;
+
+		if (!target_thread_index(d->proc, ws->park[i].tid) ||
+		    target_get_regs(d->proc, ws->park[i].tid, &r, NULL) < 0) {
+			ws->park[i] = ws->park[--ws->npark];
+			continue;
+		}
+		if ((!step_tid || step_tid == ws->park[i].tid) &&
+		    park_run(d, ws->park[i].tid, ws->park[i].at, r.rip, err) < 0)
+			return -1;
+	}
+	for (;;) {
+		struct target_stop ts;
+		pid_t t;
+		int rr;
+
+		while (target_thread_event(d->proc, 0, &ts)) {
+			rr = sw_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != GO_ON)
+				return rr;
+		}
+		/* an interrupt (Ctrl-C) comes as the SIGSTOP it sent: a thread
+		 * that runs next stops with it, and sw_event reports it */
+		t = sw_pick(d, step_tid);
+		if (!t) {
+			/* everyone is in a system call: wait for one */
+			if (!target_thread_event(d->proc, 1, &ts))
+				return dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals },
+						      stop, err);
+			rr = sw_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr != GO_ON)
+				return rr;
+			continue;
+		}
+		rr = sw_step(d, t, step_tid, tid, goals, ngoals, stop, err);
+		if (rr != GO_ON)
+			return rr;
+	}
+}
+
+static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct target_stop ex;
+	int rr;
+
+	dbg_replay_leave(d);
+	memset(stop, 0, sizeof(*stop));
+	target_thread_begin(d->proc);
+	/* running for Ctrl-C the whole time, not only during a step: an
+	 * interrupt between two steps must not be lost */
+	d->running = 1;
+	if (d->interrupt_requested)
+		target_interrupt(d->proc);
+	rr = sw_loop(d, step_tid, tid, goals, ngoals, stop, err);
+	d->running = 0;
+	if (dbg_alive(d)) {
+		for (int i = 0; i < d->watch->npark; i++)
+			if (target_bp_planted(d->proc, d->watch->park[i].at))
+				target_bp_remove(d->proc, d->watch->park[i].at, NULL);
+		/* a failure may be the process killed from outside: its exit */
+		if (target_thread_end(d->proc, &ex) || (rr < 0 && target_poll_exit(d->proc, &ex))) {
+			memset(stop, 0, sizeof(*stop));
+			dbg_exit_stop(stop, &ex);
+			return RW_USER;
+		}
+	}
+	if (!dbg_alive(d))
+		d->watch->npark = 0;
+	return rr;
+}
+
+/* ---- hardware: DR0-DR3 ---- */
+
+static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_watch *ws = d->watch;
+	struct target_dr_slot slot[4];
+	struct dbg_watchpoint *by_slot[4] = { 0 };
+	int k = 0;
+
+	memset(slot, 0, sizeof(slot));
+	for (int i = 0; i < ws->n && k < 4; i++)
+		if (ws->w[i].enabled) {
+			by_slot[k] = &ws->w[i];
+			slot[k].enabled = 1;
+			slot[k].addr = ws->w[i].addr;
+			slot[k].len = ws->w[i].size;
+			/* x86 has no read-only watch: reads and writes, writes sorted out */
+			slot[k].rw = ws->w[i].access == DBG_WATCH_WRITE ? 1 : 3;
+			dbg_watch_read(d, &ws->w[i], ws->w[i].now);
+			k++;
+		}
+	if (target_dr_set(d->proc, slot, err) < 0)
+		return -1;
+	for (;;) {
+		uint64_t dr6 = 0;
+		int rr = dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals }, stop,
+					err);
+
+		if (rr != RW_USER || stop->reason != DBG_R_SIGNAL || stop->signo != SIGTRAP ||
+		    stop->si_code != 4 /* TRAP_HWBKPT */ ||
+		    target_dr_get(d->proc, stop->tid, 6, &dr6, NULL) < 0)
+			return rr;
+		target_dr_clear_status(d->proc, stop->tid);
+		target_set_pending_signal(d->proc, stop->tid, 0);
+		for (int s = 0; s < 4; s++) {
+			struct dbg_watchpoint *w = by_slot[s];
+			uint8_t old[8], now[8];
+			int acc;
+
+			if (!w || !(dr6 & (1u << s)))
+				continue;
+			memcpy(old, w->now, 8);
+			dbg_watch_read(d, w, now);
+			acc = memcmp(old, now, 8) ? DBG_WATCH_WRITE : DBG_WATCH_READ;
+			if (w->access == DBG_WATCH_WRITE)
+				acc = DBG_WATCH_WRITE;
+			memcpy(w->now, now, 8);
+			if (hit(d, w, acc, old, stop->tid, stop))
+				return RW_USER;
+		}
+	}
+}
+
+int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	static const struct target_dr_slot none[4];
+
+	if (!d->watch || !dbg_alive(d))
+		return -2;
+	if (!enabled_count(d->watch)) {
+		if (d->watch->method == METHOD_HW)
+			target_dr_set(d->proc, none, NULL);
+		d->watch->npark = 0;	/* they run natively now */
+		return -2;
+	}
+	dbg_watch_method(d);
+	if (d->watch->method == METHOD_HW)
+		return hw_run(d, rq->step_tid, rq->tid, rq->goals, rq->ngoals, stop, err);
+	return sw_run(d, rq->step_tid, rq->tid, rq->goals, rq->ngoals, stop, err);
+}

@@ -1,0 +1,390 @@
+/* core/symbols/sym_dwobj.c: libdwarf's view of a module's (or its debug file's)
+ * sections, served from ptdb's own read-only mapping of the file instead
+ * of libdwarf's ELF reader, which copies every section it loads into the
+ * heap and reads the whole symbol table for relocations ptdb never needs.
+ * Compressed sections (SHF_COMPRESSED, zlib: Debian's debug files) are
+ * inflated here, once, when libdwarf first asks for them; the rest is the
+ * mapping itself. */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <zlib.h>
+
+#include "core/symbols/sym_int.h"
+
+struct sym_dwobj {
+	const uint8_t *map;
+	size_t len;
+	const Elf64_Shdr *shs;
+	unsigned nsh;
+	const char *shstr;
+	size_t shstrsz;
+	uint8_t **inflated;	/* per section, compressed ones once read */
+	Dwarf_Obj_Access_Interface iface;
+};
+
+/* The section's bytes in the file: 0, or -1 if they lie outside it. */
+static int dwobj_span(const struct sym_dwobj *o, const Elf64_Shdr *sh)
+{
+	return sh->sh_offset <= o->len && sh->sh_size <= o->len - sh->sh_offset ? 0 : -1;
+}
+
+/* A zlib-compressed section's header, or NULL. */
+static const Elf64_Chdr *dwobj_chdr(const struct sym_dwobj *o, const Elf64_Shdr *sh)
+{
+	const Elf64_Chdr *ch;
+
+	if (!(sh->sh_flags & SHF_COMPRESSED) || sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0 ||
+	    sh->sh_size < sizeof(*ch) || (sh->sh_offset & 7))
+		return NULL;
+	ch = (const Elf64_Chdr *)(o->map + sh->sh_offset);
+	/* zlib inflates at most about 1032:1; a larger claim is corrupt */
+	return ch->ch_type == ELFCOMPRESS_ZLIB && ch->ch_size <= ((uint64_t)1 << 30) &&
+	       ch->ch_size / 1100 <= sh->sh_size ? ch : NULL;
+}
+
+static int dwobj_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *ret, int *error)
+{
+	struct sym_dwobj *o = obj;
+	const Elf64_Shdr *sh;
+	const Elf64_Chdr *ch;
+
+	if (i >= o->nsh)
+		return DW_DLV_NO_ENTRY;
+	sh = &o->shs[i];
+	memset(ret, 0, sizeof(*ret));
+	ret->addr = sh->sh_addr;
+	ret->type = sh->sh_type;
+	ret->size = sh->sh_type == SHT_NOBITS ? 0 : sh->sh_size;
+	ret->name = sh->sh_name < o->shstrsz && memchr(o->shstr + sh->sh_name, 0, o->shstrsz - sh->sh_name)
+		? o->shstr + sh->sh_name : "";
+	ret->link = sh->sh_link;
+	ret->info = sh->sh_info;
+	ret->entrysize = sh->sh_entsize;
+	if ((ch = dwobj_chdr(o, sh)))
+		ret->size = ch->ch_size;
+	else if (sh->sh_flags & SHF_COMPRESSED)
+		ret->size = 0;	/* a compression this does not know: empty */
+	(void)error;
+	return DW_DLV_OK;
+}
+
+static Dwarf_Endianness dwobj_order(void *obj)
+{
+	(void)obj;
+	return DW_OBJECT_LSB;
+}
+
+static Dwarf_Small dwobj_eight(void *obj)
+{
+	(void)obj;
+	return 8;
+}
+
+static Dwarf_Unsigned dwobj_count(void *obj)
+{
+	return ((struct sym_dwobj *)obj)->nsh;
+}
+
+static int dwobj_load(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
+{
+	struct sym_dwobj *o = obj;
+	const Elf64_Shdr *sh;
+	const Elf64_Chdr *ch;
+	uLongf out;
+
+	if (i >= o->nsh)
+		return DW_DLV_NO_ENTRY;
+	sh = &o->shs[i];
+	if (sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0) {
+		*error = DW_DLE_ELF_SECT_ERR;
+		return DW_DLV_ERROR;
+	}
+	if (!(sh->sh_flags & SHF_COMPRESSED)) {
+		*data = (Dwarf_Small *)(uintptr_t)(o->map + sh->sh_offset);
+		return DW_DLV_OK;
+	}
+	if (o->inflated[i]) {
+		*data = o->inflated[i];
+		return DW_DLV_OK;
+	}
+	if (!(ch = dwobj_chdr(o, sh))) {
+		*error = DW_DLE_ZLIB_SECTION_SHORT;
+		return DW_DLV_ERROR;
+	}
+	out = (uLongf)ch->ch_size;
+	o->inflated[i] = xmalloc(out ? out : 1);
+	if (uncompress(o->inflated[i], &out, o->map + sh->sh_offset + sizeof(*ch),
+		       (uLong)(sh->sh_size - sizeof(*ch))) != Z_OK || out != ch->ch_size) {
+		free(o->inflated[i]);
+		o->inflated[i] = NULL;
+		*error = DW_DLE_ZLIB_UNCOMPRESS_ERROR;
+		return DW_DLV_ERROR;
+	}
+	/* the compressed bytes are not read again: let their pages go */
+	{
+		uintptr_t a = ((uintptr_t)(o->map + sh->sh_offset) + 4095) & ~(uintptr_t)4095;
+		uintptr_t z = (uintptr_t)(o->map + sh->sh_offset + sh->sh_size) & ~(uintptr_t)4095;
+
+		if (z > a)
+			madvise((void *)a, z - a, MADV_DONTNEED);
+	}
+	*data = o->inflated[i];
+	return DW_DLV_OK;
+}
+
+static const Dwarf_Obj_Access_Methods dwobj_methods = {
+	dwobj_info, dwobj_order, dwobj_eight, dwobj_eight, dwobj_count, dwobj_load, NULL,
+};
+
+/* The section table of the ELF image map, or NULL when it is not one. */
+static struct sym_dwobj *dwobj_new(const uint8_t *map, size_t len)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
+	struct sym_dwobj *o;
+	const Elf64_Shdr *ss;
+
+	if (len < sizeof(*eh) || eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shoff ||
+	    (eh->e_shoff & 7) || eh->e_shoff > len ||
+	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	o = xcalloc(1, sizeof(*o));
+	o->map = map;
+	o->len = len;
+	o->shs = (const Elf64_Shdr *)(map + eh->e_shoff);
+	o->nsh = eh->e_shnum;
+	ss = &o->shs[eh->e_shstrndx];
+	if (ss->sh_type != SHT_NOBITS && dwobj_span(o, ss) == 0) {
+		o->shstr = (const char *)map + ss->sh_offset;
+		o->shstrsz = ss->sh_size;
+	}
+	o->inflated = xcalloc(o->nsh, sizeof(*o->inflated));
+	o->iface.object = o;
+	o->iface.methods = &dwobj_methods;
+	return o;
+}
+
+int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_Debug *dbg,
+		   Dwarf_Error *e)
+{
+	*e = NULL;
+	if (m->dwobj && m->dwobj->map != map)
+		sym_dwobj_free(m);
+	if (!m->dwobj && !(m->dwobj = dwobj_new(map, len)))
+		return DW_DLV_NO_ENTRY;
+	return dwarf_object_init_b(&m->dwobj->iface, NULL, NULL, DW_GROUPNUMBER_ANY, dbg, e);
+}
+
+/* m's DWARF sections without libdwarf: the table sym_dwobj_init uses. */
+static struct sym_dwobj *dwobj_open(struct sym_module *m)
+{
+	const uint8_t *map = m->dw_debug ? m->dmap : m->map;
+
+	if (m->dwobj && m->dwobj->map != map && !m->dbg)
+		sym_dwobj_free(m);
+	if (!m->dwobj)
+		m->dwobj = dwobj_new(map, m->dw_debug ? m->dmaplen : m->maplen);
+	return m->dwobj;
+}
+
+static int dwobj_find(const struct sym_dwobj *o, const char *name)
+{
+	if (!o || !o->shstr)
+		return -1;
+	for (unsigned i = 0; i < o->nsh; i++) {
+		const Elf64_Shdr *sh = &o->shs[i];
+
+		if (sh->sh_name < o->shstrsz &&
+		    strncmp(o->shstr + sh->sh_name, name, o->shstrsz - sh->sh_name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+void sym_dwobj_free(struct sym_module *m)
+{
+	struct sym_dwobj *o = m->dwobj;
+
+	if (!o)
+		return;
+	for (unsigned i = 0; i < o->nsh; i++)
+		free(o->inflated[i]);
+	free(o->inflated);
+	free(o);
+	m->dwobj = NULL;
+}
+
+const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len)
+{
+	struct sym_dwobj *o = m->dwobj;
+	Dwarf_Small *data = NULL;
+	int err = 0, i = dwobj_find(o, name);
+	const Elf64_Chdr *ch;
+
+	if (i < 0 || dwobj_load(o, (Dwarf_Half)i, &data, &err) != DW_DLV_OK)
+		return NULL;
+	ch = o->shs[i].sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, &o->shs[i]) : NULL;
+	*len = ch ? ch->ch_size : o->shs[i].sh_size;
+	return data;
+}
+
+/* ---- a section read once, in order, without libdwarf ---- */
+
+struct sym_dwstream {
+	const uint8_t *data;	/* the whole section: the mapping, or the
+				 * copy libdwarf already inflated */
+	size_t len;
+	const uint8_t *in, *in_end;	/* the compressed bytes */
+	const uint8_t *done;	/* the mapping's pages before this are let go */
+	z_stream z;
+	int zinit;
+	uint8_t *buf;		/* the inflated window: bytes [base, base + have) */
+	size_t base, have, cap;
+};
+
+/* The mapping's whole pages in [s->done, to) are not read again by this
+ * reader: let them go (read-only file pages, faulted back in if libdwarf
+ * ever reads them). */
+static void stream_release(struct sym_dwstream *s, const uint8_t *to)
+{
+	uintptr_t a = ((uintptr_t)s->done + 4095) & ~(uintptr_t)4095;
+	uintptr_t z = (uintptr_t)to & ~(uintptr_t)4095;
+
+	if (z > a + (1u << 18)) {	/* in steps of 256 KiB at least */
+		madvise((void *)a, z - a, MADV_DONTNEED);
+		s->done = (const uint8_t *)z;
+	}
+}
+
+struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, size_t *len)
+{
+	struct sym_dwobj *o = dwobj_open(m);
+	int i = dwobj_find(o, name);
+	struct sym_dwstream *s;
+	const Elf64_Shdr *sh;
+	const Elf64_Chdr *ch = NULL;
+
+	if (i < 0)
+		return NULL;
+	sh = &o->shs[i];
+	if (sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0 ||
+	    ((sh->sh_flags & SHF_COMPRESSED) && !o->inflated[i] && !(ch = dwobj_chdr(o, sh))))
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	if (!(sh->sh_flags & SHF_COMPRESSED)) {
+		s->data = o->map + sh->sh_offset;
+		s->len = sh->sh_size;
+		s->done = s->data;
+	} else if (o->inflated[i]) {
+		s->data = o->inflated[i];
+		s->len = dwobj_chdr(o, sh)->ch_size;
+	} else {
+		s->in = o->map + sh->sh_offset + sizeof(*ch);
+		s->in_end = o->map + sh->sh_offset + sh->sh_size;
+		s->done = s->in;
+		s->len = ch->ch_size;
+		if (inflateInit(&s->z) != Z_OK) {
+			free(s);
+			return NULL;
+		}
+		s->zinit = 1;
+		s->z.next_in = (Bytef *)(uintptr_t)s->in;
+		s->z.avail_in = (uInt)(s->in_end - s->in);
+	}
+	*len = s->len;
+	return s;
+}
+
+/* Inflates up to n more bytes at s->buf + s->have: how many, 0 at the end
+ * or on damage. */
+static size_t stream_inflate(struct sym_dwstream *s, size_t n)
+{
+	size_t before;
+	int rc;
+
+	if (!s->zinit)
+		return 0;
+	s->z.next_out = s->buf + s->have;
+	s->z.avail_out = (uInt)n;
+	before = s->z.total_out;
+	rc = inflate(&s->z, Z_NO_FLUSH);
+	stream_release(s, s->z.next_in);
+	if (rc != Z_OK && rc != Z_STREAM_END)
+		return 0;
+	return (size_t)(s->z.total_out - before);
+}
+
+const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n)
+{
+	size_t drop;
+
+	if (n > s->len || off > s->len - n)
+		return NULL;
+	if (s->data) {
+		if (s->done)
+			stream_release(s, s->data + off);
+		return s->data + off;
+	}
+	if (off < s->base) {	/* a step back: inflated again from the start */
+		if (inflateReset(&s->z) != Z_OK)
+			return NULL;
+		s->z.next_in = (Bytef *)(uintptr_t)s->in;
+		s->z.avail_in = (uInt)(s->in_end - s->in);
+		s->done = s->in;
+		s->base = s->have = 0;
+	}
+	drop = off - s->base < s->have ? off - s->base : s->have;
+	if (s->have > drop)	/* (no buffer yet on the first read) */
+		memmove(s->buf, s->buf + drop, s->have - drop);
+	s->base += drop;
+	s->have -= drop;
+	if (s->cap < n || s->cap < 65536) {
+		s->cap = n > 65536 ? n : 65536;
+		s->buf = xrealloc(s->buf, s->cap);
+	}
+	while (s->base < off) {	/* bytes skipped over */
+		size_t k = off - s->base < s->cap ? off - s->base : s->cap;
+
+		if (!(k = stream_inflate(s, k)))
+			return NULL;
+		s->base += k;
+	}
+	while (s->have < n) {
+		size_t k = stream_inflate(s, s->cap - s->have);
+
+		if (!k)
+			return NULL;
+		s->have += k;
+	}
+	return s->buf;
+}
+
+void sym_dwstream_close(struct sym_dwstream *s)
+{
+	if (!s)
+		return;
+	if (s->zinit)
+		inflateEnd(&s->z);
+	free(s->buf);
+	free(s);
+}
+
+const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len,
+			       uint8_t **copy)
+{
+	struct sym_dwstream *s = sym_dwstream_open(m, name, len);
+	const uint8_t *p;
+
+	*copy = NULL;
+	if (!s)
+		return NULL;
+	p = sym_dwstream_at(s, 0, *len);
+	if (p && !s->data) {
+		*copy = s->buf;	/* the whole section, inflated: the caller's */
+		s->buf = NULL;
+	}
+	sym_dwstream_close(s);
+	return p;
+}

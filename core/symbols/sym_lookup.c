@@ -1,0 +1,243 @@
+/* core/symbols/sym_lookup.c: lookups through a module's function symbols — by
+ * address (the covering symbol, the line), by name (LLDB's matching of
+ * plain, qualified and versioned names) — and LLDB's symbol-context
+ * formatting ("mod`f + off [inlined] g at file:line"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/symbols/sym_int.h"
+
+struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
+{
+	size_t lo = 0, hi;
+	struct sym_sym *s;
+
+	if (!m->synth_done)
+		sym_synth_names(m);
+	hi = m->nsyms;
+	while (lo < hi) {	/* first symbol with addr > a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &m->syms[lo - 1];
+	/* a symbol of size 0 (_init, _fini) names its address and covers
+	 * nothing beyond it */
+	if (s->size ? a >= s->addr + s->size : a != s->addr)
+		return NULL;
+	return s;
+}
+
+const char *sym_sym_name(struct sym_sym *s)
+{
+	if (!s->dem_done) {
+		s->dem = sym_demangle(s->name);
+		s->dem_done = 1;
+	}
+	return s->dem ? s->dem : s->name;
+}
+
+/* Length of a demangled name without its parameter list. */
+static size_t sym_name_stem(const char *d)
+{
+	int depth = 0;
+
+	for (size_t i = 0; d[i]; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == '(' && depth == 0 && i > 0)
+			return i;
+	}
+	return strlen(d);
+}
+
+/* Where the qualified name starts in a demangled name of length len: after
+ * a return type ("int ns::twice<int>(int)"), outside template arguments. */
+static size_t sym_name_start(const char *d, size_t len)
+{
+	size_t start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && depth == 0 && i + 1 < len)
+			start = i + 1;
+	}
+	return start;
+}
+
+/* 1 if the candidate [c, c+cl) is name or ends with "::name". */
+static int sym_name_tail(const char *c, size_t cl, const char *name, size_t nl)
+{
+	if (cl == nl)
+		return !strncmp(c, name, nl);
+	return cl > nl + 2 && !strncmp(c + cl - nl, name, nl) && c[cl - nl - 1] == ':' &&
+	       c[cl - nl - 2] == ':';
+}
+
+/* LLDB's name matching: the mangled name, the demangled one, or its
+ * qualified name without parameters ("ns::f", "f"), a template's without
+ * its arguments ("ns::twice"), with parameters when name has them
+ * ("over(double)"); a destructor by "~Rect". */
+static int sym_name_matches(struct sym_sym *s, const char *name)
+{
+	const char *d, *base = name, *p, *last;
+	size_t stem, start, nl = strlen(name), bl, cl;
+
+	if (!strcmp(s->name, name))
+		return 1;
+	if (strncmp(s->name, "_Z", 2) != 0)
+		return 0;
+	/* Cheap filter before demangling: the base name is in the mangling. */
+	while ((p = strstr(base, "::")) && (!strchr(base, '(') || p < strchr(base, '(')))
+		base = p + 2;
+	last = base;
+	if (*base == '~')
+		base++;
+	bl = strcspn(base, "(<");
+	if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
+		return 0;
+	d = sym_sym_name(s);
+	if (!strcmp(d, name))
+		return 1;
+	stem = sym_name_stem(d);
+	start = sym_name_start(d, stem);
+	if (strchr(name, '('))	/* with parameters: compare them too */
+		return sym_name_tail(d + start, strlen(d + start), name, nl);
+	cl = stem - start;
+	if (sym_name_tail(d + start, cl, name, nl))
+		return 1;
+	/* a template without its arguments, unless name gives them */
+	if (!strchr(last, '<') && cl && d[start + cl - 1] == '>') {
+		int depth = 0;
+
+		for (size_t i = cl; i > 0; i--) {
+			char c = d[start + i - 1];
+
+			depth += c == '>' ? 1 : c == '<' ? -1 : 0;
+			if (depth == 0) {
+				cl = i - 1;
+				break;
+			}
+		}
+		return sym_name_tail(d + start, cl, name, nl);
+	}
+	return 0;
+}
+
+int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
+		    uint64_t *after_prologue, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < m->nsyms && n < max; i++) {
+		struct sym_sym *s = &m->syms[i];
+		uint64_t end;
+
+		if (s->stub || !sym_name_matches(s, name))
+			continue;
+		end = s->size ? s->addr + s->size :
+		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
+		entry[n] = s->addr + m->bias;
+		if (after_prologue)
+			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;
+		n++;
+	}
+	/* aliases: the function of the symbol kept at their address */
+	for (size_t i = 0; i < m->nalias && n < max; i++) {
+		struct sym_sym *s = &m->alias[i], *k;
+		uint64_t end;
+		int dup = 0;
+
+		if (!sym_name_matches(s, name) || !(k = sym_find_sym(m, s->addr)) || k->addr != s->addr)
+			continue;
+		for (int j = 0; j < n; j++)
+			dup |= entry[j] == s->addr + m->bias;
+		if (dup)
+			continue;
+		end = k->size ? k->addr + k->size : k->addr + 1;
+		entry[n] = s->addr + m->bias;
+		if (after_prologue)
+			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;
+		n++;
+	}
+	return n;
+}
+
+int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
+{
+	uint64_t a = addr - m->bias;
+	struct sym_sym *s = sym_find_sym(m, a);
+	const struct sym_row *r = sym_find_row(m, a, NULL);
+
+	const struct sym_scope *fn;
+
+	memset(out, 0, sizeof(*out));
+	if (s) {
+		out->func = sym_sym_name(s);
+		out->func_addr = s->addr + m->bias;
+	}
+	/* a DWARF function's own name wins, as in LLDB (__printf) */
+	if (sym_scopes_at(m, a, &fn, 1) == 1) {
+		/* offsets count from the start of the piece holding addr (a
+		 * function split into hot and cold parts has two) */
+		out->func = fn->name;
+		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
+	}
+	if (r) {
+		out->file = r->file;
+		out->line = r->line;
+		out->column = r->col;
+	}
+	return s || r ? 0 : -1;
+}
+
+char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
+{
+	struct sym_inline inl;
+	struct sym_loc loc;
+	size_t len;
+
+	if (n == 0)
+		return buf;
+	if (sym_lookup_addr(m, addr, &loc) < 0 || !loc.func) {
+		snprintf(buf, n, "%s`0x%" PRIx64, m->name, addr);
+		return buf;
+	}
+	if (addr != loc.func_addr)
+		snprintf(buf, n, "%s`%s + %" PRIu64, m->name, loc.func,
+			 addr - loc.func_addr);
+	else
+		snprintf(buf, n, "%s`%s", m->name, loc.func);
+	len = strlen(buf);
+	/* in an inlined call: LLDB's " [inlined] g + off", the innermost */
+	if (sym_inlines_at(m, addr, &inl, 1) == 1 && len < n) {
+		if (addr != inl.lo)
+			snprintf(buf + len, n - len, " [inlined] %s + %" PRIu64, inl.name, addr - inl.lo);
+		else
+			snprintf(buf + len, n - len, " [inlined] %s", inl.name);
+		len = strlen(buf);
+	}
+	if (loc.file && loc.line && len < n) {
+		const char *base = strrchr(loc.file, '/');
+
+		base = base ? base + 1 : loc.file;
+		if (loc.column)
+			snprintf(buf + len, n - len, " at %s:%u:%u", base,
+				 loc.line, loc.column);
+		else
+			snprintf(buf + len, n - len, " at %s:%u", base, loc.line);
+	}
+	return buf;
+}

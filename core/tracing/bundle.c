@@ -1,0 +1,765 @@
+/* core/tracing/bundle.c: reading, checking and writing trace.json (see bundle.h). */
+#include "core/tracing/bundle.h"
+
+#include <json-c/json.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_JSON_BYTES ((off_t)64 << 20)
+
+const char bundle_schema_text[] =
+	"Trace bundle description (trace.json) for intel-pt traces:\n"
+	"{\n"
+	"  \"type\": \"intel-pt\",\n"
+	"  \"cpuInfo\": {                       // the CPU that wrote the trace\n"
+	"    \"vendor\": \"GenuineIntel\" | \"unknown\",\n"
+	"    \"family\": integer, \"model\": integer, \"stepping\": integer\n"
+	"  },\n"
+	"  \"processes\"?: [ {\n"
+	"    \"pid\": integer,\n"
+	"    \"triple\"?: string,               // e.g. x86_64-unknown-linux-gnu\n"
+	"    \"threads\": [ {\n"
+	"      \"tid\": integer,\n"
+	"      \"iptTrace\"?: string            // the thread's raw Intel PT buffer\n"
+	"    } ],\n"
+	"    \"modules\": [ {\n"
+	"      \"systemPath\": string,          // where the traced process loaded it from\n"
+	"      \"file\"?: string,               // a copy to read instead\n"
+	"      \"loadAddress\": integer | decimal string | hex string,\n"
+	"                                     // lowest loaded address of the file\n"
+	"      \"uuid\"?: string                // build ID, checked against the file (hex,\n"
+	"                                     // dashes allowed: LLDB's 6AA9A4E2-...-5B41261A)\n"
+	"    } ]\n"
+	"  } ],\n"
+	"  \"cpus\"?: [ {\n"
+	"    \"id\": integer,\n"
+	"    \"iptTrace\": string,              // the core's raw Intel PT buffer\n"
+	"    \"contextSwitchTrace\": string     // perf context-switch records of the core\n"
+	"                                     // (PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sample_id_all)\n"
+	"  } ],\n"
+	"  \"tscPerfZeroConversion\"?: {        // TSC to nanoseconds, perf's parameters\n"
+	"    \"timeMult\": integer, \"timeShift\": integer,\n"
+	"    \"timeZero\": integer | decimal string | hex string\n"
+	"  },\n"
+	"  \"kernel\"?: {\n"
+	"    \"loadAddress\"?: integer | decimal string | hex string,\n"
+	"    \"file\": string\n"
+	"  }\n"
+	"}\n"
+	"Paths are absolute or relative to the directory holding trace.json.\n"
+	"Either every thread has \"iptTrace\" or \"cpus\" is given; \"cpus\" needs\n"
+	"\"tscPerfZeroConversion\".  \"kernel\" goes with \"cpus\" and no \"processes\".\n";
+
+/* ---- reading ---- */
+
+struct rd {
+	struct bundle *b;
+	const char *name;	/* the description file as the user named it */
+	char dir_real[PATH_MAX];
+	struct ptdb_err *err;
+};
+
+static int fail(struct rd *r, const char *jpath, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rd *r, const char *jpath, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return ptdb_err_set(r->err, "%s:%s: %s", r->name, jpath, what);
+}
+
+static const char *type_name(struct json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a number with a fraction";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "something else";
+}
+
+/* The member key of object o: NULL if absent (error if required). */
+static int member(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		  int required, struct json_object **out)
+{
+	*out = NULL;
+	if (!json_object_object_get_ex(o, key, out) || !*out) {
+		*out = NULL;
+		if (required)
+			return fail(r, jpath, "missing value for \"%s\"", key);
+	}
+	return 0;
+}
+
+static int want(struct rd *r, struct json_object *v, json_type t, const char *jpath,
+		const char *what)
+{
+	if (json_object_get_type(v) == t)
+		return 0;
+	return fail(r, jpath, "expected %s, got %s", what, type_name(v));
+}
+
+/* An integer in [lo, hi]. */
+static int get_int(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		   int64_t lo, int64_t hi, int64_t *out)
+{
+	char p[256];
+	struct json_object *v;
+	int64_t x;
+
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, 1, &v) < 0 || want(r, v, json_type_int, p, "an integer") < 0)
+		return -1;
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (x < lo || x > hi || (x == INT64_MAX && errno))
+		return fail(r, p, "%s is out of range (%" PRId64 " to %" PRId64 ")",
+			    json_object_to_json_string(v), lo, hi);
+	*out = x;
+	return 0;
+}
+
+/* integer | decimal string | hex string, as an unsigned 64-bit value. */
+static int get_addr(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		    int required, uint64_t *out, int *given)
+{
+	char p[256];
+	struct json_object *v;
+
+	*given = 0;
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, required, &v) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	*given = 1;
+	if (json_object_get_type(v) == json_type_int) {
+		if (json_object_get_int64(v) < 0)
+			return fail(r, p, "expected an unsigned integer, got %s",
+				    json_object_to_json_string(v));
+		*out = json_object_get_uint64(v);
+		return 0;
+	}
+	if (json_object_get_type(v) == json_type_string) {
+		const char *s = json_object_get_string(v);
+		int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+		const char *digits = hex ? s + 2 : s;
+		char *end;
+
+		errno = 0;
+		*out = strtoull(digits, &end, hex ? 16 : 10);
+		if (!*digits || *end || errno || !isxdigit((unsigned char)*digits))
+			return fail(r, p, "expected an integer, a decimal string or a hex string, got \"%s\"", s);
+		return 0;
+	}
+	return fail(r, p, "expected an integer, a decimal string or a hex string, got %s", type_name(v));
+}
+
+static void note_path(char ***list, int *n, const char *jpath, const char *path)
+{
+	size_t len = strlen(jpath) + strlen(path) + 3;
+
+	*list = xrealloc(*list, (size_t)(*n + 1) * sizeof(**list));
+	(*list)[*n] = xmalloc(len);
+	snprintf((*list)[(*n)++], len, "%s: %s", jpath, path);
+}
+
+/* A path member: resolved against the bundle directory; the file must be a
+ * readable regular file.  *out is heap (NULL if absent and optional). */
+static int get_file(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		    int required, char **out)
+{
+	char p[256], real[PATH_MAX];
+	struct json_object *v;
+	const char *s;
+	char *full;
+	struct stat st;
+	size_t dl;
+
+	*out = NULL;
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, required, &v) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	if (want(r, v, json_type_string, p, "a string") < 0)
+		return -1;
+	s = json_object_get_string(v);
+	if (!*s)
+		return fail(r, p, "empty path");
+	if (s[0] == '/') {
+		full = xstrdup(s);
+		note_path(&r->b->absolute, &r->b->nabsolute, p, s);
+	} else {
+		size_t n = strlen(r->b->dir) + strlen(s) + 2;
+
+		full = xmalloc(n);
+		snprintf(full, n, "%s/%s", r->b->dir, s);
+	}
+	if (stat(full, &st) < 0 || access(full, R_OK) < 0) {
+		fail(r, p, "cannot read '%s': %s", full, strerror(errno));
+		free(full);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fail(r, p, "'%s' is not a regular file", full);
+		free(full);
+		return -1;
+	}
+	/* relative paths that leave the bundle (.., symlinks): loaded, but said */
+	dl = strlen(r->dir_real);
+	if (s[0] != '/' && realpath(full, real) &&
+	    (strncmp(real, r->dir_real, dl) || (real[dl] != '/' && dl > 1)))
+		note_path(&r->b->outside, &r->b->noutside, p, real);
+	*out = full;
+	return 0;
+}
+
+static int get_string(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		      int required, char **out)
+{
+	char p[256];
+	struct json_object *v;
+
+	*out = NULL;
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, required, &v) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	if (want(r, v, json_type_string, p, "a string") < 0)
+		return -1;
+	*out = xstrdup(json_object_get_string(v));
+	return 0;
+}
+
+/* An array member (NULL if absent and optional). */
+static int get_array(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		     int required, struct json_object **out)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, required, out) < 0)
+		return -1;
+	if (*out && want(r, *out, json_type_array, p, "an array") < 0)
+		return -1;
+	return 0;
+}
+
+/* A non-negative JSON integer, up to UINT64_MAX (LLDB's uint64 fields). */
+static int get_u64(struct rd *r, struct json_object *o, const char *jpath, const char *key,
+		   uint64_t *out)
+{
+	char p[256];
+	struct json_object *v;
+
+	snprintf(p, sizeof(p), "%s.%s", jpath, key);
+	if (member(r, o, jpath, key, 1, &v) < 0 || want(r, v, json_type_int, p, "an integer") < 0)
+		return -1;
+	if (json_object_get_int64(v) < 0)
+		return fail(r, p, "expected an unsigned integer, got %s", json_object_to_json_string(v));
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static unsigned hexval(char c)
+{
+	return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
+
+int bundle_uuid_bytes(const char *s, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (const char *c = s; *c;) {
+		if (*c == '-' && c != s && c[1] && c[1] != '-') {
+			c++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)c[0]) || !isxdigit((unsigned char)c[1]) || n == cap)
+			return -1;
+		out[n++] = (uint8_t)(hexval(c[0]) << 4 | hexval(c[1]));
+		c += 2;
+	}
+	return n ? (int)n : -1;
+}
+
+int bundle_uuid_equal(const char *a, const char *b)
+{
+	uint8_t x[64], y[64];
+	int nx = bundle_uuid_bytes(a, x, sizeof(x)), ny = bundle_uuid_bytes(b, y, sizeof(y));
+
+	return nx > 0 && nx == ny && !memcmp(x, y, (size_t)nx);
+}
+
+static int read_cpu_info(struct rd *r, struct json_object *root)
+{
+	const char *jp = "traceBundle.cpuInfo";
+	struct json_object *ci;
+	char *vendor;
+
+	if (member(r, root, "traceBundle", "cpuInfo", 1, &ci) < 0 ||
+	    want(r, ci, json_type_object, jp, "an object") < 0)
+		return -1;
+	if (get_string(r, ci, jp, "vendor", 1, &vendor) < 0)
+		return -1;
+	snprintf(r->b->vendor, sizeof(r->b->vendor), "%s", vendor);
+	free(vendor);
+	return get_u64(r, ci, jp, "family", &r->b->family) < 0 ||
+	       get_u64(r, ci, jp, "model", &r->b->model) < 0 ||
+	       get_u64(r, ci, jp, "stepping", &r->b->stepping) < 0 ? -1 : 0;
+}
+
+static int read_module(struct rd *r, struct json_object *o, const char *jp,
+		       struct bundle_module *m)
+{
+	int given;
+	struct json_object *f;
+
+	m->jpath = xstrdup(jp);
+	if (want(r, o, json_type_object, jp, "an object") < 0 ||
+	    get_string(r, o, jp, "systemPath", 1, &m->system_path) < 0 ||
+	    get_addr(r, o, jp, "loadAddress", 1, &m->load_addr, &given) < 0 ||
+	    get_string(r, o, jp, "uuid", 0, &m->uuid) < 0)
+		return -1;
+	if (m->uuid) {
+		uint8_t id[64];
+
+		if (bundle_uuid_bytes(m->uuid, id, sizeof(id)) < 0)
+			return fail(r, jp, "\"uuid\": \"%s\" is not a build ID (hex digit pairs, dashes allowed)",
+				    m->uuid);
+	}
+	if (member(r, o, jp, "file", 0, &f) < 0)
+		return -1;
+	return get_file(r, o, jp, f ? "file" : "systemPath", 1, &m->file);
+}
+
+static int read_process(struct rd *r, struct json_object *o, const char *jp,
+			struct bundle_process *p)
+{
+	struct json_object *th, *mods;
+	int64_t pid;
+	char sub[256];
+
+	if (want(r, o, json_type_object, jp, "an object") < 0 ||
+	    get_int(r, o, jp, "pid", 0, INT_MAX, &pid) < 0 ||
+	    get_string(r, o, jp, "triple", 0, &p->triple) < 0 ||
+	    get_array(r, o, jp, "threads", 1, &th) < 0 ||
+	    get_array(r, o, jp, "modules", 1, &mods) < 0)
+		return -1;
+	p->pid = (pid_t)pid;
+	p->threads = xcalloc(json_object_array_length(th) + 1, sizeof(*p->threads));
+	for (size_t i = 0; i < json_object_array_length(th); i++) {
+		struct json_object *t = json_object_array_get_idx(th, i);
+		struct bundle_thread *bt = &p->threads[p->nthreads++];
+		int64_t tid;
+
+		snprintf(sub, sizeof(sub), "%s.threads[%zu]", jp, i);
+		bt->jpath = xstrdup(sub);
+		if (want(r, t, json_type_object, sub, "an object") < 0 ||
+		    get_int(r, t, sub, "tid", 0, INT_MAX, &tid) < 0 ||
+		    get_file(r, t, sub, "iptTrace", 0, &bt->trace) < 0)
+			return -1;
+		bt->tid = (pid_t)tid;
+		for (int k = 0; k < p->nthreads - 1; k++)
+			if (p->threads[k].tid == bt->tid)
+				return fail(r, sub, "thread %d is listed twice (also at %s)",
+					    (int)bt->tid, p->threads[k].jpath);
+	}
+	p->mods = xcalloc(json_object_array_length(mods) + 1, sizeof(*p->mods));
+	for (size_t i = 0; i < json_object_array_length(mods); i++) {
+		snprintf(sub, sizeof(sub), "%s.modules[%zu]", jp, i);
+		if (read_module(r, json_object_array_get_idx(mods, i), sub, &p->mods[p->nmods++]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_cpus(struct rd *r, struct json_object *cpus)
+{
+	char sub[64];
+
+	r->b->cpus = xcalloc(json_object_array_length(cpus) + 1, sizeof(*r->b->cpus));
+	for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct bundle_cpu *bc = &r->b->cpus[r->b->ncpus++];
+		int64_t id;
+
+		snprintf(sub, sizeof(sub), "traceBundle.cpus[%zu]", i);
+		if (want(r, c, json_type_object, sub, "an object") < 0 ||
+		    get_int(r, c, sub, "id", 0, INT_MAX, &id) < 0 ||
+		    get_file(r, c, sub, "iptTrace", 1, &bc->trace) < 0 ||
+		    get_file(r, c, sub, "contextSwitchTrace", 1, &bc->context_switch) < 0)
+			return -1;
+		bc->id = (int)id;
+	}
+	return 0;
+}
+
+static int read_tsc(struct rd *r, struct json_object *root)
+{
+	const char *jp = "traceBundle.tscPerfZeroConversion";
+	struct json_object *t;
+	int64_t mult, shift;
+	int given;
+
+	if (member(r, root, "traceBundle", "tscPerfZeroConversion", 0, &t) < 0 || !t)
+		return 0;
+	if (want(r, t, json_type_object, jp, "an object") < 0 ||
+	    get_int(r, t, jp, "timeMult", 0, UINT32_MAX, &mult) < 0 ||
+	    get_int(r, t, jp, "timeShift", 0, 63, &shift) < 0 ||
+	    get_addr(r, t, jp, "timeZero", 1, &r->b->tsc.zero, &given) < 0)
+		return -1;
+	r->b->tsc.mult = (uint32_t)mult;
+	r->b->tsc.shift = (uint16_t)shift;
+	r->b->tsc.valid = 1;
+	return 0;
+}
+
+/* The text of path, at most MAX_JSON_BYTES, NUL-terminated. */
+static char *slurp(struct rd *r, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	char *buf;
+	size_t n;
+
+	if (!f) {
+		ptdb_err_errno(r->err, "%s: cannot read the trace bundle description", r->name);
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		ptdb_err_set(r->err, "%s: not a regular file", r->name);
+		return NULL;
+	}
+	if (st.st_size > MAX_JSON_BYTES) {
+		fclose(f);
+		ptdb_err_set(r->err, "%s: the description is %lld bytes, more than the %lld a trace.json may have",
+			     r->name, (long long)st.st_size, (long long)MAX_JSON_BYTES);
+		return NULL;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	n = fread(buf, 1, (size_t)st.st_size, f);
+	buf[n] = 0;
+	if (ferror(f)) {
+		ptdb_err_errno(r->err, "%s: cannot read the trace bundle description", r->name);
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int parse_json(struct rd *r, const char *text, struct json_object **out)
+{
+	struct json_tokener *tok = json_tokener_new();
+	size_t len = strlen(text);
+	enum json_tokener_error e;
+	unsigned line = 1;
+
+	*out = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	if (!*out || e != json_tokener_success ||
+	    (size_t)json_tokener_get_parse_end(tok) < len) {
+		size_t at = json_tokener_get_parse_end(tok);
+		int trailing = *out && e == json_tokener_success;
+
+		for (size_t i = 0; i < at && i < len; i++)
+			line += text[i] == '\n';
+		/* only whitespace after the value is fine */
+		if (trailing) {
+			while (at < len && isspace((unsigned char)text[at]))
+				at++;
+			if (at == len) {
+				json_tokener_free(tok);
+				return 0;
+			}
+		}
+		json_object_put(*out);
+		*out = NULL;
+		json_tokener_free(tok);
+		return ptdb_err_set(r->err, "%s:%u: invalid JSON: %s", r->name, line,
+				    trailing ? "text after the end of the value"
+					     : e == json_tokener_continue ? "unexpected end of file"
+									: json_tokener_error_desc(e));
+	}
+	json_tokener_free(tok);
+	return 0;
+}
+
+int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
+{
+	struct rd r = { 0 };
+	struct json_object *root = NULL, *type, *procs, *cpus, *kernel;
+	struct bundle *b = xcalloc(1, sizeof(*b));
+	char real[PATH_MAX], *text, *slash;
+	struct stat st;
+	int any_thread_trace = 0;
+
+	*out = NULL;
+	r.b = b;
+	r.err = err;
+	r.name = path;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		size_t n = strlen(path) + 12;
+
+		b->json = xmalloc(n);
+		snprintf(b->json, n, "%s/trace.json", path);
+	} else {
+		b->json = xstrdup(path);
+	}
+	r.name = b->json;
+	if (!realpath(b->json, real)) {
+		ptdb_err_errno(err, "%s: cannot read the trace bundle description", b->json);
+		goto fail;
+	}
+	free(b->json);
+	b->json = xstrdup(real);
+	r.name = b->json;	/* the old string is gone */
+	slash = strrchr(real, '/');
+	*slash = 0;
+	b->dir = xstrdup(real[0] ? real : "/");
+	snprintf(r.dir_real, sizeof(r.dir_real), "%s", b->dir);
+	if (!(text = slurp(&r, b->json)))
+		goto fail;
+	if (parse_json(&r, text, &root) < 0) {
+		free(text);
+		goto fail;
+	}
+	free(text);
+	if (want(&r, root, json_type_object, "traceBundle", "an object") < 0 ||
+	    member(&r, root, "traceBundle", "type", 1, &type) < 0 ||
+	    want(&r, type, json_type_string, "traceBundle.type", "a string") < 0)
+		goto fail;
+	if (strcmp(json_object_get_string(type), "intel-pt")) {
+		fail(&r, "traceBundle.type", "unsupported trace type \"%s\" (expected \"intel-pt\")",
+		     json_object_get_string(type));
+		goto fail;
+	}
+	if (read_cpu_info(&r, root) < 0 || read_tsc(&r, root) < 0 ||
+	    get_array(&r, root, "traceBundle", "processes", 0, &procs) < 0 ||
+	    get_array(&r, root, "traceBundle", "cpus", 0, &cpus) < 0 ||
+	    member(&r, root, "traceBundle", "kernel", 0, &kernel) < 0)
+		goto fail;
+	if (procs) {
+		b->procs = xcalloc(json_object_array_length(procs) + 1, sizeof(*b->procs));
+		for (size_t i = 0; i < json_object_array_length(procs); i++) {
+			char sub[64];
+
+			snprintf(sub, sizeof(sub), "traceBundle.processes[%zu]", i);
+			if (read_process(&r, json_object_array_get_idx(procs, i), sub,
+					 &b->procs[b->nprocs++]) < 0)
+				goto fail;
+		}
+	}
+	if (cpus && read_cpus(&r, cpus) < 0)
+		goto fail;
+	if (kernel) {
+		int given;
+
+		b->kernel_load = BUNDLE_KERNEL_LOAD;
+		if (want(&r, kernel, json_type_object, "traceBundle.kernel", "an object") < 0 ||
+		    get_file(&r, kernel, "traceBundle.kernel", "file", 1, &b->kernel_file) < 0 ||
+		    get_addr(&r, kernel, "traceBundle.kernel", "loadAddress", 0, &b->kernel_load, &given) < 0)
+			goto fail;
+	}
+	for (int i = 0; i < b->nprocs; i++)
+		for (int k = 0; k < b->procs[i].nthreads; k++)
+			any_thread_trace |= b->procs[i].threads[k].trace != NULL;
+	/* the schema's rules between sections */
+	if (b->ncpus && any_thread_trace) {
+		fail(&r, "traceBundle.cpus", "per-CPU traces (\"cpus\") and per-thread traces (\"iptTrace\") cannot be mixed");
+		goto fail;
+	}
+	if (b->ncpus && !b->tsc.valid) {
+		fail(&r, "traceBundle", "missing value for \"tscPerfZeroConversion\", which \"cpus\" needs");
+		goto fail;
+	}
+	if (kernel && (b->nprocs || !b->ncpus)) {
+		fail(&r, "traceBundle.kernel", "a kernel trace needs \"cpus\" and no \"processes\"");
+		goto fail;
+	}
+	if (!b->nprocs && !kernel) {
+		fail(&r, "traceBundle", "no processes: the bundle describes nothing to load");
+		goto fail;
+	}
+	json_object_put(root);
+	*out = b;
+	return 0;
+fail:
+	json_object_put(root);
+	bundle_free(b);
+	return -1;
+}
+
+void bundle_free(struct bundle *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->nprocs; i++) {
+		struct bundle_process *p = &b->procs[i];
+
+		for (int k = 0; k < p->nthreads; k++) {
+			free(p->threads[k].trace);
+			free(p->threads[k].jpath);
+		}
+		for (int k = 0; k < p->nmods; k++) {
+			free(p->mods[k].system_path);
+			free(p->mods[k].file);
+			free(p->mods[k].uuid);
+			free(p->mods[k].jpath);
+		}
+		free(p->threads);
+		free(p->mods);
+		free(p->triple);
+	}
+	for (int i = 0; i < b->ncpus; i++) {
+		free(b->cpus[i].trace);
+		free(b->cpus[i].context_switch);
+	}
+	for (int i = 0; i < b->nabsolute; i++)
+		free(b->absolute[i]);
+	for (int i = 0; i < b->noutside; i++)
+		free(b->outside[i]);
+	free(b->absolute);
+	free(b->outside);
+	free(b->cpus);
+	free(b->procs);
+	free(b->kernel_file);
+	free(b->dir);
+	free(b->json);
+	free(b);
+}
+
+/* ---- writing ---- */
+
+/* path relative to dir when inside it, else as is. */
+static struct json_object *path_json(const struct bundle *b, const char *path)
+{
+	size_t n = strlen(b->dir);
+
+	if (!strncmp(path, b->dir, n) && path[n] == '/')
+		return json_object_new_string(path + n + 1);
+	return json_object_new_string(path);
+}
+
+static struct json_object *hex_json(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_object_new_string(buf);
+}
+
+int bundle_write(const struct bundle *b, struct ptdb_err *err)
+{
+	struct json_object *root = json_object_new_object(), *ci = json_object_new_object();
+	struct json_object *procs = json_object_new_array();
+	FILE *f;
+	int bad;
+
+	json_object_object_add(root, "type", json_object_new_string("intel-pt"));
+	json_object_object_add(ci, "vendor", json_object_new_string(b->vendor));
+	json_object_object_add(ci, "family", json_object_new_int64((int64_t)b->family));
+	json_object_object_add(ci, "model", json_object_new_int64((int64_t)b->model));
+	json_object_object_add(ci, "stepping", json_object_new_int64((int64_t)b->stepping));
+	json_object_object_add(root, "cpuInfo", ci);
+	for (int i = 0; i < b->nprocs; i++) {
+		const struct bundle_process *p = &b->procs[i];
+		struct json_object *po = json_object_new_object(), *th = json_object_new_array();
+		struct json_object *mods = json_object_new_array();
+
+		json_object_object_add(po, "pid", json_object_new_int((int)p->pid));
+		if (p->triple)
+			json_object_object_add(po, "triple", json_object_new_string(p->triple));
+		for (int k = 0; k < p->nthreads; k++) {
+			struct json_object *t = json_object_new_object();
+
+			json_object_object_add(t, "tid", json_object_new_int((int)p->threads[k].tid));
+			if (p->threads[k].trace)
+				json_object_object_add(t, "iptTrace", path_json(b, p->threads[k].trace));
+			json_object_array_add(th, t);
+		}
+		for (int k = 0; k < p->nmods; k++) {
+			const struct bundle_module *m = &p->mods[k];
+			struct json_object *mo = json_object_new_object();
+
+			json_object_object_add(mo, "systemPath", json_object_new_string(m->system_path));
+			if (m->file)
+				json_object_object_add(mo, "file", path_json(b, m->file));
+			json_object_object_add(mo, "loadAddress", hex_json(m->load_addr));
+			if (m->uuid && m->uuid[0])
+				json_object_object_add(mo, "uuid", json_object_new_string(m->uuid));
+			json_object_array_add(mods, mo);
+		}
+		json_object_object_add(po, "threads", th);
+		json_object_object_add(po, "modules", mods);
+		json_object_array_add(procs, po);
+	}
+	json_object_object_add(root, "processes", procs);
+	if (b->ncpus) {
+		struct json_object *cpus = json_object_new_array();
+
+		for (int i = 0; i < b->ncpus; i++) {
+			struct json_object *c = json_object_new_object();
+
+			json_object_object_add(c, "id", json_object_new_int(b->cpus[i].id));
+			json_object_object_add(c, "iptTrace", path_json(b, b->cpus[i].trace));
+			json_object_object_add(c, "contextSwitchTrace", path_json(b, b->cpus[i].context_switch));
+			json_object_array_add(cpus, c);
+		}
+		json_object_object_add(root, "cpus", cpus);
+	}
+	if (b->kernel_file) {
+		struct json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "file", path_json(b, b->kernel_file));
+		json_object_object_add(k, "loadAddress", hex_json(b->kernel_load));
+		json_object_object_add(root, "kernel", k);
+	}
+	if (b->tsc.valid) {
+		struct json_object *t = json_object_new_object();
+		char zero[24];
+
+		json_object_object_add(t, "timeMult", json_object_new_int64(b->tsc.mult));
+		json_object_object_add(t, "timeShift", json_object_new_int(b->tsc.shift));
+		/* a decimal string, as LLDB writes it */
+		snprintf(zero, sizeof(zero), "%" PRIu64, b->tsc.zero);
+		json_object_object_add(t, "timeZero", json_object_new_string(zero));
+		json_object_object_add(root, "tscPerfZeroConversion", t);
+	}
+	f = fopen(b->json, "w");
+	if (!f) {
+		json_object_put(root);
+		return ptdb_err_errno(err, "cannot write '%s'", b->json);
+	}
+	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_SPACED |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		json_object_put(root);
+		return ptdb_err_errno(err, "cannot write '%s'", b->json);
+	}
+	json_object_put(root);
+	return 0;
+}

@@ -1,0 +1,441 @@
+/* core/tracing/dbg_bundle_save.c: "trace save": the session's traces written as a
+ * bundle (LLDB's layout, core/tracing/bundle.c's trace.json): the threads' and
+ * CPUs' raw traces, copies of the modules they ran (all of them, or with
+ * --compact only those), anonymous executable memory as raw images. */
+#include "core/tracing/bundle.h"
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+#include "core/tracing/trace_info.h"
+#include "trace/decode.h"
+#include "trace/swc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TRIPLE "x86_64-unknown-linux-gnu"
+
+static int mkdirs(char *path, struct ptdb_err *err)
+{
+	for (char *s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			ptdb_err_errno(err, "cannot create '%s'", path);
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return ptdb_err_errno(err, "cannot create '%s'", path);
+	return 0;
+}
+
+/* Creates the file's directories and writes data to it. */
+static int write_file(const char *path, const void *data, size_t n, struct ptdb_err *err)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd;
+	size_t done = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		if (mkdirs(dir, err) < 0)
+			return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ptdb_err_errno(err, "cannot write '%s'", path);
+	while (done < n) {
+		ssize_t w = write(fd, (const uint8_t *)data + done, n - done);
+
+		if (w < 0) {
+			close(fd);
+			return ptdb_err_errno(err, "cannot write '%s'", path);
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) < 0)
+		return ptdb_err_errno(err, "cannot write '%s'", path);
+	return 0;
+}
+
+/* Copies the open file fd (from offset 0) to path. */
+static int copy_file(int fd, const char *path, struct ptdb_err *err)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t got = 0;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return ptdb_err_errno(err, "cannot read the module for '%s'", path);
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size) {
+		ssize_t k = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+
+		if (k <= 0) {
+			free(buf);
+			return ptdb_err_errno(err, "cannot read the module for '%s'", path);
+		}
+		got += (size_t)k;
+	}
+	r = write_file(path, buf, got, err);
+	free(buf);
+	return r;
+}
+
+/* 1 if dir exists and holds anything. */
+static int dir_nonempty(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int any = 0;
+
+	if (!dp)
+		return 0;
+	while (!any && (e = readdir(dp)))
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dp);
+	return any;
+}
+
+/* Anonymous executable memory of the live process: [lo, hi) ranges. */
+struct anon {
+	uint64_t lo, hi;
+	int used;
+};
+
+static int anon_regions(struct dbg *d, struct anon *out, int max)
+{
+	char path[64], line[512];
+	FILE *f;
+	int n = 0;
+
+	if (!dbg_alive(d))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)d->pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, ino;
+		char perms[8];
+		int name = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &lo, &hi, perms, &ino, &name) < 4)
+			continue;
+		/* executable, no file, not the kernel's [vdso]/[vsyscall] */
+		if (perms[2] != 'x' || ino != 0 || (name && line[name] == '['))
+			continue;
+		out[n].lo = lo;
+		out[n].hi = hi;
+		out[n].used = 0;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+struct touch {
+	struct dbg *d;
+	char *mod_used;		/* per d->mods */
+	struct anon *anon;
+	int nanon;
+};
+
+static void touch_ip(struct touch *t, uint64_t ip)
+{
+	struct dbg_module *m = dbg_module_for(t->d, ip);
+
+	if (m)
+		t->mod_used[m - t->d->mods] = 1;
+	for (int i = 0; i < t->nanon; i++)
+		if (ip >= t->anon[i].lo && ip < t->anon[i].hi)
+			t->anon[i].used = 1;
+}
+
+static void touch_block(void *ctx, uint64_t ip, uint64_t end_ip)
+{
+	touch_ip(ctx, ip);
+	touch_ip(ctx, end_ip);
+}
+
+static char *join(const char *dir, const char *rel)
+{
+	size_t n = strlen(dir) + strlen(rel) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s/%s", dir, rel);
+	return s;
+}
+
+/* A loaded kernel bundle is written as one again, as LLDB saves it: its
+ * threads' traces become the CPUs' (each with an empty context-switch
+ * trace: the kernel bundle never needed them), its one module the kernel
+ * image, no processes. */
+static int as_kernel(struct bundle *b, struct bundle_process *p, struct ptdb_err *err)
+{
+	if (!p->nmods)
+		return ptdb_err_set(err, "the kernel trace has no kernel image to save");
+	for (int i = 0; i < p->nthreads; i++) {
+		struct bundle_cpu *bc;
+		char rel[80];
+
+		if (!p->threads[i].trace)
+			continue;
+		b->cpus = xrealloc(b->cpus, (size_t)(b->ncpus + 1) * sizeof(*b->cpus));
+		bc = &b->cpus[b->ncpus++];
+		memset(bc, 0, sizeof(*bc));
+		bc->id = (int)p->threads[i].tid;
+		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", bc->id);
+		bc->context_switch = join(b->dir, rel);
+		if (write_file(bc->context_switch, "", 0, err) < 0)
+			return -1;
+		/* LLDB's layout: cpus/<id>.intelpt_trace */
+		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", bc->id);
+		bc->trace = join(b->dir, rel);
+		if (rename(p->threads[i].trace, bc->trace) < 0)
+			return ptdb_err_errno(err, "cannot write '%s'", bc->trace);
+	}
+	{
+		char *threads = join(b->dir, "threads");
+
+		rmdir(threads);	/* empty now */
+		free(threads);
+	}
+	b->kernel_file = xstrdup(p->mods[0].file);
+	b->kernel_load = p->mods[0].load_addr;
+	b->nprocs = 0;
+	return 0;
+}
+
+/* The CPU that wrote the traces into b. */
+static void save_cpu_info(struct dbg *d, struct bundle *b)
+{
+	int f, m, st;
+
+	/* the CPU that wrote them (a loaded bundle's, intel-pt's): its errata
+	 * apply when decoding */
+	if (dbg_trace_cpu_info(d, b->vendor, sizeof(b->vendor), &f, &m, &st) == 0) {
+		b->family = (unsigned)f;
+		b->model = (unsigned)m;
+		b->stepping = (unsigned)st;
+	} else {
+		/* the software backend's packets come from no CPU's errata */
+		snprintf(b->vendor, sizeof(b->vendor), "unknown");
+	}
+}
+
+/* The threads: raw buffers, oldest byte first; the code their traces ran
+ * is marked in t. */
+static int save_threads(struct dbg *d, struct trace_swc_thread **ths, int nth, int compact,
+			const char *dir, struct bundle_process *p, struct touch *t,
+			struct ptdb_err *err)
+{
+	for (int i = 0; i < nth; i++) {
+		struct trace_decoded *dec;
+		struct bundle_thread *bt;
+		uint8_t *buf;
+		size_t len;
+		char rel[64];
+		int r;
+
+		if (dbg_trace_decode(d, ths[i], &dec, err) < 0)
+			return -1;
+		if (compact && trace_decoded_insn_count(dec) == 0)
+			continue;
+		trace_decoded_blocks(dec, touch_block, t);
+		bt = &p->threads[p->nthreads++];
+		bt->tid = ths[i]->tid;
+		if (ths[i]->cpu)
+			continue;	/* its trace is in its CPU's */
+		snprintf(rel, sizeof(rel), "threads/%d.intelpt_trace", (int)ths[i]->tid);
+		bt->trace = join(dir, rel);
+		if (trace_ring_snapshot(&ths[i]->ring, &buf, &len, err) < 0)
+			return -1;
+		r = write_file(bt->trace, buf, len, err);
+		free(buf);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Per-CPU: the CPUs' traces and context switches, and their clock. */
+static int save_cpus(struct dbg *d, const char *dir, struct bundle *b, struct ptdb_err *err)
+{
+	for (struct trace_swc_cpu *cpu = dbg_trace_cpu(d); cpu; cpu = cpu->next) {
+		struct bundle_cpu *bc;
+		uint8_t *buf;
+		size_t len;
+		char rel[80];
+		int r;
+
+		b->cpus = xrealloc(b->cpus, (size_t)(b->ncpus + 1) * sizeof(*b->cpus));
+		bc = &b->cpus[b->ncpus++];
+		memset(bc, 0, sizeof(*bc));
+		bc->id = cpu->id;
+		snprintf(rel, sizeof(rel), "cpus/%d.intelpt_trace", cpu->id);
+		bc->trace = join(dir, rel);
+		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", cpu->id);
+		bc->context_switch = join(dir, rel);
+		b->tsc = cpu->conv;
+		if (trace_ring_snapshot(&cpu->s.ring, &buf, &len, err) < 0)
+			return -1;
+		r = write_file(bc->trace, buf, len, err);
+		free(buf);
+		if (r < 0 || write_file(bc->context_switch, cpu->sw, cpu->sw_len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The modules: copies from the open files (the vDSO's copy too), and
+ * anonymous executable memory (JIT code) as raw images. */
+static int save_modules(struct dbg *d, const char *dir, int compact, const struct touch *t,
+			struct bundle_process *p, struct ptdb_err *err)
+{
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		struct bundle_module *bm;
+		const char *sp = m->path;
+		char uuid[128];
+
+		if (!m->sym || !m->end || (compact && !t->mod_used[i]))
+			continue;
+		bm = &p->mods[p->nmods++];
+		bm->system_path = xstrdup(sp);
+		bm->file = join(dir, "modules");
+		{
+			char *f = join(bm->file, sp[0] == '/' ? sp + 1 : sp);
+
+			free(bm->file);
+			bm->file = f;
+		}
+		bm->load_addr = sym_module_is_raw(m->sym) ? sym_module_bias(m->sym)
+							  : sym_module_link_base(m->sym) + sym_module_bias(m->sym);
+		sym_module_uuid(m->sym, uuid, sizeof(uuid));
+		bm->uuid = uuid[0] ? xstrdup(uuid) : NULL;
+		if (copy_file(sym_module_fd(m->sym), bm->file, err) < 0)
+			return -1;
+	}
+	for (int i = 0; i < t->nanon; i++) {
+		struct bundle_module *bm;
+		uint8_t *buf;
+		size_t len = (size_t)(t->anon[i].hi - t->anon[i].lo), got;
+		char rel[64];
+		int r;
+
+		if (compact && !t->anon[i].used)
+			continue;
+		buf = xmalloc(len);
+		got = dbg_read_some(d, t->anon[i].lo, buf, len);
+		if (!got) {
+			free(buf);
+			continue;
+		}
+		bm = &p->mods[p->nmods++];
+		snprintf(rel, sizeof(rel), "[anon:0x%" PRIx64 "]", t->anon[i].lo);
+		bm->system_path = xstrdup(rel);
+		snprintf(rel, sizeof(rel), "modules/anon-0x%" PRIx64 ".bin", t->anon[i].lo);
+		bm->file = join(dir, rel);
+		bm->load_addr = t->anon[i].lo;
+		r = write_file(bm->file, buf, got, err);
+		free(buf);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void save_release(struct bundle *b, struct bundle_process *p)
+{
+	for (int i = 0; i < p->nthreads; i++)
+		free(p->threads[i].trace);
+	for (int i = 0; i < p->nmods; i++) {
+		free(p->mods[i].system_path);
+		free(p->mods[i].file);
+		free(p->mods[i].uuid);
+	}
+	free(p->threads);
+	free(p->mods);
+	for (int i = 0; i < b->ncpus; i++) {
+		free(b->cpus[i].trace);
+		free(b->cpus[i].context_switch);
+	}
+	free(b->cpus);
+	free(b->kernel_file);
+	free(b->json);
+}
+
+/* dbg_save_bundle of the traces ths[nth]. */
+static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, const char *dir_arg,
+		       int compact, int force, char *json, size_t jn, struct ptdb_err *err)
+{
+	struct anon anon[64];
+	struct touch t = { d, NULL, anon, 0 };
+	struct bundle b;
+	struct bundle_process p;
+	char dir[PATH_MAX];
+	struct stat st;
+	int r = -1;
+
+	memset(&b, 0, sizeof(b));
+	memset(&p, 0, sizeof(p));
+	if (nth == 0)
+		return ptdb_err_set(err, d->pm ? "the loaded trace holds no thread traces"
+					      : "Process is not being traced");
+	if (stat(dir_arg, &st) == 0 && !S_ISDIR(st.st_mode))
+		return ptdb_err_set(err, "'%s' exists and is not a directory", dir_arg);
+	if (!force && dir_nonempty(dir_arg))
+		return ptdb_err_set(err, "'%s' is not empty; use --force to write the bundle into it", dir_arg);
+	snprintf(dir, sizeof(dir), "%s", dir_arg);
+	if (mkdirs(dir, err) < 0)
+		return -1;
+	if (!realpath(dir_arg, dir))
+		return ptdb_err_errno(err, "cannot use '%s'", dir_arg);
+	b.dir = dir;
+	b.json = join(dir, "trace.json");
+	save_cpu_info(d, &b);
+	b.tsc = d->tsc_conv;
+	b.procs = &p;
+	b.nprocs = 1;
+	p.pid = d->pid;
+	p.triple = TRIPLE;
+	p.threads = xcalloc((size_t)nth, sizeof(*p.threads));
+	p.mods = xcalloc((size_t)d->nmods + 64, sizeof(*p.mods));
+	t.mod_used = xcalloc((size_t)d->nmods + 1, 1);
+	t.nanon = anon_regions(d, anon, 64);
+	if (save_threads(d, ths, nth, compact, dir, &p, &t, err) == 0 &&
+	    save_cpus(d, dir, &b, err) == 0 && save_modules(d, dir, compact, &t, &p, err) == 0 &&
+	    !(d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0) {
+		snprintf(json, jn, "%s", b.json);
+		r = 0;
+	}
+	save_release(&b, &p);
+	free(t.mod_used);
+	return r;
+}
+
+int dbg_save_bundle(struct dbg *d, const char *dir_arg, int compact, int force,
+		    char *json, size_t jn, struct ptdb_err *err)
+{
+	int nth, r;
+	struct trace_swc_thread **ths = dbg_trace_list(d, &nth);
+
+	r = save_bundle(d, ths, nth, dir_arg, compact, force, json, jn, err);
+	free(ths);
+	return r;
+}

@@ -1,0 +1,334 @@
+/* core/tracing/dbg_decoded.c: the decoded side of the trace session — the
+ * decoder's image of the process (its modules' files, live code outside
+ * them), the per-CPU split into per-thread traces, and decoding a thread's
+ * trace (trace/decode) cached per stop id. */
+#include "core/tracing/cursor.h"
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+#include "core/tracing/trace_info.h"
+#include "trace/cpusplit.h"
+#include "trace/decode.h"
+#include "trace/swc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- decoding ---- */
+
+struct img_ctx {
+	struct trace_image *img;
+	const char *path;
+	struct ptdb_err *err;
+};
+
+static int add_segment(void *ctx, uint64_t off, uint64_t size, uint64_t vaddr)
+{
+	struct img_ctx *c = ctx;
+
+	return trace_image_add_file(c->img, c->path, off, size, vaddr, c->err);
+}
+
+/* trace_image_read_fn over the live process: code outside every module
+ * (anonymous executable memory), up to the first unreadable page. */
+static size_t live_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct dbg *d = ctx;
+	size_t got = 0;
+
+	if (dbg_module_for(d, addr))
+		return 0;	/* a module's own bytes come from its file */
+	while (got < n) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (size_t)(a & 4095);
+
+		if (chunk > n - got)
+			chunk = n - got;
+		if (target_read_mem(d->proc, a, buf + got, chunk, NULL) < 0)
+			break;
+		got += chunk;
+	}
+	return got;
+}
+
+int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err)
+{
+	if (trace_image_init(img, err) < 0)
+		return -1;
+	{
+		/* the CPU that wrote the trace (its source's, or its collector's:
+		 * intel-pt): libipt's errata */
+		char v[32];
+		int f, m, st;
+
+		if (dbg_trace_cpu_info(d, v, sizeof(v), &f, &m, &st) == 0) {
+			img->cpu.intel = !strcmp(v, "GenuineIntel");
+			img->cpu.family = (uint16_t)f;
+			img->cpu.model = (uint8_t)m;
+			img->cpu.stepping = (uint8_t)st;
+		}
+	}
+	if (!d->pm && dbg_alive(d))
+		trace_image_set_reader(img, live_code, d);
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		char fdpath[64];
+		struct img_ctx c = { img, m->path, err };
+
+		if (!m->sym || !m->end)
+			continue;
+		if (m->path[0] != '/' || d->pm) {	/* the vDSO copy: unlinked, open;
+							 * a bundle's copies */
+			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", sym_module_fd(m->sym));
+			c.path = fdpath;
+		}
+		if (sym_module_segments(m->sym, add_segment, &c) < 0) {
+			trace_image_release(img);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)
+{
+	return dbg_cursor_next_ip(ctx, ip);	/* through the instruction cache */
+}
+
+/* The decode cache: one entry per thread decoded, keyed by (the
+ * generation of its buffer, the stop id).  A hardware refill, a per-CPU
+ * split or a loaded trace replaces the buffer's contents and bumps the
+ * generation; the software writer appends while the process runs, which
+ * ends in a new stop id.  Either makes the entry stale, judged in one
+ * place (decoded_current); dbg_decoded_forget drops it.  Readers keyed by
+ * a decoded trace notice a new one through trace_decoded_serial. */
+struct dbg_decoded_entry {
+	const struct trace_swc_thread *th;
+	struct trace_decoded *dec;
+	uint64_t gen;		/* th->ring.gen when decoded */
+	uint64_t total;		/* th->ring.total then: packets written since
+				 * (a traced run to the exit, same stop id) */
+	uint64_t stop_id;	/* dbg_trace_stop_id then */
+	double seconds;		/* how long the decoding took */
+};
+
+struct dbg_decoded_cache {
+	struct dbg_decoded_entry *e;
+	int n, cap;
+};
+
+static struct dbg_decoded_entry *entry(struct dbg *d, const struct trace_swc_thread *th, int add)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+
+	for (int i = 0; c && i < c->n; i++)
+		if (c->e[i].th == th)
+			return &c->e[i];
+	if (!add)
+		return NULL;
+	if (!c)
+		c = d->decoded = xcalloc(1, sizeof(*c));
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->e = xrealloc(c->e, (size_t)c->cap * sizeof(*c->e));
+	}
+	memset(&c->e[c->n], 0, sizeof(c->e[0]));
+	c->e[c->n].th = th;
+	return &c->e[c->n++];
+}
+
+static int decoded_current(struct dbg *d, const struct dbg_decoded_entry *e)
+{
+	return e && e->dec && e->gen == e->th->ring.gen && e->total == e->th->ring.total &&
+	       e->stop_id == dbg_trace_stop_id(d);
+}
+
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+	struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	if (!e)
+		return;
+	trace_decoded_free(e->dec);
+	*e = c->e[--c->n];
+}
+
+struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th)
+{
+	const struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	return e ? e->dec : NULL;
+}
+
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th)
+{
+	const struct dbg_decoded_entry *e = entry(d, th, 0);
+
+	return e ? e->seconds : 0;
+}
+
+void dbg_decoded_free(struct dbg *d)
+{
+	struct dbg_decoded_cache *c = d->decoded;
+
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		trace_decoded_free(c->e[i].dec);
+	free(c->e);
+	free(c);
+	d->decoded = NULL;
+}
+
+/* The id of the k-th CPU of the list c. */
+static int cpu_id(const struct trace_swc_cpu *c, int k)
+{
+	while (k-- > 0 && c->next)
+		c = c->next;
+	return c->id;
+}
+
+/* Per-CPU: each thread's ring gets its part of the CPU traces (c and the
+ * CPUs after it), when one of them changed since the last split. */
+static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *err)
+{
+	struct trace_swc_thread **ths;
+	struct trace_split_thread *parts = NULL;
+	struct trace_piece *pieces = NULL;
+	const uint8_t **bufs;
+	size_t nparts = 0, np = 0;
+	int n, ncpu = 0, stale = 0, r = 0;
+
+	for (struct trace_swc_cpu *k = c; k; k = k->next, ncpu++)
+		stale |= !k->split_valid || k->split_total != k->s.ring.total || k->split_sw != k->sw_len;
+	if (!stale)
+		return 0;
+	bufs = xcalloc((size_t)ncpu, sizeof(*bufs));
+	ncpu = 0;
+	for (struct trace_swc_cpu *k = c; k && r == 0; k = k->next, ncpu++) {
+		struct trace_switch *sw;
+		size_t nsw, len;
+		uint8_t *buf;
+
+		if (trace_switch_parse(k->sw, k->sw_len, &sw, &nsw, err) < 0) {
+			r = -1;
+			break;
+		}
+		if (trace_ring_snapshot(&k->s.ring, &buf, &len, err) < 0) {
+			free(sw);
+			r = -1;
+			break;
+		}
+		bufs[ncpu] = buf;
+		r = trace_split_pieces(buf, len, sw, nsw, &k->conv, ncpu, &pieces, &np, err);
+		free(sw);
+	}
+	if (r == 0)
+		r = trace_split_merge(bufs, pieces, np, &parts, &nparts);
+	for (int k = 0; k < ncpu; k++)
+		free((void *)bufs[k]);
+	free(bufs);
+	free(pieces);
+	if (r < 0)
+		return -1;
+	ths = dbg_trace_list(d, &n);
+	for (int i = 0; i < n; i++) {
+		struct trace_swc_thread *th = ths[i];
+		struct trace_split_thread *p = NULL;
+
+		if (th->cpu != c)
+			continue;
+		for (size_t k = 0; k < nparts; k++)
+			if (parts[k].tid == th->tid)
+				p = &parts[k];
+		if (p) {
+			trace_ring_adopt(&th->ring, p->bytes, p->len);
+			p->bytes = NULL;
+			th->part.executions = p->executions;
+			th->part.psbs = p->psbs;
+			th->part.inexact = p->inexact;
+			th->part.cpu_changes = p->cpu_changes;
+			free(th->part.cpu_marks);
+			free(th->part.cpu_ids);
+			th->part.cpu_marks = p->cpu_marks;
+			th->part.cpu_ids = p->cpu_ids;
+			th->part.ncpu_marks = p->ncpu_marks;
+			p->cpu_marks = NULL;
+			p->cpu_ids = NULL;
+			for (unsigned m = 0; m < th->part.ncpu_marks; m++)
+				th->part.cpu_ids[m] = cpu_id(c, th->part.cpu_ids[m]);
+		} else {
+			trace_ring_adopt(&th->ring, xcalloc(1, TRACE_RING_SLACK), 0);
+			th->part.executions = th->part.psbs = th->part.inexact = th->part.cpu_changes = 0;
+			free(th->part.cpu_marks);
+			free(th->part.cpu_ids);
+			th->part.cpu_marks = NULL;
+			th->part.cpu_ids = NULL;
+			th->part.ncpu_marks = 0;
+		}
+	}
+	free(ths);
+	trace_split_free(parts, nparts);
+	for (struct trace_swc_cpu *k = c; k; k = k->next) {
+		k->split_valid = 1;
+		k->split_total = k->s.ring.total;
+		k->split_sw = k->sw_len;
+	}
+	return 0;
+}
+
+int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
+		     struct trace_decoded **out, struct ptdb_err *err)
+{
+	return dbg_trace_decode_hooked(d, th, NULL, out, err);
+}
+
+int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
+			    const struct trace_decode_hook *hook,
+			    struct trace_decoded **out, struct ptdb_err *err)
+{
+	struct dbg_decoded_entry *e;
+	struct trace_decoded *dec = NULL;
+	struct trace_image img;
+	struct timespec t0, t1;
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	if (th->cpu && split_cpu(d, th->cpu, err) < 0)
+		return -1;
+	e = entry(d, th, 0);
+	if (decoded_current(d, e)) {
+		*out = e->dec;
+		return 0;
+	}
+	dbg_decoded_forget(d, th);
+	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
+		return -1;
+	if (dbg_trace_build_image(d, &img, err) < 0) {
+		free(buf);
+		return -1;
+	}
+	if (th->cpu) {	/* (its ring is its split part, whole) */
+		img.cpu_marks = th->part.cpu_marks;
+		img.cpu_ids = th->part.cpu_ids;
+		img.ncpu_marks = th->part.ncpu_marks;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = trace_decode_hooked(buf, len, &img, hook, &dec, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	trace_image_release(&img);
+	free(buf);
+	if (r < 0)
+		return r;
+	e = entry(d, th, 1);
+	e->dec = dec;
+	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	e->gen = th->ring.gen;
+	e->total = th->ring.total;
+	e->stop_id = dbg_trace_stop_id(d);
+	*out = dec;
+	return 0;
+}

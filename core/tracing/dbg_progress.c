@@ -1,0 +1,78 @@
+/* core/tracing/dbg_progress.c: a traced run's progress (instructions so far, rate,
+ * buffer fill) handed to the caller's function every DBG_PROGRESS_EVERY
+ * seconds, so a long traced 'continue' is not a blank screen.  Core only
+ * counts; cmd/ decides whether and how to show it. */
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+#include "core/tracing/trace_info.h"
+#include "trace/swc.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Recorded instructions of every traced thread, and the fullest ring. */
+static uint64_t figures(struct dbg *d, unsigned *fill, int *wrapped)
+{
+	uint64_t insns = 0;
+	int n;
+	struct trace_swc_thread **th = dbg_trace_list(d, &n);
+
+	*fill = 0;
+	*wrapped = 0;
+	for (int i = 0; i < n; i++) {
+		const struct trace_ring *r = &th[i]->ring;
+		unsigned f = r->wrapped ? 100 : r->size ? (unsigned)(r->pos * 100 / r->size) : 0;
+
+		insns += th[i]->insns;
+		*wrapped |= r->wrapped;
+		if (f > *fill)
+			*fill = f;
+	}
+	free(th);
+	return insns;
+}
+
+void dbg_progress_begin(struct dbg *d)
+{
+	unsigned fill;
+	int wrapped;
+
+	d->progress.t0 = d->progress.last = now_s();
+	d->progress.n = 0;
+	d->progress.insns0 = d->progress.fn ? figures(d, &fill, &wrapped) : 0;
+}
+
+void dbg_progress_tick(struct dbg *d)
+{
+	if (!d->progress.fn || (++d->progress.n & 255))
+		return;
+	dbg_progress_poll(d);
+}
+
+/* Reads the clock at every call: for a caller between whose calls much
+ * runs (the cache engine, at each of its traps: at least every full
+ * record buffer while the thread runs). */
+void dbg_progress_poll(struct dbg *d)
+{
+	struct dbg_progress_info in;
+	double t;
+
+	if (!d->progress.fn)
+		return;
+	t = now_s();
+	if (t - d->progress.last < DBG_PROGRESS_EVERY)
+		return;
+	d->progress.last = t;
+	in.seconds = t - d->progress.t0;
+	in.insns = figures(d, &in.fill_pct, &in.wrapped) - d->progress.insns0;
+	in.rate = in.seconds > 0 ? (double)in.insns / in.seconds : 0;
+	d->progress.fn(d->progress.ctx, &in);
+}

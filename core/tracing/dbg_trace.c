@@ -1,0 +1,373 @@
+/* core/tracing/dbg_trace.c: the trace session of a live process — which threads
+ * (and CPUs) are traced, start and stop, the threads the user excluded,
+ * the traces kept until the next resume.  What fills their buffers is the
+ * collector's (struct dbg_collector, core/tracing/dbg_trace_int.h): the software
+ * one (core/collectors/dbg_swc.c) or the intel-pt one (core/collectors/dbg_ipt.c). */
+#include "core/tracing/dbg_trace_int.h"
+#include "core/collectors/dbg_cache.h"
+#include "trace/swc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t)
+{
+	return t->hw ? &dbg_ipt_collector : &dbg_swc_collector;
+}
+
+static void drop_cpu(struct dbg *d)
+{
+	if (!d->trace->cpu)
+		return;
+	dbg_trace_collector(d->trace)->cpus_stop(d);
+	d->trace->cpu = NULL;
+	d->trace->cpu_stopped = 0;
+}
+
+int dbg_tracing(const struct dbg *d)
+{
+	return d->trace != NULL;
+}
+
+int dbg_trace_kept(const struct dbg *d)
+{
+	return d->trace && !d->pm && !dbg_alive(d);
+}
+
+void dbg_trace_exited(struct dbg *d)
+{
+	if (!d->trace)
+		return;
+	if (!dbg_trace_collector(d->trace)->exited(d)) {
+		dbg_trace_end(d);
+		return;
+	}
+	/* the rings hold the whole story: keep them */
+	d->trace->all = 0;
+	for (int i = 0; i < d->trace->nth; i++) {
+		d->trace->th[i]->tracing = 0;
+		dbg_traced(d->trace->th[i])->sw.parked_at = 0;
+	}
+}
+
+struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n)
+{
+	int cap = 64;
+	struct target_thread_info *ti = NULL;
+
+	for (;;) {
+		ti = xrealloc(ti, (size_t)cap * sizeof(*ti));
+		*n = target_threads(d->proc, ti, cap);
+		if (*n <= cap)
+			return ti;
+		cap = *n;
+	}
+}
+
+struct trace_swc_thread *dbg_traced_new(void)
+{
+	struct dbg_traced *n = xcalloc(1, sizeof(*n));
+
+	return &n->s;
+}
+
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
+{
+	struct dbg_traced *t = dbg_traced(th);
+
+	dbg_decoded_forget(d, th);
+	trace_swc_release(th);
+	memset(&t->sw, 0, sizeof(t->sw));
+	t->loss_notice = 0;
+}
+
+struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
+{
+	return d->trace ? d->trace->hw : NULL;
+}
+
+static struct trace_swc_thread *add(struct dbg_trace *t)
+{
+	t->th = xrealloc(t->th, (size_t)(t->nth + 1) * sizeof(*t->th));
+	return t->th[t->nth++] = dbg_traced_new();
+}
+
+static void forget(struct dbg_trace *t, struct trace_swc_thread *th)
+{
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i] == th) {
+			memmove(&t->th[i], &t->th[i + 1], (size_t)(t->nth - i - 1) * sizeof(*t->th));
+			break;
+		}
+	t->nth--;
+	free(th);
+}
+
+struct trace_swc_thread *dbg_trace_find(struct dbg *d, pid_t tid)
+{
+	if (!d->trace)
+		return NULL;
+	for (int i = 0; i < d->trace->nth; i++)
+		if (d->trace->th[i]->tid == tid)
+			return d->trace->th[i];
+	return NULL;
+}
+
+int dbg_trace_excluded(const struct dbg_trace *t, pid_t tid)
+{
+	for (int i = 0; i < t->nexcl; i++)
+		if (t->excluded[i] == tid)
+			return 1;
+	return 0;
+}
+
+static void exclude(struct dbg_trace *t, pid_t tid)
+{
+	t->excluded = xrealloc(t->excluded, (size_t)(t->nexcl + 1) * sizeof(pid_t));
+	t->excluded[t->nexcl++] = tid;
+}
+
+static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
+{
+	struct dbg_trace *t = d->trace;
+	const struct dbg_collector *col = dbg_trace_collector(t);
+	struct trace_swc_thread *th;
+	int fresh = 0;
+
+	for (int i = 0; i < t->nexcl; i++)
+		if (t->excluded[i] == tid)
+			t->excluded[i--] = t->excluded[--t->nexcl];
+	th = dbg_trace_find(d, tid);
+	if (t->cpu) {
+		/* per CPU: it writes into its CPU's stream */
+		uint64_t parked = dbg_swc_parked_at(d, th, tid);
+
+		if (th)
+			dbg_trace_thread_release(d, th);
+		else
+			th = add(t);
+		trace_swc_init_on_cpu(th, tid, target_thread_index(d->proc, tid), t->cpu);
+		dbg_traced(th)->sw.parked_at = parked;
+		return 0;
+	}
+	if (!th) {
+		if (col->thread_admit && col->thread_admit(d, tid, err) < 0)
+			return -1;
+		th = add(t);
+		fresh = 1;
+	}
+	if (col->thread_start(d, th, fresh, tid, err) < 0) {
+		forget(t, th);
+		return -1;
+	}
+	return 0;
+}
+
+int dbg_trace_adopt(struct dbg *d, pid_t tid, struct ptdb_err *err)
+{
+	return start_one(d, tid, err);
+}
+
+/* The checks before anything starts: LLDB's words. */
+static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int process,
+			 const struct dbg_trace_opts *o, struct ptdb_err *err)
+{
+	struct dbg_trace *t = d->trace;
+
+	if (!dbg_alive(d))
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched");
+	if (!t)
+		return 0;
+	if (t->cpu && !t->cpu_stopped)
+		return ptdb_err_set(err, process ? "Process currently traced. Stop process tracing first"
+					 : "Can't start tracing an individual thread when per-cpu "
+					   "process tracing is enabled.");
+	/* stop a traced thread first to trace it with other options (a
+	 * stopped thread's trace is kept until then, and goes) */
+	for (int i = 0; !process && !all && i < n; i++) {
+		const struct trace_swc_thread *th = dbg_trace_thread(d, tids[i]);
+
+		if (th && th->tracing)
+			return ptdb_err_set(err, "Thread %d already traced", (int)tids[i]);
+	}
+	if (o->per_cpu)
+		for (int i = 0; i < t->nth; i++)
+			if (t->th[i]->tracing)
+				return ptdb_err_set(err, "Threads currently traced. Stop tracing them first");
+	if ((t->hw != NULL) != (o->backend == DBG_BACKEND_INTEL_PT) && (t->nth || t->cpu))
+		return ptdb_err_set(err, "The process is traced with the %s backend. Stop tracing "
+				    "it first", t->hw ? "intel-pt" : "software");
+	return 0;
+}
+
+int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
+		    const struct dbg_trace_opts *o, struct ptdb_err *err)
+{
+	struct target_thread_info *ti;
+	int nt;
+
+	if (start_allowed(d, tids, n, all, process, o, err) < 0)
+		return -1;
+	if (o->backend == DBG_BACKEND_INTEL_PT && !(d->trace && d->trace->hw) &&
+	    dbg_ipt_collector_new(d, o, err) < 0)
+		return -1;
+	/* TSC packets come from rdtsc in this process: their conversion to
+	 * nanoseconds is this machine's, measured once per session (a
+	 * failure leaves raw TSC values, which dumps still show) */
+	if ((o->tsc || (o->per_cpu && o->backend == DBG_BACKEND_INTEL_PT)) &&
+	    (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
+		trace_tsc_measure(&d->tsc_conv);
+	if (!d->trace)
+		d->trace = xcalloc(1, sizeof(*d->trace));
+	d->trace->opts = *o;
+	if (o->per_cpu) {
+		if (dbg_trace_collector(d->trace)->cpus_start(d, o, err) < 0)
+			return -1;
+		d->trace->opts.tsc = 1;
+	}
+	if (process) {
+		d->trace->process = 1;
+		all = 1;
+	}
+	if (!all) {
+		for (int i = 0; i < n; i++)
+			if (start_one(d, tids[i], err) < 0)
+				return -1;
+		return 0;
+	}
+	d->trace->all = 1;
+	ti = dbg_proc_threads(d, &nt);
+	for (int i = 0; i < nt; i++)
+		if (start_one(d, ti[i].tid, err) < 0) {
+			free(ti);
+			return -1;
+		}
+	free(ti);
+	return 0;
+}
+
+/* Stopped threads stay dumpable until the process runs again. */
+static void stop_one(struct dbg *d, struct trace_swc_thread *th)
+{
+	dbg_trace_collector(d->trace)->thread_stop(d, th);
+	th->tracing = 0;
+}
+
+int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
+		   struct ptdb_err *err)
+{
+	if (!d->trace)
+		return ptdb_err_set(err, "Process is not being traced");
+	if (d->trace->cpu && !d->trace->cpu_stopped && !all)
+		return ptdb_err_set(err, "Can't stop tracing an individual thread when per-cpu process "
+				    "tracing is enabled.");
+	if (all) {
+		int any = d->trace->all;
+
+		for (int i = 0; i < d->trace->nth; i++)
+			any |= d->trace->th[i]->tracing;
+		if (!any)
+			return ptdb_err_set(err, "Process is not being traced");
+		for (int i = 0; i < d->trace->nth; i++)
+			stop_one(d, d->trace->th[i]);
+		if (d->trace->cpu)
+			d->trace->cpu_stopped = 1;
+		d->trace->nexcl = 0;
+		d->trace->all = 0;
+		d->trace->process = 0;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		struct trace_swc_thread *th = dbg_trace_find(d, tids[i]);
+
+		if (!th || !th->tracing)
+			return ptdb_err_set(err, "thread not traced");
+	}
+	for (int i = 0; i < n; i++) {
+		stop_one(d, dbg_trace_find(d, tids[i]));
+		exclude(d->trace, tids[i]);
+	}
+	return 0;
+}
+
+int dbg_trace_single_step(const struct dbg *d)
+{
+	return d->trace && d->trace->opts.single_step;
+}
+
+const char *dbg_trace_engine(const struct dbg *d)
+{
+	return d->trace && d->trace->opts.engine == DBG_ENGINE_CACHE ? "cache" : "ptrace";
+}
+
+int dbg_trace_is_process(const struct dbg *d)
+{
+	return d->trace && d->trace->process;
+}
+
+void dbg_trace_end(struct dbg *d)
+{
+	if (!d->trace)
+		return;
+	dbg_trace_collector(d->trace)->end(d);
+	for (int i = 0; i < d->trace->nth; i++) {
+		dbg_trace_thread_release(d, d->trace->th[i]);
+		free(dbg_traced(d->trace->th[i]));
+	}
+	free(d->trace->th);
+	free(d->trace->excluded);
+	drop_cpu(d);
+	free(d->trace);
+	d->trace = NULL;
+}
+
+/* Before the process runs: forget threads whose trace the user stopped
+ * (and a per-CPU stream whose tracing stopped). */
+void dbg_trace_drop_kept(struct dbg *d)
+{
+	struct dbg_trace *t = d->trace;
+	int k = 0;
+
+	if (t->cpu && t->cpu_stopped)
+		for (int i = 0; i < t->nth; i++)
+			t->th[i]->tracing = 0;
+
+	for (int i = 0; i < t->nth; i++) {
+		if (t->th[i]->tracing) {
+			t->th[k++] = t->th[i];
+			continue;
+		}
+		dbg_trace_thread_release(d, t->th[i]);
+		free(dbg_traced(t->th[i]));
+	}
+	t->nth = k;
+	if (t->cpu && t->cpu_stopped)
+		drop_cpu(d);
+}
+
+/* A stop the user sees: every traced thread's trace pauses where it is. */
+void dbg_trace_did_stop(struct dbg *d)
+{
+	if (!d->trace || !dbg_alive(d))
+		return;
+	dbg_trace_collector(d->trace)->did_stop(d);
+}
+
+void dbg_trace_over_limit(struct dbg *d, pid_t tid, struct dbg_stop *stop)
+{
+	/* reported once, then it runs on untraced (not excluded, every
+	 * 'continue' stopped on it again and the process never got on) */
+	exclude(d->trace, tid);
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = DBG_R_TRACE_LIMIT;
+	stop->tid = tid;
+}
+
+int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		  struct ptdb_err *err)
+{
+	dbg_replay_leave(d);	/* any resume leaves replay mode */
+	memset(stop, 0, sizeof(*stop));
+	dbg_trace_drop_kept(d);
+	return dbg_trace_collector(d->trace)->run(d, rq, stop, err);
+}
