@@ -21,7 +21,14 @@ endif
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
-	binutils libc6-dbg lldb-16 qemu-user
+	binutils libc6-dbg lldb-16 qemu-user liblldb-22
+
+# LLDB 22's command-line program (tests/lldb22_test.py loads ptdb's bundles
+# in it).  Debian's lldb-22 conflicts with lldb-16 (their python3-lldb
+# packages), which the variable comparison uses, so the program is taken out
+# of the lldb-22 package into tests/deps/ and runs on the installed
+# liblldb-22.
+LLDB22 = tests/deps/lldb-22/usr/lib/llvm-22/bin/lldb
 
 LIB_SRCS  = $(wildcard base/*.c core/*/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
@@ -117,6 +124,14 @@ deps:
 	if [ "$$(id -u)" != 0 ]; then echo "deps: missing packages:$$missing; run 'make deps' as root (apt-get install)" >&2; exit 1; fi; \
 	echo "deps: installing$$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
+	@$(MAKE) --no-print-directory $(LLDB22)
+
+$(LLDB22):
+	@command -v lldb-22 >/dev/null && exit 0; \
+	echo "deps: lldb-22's program into tests/deps/lldb-22"; \
+	rm -rf tests/deps/lldb-22 tests/deps/lldb-22*.deb && mkdir -p tests/deps && \
+	(cd tests/deps && apt-get download -qq lldb-22 2>/dev/null) && \
+	dpkg-deb -x tests/deps/lldb-22_*.deb tests/deps/lldb-22 && rm -f tests/deps/lldb-22_*.deb
 
 check: deps
 	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs $(FUZZ_REPLAYS)
@@ -142,7 +157,7 @@ install: ptdb
 
 clean:
 	rm -f ptdb libptdb.a */*.o core/*/*.o $(UNIT_BINS) $(PROGS) $(FUZZ_REPLAYS)
-	rm -rf tests/out tests/fuzz/build tests/fuzz/bin
+	rm -rf tests/out tests/fuzz/build tests/fuzz/bin tests/deps
 
 print-cflags:
 	@echo $(CFLAGS)

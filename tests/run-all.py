@@ -8,7 +8,8 @@ Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
 REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
 bundle tests (tests/bundle_test.py), bundles in LLDB's own form
-(tests/lldb_bundle_test.py), the per-CPU tracing tests
+(tests/lldb_bundle_test.py), ptdb's bundles in lldb-22 and lldb-22's in
+ptdb (tests/lldb22_test.py), the per-CPU tracing tests
 (tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
 (tests/process_test.py), interrupts in every state (tests/interrupt_test.py),
@@ -33,6 +34,7 @@ import repl_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
 import lldb_bundle_test  # noqa: E402
+import lldb22_test  # noqa: E402
 import hwcheck_test  # noqa: E402
 import percpu_test  # noqa: E402
 import check_ctf  # noqa: E402
@@ -76,7 +78,7 @@ def run_unit(binary, ok=results.ok, fail=results.fail):
 # Run beside the unit binaries (which write nothing they share): batch
 # runs of ptdb that wait on nothing but ptdb.  The rest run after both.
 BESIDE_UNITS = [engine_test]
-SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
+SUITES = [repl_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test, percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test]
 

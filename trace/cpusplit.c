@@ -8,6 +8,9 @@
 
 #define REC_SWITCH_CPU_WIDE 15u		/* PERF_RECORD_SWITCH_CPU_WIDE */
 #define REC_MISC_SWITCH_OUT (1u << 13)	/* PERF_RECORD_MISC_SWITCH_OUT */
+/* The software backend writes a switch's out and in records 2 and 1 ns
+ * before the PSB+ that starts the next thread's part (trace/swc.c) */
+#define SWITCH_SLACK_NS 2
 #define REC_SIZE 32u			/* header, next_prev pid/tid, pid/tid, time */
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -226,8 +229,12 @@ int trace_split_pieces(const uint8_t *buf, size_t len, const struct trace_switch
 			cur->ns = ch[i].ns;
 			cur->off = ch[i].off;
 			/* it came in after the previous chunk began: its first
-			 * instructions went with that chunk */
-			cur->inexact = i > 0 && switch_between(sw, nsw, ch[i - 1].ns, ch[i].ns);
+			 * instructions went with that chunk (switches within
+			 * SWITCH_SLACK_NS before the PSB are the PSB's own: the
+			 * software backend writes them so) */
+			cur->inexact = i > 0 && ch[i].ns > SWITCH_SLACK_NS &&
+				       switch_between(sw, nsw, ch[i - 1].ns,
+						      ch[i].ns - SWITCH_SLACK_NS);
 		}
 		cur->len = end - cur->off;
 		cur->psbs++;

@@ -10,7 +10,11 @@
  * decodes as one stream.  The software backend writes a PSB at every switch,
  * which makes the split exact; on hardware a switch between two PSBs leaves
  * the chunk to the thread that was running at its start (the next thread's
- * first instructions before its first PSB are lost: counted as inexact). */
+ * first instructions before its first PSB are lost: counted as inexact).
+ * The software backend writes a switch's records 2 ns (out) and 1 ns (in)
+ * before that PSB, as LLDB needs (records strictly increasing in time, a
+ * PSB strictly inside its thread's execution); a switch that close before
+ * a PSB counts as exact. */
 #ifndef PTDB_TRACE_CPUSPLIT_H
 #define PTDB_TRACE_CPUSPLIT_H
 

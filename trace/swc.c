@@ -33,13 +33,21 @@ static int take_cpu(struct trace_swc_thread *t)
 	if (trace_ptw_psb_disabled(w) < 0)
 		return -1;
 	{
-		struct trace_switch s = { trace_tsc_to_ns(&c->conv, tsc), c->pid, 0, 1 };
+		uint64_t ns = trace_tsc_to_ns(&c->conv, tsc);
+		struct trace_switch s = { ns, c->pid, 0, 1 };
 
+		/* the outgoing thread leaves 2 ns and the next comes in 1 ns
+		 * before the PSB+ that starts its part: perf's records never
+		 * share a time (LLDB refuses a record that is not later than
+		 * the one before it), and LLDB gives a thread only the PSBs
+		 * strictly inside its execution */
 		if (prev) {
 			s.tid = prev->tid;
+			s.time = ns - 2;
 			trace_switch_append(&c->sw, &c->sw_len, &c->sw_cap, &s, c->pid, t->tid);
 		}
 		s.tid = t->tid;
+		s.time = ns - 1;
 		s.out = 0;
 		trace_switch_append(&c->sw, &c->sw_len, &c->sw_cap, &s, c->pid, prev ? prev->tid : 0);
 	}

@@ -19,6 +19,17 @@
 struct trace_decoded;
 struct trace_swc_cpu;
 
+/* The CPU a bundle of the software backend declares ("cpuInfo"): decoders
+ * (libipt, and LLDB through it) refuse a trace of no known CPU.  Intel's
+ * family 6 model 0x7a (Goldmont Plus) has one erratum in libipt, APL11 (a
+ * TIP.PGD right after an OVF), which the writer never produces (after an
+ * OVF it writes MODE and TIP.PGE, or a FUP): its decode is exactly the
+ * one the packets need. */
+#define TRACE_SWC_CPU_VENDOR "GenuineIntel"
+#define TRACE_SWC_CPU_FAMILY 6
+#define TRACE_SWC_CPU_MODEL 0x7a
+#define TRACE_SWC_CPU_STEPPING 1
+
 /* A thread's part of a per-CPU trace, from the last split (core/tracing/dbg_decoded.c
  * fills it from trace/cpusplit's struct trace_split_thread). */
 struct trace_swc_part {

@@ -233,8 +233,12 @@ static void save_cpu_info(struct dbg *d, struct bundle *b)
 		b->model = (unsigned)m;
 		b->stepping = (unsigned)st;
 	} else {
-		/* the software backend's packets come from no CPU's errata */
-		snprintf(b->vendor, sizeof(b->vendor), "unknown");
+		/* the software backend's: a CPU whose errata its packets never
+		 * meet, so that LLDB (which refuses an unknown CPU) decodes it */
+		snprintf(b->vendor, sizeof(b->vendor), "%s", TRACE_SWC_CPU_VENDOR);
+		b->family = TRACE_SWC_CPU_FAMILY;
+		b->model = TRACE_SWC_CPU_MODEL;
+		b->stepping = TRACE_SWC_CPU_STEPPING;
 	}
 }
 

@@ -1,0 +1,208 @@
+"""ptdb's bundles in LLDB itself (lldb-22, Debian's, with its intel-pt
+plugin; it cannot record here, but it loads and decodes bundles):
+
+  X1..X6  a bundle of each kind ptdb writes -- per thread, per thread with
+          TSC, several threads, per CPU with context switches, a wrapped
+          ring, a bundle of two processes (LLDB's form, loaded and re-saved
+          by ptdb) -- loads in lldb-22 as saved, and lldb-22's
+          'thread trace dump instructions -f -r -a' of every thread lists
+          exactly ptdb's instruction addresses (and errors at the same
+          places)
+  X7      lldb-22's own 'trace save' of each of those bundles (a bundle
+          LLDB wrote) loads in ptdb and decodes identically
+
+lldb-22 stops a batch session at the first command that fails, so an
+error there shows in the text compared.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import results
+import lldb_bundle_test
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+OUT = os.path.join(ROOT, "tests", "out", "lldb22")
+PROG = os.path.join(ROOT, "tests", "programs")
+# Debian's lldb-22 when installed, else its program that 'make deps' takes
+# out of the package (lldb-22 and lldb-16 cannot be installed together)
+LLDB = shutil.which("lldb-22") or os.path.join(ROOT, "tests", "deps", "lldb-22", "usr", "lib",
+                                               "llvm-22", "bin", "lldb")
+
+# name, program, commands that stop it with its trace recorded
+KINDS = [
+    ("per thread", "recurse", ["b main", "r", "thread trace start", "b exit", "c"]),
+    ("per thread, TSC", "recurse", ["b main", "r", "process trace start --tsc", "b exit", "c"]),
+    ("several threads", "threads", ["b main", "b 4", "b 8", "r", "thread trace start all",
+                                    "c", "c"]),
+    ("per CPU", "threads", ["b main", "b 4", "b 8", "r",
+                            "process trace start --per-cpu-tracing", "c", "c"]),
+    ("wrapped", "trace_long", ["b main", "b 20", "r", "thread trace start", "c"]),
+]
+
+
+def ptdb(lines, timeout=300):
+    script = os.path.join(OUT, "script.ptdb")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
+                       text=True, timeout=timeout)
+    return p.stdout + p.stderr
+
+
+def lldb(lines, timeout=300):
+    args = [LLDB, "-b", "--no-lldbinit"]
+    for l in lines:
+        args += ["-o", l]
+    p = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return p.stdout + p.stderr
+
+
+def ptdb_items(text):
+    """{tid: [address or 'error']} of ptdb's dumps (-r, oldest first)."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"thread #\d+: tid = (\d+)", line)
+        if m:
+            cur = out.setdefault(int(m.group(1)), [])
+            continue
+        m = re.match(r"    \[ *\d*\] (0x[0-9a-f]+|\(error\))", line)
+        if cur is not None and m:
+            cur.append("error" if m.group(1) == "(error)" else int(m.group(1), 16))
+    return out
+
+
+def lldb_items(text):
+    """{tid: [address or 'error']} of lldb-22's dumps (-f -r)."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"thread #\d+: tid = (\d+)", line)
+        if m:
+            cur = out.setdefault(int(m.group(1)), [])
+            continue
+        m = re.match(r" +\d+: (0x[0-9a-f]+|\(error\))", line)
+        if cur is not None and m:
+            cur.append("error" if m.group(1) == "(error)" else int(m.group(1), 16))
+    return out
+
+
+def thread_count(d):
+    j = json.load(open(os.path.join(d, "trace.json")))
+    if j.get("processes"):
+        return len(j["processes"][0]["threads"])
+    return len(j.get("cpus", []))
+
+
+def lldb_dump(d, extra=()):
+    """lldb-22's items of every thread of the bundle in d (its first
+    process), and the whole text."""
+    cmds = ["trace load " + os.path.join(d, "trace.json")]
+    for i in range(1, thread_count(d) + 1):
+        cmds.append("thread trace dump instructions %d -f -r -a" % i)
+    text = lldb(cmds + list(extra))
+    return lldb_items(text), text
+
+
+def ptdb_dump(d):
+    text = ptdb(["trace load " + d, "thread trace dump instructions all -a -r"])
+    return ptdb_items(text), text
+
+
+def differ(a, b):
+    """Where two {tid: items} first differ, in words (None: identical)."""
+    if sorted(a) != sorted(b):
+        return "threads %s against %s" % (sorted(a), sorted(b))
+    for tid in sorted(a):
+        x, y = a[tid], b[tid]
+        if x != y:
+            i = next((k for k in range(min(len(x), len(y))) if x[k] != y[k]), min(len(x), len(y)))
+            return "tid %d: %d against %d items, first difference at item %d" % (
+                tid, len(x), len(y), i)
+    return None
+
+
+def compare(name, d, why_prefix=""):
+    """lldb-22 and ptdb on the bundle d: the same items; returns what
+    differs (a list of lines)."""
+    mine, mtext = ptdb_dump(d)
+    theirs, ltext = lldb_dump(d)
+    why = []
+    if not mine or not any(len(v) > 3 for v in mine.values()):
+        why.append("%sptdb lists (almost) nothing:\n%s" % (why_prefix, mtext[-1500:]))
+    elif "error:" in ltext:
+        why.append("%slldb-22: %s" % (why_prefix, "\n".join(
+            l for l in ltext.splitlines() if "error" in l)[:1500]))
+    else:
+        diff = differ(mine, theirs)
+        if diff:
+            why.append("%sptdb against lldb-22: %s" % (why_prefix, diff))
+    return why, mine
+
+
+def resaved(name, d, mine):
+    """lldb-22 saves the bundle it loaded; ptdb loads that one and lists
+    the same items."""
+    again = d + ".lldb"
+    shutil.rmtree(again, ignore_errors=True)
+    text = lldb(["trace load " + os.path.join(d, "trace.json"), "trace save " + again])
+    if "error" in text or not os.path.exists(os.path.join(again, "trace.json")):
+        return ["lldb-22 did not save it:\n" + text[-1500:]]
+    theirs, ptext = ptdb_dump(again)
+    diff = differ(mine, theirs)
+    if diff or "error:" in ptext:
+        return ["the bundle lldb-22 saved, in ptdb: %s\n%s" % (diff, ptext[-1500:])]
+    return []
+
+
+def kinds():
+    for name, prog, stop in KINDS:
+        d = os.path.join(OUT, re.sub(r"[^a-z]+", "-", name.lower()))
+        shutil.rmtree(d, ignore_errors=True)
+        out = ptdb(["file " + os.path.join(PROG, prog)] + stop + ["trace save " + d, "kill"])
+        if "written to" not in out:
+            results.fail("lldb-22: %s bundle" % name, out[-2000:])
+            continue
+        why, mine = compare(name, d)
+        if name == "wrapped" and "wrapped" not in out:
+            why.append("the trace did not wrap:\n" + out[-1500:])
+        if why:
+            results.fail("lldb-22: %s bundle" % name, "\n".join(why))
+        else:
+            results.ok("lldb-22: %s bundle (%d items)" % (name, sum(map(len, mine.values()))))
+        why = resaved(name, d, mine) if mine else ["nothing to compare"]
+        if why:
+            results.fail("lldb-22: %s bundle saved by lldb-22, in ptdb" % name, "\n".join(why))
+        else:
+            results.ok("lldb-22: %s bundle saved by lldb-22, in ptdb" % name)
+
+
+def two_processes():
+    """LLDB's two-process form (tests/lldb_bundle_test.py L6), re-saved by
+    ptdb: lldb-22 lists the first process's thread as ptdb does."""
+    lldb_bundle_test.OUT = OUT
+    lldb_bundle_test.two_processes_bundle(os.path.join(OUT, "two-src"))
+    d = os.path.join(OUT, "two")
+    shutil.rmtree(d, ignore_errors=True)
+    out = ptdb(["trace load " + os.path.join(OUT, "two-src"), "trace save " + d])
+    if "written to" not in out:
+        return results.fail("lldb-22: two-process bundle", out[-2000:])
+    why, mine = compare("two processes", d)
+    if why:
+        return results.fail("lldb-22: two-process bundle", "\n".join(why))
+    results.ok("lldb-22: two-process bundle")
+
+
+def run_all():
+    if not os.access(LLDB, os.X_OK):
+        return results.skip("lldb-22", "no lldb-22 (make deps fetches it)")
+    os.makedirs(OUT, exist_ok=True)
+    kinds()
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())
