@@ -1,15 +1,16 @@
 """ptdb's bundles in LLDB itself (lldb-22, Debian's, with its intel-pt
 plugin; it cannot record here, but it loads and decodes bundles):
 
-  X1..X6  a bundle of each kind ptdb writes -- per thread, per thread with
+  X1..X5  a bundle of each kind ptdb writes -- per thread, per thread with
           TSC, several threads, per CPU with context switches, a wrapped
-          ring, a bundle of two processes (LLDB's form, loaded and re-saved
-          by ptdb) -- loads in lldb-22 as saved, and lldb-22's
-          'thread trace dump instructions -f -r -a' of every thread lists
-          exactly ptdb's instruction addresses (and errors at the same
-          places)
-  X7      lldb-22's own 'trace save' of each of those bundles (a bundle
+          ring -- loads in lldb-22 as saved, and lldb-22's 'thread trace
+          dump instructions -f -r -a' of every thread lists exactly ptdb's
+          instruction addresses (and errors at the same places)
+  X6      lldb-22's own 'trace save' of each of those bundles (a bundle
           LLDB wrote) loads in ptdb and decodes identically
+  X7      two processes in one bundle (two of those, their "processes" in
+          one trace.json: ptdb saves one process per bundle), each process
+          the same in lldb-22 and in ptdb, and as lldb-22 saves it
 
 lldb-22 stops a batch session at the first command that fails, so an
 error there shows in the text compared.
@@ -21,7 +22,6 @@ import shutil
 import subprocess
 
 import results
-import lldb_bundle_test
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
@@ -158,6 +158,8 @@ def resaved(name, d, mine):
 
 
 def kinds():
+    """Returns the bundles saved."""
+    saved = []
     for name, prog, stop in KINDS:
         d = os.path.join(OUT, re.sub(r"[^a-z]+", "-", name.lower()))
         shutil.rmtree(d, ignore_errors=True)
@@ -165,6 +167,7 @@ def kinds():
         if "written to" not in out:
             results.fail("lldb-22: %s bundle" % name, out[-2000:])
             continue
+        saved.append(d)
         why, mine = compare(name, d)
         if name == "wrapped" and "wrapped" not in out:
             why.append("the trace did not wrap:\n" + out[-1500:])
@@ -177,29 +180,65 @@ def kinds():
             results.fail("lldb-22: %s bundle saved by lldb-22, in ptdb" % name, "\n".join(why))
         else:
             results.ok("lldb-22: %s bundle saved by lldb-22, in ptdb" % name)
+    return saved
 
 
-def two_processes():
-    """LLDB's two-process form (tests/lldb_bundle_test.py L6), re-saved by
-    ptdb: lldb-22 lists the first process's thread as ptdb does."""
-    lldb_bundle_test.OUT = OUT
-    lldb_bundle_test.two_processes_bundle(os.path.join(OUT, "two-src"))
-    d = os.path.join(OUT, "two")
+def two_processes(saved):
+    """Two processes in one bundle (LLDB makes a target of each): two of
+    ptdb's bundles above, their "processes" put in one trace.json; each
+    process of it in lldb-22 ('target select') lists ptdb's instructions,
+    and so does lldb-22's re-saved bundle in ptdb."""
+    name = "two processes"
+    d = os.path.join(OUT, "two-processes")
     shutil.rmtree(d, ignore_errors=True)
-    out = ptdb(["trace load " + os.path.join(OUT, "two-src"), "trace save " + d])
-    if "written to" not in out:
-        return results.fail("lldb-22: two-process bundle", out[-2000:])
-    why, mine = compare("two processes", d)
+    os.makedirs(d)
+    procs, desc = [], None
+    for k, src in enumerate(saved):
+        desc = json.load(open(os.path.join(src, "trace.json")))
+        shutil.copytree(src, os.path.join(d, "p%d" % k))
+        for p in desc["processes"]:
+            for t in p["threads"]:
+                t["iptTrace"] = "p%d/%s" % (k, t["iptTrace"])
+            for m in p["modules"]:
+                m["file"] = "p%d/%s" % (k, m["file"])
+            procs.append(p)
+    desc["processes"] = procs
+    with open(os.path.join(d, "trace.json"), "w") as f:
+        json.dump(desc, f, indent=2)
+    why = []
+    for k in range(len(procs)):
+        sel = ["target select %d" % k]
+        nth = len(procs[k]["threads"])
+        mtext = ptdb(["trace load " + d] + sel + ["thread trace dump instructions all -a -r"])
+        ltext = lldb(["trace load " + os.path.join(d, "trace.json")] + sel +
+                     ["thread trace dump instructions %d -f -r -a" % (i + 1) for i in range(nth)])
+        mine, theirs = ptdb_items(mtext), lldb_items(ltext)
+        diff = differ(mine, theirs) if mine else "ptdb lists nothing:\n" + mtext[-1500:]
+        if "error:" in ltext:
+            diff = "lldb-22: " + ltext[-1500:]
+        if diff:
+            why.append("process #%d: %s" % (k, diff))
+        elif k == 1:
+            again = d + ".lldb"
+            shutil.rmtree(again, ignore_errors=True)
+            text = lldb(["trace load " + os.path.join(d, "trace.json"), "trace save " + again])
+            ptext = ptdb(["trace load " + again] + sel + ["thread trace dump instructions all -a -r"])
+            diff = differ(mine, ptdb_items(ptext))
+            if diff or "error" in text:
+                why.append("lldb-22's saved bundle, process #%d in ptdb: %s\n%s%s" % (
+                    k, diff, text[-800:], ptext[-800:]))
     if why:
-        return results.fail("lldb-22: two-process bundle", "\n".join(why))
-    results.ok("lldb-22: two-process bundle")
+        return results.fail("lldb-22: %s bundle" % name, "\n".join(why))
+    results.ok("lldb-22: %s bundle, and as lldb-22 saves it" % name)
 
 
 def run_all():
     if not os.access(LLDB, os.X_OK):
         return results.skip("lldb-22", "no lldb-22 (make deps fetches it)")
     os.makedirs(OUT, exist_ok=True)
-    kinds()
+    saved = kinds()
+    if len(saved) >= 3:
+        two_processes(saved[1:3])      # recurse with TSC, threads
 
 
 if __name__ == "__main__":

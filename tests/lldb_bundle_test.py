@@ -283,8 +283,10 @@ def fields():
     results.ok("LLDB bundle: field forms")
 
 
-def two_processes_bundle(d):
-    """LLDB's form of a bundle of two processes, in d."""
+def two_processes():
+    """Two processes (LLDB makes a target of each): the first is loaded,
+    target select loads the other; each decodes against its own module."""
+    d = os.path.join(OUT, "two")
     code2 = bytes([0xb9, 0x02]) + CODE[2:]          # the loop, twice
     s2 = stream(0x100000).replace(bytes([0x1c]), bytes([0x0c]))   # taken, not taken
     desc = {"type": "intel-pt", "cpuInfo": CPU,
@@ -300,13 +302,6 @@ def two_processes_bundle(d):
                               "loadAddress": 1048576}]}]}
     write(d, desc, {"1235.trace": stream(0x100000), "5679.trace": s2,
                     "code.bin": CODE, "other.bin": code2})
-
-
-def two_processes():
-    """Two processes (LLDB makes a target of each): the first is loaded,
-    target select loads the other; each decodes against its own module."""
-    d = os.path.join(OUT, "two")
-    two_processes_bundle(d)
     out = ptdb(["trace load " + d, "thread trace dump instructions -a -r", "target list",
                 "target select 1", "thread list", "thread trace dump instructions -a -r",
                 "image list", "target select 5", "target select 0", "image list"])
