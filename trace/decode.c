@@ -510,6 +510,12 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 			status = drain(d, dec, status);
 			if (status < 0)
 				break;
+			if (status & pts_eos) {	/* the last packet is read: the
+						 * trace ends here, not where the
+						 * code after it would lead */
+				status = -pte_eos;
+				break;
+			}
 			memset(&blk, 0, sizeof(blk));
 			status = pt_blk_next(dec, &blk, sizeof(blk));
 			if (add_block(d, &blk) < 0) {
