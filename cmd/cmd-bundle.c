@@ -1,6 +1,7 @@
 /* cmd/cmd-bundle.c: "trace save|load|schema": trace bundles (LLDB's layout
  * and schema) written from a session and loaded into a post-mortem one. */
 #include "cmd/builtin.h"
+#include "cmd/trace-loss.h"
 #include "core/tracing/bundle.h"
 #include "core/session/session.h"
 #include "core/tracing/trace_info.h"
@@ -45,6 +46,9 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 	if (d->pm->nproc > 1)
 		fprintf(ctx->out, "The bundle holds %d processes: this is target #0 of them "
 			"('target list', 'target select <index>').\n", d->pm->nproc);
+	for (int i = 0; i < d->pm->nth; i++)	/* as the live trace said */
+		if (d->pm->th[i].th)
+			cmd_trace_loss_loaded(ctx->out, d->pm->th[i].index, d->pm->th[i].th);
 	if (verbose) {
 		const struct bundle_process *p = &b->procs[d->pm->proc];
 

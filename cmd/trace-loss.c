@@ -88,6 +88,18 @@ void cmd_trace_loss_notice(FILE *out, struct dbg *d)
 	free(l);
 }
 
+void cmd_trace_loss_loaded(FILE *out, unsigned index, const struct trace_swc_thread *th)
+{
+	unsigned long long w, sz;
+	char b1[80], b2[64];
+
+	if (!cmd_trace_wrapped(th, &w, &sz))
+		return;
+	fprintf(out, "warning: thread #%u's trace buffer wrapped (%s written into %s): the "
+		"oldest history is lost\n", index, written_text(w, sz, b1, sizeof(b1)),
+		size_format(sz, b2, sizeof(b2)));
+}
+
 void cmd_trace_kept_note(FILE *out, struct dbg *d)
 {
 	int n;

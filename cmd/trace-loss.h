@@ -22,6 +22,9 @@ void cmd_trace_loss_json(struct dbg *d, const struct trace_swc_thread *th, struc
 /* At a stop: once per thread started without -s whose buffer has wrapped
  * since, says so and how to keep more. */
 void cmd_trace_loss_notice(FILE *out, struct dbg *d);
+/* The same warning for thread #index of a loaded trace whose bundle says
+ * its buffer wrapped (nothing if it did not). */
+void cmd_trace_loss_loaded(FILE *out, unsigned index, const struct trace_swc_thread *th);
 
 /* At the exit report: the traces that stay readable until the next run. */
 void cmd_trace_kept_note(FILE *out, struct dbg *d);

@@ -28,7 +28,10 @@ const char bundle_schema_text[] =
 	"    \"triple\"?: string,               // e.g. x86_64-unknown-linux-gnu\n"
 	"    \"threads\": [ {\n"
 	"      \"tid\": integer,\n"
-	"      \"iptTrace\"?: string            // the thread's raw Intel PT buffer\n"
+	"      \"iptTrace\"?: string,           // the thread's raw Intel PT buffer\n"
+	"      \"wrapped\"?: boolean,            // ptdb's: the buffer wrapped, its oldest\n"
+	"                                     // part is lost (LLDB ignores it)\n"
+	"      \"bytesWritten\"?: integer        // ptdb's: bytes ever written into it\n"
 	"    } ],\n"
 	"    \"modules\": [ {\n"
 	"      \"systemPath\": string,          // where the traced process loaded it from\n"
@@ -352,6 +355,22 @@ static int read_module(struct rd *r, struct json_object *o, const char *jp,
 	return get_file(r, o, jp, f ? "file" : "systemPath", 1, &m->file);
 }
 
+/* ptdb's "wrapped" and "bytesWritten" of a thread, both optional. */
+static int read_wrap(struct rd *r, struct json_object *t, const char *jp, struct bundle_thread *bt)
+{
+	struct json_object *v;
+	char p[300];
+
+	snprintf(p, sizeof(p), "%s.wrapped", jp);
+	if (member(r, t, jp, "wrapped", 0, &v) < 0 ||
+	    (v && want(r, v, json_type_boolean, p, "a boolean") < 0))
+		return -1;
+	bt->wrapped = v && json_object_get_boolean(v);
+	if (member(r, t, jp, "bytesWritten", 0, &v) < 0 || !v)
+		return 0;
+	return get_u64(r, t, jp, "bytesWritten", &bt->written);
+}
+
 static int read_process(struct rd *r, struct json_object *o, const char *jp,
 			struct bundle_process *p)
 {
@@ -376,7 +395,8 @@ static int read_process(struct rd *r, struct json_object *o, const char *jp,
 		bt->jpath = xstrdup(sub);
 		if (want(r, t, json_type_object, sub, "an object") < 0 ||
 		    get_int(r, t, sub, "tid", 0, INT_MAX, &tid) < 0 ||
-		    get_file(r, t, sub, "iptTrace", 0, &bt->trace) < 0)
+		    get_file(r, t, sub, "iptTrace", 0, &bt->trace) < 0 ||
+		    read_wrap(r, t, sub, bt) < 0)
 			return -1;
 		bt->tid = (pid_t)tid;
 		for (int k = 0; k < p->nthreads - 1; k++)
@@ -697,6 +717,11 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 			json_object_object_add(t, "tid", json_object_new_int((int)p->threads[k].tid));
 			if (p->threads[k].trace)
 				json_object_object_add(t, "iptTrace", path_json(b, p->threads[k].trace));
+			if (p->threads[k].wrapped) {
+				json_object_object_add(t, "wrapped", json_object_new_boolean(1));
+				json_object_object_add(t, "bytesWritten",
+						       json_object_new_uint64(p->threads[k].written));
+			}
 			json_object_array_add(th, t);
 		}
 		for (int k = 0; k < p->nmods; k++) {

@@ -28,6 +28,11 @@ struct bundle_thread {
 	pid_t tid;
 	char *trace;		/* the raw Intel PT buffer, or NULL */
 	char *jpath;
+	/* "wrapped", "bytesWritten" (ptdb's; LLDB ignores them): the buffer
+	 * wrapped, the oldest part of the history is lost; the bytes ever
+	 * written into it (0: not known) */
+	int wrapped;
+	uint64_t written;
 };
 
 struct bundle_process {

@@ -346,6 +346,10 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 		}
 		t->th = dbg_traced_new();
 		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
+		if (p->threads[i].wrapped) {	/* as the live trace was */
+			t->th->ring.wrapped = 1;
+			t->th->ring.total = p->threads[i].written;
+		}
 	}
 	if (b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) {
 		struct dbg tmp = { .pm = pm };

@@ -267,6 +267,9 @@ static int save_threads(struct dbg *d, struct trace_swc_thread **ths, int nth, i
 			continue;	/* its trace is in its CPU's */
 		snprintf(rel, sizeof(rel), "threads/%d.intelpt_trace", (int)ths[i]->tid);
 		bt->trace = join(dir, rel);
+		/* a wrapped buffer says so: its oldest part is lost */
+		bt->wrapped = ths[i]->ring.wrapped != 0;
+		bt->written = ths[i]->ring.total;
 		if (trace_ring_snapshot(&ths[i]->ring, &buf, &len, err) < 0)
 			return -1;
 		r = write_file(bt->trace, buf, len, err);
