@@ -238,6 +238,37 @@ static void make_json(struct dump *p, struct memo *m, const struct dbg_insn *e)
 	json_object_put(o);
 }
 
+/* "; <+off>" (a target in ip's function) or "; name[ + off]", then
+ * " at file:line[:column]" when the target has a line; "" when the
+ * target has no symbol.  Returns the length written. */
+static int branch_note(struct dump *p, struct dbg_module *mod, uint64_t ip,
+		       const struct disasm_insn *in, char *t, size_t n)
+{
+	struct dbg_module *tm = dbg_module_for(p->d, in->target);
+	struct sym_loc a, b;
+	int pad = 25 - (int)strlen(in->operands), k;
+
+	if (!tm || sym_lookup_addr(tm->sym, in->target, &b) < 0 || !b.func)
+		return 0;
+	if (tm == mod && sym_lookup_addr(mod->sym, ip, &a) == 0 && a.func &&
+	    a.func_addr == b.func_addr)
+		k = snprintf(t, n, "%*s ; <+%" PRIu64 ">", pad > 0 ? pad : 0, "",
+			     in->target - b.func_addr);
+	else if (in->target != b.func_addr)
+		k = snprintf(t, n, "%*s ; %s + %" PRIu64, pad > 0 ? pad : 0, "", b.func,
+			     in->target - b.func_addr);
+	else
+		k = snprintf(t, n, "%*s ; %s", pad > 0 ? pad : 0, "", b.func);
+	if (b.file && b.line && k >= 0 && (size_t)k < n) {
+		const char *base = strrchr(b.file, '/');
+
+		k += snprintf(t + k, n - (size_t)k, " at %s:%u", base ? base + 1 : b.file, b.line);
+		if (b.column && (size_t)k < n)
+			k += snprintf(t + k, n - (size_t)k, ":%u", b.column);
+	}
+	return k < 0 ? 0 : (size_t)k < n ? k : (int)n - 1;
+}
+
 /* The rest of an instruction's line after "[id] " and the time. */
 static void make_text(struct dump *p, struct memo *m, const struct dbg_insn *e)
 {
@@ -260,25 +291,11 @@ static void make_text(struct dump *p, struct memo *m, const struct dbg_insn *e)
 			k += snprintf(t + k, sizeof(t) - (size_t)k, "%-6s %s", in->mnemonic, in->operands);
 		else
 			k += snprintf(t + k, sizeof(t) - (size_t)k, "%s", in->mnemonic);
-		/* direct branches within the function: "; <+28> at trace_loop.c:4" */
-		if (in->has_target && mod) {
-			struct sym_loc a, b;
-
-			if (sym_lookup_addr(mod->sym, m->ip, &a) == 0 && a.func &&
-			    sym_lookup_addr(mod->sym, in->target, &b) == 0 && b.func &&
-			    a.func_addr == b.func_addr) {
-				int pad = 25 - (int)strlen(in->operands);
-
-				k += snprintf(t + k, sizeof(t) - (size_t)k, "%*s ; <+%" PRIu64 ">",
-					      pad > 0 ? pad : 0, "", in->target - b.func_addr);
-				if (b.file && b.line) {
-					const char *base = strrchr(b.file, '/');
-
-					k += snprintf(t + k, sizeof(t) - (size_t)k, " at %s:%u",
-						      base ? base + 1 : b.file, b.line);
-				}
-			}
-		}
+		/* direct branches and calls, as LLDB notes them: within the
+		 * function "; <+28> at trace_loop.c:4:5", elsewhere
+		 * "; fact at recurse.c:4:17" or "; name + 3" */
+		if (in->has_target)
+			k += branch_note(p, mod, m->ip, in, t + k, sizeof(t) - (size_t)k);
 		if (k > (int)sizeof(t) - 2)
 			k = (int)sizeof(t) - 2;
 		t[k++] = '\n';
