@@ -256,9 +256,13 @@ void cmd_trace_info_sections(struct dbg *d, struct trace_decoded *dec, FILE *out
 	nk = trace_decoded_error_kinds(dec, texts, counts, 16);
 	for (int k = 0; k < nk; k++)
 		errs += counts[k];
+	/* LLDB's lines; every error of a decode is libipt's, counted by
+	 * kind (LLDB counts them as "other") */
 	fprintf(out, "\n  Errors:\n    Number of individual errors: %" PRIu64 "\n", errs);
+	fprintf(out, "      Number of fatal errors: 0\n");
 	for (int k = 0; k < nk; k++)
 		fprintf(out, "      Number of libipt errors of kind [%s]: %" PRIu64 "\n", texts[k], counts[k]);
+	fprintf(out, "      Number of other errors: 0\n");
 	fprintf(out, "    Number of decoding gaps: %" PRIu64 "\n", trace_decoded_gap_count(dec));
 }
 
@@ -290,6 +294,8 @@ void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_o
 	}
 	json_object_object_add(o, "totalCount", json_object_new_uint64(errs));
 	json_object_object_add(o, "libiptErrors", ind);
+	json_object_object_add(o, "fatalErrors", json_object_new_uint64(0));
+	json_object_object_add(o, "otherErrors", json_object_new_uint64(0));
 	json_object_object_add(stats, "errors", o);
 	trace_decoded_summary(dec, ev, TRACE_EV_NKINDS, &lo, &hi, &have);
 	if (!have)

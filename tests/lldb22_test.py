@@ -11,6 +11,10 @@ plugin; it cannot record here, but it loads and decodes bundles):
   X7      two processes in one bundle (two of those, their "processes" in
           one trace.json: ptdb saves one process per bundle), each process
           the same in lldb-22 and in ptdb, and as lldb-22 saves it
+  X8      the same words: 'dump instructions -f' over the program's own
+          code (the call and branch notes), 'dump info' (its item, event
+          and error counts, but for the enable events LLDB does not show),
+          on a bundle whose trace runs where no module is (errors) too
 
 lldb-22 stops a batch session at the first command that fails, so an
 error there shows in the text compared.
@@ -232,11 +236,74 @@ def two_processes(saved):
     results.ok("lldb-22: %s bundle, and as lldb-22 saves it" % name)
 
 
+def listing(text, pat):
+    """Instruction lines with their ids taken off, headers as they are."""
+    out = []
+    for line in text.splitlines():
+        line = line.rstrip()
+        m = re.match(pat, line)
+        if m:
+            out.append("    " + m.group(1))
+        elif line.startswith("  ") and not line.startswith("    "):
+            out.append(line)
+    return out
+
+
+def info_counts(text):
+    """{what: count} of a 'dump info' text: items, events by kind, errors
+    (enable events, which LLDB has not, taken off the items and events)."""
+    c = {}
+    for k, pat in (("items", r"Total number of trace items: (\d+)"),
+                   ("events", r"Number of individual events: (\d+)"),
+                   ("errors", r"Number of individual errors: (\d+)")):
+        m = re.search(pat, text)
+        c[k] = int(m.group(1)) if m else None
+    for m in re.finditer(r"^      ([a-zA-Z ]+(?:tracing|point|tick|changed)): (\d+)$", text, re.M):
+        c[m.group(1)] = int(m.group(2))
+    enables = sum(c.pop(k, 0) for k in ("software enabled tracing", "hardware enabled tracing"))
+    if c["items"] is not None:
+        c["items"] -= enables
+        c["events"] -= enables
+    return c
+
+
+def same_words(d):
+    """X8 on the per-thread bundle d."""
+    why = []
+    mine = ptdb(["trace load " + d, "thread trace dump instructions -f -c 40"])
+    theirs = lldb(["trace load " + os.path.join(d, "trace.json"),
+                   "thread trace dump instructions -f -c 40"])
+    a, b = listing(mine, r"    \[ *\d+\] (.*)"), listing(theirs, r"    \d+: (.*)")
+    if len(a) < 40 or a != b:
+        why.append("dump instructions -f -c 40:\n" + "\n".join(
+            "  ptdb: %s\n  lldb: %s" % x for x in zip(a, b) if x[0] != x[1]) or mine + theirs)
+    # without libc's module its code is "no memory mapped": errors
+    bad = d + "-nolibc"
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(d, bad)
+    desc = json.load(open(os.path.join(bad, "trace.json")))
+    desc["processes"][0]["modules"] = [m for m in desc["processes"][0]["modules"]
+                                       if "libc.so" not in m["systemPath"]]
+    with open(os.path.join(bad, "trace.json"), "w") as f:
+        json.dump(desc, f)
+    for b in (d, bad):
+        mine = info_counts(ptdb(["trace load " + b, "thread trace dump info"]))
+        theirs = info_counts(lldb(["trace load " + os.path.join(b, "trace.json"),
+                                   "thread trace dump info"]))
+        if mine != theirs or mine["items"] is None:
+            why.append("dump info of %s: ptdb %s, lldb-22 %s" % (os.path.basename(b), mine, theirs))
+    if why:
+        return results.fail("lldb-22: the same words", "\n".join(why))
+    results.ok("lldb-22: the same words (dump instructions -f, dump info)")
+
+
 def run_all():
     if not os.access(LLDB, os.X_OK):
         return results.skip("lldb-22", "no lldb-22 (make deps fetches it)")
     os.makedirs(OUT, exist_ok=True)
     saved = kinds()
+    if saved:
+        same_words(saved[0])
     if len(saved) >= 3:
         two_processes(saved[1:3])      # recurse with TSC, threads
 
