@@ -132,9 +132,10 @@ static struct memo *memo_get(struct dump *p, uint64_t ip)
 	return m;
 }
 
-static const char *kind_name(enum disasm_kind k)
+/* LLDB's names of control-flow kinds (lldb::InstructionControlFlowKind). */
+static const char *kind_name(const struct disasm_insn *in)
 {
-	switch (k) {
+	switch (in->kind) {
 	case DISASM_KIND_JCC:
 	case DISASM_KIND_JRCXZ:
 	case DISASM_KIND_LOOP:
@@ -149,8 +150,11 @@ static const char *kind_name(enum disasm_kind k)
 		return "return";
 	case DISASM_KIND_SYSCALL:
 	case DISASM_KIND_INT:
-	case DISASM_KIND_FAR:
-		return "far";
+		return "far call";
+	case DISASM_KIND_FAR:	/* ljmp, lcall, lret, iret, sysret, sysexit */
+		if (strstr(in->mnemonic, "ret") || strstr(in->mnemonic, "sysexit"))
+			return "far return";
+		return strstr(in->mnemonic, "jmp") ? "far jump" : "far call";
 	default:
 		return "other";
 	}
@@ -199,7 +203,7 @@ static void json_members(struct dump *p, struct json_object *o, const struct mem
 	struct dbg_module *mod = dbg_module_for(p->d, m->ip);
 	char addr[32];
 
-	snprintf(addr, sizeof(addr), "0x%016" PRIx64, m->ip);
+	snprintf(addr, sizeof(addr), "0x%" PRIx64, m->ip);	/* LLDB's: not padded */
 	json_object_object_add(o, "loadAddress", json_object_new_string(addr));
 	if (mod)
 		json_object_object_add(o, "module", json_object_new_string(sym_module_name(mod->sym)));
@@ -212,7 +216,9 @@ static void json_members(struct dump *p, struct json_object *o, const struct mem
 			 e->in.operands);
 		json_object_object_add(o, "mnemonic", json_object_new_string(e->in.mnemonic));
 		json_object_object_add(o, "instruction", json_object_new_string(text));
-		json_object_object_add(o, "controlFlowKind", json_object_new_string(kind_name(e->in.kind)));
+		if (p->o->kinds)	/* as LLDB: with -k only */
+			json_object_object_add(o, "controlFlowKind",
+					       json_object_new_string(kind_name(&e->in)));
 	}
 	if (m->loc.file && m->loc.line) {
 		json_object_object_add(o, "source", json_object_new_string(m->loc.file));
@@ -286,7 +292,7 @@ static void make_text(struct dump *p, struct memo *m, const struct dbg_insn *e)
 
 		k = snprintf(t, sizeof(t), "0x%016" PRIx64 "    ", m->ip);
 		if (p->o->kinds)
-			k += snprintf(t + k, sizeof(t) - (size_t)k, "%-10s ", kind_name(in->kind));
+			k += snprintf(t + k, sizeof(t) - (size_t)k, "%-12s", kind_name(in));
 		if (in->operands[0])
 			k += snprintf(t + k, sizeof(t) - (size_t)k, "%-6s %s", in->mnemonic, in->operands);
 		else
@@ -375,7 +381,7 @@ void dump_print_side(struct dump *p, uint64_t id, uint64_t index, const struct t
 			}
 		}
 		if (it->ip) {
-			snprintf(buf, sizeof(buf), "0x%016" PRIx64, it->ip);
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, it->ip);
 			json_object_object_add(o, "loadAddress", json_object_new_string(buf));
 		}
 		cmd_trace_clock_json(&p->clk, index, p->o->times, o);

@@ -11,8 +11,8 @@ plugin; it cannot record here, but it loads and decodes bundles):
   X7      two processes in one bundle (two of those, their "processes" in
           one trace.json: ptdb saves one process per bundle), each process
           the same in lldb-22 and in ptdb, and as lldb-22 saves it
-  X8      the same words: 'dump instructions -f' over the program's own
-          code (the call and branch notes), 'dump info' (its item, event
+  X8      the same words: 'dump instructions -f', '-k', '-j -k' over the
+          program's own code (the call and branch notes), 'dump info' (its item, event
           and error counts, but for the enable events LLDB does not show),
           on a bundle whose trace runs where no module is (errors) too
 
@@ -277,6 +277,26 @@ def same_words(d):
     if len(a) < 40 or a != b:
         why.append("dump instructions -f -c 40:\n" + "\n".join(
             "  ptdb: %s\n  lldb: %s" % x for x in zip(a, b) if x[0] != x[1]) or mine + theirs)
+    mine = ptdb(["trace load " + d, "thread trace dump instructions -f -c 12 -k"])
+    theirs = lldb(["trace load " + os.path.join(d, "trace.json"),
+                   "thread trace dump instructions -f -c 12 -k"])
+    a, b = listing(mine, r"    \[ *\d+\] (.*)"), listing(theirs, r"    \d+: (.*)")
+    if len(a) < 12 or a != b:
+        why.append("dump instructions -f -k:\n  ptdb %s\n  lldb %s" % (a, b))
+    # JSON: LLDB's keys and values (ids aside: LLDB counts items from 1,
+    # ptdb instructions from 0; ptdb adds "instruction")
+    mine = ptdb(["trace load " + d, "thread trace dump instructions -f -c 12 -k -j"])
+    theirs = lldb(["trace load " + os.path.join(d, "trace.json"),
+                   "thread trace dump instructions -f -c 12 -k -j"])
+    try:
+        a = [{k: v for k, v in x.items() if k not in ("id", "instruction")}
+             for x in json.loads([l for l in mine.splitlines() if l.startswith("[")][0])]
+        b = [{k: v for k, v in x.items() if k != "id"}
+             for x in json.loads([l for l in theirs.splitlines() if l.startswith("[")][0])]
+        if len(a) != 12 or a != b:
+            why.append("dump instructions -f -k -j:\n  ptdb %s\n  lldb %s" % (a, b))
+    except (IndexError, ValueError) as e:
+        why.append("dump instructions -j: %s\n%s%s" % (e, mine, theirs))
     # without libc's module its code is "no memory mapped": errors
     bad = d + "-nolibc"
     shutil.rmtree(bad, ignore_errors=True)
@@ -294,7 +314,7 @@ def same_words(d):
             why.append("dump info of %s: ptdb %s, lldb-22 %s" % (os.path.basename(b), mine, theirs))
     if why:
         return results.fail("lldb-22: the same words", "\n".join(why))
-    results.ok("lldb-22: the same words (dump instructions -f, dump info)")
+    results.ok("lldb-22: the same words (dump instructions -f, -k, -j -k; dump info)")
 
 
 def run_all():
