@@ -246,17 +246,34 @@ static uint64_t find_psb(const struct trace_decoded *d, uint64_t from)
 	return p ? (uint64_t)(p - d->buf) : UINT64_MAX;
 }
 
+/* An execution on a new CPU starts at a PSB: LLDB's "CPU core changed"
+ * comes before that PSB's time and sync point. */
+static void cpu_marks(struct trace_decoded *d, uint64_t off)
+{
+	while (d->next_mark < d->nmarks && d->marks[d->next_mark] <= off)
+		add_simple_event(d, TRACE_EV_CPU, 0, 0, 0)->cpu = (uint16_t)d->mark_cpus[d->next_mark++];
+}
+
 static void add_sync(struct trace_decoded *d, uint64_t off)
 {
 	if (d->have_sync && off == d->sync)
 		return;
 	d->sync = off;
 	d->have_sync = 1;
-	/* an execution on a new CPU starts at a PSB (LLDB: "CPU core
-	 * changed", before the sync point) */
-	while (d->next_mark < d->nmarks && d->marks[d->next_mark] <= off)
-		add_simple_event(d, TRACE_EV_CPU, 0, 0, 0)->cpu = (uint16_t)d->mark_cpus[d->next_mark++];
+	cpu_marks(d, off);
 	add_simple_event(d, TRACE_EV_SYNC, 0, 0, 0)->offset = off;
+}
+
+/* A new time: a tick item (LLDB appends an "HW clock tick" whenever the
+ * TSC changes, whatever packet brought it).  1 if it was new. */
+static int note_tsc(struct trace_decoded *d, uint64_t tsc, uint64_t ip)
+{
+	if (d->have_tsc && tsc == d->last_tsc)
+		return 0;
+	d->last_tsc = tsc;
+	d->have_tsc = 1;
+	add_simple_event(d, TRACE_EV_TICK, ip, tsc, 1);
+	return 1;
 }
 
 /* One sync item per PSB.  libipt 2.0.5 moves its sync offset only when it
@@ -266,10 +283,15 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
  * the ones passed. */
 static void synced(struct trace_decoded *d, struct pt_block_decoder *dec)
 {
-	uint64_t off;
+	uint64_t off, tsc;
+	uint32_t lost_mtc, lost_cyc;
 
 	if (pt_blk_get_sync_offset(dec, &off) < 0)
 		return;
+	/* the PSB+'s time first, as LLDB ticks before the sync point */
+	cpu_marks(d, off);
+	if (pt_blk_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0 && tsc)
+		note_tsc(d, tsc, 0);
 	add_sync(d, off);
 	d->next_psb = find_psb(d, off + 1);
 }
@@ -286,16 +308,10 @@ static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
 	}
 }
 
-/* A new time: a tick item (LLDB appends an "HW clock tick" whenever the
- * TSC changes, whatever packet brought it).  1 if it was new. */
+/* An event's new time: a tick item.  1 if it was new. */
 static int note_time(struct trace_decoded *d, const struct pt_event *ev, uint64_t ip)
 {
-	if (!ev->has_tsc || (d->have_tsc && ev->tsc == d->last_tsc))
-		return 0;
-	d->last_tsc = ev->tsc;
-	d->have_tsc = 1;
-	add_simple_event(d, TRACE_EV_TICK, ip, ev->tsc, 1);
-	return 1;
+	return ev->has_tsc ? note_tsc(d, ev->tsc, ip) : 0;
 }
 
 static void add_event(struct trace_decoded *d, const struct pt_event *ev)
@@ -363,9 +379,14 @@ static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int stat
 
 		status = pt_blk_event(dec, &ev, sizeof(ev));
 		if (status >= 0) {
+			uint64_t pos;
+
+			/* a PSB+ passed: a new CPU, its time, its sync */
+			if (ev.status_update && pt_blk_get_offset(dec, &pos) == 0)
+				cpu_marks(d, pos);
+			add_event(d, &ev);
 			if (ev.status_update)
 				passed_psb(d, dec);
-			add_event(d, &ev);
 		}
 	}
 	return status;

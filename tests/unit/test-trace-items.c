@@ -73,7 +73,8 @@ TEST(items_and_event_names)
 {
 	struct trace_decoded *dec = decoded();
 	struct trace_item it;
-	static const char *const names[] = { "trace synchronization point", "HW clock tick",
+	/* the PSB+'s time before its sync point, as LLDB lists them */
+	static const char *const names[] = { "HW clock tick", "trace synchronization point",
 		"software enabled tracing", NULL, NULL, NULL, NULL, "HW clock tick",
 		"software disabled tracing" };
 
@@ -99,7 +100,7 @@ TEST(clock_interpolates)
 	struct cmd_trace_clock c;
 	struct dbg d;
 	char buf[64];
-	static const char *const want[] = { "[unavailable]", "[500.000 ns]", "[500.000 ns]",
+	static const char *const want[] = { "[500.000 ns]", "[500.000 ns]", "[500.000 ns]",
 		"[700.000 ns]", "[900.000 ns]", "[1100.000 ns]", "[1300.000 ns]", "[1500.000 ns]",
 		"[1500.000 ns]" };
 
@@ -117,7 +118,7 @@ TEST(clock_interpolates)
 	cmd_trace_clock_init(&c, &d, dec);
 	CHECK_STR(cmd_trace_clock_text(&c, 5, buf, sizeof(buf)), "[tsc=1000]");
 	CHECK_STR(cmd_trace_clock_text(&c, 8, buf, sizeof(buf)), "[tsc=2000]");
-	CHECK_STR(cmd_trace_clock_text(&c, 0, buf, sizeof(buf)), "[unavailable]");
+	CHECK_STR(cmd_trace_clock_text(&c, 0, buf, sizeof(buf)), "[tsc=1000]");
 	trace_decoded_free(dec);
 }
 
@@ -136,8 +137,9 @@ TEST(clock_json)
 		  "{\"timestamp_ns\":\"900.000\",\"tsc\":1000}");
 	json_object_put(o);
 	o = json_object_new_object();
-	cmd_trace_clock_json(&c, 0, 1, o);		/* nothing known yet */
-	CHECK_STR(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "{\"timestamp_ns\":null}");
+	cmd_trace_clock_json(&c, 0, 1, o);		/* the first tick: the PSB+'s time */
+	CHECK_STR(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		  "{\"timestamp_ns\":\"500.000\",\"tsc\":1000}");
 	json_object_put(o);
 	o = json_object_new_object();
 	cmd_trace_clock_json(&c, 4, 0, o);		/* no -t: just the counter */
@@ -182,6 +184,8 @@ TEST(item_texts)
 
 	CHECK(dec);
 	trace_decoded_item(dec, 0, &it, next_ip, NULL);
+	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) HW clock tick [1000]");
+	trace_decoded_item(dec, 1, &it, next_ip, NULL);
 	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) trace synchronization point [offset = 0x0]");
 	trace_decoded_item(dec, 7, &it, next_ip, NULL);
 	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) HW clock tick [2000]");
