@@ -86,7 +86,8 @@ static int sym_name_tail(const char *c, size_t cl, const char *name, size_t nl)
 	       c[cl - nl - 2] == ':';
 }
 
-/* LLDB's name matching: the mangled name, the demangled one, or its
+/* LLDB's name matching: the mangled name (with or without its symbol
+ * version), the demangled one, or its
  * qualified name without parameters ("ns::f", "f"), a template's without
  * its arguments ("ns::twice"), with parameters when name has them
  * ("over(double)"); a destructor by "~Rect". */
@@ -96,6 +97,9 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	size_t stem, start, nl = strlen(name), bl, cl;
 
 	if (!strcmp(s->name, name))
+		return 1;
+	/* a versioned symbol of the symbol table: "f@@GLIBC_2.34", "f@GLIBC_2.2.5" */
+	if (!strncmp(s->name, name, nl) && s->name[nl] == '@')
 		return 1;
 	if (strncmp(s->name, "_Z", 2) != 0)
 		return 0;
