@@ -201,6 +201,7 @@ struct dbg {
 	struct dbg_decoded_cache *decoded;	/* threads' decoded traces (core/tracing/dbg_decoded.c) */
 	struct dbg_trace *trace;	/* the trace session (core/tracing/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
+	int no_hw_watch;		/* target.hardware-watchpoints false */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
 	/* 'n' stopped where an inlined call starts: its frames are hidden

@@ -139,7 +139,14 @@ const char *dbg_watch_method(struct dbg *d)
 {
 	struct dbg_watch *ws = watch_of(d);
 
-	if (ws->method == METHOD_UNKNOWN)
+	if (d->no_hw_watch && ws->method == METHOD_HW && dbg_alive(d)) {
+		static const struct target_dr_slot none[4];
+
+		target_dr_set(d->proc, none, NULL);	/* single-stepping from now on */
+	}
+	if (d->no_hw_watch)
+		ws->method = METHOD_SW;
+	else if (ws->method != METHOD_HW)
 		ws->method = target_dr_probe() == 1 ? METHOD_HW : METHOD_SW;
 	return ws->method == METHOD_HW ? "hardware" : "software (single-step)";
 }
