@@ -16,6 +16,11 @@
 int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n);
 /* The thread's index ("thread #N"). */
 int cmd_trace_thread_index(struct dbg *d, pid_t tid);
+/* A live process for a trace command: 0, or -1 after the error ("Process
+ * not available", "Process must be launched", a loaded trace's "Tracing is
+ * not supported...", or without any target "invalid target, ..." unless
+ * starts).  cmd/trace-threads.c, as the two above. */
+int cmd_trace_need_live(struct cmd_ctx *ctx, int starts);
 
 struct json_object;
 struct trace_decoded;

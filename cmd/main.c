@@ -197,6 +197,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	session_init(&s);
+	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
 	s.batch = batch;
 	cmd_trace_progress_install(&s.dbg, stderr);
 	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)

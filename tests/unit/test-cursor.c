@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include "cmd/cmd.h"
+#include "cmd/builtin.h"
 #include "core/tracing/cursor.h"
 #include "trace/decode.h"
 #include "core/session/session.h"
@@ -15,6 +16,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the command tree, as main.c hands it to the dispatcher */
+__attribute__((constructor)) static void hand_tree(void)
+{
+	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
+}
 
 #define PROG "tests/programs/trace_loop"
 
