@@ -6,6 +6,10 @@
 
 #define PTDB_VERSION "0.1.0"
 
+/* cmd-root.c: the top of the tree and the aliases (for cmd_set_tree). */
+const struct cmd_node *cmd_builtin_root(void);
+const struct cmd_alias *cmd_builtin_aliases(void);
+
 extern const struct cmd_node cmd_help_node_def;
 extern const struct cmd_node cmd_apropos_node;
 extern const struct cmd_node cmd_quit_node;

@@ -9,28 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void opt_usage(const struct cmd_opt *o, FILE *out)
-{
-	if (o->short_name && o->type == OPT_FLAG)
-		fprintf(out, " [-%c]", o->short_name);
-	else if (o->short_name)
-		fprintf(out, " [-%c <%s>]", o->short_name, o->arg_name ? o->arg_name : "value");
-	else if (o->type == OPT_FLAG)
-		fprintf(out, " [--%s]", o->long_name);
-	else
-		fprintf(out, " [--%s <%s>]", o->long_name, o->arg_name ? o->arg_name : "value");
-}
-
-void cmd_usage(const struct cmd_node *node, const char *path, FILE *out)
-{
-	fputs(path, out);
-	for (const struct cmd_opt *o = node->opts; o && (o->long_name || o->short_name); o++)
-		opt_usage(o, out);
-	if (node->syntax && *node->syntax)
-		fprintf(out, " %s", node->syntax);
-	fputc('\n', out);
-}
-
 static size_t name_width(const struct cmd_node *const *kids)
 {
 	size_t w = 0;

@@ -257,22 +257,6 @@ static enum cmd_status exec_status(struct cmd_ctx *ctx, const struct cmd_args *a
 }
 
 /* "process handle": signal policy. */
-int cmd_parse_signal(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s && !*end)
-		return v > 0 && v < 65 ? (int)v : -1;
-	for (int i = 1; i < 65; i++) {
-		const char *n = target_signal_name(i);
-
-		if (n && (!strcasecmp(n, s) || !strcasecmp(n + 3, s)))
-			return i;
-	}
-	return -1;
-}
-
 static int parse_bool(const char *s, int *out)
 {
 	if (!strcasecmp(s, "true") || !strcasecmp(s, "1") || !strcasecmp(s, "yes")) {

@@ -81,7 +81,7 @@ static enum cmd_status exec_goto(struct cmd_ctx *ctx, const struct cmd_args *a)
 	th = dbg_trace_thread(d, tid);
 	if (dbg_trace_decode(d, th, &dec, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
-	total = trace_decoded_insn_count(dec);
+	total = dbg_decoded_insn_count(dec);
 	if (!strcmp(w, "end") && !dbg_trace_loaded(d)) {
 		/* the end of the history is the live thread */
 		if (dbg_replaying(d)) {

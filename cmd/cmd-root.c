@@ -75,12 +75,12 @@ static const struct cmd_alias aliases[] = {
 	{ NULL, NULL },
 };
 
-const struct cmd_node *cmd_root(void)
+const struct cmd_node *cmd_builtin_root(void)
 {
 	return &root;
 }
 
-const struct cmd_alias *cmd_aliases(void)
+const struct cmd_alias *cmd_builtin_aliases(void)
 {
 	return aliases;
 }

@@ -6,6 +6,7 @@
 #include "cmd/cmd-trace.h"
 #include "core/tracing/calls.h"
 #include "core/session/session.h"
+#include "core/tracing/trace_info.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,10 +15,10 @@
 
 /* The call tree of tid's trace (release with dbg_calls_release).
  * 1: built; 0: the thread is not traced; -1 after printing the error. */
-static int calls_of(struct cmd_ctx *ctx, pid_t tid, struct dbg_calls *c)
+static int calls_of(struct cmd_ctx *ctx, pid_t tid, int extents, struct dbg_calls *c)
 {
 	struct ptdb_err err;
-	int r = dbg_trace_calls(&ctx->s->dbg, tid, c, &err);
+	int r = dbg_trace_calls(&ctx->s->dbg, tid, extents, c, &err);
 
 	if (r < 0)
 		cmd_error(ctx, "%s", err.msg);
@@ -51,7 +52,7 @@ static void seg_names(struct dbg *d, uint64_t ip, struct seg_names *n)
 
 /* LLDB's segment context: "mod`main + 15 at f.c:10:3 to 12:7", the end as
  * "<+off>" or an address without line information. */
-static void print_segment(struct dbg *d, const struct trace_call_seg *s, FILE *out)
+static void print_segment(struct dbg *d, const struct dbg_call_seg *s, FILE *out)
 {
 	struct dbg_module *m = dbg_module_for(d, s->last_ip);
 	struct sym_loc b;
@@ -71,20 +72,20 @@ static void print_segment(struct dbg *d, const struct trace_call_seg *s, FILE *o
 	fprintf(out, "  [%" PRIu64 ", %" PRIu64 "]\n", s->first_id, s->last_id);
 }
 
-static void print_tree_text(struct dbg *d, const struct trace_call_seg *segs, size_t n, FILE *out)
+static void print_tree_text(struct dbg *d, const struct dbg_call_seg *segs, size_t n, FILE *out)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct trace_call_seg *s = &segs[i];
+		const struct dbg_call_seg *s = &segs[i];
 		struct seg_names nm;
 
 		if (i == 0 || s->tree != segs[i - 1].tree)
 			fprintf(out, "\n[call tree #%u]\n", s->tree);
 		fprintf(out, "%*s", 2 * (int)s->depth, "");
 		switch (s->kind) {
-		case TRACE_SEG_ERRORS:
+		case DBG_SEG_ERRORS:
 			fprintf(out, "<tracing errors>  [%" PRIu64 ", %" PRIu64 "]\n", s->first_id, s->last_id);
 			break;
-		case TRACE_SEG_UNTRACED:
+		case DBG_SEG_UNTRACED:
 			/* LLDB's words for a caller without a symbol or a module */
 			seg_names(d, s->first_ip, &nm);
 			if (nm.module)
@@ -101,20 +102,20 @@ static void print_tree_text(struct dbg *d, const struct trace_call_seg *segs, si
 /* GDB's "record function-call-history /ilc": one numbered line per
  * segment, indented by call level, with its instructions and source
  * lines ("2\t  fact\tinst 2,11\tat recurse.c:4,7"). */
-static void print_flat(struct dbg *d, const struct trace_call_seg *segs, size_t n, FILE *out)
+static void print_flat(struct dbg *d, const struct dbg_call_seg *segs, size_t n, FILE *out)
 {
 	unsigned num = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct trace_call_seg *s = &segs[i];
+		const struct dbg_call_seg *s = &segs[i];
 		struct seg_names nm;
 		const char *f1, *f2;
 		unsigned l1, l2, col;
 
-		if (s->kind == TRACE_SEG_UNTRACED)
+		if (s->kind == DBG_SEG_UNTRACED)
 			continue;	/* GDB lists what was traced */
 		fprintf(out, "%u\t%*s", ++num, 2 * (int)s->depth, "");
-		if (s->kind == TRACE_SEG_ERRORS) {
+		if (s->kind == DBG_SEG_ERRORS) {
 			fprintf(out, "[decode error]\tinst %" PRIu64 "\n", s->first_id);
 			continue;
 		}
@@ -240,12 +241,12 @@ static void jw_release(struct jw *w)
 
 /* ---- thread trace dump function-calls ---- */
 
-static void json_segment(struct dbg *d, struct jw *w, const struct trace_call_seg *s)
+static void json_segment(struct dbg *d, struct jw *w, const struct dbg_call_seg *s)
 {
 	struct seg_names nm;
 
 	jw_open(w, '{');
-	if (s->kind == TRACE_SEG_ERRORS) {
+	if (s->kind == DBG_SEG_ERRORS) {
 		jw_str(w, "error", "tracing errors");
 	} else {
 		seg_names(d, s->first_ip, &nm);
@@ -253,12 +254,12 @@ static void json_segment(struct dbg *d, struct jw *w, const struct trace_call_se
 			jw_str(w, "function", nm.func);
 		if (nm.module)
 			jw_str(w, "module", nm.module);
-		if (s->kind == TRACE_SEG_UNTRACED)
+		if (s->kind == DBG_SEG_UNTRACED)
 			jw_raw(w, "untraced", "true");
 	}
 	jw_u64(w, "firstId", s->first_id);
 	jw_u64(w, "lastId", s->last_id);
-	if (s->kind == TRACE_SEG_TRACED) {
+	if (s->kind == DBG_SEG_TRACED) {
 		jw_addr(w, "firstLoadAddress", s->first_ip);
 		jw_addr(w, "lastLoadAddress", s->last_ip);
 	}
@@ -269,7 +270,7 @@ static void json_segment(struct dbg *d, struct jw *w, const struct trace_call_se
 /* Trees of one thread: {"threadIndex", "tid", "tree", "segments": [...]},
  * each segment's "calls" holding the segments one level deeper that follow
  * it (until the next segment at its level). */
-static void json_trees(struct dbg *d, struct jw *w, pid_t tid, const struct trace_call_seg *segs,
+static void json_trees(struct dbg *d, struct jw *w, pid_t tid, const struct dbg_call_seg *segs,
 		       size_t n)
 {
 	size_t open = 0;
@@ -351,9 +352,9 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 		jw_open(&w, '[');
 	for (int i = 0; i < n && st == CMD_OK; i++) {
 		struct dbg_calls wk;
-		const struct trace_call_seg *segs;
+		const struct dbg_call_seg *segs;
 		size_t ns;
-		int r = calls_of(ctx, tids[i], &wk);
+		int r = calls_of(ctx, tids[i], 0, &wk);
 
 		if (r < 0) {
 			st = CMD_ERROR;
@@ -364,7 +365,8 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 				(int)tids[i], r ? "" : ", not traced");
 		if (r == 0)
 			continue;
-		segs = trace_calls_segs(wk.calls, &ns);
+		segs = wk.segs;
+		ns = wk.nsegs;
 		if (json)
 			json_trees(d, &w, tids[i], segs, ns);
 		else if (cmd_opt_given(ctx->node, a, "flat"))
@@ -385,9 +387,9 @@ static enum cmd_status exec_function_calls(struct cmd_ctx *ctx, const struct cmd
 struct ctf_thread {
 	pid_t tid;
 	struct dbg_calls wk;
-	const struct trace_call_seg *segs;
+	const struct dbg_call_seg *segs;
 	size_t n;
-	uint64_t *last;		/* extents */
+	uint64_t *last;		/* extents (wk's) */
 };
 
 /* Time of boundary x: TSC (as ns when the conversion is known) or the
@@ -398,8 +400,8 @@ static uint64_t ctf_time(const struct dbg *d, const struct ctf_thread *t, int ts
 
 	if (!tsc)
 		return x * 1000;	/* 1 instruction = 1 us */
-	v = trace_clock_at(&t->wk.clock, x);
-	return d->tsc_conv.valid ? trace_tsc_to_ns(&d->tsc_conv, v) : v;
+	v = dbg_calls_tsc_at(&t->wk, x);
+	return dbg_tsc_known(d, NULL) ? dbg_tsc_to_ns(d, v) : v;
 }
 
 static void jw_us(struct jw *w, const char *k, uint64_t ns)
@@ -437,12 +439,12 @@ static size_t ctf_events(struct dbg *d, struct jw *w, const struct ctf_thread *t
 	size_t count = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
-		const struct trace_call_seg *s = &t->segs[i];
+		const struct dbg_call_seg *s = &t->segs[i];
 		uint64_t t0 = ctf_time(d, t, tsc, s->first_id) - base;
 		struct seg_names nm;
 
 		jw_open(w, '{');
-		if (s->kind == TRACE_SEG_ERRORS) {
+		if (s->kind == DBG_SEG_ERRORS) {
 			jw_str(w, "name", "tracing errors");
 			jw_str(w, "cat", "error");
 			jw_str(w, "ph", "i");
@@ -457,22 +459,22 @@ static size_t ctf_events(struct dbg *d, struct jw *w, const struct ctf_thread *t
 		jw_u64(w, "pid", (uint64_t)d->pid);
 		jw_u64(w, "tid", (uint64_t)t->tid);
 		jw_us(w, "ts", t0);
-		if (s->kind != TRACE_SEG_ERRORS)
+		if (s->kind != DBG_SEG_ERRORS)
 			jw_us(w, "dur", ctf_time(d, t, tsc, t->last[i] + 1) - base - t0);
 		jw_key(w, "args");
 		jw_open(w, '{');
 		jw_u64(w, "tree", s->tree);
 		jw_u64(w, "depth", s->depth);
-		if (s->kind == TRACE_SEG_ERRORS) {
+		if (s->kind == DBG_SEG_ERRORS) {
 			jw_u64(w, "beforeId", s->first_id);
 		} else {
 			jw_u64(w, "firstId", s->first_id);
 			jw_u64(w, "lastId", s->last_id);
 		}
-		if (s->kind == TRACE_SEG_TRACED) {
+		if (s->kind == DBG_SEG_TRACED) {
 			jw_addr(w, "firstLoadAddress", s->first_ip);
 			jw_addr(w, "lastLoadAddress", s->last_ip);
-		} else if (s->kind == TRACE_SEG_UNTRACED) {
+		} else if (s->kind == DBG_SEG_UNTRACED) {
 			jw_raw(w, "untraced", "true");
 		}
 		jw_close(w, '}');
@@ -491,7 +493,7 @@ static void ctf_write(struct dbg *d, FILE *out, struct ctf_thread *t, int nt, si
 
 	/* timestamps only when every thread has them, from the earliest */
 	for (int i = 0; i < nt; i++)
-		if (!t[i].wk.clock.n)
+		if (!t[i].wk.timed)
 			tsc = 0;
 	for (int i = 0; i < nt; i++) {
 		uint64_t v = ctf_time(d, &t[i], tsc, 0);
@@ -521,7 +523,7 @@ static void ctf_write(struct dbg *d, FILE *out, struct ctf_thread *t, int nt, si
 	jw_key(&w, "otherData");
 	jw_open(&w, '{');
 	jw_str(&w, "generator", "ptdb");
-	if (tsc && d->tsc_conv.valid) {
+	if (tsc && dbg_tsc_known(d, NULL)) {
 		jw_str(&w, "clock", "ns");
 		jw_u64(&w, "timeZeroNs", base);
 		jw_str(&w, "note", "perf clock nanoseconds from the TSC, relative to timeZeroNs; "
@@ -563,7 +565,7 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 		return CMD_ERROR;
 	t = xcalloc((size_t)n, sizeof(*t));
 	for (int i = 0; i < n; i++) {
-		int r = calls_of(ctx, tids[i], &t[nt].wk);
+		int r = calls_of(ctx, tids[i], 1, &t[nt].wk);
 
 		if (r < 0) {
 			st = CMD_ERROR;
@@ -579,9 +581,9 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 			continue;
 		}
 		t[nt].tid = tids[i];
-		t[nt].segs = trace_calls_segs(t[nt].wk.calls, &t[nt].n);
-		t[nt].last = xcalloc(t[nt].n + 1, sizeof(uint64_t));
-		trace_calls_extents(t[nt].segs, t[nt].n, t[nt].last);
+		t[nt].segs = t[nt].wk.segs;
+		t[nt].n = t[nt].wk.nsegs;
+		t[nt].last = t[nt].wk.last;
 		nt++;
 	}
 	if (st == CMD_OK && !nt)
@@ -595,10 +597,8 @@ static enum cmd_status exec_export_ctf(struct cmd_ctx *ctx, const struct cmd_arg
 			fprintf(ctx->out, "Exported %zu function-call segment%s of %d thread%s to %s\n",
 				events, events == 1 ? "" : "s", nt, nt == 1 ? "" : "s", path);
 	}
-	for (int i = 0; i < nt; i++) {
+	for (int i = 0; i < nt; i++)
 		dbg_calls_release(&t[i].wk);
-		free(t[i].last);
-	}
 	free(t);
 	free(tids);
 	return st;

@@ -5,6 +5,7 @@
 #include "cmd/trace-loss.h"
 #include "cmd/progress.h"
 #include "core/session/size.h"
+#include "core/tracing/trace_info.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +22,7 @@
  * instructions. */
 struct dump_cont {
 	pid_t tid;
-	uint64_t serial;	/* trace_decoded_serial: 0 none */
+	uint64_t serial;	/* dbg_decoded_serial: 0 none */
 	int forwards, events;
 	uint64_t next;
 };
@@ -47,8 +48,8 @@ static struct dump_cont *cont_of(pid_t tid)
 static void item_range(const struct trace_decoded *dec, uint64_t first, uint64_t last,
 		       uint64_t total, uint64_t *i0, uint64_t *i1)
 {
-	*i0 = first ? trace_decoded_insn_item(dec, first - 1) + 1 : 0;
-	*i1 = last + 1 < total ? trace_decoded_insn_item(dec, last) : trace_decoded_item_count(dec) - 1;
+	*i0 = first ? dbg_decoded_insn_item(dec, first - 1) + 1 : 0;
+	*i1 = last + 1 < total ? dbg_decoded_insn_item(dec, last) : dbg_decoded_item_count(dec) - 1;
 }
 
 static void json_flush(struct dump *p)
@@ -73,17 +74,17 @@ static enum cmd_status interrupted(struct dump *p, struct cmd_progress *pg)
 /* Instructions before side item k (side items sit between instructions). */
 static uint64_t side_pos(struct trace_decoded *dec, uint64_t k)
 {
-	struct trace_item it;
+	struct dbg_item it;
 	uint64_t index = 0;
 
-	trace_decoded_side(dec, k, &index, &it);
+	dbg_decoded_side(dec, k, &index, &it);
 	return index - k;
 }
 
 /* The first side item at or after instruction id (pos >= id). */
 static uint64_t side_from(struct trace_decoded *dec, uint64_t id)
 {
-	uint64_t lo = 0, hi = trace_decoded_side_count(dec);
+	uint64_t lo = 0, hi = dbg_decoded_side_count(dec);
 
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
@@ -102,7 +103,7 @@ static enum cmd_status dump_events(struct dump *p, pid_t tid,
 				   struct trace_decoded *dec, int cont)
 {
 	const struct dump_opts *o = p->o;
-	uint64_t n = trace_decoded_side_count(dec), first, last, count;
+	uint64_t n = dbg_decoded_side_count(dec), first, last, count;
 	int64_t k;
 	int forwards = o->forwards;
 	struct cmd_progress pg;
@@ -133,7 +134,7 @@ static enum cmd_status dump_events(struct dump *p, pid_t tid,
 		last = (uint64_t)k;
 		first = last + 1 >= count ? last + 1 - count : 0;
 	}
-	p->cont->serial = trace_decoded_serial(dec);
+	p->cont->serial = dbg_decoded_serial(dec);
 	p->cont->events = 1;
 	p->cont->forwards = forwards;
 	p->cont->next = forwards ? last + 1 : first;
@@ -141,14 +142,14 @@ static enum cmd_status dump_events(struct dump *p, pid_t tid,
 		p->width++;
 	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, tid));
 	for (uint64_t j = first; j <= last; j++) {
-		struct trace_item it;
+		struct dbg_item it;
 		uint64_t index;
 
 		if (cmd_interrupted(p->d))
 			return interrupted(p, &pg);
 		if ((j - first) % PROGRESS_EVERY == 0 && !isatty(fileno(p->out)))
 			cmd_progress_update(&pg, j - first, last - first + 1);
-		trace_decoded_side(dec, j, &index, &it);
+		dbg_decoded_side(dec, j, &index, &it);
 		dump_print_side(p, index - j, index, &it);
 	}
 	cmd_progress_done(&pg);
@@ -164,7 +165,7 @@ static enum cmd_status dump_no_insns(struct dump *p)
 	int r = dbg_cursor_seek_item(p->cur, 0);
 
 	for (; r == 0; r = dbg_cursor_next(p->cur)) {
-		const struct trace_item *it = dbg_cursor_item(p->cur);
+		const struct dbg_item *it = dbg_cursor_item(p->cur);
 
 		if (cmd_trace_is_error(it) || p->o->events)
 			dump_print_side(p, 0, dbg_cursor_index(p->cur), it);
@@ -179,12 +180,11 @@ int cmd_trace_decode(struct cmd_ctx *ctx, struct trace_swc_thread *th, pid_t tid
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct cmd_progress pg;
-	struct trace_decode_hook hook = { cmd_progress_hook, &pg };
 	struct ptdb_err err;
 	int r;
 
 	cmd_progress_init(&pg, ctx, "Decoding thread #%d", cmd_trace_thread_index(d, tid));
-	r = dbg_trace_decode_hooked(d, th, &hook, dec, &err);
+	r = dbg_trace_decode_progress(d, th, cmd_progress_hook, &pg, dec, &err);
 	cmd_progress_done(&pg);
 	if (r < 0) {
 		cmd_error(ctx, "%s", err.msg);
@@ -237,7 +237,7 @@ static enum cmd_status dump_items(struct dump *p, pid_t tid,
 	cmd_progress_init(&pg, p->ctx, "Dumping thread #%d", cmd_trace_thread_index(p->d, tid));
 	r = dbg_cursor_seek_item(p->cur, i0);
 	for (uint64_t i = i0; i <= i1; i++) {
-		const struct trace_item *it = dbg_cursor_item(p->cur);
+		const struct dbg_item *it = dbg_cursor_item(p->cur);
 
 		if (i > i0)
 			r = dbg_cursor_next(p->cur);
@@ -256,7 +256,7 @@ static enum cmd_status dump_items(struct dump *p, pid_t tid,
 			fprintf(p->out, "    error: cannot read the instruction after 0x%016" PRIx64 "\n", it->ip);
 			break;
 		}
-		if (it->kind == TRACE_ITEM_INSN)
+		if (it->kind == DBG_ITEM_INSN)
 			dump_print_insn(p, insn++, i, it->ip);
 		else if (cmd_trace_is_error(it) || p->o->events)
 			dump_print_side(p, insn, i, it);
@@ -278,10 +278,10 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 	int forwards = o->forwards, cont;
 	int64_t id = o->id;
 
-	total = trace_decoded_insn_count(dec);
+	total = dbg_decoded_insn_count(dec);
 	/* -C: on from where the previous dump of this kind of this thread
 	 * stopped */
-	cont = o->cont && p->cont->serial == trace_decoded_serial(dec) &&
+	cont = o->cont && p->cont->serial == dbg_decoded_serial(dec) &&
 	       p->cont->events == o->only_events;
 	if (!o->json) {
 		fprintf(out, "thread #%d: tid = %d, total instructions = %" PRIu64 "\n",
@@ -309,7 +309,7 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 			cmd_jstream_free(p->json);
 		return CMD_OK;
 	}
-	if (!total && id != -2 && trace_decoded_item_count(dec))
+	if (!total && id != -2 && dbg_decoded_item_count(dec))
 		return dump_no_insns(p);
 	if (id == -2 || !total || first >= total || last >= total) {
 		if (p->json) {
@@ -320,7 +320,7 @@ static enum cmd_status dump_trace(struct dump *p, struct trace_swc_thread *th, p
 		}
 		return CMD_OK;
 	}
-	p->cont->serial = trace_decoded_serial(dec);
+	p->cont->serial = dbg_decoded_serial(dec);
 	p->cont->events = 0;
 	p->cont->forwards = forwards;
 	p->cont->next = forwards ? last + 1 : first;

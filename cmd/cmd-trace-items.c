@@ -4,6 +4,7 @@
  * shows them), and dump info's Timestamps, Events and Errors sections. */
 #include "cmd/cmd-trace.h"
 #include "core/tracing/cursor.h"
+#include "core/tracing/trace_info.h"
 
 #include <json-c/json.h>
 
@@ -14,26 +15,30 @@
 
 void cmd_trace_clock_init(struct cmd_trace_clock *c, struct dbg *d, struct trace_decoded *dec)
 {
-	uint64_t ev[TRACE_EV_NKINDS], lo = 0, hi = 0;
+	uint64_t ev[DBG_EV_NKINDS], lo = 0, hi = 0;
 	int have = 0;
 
+	struct dbg_tsc_figures f;
+
 	c->dec = dec;
-	c->conv = d->tsc_conv.valid ? &d->tsc_conv : NULL;
+	c->d = d;
+	c->conv = dbg_tsc_known(d, &f);
+	c->has_start = c->conv && f.has_start;
 	c->base_ns = 0;
 	if (!c->conv)
 		return;
-	if (c->conv->has_start) {
-		c->base_ns = trace_tsc_to_ns(c->conv, c->conv->start_tsc);
+	if (f.has_start) {
+		c->base_ns = dbg_tsc_to_ns(d, f.start_tsc);
 		return;
 	}
-	trace_decoded_summary(dec, ev, TRACE_EV_NKINDS, &lo, &hi, &have);
+	dbg_decoded_summary(dec, ev, DBG_EV_NKINDS, &lo, &hi, &have);
 	if (have)
-		c->base_ns = trace_tsc_to_ns(c->conv, lo);
+		c->base_ns = dbg_tsc_to_ns(d, lo);
 }
 
 static double rel_ns(const struct cmd_trace_clock *c, uint64_t tsc)
 {
-	return (double)(int64_t)(trace_tsc_to_ns(c->conv, tsc) - c->base_ns);
+	return (double)(int64_t)(dbg_tsc_to_ns(c->d, tsc) - c->base_ns);
 }
 
 /* The time of item index: 0 if the trace has none there; else 1 with the
@@ -41,9 +46,9 @@ static double rel_ns(const struct cmd_trace_clock *c, uint64_t tsc)
  * linearly between the timing points around the item. */
 static int clock_at(const struct cmd_trace_clock *c, uint64_t index, double *ns, uint64_t *tsc)
 {
-	struct trace_time_span s;
+	struct dbg_time_span s;
 
-	trace_decoded_time_span(c->dec, index, &s);
+	dbg_decoded_time_span(c->dec, index, &s);
 	if (!s.has_lo)
 		return 0;
 	*tsc = s.lo_tsc;
@@ -119,37 +124,37 @@ size_t cmd_trace_clock_json_text(const struct cmd_trace_clock *c, uint64_t index
 
 /* ---- item wording ---- */
 
-int cmd_trace_is_error(const struct trace_item *it)
+int cmd_trace_is_error(const struct dbg_item *it)
 {
-	return it->kind == TRACE_ITEM_GAP ||
-	       (it->kind == TRACE_ITEM_EVENT && it->event == TRACE_EV_OVERFLOW);
+	return it->kind == DBG_ITEM_GAP ||
+	       (it->kind == DBG_ITEM_EVENT && it->event == DBG_EV_OVERFLOW);
 }
 
 /* LLDB's names; ptdb's enabled events are named after the disable they
  * end (LLDB has none). */
-const char *cmd_trace_event_name(const struct trace_item *it)
+const char *cmd_trace_event_name(const struct dbg_item *it)
 {
 	switch (it->event) {
-	case TRACE_EV_ENABLED:
+	case DBG_EV_ENABLED:
 		return it->hw ? "hardware enabled tracing" : "software enabled tracing";
-	case TRACE_EV_DISABLED:
+	case DBG_EV_DISABLED:
 		return "hardware disabled tracing";
-	case TRACE_EV_ASYNC_DISABLED:
+	case DBG_EV_ASYNC_DISABLED:
 		return "software disabled tracing";
-	case TRACE_EV_TICK:
+	case DBG_EV_TICK:
 		return "HW clock tick";
-	case TRACE_EV_SYNC:
+	case DBG_EV_SYNC:
 		return "trace synchronization point";
-	case TRACE_EV_OVERFLOW:
+	case DBG_EV_OVERFLOW:
 		return "overflow";
-	case TRACE_EV_CPU:
+	case DBG_EV_CPU:
 		return "CPU core changed";
 	default:
 		return "other trace event";
 	}
 }
 
-const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n)
+const char *cmd_trace_item_text(const struct dbg_item *it, char *buf, size_t n)
 {
 	int k;
 
@@ -157,18 +162,18 @@ const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n
 		k = snprintf(buf, n, "(error) %s", it->error ? it->error : "decoding error");
 		if (it->ip && k >= 0 && (size_t)k < n)
 			k += snprintf(buf + k, n - (size_t)k, ": 0x%016" PRIx64, it->ip);
-		if (it->kind == TRACE_ITEM_GAP && k >= 0 && (size_t)k < n)
+		if (it->kind == DBG_ITEM_GAP && k >= 0 && (size_t)k < n)
 			snprintf(buf + k, n - (size_t)k, " (trace offset 0x%" PRIx64 ")", it->offset);
 		return buf;
 	}
-	if (it->event == TRACE_EV_TICK)
+	if (it->event == DBG_EV_TICK)
 		snprintf(buf, n, "(event) %s [%" PRIu64 "]", cmd_trace_event_name(it), it->tsc);
-	else if (it->event == TRACE_EV_SYNC)
+	else if (it->event == DBG_EV_SYNC)
 		snprintf(buf, n, "(event) %s [offset = 0x%" PRIx64 "]", cmd_trace_event_name(it),
 			 it->offset);
-	else if (it->event == TRACE_EV_CPU)
+	else if (it->event == DBG_EV_CPU)
 		snprintf(buf, n, "(event) %s [new CPU=%d]", cmd_trace_event_name(it), it->cpu);
-	else if (it->event == TRACE_EV_OTHER)
+	else if (it->event == DBG_EV_OTHER)
 		snprintf(buf, n, "(event) %s [libipt event type %d]", cmd_trace_event_name(it),
 			 it->libipt_type);
 	else
@@ -183,23 +188,23 @@ enum { EC_SW_DIS, EC_HW_DIS, EC_SW_EN, EC_HW_EN, EC_TICK, EC_CPU, EC_SYNC, EC_OT
 
 static void count_events(struct trace_decoded *dec, uint64_t *c, const char **names)
 {
-	uint64_t n = trace_decoded_side_count(dec), index;
-	struct trace_item it;
+	uint64_t n = dbg_decoded_side_count(dec), index;
+	struct dbg_item it;
 
 	memset(c, 0, EC_N * sizeof(*c));
 	for (uint64_t k = 0; k < n; k++) {
 		int e;
 
-		trace_decoded_side(dec, k, &index, &it);
-		if (it.kind != TRACE_ITEM_EVENT || cmd_trace_is_error(&it))
+		dbg_decoded_side(dec, k, &index, &it);
+		if (it.kind != DBG_ITEM_EVENT || cmd_trace_is_error(&it))
 			continue;
 		switch (it.event) {
-		case TRACE_EV_ASYNC_DISABLED: e = EC_SW_DIS; break;
-		case TRACE_EV_DISABLED: e = EC_HW_DIS; break;
-		case TRACE_EV_ENABLED: e = it.hw ? EC_HW_EN : EC_SW_EN; break;
-		case TRACE_EV_TICK: e = EC_TICK; break;
-		case TRACE_EV_SYNC: e = EC_SYNC; break;
-		case TRACE_EV_CPU: e = EC_CPU; break;
+		case DBG_EV_ASYNC_DISABLED: e = EC_SW_DIS; break;
+		case DBG_EV_DISABLED: e = EC_HW_DIS; break;
+		case DBG_EV_ENABLED: e = it.hw ? EC_HW_EN : EC_SW_EN; break;
+		case DBG_EV_TICK: e = EC_TICK; break;
+		case DBG_EV_SYNC: e = EC_SYNC; break;
+		case DBG_EV_CPU: e = EC_CPU; break;
 		default: e = EC_OTHER; break;
 		}
 		c[e]++;
@@ -207,41 +212,42 @@ static void count_events(struct trace_decoded *dec, uint64_t *c, const char **na
 	}
 }
 
-static const char *conv_text(const struct trace_tsc_conv *c, char *buf, size_t n)
+static const char *conv_text(const struct dbg_tsc_figures *c, char *buf, size_t n)
 {
-	if (c->source == TRACE_TSC_CALIBRATED)
+	if (c->source == DBG_TSC_CALIBRATED)
 		snprintf(buf, n, "calibrated: rdtsc against CLOCK_MONOTONIC, %.3f MHz (%s)",
-			 trace_tsc_freq(c) / 1e6, c->note[0] ? c->note : "no perf conversion");
+			 c->hz / 1e6, c->note[0] ? c->note : "no perf conversion");
 	else
 		snprintf(buf, n, "%s: time_mult %" PRIu32 ", time_shift %u, time_zero %" PRIu64 " (%.3f MHz)",
-			 c->source == TRACE_TSC_PERF ? "the kernel's perf clock" : "given with the trace",
-			 c->mult, (unsigned)c->shift, c->zero, trace_tsc_freq(c) / 1e6);
+			 c->source == DBG_TSC_PERF ? "the kernel's perf clock" : "given with the trace",
+			 c->mult, c->shift, c->zero, c->hz / 1e6);
 	return buf;
 }
 
 void cmd_trace_info_sections(struct dbg *d, struct trace_decoded *dec, FILE *out)
 {
-	uint64_t ec[EC_N], ev[TRACE_EV_NKINDS], lo = 0, hi = 0, total = 0, errs = 0;
+	uint64_t ec[EC_N], ev[DBG_EV_NKINDS], lo = 0, hi = 0, total = 0, errs = 0;
 	const char *names[EC_N] = { 0 }, *texts[16];
 	uint64_t counts[16];
 	int have = 0, nk;
 	char buf[320];
 
-	trace_decoded_summary(dec, ev, TRACE_EV_NKINDS, &lo, &hi, &have);
+	dbg_decoded_summary(dec, ev, DBG_EV_NKINDS, &lo, &hi, &have);
 	fprintf(out, "\n  Timestamps:\n");
 	if (!have) {
 		fprintf(out, "    none (trace without --tsc)\n");
 	} else {
 		struct cmd_trace_clock c;
+		struct dbg_tsc_figures f;
 
 		fprintf(out, "    TSC: %" PRIu64 " to %" PRIu64 "\n", lo, hi);
 		cmd_trace_clock_init(&c, d, dec);
-		if (c.conv) {
+		if (c.conv && dbg_tsc_known(d, &f)) {
 			fprintf(out, "    Time: %.3f ns to %.3f ns after %s\n", rel_ns(&c, lo), rel_ns(&c, hi),
-				c.conv->has_start ? "tracing started" : "the first timestamp");
+				c.has_start ? "tracing started" : "the first timestamp");
 			fprintf(out, "    Clock: %" PRIu64 " ns to %" PRIu64 " ns\n",
-				trace_tsc_to_ns(c.conv, lo), trace_tsc_to_ns(c.conv, hi));
-			fprintf(out, "    TSC conversion: %s\n", conv_text(c.conv, buf, sizeof(buf)));
+				dbg_tsc_to_ns(d, lo), dbg_tsc_to_ns(d, hi));
+			fprintf(out, "    TSC conversion: %s\n", conv_text(&f, buf, sizeof(buf)));
 		} else {
 			fprintf(out, "    TSC conversion: none known (times are shown as raw TSC)\n");
 		}
@@ -253,7 +259,7 @@ void cmd_trace_info_sections(struct dbg *d, struct trace_decoded *dec, FILE *out
 	for (int k = 0; k < EC_N; k++)
 		if (ec[k])
 			fprintf(out, "      %s: %" PRIu64 "\n", names[k], ec[k]);
-	nk = trace_decoded_error_kinds(dec, texts, counts, 16);
+	nk = dbg_decoded_error_kinds(dec, texts, counts, 16);
 	for (int k = 0; k < nk; k++)
 		errs += counts[k];
 	/* LLDB's lines; every error of a decode is libipt's, counted by
@@ -263,12 +269,12 @@ void cmd_trace_info_sections(struct dbg *d, struct trace_decoded *dec, FILE *out
 	for (int k = 0; k < nk; k++)
 		fprintf(out, "      Number of libipt errors of kind [%s]: %" PRIu64 "\n", texts[k], counts[k]);
 	fprintf(out, "      Number of other errors: 0\n");
-	fprintf(out, "    Number of decoding gaps: %" PRIu64 "\n", trace_decoded_gap_count(dec));
+	fprintf(out, "    Number of decoding gaps: %" PRIu64 "\n", dbg_decoded_gap_count(dec));
 }
 
 void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_object *stats)
 {
-	uint64_t ec[EC_N], ev[TRACE_EV_NKINDS], lo = 0, hi = 0, total = 0, errs = 0;
+	uint64_t ec[EC_N], ev[DBG_EV_NKINDS], lo = 0, hi = 0, total = 0, errs = 0;
 	const char *names[EC_N] = { 0 }, *texts[16];
 	uint64_t counts[16];
 	struct json_object *o, *ind;
@@ -285,7 +291,7 @@ void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_o
 	json_object_object_add(o, "totalCount", json_object_new_uint64(total));
 	json_object_object_add(o, "individualCounts", ind);
 	json_object_object_add(stats, "events", o);
-	nk = trace_decoded_error_kinds(dec, texts, counts, 16);
+	nk = dbg_decoded_error_kinds(dec, texts, counts, 16);
 	o = json_object_new_object();
 	ind = json_object_new_object();
 	for (int k = 0; k < nk; k++) {
@@ -297,13 +303,15 @@ void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_o
 	json_object_object_add(o, "fatalErrors", json_object_new_uint64(0));
 	json_object_object_add(o, "otherErrors", json_object_new_uint64(0));
 	json_object_object_add(stats, "errors", o);
-	trace_decoded_summary(dec, ev, TRACE_EV_NKINDS, &lo, &hi, &have);
+	dbg_decoded_summary(dec, ev, DBG_EV_NKINDS, &lo, &hi, &have);
 	if (!have)
 		return;
 	o = json_object_new_object();
 	json_object_object_add(o, "firstTsc", json_object_new_uint64(lo));
 	json_object_object_add(o, "lastTsc", json_object_new_uint64(hi));
-	if (d->tsc_conv.valid) {
+	struct dbg_tsc_figures f;
+
+	if (dbg_tsc_known(d, &f)) {
 		struct json_object *cv = json_object_new_object();
 		struct cmd_trace_clock c;
 
@@ -311,13 +319,13 @@ void cmd_trace_info_json(struct dbg *d, struct trace_decoded *dec, struct json_o
 		json_object_object_add(o, "firstNs", json_object_new_double(rel_ns(&c, lo)));
 		json_object_object_add(o, "lastNs", json_object_new_double(rel_ns(&c, hi)));
 		json_object_object_add(o, "relativeTo", json_object_new_string(
-			c.conv->has_start ? "tracing started" : "the first timestamp"));
-		json_object_object_add(cv, "source", json_object_new_string(trace_tsc_source_name(c.conv)));
-		json_object_object_add(cv, "timeMult", json_object_new_uint64(c.conv->mult));
-		json_object_object_add(cv, "timeShift", json_object_new_uint64(c.conv->shift));
-		json_object_object_add(cv, "timeZero", json_object_new_uint64(c.conv->zero));
-		if (c.conv->note[0])
-			json_object_object_add(cv, "note", json_object_new_string(c.conv->note));
+			c.has_start ? "tracing started" : "the first timestamp"));
+		json_object_object_add(cv, "source", json_object_new_string(f.source_name));
+		json_object_object_add(cv, "timeMult", json_object_new_uint64(f.mult));
+		json_object_object_add(cv, "timeShift", json_object_new_uint64(f.shift));
+		json_object_object_add(cv, "timeZero", json_object_new_uint64(f.zero));
+		if (f.note[0])
+			json_object_object_add(cv, "note", json_object_new_string(f.note));
 		json_object_object_add(o, "tscPerfZeroConversion", cv);
 	}
 	json_object_object_add(stats, "timestamps", o);

@@ -20,24 +20,6 @@
 #define DEFAULT_SIZE (4u << 10)
 #define DEFAULT_TOTAL_LIMIT ((size_t)500 << 20)
 
-/* "Process not available" before any process, "Process must be launched"
- * after it exited (LLDB's words, without a period); with no target at all,
- * the commands that do not start tracing need one, as LLDB says. */
-static int need_live(struct cmd_ctx *ctx, int starts)
-{
-	struct dbg *d = &ctx->s->dbg;
-
-	if (dbg_alive(d))
-		return 0;
-	if (!starts && !d->pm && !d->proc && !d->exe_path)
-		cmd_error(ctx, "invalid target, create a target using the 'file' command");
-	else if (d->pm)
-		cmd_error(ctx, "Tracing is not supported. Can't trace a non-live process.");
-	else
-		cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
-	return -1;
-}
-
 /* The backend (core/ chooses: dbg_trace_backend), the error said here. */
 static int backend_ok(struct cmd_ctx *ctx, const struct cmd_args *a, int *backend)
 {
@@ -125,7 +107,7 @@ static enum cmd_status exec_thread_start(struct cmd_ctx *ctx, const struct cmd_a
 	pid_t *tids;
 	int n, all;
 
-	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0 ||
+	if (cmd_trace_need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0 ||
 	    cmd_thread_args(ctx, a, &tids, &n, &all) < 0)
 		return CMD_ERROR;
 	o.total_limit = 0;	/* thread tracing has no process-wide limit */
@@ -148,7 +130,7 @@ static enum cmd_status exec_process_start(struct cmd_ctx *ctx, const struct cmd_
 	const char *v;
 	int signo = 0;
 
-	if (need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0)
+	if (cmd_trace_need_live(ctx, 1) < 0 || trace_opts(ctx, a, &o) < 0)
 		return CMD_ERROR;
 	o.per_cpu = cmd_opt_given(ctx->node, a, "per-cpu-tracing");
 	if (dbg_trace_is_process(d))
@@ -185,7 +167,7 @@ static enum cmd_status exec_thread_stop(struct cmd_ctx *ctx, const struct cmd_ar
 	pid_t *tids;
 	int n, all, r;
 
-	if (need_live(ctx, 0) < 0)
+	if (cmd_trace_need_live(ctx, 0) < 0)
 		return CMD_ERROR;
 	if (!dbg_tracing(d))
 		return cmd_error(ctx, "Process is not being traced");
@@ -204,7 +186,7 @@ static enum cmd_status exec_process_stop(struct cmd_ctx *ctx, const struct cmd_a
 	struct ptdb_err err;
 
 	(void)a;
-	if (need_live(ctx, 0) < 0)
+	if (cmd_trace_need_live(ctx, 0) < 0)
 		return CMD_ERROR;
 	if (!dbg_tracing(d))
 		return cmd_error(ctx, "Process is not being traced");
@@ -223,44 +205,13 @@ static enum cmd_status exec_process_state(struct cmd_ctx *ctx, const struct cmd_
 	struct ptdb_err err;
 	char *text;
 
-	if (need_live(ctx, 1) < 0)
+	if (cmd_trace_need_live(ctx, 1) < 0)
 		return CMD_ERROR;
 	if (!(text = dbg_trace_state(d, !cmd_opt_given(ctx->node, a, "json"), &err)))
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "%s\n", text);
 	free(text);
 	return CMD_OK;
-}
-
-int cmd_trace_thread_index(struct dbg *d, pid_t tid)
-{
-	return (int)dbg_thread_index(d, tid);
-}
-
-int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n)
-{
-	struct dbg *d = &ctx->s->dbg;
-	int all;
-
-	if (!d->pm && !dbg_trace_kept(d) && need_live(ctx, 0) < 0)
-		return -1;
-	if (!dbg_tracing(d) && !d->pm) {
-		cmd_error(ctx, "Process is not being traced");
-		return -1;
-	}
-	if (cmd_thread_args(ctx, a, tids, n, &all) < 0)
-		return -1;
-	if (all) {
-		int nt;
-		struct target_thread_info *ti = dbg_thread_list(d, 1, &nt);
-
-		*tids = xrealloc(*tids, (size_t)(nt + 1) * sizeof(**tids));
-		*n = 0;
-		for (int i = 0; i < nt; i++)
-			(*tids)[(*n)++] = ti[i].tid;
-		free(ti);
-	}
-	return 0;
 }
 
 /* dump info -j: LLDB's layout (traceTechnology, threadStats) plus ptdb's

@@ -16,18 +16,24 @@
 int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n);
 /* The thread's index ("thread #N"). */
 int cmd_trace_thread_index(struct dbg *d, pid_t tid);
+/* A live process for a trace command: 0, or -1 after the error ("Process
+ * not available", "Process must be launched", a loaded trace's "Tracing is
+ * not supported...", or without any target "invalid target, ..." unless
+ * starts).  cmd/trace-threads.c, as the two above. */
+int cmd_trace_need_live(struct cmd_ctx *ctx, int starts);
 
 struct json_object;
 struct trace_decoded;
 struct trace_swc_thread;
-struct trace_tsc_conv;
 
 /* cmd-trace-items.c: trace items in words.  Timestamps (-t) of a decoded
  * trace: nanoseconds since tracing started when the TSC conversion is known
- * (d->tsc_conv), raw TSC otherwise. */
+ * (dbg_tsc_known), raw TSC otherwise. */
 struct cmd_trace_clock {
 	struct trace_decoded *dec;
-	const struct trace_tsc_conv *conv;	/* NULL: no conversion, raw TSC */
+	const struct dbg *d;
+	int conv;		/* 0: no conversion, raw TSC */
+	int has_start;		/* relative to tracing's start, else to the first timestamp */
 	uint64_t base_ns;	/* times are shown relative to it */
 };
 void cmd_trace_clock_init(struct cmd_trace_clock *c, struct dbg *d, struct trace_decoded *dec);
@@ -40,15 +46,15 @@ void cmd_trace_clock_json(const struct cmd_trace_clock *c, uint64_t index, int t
 			  struct json_object *o);
 size_t cmd_trace_clock_json_text(const struct cmd_trace_clock *c, uint64_t index, int times,
 				 char *buf, size_t n);
-struct trace_item;
+struct dbg_item;
 /* 1 for items shown as "(error) ...": gaps and overflows. */
-int cmd_trace_is_error(const struct trace_item *it);
+int cmd_trace_is_error(const struct dbg_item *it);
 /* LLDB's name of an event: "software disabled tracing", "HW clock tick"... */
-const char *cmd_trace_event_name(const struct trace_item *it);
+const char *cmd_trace_event_name(const struct dbg_item *it);
 /* An event or error as a listing shows it: "(event) HW clock tick [<tsc>]",
  * "(event) trace synchronization point [offset = 0x1331]", "(error) <libipt's
  * text>[: <address>] (trace offset 0x..)".  Returns buf. */
-const char *cmd_trace_item_text(const struct trace_item *it, char *buf, size_t n);
+const char *cmd_trace_item_text(const struct dbg_item *it, char *buf, size_t n);
 
 /* cmd-trace-dump.c: "thread trace dump instructions". */
 enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cmd_args *a);

@@ -323,15 +323,3 @@ const struct cmd_node cmd_watchpoint_node = {
 	.children = (const struct cmd_node *const[]){ &watch_delete, &watch_disable, &watch_enable,
 		&watch_list, &watch_modify, &watch_set, NULL },
 };
-
-void report_watch_hit(FILE *out, struct dbg *d, unsigned id)
-{
-	struct dbg_watchpoint *w = dbg_watch_find(d, id);
-	char o[256], n[256];
-
-	if (!w)
-		return;
-	dbg_watch_format(d, w, w->old, o, sizeof(o));
-	dbg_watch_format(d, w, w->now, n, sizeof(n));
-	fprintf(out, "\nWatchpoint %u hit:\nold value: %s\nnew value: %s\n", id, o, n);
-}

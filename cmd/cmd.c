@@ -577,3 +577,50 @@ fail:
 	*tids = NULL;
 	return -1;
 }
+
+/* ---- the tree ---- */
+
+static const struct cmd_node *tree_root;
+static const struct cmd_alias *tree_aliases;
+
+void cmd_set_tree(const struct cmd_node *root, const struct cmd_alias *aliases)
+{
+	static const struct cmd_alias none[] = { { NULL, NULL } };
+
+	tree_root = root;
+	tree_aliases = aliases ? aliases : none;
+}
+
+const struct cmd_node *cmd_root(void)
+{
+	return tree_root;
+}
+
+const struct cmd_alias *cmd_aliases(void)
+{
+	return tree_aliases;
+}
+
+/* ---- usage ---- */
+
+static void opt_usage(const struct cmd_opt *o, FILE *out)
+{
+	if (o->short_name && o->type == OPT_FLAG)
+		fprintf(out, " [-%c]", o->short_name);
+	else if (o->short_name)
+		fprintf(out, " [-%c <%s>]", o->short_name, o->arg_name ? o->arg_name : "value");
+	else if (o->type == OPT_FLAG)
+		fprintf(out, " [--%s]", o->long_name);
+	else
+		fprintf(out, " [--%s <%s>]", o->long_name, o->arg_name ? o->arg_name : "value");
+}
+
+void cmd_usage(const struct cmd_node *node, const char *path, FILE *out)
+{
+	fputs(path, out);
+	for (const struct cmd_opt *o = node->opts; o && (o->long_name || o->short_name); o++)
+		opt_usage(o, out);
+	if (node->syntax && *node->syntax)
+		fprintf(out, " %s", node->syntax);
+	fputc('\n', out);
+}

@@ -127,7 +127,11 @@ int need_threads(struct cmd_ctx *ctx);
  * specification: \"x\"", "no thread with index: \"7\""). */
 int cmd_thread_args(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t **tids, int *n, int *all);
 
-/* The root of the tree (cmd/cmd-root.c) and the alias table. */
+/* The tree the dispatcher, help and completion work on, handed to them
+ * once at startup (main.c hands cmd-root.c's: cmd_builtin_root), so that
+ * cmd.c and cmd-help.c name no command group: its root and its alias
+ * table (NULL-terminated; NULL: none). */
+void cmd_set_tree(const struct cmd_node *root, const struct cmd_alias *aliases);
 const struct cmd_node *cmd_root(void);
 const struct cmd_alias *cmd_aliases(void);
 

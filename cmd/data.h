@@ -14,7 +14,7 @@ struct dbg;
 struct dbg_module;
 struct disasm;
 
-/* cmd-data.c: up to n bytes at addr (a live process, a loaded trace's
+/* cmd/data.c: up to n bytes at addr (a live process, a loaded trace's
  * modules, else the executable's file); how many could be read from the
  * start (0: none). */
 size_t cmd_data_read(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n);

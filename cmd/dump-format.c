@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *error_text(const struct trace_item *it)
+static const char *error_text(const struct dbg_item *it)
 {
 	return it->error ? it->error : "decoding error";
 }
@@ -355,7 +355,7 @@ void dump_print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
  * ptdb adds where in the trace an error lies.  The index column is blank
  * in a listing (the position shows) and the following instruction's id
  * with -E. */
-void dump_print_side(struct dump *p, uint64_t id, uint64_t index, const struct trace_item *it)
+void dump_print_side(struct dump *p, uint64_t id, uint64_t index, const struct dbg_item *it)
 {
 	char tbuf[64], tbuf2[256], col[32] = "";
 
@@ -367,15 +367,15 @@ void dump_print_side(struct dump *p, uint64_t id, uint64_t index, const struct t
 		json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
 		if (cmd_trace_is_error(it)) {
 			json_object_object_add(o, "error", json_object_new_string(error_text(it)));
-			if (it->kind == TRACE_ITEM_GAP)
+			if (it->kind == DBG_ITEM_GAP)
 				json_object_object_add(o, "traceOffset", json_object_new_uint64(it->offset));
 		} else {
 			json_object_object_add(o, "event", json_object_new_string(cmd_trace_event_name(it)));
-			if (it->event == TRACE_EV_TICK)
+			if (it->event == DBG_EV_TICK)
 				json_object_object_add(o, "hwClock", json_object_new_uint64(it->tsc));
-			if (it->event == TRACE_EV_CPU)
+			if (it->event == DBG_EV_CPU)
 				json_object_object_add(o, "cpuId", json_object_new_int(it->cpu));
-			if (it->event == TRACE_EV_SYNC) {
+			if (it->event == DBG_EV_SYNC) {
 				snprintf(buf, sizeof(buf), "offset = 0x%" PRIx64, it->offset);
 				json_object_object_add(o, "syncPointMetadata", json_object_new_string(buf));
 			}

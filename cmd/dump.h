@@ -56,7 +56,7 @@ void dump_out_flush(struct dump *p);
 /* Instruction id at item index, at ip: its line or JSON item. */
 void dump_print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip);
 /* An event or error at item index, before instruction id. */
-void dump_print_side(struct dump *p, uint64_t id, uint64_t index, const struct trace_item *it);
+void dump_print_side(struct dump *p, uint64_t id, uint64_t index, const struct dbg_item *it);
 /* Frees the per-address text the listing made. */
 void dump_memo_clear(struct dump *p);
 

@@ -135,6 +135,23 @@ static int set_program(struct session *s, char **args, int n)
 	return 0;
 }
 
+/* Ctrl-C while -s/-o run, and SIGTERM/SIGHUP ending the session. */
+static void install_signals(struct session *s)
+{
+	struct sigaction sa = { .sa_sigaction = on_script_sigint };
+
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO;
+	script_dbg = &s->dbg;
+	sigaction(SIGINT, &sa, NULL);
+	/* no SA_RESTART: a read waiting for a command line returns */
+	sa.sa_flags = 0;
+	sa.sa_handler = on_term;
+	term_session = s;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -197,24 +214,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	session_init(&s);
+	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
 	s.batch = batch;
 	cmd_trace_progress_install(&s.dbg, stderr);
 	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)
 		failed = 1;
-	{
-		struct sigaction sa = { .sa_sigaction = on_script_sigint };
-
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_SIGINFO;
-		script_dbg = &s.dbg;
-		sigaction(SIGINT, &sa, NULL);
-		/* no SA_RESTART: a read waiting for a command line returns */
-		sa.sa_flags = 0;
-		sa.sa_handler = on_term;
-		term_session = &s;
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-	}
+	install_signals(&s);
 	/* -p/-n: the attach runs first, as a command, then -s/-o */
 	if (attach_pid || attach_name) {
 		attach_line = quoted_command(attach_pid ? "process attach -p" : "process attach -n",

@@ -35,7 +35,7 @@ void cmd_progress_init(struct cmd_progress *p, struct cmd_ctx *ctx, const char *
 int cmd_progress_update(struct cmd_progress *p, uint64_t done, uint64_t total);
 /* Clears the line if it was shown. */
 void cmd_progress_done(struct cmd_progress *p);
-/* trace_decode_hook's progress over a struct cmd_progress (ctx). */
+/* dbg_trace_decode_progress's progress over a struct cmd_progress (ctx). */
 int cmd_progress_hook(void *ctx, uint64_t done, uint64_t total);
 
 #endif

@@ -5,11 +5,13 @@
 #include "core/symbols/source.h"
 #include "core/tracing/trace_info.h"
 #include "core/data/value.h"
+#include "core/session/watch.h"
 #include "disasm/disasm.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 {
@@ -242,4 +244,32 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
 	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
 	cmd_trace_loss_notice(out, d);
+}
+
+int cmd_parse_signal(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s && !*end)
+		return v > 0 && v < 65 ? (int)v : -1;
+	for (int i = 1; i < 65; i++) {
+		const char *n = target_signal_name(i);
+
+		if (n && (!strcasecmp(n, s) || !strcasecmp(n + 3, s)))
+			return i;
+	}
+	return -1;
+}
+
+void report_watch_hit(FILE *out, struct dbg *d, unsigned id)
+{
+	struct dbg_watchpoint *w = dbg_watch_find(d, id);
+	char o[256], n[256];
+
+	if (!w)
+		return;
+	dbg_watch_format(d, w, w->old, o, sizeof(o));
+	dbg_watch_format(d, w, w->now, n, sizeof(n));
+	fprintf(out, "\nWatchpoint %u hit:\nold value: %s\nnew value: %s\n", id, o, n);
 }

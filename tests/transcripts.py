@@ -120,9 +120,9 @@ def split_output(out, cmds):
     return segs
 
 
-def run_one(path, tmpdir, wrap=(), label="transcript"):
-    """wrap: a command ptdb runs under (valgrind ...); the checks are the
-    same."""
+def run_one(path, tmpdir, wrap=(), label="transcript", pre=()):
+    """wrap: a command ptdb runs under (valgrind ...); pre: commands run
+    before the transcript's (-o); the checks are the same."""
     name = label + " " + os.path.basename(path)
     try:
         args, stdin, exit_code, cmds, glob_checks = parse(path)
@@ -134,7 +134,8 @@ def run_one(path, tmpdir, wrap=(), label="transcript"):
         for c in cmds:
             f.write(c.text + "\n")
     try:
-        p = subprocess.run(list(wrap) + [PTDB, "-b", "-s", script] + args, input=stdin,
+        p = subprocess.run(list(wrap) + [PTDB, "-b"] + [a for c in pre for a in ("-o", c)] +
+                           ["-s", script] + args, input=stdin,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, cwd=ROOT, timeout=600)
     except subprocess.TimeoutExpired:

@@ -6,6 +6,11 @@
       next continue stops at a breakpoint, not at a signal
   W2  the inferior is killed from outside while its watchpoint is checked:
       the exit is reported and the session goes on
+Each runs twice: checked by single-stepping (target.hardware-watchpoints
+false) and by the debug registers where the machine delivers their traps
+(else the same single-stepping again).  The watchpoint transcripts
+(0170-0172), which run with the machine's method, run here again checked
+by single-stepping.
 The interrupt is repeated until the stop is seen (a Ctrl-C that lands
 before the run starts is ignored, as at the prompt): the test waits for
 the condition, never for a time.
@@ -74,12 +79,17 @@ def inferior_pid(lines):
     return 0
 
 
-def interrupted():
-    name = "watch W1 Ctrl-C during software watchpoint checking"
+def setup(hw):
+    return ("settings set target.hardware-watchpoints " + ("true" if hw else "false"),
+            "file " + SPIN, "b work", "r")
+
+
+def interrupted(hw):
+    name = "watch W1 Ctrl-C during %s watchpoint checking" % ("hardware" if hw else "software")
     s = Session()
     end = time.monotonic() + 120
     try:
-        for c in ("file " + SPIN, "b work", "r"):
+        for c in setup(hw):
             s.send(c)
         ok = s.wait_for("stop reason = breakpoint 1.1", end)
         s.send("breakpoint delete 1")
@@ -103,12 +113,13 @@ def interrupted():
         results.fail(name, "".join(s.out[-30:]))
 
 
-def killed_outside():
-    name = "watch W2 inferior killed while its watchpoint is checked"
+def killed_outside(hw):
+    name = "watch W2 inferior killed while its watchpoint is checked (%s)" % (
+        "hardware" if hw else "software")
     s = Session()
     end = time.monotonic() + 120
     try:
-        for c in ("file " + SPIN, "b work", "r"):
+        for c in setup(hw):
             s.send(c)
         ok = s.wait_for("stop reason = breakpoint 1.1", end)
         pid = inferior_pid(s.out)
@@ -133,8 +144,16 @@ def run_all():
     if not os.path.exists(SPIN):
         results.fail("watch", "%s is not built (make programs)" % SPIN)
         return
-    interrupted()
-    killed_outside()
+    for hw in (False, True):
+        interrupted(hw)
+        killed_outside(hw)
+    import glob
+    import transcripts
+    tmpdir = os.path.join(ROOT, "tests", "out")
+    os.makedirs(tmpdir, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "transcripts", "017*-watchpoint*.test"))):
+        transcripts.run_one(path, tmpdir, label="watch software",
+                            pre=("settings set target.hardware-watchpoints false",))
 
 
 if __name__ == "__main__":

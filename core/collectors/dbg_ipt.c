@@ -359,7 +359,7 @@ static int ipt_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 		dbg_trace_thread_release(d, th);
 	}
 	return dbg_ipt_thread_start(t->hw, th, tid, target_thread_index(d->proc, tid), t->opts.size,
-				    t->opts.total_limit, &d->tsc_conv, err);
+				    t->opts.total_limit, d->tsc_conv, err);
 }
 
 static void ipt_thread_stop(struct dbg *d, struct trace_swc_thread *th)
@@ -375,7 +375,7 @@ static int ipt_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct 
 	/* earlier traces, stopped and kept for dumps, go now */
 	dbg_trace_drop_kept(d);
 	if (dbg_ipt_cpus_start(d->trace->hw, d->pid, o->size, o->total_limit, !o->no_cgroup,
-			       &d->tsc_conv, &chain, err) < 0)
+			       d->tsc_conv, &chain, err) < 0)
 		return -1;
 	d->trace->cpu = chain;
 	return 0;

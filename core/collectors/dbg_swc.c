@@ -93,7 +93,7 @@ static int swc_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct 
 {
 	struct trace_swc_cpu *c = xcalloc(1, sizeof(*c));
 	/* the records' clock: the session's conversion, else TSC ticks */
-	struct trace_tsc_conv conv = d->tsc_conv;
+	struct trace_tsc_conv conv = *d->tsc_conv;
 	size_t size = trace_ring_round_size(o->size);
 
 	if (!conv.valid)

@@ -13,12 +13,12 @@
 #include "base/err.h"
 #include "core/symbols/sym.h"
 #include "target/target.h"
-#include "trace/tsc.h"
 
 struct disasm;
 struct dbg_trace;
 struct trace_swc_thread;
 struct trace_decoded;
+struct trace_tsc_conv;
 struct expr_store;
 
 #define DBG_MAX_LOCS 64
@@ -201,6 +201,7 @@ struct dbg {
 	struct dbg_decoded_cache *decoded;	/* threads' decoded traces (core/tracing/dbg_decoded.c) */
 	struct dbg_trace *trace;	/* the trace session (core/tracing/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
+	int no_hw_watch;		/* target.hardware-watchpoints false */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
 	/* 'n' stopped where an inlined call starts: its frames are hidden
@@ -210,8 +211,9 @@ struct dbg {
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
-	 * with timestamps, or read from a loaded bundle */
-	struct trace_tsc_conv tsc_conv;
+	 * with timestamps, or read from a loaded bundle; heap, NULL until
+	 * one is (core/tracing/dbg_items.c) */
+	struct trace_tsc_conv *tsc_conv;
 	/* signals passed on without stopping but with notify: told with the
 	 * next stop report ("stopped and restarted") */
 	/* index: the thread's, taken when the signal came (it may be gone

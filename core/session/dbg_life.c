@@ -7,6 +7,7 @@
 #include "core/session/dbg_int.h"
 #include "core/data/expr.h"
 #include "core/session/watch.h"
+#include "trace/tsc.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 void dbg_init(struct dbg *d)
 {
 	memset(d, 0, sizeof(*d));
+	d->tsc_conv = xcalloc(1, sizeof(*d->tsc_conv));
 	d->next_bp_id = 1;
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
@@ -102,6 +104,7 @@ void dbg_release(struct dbg *d)
 	free(d->exe_path);
 	free(d->debug_dirs);
 	free(d->source_map);
+	free(d->tsc_conv);
 	dbg_icache_free(d);
 	dbg_decoded_free(d);
 	if (d->dis)

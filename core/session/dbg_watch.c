@@ -139,7 +139,14 @@ const char *dbg_watch_method(struct dbg *d)
 {
 	struct dbg_watch *ws = watch_of(d);
 
-	if (ws->method == METHOD_UNKNOWN)
+	if (d->no_hw_watch && ws->method == METHOD_HW && dbg_alive(d)) {
+		static const struct target_dr_slot none[4];
+
+		target_dr_set(d->proc, none, NULL);	/* single-stepping from now on */
+	}
+	if (d->no_hw_watch)
+		ws->method = METHOD_SW;
+	else if (ws->method != METHOD_HW)
 		ws->method = target_dr_probe() == 1 ? METHOD_HW : METHOD_SW;
 	return ws->method == METHOD_HW ? "hardware" : "software (single-step)";
 }
@@ -513,6 +520,20 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 
 /* ---- hardware: DR0-DR3 ---- */
 
+/* A failure may be the process killed from outside: its exit is the
+ * stop, as in sw_run. */
+static int hw_gone(struct dbg *d, struct dbg_stop *stop, int rr)
+{
+	struct target_stop ex;
+
+	if (target_poll_exit(d->proc, &ex)) {
+		memset(stop, 0, sizeof(*stop));
+		dbg_exit_stop(stop, &ex);
+		return RW_USER;
+	}
+	return rr;
+}
+
 static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
 		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
 {
@@ -534,18 +555,27 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 			k++;
 		}
 	if (target_dr_set(d->proc, slot, err) < 0)
-		return -1;
+		return hw_gone(d, stop, -1);
 	for (;;) {
 		uint64_t dr6 = 0;
 		int rr = dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals }, stop,
 					err);
+		/* the thread that stopped; a data breakpoint that fires during
+		 * a step or on the way to a goal comes with that stop's trap
+		 * (DR6 holds both), so every stop is checked, not only the
+		 * TRAP_HWBKPT signal */
+		pid_t t = rr == RW_STEPPED ? step_tid : rr == RW_GOAL ? tid : stop->tid;
+		int trap = rr == RW_USER && stop->reason == DBG_R_SIGNAL && stop->signo == SIGTRAP &&
+			   stop->si_code == 4 /* TRAP_HWBKPT */;
 
-		if (rr != RW_USER || stop->reason != DBG_R_SIGNAL || stop->signo != SIGTRAP ||
-		    stop->si_code != 4 /* TRAP_HWBKPT */ ||
-		    target_dr_get(d->proc, stop->tid, 6, &dr6, NULL) < 0)
+		if (rr < 0)
+			return hw_gone(d, stop, rr);
+		if (!t || !dbg_alive(d) || target_dr_get(d->proc, t, 6, &dr6, NULL) < 0 ||
+		    !(dr6 & 0xf))
 			return rr;
-		target_dr_clear_status(d->proc, stop->tid);
-		target_set_pending_signal(d->proc, stop->tid, 0);
+		target_dr_clear_status(d->proc, t);
+		if (trap)
+			target_set_pending_signal(d->proc, t, 0);
 		for (int s = 0; s < 4; s++) {
 			struct dbg_watchpoint *w = by_slot[s];
 			uint8_t old[8], now[8];
@@ -559,9 +589,11 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 			if (w->access == DBG_WATCH_WRITE)
 				acc = DBG_WATCH_WRITE;
 			memcpy(w->now, now, 8);
-			if (hit(d, w, acc, old, stop->tid, stop))
+			if (hit(d, w, acc, old, t, stop))
 				return RW_USER;
 		}
+		if (!trap)
+			return rr;	/* the step or goal it was, no watchpoint stops */
 	}
 }
 

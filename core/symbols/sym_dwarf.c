@@ -234,15 +234,12 @@ void sym_dwarf_free(struct sym_module *m)
 {
 	Dwarf_Error e = NULL;
 
-	sym_types_free(m);
-	sym_scope_free_index(m);
 	for (size_t i = 0; i < m->ncus; i++) {
 		for (size_t j = 0; j < m->cus[i].nfiles; j++)
 			free(m->cus[i].files[j]);
 		free(m->cus[i].files);
 		free(m->cus[i].rows);
 		free(m->cus[i].path);
-		sym_scope_free_cu(&m->cus[i]);
 	}
 	free(m->cus);
 	free(m->ar);
@@ -636,22 +633,6 @@ int sym_line_range(struct sym_module *m, uint64_t addr, uint64_t *lo,
 	*lo = r[b].addr + m->bias;
 	*hi = r[f].addr + m->bias;
 	return 0;
-}
-
-const char *sym_main_file(struct sym_module *m)
-{
-	uint64_t e;
-	const struct sym_row *r;
-
-	if (m->main_file_done)
-		return m->main_file;
-	m->main_file_done = 1;
-	if (sym_lookup_func(m, "main", &e, NULL, 1) != 1)
-		return NULL;
-	r = sym_find_row(m, e - m->bias, NULL);
-	if (r && r->file)
-		m->main_file = xstrdup(r->file);
-	return m->main_file;
 }
 
 int sym_row_start(struct sym_module *m, uint64_t addr)

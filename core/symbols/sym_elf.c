@@ -15,102 +15,6 @@
 
 #include "core/symbols/sym_int.h"
 
-static int sym_bind_rank(int bind)
-{
-	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-}
-
-static int sym_cmp_sym(const void *a, const void *b)
-{
-	const struct sym_sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* Sized symbols first so the survivor of a duplicate has a size. */
-	if ((x->size == 0) != (y->size == 0))
-		return x->size ? -1 : 1;
-	/* then the name LLDB shows: global over weak over local, then the
-	 * one with the fewest leading underscores (printf, not _IO_printf) */
-	if (x->bind != y->bind)
-		return sym_bind_rank(x->bind) - sym_bind_rank(y->bind);
-	if (!strchr(x->name, '@') != !strchr(y->name, '@'))
-		return strchr(x->name, '@') ? 1 : -1;
-	if (strspn(x->name, "_") != strspn(y->name, "_"))
-		return strspn(x->name, "_") < strspn(y->name, "_") ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int sym_sec_in(size_t maplen, const Elf64_Shdr *sh)
-{
-	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= maplen &&
-	       sh->sh_size <= maplen - sh->sh_offset;
-}
-
-static int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
-{
-	return sym_sec_in(m->maplen, sh);
-}
-
-/* A section read as an array of 8-byte-aligned structures (symbols,
- * relocations): in the file and 8-aligned, as the ELF spec has them. */
-static int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
-{
-	return sym_section_ok(m, sh) && !(sh->sh_offset & 7);
-}
-
-/* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section of the
- * ELF image map (the module's, or its debug file's). */
-void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
-		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
-{
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(map + eh->e_shoff);
-	const Elf64_Shdr *strsh;
-	const Elf64_Sym *st;
-	const char *strs;
-	size_t n, cap;
-
-	if (sh->sh_link >= eh->e_shnum || !sym_sec_in(maplen, sh) || (sh->sh_offset & 7))
-		return;
-	strsh = &shs[sh->sh_link];
-	if (!sym_sec_in(maplen, strsh) || strsh->sh_size == 0)
-		return;
-	strs = (const char *)map + strsh->sh_offset;
-	st = (const Elf64_Sym *)(map + sh->sh_offset);
-	n = sh->sh_size / sizeof(Elf64_Sym);
-	cap = n;
-	m->syms = xcalloc(cap ? cap : 1, sizeof(*m->syms));
-	m->nsyms = 0;
-	for (size_t i = 0; i < n; i++) {
-		int type = ELF64_ST_TYPE(st[i].st_info);
-
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    st[i].st_shndx == SHN_UNDEF || st[i].st_value == 0 ||
-		    st[i].st_name >= strsh->sh_size)
-			continue;
-		/* The string table must be NUL-terminated somewhere. */
-		if (!memchr(strs + st[i].st_name, 0, strsh->sh_size - st[i].st_name))
-			continue;
-		m->syms[m->nsyms].addr = st[i].st_value;
-		m->syms[m->nsyms].size = st[i].st_size;
-		m->syms[m->nsyms].name = strs + st[i].st_name;
-		m->syms[m->nsyms].bind = (uint8_t)ELF64_ST_BIND(st[i].st_info);
-		m->nsyms++;
-	}
-	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);
-	/* Keep one symbol per address; the other names stay findable. */
-	size_t j = 0;
-	for (size_t i = 0; i < m->nsyms; i++) {
-		if (j == 0 || m->syms[j - 1].addr != m->syms[i].addr) {
-			m->syms[j++] = m->syms[i];
-			continue;
-		}
-		m->alias = xrealloc(m->alias, (m->nalias + 1) * sizeof(*m->alias));
-		m->alias[m->nalias++] = m->syms[i];
-	}
-	m->nsyms = j;
-}
-
-/* The section named name, or NULL. */
 static const Elf64_Shdr *sym_section(const struct sym_module *m, const Elf64_Shdr *shs, unsigned n,
 				     const char *shstr, size_t shstrsz, const char *name)
 {
@@ -231,18 +135,6 @@ add:
 		}
 		m->nsyms = j;
 	}
-}
-
-void sym_free_syms(struct sym_module *m)
-{
-	for (size_t i = 0; i < m->nsyms; i++)
-		free(m->syms[i].dem);
-	free(m->syms);
-	for (size_t i = 0; i < m->nalias; i++)
-		free(m->alias[i].dem);
-	free(m->alias);
-	m->syms = m->alias = NULL;
-	m->nsyms = m->nalias = 0;
 }
 
 static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err *err)
@@ -418,6 +310,11 @@ void sym_module_free(struct sym_module *m)
 	if (!m)
 		return;
 	sym_unwind_free(m);
+	/* what was built on the DWARF, then the DWARF */
+	sym_types_free(m);
+	sym_scope_free_index(m);
+	for (size_t i = 0; i < m->ncus; i++)
+		sym_scope_free_cu(&m->cus[i]);
 	sym_dwarf_free(m);
 	sym_free_syms(m);
 	sym_debug_free(m);

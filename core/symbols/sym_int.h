@@ -150,15 +150,23 @@ struct sym_module {
 				 * first lookup */
 };
 
-/* sym_elf.c */
+/* sym_names.c: the symbol covering link_addr (synthesized names
+ * included), or NULL. */
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t link_addr);
-/* Loads the function symbols of an SHT_SYMTAB/SHT_DYNSYM section of the
+/* sym_symtab.c: loads the function symbols of an SHT_SYMTAB/SHT_DYNSYM section of the
  * ELF image map (the module's or its debug file's) into m->syms. */
 void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
 		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh);
 void sym_free_syms(struct sym_module *m);
+/* sym_symtab.c: symbol order, and that a section lies in the mapped file
+ * (a symbol table's also 8-aligned). */
+int sym_cmp_sym(const void *a, const void *b);
+int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh);
+int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh);
+/* sym_names.c: a symbol's name, demangled once. */
 const char *sym_sym_name(struct sym_sym *s);
-/* sym_dwarf.c */
+/* sym_dwarf.c (sym_dwarf_free after the scopes and types built on it:
+ * sym_module_free) */
 int sym_dwarf_init(struct sym_module *m);
 void sym_dwarf_free(struct sym_module *m);
 /* sym_dwobj.c: libdwarf on the mapped ELF image map (the module's or its

@@ -9,40 +9,6 @@
 
 #include "core/symbols/sym_int.h"
 
-struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
-{
-	size_t lo = 0, hi;
-	struct sym_sym *s;
-
-	if (!m->synth_done)
-		sym_synth_names(m);
-	hi = m->nsyms;
-	while (lo < hi) {	/* first symbol with addr > a */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	s = &m->syms[lo - 1];
-	/* a symbol of size 0 (_init, _fini) names its address and covers
-	 * nothing beyond it */
-	if (s->size ? a >= s->addr + s->size : a != s->addr)
-		return NULL;
-	return s;
-}
-
-const char *sym_sym_name(struct sym_sym *s)
-{
-	if (!s->dem_done) {
-		s->dem = sym_demangle(s->name);
-		s->dem_done = 1;
-	}
-	return s->dem ? s->dem : s->name;
-}
-
 /* Length of a demangled name without its parameter list. */
 static size_t sym_name_stem(const char *d)
 {
@@ -86,7 +52,8 @@ static int sym_name_tail(const char *c, size_t cl, const char *name, size_t nl)
 	       c[cl - nl - 2] == ':';
 }
 
-/* LLDB's name matching: the mangled name, the demangled one, or its
+/* LLDB's name matching: the mangled name (with or without its symbol
+ * version), the demangled one, or its
  * qualified name without parameters ("ns::f", "f"), a template's without
  * its arguments ("ns::twice"), with parameters when name has them
  * ("over(double)"); a destructor by "~Rect". */
@@ -96,6 +63,9 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	size_t stem, start, nl = strlen(name), bl, cl;
 
 	if (!strcmp(s->name, name))
+		return 1;
+	/* a versioned symbol of the symbol table: "f@@GLIBC_2.34", "f@GLIBC_2.2.5" */
+	if (!strncmp(s->name, name, nl) && s->name[nl] == '@')
 		return 1;
 	if (strncmp(s->name, "_Z", 2) != 0)
 		return 0;
@@ -240,4 +210,20 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 			snprintf(buf + len, n - len, " at %s:%u", base, loc.line);
 	}
 	return buf;
+}
+
+const char *sym_main_file(struct sym_module *m)
+{
+	uint64_t e;
+	const struct sym_row *r;
+
+	if (m->main_file_done)
+		return m->main_file;
+	m->main_file_done = 1;
+	if (sym_lookup_func(m, "main", &e, NULL, 1) != 1)
+		return NULL;
+	r = sym_find_row(m, e - m->bias, NULL);
+	if (r && r->file)
+		m->main_file = xstrdup(r->file);
+	return m->main_file;
 }

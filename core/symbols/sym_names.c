@@ -190,3 +190,39 @@ void sym_link_map_name(struct sym_module *m, const char *path)
 	free(m->name);
 	m->name = xstrdup(so);
 }
+
+/* ---- the symbol covering an address, a symbol's name ---- */
+
+struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t a)
+{
+	size_t lo = 0, hi;
+	struct sym_sym *s;
+
+	if (!m->synth_done)
+		sym_synth_names(m);
+	hi = m->nsyms;
+	while (lo < hi) {	/* first symbol with addr > a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &m->syms[lo - 1];
+	/* a symbol of size 0 (_init, _fini) names its address and covers
+	 * nothing beyond it */
+	if (s->size ? a >= s->addr + s->size : a != s->addr)
+		return NULL;
+	return s;
+}
+
+const char *sym_sym_name(struct sym_sym *s)
+{
+	if (!s->dem_done) {
+		s->dem = sym_demangle(s->name);
+		s->dem_done = 1;
+	}
+	return s->dem ? s->dem : s->name;
+}

@@ -12,7 +12,6 @@
 #include <sys/types.h>
 
 #include "base/err.h"
-#include "trace/tsc.h"
 
 /* Every path below is absolute: relative paths in trace.json are resolved
  * against the bundle's directory. */
@@ -49,6 +48,14 @@ struct bundle_cpu {
 	char *trace, *context_switch;
 };
 
+/* "tscPerfZeroConversion": perf's TSC to nanoseconds parameters. */
+struct bundle_tsc {
+	uint32_t mult;
+	uint16_t shift;
+	uint64_t zero;
+	int valid;		/* given */
+};
+
 struct bundle {
 	char *dir;		/* the bundle directory (absolute) */
 	char *json;		/* its trace.json */
@@ -58,7 +65,7 @@ struct bundle {
 	int nprocs;
 	struct bundle_cpu *cpus;
 	int ncpus;
-	struct trace_tsc_conv tsc;	/* tscPerfZeroConversion, valid if given */
+	struct bundle_tsc tsc;		/* tscPerfZeroConversion, valid if given */
 	char *kernel_file;		/* "kernel": { "file" } or NULL */
 	uint64_t kernel_load;		/* its loadAddress (default BUNDLE_KERNEL_LOAD) */
 	/* paths given absolute, or resolving outside dir: "jpath: path" lines

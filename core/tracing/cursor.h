@@ -9,9 +9,82 @@
 #include <stdint.h>
 
 #include "disasm/disasm.h"
-#include "trace/decode.h"
 
 struct dbg;
+struct trace_decoded;	/* a thread's decoded trace: opaque, core reads it */
+
+/* ---- a decoded trace's items, as core gives them ---- */
+
+/* What an item is (the values of trace/decode.h's, which
+ * core/tracing/dbg_items.c checks at compile time). */
+enum dbg_item_kind {
+	DBG_ITEM_INSN = 0,
+	DBG_ITEM_GAP,		/* decode error; error text and offset set */
+	DBG_ITEM_EVENT,
+};
+
+enum dbg_event_kind {
+	DBG_EV_ENABLED = 1,	/* ip = where tracing resumed; resumed flag */
+	DBG_EV_DISABLED,	/* synchronous disable (after SYSCALL); ip 0 */
+	DBG_EV_ASYNC_DISABLED,	/* stop / signal / INT; ip = the 'at' address */
+	DBG_EV_OVERFLOW,	/* ip = resume ip or 0 */
+	DBG_EV_TICK,		/* time changed; ip = the branch */
+	DBG_EV_OTHER,		/* any other libipt event; libipt_type set */
+	DBG_EV_SYNC,		/* a PSB the decoder (re)synchronized at: offset */
+	DBG_EV_CPU,		/* execution goes on on another CPU: cpu set */
+	DBG_EV_NKINDS
+};
+
+/* One item: an instruction, a gap or an event.  The timing points are
+ * exactly the items with has_tsc (a DBG_EV_TICK is recorded whenever the
+ * time changes). */
+struct dbg_item {
+	enum dbg_item_kind kind;
+	uint64_t ip;		/* instruction address, the event's ip, or a
+				 * gap's ip when known (0 if not) */
+	const char *error;	/* gap, overflow: the decoder's text (static) */
+	uint64_t offset;	/* gap: trace offset of the error; sync: of the PSB */
+	int event;		/* event: enum dbg_event_kind */
+	int resumed;		/* enabled event: resumed where it stopped */
+	int hw;			/* disabled: by the hardware at a privilege
+				 * change, not asynchronously; enabled: the
+				 * return from such a disable */
+	int libipt_type;	/* event: libipt's event type */
+	uint64_t tsc;
+	int has_tsc;
+	int cpu;		/* CPU event: the new CPU's id */
+};
+
+/* A decoded trace's counts: instructions, items (instructions + gaps +
+ * events), gaps; its serial (unique in the process: state kept about one
+ * decoded trace is keyed by it). */
+uint64_t dbg_decoded_insn_count(const struct trace_decoded *dec);
+uint64_t dbg_decoded_item_count(const struct trace_decoded *dec);
+uint64_t dbg_decoded_gap_count(const struct trace_decoded *dec);
+uint64_t dbg_decoded_serial(const struct trace_decoded *dec);
+/* The item index of instruction id (< the instruction count), O(log n). */
+uint64_t dbg_decoded_insn_item(const struct trace_decoded *dec, uint64_t id);
+/* Gaps and events ("side items"), stored apart: how many, and the k-th
+ * with its item index. */
+uint64_t dbg_decoded_side_count(const struct trace_decoded *dec);
+int dbg_decoded_side(const struct trace_decoded *dec, uint64_t k, uint64_t *index,
+		     struct dbg_item *it);
+/* Events by kind (events[k] for enum dbg_event_kind k < nkinds) and the
+ * timestamp range, from the side table. */
+void dbg_decoded_summary(const struct trace_decoded *dec, uint64_t *events, int nkinds,
+			 uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc);
+/* The timing points around item index: the last item at or before it
+ * with a timestamp (lo) and the first after it (hi). */
+struct dbg_time_span {
+	int has_lo, has_hi;
+	uint64_t lo_index, lo_tsc, hi_index, hi_tsc;
+};
+void dbg_decoded_time_span(const struct trace_decoded *dec, uint64_t index,
+			   struct dbg_time_span *s);
+/* Errors by the decoder's text: up to max distinct texts (static) with
+ * their counts; how many were filled. */
+int dbg_decoded_error_kinds(const struct trace_decoded *dec, const char **texts,
+			    uint64_t *counts, int max);
 
 /* One instruction of the code as the traces see it. */
 struct dbg_insn {
@@ -48,7 +121,7 @@ int dbg_cursor_seek_insn(struct dbg_cursor *c, uint64_t id);
  * above. */
 int dbg_cursor_next(struct dbg_cursor *c);
 int dbg_cursor_prev(struct dbg_cursor *c);
-const struct trace_item *dbg_cursor_item(const struct dbg_cursor *c);
+const struct dbg_item *dbg_cursor_item(const struct dbg_cursor *c);
 uint64_t dbg_cursor_index(const struct dbg_cursor *c);
 /* The item's instruction id: an instruction's own, else the id of the
  * instruction after it (events and errors sit between instructions). */

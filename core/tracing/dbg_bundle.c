@@ -7,6 +7,7 @@
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
+#include "core/tracing/items_int.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
@@ -114,7 +115,7 @@ static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struc
 		trace_swc_init_loaded(&c->s, 0, 0, data, len);
 		c->id = bc->id;
 		c->pid = pid;
-		c->conv = b->tsc;
+		c->conv = dbg_tsc_from_bundle(&b->tsc);
 		c->sw = swb;
 		c->sw_len = c->sw_cap = swlen;
 		*tail = c;
@@ -382,7 +383,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 	d->sel_tid = pm->nth ? pm->th[0].tid : 0;
 	d->sel_frame = 0;
 	memset(&d->last, 0, sizeof(d->last));
-	d->tsc_conv = b->tsc;
+	*dbg_tsc_conv_rw(d) = dbg_tsc_from_bundle(&b->tsc);
 	dbg_resolve_all(d);
 	*info = b;
 	return 0;

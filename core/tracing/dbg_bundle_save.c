@@ -6,6 +6,7 @@
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 #include "core/tracing/trace_info.h"
+#include "core/tracing/items_int.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -298,7 +299,7 @@ static int save_cpus(struct dbg *d, const char *dir, struct bundle *b, struct pt
 		bc->trace = join(dir, rel);
 		snprintf(rel, sizeof(rel), "cpus/%d.perf_context_switch_trace", cpu->id);
 		bc->context_switch = join(dir, rel);
-		b->tsc = cpu->conv;
+		b->tsc = dbg_tsc_to_bundle(&cpu->conv);
 		if (trace_ring_snapshot(&cpu->s.ring, &buf, &len, err) < 0)
 			return -1;
 		r = write_file(bc->trace, buf, len, err);
@@ -416,7 +417,7 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	b.dir = dir;
 	b.json = join(dir, "trace.json");
 	save_cpu_info(d, &b);
-	b.tsc = d->tsc_conv;
+	b.tsc = dbg_tsc_to_bundle(d->tsc_conv);
 	b.procs = &p;
 	b.nprocs = 1;
 	p.pid = d->pid;

@@ -5,12 +5,21 @@
 #include "core/tracing/cursor.h"
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
+#include "trace/calls.h"
+#include "trace/decode.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define INFO_BITS 12
+
+/* What core keeps of the building: the clock (the builder's segments are
+ * copied out as core's). */
+struct dbg_calls_int {
+	struct trace_calls *calls;	/* while building */
+	struct trace_clock clock;	/* TSC at instruction boundaries */
+};
 
 /* What the tree needs of one instruction, cached by address (traces run
  * the same code over and over; memory reads and symbol lookups cost). */
@@ -94,13 +103,51 @@ static uint64_t walk_func(void *ctx, uint64_t ip, int *named)
 
 void dbg_calls_release(struct dbg_calls *c)
 {
-	trace_calls_free(c->calls);
-	trace_clock_release(&c->clock);
+	if (c->in) {
+		trace_calls_free(c->in->calls);
+		trace_clock_release(&c->in->clock);
+		free(c->in);
+	}
+	free(c->segs);
+	free(c->last);
 	memset(c, 0, sizeof(*c));
 }
 
+uint64_t dbg_calls_tsc_at(const struct dbg_calls *c, uint64_t x)
+{
+	return c->in ? trace_clock_at(&c->in->clock, x) : 0;
+}
+
+/* The finished tree's segments as core's (and their extents, asked for);
+ * the builder is freed. */
+static void take_segs(struct dbg_calls *c, int extents)
+{
+	size_t n;
+	const struct trace_call_seg *s = trace_calls_segs(c->in->calls, &n);
+
+	c->segs = xcalloc(n + 1, sizeof(*c->segs));
+	c->nsegs = n;
+	for (size_t i = 0; i < n; i++) {
+		c->segs[i].first_id = s[i].first_id;
+		c->segs[i].last_id = s[i].last_id;
+		c->segs[i].first_ip = s[i].first_ip;
+		c->segs[i].last_ip = s[i].last_ip;
+		c->segs[i].tree = s[i].tree;
+		c->segs[i].depth = s[i].depth;
+		c->segs[i].kind = s[i].kind == TRACE_SEG_TRACED ? DBG_SEG_TRACED
+				  : s[i].kind == TRACE_SEG_UNTRACED ? DBG_SEG_UNTRACED : DBG_SEG_ERRORS;
+	}
+	if (extents) {
+		c->last = xcalloc(n + 1, sizeof(uint64_t));
+		trace_calls_extents(s, n, c->last);
+	}
+	trace_calls_free(c->in->calls);
+	c->in->calls = NULL;
+	c->timed = c->in->clock.n != 0;
+}
+
 /* Feeds the items of dec to c->calls. */
-static int walk_items(struct walk *w, const struct trace_decoded *dec, struct dbg_calls *c,
+static int walk_items(struct walk *w, const struct trace_decoded *dec, struct dbg_calls_int *c,
 		      struct ptdb_err *err)
 {
 	struct dbg_cursor *cur = dbg_cursor_new(w->d, dec);
@@ -109,7 +156,7 @@ static int walk_items(struct walk *w, const struct trace_decoded *dec, struct db
 	int r = 0;
 
 	for (uint64_t i = 0; i < items && r == 0; i++) {
-		const struct trace_item *it = dbg_cursor_item(cur);
+		const struct dbg_item *it = dbg_cursor_item(cur);
 
 		if ((i ? dbg_cursor_next(cur) : dbg_cursor_seek_item(cur, 0)) != 0) {
 			r = ptdb_err_set(err, "cannot read the traced instruction after index %" PRIu64,
@@ -118,15 +165,15 @@ static int walk_items(struct walk *w, const struct trace_decoded *dec, struct db
 		}
 		if (it->has_tsc)
 			trace_clock_add(&c->clock, insns, it->tsc);
-		if (it->kind == TRACE_ITEM_INSN) {
+		if (it->kind == DBG_ITEM_INSN) {
 			struct insn_info *in = insn_info(w, it->ip);
 
 			r = trace_calls_insn(c->calls, it->ip, in->next, in->cls, &e);
 			insns++;
-		} else if (it->kind == TRACE_ITEM_GAP ||
-			   (it->kind == TRACE_ITEM_EVENT && it->event == TRACE_EV_OVERFLOW)) {
+		} else if (it->kind == DBG_ITEM_GAP ||
+			   (it->kind == DBG_ITEM_EVENT && it->event == DBG_EV_OVERFLOW)) {
 			r = trace_calls_gap(c->calls, &e);
-		} else if (it->kind == TRACE_ITEM_EVENT && it->event == TRACE_EV_ASYNC_DISABLED) {
+		} else if (it->kind == DBG_ITEM_EVENT && it->event == DBG_EV_ASYNC_DISABLED) {
 			trace_calls_async(c->calls, it->ip);
 		}
 		if (r < 0)
@@ -136,7 +183,8 @@ static int walk_items(struct walk *w, const struct trace_decoded *dec, struct db
 	return r;
 }
 
-int dbg_trace_calls(struct dbg *d, pid_t tid, struct dbg_calls *c, struct ptdb_err *err)
+int dbg_trace_calls(struct dbg *d, pid_t tid, int extents, struct dbg_calls *c,
+		    struct ptdb_err *err)
 {
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
@@ -149,14 +197,16 @@ int dbg_trace_calls(struct dbg *d, pid_t tid, struct dbg_calls *c, struct ptdb_e
 	if (dbg_trace_decode(d, th, &dec, err) < 0)
 		return -1;
 	w.info = xcalloc((size_t)1 << INFO_BITS, sizeof(*w.info));
-	c->calls = trace_calls_new(walk_func, &w);
-	trace_clock_init(&c->clock);
-	if (walk_items(&w, dec, c, err) < 0) {
+	c->in = xcalloc(1, sizeof(*c->in));
+	c->in->calls = trace_calls_new(walk_func, &w);
+	trace_clock_init(&c->in->clock);
+	if (walk_items(&w, dec, c->in, err) < 0) {
 		free(w.info);
 		dbg_calls_release(c);
 		return -1;
 	}
-	trace_calls_finish(c->calls, &e);
+	trace_calls_finish(c->in->calls, &e);
 	free(w.info);
+	take_segs(c, extents);
 	return 1;
 }

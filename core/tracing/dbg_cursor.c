@@ -5,6 +5,7 @@
  * place (icache_get) when that changes, and when it holds ICACHE_MAX
  * instructions. */
 #include "core/tracing/cursor.h"
+#include "core/tracing/items_int.h"
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 
@@ -177,7 +178,8 @@ struct dbg_cursor {
 	const struct trace_decoded *dec;
 	struct trace_cursor tc;
 	uint64_t index, id;	/* the item's index, its instruction id */
-	struct trace_item it;
+	struct trace_item raw;
+	struct dbg_item it;	/* raw as core's */
 	int valid;
 };
 
@@ -201,7 +203,9 @@ void dbg_cursor_free(struct dbg_cursor *c)
 
 static int load(struct dbg_cursor *c, uint64_t index)
 {
-	int r = trace_cursor_item(&c->tc, index, &c->it, dbg_cursor_next_ip, c->d);
+	int r = trace_cursor_item(&c->tc, index, &c->raw, dbg_cursor_next_ip, c->d);
+
+	dbg_item_from(&c->it, &c->raw);
 
 	c->index = index;
 	c->valid = r == 0;
@@ -226,7 +230,7 @@ int dbg_cursor_seek_insn(struct dbg_cursor *c, uint64_t id)
 
 int dbg_cursor_next(struct dbg_cursor *c)
 {
-	uint64_t id = c->id + (c->it.kind == TRACE_ITEM_INSN);
+	uint64_t id = c->id + (c->it.kind == DBG_ITEM_INSN);
 
 	if (c->index + 1 >= trace_decoded_item_count(c->dec))
 		return 1;
@@ -240,12 +244,12 @@ int dbg_cursor_prev(struct dbg_cursor *c)
 		return 1;
 	if (load(c, c->index - 1) < 0)
 		return -1;
-	if (c->it.kind == TRACE_ITEM_INSN)
+	if (c->it.kind == DBG_ITEM_INSN)
 		c->id--;
 	return 0;
 }
 
-const struct trace_item *dbg_cursor_item(const struct dbg_cursor *c)
+const struct dbg_item *dbg_cursor_item(const struct dbg_cursor *c)
 {
 	return &c->it;
 }
@@ -262,7 +266,7 @@ uint64_t dbg_cursor_id(const struct dbg_cursor *c)
 
 const struct dbg_insn *dbg_cursor_insn(struct dbg_cursor *c)
 {
-	if (!c->valid || c->it.kind != TRACE_ITEM_INSN)
+	if (!c->valid || c->it.kind != DBG_ITEM_INSN)
 		return NULL;
 	return dbg_insn_cached(c->d, c->it.ip);
 }

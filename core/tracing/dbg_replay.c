@@ -35,7 +35,7 @@ static void replay_free(struct dbg_replay *r)
 /* The replay's cursor at item index of dec: 0, or -1 (out of range or
  * unreadable). */
 static int at_item(struct dbg *d, struct trace_decoded *dec, uint64_t index,
-		   const struct trace_item **it)
+		   const struct dbg_item **it)
 {
 	struct dbg_replay *r = d->replay;
 
@@ -72,16 +72,16 @@ static int neighbour(struct dbg *d, struct trace_decoded *dec, const struct pos 
 	int gap = 0;
 
 	for (;;) {
-		const struct trace_item *it;
+		const struct dbg_item *it;
 
 		if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= count))
 			return 1;
 		i = dir < 0 ? i - 1 : i + 1;
 		if (at_item(d, dec, i, &it) < 0)
 			return 1;
-		if (it->kind == TRACE_ITEM_GAP)
+		if (it->kind == DBG_ITEM_GAP)
 			gap = 1;
-		if (it->kind != TRACE_ITEM_INSN)
+		if (it->kind != DBG_ITEM_INSN)
 			continue;
 		n->item = i;
 		n->ip = it->ip;
@@ -251,7 +251,7 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 uint64_t dbg_replay_pc(struct dbg *d)
 {
 	struct trace_decoded *dec;
-	const struct trace_item *it;
+	const struct dbg_item *it;
 
 	if (!d->replay || !(dec = decoded(d, NULL)))
 		return 0;

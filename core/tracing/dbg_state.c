@@ -2,6 +2,7 @@
  * layout (trace/state.c writes it): what each traced thread and CPU holds
  * now, as "trace save" would read it. */
 #include "core/tracing/dbg_trace_int.h"
+#include "core/tracing/items_int.h"
 #include "trace/state.h"
 #include "core/tracing/trace_info.h"
 #include "trace/swc.h"
@@ -64,7 +65,7 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 	s.cpus = sc;
 	s.cpuinfo_bytes = cpuinfo_bytes();
 	if (!s.tsc)
-		s.tsc = &d->tsc_conv;
+		s.tsc = dbg_tsc_conv_rw(d);
 	if (dbg_trace_collector(d->trace)->state)
 		dbg_trace_collector(d->trace)->state(d, &s);
 	text = trace_state_json(&s, pretty);

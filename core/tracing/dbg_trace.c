@@ -4,6 +4,7 @@
  * collector's (struct dbg_collector, core/tracing/dbg_trace_int.h): the software
  * one (core/collectors/dbg_swc.c) or the intel-pt one (core/collectors/dbg_ipt.c). */
 #include "core/tracing/dbg_trace_int.h"
+#include "core/tracing/items_int.h"
 #include "core/collectors/dbg_cache.h"
 #include "trace/swc.h"
 
@@ -215,8 +216,8 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 	 * nanoseconds is this machine's, measured once per session (a
 	 * failure leaves raw TSC values, which dumps still show) */
 	if ((o->tsc || (o->per_cpu && o->backend == DBG_BACKEND_INTEL_PT)) &&
-	    (!d->tsc_conv.valid || d->tsc_conv.source == TRACE_TSC_GIVEN))
-		trace_tsc_measure(&d->tsc_conv);
+	    (!dbg_tsc_conv_rw(d)->valid || d->tsc_conv->source == TRACE_TSC_GIVEN))
+		trace_tsc_measure(d->tsc_conv);
 	if (!d->trace)
 		d->trace = xcalloc(1, sizeof(*d->trace));
 	d->trace->opts = *o;

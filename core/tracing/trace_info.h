@@ -51,6 +51,37 @@ struct dbg_decoded_figures {
 };
 void dbg_decoded_figures(const struct trace_decoded *dec, struct dbg_decoded_figures *f);
 
+/* The session's TSC conversion (measured when tracing started with
+ * timestamps, or a loaded bundle's; core/tracing/dbg_items.c). */
+enum dbg_tsc_source {
+	DBG_TSC_GIVEN = 0,	/* read with the trace (a bundle) */
+	DBG_TSC_PERF,		/* the kernel's perf_event mmap page */
+	DBG_TSC_CALIBRATED,	/* rdtsc measured against CLOCK_MONOTONIC */
+};
+struct dbg_tsc_figures {
+	uint32_t mult;
+	unsigned shift;
+	uint64_t zero;
+	int source;		/* enum dbg_tsc_source */
+	const char *source_name;	/* "perf" / "calibrated" / "given" */
+	double hz;		/* the TSC frequency the parameters describe */
+	/* times are shown relative to start_tsc (tracing started), else
+	 * to the first timestamp of the trace shown */
+	int has_start;
+	uint64_t start_tsc;
+	const char *note;	/* why not the kernel's parameters, or "" */
+};
+/* 1 with f filled (f may be NULL) when the conversion is known, else 0. */
+int dbg_tsc_known(const struct dbg *d, struct dbg_tsc_figures *f);
+/* A TSC value as nanoseconds of the perf clock (the conversion known). */
+uint64_t dbg_tsc_to_ns(const struct dbg *d, uint64_t tsc);
+
+/* dbg_trace_decode with a progress callback: fn(ctx, bytes decoded, total)
+ * every few thousand blocks, nonzero cancels ("interrupted"). */
+int dbg_trace_decode_progress(struct dbg *d, struct trace_swc_thread *th,
+			      int (*fn)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+			      struct trace_decoded **out, struct ptdb_err *err);
+
 /* 1 if th's buffer wrapped, with *written the bytes ever written into it
  * and *size its size; 0 if it holds all it got (or th is NULL). */
 int dbg_trace_wrapped(const struct trace_swc_thread *th, unsigned long long *written,

@@ -2,12 +2,19 @@
  * fuzz harness uses (see fuzz.h). */
 #include "tests/fuzz/fuzz.h"
 #include "cmd/cmd.h"
+#include "cmd/builtin.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* the command tree, as main.c hands it to the dispatcher */
+__attribute__((constructor)) static void hand_tree(void)
+{
+	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
+}
 
 static char dir[64];
 static FILE *devnull;

@@ -2,9 +2,16 @@
  * and help generation of the command tree. */
 #include "tests/unit/test.h"
 #include "cmd/cmd.h"
+#include "cmd/builtin.h"
 #include "core/session/session.h"
 
 #include <stdlib.h>
+
+/* the command tree, as main.c hands it to the dispatcher */
+__attribute__((constructor)) static void hand_tree(void)
+{
+	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
+}
 
 TEST(split_plain)
 {

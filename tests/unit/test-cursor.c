@@ -7,13 +7,21 @@
 #include "test.h"
 
 #include "cmd/cmd.h"
+#include "cmd/builtin.h"
 #include "core/tracing/cursor.h"
+#include "trace/decode.h"
 #include "core/session/session.h"
 #include "trace/swc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the command tree, as main.c hands it to the dispatcher */
+__attribute__((constructor)) static void hand_tree(void)
+{
+	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
+}
 
 #define PROG "tests/programs/trace_loop"
 
@@ -98,11 +106,11 @@ TEST(cursor_seeks_and_steps)
 	w = dbg_cursor_new(&s.dbg, dec);
 	CHECK_INT(dbg_cursor_seek_item(w, 0), 0);
 	for (uint64_t i = 0; i < n; i++) {
-		const struct trace_item *it = dbg_cursor_item(w);
+		const struct dbg_item *it = dbg_cursor_item(w);
 
 		CHECK_INT(dbg_cursor_index(w), i);
 		CHECK_INT(dbg_cursor_id(w), insns);
-		if (it->kind == TRACE_ITEM_INSN) {
+		if (it->kind == DBG_ITEM_INSN) {
 			const struct dbg_insn *in = dbg_cursor_insn(w);
 
 			CHECK(in && in->ok && in->ip == it->ip);

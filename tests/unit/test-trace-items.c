@@ -4,6 +4,7 @@
  * "[unavailable]" before any), their JSON, and dump info's sections. */
 #include "tests/unit/test.h"
 #include "cmd/cmd-trace.h"
+#include "core/tracing/items_int.h"
 #include "trace/decode.h"
 #include "trace/ptw.h"
 #include "trace/ring.h"
@@ -63,10 +64,39 @@ static struct trace_decoded *decoded(void)
 /* 1 GHz (ns = tsc), times relative to TSC 500. */
 static void conv_1ghz(struct dbg *d)
 {
+	static struct trace_tsc_conv conv;
+
 	memset(d, 0, sizeof(*d));
-	trace_tsc_from_freq(&d->tsc_conv, 1000000000ull, 0, 0);
-	d->tsc_conv.start_tsc = 500;
-	d->tsc_conv.has_start = 1;
+	memset(&conv, 0, sizeof(conv));
+	d->tsc_conv = &conv;
+	trace_tsc_from_freq(d->tsc_conv, 1000000000ull, 0, 0);
+	d->tsc_conv->start_tsc = 500;
+	d->tsc_conv->has_start = 1;
+}
+
+/* The cmd/ wording of a trace/ item (cmd/ reads core's items). */
+static int is_error(const struct trace_item *it)
+{
+	struct dbg_item di;
+
+	dbg_item_from(&di, it);
+	return cmd_trace_is_error(&di);
+}
+
+static const char *event_name(const struct trace_item *it)
+{
+	struct dbg_item di;
+
+	dbg_item_from(&di, it);
+	return cmd_trace_event_name(&di);
+}
+
+static const char *item_text(const struct trace_item *it, char *buf, size_t n)
+{
+	struct dbg_item di;
+
+	dbg_item_from(&di, it);
+	return cmd_trace_item_text(&di, buf, n);
 }
 
 TEST(items_and_event_names)
@@ -88,8 +118,8 @@ TEST(items_and_event_names)
 			continue;
 		}
 		CHECK_INT(it.kind, TRACE_ITEM_EVENT);
-		CHECK(!cmd_trace_is_error(&it));
-		CHECK_STR(cmd_trace_event_name(&it), names[i]);
+		CHECK(!is_error(&it));
+		CHECK_STR(event_name(&it), names[i]);
 	}
 	trace_decoded_free(dec);
 }
@@ -110,11 +140,11 @@ TEST(clock_interpolates)
 	for (uint64_t i = 0; i < 9; i++)
 		CHECK_STR(cmd_trace_clock_text(&c, i, buf, sizeof(buf)), want[i]);
 	/* without a start, relative to the first timestamp */
-	d.tsc_conv.has_start = 0;
+	d.tsc_conv->has_start = 0;
 	cmd_trace_clock_init(&c, &d, dec);
 	CHECK_STR(cmd_trace_clock_text(&c, 3, buf, sizeof(buf)), "[200.000 ns]");
 	/* without a conversion: the counter in force, not interpolated */
-	d.tsc_conv.valid = 0;
+	d.tsc_conv->valid = 0;
 	cmd_trace_clock_init(&c, &d, dec);
 	CHECK_STR(cmd_trace_clock_text(&c, 5, buf, sizeof(buf)), "[tsc=1000]");
 	CHECK_STR(cmd_trace_clock_text(&c, 8, buf, sizeof(buf)), "[tsc=2000]");
@@ -184,18 +214,18 @@ TEST(item_texts)
 
 	CHECK(dec);
 	trace_decoded_item(dec, 0, &it, next_ip, NULL);
-	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) HW clock tick [1000]");
+	CHECK_STR(item_text(&it, t, sizeof(t)), "(event) HW clock tick [1000]");
 	trace_decoded_item(dec, 1, &it, next_ip, NULL);
-	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) trace synchronization point [offset = 0x0]");
+	CHECK_STR(item_text(&it, t, sizeof(t)), "(event) trace synchronization point [offset = 0x0]");
 	trace_decoded_item(dec, 7, &it, next_ip, NULL);
-	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) HW clock tick [2000]");
+	CHECK_STR(item_text(&it, t, sizeof(t)), "(event) HW clock tick [2000]");
 	trace_decoded_item(dec, 8, &it, next_ip, NULL);
-	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) software disabled tracing");
+	CHECK_STR(item_text(&it, t, sizeof(t)), "(event) software disabled tracing");
 	memset(&it, 0, sizeof(it));
 	it.kind = TRACE_ITEM_EVENT;
 	it.event = TRACE_EV_CPU;
 	it.cpu = 51;
-	CHECK_STR(cmd_trace_item_text(&it, t, sizeof(t)), "(event) CPU core changed [new CPU=51]");
+	CHECK_STR(item_text(&it, t, sizeof(t)), "(event) CPU core changed [new CPU=51]");
 	trace_decoded_free(dec);
 	/* the same trace without its code: a gap where the code is missing */
 	{
@@ -218,10 +248,10 @@ TEST(item_texts)
 		trace_decoded_item(dec, i, &it, next_ip, NULL);
 		if (it.kind != TRACE_ITEM_GAP)
 			continue;
-		CHECK(cmd_trace_is_error(&it));
+		CHECK(is_error(&it));
 		snprintf(t, sizeof(t), "(error) no memory mapped at this address: 0x0000000000400000 "
 			 "(trace offset 0x%llx)", (unsigned long long)it.offset);
-		CHECK_STR(cmd_trace_item_text(&it, got, sizeof(got)), t);
+		CHECK_STR(item_text(&it, got, sizeof(got)), t);
 	}
 	trace_decoded_free(dec);
 }
