@@ -243,6 +243,9 @@ MALFORMED = [
     ("tid a string", (T0 + ["tid"], "1001"), "{j}:traceBundle.processes[0].threads[0].tid: expected an integer, got a string"),
     ("tid negative", (T0 + ["tid"], -3), "{j}:traceBundle.processes[0].threads[0].tid: -3 is out of range (0 to 2147483647)"),
     ("tid twice", (P0 + ["threads"], [{"tid": 5}, {"tid": 5}]), "{j}:traceBundle.processes[0].threads[1]: thread 5 is listed twice (also at traceBundle.processes[0].threads[0])"),
+    # ptdb's wrap fields (LLDB ignores them)
+    ("wrapped not a boolean", (T0 + ["wrapped"], 1), "{j}:traceBundle.processes[0].threads[0].wrapped: expected a boolean, got an integer"),
+    ("bytesWritten negative", (T0 + ["bytesWritten"], -1), "{j}:traceBundle.processes[0].threads[0].bytesWritten: expected an unsigned integer, got -1"),
     ("trace file missing", (T0 + ["iptTrace"], "traces/none.trace"), "{j}:traceBundle.processes[0].threads[0].iptTrace: cannot read '{d}/traces/none.trace': No such file or directory"),
     ("trace is a directory", (T0 + ["iptTrace"], "traces"), "{j}:traceBundle.processes[0].threads[0].iptTrace: '{d}/traces' is not a regular file"),
     ("modules missing", (P0 + ["modules"], None), "{j}:traceBundle.processes[0]: missing value for \"modules\""),
