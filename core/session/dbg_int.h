@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/collectors/collector.h"
 #include "disasm/disasm.h"
 
 struct dbg;
@@ -15,7 +16,6 @@ struct dbg_bp;
 struct dbg_frame;
 struct dbg_module;
 struct dbg_stop;
-struct dbg_trace_opts;
 struct ptdb_err;
 struct sym_loc;
 struct sym_module;
@@ -25,6 +25,9 @@ struct target_stop;
 struct target_thread_info;
 struct trace_swc_cpu;
 struct trace_swc_thread;
+
+/* What collectors call instead of calling up (core/session/dbg_host.c). */
+extern const struct dbg_host dbg_host;
 
 void dbg_resolve_all(struct dbg *d);
 /* Forgets the process, the modules, a loaded trace and the executable
@@ -75,8 +78,6 @@ int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uin
  * unchanged, as LLDB assumes of a frame without unwind information.
  * 0 ok, -1 no caller. */
 int dbg_unwind_regs(struct dbg *d, const struct sym_regs *in, int first, struct sym_regs *out);
-/* A process exit as the stop reported. */
-void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
 /* Applies the signal policy ("process handle") to a signal stop: returns
  * 1 with *stop filled when it stops the process, 0 when the signal goes on
  * (passed or suppressed, told later when notify). */
@@ -85,24 +86,6 @@ int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop
  * interrupt.  1 with *stop filled, 0 for any other stop. */
 int dbg_end_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop);
 
-/* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
- * (the same or an outer frame, so recursion does not fool it). */
-struct dbg_goal {
-	uint64_t pc, min_rsp;
-};
-
-enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
-
-/* What a run asks for: until a user-visible stop (RW_USER), a goal
- * reached by tid (RW_GOAL) or, with step_tid, one instruction of that
- * thread (RW_STEPPED). */
-struct dbg_run_req {
-	pid_t step_tid;			/* 0: run every thread */
-	pid_t tid;			/* whose goals */
-	const struct dbg_goal *goals;
-	int ngoals;
-};
-
 /* Runs the process natively (dbg_step.c) or traced (dbg_trace.c) as rq
  * asks. */
 int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
@@ -110,10 +93,6 @@ int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 /* At the exit: keeps a software trace readable (dbg_trace_kept), ends
  * any other. */
 void dbg_trace_exited(struct dbg *d);
-/* core/tracing/dbg_progress.c: a traced run's progress for d->progress.fn. */
-void dbg_progress_begin(struct dbg *d);
-void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
-void dbg_progress_poll(struct dbg *d);	/* reads the clock at every call */
 int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 void dbg_trace_did_stop(struct dbg *d);
@@ -155,38 +134,8 @@ const struct dbg_source *dbg_source(const struct dbg *d);
 int dbg_trace_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 		       int *stepping);
 
-/* The intel-pt backend's events (core/collectors/dbg_ipt.c).  Buffers are copied at
- * every stop into the containers dumps read: a thread's ring, or per CPU
- * the chain of struct trace_swc_cpu it owns. */
-struct dbg_ipt;
-struct trace_swc_thread;
-struct trace_swc_cpu;
-struct trace_tsc_conv;
-/* Reads the PMU (the "not available" error), /proc/cpuinfo, the limits. */
-int dbg_ipt_new(struct dbg_ipt **out, const struct dbg_trace_opts *o, struct ptdb_err *err);
-void dbg_ipt_free(struct dbg_ipt *h);
-/* One event for tid (pid = tid, cpu = -1), created disabled; th becomes
- * its container.  With --tsc conv takes the perf page's parameters. */
-int dbg_ipt_thread_start(struct dbg_ipt *h, struct trace_swc_thread *th, pid_t tid,
-			 unsigned index, size_t size, size_t total_limit,
-			 struct trace_tsc_conv *conv, struct ptdb_err *err);
-/* Final copy of its buffer, then the event closes. */
-int dbg_ipt_thread_stop(struct dbg_ipt *h, struct trace_swc_thread *th, struct ptdb_err *err);
-/* An intel_pt and a context-switch event per online CPU (cgroup of pid
- * when cgroup_filter and cgroup v2, else every task), created disabled;
- * *chain the CPUs' containers (owned by h).  conv: the perf page's. */
-int dbg_ipt_cpus_start(struct dbg_ipt *h, pid_t pid, size_t size, size_t total_limit,
-		       int cgroup_filter, struct trace_tsc_conv *conv,
-		       struct trace_swc_cpu **chain, struct ptdb_err *err);
-void dbg_ipt_cpus_stop(struct dbg_ipt *h);
-/* Enables everything (just before the process resumes). */
-int dbg_ipt_will_resume(struct dbg_ipt *h, struct ptdb_err *err);
-/* Pauses the CPUs and copies every buffer (the process stopped). */
-int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err);
-size_t dbg_ipt_bytes(const struct dbg_ipt *h);
-/* Per-CPU tracing limited to the process's cgroup: 1, else 0. */
-int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h);
 /* The live intel-pt collector, or NULL (software, loaded, none). */
+struct dbg_ipt;
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
 
 /* The decode cache (core/tracing/dbg_decoded.c): th's decoded trace goes (th is

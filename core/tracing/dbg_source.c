@@ -92,7 +92,7 @@ static int live_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int
 {
 	if (!d->trace)
 		return -1;
-	return dbg_trace_collector(d->trace)->cpu_info(d, vendor, n, family, model, stepping);
+	return dbg_trace_collector(d->trace)->cpu_info(dbg_tee(d), vendor, n, family, model, stepping);
 }
 
 /* ---- a loaded bundle ---- */
