@@ -12,6 +12,8 @@
 
 #include "base/err.h"
 #include "core/collectors/run.h"
+#include "core/data/frame.h"
+#include "core/session/frame.h"
 #include "core/symbols/sym.h"
 #include "target/target.h"
 #include "trace/tsc.h"
@@ -25,16 +27,6 @@ struct dbg_host;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
-
-struct dbg_module {
-	struct sym_module *sym;	/* NULL: the file is not ELF (ignored) */
-	char *path;
-	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
-	int is_exe;
-	int anon;		/* a loaded trace's copy of anonymous executable
-				 * memory: code without a name (symbolized as no
-				 * module, as live) */
-};
 
 struct dbg_bp_loc {
 	uint64_t addr;
@@ -68,30 +60,6 @@ struct dbg_bp {
 };
 
 
-
-#define DBG_MAX_INLINE 16	/* inlined calls shown per concrete frame */
-
-struct dbg_frame {
-	uint64_t pc, rsp, rbp;
-	struct dbg_module *mod;		/* NULL: no module covers pc */
-	int untraced;			/* replaying: the callers before the
-					 * trace began (no pc) */
-	int replaying;			/* replaying: the cursor's frame */
-	/* inlined calls (LLDB's "[inlined]" frames): a concrete frame whose
-	 * address look lies in ninl inlined calls is shown as ninl + 1
-	 * frames, inl = 0 (the innermost call) .. ninl (the function); all
-	 * but inl 0 are virtual (pc: the start of the inlined block, the
-	 * registers the concrete frame's).  look 0: not computed. */
-	uint64_t look;
-	unsigned inl, ninl;
-	int virt;
-	unsigned conc;			/* the concrete frame's number (0: the
-					 * thread's registers) */
-	uint64_t cpc;			/* and its pc */
-	int trap;			/* pc is not a return address (a signal
-					 * interrupted it, or the trampoline) */
-	int sigtramp;			/* the signal trampoline's frame */
-};
 
 /* How a signal reaching the inferior is handled ("process handle"). */
 struct dbg_sig {
@@ -200,8 +168,10 @@ struct dbg {
 	char *stop_error;
 	struct expr_store *results;	/* expression results $N (core/data/expr.h) */
 	struct dbg_watch *watch;	/* watchpoints (core/session/dbg_watch.c), or NULL */
-	/* what a collector calls instead of calling up (core/session/dbg_host.c) */
+	/* what a collector calls instead of calling up, and what values and
+	 * expressions read through (core/session/dbg_host.c) */
 	const struct dbg_host *host;
+	struct value_env env;
 };
 
 void dbg_init(struct dbg *d);

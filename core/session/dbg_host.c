@@ -1,10 +1,12 @@
-/* core/session/dbg_host.c: what a collector asks of the session and of the
- * trace session (struct dbg_host, core/collectors/collector.h), each call
- * with the session as its first argument.  dbg_init hands it to d->host;
- * the trace session passes it down in the struct dbg_tracee it hands the
- * collector, which never calls up by name. */
+/* core/session/dbg_host.c: what the rooms below ask of the session, handed
+ * down to them so that they never call up by name.  A collector's struct
+ * dbg_host (core/collectors/collector.h): the session's and the trace
+ * session's functions, d->host, which the trace session passes down in
+ * the struct dbg_tracee it hands the collector.  Values' and expressions'
+ * struct value_env (core/data/value.h): d->env, in every frame_ctx. */
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
+#include "core/tracing/cursor.h"
 #include "core/tracing/dbg_trace_int.h"
 
 const struct dbg_host dbg_host = {
@@ -26,3 +28,36 @@ const struct dbg_host dbg_host = {
 	.trace_drop_kept = dbg_trace_drop_kept,
 	.thread_release = dbg_trace_thread_release,
 };
+
+static struct sym_type *type_named(struct dbg *d, const char *name)
+{
+	for (int i = 0; i < d->nmods; i++)
+		if (d->mods[i].sym && d->mods[i].end) {
+			struct sym_type *t = sym_type_named(d->mods[i].sym, name);
+
+			if (t)
+				return t;
+		}
+	return NULL;
+}
+
+static struct target_proc *proc(struct dbg *d)
+{
+	return d->proc;
+}
+
+void dbg_env_init(struct dbg *d)
+{
+	d->env = (struct value_env){
+		.d = d,
+		.read = dbg_read,
+		.read_some = dbg_read_some,
+		.format_addr = dbg_format_addr,
+		.var_named = frame_var_named,
+		.type_named = type_named,
+		.proc = proc,
+		.code_changed = dbg_icache_free,
+		.replaying = dbg_replaying,
+		.replay_pc = dbg_replay_pc,
+	};
+}

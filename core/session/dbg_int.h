@@ -28,6 +28,8 @@ struct trace_swc_thread;
 
 /* What collectors call instead of calling up (core/session/dbg_host.c). */
 extern const struct dbg_host dbg_host;
+/* d->env: what values and expressions read of d. */
+void dbg_env_init(struct dbg *d);
 
 void dbg_resolve_all(struct dbg *d);
 /* Forgets the process, the modules, a loaded trace and the executable

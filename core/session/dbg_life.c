@@ -17,6 +17,7 @@ void dbg_init(struct dbg *d)
 	memset(d, 0, sizeof(*d));
 	d->next_bp_id = 1;
 	d->host = &dbg_host;
+	dbg_env_init(d);
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
 	}
