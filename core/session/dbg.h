@@ -24,6 +24,7 @@ struct trace_swc_thread;
 struct trace_decoded;
 struct expr_store;
 struct dbg_host;
+struct dbg_trace_host;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
@@ -171,6 +172,7 @@ struct dbg {
 	/* what a collector calls instead of calling up, and what values and
 	 * expressions read through (core/session/dbg_host.c) */
 	const struct dbg_host *host;
+	const struct dbg_trace_host *trace_host;	/* the trace session's */
 	struct value_env env;
 };
 

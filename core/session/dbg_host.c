@@ -29,6 +29,18 @@ const struct dbg_host dbg_host = {
 	.thread_release = dbg_trace_thread_release,
 };
 
+const struct dbg_trace_host dbg_trace_host = {
+	.alive = dbg_alive,
+	.module_for = dbg_module_for,
+	.add_module = dbg_add_module,
+	.drop_target = dbg_drop_target,
+	.resolve_all = dbg_resolve_all,
+	.pm_frames = dbg_pm_frames,
+	.disasm = dbg_disasm,
+	.read_some = dbg_read_some,
+	.addr_line = dbg_addr_line,
+};
+
 static struct sym_type *type_named(struct dbg *d, const char *name)
 {
 	for (int i = 0; i < d->nmods; i++)

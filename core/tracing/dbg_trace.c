@@ -52,7 +52,7 @@ int dbg_tracing(const struct dbg *d)
 
 int dbg_trace_kept(const struct dbg *d)
 {
-	return d->trace && !d->pm && !dbg_alive(d);
+	return d->trace && !d->pm && !d->trace_host->alive(d);
 }
 
 void dbg_trace_exited(struct dbg *d)
@@ -187,7 +187,7 @@ static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int p
 {
 	struct dbg_trace *t = d->trace;
 
-	if (!dbg_alive(d))
+	if (!d->trace_host->alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched");
 	if (!t)
 		return 0;
@@ -371,7 +371,7 @@ void dbg_trace_drop_kept(struct dbg *d)
 /* A stop the user sees: every traced thread's trace pauses where it is. */
 void dbg_trace_did_stop(struct dbg *d)
 {
-	if (!d->trace || !dbg_alive(d))
+	if (!d->trace || !d->trace_host->alive(d))
 		return;
 	dbg_trace_collector(d->trace)->did_stop(dbg_tee(d));
 }

@@ -19,6 +19,31 @@
 struct dbg_swc;
 struct trace_state;
 
+/* What the trace session asks of the session above it, each call with the
+ * session (core/session/dbg_host.c fills it; d->trace_host): it never
+ * calls up by name. */
+struct dbg_trace_host {
+	int (*alive)(const struct dbg *d);	/* a live (stopped) process */
+	struct dbg_module *(*module_for)(struct dbg *d, uint64_t addr);
+	/* a loaded bundle's modules: appended to the session's */
+	struct dbg_module *(*add_module)(struct dbg *d, struct sym_module *m, const char *path);
+	/* the process, the modules, a loaded trace and the executable go
+	 * (breakpoints stay, unresolved) */
+	void (*drop_target)(struct dbg *d);
+	void (*resolve_all)(struct dbg *d);	/* breakpoints resolved again */
+	/* a loaded trace's thread where its trace ends, with the callers
+	 * its calls and returns show */
+	int (*pm_frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			 struct ptdb_err *err);
+	struct disasm *(*disasm)(struct dbg *d);	/* AT&T, or NULL */
+	/* up to n bytes at addr (live, or the modules' files): how many */
+	size_t (*read_some)(struct dbg *d, uint64_t addr, void *buf, size_t n);
+	/* source location of addr: 0 found, -1 not */
+	int (*addr_line)(struct dbg *d, uint64_t addr, const char **file, unsigned *line,
+			 unsigned *column);
+};
+extern const struct dbg_trace_host dbg_trace_host;	/* core/session/dbg_host.c */
+
 /* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after
  * dbg_trace_thread_release): every struct trace_swc_thread core holds is
  * allocated so (core/tracing/dbg_trace.c). */
