@@ -4,8 +4,6 @@
  * bundle's copies.  "trace save" is core/tracing/dbg_bundle_save.c. */
 #include "core/tracing/bundle.h"
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"

@@ -3,8 +3,6 @@
  * CPUs' raw traces, copies of the modules they ran (all of them, or with
  * --compact only those), anonymous executable memory as raw images. */
 #include "core/tracing/bundle.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "trace/decode.h"

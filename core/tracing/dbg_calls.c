@@ -3,8 +3,6 @@
  * through the instruction cache, into trace/calls. */
 #include "core/tracing/calls.h"
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 
 #include <inttypes.h>

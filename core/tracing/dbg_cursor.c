@@ -5,8 +5,6 @@
  * place (icache_get) when that changes, and when it holds ICACHE_MAX
  * instructions. */
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 
 #include <stdlib.h>

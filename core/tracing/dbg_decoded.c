@@ -3,8 +3,6 @@
  * them), the per-CPU split into per-thread traces, and decoding a thread's
  * trace (trace/decode) cached per stop id. */
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "trace/cpusplit.h"

@@ -1,8 +1,6 @@
 /* core/tracing/dbg_exited.c: threads that exited while traced stay in the session
  * (listed as exited, their traces dumpable) until the process runs again
  * from a new start: the trace commands see live and exited threads alike. */
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "trace/swc.h"

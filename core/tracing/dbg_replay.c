@@ -6,8 +6,6 @@
  * themselves: a taken CALL enters a frame, a RET leaves one.  Registers and
  * memory are not recorded: only the program counter is known. */
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "trace/decode.h"
 #include "trace/swc.h"

@@ -10,7 +10,6 @@
 #define PTDB_CORE_DBG_TRACE_INT_H
 
 #include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/collectors/collector.h"
 #include "trace/swc.h"
 
@@ -72,5 +71,66 @@ struct dbg_tracee *dbg_tee(struct dbg *d);
 void dbg_progress_begin(struct dbg *d);
 void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
 void dbg_progress_poll(struct dbg *d);	/* reads the clock at every call */
+
+/* The trace session as the session drives it (core/tracing/dbg_trace.c):
+ * a traced run, a stop the user sees; at the exit it keeps a software
+ * trace readable (dbg_trace_kept) and ends any other. */
+void dbg_trace_exited(struct dbg *d);
+int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+void dbg_trace_did_stop(struct dbg *d);
+
+/* A loaded trace's thread has one frame: where its trace ends
+ * (core/tracing/dbg_bundle.c). */
+int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
+
+/* Where the session's traces and threads come from (core/tracing/dbg_source.c):
+ * the live process traced by the software or the intel-pt collector, or a
+ * loaded bundle.  Readers ask the source, not the mode. */
+struct dbg_source {
+	const char *technology;		/* "software", "intel-pt" */
+	int loaded;			/* a bundle: no process, memory from files */
+	/* tid's trace (traced, or stopped and kept until the next resume) */
+	struct trace_swc_thread *(*trace)(struct dbg *d, pid_t tid);
+	/* every trace, in thread order */
+	int (*traces)(struct dbg *d, struct trace_swc_thread **out, int max);
+	struct trace_swc_cpu *(*cpu)(struct dbg *d);	/* per-CPU chain */
+	int (*threads)(struct dbg *d, struct target_thread_info *out, int max);
+	unsigned (*thread_index)(struct dbg *d, pid_t tid);
+	/* memory is the modules' files only (a bundle; a process that exited
+	 * with its trace): 1, and files_error says an address outside them */
+	int (*files_only)(const struct dbg *d);
+	const char *files_error;	/* printf format: the address (PRIx64) */
+	/* tid is a thread the user can select */
+	int (*selectable)(struct dbg *d, pid_t tid);
+	/* the modules are at their run-time addresses */
+	int (*mapped)(const struct dbg *d);
+	/* a thread's frames when the source has no stack to unwind (NULL:
+	 * unwind the live thread) */
+	int (*frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		      struct ptdb_err *err);
+	/* the CPU the trace ran on: 0, or -1 not known (software) */
+	int (*cpu_info)(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+			int *stepping);
+};
+const struct dbg_source *dbg_source(const struct dbg *d);
+int dbg_trace_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+		       int *stepping);
+
+/* The live intel-pt collector, or NULL (software, loaded, none). */
+struct dbg_ipt;
+struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
+
+/* The decode cache (core/tracing/dbg_decoded.c): th's decoded trace goes (th is
+ * released or restarted); what it holds; how long its last decoding
+ * took; all of it goes with the session. */
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th);
+/* What the cache holds for th (current or not), NULL if nothing. */
+struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th);
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th);
+void dbg_decoded_free(struct dbg *d);
+/* Every traced thread is released through this (core/tracing/dbg_trace.c): its
+ * decoded trace, its buffer and writer, the collector's part. */
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th);
 
 #endif
