@@ -28,6 +28,8 @@ struct trace_swc_thread;
 
 /* What collectors call instead of calling up (core/session/dbg_host.c). */
 extern const struct dbg_host dbg_host;
+/* What the trace session calls instead of calling up (d->trace_host). */
+extern const struct dbg_trace_host dbg_trace_host;
 /* d->env: what values and expressions read of d. */
 void dbg_env_init(struct dbg *d);
 

@@ -41,7 +41,6 @@ struct dbg_trace_host {
 	int (*addr_line)(struct dbg *d, uint64_t addr, const char **file, unsigned *line,
 			 unsigned *column);
 };
-extern const struct dbg_trace_host dbg_trace_host;	/* core/session/dbg_host.c */
 
 /* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after
  * dbg_trace_thread_release): every struct trace_swc_thread core holds is
