@@ -106,6 +106,7 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 	} else {
 		memset(&fc, 0, sizeof(fc));
 		fc.d = d;
+		fc.env = &d->env;
 		fc.no_data = !dbg_live_state(d) ? "the trace holds no data: memory, variables and "
 						  "registers other than the pc are not known while replaying"
 						: "no process: only literals can be evaluated (launch with 'run')";
@@ -120,7 +121,7 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 		return CMD_OK;	/* LLDB prints nothing for a void result */
 	}
 	snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
-	value_print(ctx->out, d, name, &v, &o);
+	value_print(ctx->out, &d->env, name, &v, &o);
 	value_release(&v);
 	return CMD_OK;
 }

@@ -59,7 +59,7 @@ static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct pt
 		if (f) {
 			snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
 			fputs("Return value: ", f);
-			value_print(f, d, name, &v, &natural);
+			value_print(f, &d->env, name, &v, &natural);
 			fclose(f);
 			free(d->stop_note);
 			d->stop_note = buf;

@@ -71,7 +71,7 @@ static void print_globals(struct cmd_ctx *ctx, struct frame_ctx *fc, const struc
 		struct value v;
 
 		frame_var_value(fc, fc->mod->sym, &g[i], &v);
-		value_print(ctx->out, d, g[i].name, &v, o);
+		value_print(ctx->out, &d->env, g[i].name, &v, o);
 		value_release(&v);
 	}
 	sym_vars_free(g, n);
@@ -95,7 +95,7 @@ static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
 				st = cmd_error(ctx, "%s", err.msg);
 			continue;
 		}
-		value_print(ctx->out, &ctx->s->dbg, a->argv[i], &v, o);
+		value_print(ctx->out, &ctx->s->dbg.env, a->argv[i], &v, o);
 		value_release(&v);
 	}
 	return st;
@@ -141,7 +141,7 @@ static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd
 			if (fc.vars[i].global && !fc.vars[i].is_param)
 				continue;
 			frame_var_value(&fc, fc.mod->sym, &fc.vars[i], &v);
-			value_print(ctx->out, d, fc.vars[i].name, &v, &o);
+			value_print(ctx->out, &d->env, fc.vars[i].name, &v, &o);
 			value_release(&v);
 		}
 		if (cmd_opt_given(ctx->node, a, "show-globals"))

@@ -16,10 +16,12 @@ hostile input tests (tests/hostile_test.py), the process tests
 the symbol tests (tests/symbols_test.py), the 64-thread stress test
 (tests/stress_test.py), the two software engines on every tracing transcript
 (tests/engine_test.py), valgrind memcheck on the transcripts of mission §1
-(tests/valgrind_test.py), the layers of cmd/ and core/symbols/ (no trace/
-header seen by cmd/, no call or include circle: tests/layers_cmd_test.py)
-and the comparison of variables and expressions
-with lldb-16 (tests/lldb_compare_test.py) run; each reports results through
+(tests/valgrind_test.py), the comparison of variables and expressions
+with lldb-16 (tests/lldb_compare_test.py), the layering of the code's
+rooms (tests/layers_test.py: no include or call from a room into one
+above it, no circle between rooms) and the layers of cmd/ and
+core/symbols/ (no trace/ header seen by cmd/, no call or include circle:
+tests/layers_cmd_test.py) run; each reports results through
 tests/results.py.
 """
 import os
@@ -51,6 +53,7 @@ import lldb_compare_test  # noqa: E402
 import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
 import layers_cmd_test  # noqa: E402
+import layers_test  # noqa: E402
 
 
 def run_unit(binary, ok=results.ok, fail=results.fail):
@@ -81,7 +84,7 @@ def run_unit(binary, ok=results.ok, fail=results.fail):
 # Run beside the unit binaries (which write nothing they share): batch
 # runs of ptdb that wait on nothing but ptdb.  The rest run after both.
 BESIDE_UNITS = [engine_test]
-SUITES = [repl_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test, percpu_test, check_ctf,
+SUITES = [layers_test, repl_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test, percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test,
           layers_cmd_test]

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "core/collectors/dbg_cache_int.h"
-#include "core/tracing/dbg_trace_int.h"
+#include "core/collectors/collector.h"
 
 /* A thread's turn in the cache while other traced threads wait for theirs:
  * counted in full record buffers (65,536 blocks each), so the schedule
@@ -44,7 +44,7 @@
  * miss), the instructions before it recorded; 0 if it is inside a stub. */
 static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct user_regs_struct *r)
 {
-	struct dbg *d = c->d;
+	struct dbg_tracee *d = c->d;
 	struct region *g = dbg_cache_region_of(c, r->rip);
 	struct ccache_block *b;
 	int idx;
@@ -88,14 +88,14 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	}
 }
 
-static int signal_deliverable(struct dbg *d, pid_t t);
+static int signal_deliverable(struct dbg_tracee *d, pid_t t);
 
 /* Brings a thread stopped in the cache to an original state, stepping it
  * through the stub it is in (a signal it stopped with stays pending). */
 static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct ptdb_err *err)
 {
-	struct dbg *d = c->d;
+	struct dbg_tracee *d = c->d;
 	int sig = target_pending_signal(d->proc, t), rc = -1;
 	/* a signal the kernel holds for it (its own trap or fault, raised
 	 * as it was interrupted) is taken first, by a step that runs
@@ -228,14 +228,14 @@ static int take_event(struct dbg_cache *c, struct trace_swc_thread *th, const st
 	return DBG_CACHE_EVENT;
 }
 
-static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thread *th,
 	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 	       struct target_stop *ts, struct ptdb_err *err);
 
 /* The process counts as running (so a Ctrl-C stops it) all the while,
  * translating included: an interrupt then stops the thread, and the
  * engine hands that stop on. */
-int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thread *th,
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
@@ -248,8 +248,8 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 	}
 	tc0 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
 
-	d->running = 1;
-	if (d->interrupt_requested)
+	*d->running = 1;
+	if (*d->interrupt_requested)
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
 	if (*cp) {
@@ -259,11 +259,11 @@ int dbg_cache_run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread 
 		if (tc0 && tc1 > tc0)
 			(*cp)->st.thread_cpu_ns += tc1 - tc0;
 	}
-	d->running = 0;
+	*d->running = 0;
 	return rc;
 }
 
-static int run(struct dbg *d, struct dbg_cache **cp, struct trace_swc_thread *th,
+static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thread *th,
 	       struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 	       struct target_stop *ts, struct ptdb_err *err)
 {
@@ -354,7 +354,7 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
  * state.  0: the process has no thread left to wait for. */
 static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
 {
-	struct dbg *d = c->d;
+	struct dbg_tracee *d = c->d;
 	sigset_t chld, old;
 	int got = 0;
 
@@ -404,7 +404,7 @@ static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
 }
 
 /* Does the kernel hold a signal for thread t that it does not block? */
-static int signal_deliverable(struct dbg *d, pid_t t)
+static int signal_deliverable(struct dbg_tracee *d, pid_t t)
 {
 	struct target_sigsets s;
 
@@ -445,7 +445,7 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
-	struct dbg *d = c->d;
+	struct dbg_tracee *d = c->d;
 	int kicked = 0, resumed = 0;
 
 	for (;;) {
@@ -458,7 +458,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 
 		/* the progress line's turn: every trap (a full record buffer
 		 * traps every 65536 blocks the thread runs) */
-		dbg_progress_poll(d);
+		d->host->progress_poll(d->s);
 		dbg_cache_stage_flush(c);
 		t0 = dbg_cache_now_ns();
 		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
@@ -563,7 +563,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 	}
 }
 
-void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
+void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 {
 	if (!c)
 		return;
@@ -573,7 +573,7 @@ void dbg_cache_finish(struct dbg *d, struct dbg_cache *c)
 			dbg_cache_leave_behind(d, c, c->reg[i].addr, REGION_SIZE, 0);
 		dbg_cache_leave_behind(d, c, c->rec, 4096 + REC_BYTES + 4096, 8);
 	}
-	if (d && dbg_alive(d))
+	if (d && d->host->alive(d->s))
 		dbg_cache_unmap_left(d, c);
 	if (c->run_bytes > c->st.peak_cache)
 		c->st.peak_cache = c->run_bytes;

@@ -10,8 +10,7 @@
 #include <stdint.h>
 #include <sys/user.h>
 
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/collectors/collector.h"
 #include "target/target.h"
 
 struct dbg_cache;
@@ -30,12 +29,12 @@ enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF, DBG_CACH
  * given back to target_thread_event), th at an original r->rip; DBG_CACHE_EVENT: *ts happened to it (pc
  * and addresses mapped back, instructions recorded, a signal stop paused
  * the trace); -1 on error. *cc is created on first use. */
-int dbg_cache_run(struct dbg *d, struct dbg_cache **cc, struct trace_swc_thread *th,
+int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cc, struct trace_swc_thread *th,
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err);
 /* The end of one run (threads still held one by one): the cache and the
  * buffer leave the inferior; translations are forgotten. */
-void dbg_cache_finish(struct dbg *d, struct dbg_cache *cc);
+void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *cc);
 void dbg_cache_free(struct dbg_cache *cc);
 void dbg_cache_count_fallback(struct dbg_cache *cc);
 /* NULL-safe; zeros when the engine never ran. */

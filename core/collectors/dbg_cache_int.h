@@ -4,8 +4,7 @@
 #ifndef PTDB_CORE_DBG_CACHE_INT_H
 #define PTDB_CORE_DBG_CACHE_INT_H
 
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/collectors/collector.h"
 #include "target/target.h"
 #include "trace/ccache.h"
 
@@ -121,7 +120,7 @@ struct dbg_cache {
 		uint64_t addr, e[2];
 	} *tq;
 	size_t ntq, ctq;
-	struct dbg *d;
+	struct dbg_tracee *d;
 	const struct dbg_goal *goals;
 	int ngoals;
 	pid_t tid;			/* the thread that ran in the cache */
@@ -148,16 +147,16 @@ static inline uint64_t rec_start(const struct dbg_cache *c)
 	return c->rec + 4096;
 }
 
-uint64_t dbg_cache_find_syscall(struct dbg *d);
-int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret);
-int dbg_cache_signal_waits(const struct dbg *d, pid_t t);
-int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t);
-struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
+uint64_t dbg_cache_find_syscall(struct dbg_tracee *d);
+int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret);
+int dbg_cache_signal_waits(const struct dbg_tracee *d, pid_t t);
+int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t);
+struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
 uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg);
 void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
 void dbg_cache_pset_clear(struct pset *p, int free_vals);
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
-void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c);
+void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c);
 /* The lookup table entry of region g for original pc: its block at base
  * (replacing what the slot holds, or only into an empty slot); the same
  * into every region's table where free; the entries queued, written;
@@ -170,7 +169,7 @@ void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uin
 void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);
 void dbg_cache_table_reset(struct dbg_cache *c);
-void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
+void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
 
 /* dbg_cache_rec.c: records into the trace.  The first k instructions of
  * b, the k-th going on to next; the records since the last drain (0, -1

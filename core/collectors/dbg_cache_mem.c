@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 
 /* Finds the bytes of a syscall instruction in executable memory. */
-uint64_t dbg_cache_find_syscall(struct dbg *d)
+uint64_t dbg_cache_find_syscall(struct dbg_tracee *d)
 {
 	struct target_map *m;
 	int n;
@@ -51,7 +51,7 @@ uint64_t dbg_cache_find_syscall(struct dbg *d)
  * a breakpoint removed meanwhile only at the original pc: a resume that
  * has moved the pc first (into the cache, to an injected system call)
  * would turn it into a real SIGTRAP for the program. */
-int dbg_cache_signal_waits(const struct dbg *d, pid_t t)
+int dbg_cache_signal_waits(const struct dbg_tracee *d, pid_t t)
 {
 	struct target_sigsets s;
 
@@ -60,7 +60,7 @@ int dbg_cache_signal_waits(const struct dbg *d, pid_t t)
 
 /* Runs one system call in thread t, its registers restored afterwards.
  * -1 when it did not run (a signal came first: it stays pending). */
-int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
+int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
 {
 	struct user_regs_struct save, r;
 	struct target_stop ts;
@@ -97,7 +97,7 @@ int dbg_cache_inject(struct dbg *d, struct dbg_cache *c, pid_t t, long nr, const
 	return 0;
 }
 
-static uint64_t do_mmap(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t hint, uint64_t len, int prot,
+static uint64_t do_mmap(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t hint, uint64_t len, int prot,
 			int fixed)
 {
 	uint64_t a[6] = { hint, len, (uint64_t)prot,
@@ -115,7 +115,7 @@ static uint64_t do_mmap(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t hi
 	return (uint64_t)r;
 }
 
-static int do_mprotect(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t len, int prot)
+static int do_mprotect(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t len, int prot)
 {
 	uint64_t a[6] = { addr, len, (uint64_t)prot };
 	int64_t r;
@@ -125,7 +125,7 @@ static int do_mprotect(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t add
 
 /* The record buffer: a page holding the record pointer, the records, a
  * guard page the store past the end faults on. */
-int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t)
+int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 {
 	uint64_t p, b;
 
@@ -147,7 +147,7 @@ int dbg_cache_setup(struct dbg *d, struct dbg_cache *c, pid_t t)
 }
 
 /* A region whose code is near addr (rel32 and RIP-relative reach). */
-struct region *dbg_cache_region_near(struct dbg *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need)
+struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need)
 {
 	uint8_t disp[512];
 	uint32_t miss;
@@ -460,7 +460,7 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 		q = buf;
 	}
 	if (decoded_before(c, addr, q, n, in) < 0) {
-		if (!dbg_disasm(c->d) || disasm_flow(dbg_disasm(c->d), q, n, addr, in) < 0)
+		if (!c->d->host->disasm(c->d->s) || disasm_flow(c->d->host->disasm(c->d->s), q, n, addr, in) < 0)
 			return -1;
 		decoded_keep(c, in);
 	}
@@ -475,7 +475,7 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
  * -1 (no restart of it), and the registers put back (orig_rax the
  * interrupted call, rax -ERESTART*) make the kernel restart the
  * interrupted one when the thread resumes, as after any stop there. */
-void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c)
+void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c)
 {
 	struct user_regs_struct r;
 	pid_t t = c->tid;
@@ -512,7 +512,7 @@ void dbg_cache_unmap_left(struct dbg *d, struct dbg_cache *c)
 		target_set_pending_signal(d->proc, t, sig);
 }
 
-void dbg_cache_leave_behind(struct dbg *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)
+void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)
 {
 	if (c->nleft == MAX_REGIONS + 1)
 		return;

@@ -159,7 +159,7 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
  * complete (it went on to the next one's start). */
 int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 {
-	struct dbg *d = c->d;
+	struct dbg_tracee *d = c->d;
 	uint64_t p, s = rec_start(c), t0;
 	uint32_t *ids;
 	size_t n;

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 
 #include "core/collectors/dbg_cache_int.h"
-#include "core/tracing/dbg_trace_int.h"
+#include "core/collectors/collector.h"
 
 /* ---- blocks ---- */
 
@@ -154,7 +154,7 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
  * Returns its id, -1 if pc cannot run in the cache. */
 int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 {
-	struct dbg *d = c->d;
+	struct dbg_tracee *d = c->d;
 	struct ccache_block b;
 	struct region *g;
 	int64_t id = private ? -1 : hget(c, pc);

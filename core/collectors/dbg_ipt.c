@@ -5,7 +5,7 @@
  * the software backend fills (struct trace_swc_thread, trace_swc_cpu), so
  * dumps, splitting (trace/cpusplit) and bundles work on them unchanged.
  * The intel-pt collector (struct dbg_collector) is at the end. */
-#include "core/tracing/dbg_trace_int.h"
+#include "core/collectors/collector.h"
 #include "trace/ipt.h"
 #include "trace/ring.h"
 #include "trace/state.h"
@@ -318,22 +318,22 @@ int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err)
  * limit reason, as the software collector stops it. */
 static void hw_thread_created(void *ctx, struct target_proc *p, pid_t tid, unsigned index)
 {
-	struct dbg *d = ctx;
+	struct dbg_tracee *d = ctx;
 	struct ptdb_err err;
 
 	(void)index;
 	if (!d->trace || !d->trace->hw || !d->trace->all || d->trace->cpu ||
-	    dbg_trace_find(d, tid) || dbg_trace_excluded(d->trace, tid))
+	    d->host->trace_find(d->s, tid) || dbg_trace_excluded(d->trace, tid))
 		return;
 	/* another failure (the kernel refused the event) leaves it untraced:
 	 * dump info says so */
-	if (dbg_trace_adopt(d, tid, &err) < 0 && err.code == PTDB_E_LIMIT && !d->trace->hw_limit_tid) {
+	if (d->host->trace_adopt(d->s, tid, &err) < 0 && err.code == PTDB_E_LIMIT && !d->trace->hw_limit_tid) {
 		d->trace->hw_limit_tid = tid;
 		target_interrupt(p);
 	}
 }
 
-int dbg_ipt_collector_new(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
+int dbg_ipt_collector_new(struct dbg_tracee *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
 	struct target_hooks hk = { .thread_created = hw_thread_created, .ctx = d };
 	struct dbg_ipt *hw;
@@ -347,7 +347,7 @@ int dbg_ipt_collector_new(struct dbg *d, const struct dbg_trace_opts *o, struct 
 	return 0;
 }
 
-static int ipt_thread_start(struct dbg *d, struct trace_swc_thread *th, int fresh, pid_t tid,
+static int ipt_thread_start(struct dbg_tracee *d, struct trace_swc_thread *th, int fresh, pid_t tid,
 			    struct ptdb_err *err)
 {
 	struct dbg_trace *t = d->trace;
@@ -356,24 +356,24 @@ static int ipt_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 		/* tracing it again restarts its trace with the new parameters */
 		if (th->tracing)
 			dbg_ipt_thread_stop(t->hw, th, NULL);
-		dbg_trace_thread_release(d, th);
+		d->host->thread_release(d->s, th);
 	}
 	return dbg_ipt_thread_start(t->hw, th, tid, target_thread_index(d->proc, tid), t->opts.size,
 				    t->opts.total_limit, d->tsc_conv, err);
 }
 
-static void ipt_thread_stop(struct dbg *d, struct trace_swc_thread *th)
+static void ipt_thread_stop(struct dbg_tracee *d, struct trace_swc_thread *th)
 {
 	if (th->tracing && !th->cpu)
 		dbg_ipt_thread_stop(d->trace->hw, th, NULL);
 }
 
-static int ipt_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
+static int ipt_cpus_start(struct dbg_tracee *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
 	struct trace_swc_cpu *chain;
 
 	/* earlier traces, stopped and kept for dumps, go now */
-	dbg_trace_drop_kept(d);
+	d->host->trace_drop_kept(d->s);
 	if (dbg_ipt_cpus_start(d->trace->hw, d->pid, o->size, o->total_limit, !o->no_cgroup,
 			       d->tsc_conv, &chain, err) < 0)
 		return -1;
@@ -381,14 +381,14 @@ static int ipt_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct 
 	return 0;
 }
 
-static void ipt_cpus_stop(struct dbg *d)
+static void ipt_cpus_stop(struct dbg_tracee *d)
 {
 	dbg_ipt_cpus_stop(d->trace->hw);	/* owns the chain */
 }
 
 /* The hardware records while the process runs natively: every event is
  * enabled (every CPU resumed) just before it resumes. */
-static int ipt_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+static int ipt_run(struct dbg_tracee *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err)
 {
 	int rr;
@@ -396,18 +396,18 @@ static int ipt_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 	if (dbg_ipt_will_resume(d->trace->hw, err) < 0)
 		return -1;
 	d->trace->hw_limit_tid = 0;
-	rr = dbg_run_native(d, rq, stop, err);
-	if (rr >= 0 && d->trace && d->trace->hw_limit_tid && dbg_alive(d)) {
-		dbg_trace_over_limit(d, d->trace->hw_limit_tid, stop);
+	rr = d->host->run_native(d->s, rq, stop, err);
+	if (rr >= 0 && d->trace && d->trace->hw_limit_tid && d->host->alive(d->s)) {
+		d->host->trace_over_limit(d->s, d->trace->hw_limit_tid, stop);
 		rr = RW_USER;
 	}
 	return rr;
 }
 
-static void ipt_did_stop(struct dbg *d)
+static void ipt_did_stop(struct dbg_tracee *d)
 {
 	int nt;
-	struct target_thread_info *ti = dbg_proc_threads(d, &nt);
+	struct target_thread_info *ti = d->host->proc_threads(d->s, &nt);
 
 	/* a failed copy leaves the previous one (dumps say what they can);
 	 * the next stop tries again */
@@ -415,19 +415,19 @@ static void ipt_did_stop(struct dbg *d)
 	/* threads created while it ran are traced from now on (per CPU they
 	 * were traced all along) */
 	for (int i = 0; d->trace->all && !d->trace->cpu && i < nt; i++)
-		if (!dbg_trace_find(d, ti[i].tid) && !dbg_trace_excluded(d->trace, ti[i].tid))
-			dbg_trace_adopt(d, ti[i].tid, NULL);
+		if (!d->host->trace_find(d->s, ti[i].tid) && !dbg_trace_excluded(d->trace, ti[i].tid))
+			d->host->trace_adopt(d->s, ti[i].tid, NULL);
 	free(ti);
 }
 
 /* The perf events went with the process: the trace ends. */
-static int ipt_exited(struct dbg *d)
+static int ipt_exited(struct dbg_tracee *d)
 {
 	(void)d;
 	return 0;
 }
 
-static void ipt_end(struct dbg *d)
+static void ipt_end(struct dbg_tracee *d)
 {
 	struct dbg_trace *t = d->trace;
 
@@ -442,13 +442,13 @@ static void ipt_end(struct dbg *d)
 	t->hw = NULL;
 }
 
-static void ipt_state(struct dbg *d, struct trace_state *s)
+static void ipt_state(struct dbg_tracee *d, struct trace_state *s)
 {
 	if (s->ncpus)
 		s->cgroup_filtering = dbg_ipt_cgroup_filtering(d->trace->hw);
 }
 
-static int ipt_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+static int ipt_cpu_info(struct dbg_tracee *d, char *vendor, size_t n, int *family, int *model,
 			int *stepping)
 {
 	const struct dbg_ipt *h = d->trace->hw;

@@ -17,14 +17,14 @@
 
 #define DBG_TRACE_QUANTUM 256
 
-struct dbg_swc *dbg_swc(struct dbg *d)
+struct dbg_swc *dbg_swc(struct dbg_tracee *d)
 {
 	if (!d->trace->sw)
 		d->trace->sw = xcalloc(1, sizeof(*d->trace->sw));
 	return d->trace->sw;
 }
 
-uint64_t dbg_swc_parked_at(struct dbg *d, const struct trace_swc_thread *th, pid_t tid)
+uint64_t dbg_swc_parked_at(struct dbg_tracee *d, const struct trace_swc_thread *th, pid_t tid)
 {
 	uint64_t parked = th ? dbg_traced(th)->sw.parked_at : 0;
 	struct user_regs_struct r;
@@ -49,7 +49,7 @@ static size_t traced_bytes(const struct dbg_trace *t)
 	return n;
 }
 
-static int swc_thread_admit(struct dbg *d, pid_t tid, struct ptdb_err *err)
+static int swc_thread_admit(struct dbg_tracee *d, pid_t tid, struct ptdb_err *err)
 {
 	struct dbg_trace *t = d->trace;
 	size_t size = trace_ring_round_size(t->opts.size);
@@ -62,7 +62,7 @@ static int swc_thread_admit(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	return 0;
 }
 
-static int swc_thread_start(struct dbg *d, struct trace_swc_thread *th, int fresh, pid_t tid,
+static int swc_thread_start(struct dbg_tracee *d, struct trace_swc_thread *th, int fresh, pid_t tid,
 			    struct ptdb_err *err)
 {
 	const struct dbg_trace_opts *o = &d->trace->opts;
@@ -70,7 +70,7 @@ static int swc_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 
 	/* tracing it again restarts its trace with the new parameters */
 	if (!fresh)
-		dbg_trace_thread_release(d, th);
+		d->host->thread_release(d->s, th);
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), o->size, o->psb_period,
 			   o->tsc, err) < 0)
 		return -1;
@@ -78,18 +78,18 @@ static int swc_thread_start(struct dbg *d, struct trace_swc_thread *th, int fres
 	return 0;
 }
 
-static void swc_thread_stop(struct dbg *d, struct trace_swc_thread *th)
+static void swc_thread_stop(struct dbg_tracee *d, struct trace_swc_thread *th)
 {
 	struct user_regs_struct r;
 
-	if (th->tracing && dbg_alive(d) && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
+	if (th->tracing && d->host->alive(d->s) && target_get_regs(d->proc, th->tid, &r, NULL) == 0)
 		trace_swc_pause(th, r.rip);
 	if (th->tracing)
 		trace_swc_cpu_leave(th);
 }
 
 /* One emulated CPU that every traced thread runs on. */
-static int swc_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
+static int swc_cpus_start(struct dbg_tracee *d, const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
 	struct trace_swc_cpu *c = xcalloc(1, sizeof(*c));
 	/* the records' clock: the session's conversion, else TSC ticks */
@@ -109,18 +109,18 @@ static int swc_cpus_start(struct dbg *d, const struct dbg_trace_opts *o, struct 
 		return -1;
 	}
 	/* earlier traces, stopped and kept for dumps, go now */
-	dbg_trace_drop_kept(d);
+	d->host->trace_drop_kept(d->s);
 	d->trace->cpu = c;
 	return 0;
 }
 
-static void swc_cpus_stop(struct dbg *d)
+static void swc_cpus_stop(struct dbg_tracee *d)
 {
 	trace_swc_cpu_release(d->trace->cpu);
 	free(d->trace->cpu);
 }
 
-static void swc_did_stop(struct dbg *d)
+static void swc_did_stop(struct dbg_tracee *d)
 {
 	for (int i = 0; i < d->trace->nth; i++) {
 		struct trace_swc_thread *th = d->trace->th[i];
@@ -133,7 +133,7 @@ static void swc_did_stop(struct dbg *d)
 
 /* The rings hold the whole story: they stay; the process's state (the
  * collector's breakpoints, system calls under way) is gone. */
-static int swc_exited(struct dbg *d)
+static int swc_exited(struct dbg_tracee *d)
 {
 	struct dbg_swc *s = dbg_swc(d);
 
@@ -142,11 +142,11 @@ static int swc_exited(struct dbg *d)
 	return 1;
 }
 
-static void swc_end(struct dbg *d)
+static void swc_end(struct dbg_tracee *d)
 {
-	if (dbg_alive(d))
+	if (d->host->alive(d->s))
 		dbg_swc_unplant_sticky(d);
-	dbg_swc_cache_finish(d, !dbg_alive(d));
+	dbg_swc_cache_finish(d, !d->host->alive(d->s));
 	dbg_swc_cache_free(d);
 	free(dbg_swc(d)->sticky);
 	dbg_swc_bcache_clear(dbg_swc(d));
@@ -154,14 +154,14 @@ static void swc_end(struct dbg *d)
 	d->trace->sw = NULL;
 }
 
-static int swc_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+static int swc_cpu_info(struct dbg_tracee *d, char *vendor, size_t n, int *family, int *model,
 			int *stepping)
 {
 	(void)d, (void)vendor, (void)n, (void)family, (void)model, (void)stepping;
 	return -1;
 }
 
-static int swc_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+static int swc_run(struct dbg_tracee *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err);
 
 const struct dbg_collector dbg_swc_collector = {
@@ -182,7 +182,7 @@ const struct dbg_collector dbg_swc_collector = {
 /* ---- the stepping loop ---- */
 
 /* New threads of a process traced with 'all'. */
-static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
+static int adopt_new_threads(struct dbg_tracee *d, struct dbg_stop *stop)
 {
 	struct target_thread_info *ti;
 	int nt;
@@ -190,12 +190,12 @@ static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 
 	if (!d->trace->all)
 		return 0;
-	ti = dbg_proc_threads(d, &nt);
+	ti = d->host->proc_threads(d->s, &nt);
 	for (int i = 0; i < nt; i++) {
-		if (dbg_trace_find(d, ti[i].tid) || dbg_trace_excluded(d->trace, ti[i].tid))
+		if (d->host->trace_find(d->s, ti[i].tid) || dbg_trace_excluded(d->trace, ti[i].tid))
 			continue;
-		if (dbg_trace_adopt(d, ti[i].tid, &err) < 0) {
-			dbg_trace_over_limit(d, ti[i].tid, stop);
+		if (d->host->trace_adopt(d->s, ti[i].tid, &err) < 0) {
+			d->host->trace_over_limit(d->s, ti[i].tid, stop);
 			free(ti);
 			return 1;
 		}
@@ -206,7 +206,7 @@ static int adopt_new_threads(struct dbg *d, struct dbg_stop *stop)
 
 /* The next traced, live thread to step (round robin, a quantum counted in
  * instructions so a traced run always takes the same schedule). */
-static struct trace_swc_thread *pick(struct dbg *d)
+static struct trace_swc_thread *pick(struct dbg_tracee *d)
 {
 	struct dbg_trace *t = d->trace;
 	struct dbg_swc *s = dbg_swc(d);
@@ -228,20 +228,20 @@ static struct trace_swc_thread *pick(struct dbg *d)
 	return NULL;
 }
 
-void dbg_swc_turn_over(struct dbg *d)
+void dbg_swc_turn_over(struct dbg_tracee *d)
 {
 	dbg_swc(d)->rr++;
 	dbg_swc(d)->quantum = DBG_TRACE_QUANTUM;
 }
 
 /* Threads that are not traced keep running while the traced ones step. */
-static void run_untraced(struct dbg *d)
+static void run_untraced(struct dbg_tracee *d)
 {
 	int nt;
-	struct target_thread_info *ti = dbg_proc_threads(d, &nt);
+	struct target_thread_info *ti = d->host->proc_threads(d->s, &nt);
 
 	for (int i = 0; i < nt; i++) {
-		struct trace_swc_thread *th = dbg_trace_find(d, ti[i].tid);
+		struct trace_swc_thread *th = d->host->trace_find(d->s, ti[i].tid);
 
 		if ((!th || !th->tracing) && target_thread_stopped(d->proc, ti[i].tid))
 			target_thread_cont(d->proc, ti[i].tid, NULL);
@@ -250,7 +250,7 @@ static void run_untraced(struct dbg *d)
 }
 
 /* A thread in a system call runs on its own until it returns. */
-static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err)
+static int park(struct dbg_tracee *d, struct trace_swc_thread *th, struct ptdb_err *err)
 {
 	struct user_regs_struct r;
 
@@ -265,7 +265,7 @@ static int park(struct dbg *d, struct trace_swc_thread *th, struct ptdb_err *err
 	return target_thread_cont(d->proc, th->tid, err);
 }
 
-static void unplant_parks(struct dbg *d)
+static void unplant_parks(struct dbg_tracee *d)
 {
 	for (int i = 0; i < d->trace->nth; i++) {
 		uint64_t at = dbg_traced(d->trace->th[i])->sw.parked_at;
@@ -277,17 +277,17 @@ static void unplant_parks(struct dbg *d)
 
 /* An event of a thread that ran on its own.  Returns EV_GO_ON, or a
  * run_wait result with *stop filled. */
-int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_run_req *rq,
+int dbg_swc_event(struct dbg_tracee *d, const struct target_stop *ts, const struct dbg_run_req *rq,
 		  struct dbg_stop *stop)
 {
-	struct trace_swc_thread *th = dbg_trace_find(d, ts->tid);
+	struct trace_swc_thread *th = d->host->trace_find(d->s, ts->tid);
 	pid_t tid = rq->tid;
 	struct user_regs_struct r;
 
 	stop->tid = ts->tid;
 	switch (ts->kind) {
 	case TARGET_STOP_BREAKPOINT:
-		if (dbg_bp_hit(d, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
+		if (d->host->bp_hit(d->s, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
 			if (th && dbg_traced(th)->sw.parked_at == ts->addr) {
 				target_bp_remove(d->proc, dbg_traced(th)->sw.parked_at, NULL);
 				dbg_traced(th)->sw.parked_at = 0;
@@ -305,8 +305,8 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 			for (int i = 0; i < rq->ngoals; i++)
 				if (rq->goals[i].pc == ts->addr && r.rsp >= rq->goals[i].min_rsp)
 					return RW_GOAL;
-		if (ts->addr == d->load_bp)
-			dbg_refresh_modules(d);
+		if (ts->addr == *d->load_bp)
+			d->host->refresh_modules(d->s);
 		break;
 	case TARGET_STOP_SIGNAL: {
 		if (th && dbg_traced(th)->sw.parked_at) {
@@ -320,12 +320,12 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 				trace_swc_pause(th, r.rip);
 			}
 		}
-		if (dbg_signal_stop(d, ts, stop))
+		if (d->host->signal_stop(d->s, ts, stop))
 			return RW_USER;
 		break;
 	}
 	default:
-		if (dbg_end_stop(d, ts, stop))
+		if (d->host->end_stop(d->s, ts, stop))
 			return RW_USER;
 		break;
 	}
@@ -334,8 +334,8 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 	    target_thread_stopped(d->proc, ts->tid)) {
 		struct ptdb_err err;
 
-		if (dbg_trace_adopt(d, ts->tid, &err) < 0) {
-			dbg_trace_over_limit(d, ts->tid, stop);
+		if (d->host->trace_adopt(d->s, ts->tid, &err) < 0) {
+			d->host->trace_over_limit(d->s, ts->tid, stop);
 			return RW_USER;
 		}
 		return EV_GO_ON;
@@ -345,10 +345,10 @@ int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_
 		target_thread_cont(d->proc, ts->tid, NULL);
 	return EV_GO_ON;
 }
-int dbg_swc_arrived(struct dbg *d, pid_t t, uint64_t next, uint64_t rsp,
+int dbg_swc_arrived(struct dbg_tracee *d, pid_t t, uint64_t next, uint64_t rsp,
 		    const struct dbg_run_req *rq, struct dbg_stop *stop)
 {
-	if (dbg_bp_hit(d, t, next, &stop->bp_id, &stop->loc_id)) {
+	if (d->host->bp_hit(d->s, t, next, &stop->bp_id, &stop->loc_id)) {
 		stop->reason = DBG_R_BREAKPOINT;
 		stop->tid = t;
 		return RW_USER;
@@ -357,8 +357,8 @@ int dbg_swc_arrived(struct dbg *d, pid_t t, uint64_t next, uint64_t rsp,
 		for (int i = 0; i < rq->ngoals; i++)
 			if (rq->goals[i].pc == next && rsp >= rq->goals[i].min_rsp)
 				return RW_GOAL;
-	if (next == d->load_bp)
-		dbg_refresh_modules(d);
+	if (next == *d->load_bp)
+		d->host->refresh_modules(d->s);
 	return EV_GO_ON;
 }
 
@@ -366,26 +366,26 @@ int dbg_swc_arrived(struct dbg *d, pid_t t, uint64_t next, uint64_t rsp,
  * that an interrupt stops the process and the wait returns with its
  * SIGSTOP.  Nothing runs and nothing can step: the process runs
  * natively. */
-static int wait_any(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+static int wait_any(struct dbg_tracee *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		    struct ptdb_err *err)
 {
 	struct target_stop ts;
 	int have;
 
-	d->running = 1;
-	if (d->interrupt_requested)
+	*d->running = 1;
+	if (*d->interrupt_requested)
 		target_interrupt(d->proc);
 	have = target_thread_event(d->proc, 1, &ts);
-	d->running = 0;
+	*d->running = 0;
 	if (!have)
-		return dbg_run_native(d, rq, stop, err);
+		return d->host->run_native(d->s, rq, stop, err);
 	return dbg_swc_event(d, &ts, rq, stop);
 }
 
 /* Does delivering sig to thread t run a handler?  Not when the program
  * ignores it or leaves it to its default action (SIGCHLD, SIGWINCH...):
  * the step that delivers it then runs the instruction at pc. */
-static int signal_caught(struct dbg *d, pid_t t, int sig)
+static int signal_caught(struct dbg_tracee *d, pid_t t, int sig)
 {
 	struct target_sigsets s;
 
@@ -396,7 +396,7 @@ static int signal_caught(struct dbg *d, pid_t t, int sig)
 
 /* One instruction of th by a single step (in, when have, is the
  * instruction at pc; sig a signal it is about to take). */
-static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct disasm_insn *in,
+static int step_one(struct dbg_tracee *d, struct trace_swc_thread *th, const struct disasm_insn *in,
 		    int have, int sig, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		    struct ptdb_err *err)
 {
@@ -410,14 +410,14 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
 	 * sigaction that changes it) */
 	if (sig && !signal_caught(d, t, sig))
 		sig = 0;
-	d->running = 1;
-	if (d->interrupt_requested)
+	*d->running = 1;
+	if (*d->interrupt_requested)
 		target_interrupt(d->proc);
 	rr = target_thread_step(d->proc, t, &ts, err);
-	d->running = 0;
+	*d->running = 0;
 	if (rr < 0)
 		return -1;
-	th = dbg_trace_find(d, t);	/* the table may have moved */
+	th = d->host->trace_find(d->s, t);	/* the table may have moved */
 	if (th)
 		dbg_traced(th)->sw.traps++;
 	if (ts.tid != t || !th)
@@ -454,7 +454,7 @@ static int step_one(struct dbg *d, struct trace_swc_thread *th, const struct dis
  * makes a process sharing this memory (posix_spawn's)?  Its child, not
  * traced, runs in this memory: a breakpoint of the collector's there
  * would trap in it and kill it. */
-static int child_shares_memory(struct dbg *d, const struct user_regs_struct *r)
+static int child_shares_memory(struct dbg_tracee *d, const struct user_regs_struct *r)
 {
 	uint64_t flags = r->rdi;
 
@@ -477,7 +477,7 @@ static int child_shares_memory(struct dbg *d, const struct user_regs_struct *r)
  * does not make it twice.  The engines then see the instruction that
  * really runs next (a cache run entered at the old pc crashed when the
  * kernel moved it 2 bytes back into the cache).  1: restarted. */
-static int restart_interrupted(struct dbg *d, pid_t t, struct user_regs_struct *r, struct ptdb_err *err)
+static int restart_interrupted(struct dbg_tracee *d, pid_t t, struct user_regs_struct *r, struct ptdb_err *err)
 {
 	long e = (long)r->rax;
 
@@ -492,7 +492,7 @@ static int restart_interrupted(struct dbg *d, pid_t t, struct user_regs_struct *
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
-static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run_req *rq,
+static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct dbg_run_req *rq,
 		struct dbg_stop *stop, struct ptdb_err *err)
 {
 	const struct dbg_trace_opts *o = &d->trace->opts;
@@ -506,7 +506,7 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	sig = target_pending_signal(d->proc, t);
 	if (!sig && restart_interrupted(d, t, &r, err) < 0)
 		return -1;
-	have = dbg_insn_at(d, r.rip, &in) == 0;
+	have = d->host->insn_at(d->s, r.rip, &in) == 0;
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
@@ -541,7 +541,7 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	return step_one(d, th, &in, have, sig, rq, stop, err);
 }
 
-static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+static int collect(struct dbg_tracee *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err)
 {
 	if (!rq->step_tid)
@@ -564,13 +564,13 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 		}
 		if (adopt_new_threads(d, stop))
 			return RW_USER;
-		dbg_progress_tick(d);
-		if (d->interrupt_requested) {
+		d->host->progress_tick(d->s);
+		if (*d->interrupt_requested) {
 			stop->reason = DBG_R_INTERRUPT;
-			stop->tid = d->sel_tid;
+			stop->tid = *d->sel_tid;
 			return RW_USER;
 		}
-		th = rq->step_tid ? dbg_trace_find(d, rq->step_tid) : pick(d);
+		th = rq->step_tid ? d->host->trace_find(d->s, rq->step_tid) : pick(d);
 		if (th && (dbg_traced(th)->sw.parked_at || !target_thread_stopped(d->proc, th->tid)))
 			th = NULL;
 		rr = th ? turn(d, th, rq, stop, err) : wait_any(d, rq, stop, err);
@@ -579,16 +579,16 @@ static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 	}
 }
 
-static int swc_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+static int swc_run(struct dbg_tracee *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err)
 {
 	struct target_stop ex;
 	int rr;
 
 	target_thread_begin(d->proc);
-	dbg_progress_begin(d);
+	d->host->progress_begin(d->s);
 	rr = collect(d, rq, stop, err);
-	if (dbg_alive(d)) {
+	if (d->host->alive(d->s)) {
 		int died;
 
 		unplant_parks(d);

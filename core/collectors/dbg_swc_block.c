@@ -79,7 +79,7 @@ static struct blk *bcache_get(struct dbg_swc *t, uint64_t start)
 	}
 }
 
-static int plant_stop(struct dbg *d, struct blk *b, struct ptdb_err *err)
+static int plant_stop(struct dbg_tracee *d, struct blk *b, struct ptdb_err *err)
 {
 	struct dbg_swc *t = dbg_swc(d);
 
@@ -98,17 +98,17 @@ static int plant_stop(struct dbg *d, struct blk *b, struct ptdb_err *err)
 	return 0;
 }
 
-static void unplant_stop(struct dbg *d, struct blk *b)
+static void unplant_stop(struct dbg_tracee *d, struct blk *b)
 {
-	if (!b->sticky && dbg_alive(d))
+	if (!b->sticky && d->host->alive(d->s))
 		target_bp_remove(d->proc, b->stop, NULL);
 }
 
-void dbg_swc_unplant_sticky(struct dbg *d)
+void dbg_swc_unplant_sticky(struct dbg_tracee *d)
 {
 	struct dbg_swc *t = dbg_swc(d);
 
-	for (size_t i = 0; i < t->nsticky && dbg_alive(d); i++)
+	for (size_t i = 0; i < t->nsticky && d->host->alive(d->s); i++)
 		target_bp_remove(d->proc, t->sticky[i], NULL);
 	t->nsticky = 0;
 }
@@ -119,7 +119,7 @@ int dbg_swc_runs_in_block(const struct disasm_insn *in)
 	       in->kind == DISASM_KIND_CALL;
 }
 
-static struct blk *block_at(struct dbg *d, uint64_t pc)
+static struct blk *block_at(struct dbg_tracee *d, uint64_t pc)
 {
 	struct blk *b = bcache_get(dbg_swc(d), pc);
 	uint64_t a = pc;
@@ -135,7 +135,7 @@ static struct blk *block_at(struct dbg *d, uint64_t pc)
 		uint64_t next;
 		int seen = 0;
 
-		if (dbg_insn_at(d, a, &in) < 0 || !dbg_swc_runs_in_block(&in) || b->n >= BLK_MAX)
+		if (d->host->insn_at(d->s, a, &in) < 0 || !dbg_swc_runs_in_block(&in) || b->n >= BLK_MAX)
 			break;
 		if (!(b->n & (b->n - 1)) && b->n >= 16)
 			b->ins = xrealloc(b->ins, 2 * (size_t)b->n * sizeof(*b->ins));
@@ -154,7 +154,7 @@ static struct blk *block_at(struct dbg *d, uint64_t pc)
 			break;
 	}
 	b->stop = a;
-	b->stop_have = dbg_insn_at(d, a, &b->stop_in) == 0;
+	b->stop_have = d->host->insn_at(d->s, a, &b->stop_in) == 0;
 	b->sticky = b->stop_have && trace_swc_state_dependent(&b->stop_in) &&
 		    b->stop_in.kind != DISASM_KIND_SYSCALL;
 	bcache_put(dbg_swc(d), b);
@@ -189,14 +189,14 @@ static int block_done(const struct blk *b, uint64_t pc)
 	return 0;
 }
 
-void dbg_swc_blocks_end(struct dbg *d)
+void dbg_swc_blocks_end(struct dbg_tracee *d)
 {
 	struct dbg_swc *t = dbg_swc(d);
 	struct user_regs_struct r;
 
 	/* the thread that ran part of a block when everything stopped */
 	if (t->blk_th) {
-		if (dbg_alive(d) && target_get_regs(d->proc, t->blk_th->tid, &r, NULL) == 0)
+		if (d->host->alive(d->s) && target_get_regs(d->proc, t->blk_th->tid, &r, NULL) == 0)
 			block_record(t->blk_th, t->blk_cur, block_done(t->blk_cur, r.rip));
 		unplant_stop(d, t->blk_cur);
 		t->blk_th = NULL;
@@ -210,7 +210,7 @@ void dbg_swc_blocks_end(struct dbg *d)
 
 static int read_word(void *ctx, uint64_t addr, uint64_t *val)
 {
-	struct dbg *d = ctx;
+	struct dbg_tracee *d = ctx;
 
 	return target_read_mem(d->proc, addr, val, 8, NULL) < 0 ? -1 : 0;
 }
@@ -219,7 +219,7 @@ static int read_word(void *ctx, uint64_t addr, uint64_t *val)
  * not executed) to the registers and memory.  0 with *next, or -1 if it is
  * not modelled or an access failed (then it is stepped natively, so a bad
  * pointer faults for real). */
-static int emulate(struct dbg *d, pid_t tid, struct user_regs_struct *r,
+static int emulate(struct dbg_tracee *d, pid_t tid, struct user_regs_struct *r,
 		   const struct disasm_insn *in, uint64_t *next)
 {
 	struct xfer_outcome o;
@@ -238,7 +238,7 @@ static int emulate(struct dbg *d, pid_t tid, struct user_regs_struct *r,
  * block is computed without running.  Returns EV_GO_ON when th stopped
  * somewhere the caller must handle (its instructions recorded),
  * EV_NOTHING when nothing ran (step pc instead), or a run result. */
-int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		      const struct dbg_run_req *rq, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct dbg_swc *sw = dbg_swc(d);
@@ -251,9 +251,9 @@ int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_re
 		uint64_t next;
 		int rr;
 
-		if (budget-- <= 0 || d->interrupt_requested)
+		if (budget-- <= 0 || *d->interrupt_requested)
 			return EV_GO_ON;
-		dbg_progress_tick(d);
+		d->host->progress_tick(d->s);
 		if (b->n == 0) {
 			/* a lone transfer: computed in place, no trap */
 			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)
@@ -269,30 +269,30 @@ int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_re
 			return -1;
 		sw->blk_th = th;
 		sw->blk_cur = b;
-		d->running = 1;
-		if (d->interrupt_requested)
+		*d->running = 1;
+		if (*d->interrupt_requested)
 			target_interrupt(d->proc);
 		rr = target_bp_planted(d->proc, r->rip) ? target_thread_cont(d->proc, t, err)
 							: target_thread_cont_raw(d->proc, t, err);
 		if (rr < 0) {
-			d->running = 0;
+			*d->running = 0;
 			return -1;
 		}
 		for (;;) {
 			if (!target_thread_event(d->proc, 1, &ts)) {
-				d->running = 0;
+				*d->running = 0;
 				return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 			}
 			if (ts.tid == t)
 				break;
 			rr = dbg_swc_event(d, &ts, rq, stop);
 			if (rr != EV_GO_ON) {
-				d->running = 0;
+				*d->running = 0;
 				return rr;	/* th still runs: dbg_swc_blocks_end */
 			}
 		}
-		d->running = 0;
-		th = dbg_trace_find(d, t);
+		*d->running = 0;
+		th = d->host->trace_find(d->s, t);
 		sw->blk_th = NULL;
 		sw->blk_cur = NULL;
 		if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED || !th ||

@@ -12,7 +12,7 @@
  * code it does not run, so the collector's loop turns as often under
  * either engine (its turns schedule the threads).  EV_OFF: the ptrace
  * engine runs instead. */
-int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		       const struct dbg_run_req *rq, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct target_stop ts;
@@ -20,7 +20,7 @@ int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_r
 	int rr;
 
 	for (int first = 1;; first = 0) {
-		if (!first && d->interrupt_requested)
+		if (!first && *d->interrupt_requested)
 			return EV_GO_ON;
 		switch (dbg_cache_run(d, &dbg_swc(d)->cc, th, r, rq->goals, rq->ngoals, &ts, err)) {
 		case DBG_CACHE_OFF:
@@ -49,23 +49,23 @@ int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_r
 
 /* The end of a run: the cache and its buffer leave the inferior (died:
  * nothing to unmap). */
-void dbg_swc_cache_finish(struct dbg *d, int died)
+void dbg_swc_cache_finish(struct dbg_tracee *d, int died)
 {
 	dbg_cache_finish(died ? NULL : d, dbg_swc(d)->cc);
 }
 
-void dbg_swc_cache_count_fallback(struct dbg *d)
+void dbg_swc_cache_count_fallback(struct dbg_tracee *d)
 {
 	dbg_cache_count_fallback(dbg_swc(d)->cc);
 }
 
-void dbg_swc_cache_free(struct dbg *d)
+void dbg_swc_cache_free(struct dbg_tracee *d)
 {
 	dbg_cache_free(dbg_swc(d)->cc);
 	dbg_swc(d)->cc = NULL;
 }
 
-void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out)
+struct dbg_cache_stats dbg_swc_cache_stats(const struct dbg_trace *t)
 {
-	*out = dbg_cache_get_stats(d->trace && d->trace->sw ? d->trace->sw->cc : NULL);
+	return dbg_cache_get_stats(t && t->sw ? t->sw->cc : NULL);
 }

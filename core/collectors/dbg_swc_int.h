@@ -5,7 +5,7 @@
 #ifndef PTDB_CORE_DBG_SWC_INT_H
 #define PTDB_CORE_DBG_SWC_INT_H
 
-#include "core/tracing/dbg_trace_int.h"
+#include "core/collectors/collector.h"
 
 #include <sys/user.h>
 
@@ -27,7 +27,7 @@ struct dbg_swc {
 };
 
 /* d->trace->sw, created on first use. */
-struct dbg_swc *dbg_swc(struct dbg *d);
+struct dbg_swc *dbg_swc(struct dbg_tracee *d);
 
 /* A turn's outcome besides the RW_* results: the thread stopped where the
  * loop must look at it (EV_GO_ON), nothing ran (EV_NOTHING: step it), the
@@ -36,11 +36,11 @@ enum { EV_GO_ON = -2, EV_NOTHING = -3, EV_OFF = -4 };
 
 /* An event of a thread that ran on its own (core/collectors/dbg_swc.c): EV_GO_ON, or
  * a run result with *stop filled. */
-int dbg_swc_event(struct dbg *d, const struct target_stop *ts, const struct dbg_run_req *rq,
+int dbg_swc_event(struct dbg_tracee *d, const struct target_stop *ts, const struct dbg_run_req *rq,
 		  struct dbg_stop *stop);
 /* After thread t reached next (not by executing into a breakpoint): a
  * user breakpoint or a goal there is a stop; EV_GO_ON otherwise. */
-int dbg_swc_arrived(struct dbg *d, pid_t t, uint64_t next, uint64_t rsp,
+int dbg_swc_arrived(struct dbg_tracee *d, pid_t t, uint64_t next, uint64_t rsp,
 		    const struct dbg_run_req *rq, struct dbg_stop *stop);
 
 /* The ptrace engine (core/collectors/dbg_swc_block.c).  Whether in runs natively
@@ -49,24 +49,24 @@ int dbg_swc_runs_in_block(const struct disasm_insn *in);
 /* Runs th natively block after block from r->rip: EV_GO_ON when th
  * stopped somewhere the loop must handle, EV_NOTHING when nothing ran, or
  * a run result. */
-int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		      const struct dbg_run_req *rq, struct dbg_stop *stop, struct ptdb_err *err);
 /* The end of a run: the thread that ran part of a block when everything
  * stopped gets its instructions recorded; the collector's breakpoints
  * come out; the blocks are forgotten. */
-void dbg_swc_blocks_end(struct dbg *d);
-void dbg_swc_unplant_sticky(struct dbg *d);
+void dbg_swc_blocks_end(struct dbg_tracee *d);
+void dbg_swc_unplant_sticky(struct dbg_tracee *d);
 void dbg_swc_bcache_clear(struct dbg_swc *s);
 
 /* The cache engine's turn (core/collectors/dbg_swc_cache.c): as dbg_swc_run_block,
  * or EV_OFF. */
 /* The running thread's turn ends: the round robin goes on to the next. */
-void dbg_swc_turn_over(struct dbg *d);
-int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_regs_struct *r,
+void dbg_swc_turn_over(struct dbg_tracee *d);
+int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct user_regs_struct *r,
 		       const struct dbg_run_req *rq, struct dbg_stop *stop, struct ptdb_err *err);
 /* The end of a run: the cache leaves the inferior (died: it is gone). */
-void dbg_swc_cache_finish(struct dbg *d, int died);
-void dbg_swc_cache_count_fallback(struct dbg *d);
-void dbg_swc_cache_free(struct dbg *d);
+void dbg_swc_cache_finish(struct dbg_tracee *d, int died);
+void dbg_swc_cache_count_fallback(struct dbg_tracee *d);
+void dbg_swc_cache_free(struct dbg_tracee *d);
 
 #endif

@@ -12,7 +12,6 @@
 
 #include <dwarf.h>
 
-#include "core/tracing/cursor.h"
 #include "core/data/expr.h"
 #include "core/data/expr_int.h"
 #include "target/target.h"
@@ -328,7 +327,7 @@ int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t ad
 		value_release(v);
 		return ex_fail(x, "%s", x->fc->no_data);
 	}
-	if (dbg_read(x->fc->d, addr, v->bytes, v->size, NULL) < 0) {
+	if (x->fc->env->read(x->fc->d, addr, v->bytes, v->size, NULL) < 0) {
 		snprintf(a, sizeof(a), "0x%" PRIx64, addr);
 		value_release(v);
 		return ex_fail(x, "memory read failed for %s", a);
@@ -380,10 +379,10 @@ static int reg_value(struct ex *x, const char *name, struct value *v)
 
 	if (fc->no_data && strcmp(name, "pc") && strcmp(name, "rip"))
 		return ex_fail(x, "%s", fc->no_data);
-	if (fc->no_data && !fc->d->replay)
+	if (fc->no_data && !fc->env->replaying(fc->d))
 		return ex_fail(x, "%s", fc->no_data);
 	if (fc->no_data)
-		fc->regs.rip = dbg_replay_pc(fc->d);
+		fc->regs.rip = fc->env->replay_pc(fc->d);
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		const struct sym_type *t;
 
@@ -441,16 +440,16 @@ int ex_store_to(struct ex *x, struct value *lv, const struct value *rv)
 	if (fc->no_data)
 		return ex_fail(x, "%s", fc->no_data);
 	if (lv->in_mem) {
-		if (target_write_mem(fc->d->proc, lv->addr, rv->bytes, lv->size, &err) < 0)
+		if (target_write_mem(fc->env->proc(fc->d), lv->addr, rv->bytes, lv->size, &err) < 0)
 			return ex_fail(x, "%s", err.msg);
-		dbg_icache_free(fc->d);	/* the code may have changed */
+		fc->env->code_changed(fc->d);	/* the code may have changed */
 		return 0;
 	}
 	if (lv->in_reg >= 0 && fc->all_regs) {
 		struct user_regs_struct r;
 		uint64_t *slot, u = 0;
 
-		if (target_get_regs(fc->d->proc, fc->tid, &r, &err) < 0)
+		if (target_get_regs(fc->env->proc(fc->d), fc->tid, &r, &err) < 0)
 			return ex_fail(x, "%s", err.msg);
 		slot = reg_slot(&r, lv->in_reg);
 		if (!slot)
@@ -459,7 +458,7 @@ int ex_store_to(struct ex *x, struct value *lv, const struct value *rv)
 		if (lv->size < 8)
 			u = (*slot & (~0ull << (lv->size * 8))) | (u & ((1ull << (lv->size * 8)) - 1));
 		*slot = u;
-		if (target_set_regs(fc->d->proc, fc->tid, &r, &err) < 0)
+		if (target_set_regs(fc->env->proc(fc->d), fc->tid, &r, &err) < 0)
 			return ex_fail(x, "%s", err.msg);
 		fc->regs = r;
 		return 0;
@@ -503,22 +502,13 @@ static int is_type_word(const char *w)
 
 static const struct sym_type *dwarf_type(struct ex *x, const char *name)
 {
-	struct dbg *d = x->fc->d;
-
 	if (x->fc->mod && x->fc->mod->sym) {
 		struct sym_type *t = sym_type_named(x->fc->mod->sym, name);
 
 		if (t)
 			return t;
 	}
-	for (int i = 0; i < d->nmods; i++)
-		if (d->mods[i].sym && d->mods[i].end) {
-			struct sym_type *t = sym_type_named(d->mods[i].sym, name);
-
-			if (t)
-				return t;
-		}
-	return NULL;
+	return x->fc->env->type_named(x->fc->d, name);
 }
 
 /* Parses a type name at x->p if one is there: 1 with *t, 0 when the
@@ -549,7 +539,7 @@ int ex_type_name(struct ex *x, const struct sym_type **t)
 			struct value probe;
 
 			/* a name that is a variable is not a type */
-			if (frame_var_named(x->fc, w, &probe) == 0) {
+			if (x->fc->env->var_named(x->fc, w, &probe) == 0) {
 				value_release(&probe);
 				x->p = save;
 				return 0;

@@ -126,7 +126,7 @@ static int identifier(struct ex *x, struct value *v)
 		return ex_fail(x, "ptdb cannot call functions of the process ('%s')", name);
 	if (x->fc->no_data)
 		return ex_fail(x, "%s", x->fc->no_data);
-	if (frame_var_named(x->fc, name, v) < 0)
+	if (x->fc->env->var_named(x->fc, name, v) < 0)
 		return ex_fail(x, "use of undeclared identifier '%s'", name);
 	if (v->status == VAL_OK || x->skip)
 		return deref_reference(x, v);

@@ -1,15 +1,20 @@
-/* core/data/value.h: the program's data at a stop — the variables of a frame
- * (dbg_var.c: the frame's registers, its CFA, the variables in scope and
- * their values, paths such as p->next->val, a[3], *p) and their text as
- * LLDB prints it (value_fmt.c). */
+/* core/data/value.h: the program's data at a stop — a value, the frame it
+ * is read in (struct frame_ctx: its registers, its CFA, the variables in
+ * scope; the session opens it, core/session/frame.h) and its text as LLDB
+ * prints it (value_fmt.c).  What values and expressions read of the
+ * session (memory, names, variables by name, the replay position) comes
+ * through struct value_env, handed to them in the frame (fc->env) or as
+ * value_print's argument; they never call up. */
 #ifndef PTDB_CORE_VALUE_H
 #define PTDB_CORE_VALUE_H
 
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/user.h>
 
-#include "core/session/dbg.h"
+#include "base/err.h"
+#include "core/data/frame.h"
 #include "core/symbols/sym_var.h"
 
 enum value_status {
@@ -34,9 +39,37 @@ struct value {
 
 void value_release(struct value *v);
 
+struct dbg;		/* the session: opaque here, handed back to env's functions */
+struct frame_ctx;
+struct target_proc;
+
+/* What values and expressions need of the session (core/session/dbg_var.c
+ * fills d->env). */
+struct value_env {
+	struct dbg *d;
+	/* memory of the live process (post-mortem: the modules' files) */
+	int (*read)(struct dbg *d, uint64_t addr, void *buf, size_t n, struct ptdb_err *err);
+	/* up to n bytes at addr: how many could be read (0: none) */
+	size_t (*read_some)(struct dbg *d, uint64_t addr, void *buf, size_t n);
+	/* "trace_loop`main + 4 at trace_loop.c:2:7" */
+	char *(*format_addr)(struct dbg *d, uint64_t addr, char *buf, size_t n);
+	/* the variable called name in fc (frame_var_named) */
+	int (*var_named)(struct frame_ctx *fc, const char *name, struct value *out);
+	/* a DWARF type by name in any loaded module, or NULL */
+	struct sym_type *(*type_named)(struct dbg *d, const char *name);
+	/* the live process written to (memory, registers), or NULL */
+	struct target_proc *(*proc)(struct dbg *d);
+	/* memory was written: code read earlier may have changed */
+	void (*code_changed)(struct dbg *d);
+	/* replaying a thread's trace: 1, and the cursor's pc */
+	int (*replaying)(const struct dbg *d);
+	uint64_t (*replay_pc)(struct dbg *d);
+};
+
 /* A frame's registers and variables. */
 struct frame_ctx {
 	struct dbg *d;
+	const struct value_env *env;	/* d's (d->env) */
 	pid_t tid;
 	struct dbg_frame f;
 	unsigned index;
@@ -58,45 +91,6 @@ struct frame_ctx {
 	int depth;		/* callers opened for entry values, a bound */
 };
 
-/* Opens frame index of thread tid (live process).  0 ok; -1 with err when
- * the thread or frame does not exist.  A frame without debug information
- * opens with nvars 0 and vars NULL. */
-int frame_ctx_open(struct dbg *d, pid_t tid, unsigned index, struct frame_ctx *fc,
-		   struct ptdb_err *err);
-/* The same for a frame already unwound (fr: frame index of tid). */
-int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_frame *fr,
-		   struct frame_ctx *fc, struct ptdb_err *err);
-void frame_ctx_close(struct frame_ctx *fc);
-
-/* LLDB's frame description with the arguments: "a.out`add(a=1, b=2) at
- * add.c:3:12" (dbg_format_frame's text when the frame has no DWARF
- * function or no live process).  Returns buf. */
-char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_frame *f,
-		   char *buf, size_t n);
-
-/* The value of a variable of the frame (or a global of any module). */
-void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sym_var *v,
-		     struct value *out);
-
-/* The variable called name: the innermost local, else a global of the
- * frame's unit, else of any module.  0, or -1 when there is none. */
-int frame_var_named(struct frame_ctx *fc, const char *name, struct value *out);
-
-/* Evaluates a variable path: a name, then .member, ->member, [index];
- * leading * and & apply to the whole.  Locals first, then the globals of
- * the frame's unit, then of every module.  Errors in LLDB's words ("no
- * variable named 'x' found in this frame", "\"zz\" is not a member of
- * \"(point) p\"").  Returns 0, FRAME_PATH_NO_VAR when no variable has the
- * path's name, -1 for the other errors. */
-#define FRAME_PATH_NO_VAR (-2)
-int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
-		     struct ptdb_err *err);
-
-/* The value a function of type t just returned to thread tid (rax:rdx,
- * xmm0, or the memory rax points to); -1 when the type's return
- * convention is not one of these. */
-int frame_return_value(struct dbg *d, pid_t tid, const struct sym_type *t, struct value *out);
-
 /* ---- value_fmt.c ---- */
 struct value_fmt {
 	char format;		/* 0 natural, 'x' 'd' 'u' 'c' 'b' */
@@ -106,10 +100,10 @@ struct value_fmt {
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's
  * frame variable prints it. */
-void value_print(FILE *out, struct dbg *d, const char *name, const struct value *v,
+void value_print(FILE *out, const struct value_env *env, const char *name, const struct value *v,
 		 const struct value_fmt *o);
 /* The short form used in frame lines: "1", "0x00007ffe...", "<unavailable>". */
-void value_brief(struct dbg *d, const struct value *v, char *buf, size_t n);
+void value_brief(const struct value_env *env, const struct value *v, char *buf, size_t n);
 /* A floating-point number as LLDB (APFloat) prints it: "1.5", "1.0E+7". */
 void value_float_str(double v, int bits, char *buf, size_t n);
 

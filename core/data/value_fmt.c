@@ -14,9 +14,15 @@
 
 #define MAX_CHILDREN 256
 
+void value_release(struct value *v)
+{
+	free(v->bytes);
+	v->bytes = NULL;
+}
+
 struct pr {
 	FILE *out;
-	struct dbg *d;
+	const struct value_env *env;
 	const struct value_fmt *o;
 };
 
@@ -50,7 +56,7 @@ static int is_std_string(const struct sym_type *t)
 static void cat(char *buf, size_t n, const char *s);
 static void quoted(const uint8_t *s, size_t len, char *buf, size_t n);
 
-static void std_string_text(struct dbg *d, const struct sym_type *t, const uint8_t *b,
+static void std_string_text(const struct value_env *env, const struct sym_type *t, const uint8_t *b,
 			    size_t size, char *buf, size_t n)
 {
 	const struct sym_member *dp = member_named(t, "_M_dataplus");
@@ -69,7 +75,7 @@ static void std_string_text(struct dbg *d, const struct sym_type *t, const uint8
 	memcpy(&len, b + ln->off, 8);
 	if (len > 1024)
 		len = 1024;
-	got = len ? dbg_read_some(d, ptr, text, (size_t)len) : 0;
+	got = len ? env->read_some(env->d, ptr, text, (size_t)len) : 0;
 	if (got < len) {
 		snprintf(buf, n, "<unavailable>");
 		return;
@@ -345,13 +351,13 @@ static void fmt_pointer(struct pr *p, const struct sym_type *t, uint64_t u, char
 		return;
 	if (is_char_type(tg) && t->kind == SYM_T_POINTER) {
 		uint8_t s[1025];
-		size_t got = dbg_read_some(p->d, u, s, sizeof(s) - 1);
+		size_t got = p->env->read_some(p->env->d, u, s, sizeof(s) - 1);
 
 		s[got] = 0;
 		cat(buf, n, " ");
 		quoted(s, got, buf, n);
 	} else if (tg->kind == SYM_T_FUNC) {
-		dbg_format_addr(p->d, u, loc, sizeof(loc));
+		p->env->format_addr(p->env->d, u, loc, sizeof(loc));
 		cat(buf, n, " (");
 		cat(buf, n, loc);
 		cat(buf, n, ")");
@@ -488,7 +494,7 @@ static void child_text(struct pr *p, const struct sym_type *t, int i, const uint
 		return;
 	}
 	if (is_std_string(ct)) {
-		std_string_text(p->d, sym_type_strip(ct), b + off, size - off, buf, n);
+		std_string_text(p->env, sym_type_strip(ct), b + off, size - off, buf, n);
 		return;
 	}
 	if (is_aggregate(ct)) {	/* char arrays and empty ones reach here in one line */
@@ -559,7 +565,7 @@ static void print_ref(struct pr *p, int indent, const char *name, const struct s
 		return;
 	}
 	obj = calloc(1, size);
-	if (!obj || dbg_read(p->d, a, obj, size, NULL) < 0) {
+	if (!obj || p->env->read(p->env->d, a, obj, size, NULL) < 0) {
 		fprintf(p->out, "0x%016" PRIx64 "\n", a);
 		free(obj);
 		return;
@@ -570,7 +576,7 @@ static void print_ref(struct pr *p, int indent, const char *name, const struct s
 		fprintf(p->out, "%*s}\n", indent, "");
 	} else {
 		if (is_std_string(tg))
-			std_string_text(p->d, tg, obj, size, v, sizeof(v));
+			std_string_text(p->env, tg, obj, size, v, sizeof(v));
 		else
 			fmt_scalar(p, tg, obj, v, sizeof(v));
 		fprintf(p->out, "0x%016" PRIx64 " (&%s = %s)\n", a, name, v);
@@ -598,7 +604,7 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 	}
 	fprintf(p->out, "%s = ", name);
 	if (is_std_string(s) && !p->o->format) {
-		std_string_text(p->d, s, b, (size_t)s->size, v, sizeof(v));
+		std_string_text(p->env, s, b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);
 		return;
 	}
@@ -640,10 +646,10 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 	fprintf(p->out, "%*s}\n", indent, "");
 }
 
-void value_print(FILE *out, struct dbg *d, const char *name, const struct value *v,
-		 const struct value_fmt *o)
+void value_print(FILE *out, const struct value_env *env, const char *name,
+		 const struct value *v, const struct value_fmt *o)
 {
-	struct pr p = { out, d, o };
+	struct pr p = { out, env, o };
 	char tn[256];
 
 	if (v->status != VAL_OK) {
@@ -670,10 +676,10 @@ void value_print(FILE *out, struct dbg *d, const char *name, const struct value 
 	print_node(&p, 0, name, v->type, v->bytes, v->addr, v->in_mem, 1);
 }
 
-void value_brief(struct dbg *d, const struct value *v, char *buf, size_t n)
+void value_brief(const struct value_env *env, const struct value *v, char *buf, size_t n)
 {
 	static const struct value_fmt natural;
-	struct pr p = { NULL, d, &natural };
+	struct pr p = { NULL, env, &natural };
 	const struct sym_type *s = sym_type_strip(v->type);
 
 	if (v->status != VAL_OK) {

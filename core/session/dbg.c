@@ -548,15 +548,6 @@ int dbg_insn_at(struct dbg *d, uint64_t pc, struct disasm_insn *in)
 	return 0;
 }
 
-void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts)
-{
-	stop->reason = DBG_R_EXITED;
-	stop->tid = ts->tid;
-	stop->signaled = ts->kind == TARGET_STOP_SIGNALED;
-	stop->signo = ts->signo;
-	stop->exit_status = ts->exit_status;
-}
-
 int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop)
 {
 	int known = ts->signo > 0 && ts->signo < 65;

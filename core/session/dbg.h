@@ -11,6 +11,9 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "core/collectors/run.h"
+#include "core/data/frame.h"
+#include "core/session/frame.h"
 #include "core/symbols/sym.h"
 #include "target/target.h"
 
@@ -20,19 +23,11 @@ struct trace_swc_thread;
 struct trace_decoded;
 struct trace_tsc_conv;
 struct expr_store;
+struct dbg_host;
+struct dbg_trace_host;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
-
-struct dbg_module {
-	struct sym_module *sym;	/* NULL: the file is not ELF (ignored) */
-	char *path;
-	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
-	int is_exe;
-	int anon;		/* a loaded trace's copy of anonymous executable
-				 * memory: code without a name (symbolized as no
-				 * module, as live) */
-};
 
 struct dbg_bp_loc {
 	uint64_t addr;
@@ -65,60 +60,7 @@ struct dbg_bp {
 	unsigned tindex;	/* ... in the thread with this index (0: any) */
 };
 
-enum dbg_reason {
-	DBG_R_NONE,
-	DBG_R_BREAKPOINT,
-	DBG_R_STEP_OVER,	/* next */
-	DBG_R_STEP_IN,		/* step */
-	DBG_R_STEP_OUT,		/* finish */
-	DBG_R_ISTEP,		/* stepi */
-	DBG_R_ISTEP_OVER,	/* nexti */
-	DBG_R_UNTIL,		/* thread until */
-	DBG_R_SIGNAL,
-	DBG_R_INTERRUPT,
-	DBG_R_EXEC,
-	DBG_R_EXITED,		/* the process is gone (exit_status/signo) */
-	DBG_R_TRACE_LIMIT,	/* a new thread could not be traced (tid) */
-	DBG_R_REPLAY,		/* the replay cursor moved (replay_*) */
-	DBG_R_WATCH,		/* a watchpoint hit (bp_id: its id; core/session/watch.h) */
-};
 
-struct dbg_stop {
-	enum dbg_reason reason;
-	pid_t tid;
-	unsigned bp_id, loc_id;		/* DBG_R_BREAKPOINT */
-	int signo, si_code;		/* DBG_R_SIGNAL; DBG_R_EXITED if signaled */
-	uint64_t addr;			/* fault address for SIGSEGV & co */
-	int exit_status, signaled;	/* DBG_R_EXITED */
-	uint64_t replay_id, replay_total;	/* DBG_R_REPLAY: the cursor */
-	int replay_edge;		/* 1 the trace's beginning, 2 its end */
-	int replay_gap;			/* stopped before a gap in the trace */
-	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
-};
-
-#define DBG_MAX_INLINE 16	/* inlined calls shown per concrete frame */
-
-struct dbg_frame {
-	uint64_t pc, rsp, rbp;
-	struct dbg_module *mod;		/* NULL: no module covers pc */
-	int untraced;			/* replaying: the callers before the
-					 * trace began (no pc) */
-	int replaying;			/* replaying: the cursor's frame */
-	/* inlined calls (LLDB's "[inlined]" frames): a concrete frame whose
-	 * address look lies in ninl inlined calls is shown as ninl + 1
-	 * frames, inl = 0 (the innermost call) .. ninl (the function); all
-	 * but inl 0 are virtual (pc: the start of the inlined block, the
-	 * registers the concrete frame's).  look 0: not computed. */
-	uint64_t look;
-	unsigned inl, ninl;
-	int virt;
-	unsigned conc;			/* the concrete frame's number (0: the
-					 * thread's registers) */
-	uint64_t cpc;			/* and its pc */
-	int trap;			/* pc is not a return address (a signal
-					 * interrupted it, or the trampoline) */
-	int sigtramp;			/* the signal trampoline's frame */
-};
 
 /* How a signal reaching the inferior is handled ("process handle"). */
 struct dbg_sig {
@@ -229,6 +171,11 @@ struct dbg {
 	char *stop_error;
 	struct expr_store *results;	/* expression results $N (core/data/expr.h) */
 	struct dbg_watch *watch;	/* watchpoints (core/session/dbg_watch.c), or NULL */
+	/* what a collector calls instead of calling up, and what values and
+	 * expressions read through (core/session/dbg_host.c) */
+	const struct dbg_host *host;
+	const struct dbg_trace_host *trace_host;	/* the trace session's */
+	struct value_env env;
 };
 
 void dbg_init(struct dbg *d);
@@ -334,23 +281,9 @@ int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 		  unsigned *line, unsigned *column);
 
 /* Live tracing: the trace session (core/tracing/dbg_trace.c), its collectors
- * (core/collectors/dbg_swc.c, core/collectors/dbg_ipt.c) and sources (core/tracing/dbg_source.c). */
-struct dbg_trace_opts {
-	size_t size;		/* per-thread buffer bytes */
-	size_t total_limit;	/* process trace: all buffers; 0 none */
-	size_t psb_period;	/* 0: default */
-	int tsc;
-	int single_step;	/* one trap per instruction (the reference) */
-	int per_cpu;		/* process trace: one buffer per (emulated) CPU
-				 * with context-switch records, split into
-				 * threads when read */
-	int backend;		/* DBG_BACKEND_* */
-	uint64_t perf_config;	/* intel-pt: raw attr.config bits */
-	int no_cgroup;		/* intel-pt per CPU: trace every task */
-	int engine;		/* software: DBG_ENGINE_* */
-};
-enum { DBG_ENGINE_PTRACE = 0, DBG_ENGINE_CACHE = 1 };
-enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
+ * (core/collectors/dbg_swc.c, core/collectors/dbg_ipt.c) and sources
+ * (core/tracing/dbg_source.c); struct dbg_trace_opts: core/collectors/run.h. */
+
 /* "intel-pt" or "software": what the live (or loaded) trace came from. */
 const char *dbg_trace_technology(const struct dbg *d);
 int dbg_tracing(const struct dbg *d);
@@ -370,28 +303,8 @@ int dbg_trace_is_process(const struct dbg *d);
 int dbg_trace_single_step(const struct dbg *d);
 /* The software engine of the live trace: "ptrace" or "cache". */
 const char *dbg_trace_engine(const struct dbg *d);
-/* The cache engine's counters (zeros when it never ran). */
-/* What the engine did, over the whole trace (dump info -v). */
-struct dbg_cache_stats {
-	uint64_t blocks, code_bytes;	/* translated (every run's) */
-	uint64_t records;		/* block records read back */
-	uint64_t traps;			/* stops of a thread in the cache */
-	uint64_t links, misses, drains;	/* of which: exits linked, lookup
-					 * misses, full buffers */
-	uint64_t entries;		/* times a thread entered the cache */
-	uint64_t fallback;		/* instructions the ptrace engine ran
-					 * (system calls, untranslatable code,
-					 * runs the engine does not handle) */
-	uint64_t peak_cache;		/* largest code cache of a run, bytes */
-	uint64_t run_ns, translate_ns;	/* time in the engine, and translating */
-	uint64_t packet_ns;		/* of it: records read back into packets */
-	uint64_t wait_ns;		/* of it: the thread running (ptdb waiting) */
-	uint64_t cpu_ns, thread_cpu_ns;	/* CPU time in the engine: ptdb's, and
-					 * the traced thread's (schedstat) */
-	uint64_t flushes;		/* translations dropped: code mapping changed */
-	uint64_t quanta;		/* turns in the cache ended by the quantum */
-};
-
+/* The cache engine's counters (zeros when it never ran; struct
+ * dbg_cache_stats: core/collectors/run.h). */
 void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);
 /* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
 struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/collectors/collector.h"
 #include "disasm/disasm.h"
 
 struct dbg;
@@ -15,7 +16,6 @@ struct dbg_bp;
 struct dbg_frame;
 struct dbg_module;
 struct dbg_stop;
-struct dbg_trace_opts;
 struct ptdb_err;
 struct sym_loc;
 struct sym_module;
@@ -26,6 +26,13 @@ struct target_thread_info;
 struct trace_swc_cpu;
 struct trace_swc_thread;
 
+/* What collectors call instead of calling up (core/session/dbg_host.c). */
+extern const struct dbg_host dbg_host;
+/* What the trace session calls instead of calling up (d->trace_host). */
+extern const struct dbg_trace_host dbg_trace_host;
+/* d->env: what values and expressions read of d. */
+void dbg_env_init(struct dbg *d);
+
 void dbg_resolve_all(struct dbg *d);
 /* Forgets the process, the modules, a loaded trace and the executable
  * (breakpoints stay, unresolved). */
@@ -35,8 +42,6 @@ void dbg_drop_target(struct dbg *d);
 void dbg_drop_process(struct dbg *d);
 void dbg_drop_modules(struct dbg *d, int keep_exe);
 struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
-/* A loaded trace's thread has one frame: where its trace ends. */
-int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
 /* A loaded trace's thread where its trace ends, with the callers its
  * calls and returns show (dbg_inline.c). */
 int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
@@ -75,8 +80,6 @@ int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uin
  * unchanged, as LLDB assumes of a frame without unwind information.
  * 0 ok, -1 no caller. */
 int dbg_unwind_regs(struct dbg *d, const struct sym_regs *in, int first, struct sym_regs *out);
-/* A process exit as the stop reported. */
-void dbg_exit_stop(struct dbg_stop *stop, const struct target_stop *ts);
 /* Applies the signal policy ("process handle") to a signal stop: returns
  * 1 with *stop filled when it stops the process, 0 when the signal goes on
  * (passed or suppressed, told later when notify). */
@@ -85,120 +88,16 @@ int dbg_signal_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop
  * interrupt.  1 with *stop filled, 0 for any other stop. */
 int dbg_end_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *stop);
 
-/* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
- * (the same or an outer frame, so recursion does not fool it). */
-struct dbg_goal {
-	uint64_t pc, min_rsp;
-};
-
-enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
-
-/* What a run asks for: until a user-visible stop (RW_USER), a goal
- * reached by tid (RW_GOAL) or, with step_tid, one instruction of that
- * thread (RW_STEPPED). */
-struct dbg_run_req {
-	pid_t step_tid;			/* 0: run every thread */
-	pid_t tid;			/* whose goals */
-	const struct dbg_goal *goals;
-	int ngoals;
-};
-
-/* Runs the process natively (dbg_step.c) or traced (dbg_trace.c) as rq
- * asks. */
+/* Runs the process natively as rq asks (traced: dbg_trace_run). */
 int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err);
-/* At the exit: keeps a software trace readable (dbg_trace_kept), ends
- * any other. */
-void dbg_trace_exited(struct dbg *d);
-/* core/tracing/dbg_progress.c: a traced run's progress for d->progress.fn. */
-void dbg_progress_begin(struct dbg *d);
-void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
-void dbg_progress_poll(struct dbg *d);	/* reads the clock at every call */
-int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
-		  struct ptdb_err *err);
-void dbg_trace_did_stop(struct dbg *d);
 /* The same checking the watchpoints (core/session/dbg_watch.c); -2 when none is
  * enabled (the caller runs the process). */
 int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 
-/* Where the session's traces and threads come from (core/tracing/dbg_source.c):
- * the live process traced by the software or the intel-pt collector, or a
- * loaded bundle.  Readers ask the source, not the mode. */
-struct dbg_source {
-	const char *technology;		/* "software", "intel-pt" */
-	int loaded;			/* a bundle: no process, memory from files */
-	/* tid's trace (traced, or stopped and kept until the next resume) */
-	struct trace_swc_thread *(*trace)(struct dbg *d, pid_t tid);
-	/* every trace, in thread order */
-	int (*traces)(struct dbg *d, struct trace_swc_thread **out, int max);
-	struct trace_swc_cpu *(*cpu)(struct dbg *d);	/* per-CPU chain */
-	int (*threads)(struct dbg *d, struct target_thread_info *out, int max);
-	unsigned (*thread_index)(struct dbg *d, pid_t tid);
-	/* memory is the modules' files only (a bundle; a process that exited
-	 * with its trace): 1, and files_error says an address outside them */
-	int (*files_only)(const struct dbg *d);
-	const char *files_error;	/* printf format: the address (PRIx64) */
-	/* tid is a thread the user can select */
-	int (*selectable)(struct dbg *d, pid_t tid);
-	/* the modules are at their run-time addresses */
-	int (*mapped)(const struct dbg *d);
-	/* a thread's frames when the source has no stack to unwind (NULL:
-	 * unwind the live thread) */
-	int (*frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
-		      struct ptdb_err *err);
-	/* the CPU the trace ran on: 0, or -1 not known (software) */
-	int (*cpu_info)(struct dbg *d, char *vendor, size_t n, int *family, int *model,
-			int *stepping);
-};
-const struct dbg_source *dbg_source(const struct dbg *d);
-int dbg_trace_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
-		       int *stepping);
-
-/* The intel-pt backend's events (core/collectors/dbg_ipt.c).  Buffers are copied at
- * every stop into the containers dumps read: a thread's ring, or per CPU
- * the chain of struct trace_swc_cpu it owns. */
-struct dbg_ipt;
-struct trace_swc_thread;
-struct trace_swc_cpu;
-struct trace_tsc_conv;
-/* Reads the PMU (the "not available" error), /proc/cpuinfo, the limits. */
-int dbg_ipt_new(struct dbg_ipt **out, const struct dbg_trace_opts *o, struct ptdb_err *err);
-void dbg_ipt_free(struct dbg_ipt *h);
-/* One event for tid (pid = tid, cpu = -1), created disabled; th becomes
- * its container.  With --tsc conv takes the perf page's parameters. */
-int dbg_ipt_thread_start(struct dbg_ipt *h, struct trace_swc_thread *th, pid_t tid,
-			 unsigned index, size_t size, size_t total_limit,
-			 struct trace_tsc_conv *conv, struct ptdb_err *err);
-/* Final copy of its buffer, then the event closes. */
-int dbg_ipt_thread_stop(struct dbg_ipt *h, struct trace_swc_thread *th, struct ptdb_err *err);
-/* An intel_pt and a context-switch event per online CPU (cgroup of pid
- * when cgroup_filter and cgroup v2, else every task), created disabled;
- * *chain the CPUs' containers (owned by h).  conv: the perf page's. */
-int dbg_ipt_cpus_start(struct dbg_ipt *h, pid_t pid, size_t size, size_t total_limit,
-		       int cgroup_filter, struct trace_tsc_conv *conv,
-		       struct trace_swc_cpu **chain, struct ptdb_err *err);
-void dbg_ipt_cpus_stop(struct dbg_ipt *h);
-/* Enables everything (just before the process resumes). */
-int dbg_ipt_will_resume(struct dbg_ipt *h, struct ptdb_err *err);
-/* Pauses the CPUs and copies every buffer (the process stopped). */
-int dbg_ipt_did_stop(struct dbg_ipt *h, struct ptdb_err *err);
-size_t dbg_ipt_bytes(const struct dbg_ipt *h);
-/* Per-CPU tracing limited to the process's cgroup: 1, else 0. */
-int dbg_ipt_cgroup_filtering(const struct dbg_ipt *h);
-/* The live intel-pt collector, or NULL (software, loaded, none). */
-struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
-
-/* The decode cache (core/tracing/dbg_decoded.c): th's decoded trace goes (th is
- * released or restarted); what it holds; how long its last decoding
- * took; all of it goes with the session. */
-void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th);
-/* What the cache holds for th (current or not), NULL if nothing. */
-struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th);
-double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th);
-void dbg_decoded_free(struct dbg *d);
-/* Every traced thread is released through this (core/tracing/dbg_trace.c): its
- * decoded trace, its buffer and writer, the collector's part. */
-void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th);
+/* The trace session's functions the session calls (dbg_source,
+ * dbg_trace_run, ...; it calls no function of the session). */
+#include "core/tracing/dbg_trace_int.h"
 
 #endif

@@ -5,6 +5,7 @@
 #include "core/tracing/cursor.h"
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "core/data/expr.h"
 #include "core/session/watch.h"
 #include "trace/tsc.h"
@@ -18,6 +19,9 @@ void dbg_init(struct dbg *d)
 	memset(d, 0, sizeof(*d));
 	d->tsc_conv = xcalloc(1, sizeof(*d->tsc_conv));
 	d->next_bp_id = 1;
+	d->host = &dbg_host;
+	d->trace_host = &dbg_trace_host;
+	dbg_env_init(d);
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
 	}

@@ -7,14 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 #include "core/data/value.h"
-
-void value_release(struct value *v)
-{
-	free(v->bytes);
-	v->bytes = NULL;
-}
 
 static int mem_cb(void *ctx, uint64_t addr, void *buf, size_t n)
 {
@@ -112,6 +107,7 @@ int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 
 	memset(fc, 0, sizeof(*fc));
 	fc->d = d;
+	fc->env = &d->env;
 	fc->tid = tid;
 	fc->index = index;
 	fc->f = *fr;
@@ -182,7 +178,7 @@ static int frame_args(struct frame_ctx *fc, char *args, size_t n)
 		if (!fc->vars[i].is_param)
 			continue;
 		frame_var_value(fc, fc->mod->sym, &fc->vars[i], &v);
-		value_brief(fc->d, &v, one, sizeof(one));
+		value_brief(fc->env, &v, one, sizeof(one));
 		value_release(&v);
 		snprintf(args + k, n - k, "%s%s=%s", nargs++ ? ", " : "", fc->vars[i].name, one);
 	}

@@ -174,7 +174,7 @@ void dbg_watch_format(struct dbg *d, const struct dbg_watchpoint *w, const uint8
 		val.in_mem = 1;
 		val.addr = w->addr;
 		val.in_reg = -1;
-		value_brief(d, &val, buf, n);
+		value_brief(&d->env, &val, buf, n);
 		return;
 	}
 	memcpy(&u, v, w->size);

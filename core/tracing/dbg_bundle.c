@@ -4,8 +4,6 @@
  * bundle's copies.  "trace save" is core/tracing/dbg_bundle_save.c. */
 #include "core/tracing/bundle.h"
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/items_int.h"
 #include "trace/cpusplit.h"
@@ -367,9 +365,9 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 	pm->model = b->model;
 	pm->stepping = b->stepping;
 	/* everything read: the bundle replaces the session's target */
-	dbg_drop_target(d);
+	d->trace_host->drop_target(d);
 	for (int i = 0; i < nm; i++) {
-		struct dbg_module *m = dbg_add_module(d, ms[i], p->mods[i].system_path);
+		struct dbg_module *m = d->trace_host->add_module(d, ms[i], p->mods[i].system_path);
 
 		if (sym_module_range(ms[i], &m->start, &m->end) < 0)
 			m->start = m->end = 0;
@@ -384,7 +382,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 	d->sel_frame = 0;
 	memset(&d->last, 0, sizeof(d->last));
 	*dbg_tsc_conv_rw(d) = dbg_tsc_from_bundle(&b->tsc);
-	dbg_resolve_all(d);
+	d->trace_host->resolve_all(d);
 	*info = b;
 	return 0;
 fail:
@@ -415,7 +413,7 @@ int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err 
 		if (ok) {
 			memset(f, 0, sizeof(*f));
 			f->pc = ip;
-			f->mod = dbg_module_for(d, ip);
+			f->mod = d->trace_host->module_for(d, ip);
 			return 1;
 		}
 	}

@@ -3,8 +3,7 @@
  * CPUs' raw traces, copies of the modules they ran (all of them, or with
  * --compact only those), anonymous executable memory as raw images. */
 #include "core/tracing/bundle.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "core/tracing/items_int.h"
 #include "trace/decode.h"
@@ -125,7 +124,7 @@ static int anon_regions(struct dbg *d, struct anon *out, int max)
 	FILE *f;
 	int n = 0;
 
-	if (!dbg_alive(d))
+	if (!d->trace_host->alive(d))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)d->pid);
 	if (!(f = fopen(path, "r")))
@@ -158,7 +157,7 @@ struct touch {
 
 static void touch_ip(struct touch *t, uint64_t ip)
 {
-	struct dbg_module *m = dbg_module_for(t->d, ip);
+	struct dbg_module *m = t->d->trace_host->module_for(t->d, ip);
 
 	if (m)
 		t->mod_used[m - t->d->mods] = 1;
@@ -349,7 +348,7 @@ static int save_modules(struct dbg *d, const char *dir, int compact, const struc
 		if (compact && !t->anon[i].used)
 			continue;
 		buf = xmalloc(len);
-		got = dbg_read_some(d, t->anon[i].lo, buf, len);
+		got = d->trace_host->read_some(d, t->anon[i].lo, buf, len);
 		if (!got) {
 			free(buf);
 			continue;

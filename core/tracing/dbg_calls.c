@@ -3,8 +3,7 @@
  * through the instruction cache, into trace/calls. */
 #include "core/tracing/calls.h"
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "trace/calls.h"
 #include "trace/decode.h"
 
@@ -59,7 +58,7 @@ static enum trace_calls_class class_of(enum disasm_kind k)
  * one function per module, as LLDB has it), else 0. */
 static uint64_t func_key(struct dbg *d, uint64_t ip, int *named)
 {
-	struct dbg_module *m = dbg_module_for(d, ip);
+	struct dbg_module *m = d->trace_host->module_for(d, ip);
 	struct sym_loc loc;
 
 	*named = 0;

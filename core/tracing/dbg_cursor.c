@@ -6,8 +6,7 @@
  * instructions. */
 #include "core/tracing/cursor.h"
 #include "core/tracing/items_int.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +42,7 @@ static void icache_reset(struct dbg_icache *c, size_t cap)
 static struct dbg_icache *icache_get(struct dbg *d)
 {
 	struct dbg_icache *c = d->icache;
-	struct disasm *ds = dbg_disasm(d);
+	struct disasm *ds = d->trace_host->disasm(d);
 	int flavor = ds ? (int)disasm_get_flavor(ds) : 0;
 	uint64_t sid = dbg_trace_stop_id(d);
 	int kept = dbg_trace_kept(d);
@@ -92,17 +91,17 @@ static void icache_grow(struct dbg_icache *c)
 static void fill(struct dbg *d, uint64_t ip, struct dbg_insn *e)
 {
 	uint8_t buf[16];
-	struct disasm *ds = dbg_disasm(d);
+	struct disasm *ds = d->trace_host->disasm(d);
 	size_t n = sizeof(buf);
 
 	e->ip = ip;
 	e->ok = 0;
-	if (!d->pm && !dbg_trace_kept(d) && !dbg_alive(d))
+	if (!d->pm && !dbg_trace_kept(d) && !d->trace_host->alive(d))
 		n = 0;
 	else if (d->pm || dbg_trace_kept(d))
-		n = dbg_read_some(d, ip, buf, n);
+		n = d->trace_host->read_some(d, ip, buf, n);
 	else if (target_read_mem(d->proc, ip, buf, n, NULL) < 0)
-		n = dbg_read_some(d, ip, buf, n);	/* up to a page end; files when gone */
+		n = d->trace_host->read_some(d, ip, buf, n);	/* up to a page end; files when gone */
 	e->nbytes = n;
 	if (ds && n && disasm_insn(ds, buf, n, ip, &e->in, NULL) == 0)
 		e->ok = 1;
@@ -161,7 +160,7 @@ uint64_t dbg_cursor_next_ip(void *ctx, uint64_t ip)
 	struct dbg *d = ctx;
 	const struct dbg_insn *e;
 
-	if (!dbg_alive(d) && !d->pm && !d->trace)
+	if (!d->trace_host->alive(d) && !d->pm && !d->trace)
 		return 0;
 	e = dbg_insn_cached(d, ip);
 	if (!e->ok)

@@ -3,8 +3,7 @@
  * them), the per-CPU split into per-thread traces, and decoding a thread's
  * trace (trace/decode) cached per stop id. */
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
@@ -37,7 +36,7 @@ static size_t live_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 	struct dbg *d = ctx;
 	size_t got = 0;
 
-	if (dbg_module_for(d, addr))
+	if (d->trace_host->module_for(d, addr))
 		return 0;	/* a module's own bytes come from its file */
 	while (got < n) {
 		uint64_t a = addr + got;
@@ -69,7 +68,7 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 			img->cpu.stepping = (uint8_t)st;
 		}
 	}
-	if (!d->pm && dbg_alive(d))
+	if (!d->pm && d->trace_host->alive(d))
 		trace_image_set_reader(img, live_code, d);
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];

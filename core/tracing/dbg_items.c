@@ -3,7 +3,7 @@
  * error kinds, the session's TSC conversion, decoding with progress. */
 #include "core/tracing/items_int.h"
 #include "core/tracing/trace_info.h"
-#include "core/session/dbg.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/bundle.h"
 
 #include <stddef.h>

@@ -2,8 +2,7 @@
  * buffer fill) handed to the caller's function every DBG_PROGRESS_EVERY
  * seconds, so a long traced 'continue' is not a blank screen.  Core only
  * counts; cmd/ decides whether and how to show it. */
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "trace/swc.h"
 

@@ -6,8 +6,7 @@
  * themselves: a taken CALL enters a frame, a RET leaves one.  Registers and
  * memory are not recorded: only the program counter is known. */
 #include "core/tracing/cursor.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/tracing/dbg_trace_int.h"
 #include "trace/decode.h"
 #include "trace/swc.h"
 
@@ -121,7 +120,7 @@ static struct line line_of(struct dbg *d, uint64_t ip)
 	struct line l = { NULL, 0, 0 };
 	unsigned col;
 
-	l.known = dbg_addr_line(d, ip, &l.file, &l.line, &col) == 0;
+	l.known = d->trace_host->addr_line(d, ip, &l.file, &l.line, &col) == 0;
 	return l;
 }
 
@@ -259,7 +258,7 @@ uint64_t dbg_replay_pc(struct dbg *d)
 		/* past the end: the live thread's pc */
 		struct user_regs_struct r;
 
-		return dbg_alive(d) && target_get_regs(d->proc, d->replay->tid, &r, NULL) == 0 ? r.rip : 0;
+		return d->trace_host->alive(d) && target_get_regs(d->proc, d->replay->tid, &r, NULL) == 0 ? r.rip : 0;
 	}
 	if (at_item(d, dec, d->replay->item, &it) < 0)
 		return 0;
@@ -410,7 +409,7 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 		return 0;
 	memset(&out[0], 0, sizeof(out[0]));
 	out[0].pc = w.cur.ip;
-	out[0].mod = dbg_module_for(d, w.cur.ip);
+	out[0].mod = d->trace_host->module_for(d, w.cur.ip);
 	out[0].replaying = 1;
 	n = 1;
 	/* every call the walk back leaves through is a caller's frame, shown
@@ -432,7 +431,7 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 				ret = w.cur.ip + e->in.len;
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].pc = ret;
-			out[n].mod = dbg_module_for(d, ret - 1);
+			out[n].mod = d->trace_host->module_for(d, ret - 1);
 			n++;
 			w.depth = 0;
 		}

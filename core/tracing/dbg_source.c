@@ -79,12 +79,12 @@ static int live_files_only(const struct dbg *d)
 
 static int live_selectable(struct dbg *d, pid_t tid)
 {
-	return dbg_alive(d) && target_thread_index(d->proc, tid);
+	return d->trace_host->alive(d) && target_thread_index(d->proc, tid);
 }
 
 static int live_mapped(const struct dbg *d)
 {
-	return dbg_alive(d);
+	return d->trace_host->alive(d);
 }
 
 static int live_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
@@ -92,7 +92,7 @@ static int live_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int
 {
 	if (!d->trace)
 		return -1;
-	return dbg_trace_collector(d->trace)->cpu_info(d, vendor, n, family, model, stepping);
+	return dbg_trace_collector(d->trace)->cpu_info(dbg_tee(d), vendor, n, family, model, stepping);
 }
 
 /* ---- a loaded bundle ---- */
@@ -163,7 +163,7 @@ static int pm_mapped(const struct dbg *d)
 static int pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 		     struct ptdb_err *err)
 {
-	return max > 0 ? dbg_pm_frames(d, tid, out, max, err) : 0;
+	return max > 0 ? d->trace_host->pm_frames(d, tid, out, max, err) : 0;
 }
 
 static int pm_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,

@@ -67,7 +67,7 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 	if (!s.tsc)
 		s.tsc = dbg_tsc_conv_rw(d);
 	if (dbg_trace_collector(d->trace)->state)
-		dbg_trace_collector(d->trace)->state(d, &s);
+		dbg_trace_collector(d->trace)->state(dbg_tee(d), &s);
 	text = trace_state_json(&s, pretty);
 	free(st);
 	free(sc);

@@ -1,11 +1,10 @@
 /* core/tracing/dbg_trace.c: the trace session of a live process — which threads
  * (and CPUs) are traced, start and stop, the threads the user excluded,
  * the traces kept until the next resume.  What fills their buffers is the
- * collector's (struct dbg_collector, core/tracing/dbg_trace_int.h): the software
+ * collector's (struct dbg_collector, core/collectors/collector.h): the software
  * one (core/collectors/dbg_swc.c) or the intel-pt one (core/collectors/dbg_ipt.c). */
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/items_int.h"
-#include "core/collectors/dbg_cache.h"
 #include "trace/swc.h"
 
 #include <stdlib.h>
@@ -16,11 +15,33 @@ const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t)
 	return t->hw ? &dbg_ipt_collector : &dbg_swc_collector;
 }
 
+struct dbg_tracee *dbg_tee(struct dbg *d)
+{
+	struct dbg_tracee *t = &d->trace->tee;
+
+	t->trace = d->trace;
+	t->proc = d->proc;
+	t->pid = d->pid;
+	t->running = &d->running;
+	t->interrupt_requested = &d->interrupt_requested;
+	t->load_bp = &d->load_bp;
+	t->sel_tid = &d->sel_tid;
+	t->tsc_conv = dbg_tsc_conv_rw(d);
+	t->host = d->host;
+	t->s = d;
+	return t;
+}
+
+void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out)
+{
+	*out = dbg_swc_cache_stats(d->trace);
+}
+
 static void drop_cpu(struct dbg *d)
 {
 	if (!d->trace->cpu)
 		return;
-	dbg_trace_collector(d->trace)->cpus_stop(d);
+	dbg_trace_collector(d->trace)->cpus_stop(dbg_tee(d));
 	d->trace->cpu = NULL;
 	d->trace->cpu_stopped = 0;
 }
@@ -32,14 +53,14 @@ int dbg_tracing(const struct dbg *d)
 
 int dbg_trace_kept(const struct dbg *d)
 {
-	return d->trace && !d->pm && !dbg_alive(d);
+	return d->trace && !d->pm && !d->trace_host->alive(d);
 }
 
 void dbg_trace_exited(struct dbg *d)
 {
 	if (!d->trace)
 		return;
-	if (!dbg_trace_collector(d->trace)->exited(d)) {
+	if (!dbg_trace_collector(d->trace)->exited(dbg_tee(d))) {
 		dbg_trace_end(d);
 		return;
 	}
@@ -114,14 +135,6 @@ struct trace_swc_thread *dbg_trace_find(struct dbg *d, pid_t tid)
 	return NULL;
 }
 
-int dbg_trace_excluded(const struct dbg_trace *t, pid_t tid)
-{
-	for (int i = 0; i < t->nexcl; i++)
-		if (t->excluded[i] == tid)
-			return 1;
-	return 0;
-}
-
 static void exclude(struct dbg_trace *t, pid_t tid)
 {
 	t->excluded = xrealloc(t->excluded, (size_t)(t->nexcl + 1) * sizeof(pid_t));
@@ -141,7 +154,7 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	th = dbg_trace_find(d, tid);
 	if (t->cpu) {
 		/* per CPU: it writes into its CPU's stream */
-		uint64_t parked = dbg_swc_parked_at(d, th, tid);
+		uint64_t parked = dbg_swc_parked_at(dbg_tee(d), th, tid);
 
 		if (th)
 			dbg_trace_thread_release(d, th);
@@ -152,12 +165,12 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		return 0;
 	}
 	if (!th) {
-		if (col->thread_admit && col->thread_admit(d, tid, err) < 0)
+		if (col->thread_admit && col->thread_admit(dbg_tee(d), tid, err) < 0)
 			return -1;
 		th = add(t);
 		fresh = 1;
 	}
-	if (col->thread_start(d, th, fresh, tid, err) < 0) {
+	if (col->thread_start(dbg_tee(d), th, fresh, tid, err) < 0) {
 		forget(t, th);
 		return -1;
 	}
@@ -175,7 +188,7 @@ static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int p
 {
 	struct dbg_trace *t = d->trace;
 
-	if (!dbg_alive(d))
+	if (!d->trace_host->alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched");
 	if (!t)
 		return 0;
@@ -209,9 +222,19 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 
 	if (start_allowed(d, tids, n, all, process, o, err) < 0)
 		return -1;
-	if (o->backend == DBG_BACKEND_INTEL_PT && !(d->trace && d->trace->hw) &&
-	    dbg_ipt_collector_new(d, o, err) < 0)
-		return -1;
+	if (o->backend == DBG_BACKEND_INTEL_PT && !(d->trace && d->trace->hw)) {
+		int fresh = !d->trace;
+
+		if (fresh)
+			d->trace = xcalloc(1, sizeof(*d->trace));
+		if (dbg_ipt_collector_new(dbg_tee(d), o, err) < 0) {
+			if (fresh) {
+				free(d->trace);
+				d->trace = NULL;
+			}
+			return -1;
+		}
+	}
 	/* TSC packets come from rdtsc in this process: their conversion to
 	 * nanoseconds is this machine's, measured once per session (a
 	 * failure leaves raw TSC values, which dumps still show) */
@@ -222,7 +245,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 		d->trace = xcalloc(1, sizeof(*d->trace));
 	d->trace->opts = *o;
 	if (o->per_cpu) {
-		if (dbg_trace_collector(d->trace)->cpus_start(d, o, err) < 0)
+		if (dbg_trace_collector(d->trace)->cpus_start(dbg_tee(d), o, err) < 0)
 			return -1;
 		d->trace->opts.tsc = 1;
 	}
@@ -250,7 +273,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 /* Stopped threads stay dumpable until the process runs again. */
 static void stop_one(struct dbg *d, struct trace_swc_thread *th)
 {
-	dbg_trace_collector(d->trace)->thread_stop(d, th);
+	dbg_trace_collector(d->trace)->thread_stop(dbg_tee(d), th);
 	th->tracing = 0;
 }
 
@@ -310,7 +333,7 @@ void dbg_trace_end(struct dbg *d)
 {
 	if (!d->trace)
 		return;
-	dbg_trace_collector(d->trace)->end(d);
+	dbg_trace_collector(d->trace)->end(dbg_tee(d));
 	for (int i = 0; i < d->trace->nth; i++) {
 		dbg_trace_thread_release(d, d->trace->th[i]);
 		free(dbg_traced(d->trace->th[i]));
@@ -349,9 +372,9 @@ void dbg_trace_drop_kept(struct dbg *d)
 /* A stop the user sees: every traced thread's trace pauses where it is. */
 void dbg_trace_did_stop(struct dbg *d)
 {
-	if (!d->trace || !dbg_alive(d))
+	if (!d->trace || !d->trace_host->alive(d))
 		return;
-	dbg_trace_collector(d->trace)->did_stop(d);
+	dbg_trace_collector(d->trace)->did_stop(dbg_tee(d));
 }
 
 void dbg_trace_over_limit(struct dbg *d, pid_t tid, struct dbg_stop *stop)
@@ -370,5 +393,5 @@ int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *
 	dbg_replay_leave(d);	/* any resume leaves replay mode */
 	memset(stop, 0, sizeof(*stop));
 	dbg_trace_drop_kept(d);
-	return dbg_trace_collector(d->trace)->run(d, rq, stop, err);
+	return dbg_trace_collector(d->trace)->run(dbg_tee(d), rq, stop, err);
 }

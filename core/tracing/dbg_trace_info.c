@@ -2,8 +2,6 @@
  * (core/tracing/trace_info.h): figures read out of the trace/ types, the backend
  * choice, wrap notices, thread lists of any length. */
 #include "core/tracing/trace_info.h"
-#include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "target/target.h"
 #include "trace/decode.h"

@@ -1,18 +1,16 @@
-/* core/tracing/dbg_trace_int.h: what the trace session (core/tracing/dbg_trace.c) and
- * its collectors share; not for use elsewhere.
+/* core/tracing/dbg_trace_int.h: what the trace session's files share; not
+ * for use elsewhere.
  *
- * The session owns which threads and CPUs of the process are traced (the
- * struct trace_swc_thread of each, the per-CPU chain, the threads the user
- * excluded) and nothing else.  A collector fills them: the software one
- * (core/collectors/dbg_swc.c: runs the threads under ptrace, block by block, or out
- * of the cache engine) or the intel-pt one (core/collectors/dbg_ipt.c: perf events
- * while the process runs natively).  The session calls a
- * collector only through struct dbg_collector. */
+ * The trace session (core/tracing/dbg_trace.c) owns which threads and CPUs
+ * of the process are traced (struct dbg_trace, core/collectors/collector.h:
+ * the struct trace_swc_thread of each, the per-CPU chain, the threads the
+ * user excluded) and nothing else.  A collector fills them; the trace
+ * session calls it only through struct dbg_collector, with dbg_tee(d). */
 #ifndef PTDB_CORE_DBG_TRACE_INT_H
 #define PTDB_CORE_DBG_TRACE_INT_H
 
 #include "core/session/dbg.h"
-#include "core/session/dbg_int.h"
+#include "core/collectors/collector.h"
 #include "trace/swc.h"
 
 #include <stddef.h>
@@ -20,98 +18,34 @@
 struct dbg_swc;
 struct trace_state;
 
-/* The software collector's part of a traced thread (core/dbg_swc*.c). */
-struct dbg_swc_thread {
-	uint64_t traps;		/* ptrace stops taken to record it */
-	uint64_t emulated;	/* transfers computed, not run natively */
-	uint64_t parked_at;	/* in a system call; runs on its own until it
-				 * returns here (collector's breakpoint), 0 if not */
-};
-
-/* A traced thread as the session holds it (live, or a loaded bundle's;
- * each its own allocation: the packet writer points at its ring).  The
- * decoded trace is not here: core/tracing/dbg_decoded.c keeps it. */
-struct dbg_traced {
-	struct trace_swc_thread s;	/* its trace: buffer, packet writer,
-					 * per-CPU part (trace/swc.h) */
-	struct dbg_swc_thread sw;	/* the software collector's */
-	int loss_notice;		/* traced with the default buffer size:
-					 * say once when it wraps */
+/* What the trace session asks of the session above it, each call with the
+ * session (core/session/dbg_host.c fills it; d->trace_host): it never
+ * calls up by name. */
+struct dbg_trace_host {
+	int (*alive)(const struct dbg *d);	/* a live (stopped) process */
+	struct dbg_module *(*module_for)(struct dbg *d, uint64_t addr);
+	/* a loaded bundle's modules: appended to the session's */
+	struct dbg_module *(*add_module)(struct dbg *d, struct sym_module *m, const char *path);
+	/* the process, the modules, a loaded trace and the executable go
+	 * (breakpoints stay, unresolved) */
+	void (*drop_target)(struct dbg *d);
+	void (*resolve_all)(struct dbg *d);	/* breakpoints resolved again */
+	/* a loaded trace's thread where its trace ends, with the callers
+	 * its calls and returns show */
+	int (*pm_frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+			 struct ptdb_err *err);
+	struct disasm *(*disasm)(struct dbg *d);	/* AT&T, or NULL */
+	/* up to n bytes at addr (live, or the modules' files): how many */
+	size_t (*read_some)(struct dbg *d, uint64_t addr, void *buf, size_t n);
+	/* source location of addr: 0 found, -1 not */
+	int (*addr_line)(struct dbg *d, uint64_t addr, const char **file, unsigned *line,
+			 unsigned *column);
 };
 
 /* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after
  * dbg_trace_thread_release): every struct trace_swc_thread core holds is
  * allocated so (core/tracing/dbg_trace.c). */
 struct trace_swc_thread *dbg_traced_new(void);
-/* The session's part of th. */
-static inline struct dbg_traced *dbg_traced(const struct trace_swc_thread *th)
-{
-	return (struct dbg_traced *)((char *)th - offsetof(struct dbg_traced, s));
-}
-
-struct dbg_trace {
-	struct trace_swc_thread **th;	/* traced threads, and stopped ones
-					 * kept dumpable until the next resume
-					 * (each the s of a struct dbg_traced) */
-	int nth;
-	int all;			/* trace threads created later */
-	int process;			/* "process trace start" */
-	struct dbg_trace_opts opts;
-	pid_t *excluded;		/* threads the user stopped tracing: not
-					 * adopted again by 'all' */
-	int nexcl;
-	struct trace_swc_cpu *cpu;	/* per-CPU tracing: the CPU chain */
-	int cpu_stopped;		/* its tracing stopped: freed on resume */
-	/* the collector's own state: the software one's (NULL until it
-	 * first runs), or the intel-pt one's (NULL: software) */
-	struct dbg_swc *sw;
-	struct dbg_ipt *hw;
-	pid_t hw_limit_tid;		/* intel-pt: a new thread over the limit */
-};
-
-/* A collector: what fills the session's buffers.  Every function gets the
- * session's dbg (d->trace set). */
-struct dbg_collector {
-	const char *technology;		/* "software", "intel-pt" */
-	/* tid starts recording into th, its own buffer (per-thread tracing):
-	 * th is zeroed when fresh, else it holds tid's earlier trace, to be
-	 * replaced.  -1 with err: th is forgotten by the session. */
-	int (*thread_start)(struct dbg *d, struct trace_swc_thread *th, int fresh, pid_t tid,
-			    struct ptdb_err *err);
-	/* Before a new thread gets a buffer: -1 with err when the process's
-	 * total limit leaves no room (NULL: the collector checks in start). */
-	int (*thread_admit)(struct dbg *d, pid_t tid, struct ptdb_err *err);
-	/* th stops recording (its trace stays readable until the resume). */
-	void (*thread_stop)(struct dbg *d, struct trace_swc_thread *th);
-	/* Per-CPU tracing: sets d->trace->cpu (dropping kept traces with
-	 * dbg_trace_drop_kept when it takes the place). */
-	int (*cpus_start)(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err);
-	void (*cpus_stop)(struct dbg *d);
-	/* Runs the process as rq asks, recording (after will_resume). */
-	int (*run)(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
-		   struct ptdb_err *err);
-	/* A stop the user sees: buffers brought up to date. */
-	void (*did_stop)(struct dbg *d);
-	/* The process exited: 1 the traces stay readable, 0 the trace ends. */
-	int (*exited)(struct dbg *d);
-	/* The trace ends: the collector lets go of the process and frees its
-	 * state (before the session frees the threads). */
-	void (*end)(struct dbg *d);
-	/* Its part of the trace state (core/tracing/dbg_state.c); NULL: none. */
-	void (*state)(struct dbg *d, struct trace_state *s);
-	/* The CPU the trace says it ran on (bundles, decoder): 0, or -1
-	 * when the collector does not know (software: none). */
-	int (*cpu_info)(struct dbg *d, char *vendor, size_t n, int *family, int *model,
-			int *stepping);
-};
-
-extern const struct dbg_collector dbg_swc_collector;	/* core/collectors/dbg_swc.c */
-extern const struct dbg_collector dbg_ipt_collector;	/* core/collectors/dbg_ipt.c */
-
-/* Starts the intel-pt collector (creating d->trace): reads the PMU (the
- * "not available" error). */
-int dbg_ipt_collector_new(struct dbg *d, const struct dbg_trace_opts *o, struct ptdb_err *err);
-
 /* The collector of the live trace t. */
 const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t);
 
@@ -120,7 +54,6 @@ const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t);
 struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n);
 /* The session's threads (core/tracing/dbg_trace.c). */
 struct trace_swc_thread *dbg_trace_find(struct dbg *d, pid_t tid);
-int dbg_trace_excluded(const struct dbg_trace *t, pid_t tid);
 /* Starts tracing tid as 'all' adopts a new thread: -1 with err (a limit:
  * PTDB_E_LIMIT). */
 int dbg_trace_adopt(struct dbg *d, pid_t tid, struct ptdb_err *err);
@@ -130,8 +63,73 @@ void dbg_trace_over_limit(struct dbg *d, pid_t tid, struct dbg_stop *stop);
 /* Earlier traces, stopped and kept for dumps, go (before the resume, or
  * before a per-CPU trace takes their place). */
 void dbg_trace_drop_kept(struct dbg *d);
-/* Where a thread stopped inside a system call returns (it runs on its own
- * until then), else th's parked_at (0: not in one) (core/collectors/dbg_swc.c). */
-uint64_t dbg_swc_parked_at(struct dbg *d, const struct trace_swc_thread *th, pid_t tid);
+/* What d's collector is handed: d->trace->tee, refreshed from d (d->trace
+ * set). */
+struct dbg_tracee *dbg_tee(struct dbg *d);
+/* The trace session's part of struct dbg_host (core/session/dbg_host.c). */
+void dbg_progress_begin(struct dbg *d);
+void dbg_progress_tick(struct dbg *d);	/* cheap: reads the clock every 256 calls */
+void dbg_progress_poll(struct dbg *d);	/* reads the clock at every call */
+
+/* The trace session as the session drives it (core/tracing/dbg_trace.c):
+ * a traced run, a stop the user sees; at the exit it keeps a software
+ * trace readable (dbg_trace_kept) and ends any other. */
+void dbg_trace_exited(struct dbg *d);
+int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		  struct ptdb_err *err);
+void dbg_trace_did_stop(struct dbg *d);
+
+/* A loaded trace's thread has one frame: where its trace ends
+ * (core/tracing/dbg_bundle.c). */
+int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
+
+/* Where the session's traces and threads come from (core/tracing/dbg_source.c):
+ * the live process traced by the software or the intel-pt collector, or a
+ * loaded bundle.  Readers ask the source, not the mode. */
+struct dbg_source {
+	const char *technology;		/* "software", "intel-pt" */
+	int loaded;			/* a bundle: no process, memory from files */
+	/* tid's trace (traced, or stopped and kept until the next resume) */
+	struct trace_swc_thread *(*trace)(struct dbg *d, pid_t tid);
+	/* every trace, in thread order */
+	int (*traces)(struct dbg *d, struct trace_swc_thread **out, int max);
+	struct trace_swc_cpu *(*cpu)(struct dbg *d);	/* per-CPU chain */
+	int (*threads)(struct dbg *d, struct target_thread_info *out, int max);
+	unsigned (*thread_index)(struct dbg *d, pid_t tid);
+	/* memory is the modules' files only (a bundle; a process that exited
+	 * with its trace): 1, and files_error says an address outside them */
+	int (*files_only)(const struct dbg *d);
+	const char *files_error;	/* printf format: the address (PRIx64) */
+	/* tid is a thread the user can select */
+	int (*selectable)(struct dbg *d, pid_t tid);
+	/* the modules are at their run-time addresses */
+	int (*mapped)(const struct dbg *d);
+	/* a thread's frames when the source has no stack to unwind (NULL:
+	 * unwind the live thread) */
+	int (*frames)(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
+		      struct ptdb_err *err);
+	/* the CPU the trace ran on: 0, or -1 not known (software) */
+	int (*cpu_info)(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+			int *stepping);
+};
+const struct dbg_source *dbg_source(const struct dbg *d);
+int dbg_trace_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
+		       int *stepping);
+
+/* The live intel-pt collector, or NULL (software, loaded, none). */
+struct dbg_ipt;
+struct dbg_ipt *dbg_trace_ipt(const struct dbg *d);
+
+/* The decode cache (core/tracing/dbg_decoded.c): th's decoded trace goes (th is
+ * released or restarted); what it holds; how long its last decoding
+ * took; all of it goes with the session. */
+void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th);
+/* What the cache holds for th (current or not), NULL if nothing. */
+struct trace_decoded *dbg_decoded_cached(struct dbg *d, const struct trace_swc_thread *th);
+double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th);
+void dbg_decoded_free(struct dbg *d);
+/* Every traced thread is released through this (core/tracing/dbg_trace.c): its
+ * decoded trace, its buffer and writer, the collector's part. */
+void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th);
 
 #endif

@@ -1,0 +1,75 @@
+/* core/session/dbg_host.c: what the rooms below ask of the session, handed
+ * down to them so that they never call up by name.  A collector's struct
+ * dbg_host (core/collectors/collector.h): the session's and the trace
+ * session's functions, d->host, which the trace session passes down in
+ * the struct dbg_tracee it hands the collector.  Values' and expressions'
+ * struct value_env (core/data/value.h): d->env, in every frame_ctx. */
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+#include "core/tracing/cursor.h"
+#include "core/tracing/dbg_trace_int.h"
+
+const struct dbg_host dbg_host = {
+	.alive = dbg_alive,
+	.insn_at = dbg_insn_at,
+	.disasm = dbg_disasm,
+	.bp_hit = dbg_bp_hit,
+	.refresh_modules = dbg_refresh_modules,
+	.signal_stop = dbg_signal_stop,
+	.end_stop = dbg_end_stop,
+	.run_native = dbg_run_native,
+	.progress_begin = dbg_progress_begin,
+	.progress_tick = dbg_progress_tick,
+	.progress_poll = dbg_progress_poll,
+	.trace_find = dbg_trace_find,
+	.proc_threads = dbg_proc_threads,
+	.trace_adopt = dbg_trace_adopt,
+	.trace_over_limit = dbg_trace_over_limit,
+	.trace_drop_kept = dbg_trace_drop_kept,
+	.thread_release = dbg_trace_thread_release,
+};
+
+const struct dbg_trace_host dbg_trace_host = {
+	.alive = dbg_alive,
+	.module_for = dbg_module_for,
+	.add_module = dbg_add_module,
+	.drop_target = dbg_drop_target,
+	.resolve_all = dbg_resolve_all,
+	.pm_frames = dbg_pm_frames,
+	.disasm = dbg_disasm,
+	.read_some = dbg_read_some,
+	.addr_line = dbg_addr_line,
+};
+
+static struct sym_type *type_named(struct dbg *d, const char *name)
+{
+	for (int i = 0; i < d->nmods; i++)
+		if (d->mods[i].sym && d->mods[i].end) {
+			struct sym_type *t = sym_type_named(d->mods[i].sym, name);
+
+			if (t)
+				return t;
+		}
+	return NULL;
+}
+
+static struct target_proc *proc(struct dbg *d)
+{
+	return d->proc;
+}
+
+void dbg_env_init(struct dbg *d)
+{
+	d->env = (struct value_env){
+		.d = d,
+		.read = dbg_read,
+		.read_some = dbg_read_some,
+		.format_addr = dbg_format_addr,
+		.var_named = frame_var_named,
+		.type_named = type_named,
+		.proc = proc,
+		.code_changed = dbg_icache_free,
+		.replaying = dbg_replaying,
+		.replay_pc = dbg_replay_pc,
+	};
+}
