@@ -2,6 +2,7 @@
  * stepping commands on an empty line. */
 #include "cmd/repl.h"
 #include "cmd/cmd.h"
+#include "cmd/tty-relay.h"
 #include "base/err.h"
 
 #include <errno.h>
@@ -27,7 +28,8 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
 	/* While a command runs the inferior: stop it (only kill(2) inside).
 	 * A terminal's Ctrl-C (SI_KERNEL) reached a launched inferior too. */
 	if (prompt_session)
-		dbg_request_interrupt(&prompt_session->dbg, si && si->si_code == SI_KERNEL);
+		dbg_request_interrupt(&prompt_session->dbg, si && si->si_code == SI_KERNEL &&
+				      !cmd_relay_own_session);
 }
 
 /* The signals that end a wait for a key: blocked while libedit works and
@@ -263,8 +265,13 @@ int repl_run(struct session *s)
 			free(last);
 			last = repeatable(line) ? xstrdup(line) : NULL;
 		}
-		if (*line)
+		if (*line) {
+			cmd_relay_input(1);	/* keys reach the program while it runs */
 			status = cmd_run_line(s, line, stdout, stderr);
+			fflush(stdout);
+			cmd_relay_input(0);
+			cmd_relay_drain();
+		}
 		fflush(stdout);
 		free(line);
 		if (status == CMD_EXIT)

@@ -195,8 +195,8 @@ def t_interrupt(tmp):
         p.close()
         return "no 'resuming' line"
     p.buf = b""
-    p.send("\x03")  # the terminal's ^C: SIGINT to ptdb and the inferior
-    if not p.read_until("stop reason = signal SIGINT"):
+    p.send("\x03")  # the terminal's ^C: SIGINT to ptdb only (the program has its own terminal)
+    if not p.read_until("stop reason = signal SIGSTOP"):
         p.close()
         return "terminal Ctrl-C did not stop the inferior: %r" % p.buf[-300:]
     p.read_until("(ptdb) ")
