@@ -4,10 +4,11 @@ progress line, keys typed reaching it), quit with a live process, Enter
 repeating the last command, Tab completion, and the words of errors."""
 import os
 import re
+import subprocess
 import tempfile
 
 import results
-from repl_test import ROOT, session
+from repl_test import PTDB, ROOT, session
 
 ROUNDS = os.path.join(ROOT, "tests/programs/tty_rounds")
 
@@ -136,8 +137,49 @@ def t_traced_output(tmp):
         close(p)
 
 
+def t_quit_asks(tmp):
+    """'quit' with a launched live process asks as LLDB asks ('n' keeps
+    it), says that a held trace goes too, and an empty answer quits; batch
+    mode quits without asking."""
+    p = session(tmp)
+    try:
+        why = run_steps(p, (("file " + ROUNDS, "Current executable"), ("b main", "Breakpoint 1:"),
+                            ("r", "stop reason = breakpoint 1.1")))
+        if why:
+            return why
+        pid = re.search(rb"Process (\d+) launched", p.buf).group(1).decode()
+        ask = "Quitting ptdb will kill one or more processes"
+        why = run_steps(p, (("quit", ask + ". Do you really want to proceed: [Y/n] "),))
+        if why:
+            return why
+        p.send("n\r")
+        why = run_steps(p, (("process status", "Process %s stopped" % pid),
+                            ("thread trace start", "(ptdb) "),
+                            ("quit", ask + " and drop the trace it holds. "
+                             "Do you really want to proceed: [Y/n] ")))
+        if why:
+            return why
+        p.send("\r")
+        st = p.wait_exit()
+        if st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 0:
+            return "an empty answer did not quit: %r" % p.buf[-300:]
+        if os.path.exists("/proc/%s/status" % pid):
+            with open("/proc/%s/status" % pid) as f:
+                if "zombie" not in f.read():
+                    return "the process lives on after quit"
+    finally:
+        close(p)
+    out = subprocess.run([PTDB, "-b", "-o", "b main", "-o", "r", "-o", "quit", ROUNDS],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=60).stdout
+    if "Quitting" in out:
+        return "batch mode asked: %r" % out[-300:]
+    return None
+
+
 def run_all():
-    for name, fn in (("ctrl-c stopped", t_ctrl_c_stopped), ("traced output", t_traced_output)):
+    for name, fn in (("ctrl-c stopped", t_ctrl_c_stopped), ("traced output", t_traced_output),
+                     ("quit asks", t_quit_asks)):
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 why = fn(tmp)
