@@ -415,12 +415,12 @@ static const struct cmd_node process_launch = {
 	.details = "Arguments after -- are passed to the program; without any, the setting target.run-args is used.  "
 		"The program runs until a breakpoint, a signal or its exit.  With a live process it asks "
 		"(at the prompt on a terminal) whether to kill it and restart, and does so otherwise.",
-	.needs = CMD_NEEDS_TARGET, .exec = exec_launch,
+	.needs = CMD_NEEDS_TARGET, .exec = exec_launch, .flags = CMD_NO_REPEAT,
 };
 
 static const struct cmd_node process_attach = {
 	.name = "attach", .summary = "Attach to a running process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_attach,
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_attach, .flags = CMD_NO_REPEAT,
 	.details = "Give the process by its id (-p) or by its name (-n); a name that fits no process, "
 		"or more than one, is an error (the candidates' ids are listed).  The process stops "
 		"where it is; 'detach' leaves it running.  The alias 'attach' takes either: "
@@ -435,7 +435,7 @@ static const struct cmd_node process_attach = {
 
 static const struct cmd_node process_continue = {
 	.name = "continue", .summary = "Continue execution of all threads in the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_continue,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_continue,
 };
 
 static const struct cmd_node process_detach = {

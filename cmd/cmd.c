@@ -413,6 +413,27 @@ static char **expand_alias(char **words, int *n)
 	return out;
 }
 
+char *cmd_repeat_line(const char *line)
+{
+	char path[256], msg[256], buf[1024], **w;
+	const char *errmsg, *rep = NULL;
+	const struct cmd_node *node;
+	int n, used;
+
+	n = cmd_split(line, &w, &errmsg);
+	if (n <= 0) {
+		if (n == 0)
+			cmd_argv_free(w);
+		return NULL;
+	}
+	w = expand_alias(w, &n);
+	node = cmd_lookup(w, n, &used, path, sizeof(path), msg, sizeof(msg));
+	if (node && node->exec && !(node->flags & CMD_NO_REPEAT))
+		rep = node->repeat ? node->repeat(line, buf, sizeof(buf)) : line;
+	cmd_argv_free(w);
+	return rep ? xstrdup(rep) : NULL;
+}
+
 enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FILE *errf)
 {
 	struct cmd_ctx ctx = { .s = s, .out = out, .err = errf, .line = line };

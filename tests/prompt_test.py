@@ -177,9 +177,54 @@ def t_quit_asks(tmp):
     return None
 
 
+def ids(buf):
+    return [int(x) for x in re.findall(rb"\[(\d+)\] 0x", buf)]
+
+
+def t_enter_repeats(tmp):
+    """An empty line repeats the previous command as LLDB does: a dump goes
+    on from where it stopped with its other options (-c 3: the 3 before),
+    memory read reads on, any other command runs again, 'r' does not."""
+    p = session(tmp)
+    try:
+        why = run_steps(p, (("file " + ROUNDS, "Current executable"), ("b main", "Breakpoint 1:"),
+                            ("r 1", "stop reason = breakpoint 1.1"),
+                            ("thread trace start", "(ptdb) "), ("n", "stop reason = step over"),
+                            ("n", "stop reason = step over"),
+                            ("thread trace dump instructions -c 3", "(ptdb) ")))
+        if why:
+            return why
+        first = ids(p.buf)
+        if len(first) != 3:
+            return "dump -c 3 did not show 3 instructions: %r" % p.buf[-400:]
+        why = run_steps(p, (("", "(ptdb) "),))
+        if why:
+            return why
+        if ids(p.buf) != [first[0] - 3 + i for i in range(3)]:
+            return "Enter after 'dump -c 3' did not show the 3 before %r: %r" % (first, p.buf[-400:])
+        why = run_steps(p, (("memory read -f x -s 8 -c 2 $rsp", "(ptdb) "),))
+        if why:
+            return why
+        m = re.search(rb"0x([0-9a-f]+):", p.buf)
+        why = run_steps(p, (("", "(ptdb) "),))
+        if why:
+            return why
+        if not m or b"0x%x:" % (int(m.group(1), 16) + 16) not in p.buf:
+            return "Enter after memory read did not read on: %r" % p.buf[-300:]
+        why = run_steps(p, (("p 40+2", "$0 = 42"), ("", "$1 = 42"), ("kill", "exited with status"),
+                            ("r 1", "stop reason = breakpoint 1.1"), ("", "(ptdb) ")))
+        if why:
+            return why
+        if b"launched" in p.buf or b"kill it" in p.buf:
+            return "Enter after 'r' launched again: %r" % p.buf[-300:]
+        return end(p)
+    finally:
+        close(p)
+
+
 def run_all():
     for name, fn in (("ctrl-c stopped", t_ctrl_c_stopped), ("traced output", t_traced_output),
-                     ("quit asks", t_quit_asks)):
+                     ("quit asks", t_quit_asks), ("enter repeats", t_enter_repeats)):
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 why = fn(tmp)
