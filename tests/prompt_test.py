@@ -222,9 +222,40 @@ def t_enter_repeats(tmp):
         close(p)
 
 
+def t_completion(tmp):
+    """Tab completes what lldb-16 completes: setting names, help paths,
+    variables and their members after v, frame variable and p, register
+    names, breakpoint ids and thread indexes."""
+    p = session(tmp)
+    try:
+        why = run_steps(p, (("file " + os.path.join(ROOT, "tests/programs/vars"), "Current executable"),
+                            ("b 42", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1")))
+        if why:
+            return why
+        p.read_until("(ptdb) ")
+        cases = (("settings set targ", "et."), ("settings show trace.", "software."),
+                 ("help thread trace ", "dump  export  goto  start  stop"),
+                 ("v su", "m "), ("frame variable hea", "d "), ("p p->ne", "xt "), ("p r->pt", "s "),
+                 ("register read ri", "p "), ("breakpoint delete ", "1 "), ("thread select ", "1 "))
+        failed = []
+        for typed, comes in cases:
+            p.buf = b""
+            p.send(typed + "\t")
+            if not p.read_until(comes, 10):
+                failed.append("%r did not complete with %r: %r" % (typed, comes, p.buf[-200:]))
+            p.send("\x15")  # Ctrl-U: the line goes
+            p.read_until("\x00", 0.2)
+        if failed:
+            return "; ".join(failed)
+        return end(p)
+    finally:
+        close(p)
+
+
 def run_all():
     for name, fn in (("ctrl-c stopped", t_ctrl_c_stopped), ("traced output", t_traced_output),
-                     ("quit asks", t_quit_asks), ("enter repeats", t_enter_repeats)):
+                     ("quit asks", t_quit_asks), ("enter repeats", t_enter_repeats),
+                     ("completion", t_completion)):
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 why = fn(tmp)
