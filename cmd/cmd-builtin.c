@@ -38,6 +38,13 @@ static enum cmd_status exec_help(struct cmd_ctx *ctx, const struct cmd_args *a)
 			return CMD_OK;
 		}
 	node = cmd_lookup(a->argv, a->argc, &used, path, sizeof(path), msg, sizeof(msg));
+	if (!node && strstr(msg, "is not a valid command")) {
+		/* as LLDB: where to look instead */
+		cmd_error(ctx, "'%s' is not a known command.", a->argv[0]);
+		fprintf(ctx->err, "Try 'help' to see a current list of commands.\n"
+			"Try 'apropos %s' for a list of related commands.\n", a->argv[0]);
+		return CMD_ERROR;
+	}
 	if (!node)
 		return cmd_error(ctx, "%s", msg);
 	if (used < a->argc)

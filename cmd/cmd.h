@@ -121,6 +121,9 @@ enum cmd_status cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
 /* Common checks (cmd.c): print the error and return -1 when not met. */
 int need_target(struct cmd_ctx *ctx);
 int need_process(struct cmd_ctx *ctx);
+/* The error when a process is needed and none lives, in LLDB's words
+ * ("Command requires a current process.", "Process must be launched."). */
+enum cmd_status cmd_no_process(struct cmd_ctx *ctx);
 /* A live process or a loaded trace (threads to list and select). */
 int need_threads(struct cmd_ctx *ctx);
 

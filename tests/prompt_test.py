@@ -252,10 +252,32 @@ def t_completion(tmp):
         close(p)
 
 
+def t_words(tmp):
+    """LLDB's words: 'help nosuchcmd' points to apropos; a command that
+    needs a process before any says 'Command requires a current process.'."""
+    p = session(tmp)
+    try:
+        why = run_steps(p, (("help nosuchcmd", "Try 'apropos nosuchcmd' for a list of related commands."),
+                            ("file " + ROUNDS, "Current executable"),
+                            ("bt", "error: Command requires a current process."),
+                            ("thread trace dump instructions", "error: Command requires a current process."),
+                            ("thread trace start", "error: Process not available.")))
+        if why:
+            return why
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        close(p)
+
+
 def run_all():
     for name, fn in (("ctrl-c stopped", t_ctrl_c_stopped), ("traced output", t_traced_output),
                      ("quit asks", t_quit_asks), ("enter repeats", t_enter_repeats),
-                     ("completion", t_completion)):
+                     ("completion", t_completion), ("words", t_words)):
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 why = fn(tmp)
