@@ -413,7 +413,10 @@ static const struct cmd_node process_launch = {
 	.name = "launch", .opts = launch_opts, .summary = "Launch the executable in the debugger.",
 	.syntax = "[-- <run-args> ...]", .min_args = 0, .max_args = -1,
 	.details = "Arguments after -- are passed to the program; without any, the setting target.run-args is used.  "
-		"The program runs until a breakpoint, a signal or its exit.  With a live process it asks "
+		"The program runs until a breakpoint, a signal or its exit.  At the prompt on a terminal it has a "
+		"pseudo-terminal of its own (ptdb writes its output and passes it the keys typed while it runs; "
+		"the terminal's Ctrl-C stops it with SIGSTOP); elsewhere it shares ptdb's stdin and stdout "
+		"unless -t, -n, -i, -o or -e say otherwise.  With a live process it asks "
 		"(at the prompt on a terminal) whether to kill it and restart, and does so otherwise.",
 	.needs = CMD_NEEDS_TARGET, .exec = exec_launch, .flags = CMD_NO_REPEAT,
 };
