@@ -2,6 +2,7 @@
 #include "cmd/cmd.h"
 #include "cmd/builtin.h"
 #include "cmd/script.h"
+#include "cmd/tty-relay.h"
 #include "core/symbols/source.h"
 #include "core/session/session.h"
 #include "core/session/size.h"
@@ -37,6 +38,13 @@ static enum cmd_status exec_help(struct cmd_ctx *ctx, const struct cmd_args *a)
 			return CMD_OK;
 		}
 	node = cmd_lookup(a->argv, a->argc, &used, path, sizeof(path), msg, sizeof(msg));
+	if (!node && strstr(msg, "is not a valid command")) {
+		/* as LLDB: where to look instead */
+		cmd_error(ctx, "'%s' is not a known command.", a->argv[0]);
+		fprintf(ctx->err, "Try 'help' to see a current list of commands.\n"
+			"Try 'apropos %s' for a list of related commands.\n", a->argv[0]);
+		return CMD_ERROR;
+	}
 	if (!node)
 		return cmd_error(ctx, "%s", msg);
 	if (used < a->argc)
@@ -77,10 +85,20 @@ static enum cmd_status exec_apropos(struct cmd_ctx *ctx, const struct cmd_args *
 	return CMD_OK;
 }
 
+/* As LLDB: with a launched process alive, asks at the prompt on a
+ * terminal (default yes) before killing it; scripts and batch mode go on. */
 static enum cmd_status exec_quit(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	(void)ctx;
+	struct dbg *d = &ctx->s->dbg;
+
 	(void)a;
+	if (ctx->s->interactive && dbg_alive(d) && target_was_launched(d->proc) &&
+	    !cmd_ask_yes(ctx->out, dbg_tracing(d)
+			 ? "Quitting ptdb will kill one or more processes and drop the trace it holds. "
+			   "Do you really want to proceed: [Y/n] "
+			 : "Quitting ptdb will kill one or more processes. "
+			   "Do you really want to proceed: [Y/n] "))
+		return CMD_OK;
 	return CMD_EXIT;
 }
 
@@ -168,6 +186,10 @@ const struct cmd_node cmd_apropos_node = {
 const struct cmd_node cmd_quit_node = {
 	.name = "quit", .summary = "Quit the debugger, killing a launched inferior.",
 	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_quit,
+	.details = "With a launched process alive it asks first, at the prompt on a terminal: "
+		"'Quitting ptdb will kill one or more processes. Do you really want to proceed: [Y/n]' "
+		"(saying that the trace goes too when one is held); an empty answer or y quits.  "
+		"Scripts and batch mode quit without asking.  An attached process is detached.",
 };
 
 const struct cmd_node cmd_version_node = {

@@ -17,8 +17,8 @@ static enum cmd_status exec_save(struct cmd_ctx *ctx, const struct cmd_args *a)
 	char json[PATH_MAX];
 
 	if (!d->pm && !dbg_alive(d) && !dbg_trace_kept(d))
-		return cmd_error(ctx, d->proc ? "Process must be launched"
-				      : d->exe_path ? "Process not available"
+		return cmd_error(ctx, d->proc ? "Process must be launched."
+				      : d->exe_path ? "Command requires a current process."
 						    : "invalid target, create a target using the 'file' command");
 	if (dbg_save_bundle(d, a->argv[0], cmd_opt_given(ctx->node, a, "compact"),
 			    cmd_opt_given(ctx->node, a, "force"), json, sizeof(json), &err) < 0)

@@ -267,7 +267,16 @@ const struct cmd_node cmd_image_node = {
 	.children = (const struct cmd_node *const[]){ &image_list_node, &image_lookup_node, NULL },
 };
 
+/* As LLDB: an empty line lists on after the last line shown. */
+static const char *source_list_repeat(const char *line, char *buf, size_t n)
+{
+	(void)line;
+	snprintf(buf, n, "source list");
+	return buf;
+}
+
 static const struct cmd_node source_list_node = {
+	.repeat = source_list_repeat,
 	.name = "list", .summary = "List source code of the target.",
 	.syntax = "",
 	.min_args = 0, .max_args = 0, .exec = exec_source_list,

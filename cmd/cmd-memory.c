@@ -106,6 +106,18 @@ static enum cmd_status mem_insns(struct cmd_ctx *ctx, uint64_t addr, uint64_t en
 	return r < 0 ? CMD_ERROR : CMD_OK;
 }
 
+/* What an empty line after a memory read runs (LLDB reads on from where
+ * the last read ended); empty until a read showed something. */
+static char next_read[128];
+
+static const char *memory_read_repeat(const char *line, char *buf, size_t n)
+{
+	if (!next_read[0])
+		return line;
+	snprintf(buf, n, "%s", next_read);
+	return buf;
+}
+
 /* count items of size bytes at addr, in format f. */
 static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t addr,
 				unsigned count, unsigned size, char f)
@@ -131,6 +143,9 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 	for (size_t off = 0; off < got; off += 16)
 		mem_line(ctx->out, addr + off, buf + off, got - off < 16 ? got - off : 16, got, f, size);
 	free(buf);
+	/* an empty line reads on from here, in the same format */
+	snprintf(next_read, sizeof(next_read), "memory read -f %c -s %u -c %u%s 0x%" PRIx64,
+		 f, size, count, cmd_opt_given(ctx->node, a, "force") ? " --force" : "", addr + got);
 	if (got < total)
 		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr + got);
 	return CMD_OK;
@@ -144,6 +159,7 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 	uint64_t addr, end = 0;
 	char f;
 
+	next_read[0] = '\0';	/* an instruction read repeats as typed */
 	if (dbg_replaying(d))
 		return cmd_error(ctx, "memory is not recorded in the trace; 'thread trace goto end' "
 				 "returns to the live process");
@@ -182,6 +198,7 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 }
 
 static const struct cmd_node memory_read_node = {
+	.repeat = memory_read_repeat,
 	.name = "read", .summary = "Read and show memory of the process or the executable.",
 	.syntax = "<address-expression> [<end-address-expression>]",
 	.min_args = 1, .max_args = 2, .exec = exec_memory_read,

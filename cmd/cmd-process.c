@@ -3,9 +3,12 @@
 #include "cmd/builtin.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
+#include "cmd/tty-relay.h"
 #include "core/session/session.h"
+#include "target/target.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,18 +65,60 @@ static int relaunch(struct cmd_ctx *ctx)
 	struct dbg_stop stop;
 	struct ptdb_err err;
 
-	if (ctx->s->interactive) {
-		char line[64];
-
-		fputs("There is a running process, kill it and restart?: [Y/n] ", ctx->out);
-		flush(ctx);
-		if (!fgets(line, sizeof(line), stdin) ||
-		    (line[0] != '\n' && line[0] != 'y' && line[0] != 'Y'))
-			return -1;
-	}
+	if (ctx->s->interactive &&
+	    !cmd_ask_yes(ctx->out, "There is a running process, kill it and restart?: [Y/n] "))
+		return -1;
 	if (dbg_kill(d, &stop, &err) < 0)
 		return 0;	/* gone meanwhile: launch anyway */
 	report_exit(ctx->out, d, &stop);
+	return 0;
+}
+
+/* The program's stdio, as LLDB gives it: its own pseudo-terminal when
+ * ptdb is at a terminal's prompt or --tty asks, /dev/null for --no-stdio,
+ * the files of -i/-o/-e; otherwise ptdb's own (batch mode: output straight
+ * through).  fds[i] -1: ptdb's; *master: the pseudo-terminal's master or
+ * -1.  -1 after the error. */
+static int launch_stdio(struct cmd_ctx *ctx, const struct cmd_args *a, int fds[3], int *master)
+{
+	static const char *const names[3] = { "stdin", "stdout", "stderr" };
+	int pty = cmd_opt_given(ctx->node, a, "tty") ||
+		  (ctx->s->interactive && isatty(STDOUT_FILENO));
+	int slave = -1, given = 0;
+	struct ptdb_err err;
+
+	*master = -1;
+	for (int i = 0; i < 3; i++) {
+		const char *path = cmd_opt(ctx->node, a, names[i]);
+
+		fds[i] = -1;
+		if (cmd_opt_given(ctx->node, a, "no-stdio") && !path)
+			path = "/dev/null";
+		if (!path)
+			continue;
+		fds[i] = open(path, (i ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY) | O_CLOEXEC, 0644);
+		if (fds[i] < 0) {
+			int e = errno;
+
+			for (int k = 0; k < i; k++)
+				if (fds[k] >= 0)
+					close(fds[k]);
+			return cmd_error(ctx, "cannot open '%s' for %s: %s", path, names[i], strerror(e)), -1;
+		}
+		given++;
+	}
+	if (pty && given < 3) {
+		if (target_pty_open(isatty(STDIN_FILENO) ? STDIN_FILENO : -1, master, &slave, &err) < 0) {
+			for (int i = 0; i < 3; i++)
+				if (fds[i] >= 0)
+					close(fds[i]);
+			return cmd_error(ctx, "%s", err.msg), -1;
+		}
+		for (int i = 0; i < 3; i++)
+			if (fds[i] < 0)
+				fds[i] = dup(slave);
+		close(slave);
+	}
 	return 0;
 }
 
@@ -83,7 +128,7 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	struct dbg_stop stop;
 	struct ptdb_err err;
 	char **argv, **words = NULL;
-	int n = 0, r;
+	int n = 0, r, fds[3], master, own;
 	const char *msg;
 
 	if (need_target(ctx) < 0)
@@ -102,11 +147,27 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	for (int i = 0; i < n; i++)
 		argv[1 + a->argc + i] = words[i];
 	flush(ctx);
-	r = dbg_launch(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR), &err);
+	if (launch_stdio(ctx, a, fds, &master) < 0) {
+		free(argv);
+		cmd_argv_free(words);
+		return CMD_ERROR;
+	}
+	own = fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0;
+	r = dbg_launch_io(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR),
+			  own ? fds : NULL, &err);
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	free(argv);
 	cmd_argv_free(words);
-	if (r < 0)
+	if (r < 0) {
+		if (master >= 0)
+			close(master);
 		return cmd_error(ctx, "%s", err.msg);
+	}
+	cmd_relay_own_session = own;
+	if (master >= 0)
+		cmd_relay_start(master, &d->running);
 	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
 	flush(ctx);
@@ -322,18 +383,31 @@ static enum cmd_status exec_handle(struct cmd_ctx *ctx, const struct cmd_args *a
 	return CMD_OK;
 }
 
+static const struct cmd_opt launch_opts[] = {
+	{ 't', "tty", OPT_FLAG, NULL, "Give the program a pseudo-terminal of its own, ptdb relaying its output "
+	  "(the default at the prompt on a terminal)." },
+	{ 'n', "no-stdio", OPT_FLAG, NULL, "The program's stdin, stdout and stderr are /dev/null." },
+	{ 'i', "stdin", OPT_STRING, "filename", "Redirect the program's stdin from the file." },
+	{ 'o', "stdout", OPT_STRING, "filename", "Redirect the program's stdout to the file." },
+	{ 'e', "stderr", OPT_STRING, "filename", "Redirect the program's stderr to the file." },
+	{ 0 }
+};
+
 static const struct cmd_node process_launch = {
-	.name = "launch", .summary = "Launch the executable in the debugger.",
+	.name = "launch", .opts = launch_opts, .summary = "Launch the executable in the debugger.",
 	.syntax = "[-- <run-args> ...]", .min_args = 0, .max_args = -1,
 	.details = "Arguments after -- are passed to the program; without any, the setting target.run-args is used.  "
-		"The program runs until a breakpoint, a signal or its exit.  With a live process it asks "
+		"The program runs until a breakpoint, a signal or its exit.  At the prompt on a terminal it has a "
+		"pseudo-terminal of its own (ptdb writes its output and passes it the keys typed while it runs; "
+		"the terminal's Ctrl-C stops it with SIGSTOP); elsewhere it shares ptdb's stdin and stdout "
+		"unless -t, -n, -i, -o or -e say otherwise.  With a live process it asks "
 		"(at the prompt on a terminal) whether to kill it and restart, and does so otherwise.",
-	.needs = CMD_NEEDS_TARGET, .exec = exec_launch,
+	.needs = CMD_NEEDS_TARGET, .exec = exec_launch, .flags = CMD_NO_REPEAT,
 };
 
 static const struct cmd_node process_attach = {
 	.name = "attach", .summary = "Attach to a running process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_attach,
+	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_attach, .flags = CMD_NO_REPEAT,
 	.details = "Give the process by its id (-p) or by its name (-n); a name that fits no process, "
 		"or more than one, is an error (the candidates' ids are listed).  The process stops "
 		"where it is; 'detach' leaves it running.  The alias 'attach' takes either: "
@@ -348,7 +422,7 @@ static const struct cmd_node process_attach = {
 
 static const struct cmd_node process_continue = {
 	.name = "continue", .summary = "Continue execution of all threads in the current process.",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_continue,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_continue,
 };
 
 static const struct cmd_node process_detach = {

@@ -1,5 +1,6 @@
 /* cmd/cmd-register.c: "register read", and the address expressions of the
  * data commands (numbers, $registers, function names, +/- offsets). */
+#include "cmd/complete.h"
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
@@ -55,6 +56,14 @@ static const char *const gpr_order[] = {
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
 	"rip", "rflags", "cs", "fs", "gs", "ss", "ds", "es", NULL,
 };
+
+void cmd_register_names(cmd_add_fn add, void *ctx)
+{
+	for (const struct reg_def *r = regs; r->name; r++)
+		add(ctx, r->name);
+	for (const char *const *g = (const char *const[]){ "pc", "sp", "fp", "flags", NULL }; *g; g++)
+		add(ctx, *g);
+}
 
 /* Generic names (LLDB's pc, sp, fp, flags). */
 static const char *reg_alias(const char *name)

@@ -150,7 +150,7 @@ const struct cmd_node cmd_thread_trace_goto_node = {
 
 #define REVERSE(var, nm, sum, fn) \
 	const struct cmd_node var = { .name = nm, .summary = sum, .syntax = "", .min_args = 0, \
-		.max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = fn }
+		.max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = fn }
 
 REVERSE(cmd_thread_step_back_node, "step-back",
 	"Step back one instruction in the traced history (reverse-stepi).", exec_rstepi);

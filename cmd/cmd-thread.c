@@ -415,27 +415,27 @@ static const struct cmd_node thread_select = {
 
 static const struct cmd_node thread_step_over = {
 	.name = "step-over", .summary = "Source-level step over calls to the next line (next, n).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_over,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_step_over,
 };
 
 static const struct cmd_node thread_step_in = {
 	.name = "step-in", .summary = "Source-level step into calls with line information (step, s).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_in,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_step_in,
 };
 
 static const struct cmd_node thread_step_out = {
 	.name = "step-out", .summary = "Run until the selected frame returns (finish).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_out,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_step_out,
 };
 
 static const struct cmd_node thread_step_inst = {
 	.name = "step-inst", .summary = "Step one instruction, into calls (stepi, si).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_inst,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_step_inst,
 };
 
 static const struct cmd_node thread_step_inst_over = {
 	.name = "step-inst-over", .summary = "Step one instruction, over calls (nexti, ni).",
-	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_REPEAT, .needs = CMD_NEEDS_THREADS, .exec = exec_step_inst_over,
+	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_step_inst_over,
 };
 
 static const struct cmd_node thread_until = {

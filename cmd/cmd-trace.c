@@ -448,7 +448,27 @@ static const struct cmd_node thread_trace_stop = {
 	.syntax = "[<thread-index> ... | all]", .min_args = 0, .max_args = -1, .exec = exec_thread_stop,
 };
 
+/* As LLDB: an empty line goes on from where the dump stopped, the other
+ * options of the line kept (-c 3 shows the next 3). */
+static const char *dump_repeat(const char *line, char *buf, size_t n)
+{
+	char **w;
+	const char *msg;
+	int nw = cmd_split(line, &w, &msg), cont = 0;
+
+	for (int i = 0; i < nw; i++)
+		if (!strcmp(w[i], "-C") || !strcmp(w[i], "--continue"))
+			cont = 1;
+	if (nw >= 0)
+		cmd_argv_free(w);
+	if (cont)
+		return line;
+	snprintf(buf, n, "%s -C", line);
+	return buf;
+}
+
 static const struct cmd_node thread_trace_dump_instructions = {
+	.repeat = dump_repeat,
 	.name = "instructions", .summary = "Dump the traced instructions of one or more threads.",
 	.syntax = "[<thread-index> ...]",
 	.details = "By default the most recent 20 instructions, oldest first.",

@@ -413,6 +413,39 @@ static char **expand_alias(char **words, int *n)
 	return out;
 }
 
+char *cmd_repeat_line(const char *line)
+{
+	char path[256], msg[256], buf[1024], **w;
+	const char *errmsg, *rep = NULL;
+	const struct cmd_node *node;
+	int n, used;
+
+	n = cmd_split(line, &w, &errmsg);
+	if (n <= 0) {
+		if (n == 0)
+			cmd_argv_free(w);
+		return NULL;
+	}
+	w = expand_alias(w, &n);
+	node = cmd_lookup(w, n, &used, path, sizeof(path), msg, sizeof(msg));
+	if (node && node->exec && !(node->flags & CMD_NO_REPEAT))
+		rep = node->repeat ? node->repeat(line, buf, sizeof(buf)) : line;
+	cmd_argv_free(w);
+	return rep ? xstrdup(rep) : NULL;
+}
+
+/* LLDB's words when a command needs a process: none yet ("Command
+ * requires a current process."), one that exited or was killed ("Process
+ * must be launched."), or no target at all. */
+enum cmd_status cmd_no_process(struct cmd_ctx *ctx)
+{
+	if (ctx->s->dbg.proc)
+		return cmd_error(ctx, "Process must be launched.");
+	if (ctx->s->dbg.exe_path)
+		return cmd_error(ctx, "Command requires a current process.");
+	return cmd_error(ctx, "invalid target, create a target using the 'file' command");
+}
+
 enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FILE *errf)
 {
 	struct cmd_ctx ctx = { .s = s, .out = out, .err = errf, .line = line };
@@ -464,15 +497,11 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 		return st;
 	}
 	if ((node->needs & CMD_NEEDS_THREADS) && !dbg_alive(&s->dbg) && !s->dbg.pm)
-		st = s->dbg.exe_path || s->dbg.proc
-			? cmd_error(&ctx, "Process must be launched.")
-			: cmd_error(&ctx, "invalid target, create a target using the 'file' command");
+		st = cmd_no_process(&ctx);
 	else if ((node->needs & CMD_NEEDS_PROCESS) && s->dbg.pm)
 		st = cmd_error(&ctx, "the process of a loaded trace is not live");
 	else if ((node->needs & CMD_NEEDS_PROCESS) && !dbg_alive(&s->dbg))
-		st = s->dbg.exe_path || s->dbg.proc
-			? cmd_error(&ctx, "Process must be launched.")
-			: cmd_error(&ctx, "invalid target, create a target using the 'file' command");
+		st = cmd_no_process(&ctx);
 	else if ((node->needs & CMD_NEEDS_TARGET) && !s->dbg.exe_path)
 		st = cmd_error(&ctx, "invalid target, create a target using the 'file' command");
 	else
@@ -510,9 +539,7 @@ int need_process(struct cmd_ctx *ctx)
 		cmd_error(ctx, "the process of a loaded trace is not live");
 		return -1;
 	}
-	if (!ctx->s->dbg.exe_path && !ctx->s->dbg.proc)
-		return need_target(ctx);
-	cmd_error(ctx, "Process must be launched.");
+	cmd_no_process(ctx);
 	return -1;
 }
 

@@ -64,7 +64,8 @@ enum cmd_needs {
 };
 
 /* Node flags. */
-#define CMD_REPEAT	0x1	/* an empty line repeats this command */
+#define CMD_NO_REPEAT	0x1	/* an empty line after it runs nothing (LLDB's
+				 * "No auto repeat": process launch, attach) */
 #define CMD_ARGS_FILES	0x2	/* positional arguments complete as file paths */
 #define CMD_RAW_ARGS	0x4	/* no option parsing: every word is positional */
 #define CMD_ARGS_SYMBOLS 0x8	/* positional arguments and -n/--name values
@@ -91,6 +92,10 @@ struct cmd_node {
 	const struct cmd_node *(*help_for)(const struct session *s);
 	/* The words of its OPT_ENUM options, terminated by a zero entry. */
 	const struct cmd_choices *choices;
+	/* Optional: what an empty line after line (this command as typed)
+	 * runs, as LLDB's repeat command: line itself, buf filled, or NULL
+	 * for nothing.  Without it, line runs again. */
+	const char *(*repeat)(const char *line, char *buf, size_t n);
 };
 
 struct cmd_alias {
@@ -116,6 +121,9 @@ enum cmd_status cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
 /* Common checks (cmd.c): print the error and return -1 when not met. */
 int need_target(struct cmd_ctx *ctx);
 int need_process(struct cmd_ctx *ctx);
+/* The error when a process is needed and none lives, in LLDB's words
+ * ("Command requires a current process.", "Process must be launched."). */
+enum cmd_status cmd_no_process(struct cmd_ctx *ctx);
 /* A live process or a loaded trace (threads to list and select). */
 int need_threads(struct cmd_ctx *ctx);
 
@@ -181,6 +189,10 @@ int cmd_complete(const char *line, char ***out, size_t *wordlen);
 /* As cmd_complete, and function names of d's modules where a command
  * takes one (CMD_ARGS_SYMBOLS; d may be NULL). */
 struct dbg;
+/* The line an empty line at the prompt runs after line (heap; NULL: none):
+ * every command repeats as typed except those that say otherwise (a
+ * node's .repeat, CMD_NO_REPEAT); a group or an unknown word, nothing. */
+char *cmd_repeat_line(const char *line);
 int cmd_complete_in(const char *line, struct dbg *d, char ***out, size_t *wordlen);
 
 #endif

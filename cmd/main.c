@@ -3,6 +3,7 @@
 #include "cmd/repl.h"
 #include "cmd/script.h"
 #include "cmd/trace-progress.h"
+#include "cmd/tty-relay.h"
 #include "core/session/session.h"
 
 #include <ctype.h>
@@ -42,7 +43,8 @@ static void on_script_sigint(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)uc;
 	if (script_dbg)
-		dbg_request_interrupt(script_dbg, si && si->si_code == SI_KERNEL);
+		dbg_request_interrupt(script_dbg, si && si->si_code == SI_KERNEL &&
+				      !cmd_relay_own_session);
 }
 
 /* SIGTERM, SIGHUP: finish (or interrupt) the command running, then leave
@@ -259,6 +261,7 @@ int main(int argc, char **argv)
 		rc = 128 + s.term_signal;
 	}
 	session_release(&s);
+	cmd_relay_end();
 	free(acts);
 	return rc;
 }

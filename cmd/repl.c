@@ -1,7 +1,8 @@
 /* cmd/repl.c: the libedit prompt: history, completion, Ctrl-C, repeat of
- * stepping commands on an empty line. */
+ * the previous command on an empty line. */
 #include "cmd/repl.h"
 #include "cmd/cmd.h"
+#include "cmd/tty-relay.h"
 #include "base/err.h"
 
 #include <errno.h>
@@ -27,7 +28,8 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
 	/* While a command runs the inferior: stop it (only kill(2) inside).
 	 * A terminal's Ctrl-C (SI_KERNEL) reached a launched inferior too. */
 	if (prompt_session)
-		dbg_request_interrupt(&prompt_session->dbg, si && si->si_code == SI_KERNEL);
+		dbg_request_interrupt(&prompt_session->dbg, si && si->si_code == SI_KERNEL &&
+				      !cmd_relay_own_session);
 }
 
 /* The signals that end a wait for a key: blocked while libedit works and
@@ -150,45 +152,6 @@ static unsigned char complete_fn(EditLine *el, int ch)
 	return ret;
 }
 
-/* Commands that an empty line repeats (LLDB's stepping/continuing). */
-static int repeatable(const char *line)
-{
-	char path[256], msg[256], **w;
-	const char *errmsg;
-	const struct cmd_node *node;
-	int n, used, rep = 0;
-
-	n = cmd_split(line, &w, &errmsg);
-	if (n <= 0) {
-		if (n == 0)
-			cmd_argv_free(w);
-		return 0;
-	}
-	for (const struct cmd_alias *al = cmd_aliases(); al->name; al++)
-		if (!strcmp(al->name, w[0]))
-			rep = -1;
-	if (rep == 0) {
-		node = cmd_lookup(w, n, &used, path, sizeof(path), msg, sizeof(msg));
-		rep = node && (node->flags & CMD_REPEAT);
-	} else {
-		rep = 0;
-		for (const struct cmd_alias *al = cmd_aliases(); al->name; al++)
-			if (!strcmp(al->name, w[0])) {
-				char **e;
-				int ne = cmd_split(al->expansion, &e, &errmsg);
-
-				if (ne > 0) {
-					node = cmd_lookup(e, ne, &used, path, sizeof(path), msg, sizeof(msg));
-					rep = node && (node->flags & CMD_REPEAT);
-				}
-				if (ne >= 0)
-					cmd_argv_free(e);
-			}
-	}
-	cmd_argv_free(w);
-	return rep;
-}
-
 int repl_run(struct session *s)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigint }, old;
@@ -256,15 +219,26 @@ int repl_run(struct session *s)
 			fprintf(stdout, "%s\n", line);
 		}
 		if (!*line && last) {
-			free(line);
-			line = xstrdup(last);
+			/* as LLDB: the previous command again, as it repeats
+			 * (worked out now: memory read goes on from its end) */
+			char *rep = cmd_repeat_line(last);
+
+			if (rep) {
+				free(line);
+				line = rep;
+			}
 		} else if (*line) {
 			history(hist, &ev, H_ENTER, line);
 			free(last);
-			last = repeatable(line) ? xstrdup(line) : NULL;
+			last = xstrdup(line);
 		}
-		if (*line)
+		if (*line) {
+			cmd_relay_input(1);	/* keys reach the program while it runs */
 			status = cmd_run_line(s, line, stdout, stderr);
+			fflush(stdout);
+			cmd_relay_input(0);
+			cmd_relay_drain();
+		}
 		fflush(stdout);
 		free(line);
 		if (status == CMD_EXIT)

@@ -1,6 +1,7 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
 #include "cmd/trace-loss.h"
 #include "cmd/report.h"
+#include "cmd/tty-relay.h"
 #include "core/session/session.h"
 #include "core/symbols/source.h"
 #include "core/tracing/trace_info.h"
@@ -210,6 +211,9 @@ void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
 	int st = stop->signaled ? stop->signo : stop->exit_status;
 
+	fflush(out);
+	cmd_relay_drain();	/* the program's last words come first */
+
 	if (stop->signaled && target_signal_name(stop->signo))
 		fprintf(out, "Process %d exited with status = %d (0x%08x) (signal %s)\n",
 			(int)d->pid, st, (unsigned)st, target_signal_name(stop->signo));
@@ -220,6 +224,8 @@ void report_exit(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 
 void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
+	fflush(out);
+	cmd_relay_drain();	/* what the program wrote before it stopped */
 	for (int i = 0; i < d->nnotes; i++) {
 		const char *sig = target_signal_name(d->notes[i].signo);
 

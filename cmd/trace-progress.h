@@ -11,5 +11,8 @@ struct dbg;
 void cmd_trace_progress_install(struct dbg *d, FILE *tty);
 /* Clears the line if it is on screen (before the stop is reported). */
 void cmd_trace_progress_clear(struct dbg *d);
+/* Writes n bytes of the program's output to ptdb's stdout, the progress
+ * line cleared before and drawn again after (any thread). */
+void cmd_trace_progress_output(const char *buf, size_t n);
 
 #endif

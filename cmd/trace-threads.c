@@ -7,9 +7,10 @@
 
 #include <stdlib.h>
 
-/* "Process not available" before any process, "Process must be launched"
- * after it exited (LLDB's words, without a period); with no target at all,
- * the commands that do not start tracing need one, as LLDB says. */
+/* LLDB's words: before any process "Process not available." for the
+ * commands that start tracing, "Command requires a current process." for
+ * the others; "Process must be launched." after it exited; with no target
+ * at all, the commands that do not start tracing need one. */
 int cmd_trace_need_live(struct cmd_ctx *ctx, int starts)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -21,7 +22,8 @@ int cmd_trace_need_live(struct cmd_ctx *ctx, int starts)
 	else if (d->pm)
 		cmd_error(ctx, "Tracing is not supported. Can't trace a non-live process.");
 	else
-		cmd_error(ctx, d->proc ? "Process must be launched" : "Process not available");
+		cmd_error(ctx, d->proc ? "Process must be launched." : starts ? "Process not available."
+			  : "Command requires a current process.");
 	return -1;
 }
 

@@ -52,7 +52,20 @@ struct target_launch_opts {
 	char *const *argv;   /* NULL = { path, NULL } */
 	char *const *envp;   /* NULL = environ */
 	int disable_aslr;
+	/* stdio nonzero: the program's fds 0, 1, 2 become fds[0..2] (each
+	 * open in ptdb; -1 leaves that one as ptdb's), and it runs in a
+	 * session of its own, so a terminal's Ctrl-C reaches ptdb only;
+	 * among fds, a terminal (a pseudo-terminal's slave) becomes its
+	 * controlling terminal. */
+	int stdio;
+	int fds[3];
 };
+
+/* A pseudo-terminal for a launched program (target_pty.c): *master for
+ * ptdb (close-on-exec), *slave for the program's stdio, with like (if
+ * >= 0, a terminal) giving its settings and window size.  0, or -1 with
+ * err. */
+int target_pty_open(int like, int *master, int *slave, struct ptdb_err *err);
 
 /* Notifications for trace collectors; any pointer may be NULL. */
 struct target_hooks {

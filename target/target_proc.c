@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -112,6 +113,17 @@ static void child_exec(const struct target_launch_opts *o, int syncfd,
 	while (read(syncfd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(syncfd);
+	if (o->stdio) {
+		setsid();
+		for (int i = 0; i < 3; i++)
+			if (o->fds[i] >= 0 && o->fds[i] != i)
+				dup2(o->fds[i], i);
+		for (int i = 0; i < 3; i++)
+			if (o->fds[i] >= 0 && isatty(i)) {
+				ioctl(i, TIOCSCTTY, 0);
+				break;
+			}
+	}
 	if (o->disable_aslr)
 		personality(ADDR_NO_RANDOMIZE);
 	execve(o->path, o->argv ? o->argv : defargv,

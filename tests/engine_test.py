@@ -250,7 +250,7 @@ def interrupt_in_cache():
                 why = "the inferior never ran in the cache"
         if why is None:
             p.buf = b""
-            p.send("\x03")
+            sigint_inferior(p)
             if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
                 why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
         if why is None:
@@ -330,7 +330,7 @@ def stop_in_syscall(engine):
                     turn, proc_state(pid), syscall_nr(pid), p.buf[-300:])
                 break
             p.buf = b""
-            p.send("\x03")
+            sigint_inferior(p)
             if not (p.read_until("stop reason = signal SIGINT") and after(p, b"signal SIGINT") and
                     p.read_until("(ptdb) ")):
                 why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
@@ -406,7 +406,7 @@ def stop_in_sleep(engine):
                 why = "run %d: not both asleep: %r" % (turn, p.buf[-300:])
                 break
             p.buf = b""
-            p.send("\x03")
+            sigint_inferior(p)
             if not p.read_until("stop reason = signal SIGINT") or not p.read_until("(ptdb) "):
                 why = "Ctrl-C did not stop it: %r" % p.buf[-300:]
                 break
@@ -422,6 +422,16 @@ def stop_in_sleep(engine):
             if not ok or not m or m.group(1) != b"0" or int(m.group(2)) < 4000:
                 why = "the sleep did not end as natively (rc 0 after 4 s, then joined): %r" % out[-400:]
         end_session(p, name, why)
+
+
+def sigint_inferior(p):
+    """The SIGINT a terminal's Ctrl-C sent the program when it shared
+    ptdb's terminal: at the prompt the program has its own now (the
+    terminal's Ctrl-C reaches ptdb only, which stops it with SIGSTOP), so
+    the signal goes to the program alone, as from another terminal."""
+    kids = subprocess.run(["pgrep", "-P", str(p.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+    if kids:
+        os.kill(int(kids[0]), signal_int())
 
 
 def running_in_cache(p):

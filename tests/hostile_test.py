@@ -34,7 +34,7 @@ NO_TARGET = [
     ("settings set nosuch 1", "error: invalid setting: 'nosuch' (see 'settings show')"),
     ("breakpoint set", "error: breakpoint set needs a location: -n <name>, -f <file> -l <line>, "
      "-a <address>"),
-    ("thread trace start", "error: Process not available"),
+    ("thread trace start", "error: Process not available."),
     ("memory read -c abc 0", "error: invalid value for option '-c': invalid number: \"abc\""),
     ("memory read -c 99999999999999999999 0",
      "error: invalid value for option '-c': number out of range: \"99999999999999999999\""),

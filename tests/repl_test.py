@@ -195,8 +195,8 @@ def t_interrupt(tmp):
         p.close()
         return "no 'resuming' line"
     p.buf = b""
-    p.send("\x03")  # the terminal's ^C: SIGINT to ptdb and the inferior
-    if not p.read_until("stop reason = signal SIGINT"):
+    p.send("\x03")  # the terminal's ^C: SIGINT to ptdb only (the program has its own terminal)
+    if not p.read_until("stop reason = signal SIGSTOP"):
         p.close()
         return "terminal Ctrl-C did not stop the inferior: %r" % p.buf[-300:]
     p.read_until("(ptdb) ")
@@ -211,7 +211,10 @@ def t_interrupt(tmp):
     p.buf = b""
     p.send("bt\r")
     ok = p.read_until("tgt_spin`main")
+    p.read_until("(ptdb) ")
     p.send("quit\r")
+    p.read_until("Do you really want to proceed: [Y/n] ")  # a launched process lives
+    p.send("y\r")
     st = p.wait_exit()
     if not ok:
         return "no backtrace after the interrupt: %r" % p.buf[-300:]
@@ -292,6 +295,8 @@ def t_interrupt_dump(tmp):
             return "no dump after the interrupts: %r" % p.buf[-300:]
         p.read_until("(ptdb) ", 20)
         p.send("quit\r")
+        p.read_until("Do you really want to proceed: [Y/n] ")  # a launched process lives
+        p.send("y\r")
         st = p.wait_exit()
         closed = True
         if st is None or not os.WIFEXITED(st):

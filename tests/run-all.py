@@ -5,7 +5,8 @@ Usage: tests/run-all.py UNIT_BINARY...
 
 Unit binaries print 'ok - name' / 'not ok - name' per test (tests/unit/test.h).
 Then the transcript tests (tests/transcripts/*.test, see transcripts.py), the
-REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
+REPL tests under a pty (tests/repl_test.py), the prompt as a person meets it
+(tests/prompt_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
 bundle tests (tests/bundle_test.py), bundles in LLDB's own form
 (tests/lldb_bundle_test.py), ptdb's bundles in lldb-22 and lldb-22's in
@@ -35,6 +36,7 @@ import results  # noqa: E402
 import transcripts  # noqa: E402
 import watch_test  # noqa: E402
 import repl_test  # noqa: E402
+import prompt_test  # noqa: E402
 import check_man  # noqa: E402
 import bundle_test  # noqa: E402
 import lldb_bundle_test  # noqa: E402
@@ -84,7 +86,8 @@ def run_unit(binary, ok=results.ok, fail=results.fail):
 # Run beside the unit binaries (which write nothing they share): batch
 # runs of ptdb that wait on nothing but ptdb.  The rest run after both.
 BESIDE_UNITS = [engine_test]
-SUITES = [layers_test, repl_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test, percpu_test, check_ctf,
+SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test,
+          percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test,
           layers_cmd_test]

@@ -216,6 +216,12 @@ static void after_start(struct dbg *d)
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 	       struct ptdb_err *err)
 {
+	return dbg_launch_io(d, argv, disable_aslr, NULL, err);
+}
+
+int dbg_launch_io(struct dbg *d, char *const *argv, int disable_aslr,
+		  const int *fds, struct ptdb_err *err)
+{
 	struct target_launch_opts o = { 0 };
 
 	if (!d->exe_path)
@@ -229,6 +235,10 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 	o.path = d->exe_path;
 	o.argv = argv;
 	o.disable_aslr = disable_aslr;
+	if (fds) {
+		o.stdio = 1;
+		memcpy(o.fds, fds, sizeof(o.fds));
+	}
 	if (target_launch(&o, &d->proc, err) < 0) {
 		d->proc = NULL;
 		return -1;

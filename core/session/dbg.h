@@ -197,6 +197,10 @@ int dbg_alive(const struct dbg *d);
  * planted; dbg_continue then runs it.  argv[0] is the program path. */
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 	       struct ptdb_err *err);
+/* The same, the program's fds 0, 1, 2 being fds[0..2] (-1: ptdb's), in a
+ * session of its own (a terminal among them its controlling one). */
+int dbg_launch_io(struct dbg *d, char *const *argv, int disable_aslr,
+		  const int *fds, struct ptdb_err *err);
 /* Attach to pid; the process stays stopped. */
 int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err);
 int dbg_detach(struct dbg *d, struct ptdb_err *err);

@@ -189,7 +189,7 @@ static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int p
 	struct dbg_trace *t = d->trace;
 
 	if (!d->trace_host->alive(d))
-		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched");
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	if (!t)
 		return 0;
 	if (t->cpu && !t->cpu_stopped)
