@@ -142,6 +142,7 @@ struct dbg_pm_proc {
 
 struct dbg_pm {
 	char *json;			/* the trace.json loaded */
+	int allow_outside;		/* loaded with files outside its directory allowed */
 	pid_t pid;
 	struct dbg_pm_proc *procs;	/* the bundle's processes, in order */
 	int nproc, proc;		/* how many; which is loaded */
@@ -431,12 +432,12 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
  * target (a live process is killed or detached first) with the bundle's
  * post-mortem one; *info (free with bundle_free) tells what was loaded. */
 struct bundle;
-int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info,
+int dbg_load_bundle(struct dbg *d, const char *path, int allow_outside, struct bundle **info,
 		    struct ptdb_err *err);
 /* The same with the bundle's process index loaded (a bundle of several
  * processes loads the first; "target select" another). */
-int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
-			    struct ptdb_err *err);
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allow_outside,
+			    struct bundle **info, struct ptdb_err *err);
 /* Drops a loaded trace (no-op without one). */
 void dbg_unload_bundle(struct dbg *d);
 /* Writes the session's traces (live or loaded) as a bundle in dir; compact:

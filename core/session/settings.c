@@ -25,6 +25,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Pairs of paths OLD NEW (separated by spaces): a source file whose DWARF path starts with OLD is read from NEW instead (stop listings, source list, trace dumps with -m), and a breakpoint given with a NEW path is set in the OLD file." },
 	[SETTING_TRACE_ENGINE] = { "trace.software.engine", SETTING_ENUM, "cache", "ptrace|cache",
 		"Which engine the software trace backend records with in block stepping: cache, the default (the threads run natively out of a code cache in their own memory and record which blocks ran; the traced threads take turns in it, one at a time; system calls and code it cannot translate run under ptrace) or ptrace (one stop per state-dependent transfer; the reference, and the cache engine's fallback)." },
+	[SETTING_BUNDLE_OUTSIDE] = { "trace.load-outside-files", SETTING_BOOL, "false", NULL,
+		"Let 'trace load' read the files a bundle names outside its own directory (absolute paths, .., symlinks), as 'trace load --allow-outside' does; each is listed in a warning.  Off, such a bundle is refused." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -64,6 +65,7 @@ struct rd {
 	struct bundle *b;
 	const char *name;	/* the description file as the user named it */
 	char dir_real[PATH_MAX];
+	int allow_outside;	/* read files outside dir_real (else refused) */
 	struct ptdb_err *err;
 };
 
@@ -181,8 +183,20 @@ static void note_path(char ***list, int *n, const char *jpath, const char *path)
 	snprintf((*list)[(*n)++], len, "%s: %s", jpath, path);
 }
 
+/* 1 if the resolved path real lies inside the directory dir (resolved). */
+static int inside(const char *real, const char *dir)
+{
+	size_t dl = strlen(dir);
+
+	if (dl == 1 && dir[0] == '/')
+		return 1;
+	return !strncmp(real, dir, dl) && real[dl] == '/';
+}
+
 /* A path member: resolved against the bundle directory; the file must be a
- * readable regular file.  *out is heap (NULL if absent and optional). */
+ * readable regular file inside the bundle's directory (after .. and
+ * symlinks), unless r->allow_outside: then it is read and noted in
+ * b->outside.  *out is heap (NULL if absent and optional). */
 static int get_file(struct rd *r, struct json_object *o, const char *jpath, const char *key,
 		    int required, char **out)
 {
@@ -191,7 +205,6 @@ static int get_file(struct rd *r, struct json_object *o, const char *jpath, cons
 	const char *s;
 	char *full;
 	struct stat st;
-	size_t dl;
 
 	*out = NULL;
 	snprintf(p, sizeof(p), "%s.%s", jpath, key);
@@ -223,11 +236,22 @@ static int get_file(struct rd *r, struct json_object *o, const char *jpath, cons
 		free(full);
 		return -1;
 	}
-	/* relative paths that leave the bundle (.., symlinks): loaded, but said */
-	dl = strlen(r->dir_real);
-	if (s[0] != '/' && realpath(full, real) &&
-	    (strncmp(real, r->dir_real, dl) || (real[dl] != '/' && dl > 1)))
+	/* paths that leave the bundle (absolute, .., symlinks): data names
+	 * no file outside it unless the user allows it */
+	if (!realpath(full, real)) {
+		fail(r, p, "cannot read '%s': %s", full, strerror(errno));
+		free(full);
+		return -1;
+	}
+	if (!inside(real, r->dir_real)) {
+		if (!r->allow_outside) {
+			fail(r, p, "'%s' lies outside the bundle's directory (read it with 'trace load --allow-outside')",
+			     real);
+			free(full);
+			return -1;
+		}
 		note_path(&r->b->outside, &r->b->noutside, p, real);
+	}
 	*out = full;
 	return 0;
 }
@@ -506,7 +530,7 @@ static int parse_json(struct rd *r, const char *text, struct json_object **out)
 	return 0;
 }
 
-int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
+int bundle_read(const char *path, int allow_outside, struct bundle **out, struct ptdb_err *err)
 {
 	struct rd r = { 0 };
 	struct json_object *root = NULL, *type, *procs, *cpus, *kernel;
@@ -519,6 +543,7 @@ int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
 	r.b = b;
 	r.err = err;
 	r.name = path;
+	r.allow_outside = allow_outside;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		size_t n = strlen(path) + 12;
 
@@ -675,7 +700,7 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 	struct json_object *root = json_object_new_object(), *ci = json_object_new_object();
 	struct json_object *procs = json_object_new_array();
 	FILE *f;
-	int bad;
+	int bad, fd;
 
 	json_object_object_add(root, "type", json_object_new_string("intel-pt"));
 	json_object_object_add(ci, "vendor", json_object_new_string(b->vendor));
@@ -747,8 +772,12 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 		json_object_object_add(t, "timeZero", json_object_new_string(zero));
 		json_object_object_add(root, "tscPerfZeroConversion", t);
 	}
-	f = fopen(b->json, "w");
+	/* a new file: never written through a symlink or over another */
+	fd = open(b->json, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		json_object_put(root);
 		return ptdb_err_errno(err, "cannot write '%s'", b->json);
 	}

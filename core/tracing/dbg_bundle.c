@@ -291,13 +291,14 @@ static void note_procs(struct dbg_pm *pm, const struct bundle *b, int index)
 	}
 }
 
-int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struct ptdb_err *err)
+int dbg_load_bundle(struct dbg *d, const char *path, int allow_outside, struct bundle **info,
+		    struct ptdb_err *err)
 {
-	return dbg_load_bundle_process(d, path, 0, info, err);
+	return dbg_load_bundle_process(d, path, 0, allow_outside, info, err);
 }
 
-int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
-			    struct ptdb_err *err)
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allow_outside,
+			    struct bundle **info, struct ptdb_err *err)
 {
 	struct bundle *b;
 	struct bundle_process *p;
@@ -306,7 +307,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 	int nm = 0;
 
 	*info = NULL;
-	if (bundle_read(path, &b, err) < 0)
+	if (bundle_read(path, allow_outside, &b, err) < 0)
 		return -1;
 	if (b->kernel_file && kernel_as_process(b, err) < 0)
 		goto fail;
@@ -354,6 +355,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 		goto fail;
 	}
 	pm->json = xstrdup(b->json);
+	pm->allow_outside = allow_outside;
 	pm->pid = p->pid;
 	note_procs(pm, b, index);
 	pm->kernel = b->kernel_file != NULL;
