@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -482,6 +483,29 @@ int target_thread_sigsets(pid_t pid, pid_t tid, struct target_sigsets *s)
 	return 0;
 }
 
+/* The kernel writes a newline in a mapped file's path as "\012" (and
+ * escapes nothing else): the path as the file system names it, when that
+ * file exists (a name holding a real backslash stays as it is). */
+static void map_unescape(char *path)
+{
+	char buf[sizeof(((struct target_map *)0)->path)], *o = buf;
+	struct stat st;
+
+	if (path[0] != '/' || !strstr(path, "\\012"))
+		return;
+	for (const char *c = path; *c; c++) {
+		if (!strncmp(c, "\\012", 4)) {
+			*o++ = '\n';
+			c += 3;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	if (stat(buf, &st) == 0 || stat(path, &st) < 0)
+		strcpy(path, buf);
+}
+
 int target_maps(struct target_proc *p, struct target_map **out, int *n,
 		struct ptdb_err *err)
 {
@@ -515,6 +539,7 @@ int target_maps(struct target_proc *p, struct target_map **out, int *n,
 			q += strspn(q, " \t");
 			q[strcspn(q, "\n")] = '\0';
 			snprintf(m.path, sizeof(m.path), "%s", q);
+			map_unescape(m.path);
 		}
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;

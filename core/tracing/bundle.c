@@ -461,17 +461,19 @@ static int read_tsc(struct rd *r, struct json_object *root)
 /* The text of path, at most MAX_JSON_BYTES, NUL-terminated. */
 static char *slurp(struct rd *r, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* O_NONBLOCK: a FIFO is refused, not waited on */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = NULL;
 	struct stat st;
 	char *buf;
 	size_t n;
 
-	if (!f) {
+	if (fd < 0) {
 		ptdb_err_errno(r->err, "%s: cannot read the trace bundle description", r->name);
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
 		ptdb_err_set(r->err, "%s: not a regular file", r->name);
 		return NULL;
 	}

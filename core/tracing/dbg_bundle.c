@@ -39,7 +39,7 @@ static uint64_t trace_file_limit(void)
 static int read_trace(const struct bundle *b, const char *jpath, const char *key, const char *path,
 		      uint8_t **data, size_t *len, struct ptdb_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	uint64_t limit = trace_file_limit();
 	struct stat st;
 	size_t got = 0;
@@ -50,6 +50,10 @@ static int read_trace(const struct bundle *b, const char *jpath, const char *key
 		if (fd >= 0)
 			close(fd);
 		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return ptdb_err_set(err, "%s:%s.%s: '%s' is not a regular file", b->json, jpath, key, path);
 	}
 	if ((uint64_t)st.st_size > limit) {
 		close(fd);
@@ -151,7 +155,7 @@ static struct sym_module *open_module(const struct bundle *b, const struct bundl
 	struct ptdb_err e;
 	struct sym_module *m;
 	unsigned char magic[4] = { 0 };
-	int fd = open(bm->file, O_RDONLY | O_CLOEXEC);
+	int fd = open(bm->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int elf;
 
 	if (fd < 0) {
