@@ -83,6 +83,7 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	struct dbg_stop stop;
 	struct ptdb_err err;
 	char **argv, **words = NULL;
+	unsigned reread;
 	int n = 0, r;
 	const char *msg;
 
@@ -102,11 +103,14 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	for (int i = 0; i < n; i++)
 		argv[1 + a->argc + i] = words[i];
 	flush(ctx);
+	reread = d->exe_reread;
 	r = dbg_launch(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR), &err);
 	free(argv);
 	cmd_argv_free(words);
 	if (r < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	if (d->exe_reread != reread)
+		fprintf(ctx->out, "'%s' has changed on disk: read again.\n", d->exe_path);
 	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
 	flush(ctx);

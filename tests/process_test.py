@@ -14,6 +14,11 @@
       exec stop, the new program runs to its breakpoint and exits
   P9  settings set target.follow-fork child: the child is debugged (stops
       at its breakpoint, its exit is the process's), the parent runs on
+  P11 the program rebuilt between 'b main' and 'r': read again at 'r' (the
+      breakpoint lands on the new main, no byte of the old address planted
+      into the new code)
+  P12 the program deletes its own file while traced: frames keep their
+      symbols after a later library load, 'trace save' keeps its module
 """
 import os
 import re
@@ -382,7 +387,109 @@ def killed_while_dumping():
     results.ok(name)
 
 
+OUT = os.path.join(ROOT, "tests", "out", "process")
+
+REBUILT = [
+    # v1: main first; v2: a long function before it, so main moves
+    "int main(void) { return 1; }\n",
+    "static volatile int sink;\n"
+    "__attribute__((noinline)) void pad(void) {\n"
+    + "".join("  sink = sink * %d + %d;\n" % (i + 3, i) for i in range(40)) +
+    "}\n"
+    "int main(void) { pad(); return 42; }\n",
+]
+
+
+def gcc(src_text, exe, extra=()):
+    src = exe + ".c"
+    with open(src, "w") as f:
+        f.write(src_text)
+    tmp = exe + ".new"
+    subprocess.run(["gcc", "-g", "-O0", "-no-pie", "-o", tmp, src] + list(extra), check=True)
+    os.rename(tmp, exe)      # as a build does: a new file at the path
+
+
+def rebuilt():
+    name = "P11 the program rebuilt before 'r' is read again"
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "rebuilt")
+    gcc(REBUILT[0], exe)
+    s = Session(["-b", "-s", "-"])
+    s.send("file " + exe, "b main")
+    at = s.wait_for("Breakpoint 1: where")
+    old = func_addr(exe, "main")
+    gcc(REBUILT[1], exe)
+    new = func_addr(exe, "main")
+    s.send("r")
+    at = s.wait_for("stop reason", at or 0)
+    s.send("breakpoint list", "c")
+    s.wait_for("exited with status", at or 0)
+    rc = s.finish()
+    out = s.output()
+    why = []
+    if old == new:
+        why.append("v2's main did not move (0x%x)" % old)
+    if "has changed on disk: read again." not in out:
+        why.append("the new file was not said to be read again")
+    frame0 = [l for l in out.splitlines() if l.strip().startswith("frame #0:")]
+    if "stop reason = breakpoint 1.1" not in out or not frame0 or "rebuilt`main" not in frame0[0]:
+        why.append("the breakpoint was not hit in main: %s" % frame0)
+    pcs = [int(l.split()[2], 16) for l in frame0 if len(l.split()) > 2]
+    if not pcs or not new <= pcs[0] < new + 0x20:
+        why.append("stopped at %s, not in v2's main at 0x%x (v1's was 0x%x)"
+                   % ([hex(p) for p in pcs], new, old))
+    if "exited with status = 42" not in out:
+        why.append("v2 did not run to its end")
+    if rc is None:
+        why.append("ptdb did not exit")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
+DELETER = r"""
+#include <dlfcn.h>
+#include <unistd.h>
+__attribute__((noinline)) int after(void) { return 7; }
+int main(int argc, char **argv) {
+    (void)argc;
+    unlink(argv[0]);
+    dlopen("libm.so.6", RTLD_NOW);   /* a library load: the modules are read again */
+    return after();
+}
+"""
+
+
+def deleted_exe():
+    name = "P12 the program deleted while traced keeps its symbols and module"
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "deleter")
+    saved = os.path.join(OUT, "deleter-bundle")
+    subprocess.run(["rm", "-rf", saved], check=True)
+    gcc(DELETER, exe, ["-ldl"])
+    rc, out = batch(cmds("file " + exe, "b main", "r", "process trace start", "b after", "c", "bt",
+                         "trace save " + saved, "kill"), timeout=120)
+    why = []
+    if os.path.exists(exe):
+        why.append("the program did not delete itself")
+    if "stop reason = breakpoint 2.1" not in out or "frame #0: 0x" not in out or \
+            "deleter`after" not in out or "deleter`main" not in out:
+        why.append("the frames lost their symbols")
+    try:
+        import json
+        mods = json.load(open(os.path.join(saved, "trace.json")))["processes"][0]["modules"]
+        if not any(m["systemPath"] == exe for m in mods):
+            why.append("the bundle lacks the program: %s" % [m["systemPath"] for m in mods])
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        why.append("no bundle: %s" % e)
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
 def run_all():
+    rebuilt()
+    deleted_exe()
     killed_while_dumping()
     launch_kill9()
     attach_sigterm_running()

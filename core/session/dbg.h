@@ -222,6 +222,7 @@ struct dbg {
 	/* a line the next stop report prints after its thread line ("Return
 	 * value: (int) $0 = 3" after finish); heap, or NULL */
 	char *stop_note;
+	unsigned exe_reread;	/* times the launch read a rebuilt executable again */
 	/* why the next stop report's stop happened against the user's
 	 * condition ("stopped due to an error evaluating condition ..."),
 	 * heap, or NULL */
