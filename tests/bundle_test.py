@@ -407,6 +407,56 @@ def escapes_and_sizes():
     results.ok("bundle files too large to read")
 
 
+def hostile_traces():
+    """Traces the decoder must survive: code that loops on itself ('jmp .',
+    under a TIP.PGE, with and without a pending TIP.PGD) ends in one error
+    item instead of a stack overflow or a decode without end; bytes
+    without one PSB say that no sync point was found."""
+    psb = bytes([0x02, 0x82] * 8)
+    mode64, psbend = bytes([0x99, 0x01]), bytes([0x02, 0x23])
+    pge = bytes([0x71]) + struct.pack("<Q", RAW_BASE)[:6]
+    import random
+    rnd = random.Random(32)
+    noise = bytes(rnd.randrange(256) for _ in range(1 << 16)).replace(bytes([0x02, 0x82]), b"\0\0")
+    cases = [
+        ("jmp . under TIP.PGE", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge,
+         "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
+        ("jmp . with a TIP.PGD pending", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge + b"\x01",
+         "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
+        ("call . under TIP.PGE", bytes([0xe8, 0xfb, 0xff, 0xff, 0xff]), psb + mode64 + psbend + mode64 + pge,
+         "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
+        ("random bytes", RAW_CODE, noise, "(error) no sync point found"),
+    ]
+    for name, code, stream, want in cases:
+        d = os.path.join(OUT, "hostile-trace")
+        write_raw_bundle(d)
+        with open(os.path.join(d, "code.bin"), "wb") as f:
+            f.write(code)
+        with open(os.path.join(d, "traces", "t1.trace"), "wb") as f:
+            f.write(stream)
+        script = os.path.join(OUT, "script-ht.ptdb")
+        with open(script, "w") as f:
+            f.write("trace load %s\nthread trace dump instructions -c 2\nthread trace dump info\nversion\n" % d)
+        try:
+            p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
+                               text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            results.fail("bundle decode: " + name, "the decode did not end in 120 s")
+            continue
+        out = p.stdout + p.stderr
+        why = []
+        if p.returncode < 0:
+            why.append("ptdb died of signal %d" % -p.returncode)
+        if want not in out:
+            why.append("missing %r" % want)
+        if "ptdb version" not in out:
+            why.append("the session did not go on")
+        if why:
+            results.fail("bundle decode: " + name, "\n".join(why) + "\n" + out[-2000:])
+        else:
+            results.ok("bundle decode: " + name)
+
+
 def hostile_save():
     """A bundle is data: a module whose systemPath climbs out (/../../..,
     ../..) is copied by 'trace save' under the new bundle's modules/, never
@@ -558,6 +608,7 @@ def run_all():
     malformed()
     escapes_and_sizes()
     save_errors()
+    hostile_traces()
     hostile_save()
     save_through_symlinks()
     failed_save()
