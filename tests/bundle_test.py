@@ -260,6 +260,9 @@ MALFORMED = [
     ("systemPath missing", (M0 + ["systemPath"], None), "{j}:traceBundle.processes[0].modules[0]: missing value for \"systemPath\""),
     ("bad load address", (M0 + ["loadAddress"], "0xZZ"), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got \"0xZZ\""),
     ("negative load address", (M0 + ["loadAddress"], -4096), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an unsigned integer, got -4096"),
+    # json-c saturates numbers past 64 bits: refused, as the string form is
+    ("load address 2^64 as a number", (M0 + ["loadAddress"], 2 ** 64), "{j}:1: the number 18446744073709551616 does not fit in 64 bits"),
+    ("load address 2^64 as a string", (M0 + ["loadAddress"], str(2 ** 64)), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got \"18446744073709551616\""),
     ("load address a float", (M0 + ["loadAddress"], 1.5), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got a number with a fraction"),
     ("module file missing", (M0 + ["file"], "gone.bin"), "{j}:traceBundle.processes[0].modules[0].file: cannot read '{d}/gone.bin': No such file or directory"),
     ("empty module", "empty:code.bin", "{j}:traceBundle.processes[0].modules[0]: '{d}/code.bin' is empty or not a file"),

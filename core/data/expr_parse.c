@@ -62,8 +62,11 @@ static int number(struct ex *x, struct value *v)
 			t = &expr_t_ulong;
 		ex_set_u(v, t, u);
 	}
-	if (isalnum((unsigned char)*end) || *end == '_')
+	if (isalnum((unsigned char)*end) || *end == '_') {
+		free(v->bytes);	/* the value begun above ('1k') */
+		v->bytes = NULL;
 		return ex_fail(x, "invalid number '%s'", s);
+	}
 	x->p = end;
 	return 0;
 }

@@ -495,6 +495,45 @@ static char *slurp(struct rd *r, const char *path)
 	return buf;
 }
 
+/* json-c saturates integers beyond 64 bits without a word (2^64 as
+ * loadAddress read as 2^64-1): such a number in the text is refused, as its
+ * string form is.  0, or -1 with "FILE:LINE: ..." in r->err. */
+static int check_wide_numbers(struct rd *r, const char *text)
+{
+	unsigned line = 1;
+
+	for (const char *c = text; *c; c++) {
+		const char *d;
+		size_t n;
+
+		if (*c == '\n')
+			line++;
+		if (*c == '"') {	/* a string: skipped, escapes and all */
+			for (c++; *c && *c != '"'; c++) {
+				if (*c == '\\' && c[1])
+					c++;
+				else if (*c == '\n')
+					line++;
+			}
+			if (!*c)
+				return 0;	/* the parser says what is wrong */
+			continue;
+		}
+		if (!isdigit((unsigned char)*c) || (c > text && (isalnum((unsigned char)c[-1]) || c[-1] == '.')))
+			continue;
+		for (d = c; isdigit((unsigned char)*d); d++)
+			;
+		n = (size_t)(d - c);
+		if (*d != '.' && *d != 'e' && *d != 'E' &&
+		    (c > text && c[-1] == '-' ? n > 19 || (n == 19 && strncmp(c, "9223372036854775808", 19) > 0)
+					      : n > 20 || (n == 20 && strncmp(c, "18446744073709551615", 20) > 0)))
+			return ptdb_err_set(r->err, "%s:%u: the number %s%.*s does not fit in 64 bits", r->name, line,
+					    c > text && c[-1] == '-' ? "-" : "", (int)(n > 40 ? 40 : n), c);
+		c = d - 1;
+	}
+	return 0;
+}
+
 static int parse_json(struct rd *r, const char *text, struct json_object **out)
 {
 	struct json_tokener *tok = json_tokener_new();
@@ -568,7 +607,7 @@ int bundle_read(const char *path, int allow_outside, struct bundle **out, struct
 	snprintf(r.dir_real, sizeof(r.dir_real), "%s", b->dir);
 	if (!(text = slurp(&r, b->json)))
 		goto fail;
-	if (parse_json(&r, text, &root) < 0) {
+	if (check_wide_numbers(&r, text) < 0 || parse_json(&r, text, &root) < 0) {
 		free(text);
 		goto fail;
 	}
