@@ -85,6 +85,9 @@ int target_raw_write(struct target_proc *p, uint64_t addr, const void *buf,
 int target_raw_read(struct target_proc *p, uint64_t addr, void *buf,
 		    size_t n);
 void target_unplant_all(struct target_proc *p);
+/* Stopped threads take a SIGTRAP left queued by an int3 that raced their
+ * stop (target_detach.c): none is left for after a detach. */
+void target_take_queued_traps(struct target_proc *p);
 
 /* target_run.c */
 enum { TARGET_EV_NONE, TARGET_EV_REPORT, TARGET_EV_EXIT };

@@ -285,6 +285,9 @@ int target_detach(struct target_proc *p, struct ptdb_err *err)
 			return target_nproc_err(p, err);
 		p->running = 0;
 	}
+	target_take_queued_traps(p);
+	if (!p->alive)
+		return target_nproc_err(p, err);
 	target_unplant_all(p);
 	for (int i = 0; i < p->nthreads; i++) {
 		int sig = p->threads[i].pending_sig;

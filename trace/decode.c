@@ -413,7 +413,7 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
  * still: code runs that long without a packet only in a loop of direct
  * jumps (a hostile or corrupt image: 'jmp .'), which no packet would ever
  * end. */
-#define ENDLESS_INSNS ((uint64_t)1 << 20)
+#define ENDLESS_INSNS ((uint64_t)1 << 18)
 
 /* Whether the trace carries time: a TSC packet in its first PSB+ (hardware
  * and --tsc software traces put one in every PSB+).  Without, libipt is
