@@ -39,6 +39,7 @@ struct target_thread *target_add_thread(struct target_proc *p, pid_t tid)
 	t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
+	t->proc = p;
 	t->index = ++p->next_index;
 	if (p->hooks.thread_created)
 		p->hooks.thread_created(p->hooks.ctx, p, tid, t->index);

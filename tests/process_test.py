@@ -19,6 +19,10 @@
       into the new code)
   P12 the program deletes its own file while traced: frames keep their
       symbols after a later library load, 'trace save' keeps its module
+  P13 attach to 4 threads calling work() without pause, stop at a
+      breakpoint there, kill -9 ptdb at the prompt: the process runs on
+      (no breakpoint byte in memory while stopped, no SIGTRAP queued),
+      work()'s code equal to the file's; 10 times
 """
 import os
 import re
@@ -487,7 +491,38 @@ def deleted_exe():
     results.ok(name)
 
 
+def attach_kill9():
+    import stress_test
+    name = "P13 kill -9 ptdb at a breakpoint stop: the attached process runs on"
+    spin4 = os.path.join(PROG, "rel_spin4")
+    p = subprocess.Popen([spin4])
+    why = []
+    for i in range(10):
+        d = Session(["-b", "-s", "-"])
+        d.send("process attach -p %d" % p.pid, "b work", "c", "version")
+        at = d.wait_for("stop reason = breakpoint 1.1")
+        # the next command's output: the stop's command is over (parked)
+        if at is None or d.wait_for("ptdb version", at) is None:
+            why.append("round %d: no stop at work\n%s" % (i, d.output()[-2000:]))
+            d.p.kill()
+            d.finish()
+            break
+        d.p.send_signal(signal.SIGKILL)
+        d.finish()
+        w = stress_test.alive_and_running(p)
+        if w:
+            why.append("round %d: %s" % (i, w))
+            break
+    if p.poll() is None:
+        p.kill()
+    p.wait()
+    if why:
+        return results.fail(name, "\n".join(why))
+    results.ok(name)
+
+
 def run_all():
+    attach_kill9()
     rebuilt()
     deleted_exe()
     killed_while_dumping()

@@ -345,6 +345,12 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 	return 0;
 }
 
+void dbg_park(struct dbg *d)
+{
+	if (dbg_alive(d))
+		target_park(d->proc);
+}
+
 int dbg_detach(struct dbg *d, struct ptdb_err *err)
 {
 	dbg_replay_leave(d);

@@ -432,6 +432,10 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
 /* Trace bundles (core/tracing/dbg_bundle.c).  Loading replaces the session's
  * target (a live process is killed or detached first) with the bundle's
  * post-mortem one; *info (free with bundle_free) tells what was loaded. */
+/* The process stopped for the user between commands: its breakpoint bytes
+ * out of memory until the next resume (target_park). */
+void dbg_park(struct dbg *d);
+
 struct bundle;
 int dbg_load_bundle(struct dbg *d, const char *path, int allow_outside, struct bundle **info,
 		    struct ptdb_err *err);
