@@ -23,6 +23,8 @@
       breakpoint there, kill -9 ptdb at the prompt: the process runs on
       (no breakpoint byte in memory while stopped, no SIGTRAP queued),
       work()'s code equal to the file's; 10 times
+  P14 attach to a program whose file was deleted after it started: read
+      through /proc/PID/exe, shown by its path: bt reaches main
 """
 import os
 import re
@@ -521,7 +523,34 @@ def attach_kill9():
     results.ok(name)
 
 
+def attach_deleted():
+    name = "P14 attach to a program deleted after it started"
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "spin-deleted")
+    with open(os.path.join(PROG, "rel_spin"), "rb") as f, open(exe, "wb") as g:
+        g.write(f.read())
+    os.chmod(exe, 0o755)
+    p = subprocess.Popen([exe])
+    until(lambda: os.path.exists("/proc/%d/exe" % p.pid) and
+          os.readlink("/proc/%d/exe" % p.pid) == exe)
+    os.unlink(exe)
+    rc, out = batch(cmds("process attach -p %d" % p.pid, "bt", "image list", "detach"))
+    p.kill()
+    p.wait()
+    why = []
+    if 'Executable module set to "%s".' % exe not in out:
+        why.append("the program was not set by its path")
+    if "spin-deleted`main" not in out:
+        why.append("the frames lack main")
+    if "] 0x0000000000400000 %s\n" % exe not in out:
+        why.append("image list does not show it by its path")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
 def run_all():
+    attach_deleted()
     attach_kill9()
     rebuilt()
     deleted_exe()

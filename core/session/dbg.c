@@ -27,16 +27,17 @@ struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const cha
 	return &d->mods[d->nmods++];
 }
 
-int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
+/* The executable read from file (its path as shown: abs). */
+static int set_exe_from(struct dbg *d, const char *file, const char *abs, struct ptdb_err *err)
 {
-	char abs[PATH_MAX];
-	struct sym_module *m;
+	struct sym_module *m = sym_module_open_debug(file, d->debug_dirs, err);
 
-	if (!realpath(path, abs))
-		return ptdb_err_errno(err, "unable to find executable '%s'", path);
-	m = sym_module_open_debug(abs, d->debug_dirs, err);
 	if (!m)
 		return -1;
+	if (strcmp(file, abs)) {
+		sym_module_set_name(m, abs);	/* its path, then its short name */
+		sym_module_set_display_name(m, abs);
+	}
 	if (sym_module_truncated(m)) {
 		/* refused, as in a bundle: loaded, it would be a module whose
 		 * code and symbols are partly missing, without a word */
@@ -55,6 +56,15 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 	dbg_add_module(d, m, abs)->is_exe = 1;
 	dbg_resolve_all(d);
 	return 0;
+}
+
+int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
+{
+	char abs[PATH_MAX];
+
+	if (!realpath(path, abs))
+		return ptdb_err_errno(err, "unable to find executable '%s'", path);
+	return set_exe_from(d, abs, abs, err);
 }
 
 struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
@@ -138,6 +148,7 @@ static struct sym_module *open_mapped(struct dbg *d, const struct target_map *mp
 		return sym_module_open_debug(mp->path, d->debug_dirs, err);
 	if (!(s = sym_module_open_debug(mf, d->debug_dirs, err)))
 		return NULL;
+	sym_module_set_name(s, mp->path);	/* its path, then its short name */
 	sym_module_set_display_name(s, mp->path);
 	return s;
 }
@@ -325,13 +336,22 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 		return -1;
 	}
 	if (len > 0) {
+		static const char mark[] = " (deleted)";
+		size_t k = sizeof(mark) - 1;
+		int deleted;
+
 		abs[len] = 0;
-		if (!d->exe_path || strcmp(d->exe_path, abs)) {
+		/* a program deleted since it started: read through the
+		 * process's own link to it, shown by its path */
+		deleted = (size_t)len > k && !strcmp(abs + len - k, mark) && access(abs, F_OK) < 0;
+		if (deleted)
+			abs[len - k] = 0;
+		if (!d->exe_path || strcmp(d->exe_path, abs) || deleted) {
 			struct ptdb_err e2;
 			struct target_proc *keep = d->proc;
 
 			d->proc = NULL;
-			if (dbg_set_exe(d, abs, &e2) < 0)
+			if ((deleted ? set_exe_from(d, exe, abs, &e2) : dbg_set_exe(d, abs, &e2)) < 0)
 				dbg_drop_modules(d, 0);
 			d->proc = keep;
 		} else {
