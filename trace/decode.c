@@ -410,10 +410,11 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 #define HOOK_EVERY 4096		/* blocks between progress calls */
 
 /* Instructions decoded while the decoder's position in the trace stands
- * still: code runs that long without a packet only in a loop of direct
- * jumps (a hostile or corrupt image: 'jmp .'), which no packet would ever
- * end. */
-#define ENDLESS_INSNS ((uint64_t)1 << 18)
+ * still: code runs that long without a packet (every conditional branch,
+ * return and indirect branch needs one) only in a loop of direct jumps (a
+ * hostile or corrupt image: 'jmp .'), which no packet would ever end.
+ * Past it: an error item, and decoding goes on at the next PSB. */
+#define ENDLESS_INSNS ((uint64_t)1 << 16)
 
 /* Whether the trace carries time: a TSC packet in its first PSB+ (hardware
  * and --tsc software traces put one in every PSB+).  Without, libipt is
