@@ -92,18 +92,21 @@ int bundle_dir_begin(struct bundle_dir *bd, const char *target, int force, struc
 			     base) >= (int)sizeof(bd->target))
 			return ptdb_err_set(err, "'%s': the path is too long", target);
 	}
-	if (!strcmp(bd->target, "/"))
-		return ptdb_err_set(err, "'%s': a bundle cannot be written into the root folder", target);
+	/* next to a folder to be made (renamed into place at once), inside
+	 * one that exists (its parent may not be writable: a mount point) */
 	snprintf(parent, sizeof(parent), "%s", bd->target);
 	slash = strrchr(parent, '/');
 	*slash = 0;
-	if (snprintf(bd->tmp, sizeof(bd->tmp), "%s/.%.64s.ptdb-save-XXXXXX", parent, slash + 1) >=
+	if ((bd->exists ? snprintf(bd->tmp, sizeof(bd->tmp), "%s/.ptdb-save-XXXXXX",
+				   strcmp(bd->target, "/") ? bd->target : "")
+			: snprintf(bd->tmp, sizeof(bd->tmp), "%s/.%.64s.ptdb-save-XXXXXX", parent, slash + 1)) >=
 	    (int)sizeof(bd->tmp) || !mkdtemp(bd->tmp)) {
 		int e = errno;
 
 		bd->tmp[0] = 0;
 		errno = e;
-		return ptdb_err_errno(err, "cannot write into '%s'", parent[0] ? parent : "/");
+		return ptdb_err_errno(err, "cannot write into '%s'",
+				      bd->exists ? bd->target : parent[0] ? parent : "/");
 	}
 	return 0;
 }
@@ -296,14 +299,14 @@ int bundle_dir_commit(struct bundle_dir *bd, struct ptdb_err *err)
 
 	umask(um);
 	chmod(bd->tmp, 0777 & ~um);
-	/* absent or empty: one rename, all or nothing */
-	if (rename(bd->tmp, bd->target) == 0) {
+	/* absent: one rename, all or nothing */
+	if (!bd->exists) {
+		if (rename(bd->tmp, bd->target) < 0)
+			return ptdb_err_errno(err, "cannot write '%s'", bd->target);
 		bd->tmp[0] = 0;
 		return 0;
 	}
-	if (!bd->exists || (errno != ENOTEMPTY && errno != EEXIST))
-		return ptdb_err_errno(err, "cannot write '%s'", bd->target);
-	/* --force into a folder that holds files: entry by entry, the
+	/* a folder that exists (empty, or --force): entry by entry, the
 	 * description removed first and put back last */
 	tfd = open(bd->target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0)

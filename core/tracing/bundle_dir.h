@@ -1,10 +1,10 @@
 /* core/tracing/bundle_dir.h: the folder a bundle is written into, safely.
- * Everything is written into a fresh temporary folder next to the target
- * (created by mkdtemp: no symlink in it that ptdb did not make), each file
- * created with O_EXCL | O_NOFOLLOW; the commit renames it into place (the
- * target absent or empty) or moves its entries into the target (--force:
- * a file or symlink of the same name is replaced, never written through),
- * trace.json last.  An abort removes the temporary folder: a failed save
+ * Everything is written into a fresh temporary folder (created by mkdtemp:
+ * no symlink in it that ptdb did not make) next to the target, or inside it
+ * when it exists, each file created with O_EXCL | O_NOFOLLOW; the commit
+ * renames it into place (the target absent) or moves its entries into the
+ * target (empty, or --force: a file or symlink of the same name is
+ * replaced, never written through), trace.json last.  An abort removes the temporary folder: a failed save
  * leaves nothing that looks saved. */
 #ifndef PTDB_CORE_BUNDLE_DIR_H
 #define PTDB_CORE_BUNDLE_DIR_H
