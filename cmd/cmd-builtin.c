@@ -8,9 +8,12 @@
 #include "core/session/size.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void help_list_one(const struct cmd_node *node, const char *path, void *out)
 {
@@ -112,14 +115,25 @@ static enum cmd_status exec_version(struct cmd_ctx *ctx, const struct cmd_args *
 static enum cmd_status exec_source(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	enum cmd_status st;
-	int failed = 0;
+	int failed = 0, fd;
+	struct stat sb;
 	FILE *f;
 
 	if (ctx->s->depth >= 16)
 		return cmd_error(ctx, "command source nested too deeply (16 levels)");
-	f = fopen(a->argv[0], "r");
-	if (!f)
+	/* O_NONBLOCK: a FIFO (or a device) is refused at once, not waited on */
+	fd = open(a->argv[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return cmd_error(ctx, "cannot open command file '%s': %s", a->argv[0], strerror(errno));
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return cmd_error(ctx, "cannot open command file '%s': not a regular file", a->argv[0]);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return cmd_error(ctx, "cannot open command file '%s': %s", a->argv[0], strerror(errno));
+	}
 	ctx->s->depth++;
 	st = script_run_file(ctx->s, f, ctx->out, ctx->err, &failed);
 	ctx->s->depth--;

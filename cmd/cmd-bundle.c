@@ -33,9 +33,12 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 	struct ptdb_err err;
 	struct bundle *b;
 	int verbose = cmd_opt_given(ctx->node, a, "verbose"), traced = 0;
+	int outside = cmd_opt_given(ctx->node, a, "allow-outside") ||
+		      settings_get_bool(&ctx->s->settings, SETTING_BUNDLE_OUTSIDE);
 
-	if (dbg_load_bundle(d, a->argv[0], &b, &err) < 0)
+	if (dbg_load_bundle(d, a->argv[0], outside, &b, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
+	/* what was read outside the bundle, allowed: said every time */
 	for (int i = 0; i < b->noutside; i++)
 		fprintf(ctx->err, "warning: %s:%s (outside the bundle's directory)\n", b->json, b->outside[i]);
 	for (int i = 0; i < d->pm->nth; i++)
@@ -108,10 +111,14 @@ static const struct cmd_node trace_load = {
 	.syntax = "<directory | trace.json>",
 	.details = "The bundle's process, threads and modules replace the current target; "
 		"'thread list', 'image list', 'image lookup', 'disassemble' and 'thread trace dump' "
-		"work as for a live process.  Paths in trace.json are relative to its directory.",
+		"work as for a live process.  Paths in trace.json are relative to its directory; "
+		"a file the bundle names outside that directory (an absolute path, .., a symlink) "
+		"is refused unless --allow-outside (or the setting trace.load-outside-files) allows it, "
+		"and then named in a warning.",
 	.min_args = 1, .max_args = 1, .exec = exec_load,
 	.opts = (const struct cmd_opt[]){
 		{ 'v', "verbose", OPT_FLAG, NULL, "Show what was loaded: threads, traces, modules, absolute paths." },
+		{ 0, "allow-outside", OPT_FLAG, NULL, "Read the files the bundle names outside its directory (each is named in a warning)." },
 		{ 0 } },
 };
 

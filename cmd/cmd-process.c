@@ -128,6 +128,7 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	struct dbg_stop stop;
 	struct ptdb_err err;
 	char **argv, **words = NULL;
+	unsigned reread;
 	int n = 0, r, fds[3], master, own;
 	const char *msg;
 
@@ -153,6 +154,7 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 		return CMD_ERROR;
 	}
 	own = fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0;
+	reread = d->exe_reread;
 	r = dbg_launch_io(d, argv, settings_get_bool(&ctx->s->settings, SETTING_DISABLE_ASLR),
 			  own ? fds : NULL, &err);
 	for (int i = 0; i < 3; i++)
@@ -168,6 +170,8 @@ static enum cmd_status exec_launch(struct cmd_ctx *ctx, const struct cmd_args *a
 	cmd_relay_own_session = own;
 	if (master >= 0)
 		cmd_relay_start(master, &d->running);
+	if (d->exe_reread != reread)
+		fprintf(ctx->out, "'%s' has changed on disk: read again.\n", d->exe_path);
 	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d launched: '%s' (x86_64)\n", (int)d->pid, d->exe_path);
 	flush(ctx);

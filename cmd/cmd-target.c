@@ -62,7 +62,7 @@ static enum cmd_status exec_select(struct cmd_ctx *ctx, const struct cmd_args *a
 		/* the bundle again, with that process (the current one stays
 		 * loaded if it cannot be) */
 		json = xstrdup(d->pm->json);
-		if (dbg_load_bundle_process(d, json, (int)idx, &b, &err) < 0) {
+		if (dbg_load_bundle_process(d, json, (int)idx, d->pm->allow_outside, &b, &err) < 0) {
 			free(json);
 			return cmd_error(ctx, "%s", err.msg);
 		}

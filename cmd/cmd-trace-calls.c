@@ -4,6 +4,7 @@
  * Perfetto).  The tree itself comes from trace/calls. */
 #include "cmd/builtin.h"
 #include "cmd/cmd-trace.h"
+#include "cmd/outfile.h"
 #include "core/tracing/calls.h"
 #include "core/session/session.h"
 #include "core/tracing/trace_info.h"
@@ -315,16 +316,15 @@ static FILE *open_output(struct cmd_ctx *ctx, const char *path)
 
 	if (!path)
 		return ctx->out;
-	if (!(f = fopen(path, "w")))
-		cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
+	f = cmd_outfile_open(ctx, path);
 	return f;
 }
 
 static enum cmd_status close_output(struct cmd_ctx *ctx, const char *path, FILE *f,
 				    enum cmd_status st)
 {
-	if (path && (ferror(f) | fclose(f)))
-		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+	if (path)
+		return cmd_outfile_close(ctx, path, f, st);
 	return st;
 }
 

@@ -2,6 +2,7 @@
  * (-c -s -i -f -a -r -k -t -e -E -C -j -J -F), the listing with its events
  * and errors, the events-only listing (-E), progress and Ctrl-C. */
 #include "cmd/dump.h"
+#include "cmd/outfile.h"
 #include "cmd/trace-loss.h"
 #include "cmd/progress.h"
 #include "core/session/size.h"
@@ -249,6 +250,8 @@ static enum cmd_status dump_items(struct dump *p, pid_t tid,
 		/* on a terminal the listing itself shows progress */
 		if ((i - i0) % PROGRESS_EVERY == 0 && !isatty(fileno(p->out))) {
 			dump_out_flush(p);
+			if (cmd_outfile_failed(p->out))
+				break;	/* the file cannot take more: said at its close */
 			cmd_progress_update(&pg, i - i0, i1 - i0 + 1);
 		}
 		if (r != 0) {
@@ -444,21 +447,21 @@ enum cmd_status cmd_trace_dump_instructions(struct cmd_ctx *ctx, const struct cm
 		free(tids);
 		return CMD_ERROR;
 	}
-	if (path && !(out = fopen(path, "w"))) {
+	if (path && !(out = cmd_outfile_open(ctx, path))) {
 		free(tids);
-		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
+		return CMD_ERROR;
 	}
 	cmd_busy_begin(d);
 	for (int i = 0; i < n; i++) {
 		if (dump_one(ctx, &o, tids[i], out) != CMD_OK)
 			st = CMD_ERROR;
-		if (cmd_interrupted(d))
-			break;		/* Ctrl-C stops the whole command */
+		if (cmd_interrupted(d) || (path && cmd_outfile_failed(out)))
+			break;		/* Ctrl-C (or a full disk) stops the whole command */
 	}
 	cmd_busy_end(d);
 	free(tids);
-	if (path && fclose(out) != 0)
-		return cmd_error(ctx, "cannot write '%s': %s", path, strerror(errno));
+	if (path)
+		return cmd_outfile_close(ctx, path, out, st);
 	return st;
 }
 

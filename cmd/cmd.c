@@ -507,6 +507,7 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 	else
 		st = node->exec(&ctx, &args);
 	dbg_interrupt_disarm(&s->dbg);
+	dbg_park(&s->dbg);	/* clean code while the user looks */
 	if (st == CMD_WRONG_ARGS) {
 		fputs("Usage: ", errf);
 		cmd_usage(node, path, errf);

@@ -138,6 +138,11 @@ int target_bp_insert(struct target_proc *p, uint64_t addr,
 int target_bp_remove(struct target_proc *p, uint64_t addr,
 		     struct ptdb_err *err);
 int target_bp_planted(const struct target_proc *p, uint64_t addr);
+/* While the process is stopped for the user: the breakpoint bytes taken
+ * out of memory (and any SIGTRAP an int3 left queued taken), so that a
+ * ptdb killed meanwhile leaves the process clean code to run, as gdb
+ * does; the next resume (or step) puts them back. */
+void target_park(struct target_proc *p);
 
 /* All-stop execution control.  resume/step return once the threads run;
  * target_wait blocks for the next user-visible stop and stops every thread.

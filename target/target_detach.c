@@ -3,10 +3,13 @@
 #include "target/target_int.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 int target_is_stop_signal(int sig)
 {
@@ -75,4 +78,60 @@ void target_leave_running(pid_t pid)
 {
 	if (any_task_shows(pid, 1) || any_task_shows(pid, 0))
 		kill(pid, SIGCONT);
+}
+
+/* 1 if the thread has a SIGTRAP queued (its own queue) that it does not
+ * block: an int3 it ran just as it was interrupted (the interrupt's stop
+ * is taken before the signal), its pc one past the breakpoint. */
+static int trap_queued(pid_t pid, pid_t tid)
+{
+	char path[96], line[256];
+	unsigned long long pnd = 0, blk = 0, bit = 1ULL << (SIGTRAP - 1);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "SigPnd:", 7))
+			pnd = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigBlk:", 7))
+			blk = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	return (pnd & bit) && !(blk & bit);
+}
+
+/* Each stopped thread with such a SIGTRAP queued takes it now, under
+ * ptrace: resumed, it stops at once for the signal (no instruction runs
+ * first), and target_handle_status moves its pc back to the breakpoint
+ * (planted or removed meanwhile).  Detached with it queued, the thread
+ * would die of it, or run on from the middle of an instruction. */
+void target_take_queued_traps(struct target_proc *p)
+{
+	for (int i = 0; i < p->nthreads; i++) {
+		struct target_thread *t = &p->threads[i];
+
+		for (int tries = 0; tries < 4 && t->stopped && !t->starting &&
+				    trap_queued(p->pid, t->tid); tries++) {
+			struct target_stop ev;
+			pid_t tid = t->tid;
+			int st;
+
+			t->stopped = 0;
+			if (ptrace(PTRACE_CONT, tid, 0, 0) < 0) {
+				t->stopped = 1;
+				break;
+			}
+			while (waitpid(tid, &st, __WALL) < 0 && errno == EINTR)
+				;
+			if (target_handle_status(p, tid, st, &ev) == TARGET_EV_EXIT)
+				return;
+			if (!(t = target_find_thread(p, tid)))
+				break;	/* it exited */
+			if (!t->stopped)
+				break;
+		}
+	}
 }

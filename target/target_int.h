@@ -14,6 +14,7 @@ struct target_thread {
 	int pending_sig;    /* delivered at next resume */
 	int has_event;      /* queued, not yet reported stop */
 	struct target_stop queued;
+	struct target_proc *proc;	/* its process (a resume unparks it) */
 };
 
 struct target_bp {
@@ -47,6 +48,9 @@ struct target_proc {
 	 * call at once when a run ends, and tens of threads may be there. */
 	uint64_t gone[TARGET_GONE];
 	unsigned ngone;
+	int parked;          /* breakpoint bytes out of memory while the user
+			      * looks (target_park): a ptdb killed meanwhile
+			      * leaves clean code behind */
 	int stepover_active; /* bp at stepover_addr lifted while stepping */
 	uint64_t stepover_addr;
 	pid_t stepover_tid;
@@ -85,6 +89,12 @@ int target_raw_write(struct target_proc *p, uint64_t addr, const void *buf,
 int target_raw_read(struct target_proc *p, uint64_t addr, void *buf,
 		    size_t n);
 void target_unplant_all(struct target_proc *p);
+/* The breakpoint bytes written back before any thread runs (no-op unless
+ * parked); the original bytes re-read first (a memory write meanwhile). */
+void target_unpark(struct target_proc *p);
+/* Stopped threads take a SIGTRAP left queued by an int3 that raced their
+ * stop (target_detach.c): none is left for after a detach. */
+void target_take_queued_traps(struct target_proc *p);
 
 /* target_run.c */
 enum { TARGET_EV_NONE, TARGET_EV_REPORT, TARGET_EV_EXIT };

@@ -24,6 +24,38 @@ int target_bp_planted(const struct target_proc *p, uint64_t addr)
 	return b && !(p->stepover_active && p->stepover_addr == addr);
 }
 
+void target_park(struct target_proc *p)
+{
+	if (!p || !p->alive || p->running || p->parked)
+		return;
+	/* a SIGTRAP an int3 left queued would kill the process if ptdb
+	 * died: taken now (queued as the breakpoint stop it is) */
+	target_take_queued_traps(p);
+	if (!p->alive)
+		return;
+	for (int i = 0; i < p->nbps; i++)
+		if (target_bp_planted(p, p->bps[i].addr))
+			target_raw_write(p, p->bps[i].addr, &p->bps[i].orig, 1);
+	p->parked = 1;
+}
+
+void target_unpark(struct target_proc *p)
+{
+	static const unsigned char cc = 0xCC;
+
+	if (!p || !p->parked)
+		return;
+	p->parked = 0;
+	for (int i = 0; i < p->nbps; i++) {
+		struct target_bp *b = &p->bps[i];
+
+		if (target_raw_read(p, b->addr, &b->orig, 1) < 0)
+			continue;
+		if (target_bp_planted(p, b->addr))
+			target_raw_write(p, b->addr, &cc, 1);
+	}
+}
+
 static pid_t mem_tid(const struct target_proc *p)
 {
 	for (int i = 0; i < p->nthreads; i++)
@@ -121,7 +153,7 @@ int target_read_mem(struct target_proc *p, uint64_t addr, void *buf, size_t n,
 		uint64_t a = p->bps[i].addr;
 
 		if (a >= addr && a - addr < n &&
-		    target_bp_planted(p, a))
+		    target_bp_planted(p, a) && !p->parked)
 			out[a - addr] = p->bps[i].orig;
 	}
 	return 0;
@@ -142,7 +174,7 @@ int target_write_mem(struct target_proc *p, uint64_t addr, const void *buf,
 	for (int i = 0; i < p->nbps; i++) {
 		uint64_t a = p->bps[i].addr;
 
-		if (a >= addr && a - addr < n && target_bp_planted(p, a)) {
+		if (a >= addr && a - addr < n && target_bp_planted(p, a) && !p->parked) {
 			p->bps[i].orig = tmp[a - addr];
 			tmp[a - addr] = 0xCC;
 		}
@@ -169,7 +201,7 @@ int target_bp_insert(struct target_proc *p, uint64_t addr,
 		return 0;
 	}
 	if (target_raw_read(p, addr, &orig, 1) < 0 ||
-	    target_raw_write(p, addr, &cc, 1) < 0)
+	    (!p->parked && target_raw_write(p, addr, &cc, 1) < 0))
 		return ptdb_err_set(err, "failed to set breakpoint at 0x%llx: "
 				    "memory not accessible",
 				    (unsigned long long)addr);
@@ -200,7 +232,7 @@ int target_bp_remove(struct target_proc *p, uint64_t addr,
 		return 0;
 	if (p->stepover_active && p->stepover_addr == addr)
 		p->stepover_active = 0; /* already lifted; keep it lifted */
-	else if (target_raw_write(p, addr, &b->orig, 1) < 0)
+	else if (!p->parked && target_raw_write(p, addr, &b->orig, 1) < 0)
 		rc = ptdb_err_set(err, "failed to remove breakpoint at 0x%llx",
 				  (unsigned long long)addr);
 	p->gone[p->ngone++ % TARGET_GONE] = addr;
@@ -221,8 +253,9 @@ int target_bp_gone(const struct target_proc *p, uint64_t addr)
 void target_unplant_all(struct target_proc *p)
 {
 	for (int i = 0; i < p->nbps; i++)
-		if (target_bp_planted(p, p->bps[i].addr))
+		if (target_bp_planted(p, p->bps[i].addr) && !p->parked)
 			target_raw_write(p, p->bps[i].addr, &p->bps[i].orig, 1);
 	p->nbps = 0;
+	p->parked = 0;
 	p->stepover_active = 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -39,6 +40,7 @@ struct target_thread *target_add_thread(struct target_proc *p, pid_t tid)
 	t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
+	t->proc = p;
 	t->index = ++p->next_index;
 	if (p->hooks.thread_created)
 		p->hooks.thread_created(p->hooks.ctx, p, tid, t->index);
@@ -296,6 +298,9 @@ int target_detach(struct target_proc *p, struct ptdb_err *err)
 			return target_nproc_err(p, err);
 		p->running = 0;
 	}
+	target_take_queued_traps(p);
+	if (!p->alive)
+		return target_nproc_err(p, err);
 	target_unplant_all(p);
 	for (int i = 0; i < p->nthreads; i++) {
 		int sig = p->threads[i].pending_sig;
@@ -494,6 +499,29 @@ int target_thread_sigsets(pid_t pid, pid_t tid, struct target_sigsets *s)
 	return 0;
 }
 
+/* The kernel writes a newline in a mapped file's path as "\012" (and
+ * escapes nothing else): the path as the file system names it, when that
+ * file exists (a name holding a real backslash stays as it is). */
+static void map_unescape(char *path)
+{
+	char buf[sizeof(((struct target_map *)0)->path)], *o = buf;
+	struct stat st;
+
+	if (path[0] != '/' || !strstr(path, "\\012"))
+		return;
+	for (const char *c = path; *c; c++) {
+		if (!strncmp(c, "\\012", 4)) {
+			*o++ = '\n';
+			c += 3;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	if (stat(buf, &st) == 0 || stat(path, &st) < 0)
+		strcpy(path, buf);
+}
+
 int target_maps(struct target_proc *p, struct target_map **out, int *n,
 		struct ptdb_err *err)
 {
@@ -527,6 +555,7 @@ int target_maps(struct target_proc *p, struct target_map **out, int *n,
 			q += strspn(q, " \t");
 			q[strcspn(q, "\n")] = '\0';
 			snprintf(m.path, sizeof(m.path), "%s", q);
+			map_unescape(m.path);
 		}
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;

@@ -373,6 +373,7 @@ void target_resume_thread(struct target_thread *t)
 {
 	int sig = t->pending_sig;
 
+	target_unpark(t->proc);	/* no thread runs without its breakpoints */
 	t->pending_sig = 0;
 	t->stopped = 0;
 	if (ptrace(t->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0,
@@ -462,6 +463,7 @@ int target_step_over(struct target_proc *p, struct target_thread *t,
 	pid_t tid = t->tid, *paused;
 	int n = 0, r;
 
+	target_unpark(p);
 	if (!p->one_by_one)
 		return step_over_alone(p, t, pc);
 	paused = xmalloc((size_t)(p->nthreads + 1) * sizeof(*paused));
@@ -490,6 +492,7 @@ int target_resume(struct target_proc *p, struct ptdb_err *err)
 		return target_nproc_err(p, err);
 	if (p->running)
 		return ptdb_err_set(err, "process is already running");
+	target_unpark(p);
 	target_one_by_one_end(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
@@ -530,6 +533,7 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	t = target_find_thread(p, tid);
 	if (!t || !t->stopped)
 		return ptdb_err_set(err, "no stopped thread %d", (int)tid);
+	target_unpark(p);
 	target_one_by_one_end(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);

@@ -193,8 +193,19 @@ def lldb_style_elf():
     with open(os.path.join(d, "trace.json"), "w") as f:
         json.dump(desc, f)
     out = ptdb(["trace load -v " + os.path.join(d, "trace.json"),
+                "trace load -v --allow-outside " + os.path.join(d, "trace.json"),
                 "thread trace dump instructions -a -F " + d + ".post", "image lookup -n main"])
     why = []
+    # the program lies outside the bundle: refused, then read when allowed
+    refused = ("error: %s/trace.json:traceBundle.processes[0].modules[0].systemPath: '%s' lies "
+               "outside the bundle's directory (read it with 'trace load --allow-outside')"
+               % (d, os.path.realpath(exe)))
+    said = ("warning: %s/trace.json:traceBundle.processes[0].modules[0].systemPath: %s "
+            "(outside the bundle's directory)" % (d, os.path.realpath(exe)))
+    if refused not in out:
+        why.append("the program outside the bundle was not refused")
+    if said not in out:
+        why.append("the program read outside the bundle was not named")
     if "Absolute path: traceBundle.processes[0].threads[0].iptTrace" not in out:
         why.append("absolute paths not reported with -v")
     if "TSC conversion: timeMult 1398101, timeShift 22, timeZero 12345" not in out:
@@ -252,6 +263,9 @@ MALFORMED = [
     ("systemPath missing", (M0 + ["systemPath"], None), "{j}:traceBundle.processes[0].modules[0]: missing value for \"systemPath\""),
     ("bad load address", (M0 + ["loadAddress"], "0xZZ"), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got \"0xZZ\""),
     ("negative load address", (M0 + ["loadAddress"], -4096), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an unsigned integer, got -4096"),
+    # json-c saturates numbers past 64 bits: refused, as the string form is
+    ("load address 2^64 as a number", (M0 + ["loadAddress"], 2 ** 64), "{j}:1: the number 18446744073709551616 does not fit in 64 bits"),
+    ("load address 2^64 as a string", (M0 + ["loadAddress"], str(2 ** 64)), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got \"18446744073709551616\""),
     ("load address a float", (M0 + ["loadAddress"], 1.5), "{j}:traceBundle.processes[0].modules[0].loadAddress: expected an integer, a decimal string or a hex string, got a number with a fraction"),
     ("module file missing", (M0 + ["file"], "gone.bin"), "{j}:traceBundle.processes[0].modules[0].file: cannot read '{d}/gone.bin': No such file or directory"),
     ("empty module", "empty:code.bin", "{j}:traceBundle.processes[0].modules[0]: '{d}/code.bin' is empty or not a file"),
@@ -327,8 +341,9 @@ def malformed():
 
 
 def escapes_and_sizes():
-    """Files that leave the bundle's directory (through .. or a symlink)
-    load with a warning naming where they really are; a trace file or a
+    """Files that leave the bundle's directory (through .., a symlink or an
+    absolute path) are refused unless allowed, then load with a warning
+    naming where they really are; a trace file or a
     description too large to read whole is refused in one clear line (sparse
     files: nothing is written)."""
     base = os.path.join(OUT, "esc")
@@ -349,15 +364,27 @@ def escapes_and_sizes():
     os.unlink(os.path.join(d, "code.bin"))
     os.symlink(os.path.join(outside, "code.bin"), os.path.join(d, "code.bin"))
     cases.append(("through a symlink", d))
+    d = os.path.join(base, "absolute")
+    desc = write_raw_bundle(d)
+    desc["processes"][0]["modules"][0]["file"] = os.path.join(outside, "code.bin")
+    write_raw_bundle(d, desc)
+    cases.append(("by an absolute path", d))
     for name, d in cases:
-        out = ptdb(["trace load " + d, "thread trace dump instructions -a -r"])
-        want = ["warning: %s/trace.json:traceBundle.processes[0].modules[0].file: %s "
-                "(outside the bundle's directory)" % (d, real),
+        # refused, the earlier target kept; read with --allow-outside (or
+        # the setting), and named
+        out = ptdb(["trace load " + d,
+                    "trace load --allow-outside " + d, "thread trace dump instructions -a -r",
+                    "settings set trace.load-outside-files true", "trace load " + d])
+        refused = ("error: %s/trace.json:traceBundle.processes[0].modules[0].file: '%s' lies outside "
+                   "the bundle's directory (read it with 'trace load --allow-outside')" % (d, real))
+        said = ("warning: %s/trace.json:traceBundle.processes[0].modules[0].file: %s "
+                "(outside the bundle's directory)" % (d, real))
+        want = [refused, said,
                 "Loaded the trace of process 1000: 1 thread (1 traced), 1 module.",
                 "thread #1: tid = 1001, total instructions = 8"]
         why = ["missing: %r" % w for w in want if w not in out]
-        if "error:" in out:
-            why.append("an error was printed")
+        if out.count("error:") != 1 or out.count(said) != 2:
+            why.append("expected one error and two warnings")
         if why:
             results.fail("bundle file outside its directory " + name, "\n".join(why) + "\n" + out)
         else:
@@ -384,6 +411,170 @@ def escapes_and_sizes():
     if why:
         return results.fail("bundle files too large to read", "\n".join(why) + "\n" + out)
     results.ok("bundle files too large to read")
+
+
+def hostile_traces():
+    """Traces the decoder must survive: code that loops on itself ('jmp .',
+    under a TIP.PGE, with and without a pending TIP.PGD) ends in one error
+    item instead of a stack overflow or a decode without end; bytes
+    without one PSB say that no sync point was found."""
+    psb = bytes([0x02, 0x82] * 8)
+    mode64, psbend = bytes([0x99, 0x01]), bytes([0x02, 0x23])
+    pge = bytes([0x71]) + struct.pack("<Q", RAW_BASE)[:6]
+    import random
+    rnd = random.Random(32)
+    noise = bytes(rnd.randrange(256) for _ in range(1 << 16)).replace(bytes([0x02, 0x82]), b"\0\0")
+    cases = [
+        ("jmp . under TIP.PGE", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge,
+         "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
+        ("jmp . with a TIP.PGD pending", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge + b"\x01",
+         "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
+        ("call . under TIP.PGE", bytes([0xe8, 0xfb, 0xff, 0xff, 0xff]), psb + mode64 + psbend + mode64 + pge,
+         "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
+        ("random bytes", RAW_CODE, noise, "(error) no sync point found"),
+    ]
+    for name, code, stream, want in cases:
+        d = os.path.join(OUT, "hostile-trace")
+        write_raw_bundle(d)
+        with open(os.path.join(d, "code.bin"), "wb") as f:
+            f.write(code)
+        with open(os.path.join(d, "traces", "t1.trace"), "wb") as f:
+            f.write(stream)
+        script = os.path.join(OUT, "script-ht.ptdb")
+        with open(script, "w") as f:
+            f.write("trace load %s\nthread trace dump instructions -c 2\nthread trace dump info\nversion\n" % d)
+        try:
+            p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
+                               text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            results.fail("bundle decode: " + name, "the decode did not end in 120 s")
+            continue
+        out = p.stdout + p.stderr
+        why = []
+        if p.returncode < 0:
+            why.append("ptdb died of signal %d" % -p.returncode)
+        if want not in out:
+            why.append("missing %r" % want)
+        if "ptdb version" not in out:
+            why.append("the session did not go on")
+        if why:
+            results.fail("bundle decode: " + name, "\n".join(why) + "\n" + out[-2000:])
+        else:
+            results.ok("bundle decode: " + name)
+
+
+def hostile_save():
+    """A bundle is data: a module whose systemPath climbs out (/../../..,
+    ../..) is copied by 'trace save' under the new bundle's modules/, never
+    where the path points; the saved bundle loads and decodes the same."""
+    base = os.path.join(OUT, "hostile-save")
+    shutil.rmtree(base, ignore_errors=True)
+    victim = os.path.join(base, "victim")
+    d = os.path.join(base, "evil")
+    desc = write_raw_bundle(d)
+    mods = desc["processes"][0]["modules"]
+    mods[0]["systemPath"] = "/.." * 12 + victim + "/.bashrc"
+    mods.append({"systemPath": "../../victim/rel", "file": "code.bin", "loadAddress": "0x200000"})
+    mods.append({"systemPath": "../..", "file": "code.bin", "loadAddress": "0x300000"})
+    write_raw_bundle(d, desc)
+    out_dir = os.path.join(base, "out")
+    out = ptdb(["trace load " + d, "trace save " + out_dir, "trace load " + out_dir,
+                "thread trace dump instructions -a -r"])
+    why = []
+    if os.path.exists(victim):
+        why.append("trace save wrote outside its folder: %s" % victim)
+    files = []
+    for root, _, names in os.walk(out_dir):
+        files += [os.path.relpath(os.path.join(root, n), out_dir) for n in names]
+    want = sorted(["trace.json", "threads/1001.intelpt_trace",
+                   "modules" + victim + "/.bashrc", "modules/victim/rel", "modules/module"])
+    if sorted(files) != want:
+        why.append("files %s, expected %s" % (sorted(files), want))
+    if "thread #1: tid = 1001, total instructions = 8" not in out or "error:" in out:
+        why.append("the saved bundle does not load as the first")
+    if why:
+        return results.fail("bundle save: hostile module paths", "\n".join(why) + "\n" + out)
+    results.ok("bundle save: hostile module paths")
+
+
+def save_through_symlinks():
+    """trace save --force replaces what it finds in the folder, never
+    writing through a symlink planted there (trace.json, threads/)."""
+    base = os.path.join(OUT, "save-links")
+    shutil.rmtree(base, ignore_errors=True)
+    into = os.path.join(base, "into")
+    elsewhere = os.path.join(base, "elsewhere")
+    os.makedirs(into)
+    os.makedirs(elsewhere)
+    precious = os.path.join(base, "precious")
+    with open(precious, "w") as f:
+        f.write("keep")
+    os.symlink(precious, os.path.join(into, "trace.json"))
+    os.symlink(elsewhere, os.path.join(into, "threads"))
+    with open(os.path.join(into, "notes.txt"), "w") as f:
+        f.write("mine")
+    raw = os.path.join(OUT, "raw-for-links")
+    write_raw_bundle(raw)
+    out = ptdb(["trace load " + raw, "trace save --force " + into, "trace load " + into,
+                "thread trace dump instructions -a -r"])
+    why = []
+    if open(precious).read() != "keep":
+        why.append("the file behind the trace.json symlink was written")
+    if os.listdir(elsewhere):
+        why.append("the folder behind the threads symlink was written: %s" % os.listdir(elsewhere))
+    if os.path.islink(os.path.join(into, "trace.json")) or os.path.islink(os.path.join(into, "threads")):
+        why.append("a symlink is still in place")
+    if not os.path.exists(os.path.join(into, "notes.txt")):
+        why.append("a file of another name was removed")
+    if "thread #1: tid = 1001, total instructions = 8" not in out or "error:" in out:
+        why.append("the saved bundle does not load")
+    if [n for n in os.listdir(base) if n.startswith(".")]:
+        why.append("a temporary folder was left: %s" % os.listdir(base))
+    if why:
+        return results.fail("bundle save through symlinks", "\n".join(why) + "\n" + out)
+    results.ok("bundle save through symlinks")
+
+
+def failed_save():
+    """A save that cannot finish (the file size limit, as a full disk)
+    says why and leaves nothing that looks saved: no folder, no temporary
+    one; into an existing bundle with --force, the old one stays whole."""
+    import resource
+    import signal
+    base = os.path.join(OUT, "save-full")
+    shutil.rmtree(base, ignore_errors=True)
+    raw = os.path.join(base, "raw")
+    write_raw_bundle(raw)
+    with open(os.path.join(raw, "code.bin"), "ab") as f:
+        f.write(b"\0" * (256 << 10))       # a module larger than the limit
+    old = os.path.join(base, "old")
+    write_raw_bundle(old)
+    old_json = read(os.path.join(old, "trace.json"))
+    target = os.path.join(base, "new")
+    script = os.path.join(base, "script.ptdb")
+    with open(script, "w") as f:
+        f.write("trace load %s\ntrace save %s\ntrace save --force %s\n" % (raw, target, old))
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG, as ENOSPC
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120, preexec_fn=limit)
+    out = p.stdout + p.stderr
+    why = []
+    errs = [l for l in out.splitlines() if l.startswith("error:")]
+    if len(errs) != 2 or not all("File too large" in l for l in errs):
+        why.append("expected two 'File too large' errors, got %s" % errs)
+    if os.path.exists(target):
+        why.append("the failed save left %s" % target)
+    if sorted(os.listdir(base)) != ["old", "raw", "script.ptdb"]:
+        why.append("left behind: %s" % sorted(os.listdir(base)))
+    if read(os.path.join(old, "trace.json")) != old_json or \
+            sorted(os.listdir(old)) != ["code.bin", "trace.json", "traces"]:
+        why.append("the bundle saved over with --force changed: %s" % os.listdir(old))
+    if why:
+        return results.fail("bundle save on a full disk", "\n".join(why) + "\n" + out)
+    results.ok("bundle save on a full disk")
 
 
 def save_errors():
@@ -423,6 +614,10 @@ def run_all():
     malformed()
     escapes_and_sizes()
     save_errors()
+    hostile_traces()
+    hostile_save()
+    save_through_symlinks()
+    failed_save()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,12 @@ source is gone) are made in tests/out/hostile/ from copies of the fixtures.
   H1  commands without a target: unknown, ambiguous, argument counts, quotes
   H2  commands on a stopped process: sizes, thread indices, 'all' mixed
       with indices, options after '--'
-  H3  files given to 'file' and 'source list'
+  H3  files given to 'file' and 'source list'; FIFOs given as the program,
+      to 'file', 'trace load' and 'command source' (refused at once); a
+      program whose path holds a newline
+  H4  files written on a full disk (a file size limit): 'thread trace
+      dump instructions -F' (with -t, -C), 'function-calls -F', 'export
+      ctf -f' each say so
 """
 import os
 import shutil
@@ -118,7 +123,7 @@ FILES = [
     ("file tests/out/hostile/truncated",
      "error: '%s/truncated' is truncated: its loadable segments reach past the end of the file" % OUT),
     ("file tests/out/hostile/adir", "error: '%s/adir' is a directory" % OUT),
-    ("file /dev/zero", "error: '/dev/zero' is not an ELF file"),
+    ("file /dev/zero", "error: '/dev/zero' is not a regular file"),
     ("file tests/out/hostile/nosuch",
      "error: unable to find executable 'tests/out/hostile/nosuch': No such file or directory"),
     ("file tests/out/hostile/gone", None),
@@ -206,6 +211,86 @@ def noread():
     results.ok(name)
 
 
+def fifos():
+    """A FIFO with no writer: every command that reads a file refuses it
+    at once (before, opening it waited forever)."""
+    fifo = os.path.join(OUT, "fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    cases = [
+        (["file " + fifo], "error: '%s' is not a regular file" % fifo),
+        (["trace load " + fifo], "error: %s: not a regular file" % fifo),
+        (["command source " + fifo], "error: cannot open command file '%s': not a regular file" % fifo),
+        (["--", fifo], "error: '%s' is not a regular file" % fifo),
+    ]
+    for args, want in cases:
+        name = "H3 a FIFO: " + " ".join(args).replace(OUT + "/", "")
+        cmd = [PTDB, "-b"] + (args if args[0] == "--" else ["-o", args[0]]) + ["-o", "version"]
+        try:
+            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
+                               stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            results.fail(name, "ptdb still waits on the FIFO after 30 s")
+            continue
+        errs = [l for l in p.stderr.splitlines() if l.startswith("error:")]
+        if errs != [want]:
+            results.fail(name, "want exactly [%r]\n got %r\n%s" % (want, errs, p.stdout))
+        else:
+            results.ok(name)
+
+
+def newline_path():
+    """A program whose path holds a newline (/proc/PID/maps writes it as
+    \\012): its module is found where it is mapped, 'b main' is hit."""
+    name = "H3 a program whose path holds a newline"
+    d = os.path.join(OUT, "new\nline")
+    os.makedirs(d, exist_ok=True)
+    prog = os.path.join(d, "prog")
+    shutil.copy(LOOP, prog)
+    p = subprocess.run([PTDB, "-b", "-o", "b main", "-o", "r", "-o", "image list", "-o", "kill",
+                        "--", prog], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
+    out = p.stdout + p.stderr
+    if "stop reason = breakpoint 1.1" not in out or "prog`main at trace_loop.c" not in out:
+        return results.fail(name, out[-3000:])
+    results.ok(name)
+
+
+def full_disk():
+    """Each file a command writes is checked to its end: with a file size
+    limit (as a full disk: writes fail, here with EFBIG), every dump to a
+    file says it could not write it."""
+    import resource
+    import signal
+    files = [os.path.join(OUT, "full-%d.txt" % i) for i in range(5)]
+    cmds = ["thread trace dump instructions -a -F " + files[0],
+            "thread trace dump instructions -a -t -F " + files[1],
+            "thread trace dump instructions -c 10",
+            "thread trace dump instructions -C -c 100000 -F " + files[2],
+            "thread trace dump function-calls -F " + files[3],
+            "thread trace export ctf -f " + files[4]]
+    script = os.path.join(OUT, "full.ptdb")
+    with open(script, "w") as f:
+        f.write("\n".join(["file " + os.path.join(PROG, "divide"), "b main", "r",
+                           "process trace start --tsc", "c"] + cmds + ["kill"]) + "\n")
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG, as ENOSPC
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8 << 10, 8 << 10))
+    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=300, preexec_fn=limit,
+                       stdin=subprocess.DEVNULL)
+    got = dict(split(p.stdout))
+    for c, f in zip([cmds[0], cmds[1], cmds[3], cmds[4], cmds[5]], files):
+        name = "H4 a full disk: " + c.replace(OUT + "/", "")
+        want = "error: cannot write '%s': File too large" % f
+        errs = [l for l in got.get(c, []) if l.startswith("error:")]
+        if errs != [want]:
+            results.fail(name, "want exactly [%r]\n got %r\n%s" % (want, errs, p.stdout[-3000:]))
+        else:
+            results.ok(name)
+
+
 def dwarf():
     for f, want in DWARF:
         name = "H3 corrupt DWARF (%s): one warning, ELF symbols still work" % f
@@ -232,6 +317,9 @@ def run_all():
                 want_follow="* thread #1: tid = ")
     check_cases("H3", FILES, [])
     noread()
+    fifos()
+    newline_path()
+    full_disk()
     dwarf()
 
 

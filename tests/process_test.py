@@ -14,6 +14,17 @@
       exec stop, the new program runs to its breakpoint and exits
   P9  settings set target.follow-fork child: the child is debugged (stops
       at its breakpoint, its exit is the process's), the parent runs on
+  P11 the program rebuilt between 'b main' and 'r': read again at 'r' (the
+      breakpoint lands on the new main, no byte of the old address planted
+      into the new code)
+  P12 the program deletes its own file while traced: frames keep their
+      symbols after a later library load, 'trace save' keeps its module
+  P13 attach to 4 threads calling work() without pause, stop at a
+      breakpoint there, kill -9 ptdb at the prompt: the process runs on
+      (no breakpoint byte in memory while stopped, no SIGTRAP queued),
+      work()'s code equal to the file's; 10 times
+  P14 attach to a program whose file was deleted after it started: read
+      through /proc/PID/exe, shown by its path: bt reaches main
 """
 import os
 import re
@@ -382,7 +393,167 @@ def killed_while_dumping():
     results.ok(name)
 
 
+OUT = os.path.join(ROOT, "tests", "out", "process")
+
+REBUILT = [
+    # v1: main first; v2: a long function before it, so main moves
+    "int main(void) { return 1; }\n",
+    "static volatile int sink;\n"
+    "__attribute__((noinline)) void pad(void) {\n"
+    + "".join("  sink = sink * %d + %d;\n" % (i + 3, i) for i in range(40)) +
+    "}\n"
+    "int main(void) { pad(); return 42; }\n",
+]
+
+
+def gcc(src_text, exe, extra=()):
+    src = exe + ".c"
+    with open(src, "w") as f:
+        f.write(src_text)
+    tmp = exe + ".new"
+    subprocess.run(["gcc", "-g", "-O0", "-no-pie", "-o", tmp, src] + list(extra), check=True)
+    os.rename(tmp, exe)      # as a build does: a new file at the path
+
+
+def rebuilt():
+    name = "P11 the program rebuilt before 'r' is read again"
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "rebuilt")
+    gcc(REBUILT[0], exe)
+    s = Session(["-b", "-s", "-"])
+    s.send("file " + exe, "b main")
+    at = s.wait_for("Breakpoint 1: where")
+    old = func_addr(exe, "main")
+    gcc(REBUILT[1], exe)
+    new = func_addr(exe, "main")
+    s.send("r")
+    at = s.wait_for("stop reason", at or 0)
+    s.send("breakpoint list", "c")
+    s.wait_for("exited with status", at or 0)
+    rc = s.finish()
+    out = s.output()
+    why = []
+    if old == new:
+        why.append("v2's main did not move (0x%x)" % old)
+    if "has changed on disk: read again." not in out:
+        why.append("the new file was not said to be read again")
+    frame0 = [l for l in out.splitlines() if l.strip().startswith("frame #0:")]
+    if "stop reason = breakpoint 1.1" not in out or not frame0 or "rebuilt`main" not in frame0[0]:
+        why.append("the breakpoint was not hit in main: %s" % frame0)
+    pcs = [int(l.split()[2], 16) for l in frame0 if len(l.split()) > 2]
+    if not pcs or not new <= pcs[0] < new + 0x20:
+        why.append("stopped at %s, not in v2's main at 0x%x (v1's was 0x%x)"
+                   % ([hex(p) for p in pcs], new, old))
+    if "exited with status = 42" not in out:
+        why.append("v2 did not run to its end")
+    if rc is None:
+        why.append("ptdb did not exit")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
+DELETER = r"""
+#include <dlfcn.h>
+#include <unistd.h>
+__attribute__((noinline)) int after(void) { return 7; }
+int main(int argc, char **argv) {
+    (void)argc;
+    unlink(argv[0]);
+    dlopen("libm.so.6", RTLD_NOW);   /* a library load: the modules are read again */
+    return after();
+}
+"""
+
+
+def deleted_exe():
+    name = "P12 the program deleted while traced keeps its symbols and module"
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "deleter")
+    saved = os.path.join(OUT, "deleter-bundle")
+    subprocess.run(["rm", "-rf", saved], check=True)
+    gcc(DELETER, exe, ["-ldl"])
+    rc, out = batch(cmds("file " + exe, "b main", "r", "process trace start", "b after", "c", "bt",
+                         "trace save " + saved, "kill"), timeout=120)
+    why = []
+    if os.path.exists(exe):
+        why.append("the program did not delete itself")
+    if "stop reason = breakpoint 2.1" not in out or "frame #0: 0x" not in out or \
+            "deleter`after" not in out or "deleter`main" not in out:
+        why.append("the frames lost their symbols")
+    try:
+        import json
+        mods = json.load(open(os.path.join(saved, "trace.json")))["processes"][0]["modules"]
+        if not any(m["systemPath"] == exe for m in mods):
+            why.append("the bundle lacks the program: %s" % [m["systemPath"] for m in mods])
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        why.append("no bundle: %s" % e)
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
+def attach_kill9():
+    import stress_test
+    name = "P13 kill -9 ptdb at a breakpoint stop: the attached process runs on"
+    spin4 = os.path.join(PROG, "rel_spin4")
+    p = subprocess.Popen([spin4])
+    why = []
+    for i in range(10):
+        d = Session(["-b", "-s", "-"])
+        d.send("process attach -p %d" % p.pid, "b work", "c", "version")
+        at = d.wait_for("stop reason = breakpoint 1.1")
+        # the next command's output: the stop's command is over (parked)
+        if at is None or d.wait_for("ptdb version", at) is None:
+            why.append("round %d: no stop at work\n%s" % (i, d.output()[-2000:]))
+            d.p.kill()
+            d.finish()
+            break
+        d.p.send_signal(signal.SIGKILL)
+        d.finish()
+        w = stress_test.alive_and_running(p)
+        if w:
+            why.append("round %d: %s" % (i, w))
+            break
+    if p.poll() is None:
+        p.kill()
+    p.wait()
+    if why:
+        return results.fail(name, "\n".join(why))
+    results.ok(name)
+
+
+def attach_deleted():
+    name = "P14 attach to a program deleted after it started"
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "spin-deleted")
+    with open(os.path.join(PROG, "rel_spin"), "rb") as f, open(exe, "wb") as g:
+        g.write(f.read())
+    os.chmod(exe, 0o755)
+    p = subprocess.Popen([exe])
+    until(lambda: os.path.exists("/proc/%d/exe" % p.pid) and
+          os.readlink("/proc/%d/exe" % p.pid) == exe)
+    os.unlink(exe)
+    rc, out = batch(cmds("process attach -p %d" % p.pid, "bt", "image list", "detach"))
+    p.kill()
+    p.wait()
+    why = []
+    if 'Executable module set to "%s".' % exe not in out:
+        why.append("the program was not set by its path")
+    if "spin-deleted`main" not in out:
+        why.append("the frames lack main")
+    if "] 0x0000000000400000 %s\n" % exe not in out:
+        why.append("image list does not show it by its path")
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-3000:])
+    results.ok(name)
+
+
 def run_all():
+    attach_deleted()
+    attach_kill9()
+    rebuilt()
+    deleted_exe()
     killed_while_dumping()
     launch_kill9()
     attach_sigterm_running()

@@ -13,6 +13,14 @@ dump info'.
       clone: they once trapped on one removed too long before to be
       recognized, and died of SIGTRAP)
 
+  S3  attach to a 4-thread program whose threads all call work() without
+      pause, stop at a breakpoint there, 'breakpoint delete' and 'detach',
+      30 times in one session (and traced: 'process trace start' before the
+      second stop), and 'quit' with the breakpoint set from 20 sessions:
+      the program never dies (threads that ran the int3 as the others were
+      stopped once left with a SIGTRAP queued, and died of it after the
+      detach), each thread runs on, work()'s code equals the file's
+
 The figures (threads, instructions traced, time) are printed as '#' lines.
 """
 import os
@@ -117,7 +125,95 @@ def check(name, limit):
     results.ok(name)
 
 
+SPIN4 = os.path.join(ROOT, "tests", "programs", "rel_spin4")
+
+
+def thread_ticks(pid):
+    """{tid: utime + stime} of the process's threads (empty once gone)."""
+    out = {}
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[int(t)] = int(fields[11]) + int(fields[12])
+    except OSError:
+        pass
+    return out
+
+
+def alive_and_running(p):
+    """'' if every thread of p advances (runs on its own) and work() is the
+    file's code, else why not."""
+    import process_test as pt
+    start = thread_ticks(p.pid)
+    end = time.time() + 60      # a deadline only: the wait is for the ticks
+    while time.time() < end:
+        if p.poll() is not None:
+            return "the program died: %s" % (
+                "signal %d" % -p.returncode if p.returncode < 0 else "status %d" % p.returncode)
+        st, tracer = pt.state(p.pid)
+        now = thread_ticks(p.pid)
+        if st not in (None, "t", "T") and not tracer and len(now) == 4 and \
+                all(now[t] >= start.get(t, 0) + 3 for t in now):
+            break
+        time.sleep(0.01)
+    else:
+        return "the threads did not run on: %s then %s, state %s" % (start, thread_ticks(p.pid),
+                                                                      pt.state(p.pid))
+    a = pt.func_addr(SPIN4, "work")
+    if pt.mem_bytes(p.pid, a, 16) != pt.file_bytes(SPIN4, a, 16):
+        return "work()'s code differs from the file's"
+    return ""
+
+
+def spin4(name, rounds, sessions, traced, how):
+    p = subprocess.Popen([SPIN4])
+    until = time.time() + 10
+    while len(thread_ticks(p.pid)) < 4 and time.time() < until:
+        time.sleep(0.01)
+    lines = []
+    for _ in range(rounds):
+        lines += ["process attach -p %d" % p.pid, "b work", "c"]
+        if traced:
+            lines += ["process trace start", "c"]
+        lines += ["breakpoint delete", "detach"] if how == "detach" else ["quit"]
+    script = os.path.join(OUT, "spin4.ptdb")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    why, outs = [], []
+    t0 = time.time()
+    for _ in range(sessions):
+        try:
+            r = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=300)
+            outs.append(r.stdout)
+        except subprocess.TimeoutExpired:
+            why.append("ptdb hung")
+            break
+        if p.poll() is not None:
+            break
+        hits = len(re.findall(r"stop reason = breakpoint \d+\.1", r.stdout))
+        if hits < rounds * (2 if traced else 1):
+            why.append("%d stops at the breakpoint, want %d" % (hits, rounds * (2 if traced else 1)))
+        if how == "detach" and r.stdout.count("Process %d detached" % p.pid) < rounds:
+            why.append("%d detaches, want %d" % (r.stdout.count("Process %d detached" % p.pid), rounds))
+    w = alive_and_running(p)
+    if w:
+        why.append(w)
+    print("# stress %s: %d attach cycles in %.2f s" % (name, rounds * sessions, time.time() - t0))
+    if p.poll() is None:
+        p.kill()
+    p.wait()
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + (outs[-1][-3000:] if outs else ""))
+    results.ok(name)
+
+
 def run_all():
+    os.makedirs(OUT, exist_ok=True)
+    spin4("S3 4 threads at a breakpoint: delete, detach (x30)", 30, 1, False, "detach")
+    spin4("S3 4 threads traced at a breakpoint: delete, detach (x30)", 30, 1, True, "detach")
+    spin4("S3 4 threads at a breakpoint: quit (x20)", 1, 20, False, "quit")
     check("S1 64 threads in waves, all traced", None)  # -s 32KiB
     check("S2 64 threads in waves, 16 KiB total limit", "16KiB")
 

@@ -204,6 +204,10 @@ static struct trace_side *add_side(struct trace_decoded *d)
 	return s;
 }
 
+/* Errors of ptdb's own, beside libipt's (status TRACE_GAP_*). */
+#define TRACE_GAP_NO_SYNC	(-1000)
+#define TRACE_GAP_ENDLESS	(-1001)
+
 /* ip: where decoding failed, when libipt says (0 if not). */
 static void add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int status,
 		    uint64_t ip)
@@ -213,7 +217,9 @@ static void add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int s
 
 	pt_blk_get_offset(dec, &off);
 	s->kind = TRACE_ITEM_GAP;
-	s->error = pt_errstr(pt_errcode(status));
+	s->error = status == TRACE_GAP_NO_SYNC ? "no sync point found"
+		 : status == TRACE_GAP_ENDLESS ? "endless loop without trace packets"
+					       : pt_errstr(pt_errcode(status));
 	s->offset = off;
 	s->ip = ip;
 	d->gaps++;
@@ -424,6 +430,13 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
 
 #define HOOK_EVERY 4096		/* blocks between progress calls */
 
+/* Instructions decoded while the decoder's position in the trace stands
+ * still: code runs that long without a packet (every conditional branch,
+ * return and indirect branch needs one) only in a loop of direct jumps (a
+ * hostile or corrupt image: 'jmp .'), which no packet would ever end.
+ * Past it: an error item, and decoding goes on at the next PSB. */
+#define ENDLESS_INSNS ((uint64_t)1 << 16)
+
 /* Whether the trace carries time: a TSC packet in its first PSB+ (hardware
  * and --tsc software traces put one in every PSB+).  Without, libipt is
  * not asked for tick events: looking for a new time at every branch costs
@@ -465,7 +478,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	struct trace_decoded *d;
 	uint64_t prev_sync = 0;
 	unsigned until_hook = HOOK_EVERY;
-	int have_prev = 0;
+	int have_prev = 0, synced_once = 0;
 
 	*out = NULL;
 	d = xcalloc(1, sizeof(*d));
@@ -487,6 +500,12 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
 	cfg.flags.variant.block.enable_tick_events = (uint32_t)has_timing(buf, len);
+	/* libipt 2.0.5 follows a direct jump or call inside one block by
+	 * recursing once per instruction (up to 65535 deep): a loop of
+	 * direct jumps ('jmp .') overflows the stack.  Ending blocks there
+	 * bounds the recursion. */
+	cfg.flags.variant.block.end_on_jump = 1;
+	cfg.flags.variant.block.end_on_call = 1;
 	if (img && img->cpu.intel) {
 		cfg.cpu.vendor = pcv_intel;
 		cfg.cpu.family = img->cpu.family;
@@ -517,16 +536,23 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 		if (status < 0) {
 			if (status != -pte_eos)
 				add_gap(d, dec, status, 0);
+			else if (!synced_once)
+				add_gap(d, dec, TRACE_GAP_NO_SYNC, 0);	/* not one PSB */
 			break;
 		}
+		synced_once = 1;
 		pt_blk_get_sync_offset(dec, &sync);
 		if (have_prev && sync <= prev_sync)
 			break;
 		prev_sync = sync;
 		have_prev = 1;
 		synced(d, dec);
+		{
+		uint64_t still = 0, at = UINT64_MAX;
+
 		for (;;) {
 			struct pt_block blk;
+			uint64_t pos = 0;
 
 			status = drain(d, dec, status);
 			if (status < 0)
@@ -551,6 +577,14 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 					gap_ip = blk.ip;
 				break;
 			}
+			pt_blk_get_offset(dec, &pos);
+			still = pos == at ? still + blk.ninsn : 0;
+			at = pos;
+			if (still > ENDLESS_INSNS) {
+				status = TRACE_GAP_ENDLESS;	/* on at the next PSB */
+				gap_ip = blk.ip;
+				break;
+			}
 			if (hook && --until_hook == 0) {
 				uint64_t off = 0;
 
@@ -563,6 +597,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 					return TRACE_DECODE_CANCELLED;
 				}
 			}
+		}
 		}
 		if (status == -pte_eos)
 			break;

@@ -62,8 +62,11 @@ static int number(struct ex *x, struct value *v)
 			t = &expr_t_ulong;
 		ex_set_u(v, t, u);
 	}
-	if (isalnum((unsigned char)*end) || *end == '_')
+	if (isalnum((unsigned char)*end) || *end == '_') {
+		free(v->bytes);	/* the value begun above ('1k') */
+		v->bytes = NULL;
 		return ex_fail(x, "invalid number '%s'", s);
+	}
 	x->p = end;
 	return 0;
 }
@@ -464,9 +467,12 @@ static int unary_(struct ex *x, struct value *v)
 			return ex_fail(x, "invalid argument type to unary '~'%s", "");
 		}
 		ex_convert(v, t);
-		if (ex_is_float(t) && op == '-')
-			ex_set_d(v, t, -ex_d(v));
-		else if (op == '-' || op == '~') {
+		if (ex_is_float(t) && op == '-') {
+			double dv = ex_d(v);
+
+			value_release(v);	/* ex_set_d makes a new value */
+			ex_set_d(v, t, -dv);
+		} else if (op == '-' || op == '~') {
 			uint64_t u = ex_u(v);
 
 			value_release(v);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int dbg_alive(const struct dbg *d)
@@ -26,16 +27,17 @@ struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const cha
 	return &d->mods[d->nmods++];
 }
 
-int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
+/* The executable read from file (its path as shown: abs). */
+static int set_exe_from(struct dbg *d, const char *file, const char *abs, struct ptdb_err *err)
 {
-	char abs[PATH_MAX];
-	struct sym_module *m;
+	struct sym_module *m = sym_module_open_debug(file, d->debug_dirs, err);
 
-	if (!realpath(path, abs))
-		return ptdb_err_errno(err, "unable to find executable '%s'", path);
-	m = sym_module_open_debug(abs, d->debug_dirs, err);
 	if (!m)
 		return -1;
+	if (strcmp(file, abs)) {
+		sym_module_set_name(m, abs);	/* its path, then its short name */
+		sym_module_set_display_name(m, abs);
+	}
 	if (sym_module_truncated(m)) {
 		/* refused, as in a bundle: loaded, it would be a module whose
 		 * code and symbols are partly missing, without a word */
@@ -54,6 +56,15 @@ int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 	dbg_add_module(d, m, abs)->is_exe = 1;
 	dbg_resolve_all(d);
 	return 0;
+}
+
+int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
+{
+	char abs[PATH_MAX];
+
+	if (!realpath(path, abs))
+		return ptdb_err_errno(err, "unable to find executable '%s'", path);
+	return set_exe_from(d, abs, abs, err);
 }
 
 struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
@@ -111,6 +122,37 @@ static struct sym_module *open_vdso(struct dbg *d, const struct target_map *mp)
 	return m;
 }
 
+/* A mapping of a file deleted since it was mapped ("/p (deleted)"):
+ * its name without the mark. */
+static void deleted_name(char *path)
+{
+	static const char mark[] = " (deleted)";
+	size_t n = strlen(path), k = sizeof(mark) - 1;
+
+	if (path[0] == '/' && n > k && !strcmp(path + n - k, mark))
+		path[n - k] = 0;
+}
+
+/* The file behind a mapping: by its path, or, when that is gone or is
+ * another file now (deleted, replaced), through /proc/PID/map_files (the
+ * process's own mapping of it). */
+static struct sym_module *open_mapped(struct dbg *d, const struct target_map *mp,
+				      struct ptdb_err *err)
+{
+	char mf[96];
+	struct sym_module *s;
+	struct stat a, b;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)d->pid, mp->start, mp->end);
+	if (stat(mp->path, &a) == 0 && (stat(mf, &b) < 0 || (a.st_dev == b.st_dev && a.st_ino == b.st_ino)))
+		return sym_module_open_debug(mp->path, d->debug_dirs, err);
+	if (!(s = sym_module_open_debug(mf, d->debug_dirs, err)))
+		return NULL;
+	sym_module_set_name(s, mp->path);	/* its path, then its short name */
+	sym_module_set_display_name(s, mp->path);
+	return s;
+}
+
 static struct dbg_module *module_by_path(struct dbg *d, const char *path)
 {
 	for (int i = 0; i < d->nmods; i++)
@@ -133,13 +175,12 @@ void dbg_refresh_modules(struct dbg *d)
 		struct target_map *mp = &maps[i];
 		struct dbg_module *m;
 
-		if ((mp->path[0] != '/' && strcmp(mp->path, "[vdso]")) ||
-		    strstr(mp->path, " (deleted)"))
+		if (mp->path[0] != '/' && strcmp(mp->path, "[vdso]"))
 			continue;
+		deleted_name(mp->path);
 		m = module_by_path(d, mp->path);
 		if (!m) {
-			struct sym_module *s = mp->path[0] == '/' ? sym_module_open_debug(mp->path, d->debug_dirs, &err)
-							  : open_vdso(d, mp);
+			struct sym_module *s = mp->path[0] == '/' ? open_mapped(d, mp, &err) : open_vdso(d, mp);
 
 			m = dbg_add_module(d, s, mp->path);	/* s NULL: not ELF, remembered */
 		}
@@ -213,6 +254,44 @@ static void after_start(struct dbg *d)
 	free(old);
 }
 
+/* 1 if the executable's file is not the one read (rebuilt, replaced). */
+static int exe_changed(struct dbg *d)
+{
+	struct stat now, read;
+
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+
+		if (!m->is_exe || !m->sym)
+			continue;
+		if (stat(d->exe_path, &now) < 0 || fstat(sym_module_fd(m->sym), &read) < 0)
+			return 0;	/* gone: the launch says so */
+		return now.st_dev != read.st_dev || now.st_ino != read.st_ino ||
+		       now.st_size != read.st_size || now.st_mtim.tv_sec != read.st_mtim.tv_sec ||
+		       now.st_mtim.tv_nsec != read.st_mtim.tv_nsec;
+	}
+	return 0;
+}
+
+/* The executable read again (its path kept: argv[0] may be it); the
+ * breakpoints resolve against it at the launch. */
+static int reread_exe(struct dbg *d, struct ptdb_err *err)
+{
+	struct sym_module *m = sym_module_open_debug(d->exe_path, d->debug_dirs, err);
+
+	if (!m)
+		return -1;
+	if (sym_module_truncated(m)) {
+		sym_module_free(m);
+		return ptdb_err_set(err, "'%s' is truncated: its loadable segments reach past the end "
+				    "of the file", d->exe_path);
+	}
+	dbg_drop_modules(d, 0);
+	dbg_add_module(d, m, d->exe_path)->is_exe = 1;
+	d->exe_reread++;
+	return 0;
+}
+
 int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 	       struct ptdb_err *err)
 {
@@ -231,6 +310,10 @@ int dbg_launch_io(struct dbg *d, char *const *argv, int disable_aslr,
 	if (dbg_alive(d))
 		return ptdb_err_set(err, "a process is already being debugged");
 	dbg_drop_process(d);
+	/* rebuilt since it was read: read again, as gdb and lldb do (no
+	 * location of the old file is planted into the new code) */
+	if (exe_changed(d) && reread_exe(d, err) < 0)
+		return -1;
 	dbg_drop_modules(d, 1);
 	o.path = d->exe_path;
 	o.argv = argv;
@@ -263,13 +346,22 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 		return -1;
 	}
 	if (len > 0) {
+		static const char mark[] = " (deleted)";
+		size_t k = sizeof(mark) - 1;
+		int deleted;
+
 		abs[len] = 0;
-		if (!d->exe_path || strcmp(d->exe_path, abs)) {
+		/* a program deleted since it started: read through the
+		 * process's own link to it, shown by its path */
+		deleted = (size_t)len > k && !strcmp(abs + len - k, mark) && access(abs, F_OK) < 0;
+		if (deleted)
+			abs[len - k] = 0;
+		if (!d->exe_path || strcmp(d->exe_path, abs) || deleted) {
 			struct ptdb_err e2;
 			struct target_proc *keep = d->proc;
 
 			d->proc = NULL;
-			if (dbg_set_exe(d, abs, &e2) < 0)
+			if ((deleted ? set_exe_from(d, exe, abs, &e2) : dbg_set_exe(d, abs, &e2)) < 0)
 				dbg_drop_modules(d, 0);
 			d->proc = keep;
 		} else {
@@ -281,6 +373,12 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 	d->last.reason = DBG_R_INTERRUPT;
 	d->last.tid = d->sel_tid;
 	return 0;
+}
+
+void dbg_park(struct dbg *d)
+{
+	if (dbg_alive(d))
+		target_park(d->proc);
 }
 
 int dbg_detach(struct dbg *d, struct ptdb_err *err)

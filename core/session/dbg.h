@@ -84,6 +84,7 @@ struct dbg_pm_proc {
 
 struct dbg_pm {
 	char *json;			/* the trace.json loaded */
+	int allow_outside;		/* loaded with files outside its directory allowed */
 	pid_t pid;
 	struct dbg_pm_proc *procs;	/* the bundle's processes, in order */
 	int nproc, proc;		/* how many; which is loaded */
@@ -165,6 +166,7 @@ struct dbg {
 	/* a line the next stop report prints after its thread line ("Return
 	 * value: (int) $0 = 3" after finish); heap, or NULL */
 	char *stop_note;
+	unsigned exe_reread;	/* times the launch read a rebuilt executable again */
 	/* why the next stop report's stop happened against the user's
 	 * condition ("stopped due to an error evaluating condition ..."),
 	 * heap, or NULL */
@@ -349,13 +351,17 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
 /* Trace bundles (core/tracing/dbg_bundle.c).  Loading replaces the session's
  * target (a live process is killed or detached first) with the bundle's
  * post-mortem one; *info (free with bundle_free) tells what was loaded. */
+/* The process stopped for the user between commands: its breakpoint bytes
+ * out of memory until the next resume (target_park). */
+void dbg_park(struct dbg *d);
+
 struct bundle;
-int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info,
+int dbg_load_bundle(struct dbg *d, const char *path, int allow_outside, struct bundle **info,
 		    struct ptdb_err *err);
 /* The same with the bundle's process index loaded (a bundle of several
  * processes loads the first; "target select" another). */
-int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
-			    struct ptdb_err *err);
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allow_outside,
+			    struct bundle **info, struct ptdb_err *err);
 /* Drops a loaded trace (no-op without one). */
 void dbg_unload_bundle(struct dbg *d);
 /* Writes the session's traces (live or loaded) as a bundle in dir; compact:

@@ -27,6 +27,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Which engine the software trace backend records with in block stepping: cache, the default (the threads run natively out of a code cache in their own memory and record which blocks ran; the traced threads take turns in it, one at a time; system calls and code it cannot translate run under ptrace) or ptrace (one stop per state-dependent transfer; the reference, and the cache engine's fallback)." },
 	[SETTING_HW_WATCH] = { "target.hardware-watchpoints", SETTING_BOOL, "true", NULL,
 		"Check watchpoints with the x86 debug registers where the machine delivers their traps; false checks them by single-stepping every thread (exact, slow), as where it does not." },
+	[SETTING_BUNDLE_OUTSIDE] = { "trace.load-outside-files", SETTING_BOOL, "false", NULL,
+		"Let 'trace load' read the files a bundle names outside its own directory (absolute paths, .., symlinks), as 'trace load --allow-outside' does; each is listed in a warning.  Off, such a bundle is refused." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

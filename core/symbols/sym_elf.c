@@ -221,7 +221,8 @@ static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb
 	m->path = xstrdup(realpath(path, real) ? real : path);
 	slash = strrchr(m->path, '/');
 	m->name = xstrdup(slash ? slash + 1 : m->path);
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on */
+	m->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (m->fd < 0) {
 		ptdb_err_errno(err, "cannot open '%s'", path);
 		goto fail;
@@ -234,7 +235,11 @@ static struct sym_module *sym_map_file(const char *path, size_t min, struct ptdb
 		ptdb_err_set(err, "'%s' is a directory", m->path);
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size < min) {
+	if (!S_ISREG(st.st_mode)) {
+		ptdb_err_set(err, "'%s' is not a regular file", m->path);
+		goto fail;
+	}
+	if ((size_t)st.st_size < min) {
 		ptdb_err_set(err, min > 1 ? "'%s' is not an ELF file" : "'%s' is empty or not a file",
 			     m->path);
 		goto fail;

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -67,6 +68,7 @@ struct rd {
 	struct bundle *b;
 	const char *name;	/* the description file as the user named it */
 	char dir_real[PATH_MAX];
+	int allow_outside;	/* read files outside dir_real (else refused) */
 	struct ptdb_err *err;
 };
 
@@ -184,8 +186,20 @@ static void note_path(char ***list, int *n, const char *jpath, const char *path)
 	snprintf((*list)[(*n)++], len, "%s: %s", jpath, path);
 }
 
+/* 1 if the resolved path real lies inside the directory dir (resolved). */
+static int inside(const char *real, const char *dir)
+{
+	size_t dl = strlen(dir);
+
+	if (dl == 1 && dir[0] == '/')
+		return 1;
+	return !strncmp(real, dir, dl) && real[dl] == '/';
+}
+
 /* A path member: resolved against the bundle directory; the file must be a
- * readable regular file.  *out is heap (NULL if absent and optional). */
+ * readable regular file inside the bundle's directory (after .. and
+ * symlinks), unless r->allow_outside: then it is read and noted in
+ * b->outside.  *out is heap (NULL if absent and optional). */
 static int get_file(struct rd *r, struct json_object *o, const char *jpath, const char *key,
 		    int required, char **out)
 {
@@ -194,7 +208,6 @@ static int get_file(struct rd *r, struct json_object *o, const char *jpath, cons
 	const char *s;
 	char *full;
 	struct stat st;
-	size_t dl;
 
 	*out = NULL;
 	snprintf(p, sizeof(p), "%s.%s", jpath, key);
@@ -226,11 +239,22 @@ static int get_file(struct rd *r, struct json_object *o, const char *jpath, cons
 		free(full);
 		return -1;
 	}
-	/* relative paths that leave the bundle (.., symlinks): loaded, but said */
-	dl = strlen(r->dir_real);
-	if (s[0] != '/' && realpath(full, real) &&
-	    (strncmp(real, r->dir_real, dl) || (real[dl] != '/' && dl > 1)))
+	/* paths that leave the bundle (absolute, .., symlinks): data names
+	 * no file outside it unless the user allows it */
+	if (!realpath(full, real)) {
+		fail(r, p, "cannot read '%s': %s", full, strerror(errno));
+		free(full);
+		return -1;
+	}
+	if (!inside(real, r->dir_real)) {
+		if (!r->allow_outside) {
+			fail(r, p, "'%s' lies outside the bundle's directory (read it with 'trace load --allow-outside')",
+			     real);
+			free(full);
+			return -1;
+		}
 		note_path(&r->b->outside, &r->b->noutside, p, real);
+	}
 	*out = full;
 	return 0;
 }
@@ -457,17 +481,19 @@ static int read_tsc(struct rd *r, struct json_object *root)
 /* The text of path, at most MAX_JSON_BYTES, NUL-terminated. */
 static char *slurp(struct rd *r, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* O_NONBLOCK: a FIFO is refused, not waited on */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = NULL;
 	struct stat st;
 	char *buf;
 	size_t n;
 
-	if (!f) {
+	if (fd < 0) {
 		ptdb_err_errno(r->err, "%s: cannot read the trace bundle description", r->name);
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
 		ptdb_err_set(r->err, "%s: not a regular file", r->name);
 		return NULL;
 	}
@@ -487,6 +513,45 @@ static char *slurp(struct rd *r, const char *path)
 	}
 	fclose(f);
 	return buf;
+}
+
+/* json-c saturates integers beyond 64 bits without a word (2^64 as
+ * loadAddress read as 2^64-1): such a number in the text is refused, as its
+ * string form is.  0, or -1 with "FILE:LINE: ..." in r->err. */
+static int check_wide_numbers(struct rd *r, const char *text)
+{
+	unsigned line = 1;
+
+	for (const char *c = text; *c; c++) {
+		const char *d;
+		size_t n;
+
+		if (*c == '\n')
+			line++;
+		if (*c == '"') {	/* a string: skipped, escapes and all */
+			for (c++; *c && *c != '"'; c++) {
+				if (*c == '\\' && c[1])
+					c++;
+				else if (*c == '\n')
+					line++;
+			}
+			if (!*c)
+				return 0;	/* the parser says what is wrong */
+			continue;
+		}
+		if (!isdigit((unsigned char)*c) || (c > text && (isalnum((unsigned char)c[-1]) || c[-1] == '.')))
+			continue;
+		for (d = c; isdigit((unsigned char)*d); d++)
+			;
+		n = (size_t)(d - c);
+		if (*d != '.' && *d != 'e' && *d != 'E' &&
+		    (c > text && c[-1] == '-' ? n > 19 || (n == 19 && strncmp(c, "9223372036854775808", 19) > 0)
+					      : n > 20 || (n == 20 && strncmp(c, "18446744073709551615", 20) > 0)))
+			return ptdb_err_set(r->err, "%s:%u: the number %s%.*s does not fit in 64 bits", r->name, line,
+					    c > text && c[-1] == '-' ? "-" : "", (int)(n > 40 ? 40 : n), c);
+		c = d - 1;
+	}
+	return 0;
 }
 
 static int parse_json(struct rd *r, const char *text, struct json_object **out)
@@ -526,7 +591,7 @@ static int parse_json(struct rd *r, const char *text, struct json_object **out)
 	return 0;
 }
 
-int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
+int bundle_read(const char *path, int allow_outside, struct bundle **out, struct ptdb_err *err)
 {
 	struct rd r = { 0 };
 	struct json_object *root = NULL, *type, *procs, *cpus, *kernel;
@@ -539,6 +604,7 @@ int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
 	r.b = b;
 	r.err = err;
 	r.name = path;
+	r.allow_outside = allow_outside;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		size_t n = strlen(path) + 12;
 
@@ -561,7 +627,7 @@ int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err)
 	snprintf(r.dir_real, sizeof(r.dir_real), "%s", b->dir);
 	if (!(text = slurp(&r, b->json)))
 		goto fail;
-	if (parse_json(&r, text, &root) < 0) {
+	if (check_wide_numbers(&r, text) < 0 || parse_json(&r, text, &root) < 0) {
 		free(text);
 		goto fail;
 	}
@@ -695,7 +761,7 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 	struct json_object *root = json_object_new_object(), *ci = json_object_new_object();
 	struct json_object *procs = json_object_new_array();
 	FILE *f;
-	int bad;
+	int bad, fd;
 
 	json_object_object_add(root, "type", json_object_new_string("intel-pt"));
 	json_object_object_add(ci, "vendor", json_object_new_string(b->vendor));
@@ -772,8 +838,12 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 		json_object_object_add(t, "timeZero", json_object_new_string(zero));
 		json_object_object_add(root, "tscPerfZeroConversion", t);
 	}
-	f = fopen(b->json, "w");
+	/* a new file: never written through a symlink or over another */
+	fd = open(b->json, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		json_object_put(root);
 		return ptdb_err_errno(err, "cannot write '%s'", b->json);
 	}

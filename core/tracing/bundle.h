@@ -68,17 +68,20 @@ struct bundle {
 	struct bundle_tsc tsc;		/* tscPerfZeroConversion, valid if given */
 	char *kernel_file;		/* "kernel": { "file" } or NULL */
 	uint64_t kernel_load;		/* its loadAddress (default BUNDLE_KERNEL_LOAD) */
-	/* paths given absolute, or resolving outside dir: "jpath: path" lines
-	 * for trace load -v (absolute) and warnings (outside) */
+	/* paths given absolute, or resolving outside dir (read only when
+	 * allowed): "jpath: path" lines for trace load -v (absolute) and
+	 * warnings (outside, the resolved path) */
 	char **absolute, **outside;
 	int nabsolute, noutside;
 };
 
 /* Reads path (a bundle directory or its description file) and checks it
  * against the schema: every field's type, the files it names (present,
- * regular, readable).  Errors: "FILE:JSON-PATH: what is wrong" (FILE as the
+ * regular, readable, and inside the bundle's directory once .. and symlinks
+ * are resolved: with allow_outside, files elsewhere are read too and listed
+ * in b->outside).  Errors: "FILE:JSON-PATH: what is wrong" (FILE as the
  * user named it). */
-int bundle_read(const char *path, struct bundle **out, struct ptdb_err *err);
+int bundle_read(const char *path, int allow_outside, struct bundle **out, struct ptdb_err *err);
 void bundle_free(struct bundle *b);
 
 /* Writes b as b->json (pretty JSON, paths as given: relative to the

@@ -38,7 +38,7 @@ static uint64_t trace_file_limit(void)
 static int read_trace(const struct bundle *b, const char *jpath, const char *key, const char *path,
 		      uint8_t **data, size_t *len, struct ptdb_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	uint64_t limit = trace_file_limit();
 	struct stat st;
 	size_t got = 0;
@@ -49,6 +49,10 @@ static int read_trace(const struct bundle *b, const char *jpath, const char *key
 		if (fd >= 0)
 			close(fd);
 		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return ptdb_err_set(err, "%s:%s.%s: '%s' is not a regular file", b->json, jpath, key, path);
 	}
 	if ((uint64_t)st.st_size > limit) {
 		close(fd);
@@ -150,7 +154,7 @@ static struct sym_module *open_module(const struct bundle *b, const struct bundl
 	struct ptdb_err e;
 	struct sym_module *m;
 	unsigned char magic[4] = { 0 };
-	int fd = open(bm->file, O_RDONLY | O_CLOEXEC);
+	int fd = open(bm->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int elf;
 
 	if (fd < 0) {
@@ -290,13 +294,14 @@ static void note_procs(struct dbg_pm *pm, const struct bundle *b, int index)
 	}
 }
 
-int dbg_load_bundle(struct dbg *d, const char *path, struct bundle **info, struct ptdb_err *err)
+int dbg_load_bundle(struct dbg *d, const char *path, int allow_outside, struct bundle **info,
+		    struct ptdb_err *err)
 {
-	return dbg_load_bundle_process(d, path, 0, info, err);
+	return dbg_load_bundle_process(d, path, 0, allow_outside, info, err);
 }
 
-int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct bundle **info,
-			    struct ptdb_err *err)
+int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allow_outside,
+			    struct bundle **info, struct ptdb_err *err)
 {
 	struct bundle *b;
 	struct bundle_process *p;
@@ -305,7 +310,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 	int nm = 0;
 
 	*info = NULL;
-	if (bundle_read(path, &b, err) < 0)
+	if (bundle_read(path, allow_outside, &b, err) < 0)
 		return -1;
 	if (b->kernel_file && kernel_as_process(b, err) < 0)
 		goto fail;
@@ -357,6 +362,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, struct b
 		goto fail;
 	}
 	pm->json = xstrdup(b->json);
+	pm->allow_outside = allow_outside;
 	pm->pid = p->pid;
 	note_procs(pm, b, index);
 	pm->kernel = b->kernel_file != NULL;

@@ -3,6 +3,7 @@
  * CPUs' raw traces, copies of the modules they ran (all of them, or with
  * --compact only those), anonymous executable memory as raw images. */
 #include "core/tracing/bundle.h"
+#include "core/tracing/bundle_dir.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
 #include "core/tracing/items_int.h"
@@ -22,54 +23,10 @@
 
 #define TRIPLE "x86_64-unknown-linux-gnu"
 
-static int mkdirs(char *path, struct ptdb_err *err)
-{
-	for (char *s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			ptdb_err_errno(err, "cannot create '%s'", path);
-			*s = '/';
-			return -1;
-		}
-		*s = '/';
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return ptdb_err_errno(err, "cannot create '%s'", path);
-	return 0;
-}
-
-/* Creates the file's directories and writes data to it. */
+/* Writes a new file under the bundle's temporary folder. */
 static int write_file(const char *path, const void *data, size_t n, struct ptdb_err *err)
 {
-	char dir[PATH_MAX];
-	char *slash;
-	int fd;
-	size_t done = 0;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = 0;
-		if (mkdirs(dir, err) < 0)
-			return -1;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return ptdb_err_errno(err, "cannot write '%s'", path);
-	while (done < n) {
-		ssize_t w = write(fd, (const uint8_t *)data + done, n - done);
-
-		if (w < 0) {
-			close(fd);
-			return ptdb_err_errno(err, "cannot write '%s'", path);
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) < 0)
-		return ptdb_err_errno(err, "cannot write '%s'", path);
-	return 0;
+	return bundle_dir_write(path, data, n, err);
 }
 
 /* Copies the open file fd (from offset 0) to path. */
@@ -95,21 +52,6 @@ static int copy_file(int fd, const char *path, struct ptdb_err *err)
 	r = write_file(path, buf, got, err);
 	free(buf);
 	return r;
-}
-
-/* 1 if dir exists and holds anything. */
-static int dir_nonempty(const char *dir)
-{
-	DIR *dp = opendir(dir);
-	struct dirent *e;
-	int any = 0;
-
-	if (!dp)
-		return 0;
-	while (!any && (e = readdir(dp)))
-		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(dp);
-	return any;
 }
 
 /* Anonymous executable memory of the live process: [lo, hi) ranges. */
@@ -309,6 +251,30 @@ static int save_cpus(struct dbg *d, const char *dir, struct bundle *b, struct pt
 	return 0;
 }
 
+/* Where the copy of a module loaded from sp goes: under dir/modules/ (the
+ * path's names without . and ..: a bundle's systemPath never leads out),
+ * with "-N" when an earlier module took the name. */
+static char *module_file(const char *dir, const char *sp, const struct bundle_process *p, int n)
+{
+	char *rel = bundle_dir_module_rel(sp), *file = join(dir, rel);
+
+	free(rel);
+	for (int k = 0; k < n; k++) {
+		if (strcmp(p->mods[k].file, file))
+			continue;
+		{
+			size_t len = strlen(file) + 16;
+			char *f = xmalloc(len);
+
+			snprintf(f, len, "%s-%d", file, n);
+			free(file);
+			file = f;
+		}
+		k = -1;	/* again, against every earlier one */
+	}
+	return file;
+}
+
 /* The modules: copies from the open files (the vDSO's copy too), and
  * anonymous executable memory (JIT code) as raw images. */
 static int save_modules(struct dbg *d, const char *dir, int compact, const struct touch *t,
@@ -324,13 +290,7 @@ static int save_modules(struct dbg *d, const char *dir, int compact, const struc
 			continue;
 		bm = &p->mods[p->nmods++];
 		bm->system_path = xstrdup(sp);
-		bm->file = join(dir, "modules");
-		{
-			char *f = join(bm->file, sp[0] == '/' ? sp + 1 : sp);
-
-			free(bm->file);
-			bm->file = f;
-		}
+		bm->file = module_file(dir, sp, p, p->nmods - 1);
 		bm->load_addr = sym_module_is_raw(m->sym) ? sym_module_bias(m->sym)
 							  : sym_module_link_base(m->sym) + sym_module_bias(m->sym);
 		sym_module_uuid(m->sym, uuid, sizeof(uuid));
@@ -395,8 +355,8 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	struct touch t = { d, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
-	char dir[PATH_MAX];
-	struct stat st;
+	struct bundle_dir bd;
+	const char *dir;
 	int r = -1;
 
 	memset(&b, 0, sizeof(b));
@@ -404,16 +364,10 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	if (nth == 0)
 		return ptdb_err_set(err, d->pm ? "the loaded trace holds no thread traces"
 					      : "Process is not being traced");
-	if (stat(dir_arg, &st) == 0 && !S_ISDIR(st.st_mode))
-		return ptdb_err_set(err, "'%s' exists and is not a directory", dir_arg);
-	if (!force && dir_nonempty(dir_arg))
-		return ptdb_err_set(err, "'%s' is not empty; use --force to write the bundle into it", dir_arg);
-	snprintf(dir, sizeof(dir), "%s", dir_arg);
-	if (mkdirs(dir, err) < 0)
+	if (bundle_dir_begin(&bd, dir_arg, force, err) < 0)
 		return -1;
-	if (!realpath(dir_arg, dir))
-		return ptdb_err_errno(err, "cannot use '%s'", dir_arg);
-	b.dir = dir;
+	dir = bd.tmp;
+	b.dir = bd.tmp;
 	b.json = join(dir, "trace.json");
 	save_cpu_info(d, &b);
 	b.tsc = dbg_tsc_to_bundle(d->tsc_conv);
@@ -427,10 +381,12 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	t.nanon = anon_regions(d, anon, 64);
 	if (save_threads(d, ths, nth, compact, dir, &p, &t, err) == 0 &&
 	    save_cpus(d, dir, &b, err) == 0 && save_modules(d, dir, compact, &t, &p, err) == 0 &&
-	    !(d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0) {
-		snprintf(json, jn, "%s", b.json);
+	    !(d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0 &&
+	    bundle_dir_commit(&bd, err) == 0) {
+		snprintf(json, jn, "%s/trace.json", bd.target);
 		r = 0;
 	}
+	bundle_dir_abort(&bd);	/* what is left of the temporary folder */
 	save_release(&b, &p);
 	free(t.mod_used);
 	return r;

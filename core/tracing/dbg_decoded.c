@@ -77,11 +77,11 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 
 		if (!m->sym || !m->end)
 			continue;
-		if (m->path[0] != '/' || d->pm) {	/* the vDSO copy: unlinked, open;
-							 * a bundle's copies */
-			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", sym_module_fd(m->sym));
-			c.path = fdpath;
-		}
+		/* the file the module was read from, through its open
+		 * descriptor: the vDSO's unlinked copy, a bundle's copies, a
+		 * program deleted or rebuilt since it was mapped */
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", sym_module_fd(m->sym));
+		c.path = fdpath;
 		if (sym_module_segments(m->sym, add_segment, &c) < 0) {
 			trace_image_release(img);
 			return -1;
