@@ -415,7 +415,8 @@ def escapes_and_sizes():
 
 def hostile_traces():
     """Traces the decoder must survive: code that loops on itself ('jmp .',
-    under a TIP.PGE, with and without a pending TIP.PGD) ends in one error
+    under a TIP.PGE with a packet after it, a TNT or a TIP.PGD, that the
+    loop never reaches; a trace that ends at the TIP.PGE ends there) ends in one error
     item instead of a stack overflow or a decode without end; bytes
     without one PSB say that no sync point was found."""
     psb = bytes([0x02, 0x82] * 8)
@@ -425,11 +426,12 @@ def hostile_traces():
     rnd = random.Random(32)
     noise = bytes(rnd.randrange(256) for _ in range(1 << 16)).replace(bytes([0x02, 0x82]), b"\0\0")
     cases = [
-        ("jmp . under TIP.PGE", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge,
+        ("jmp . under TIP.PGE", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge + b"\x06",
          "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
         ("jmp . with a TIP.PGD pending", bytes([0xeb, 0xfe]), psb + mode64 + psbend + mode64 + pge + b"\x01",
          "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
-        ("call . under TIP.PGE", bytes([0xe8, 0xfb, 0xff, 0xff, 0xff]), psb + mode64 + psbend + mode64 + pge,
+        ("call . under TIP.PGE", bytes([0xe8, 0xfb, 0xff, 0xff, 0xff]),
+         psb + mode64 + psbend + mode64 + pge + b"\x06",
          "(error) endless loop without trace packets: 0x%016x" % RAW_BASE),
         ("random bytes", RAW_CODE, noise, "(error) no sync point found"),
     ]
