@@ -1,0 +1,762 @@
+/* cmd/dap-run.c: the DAP requests that start, run and end the debuggee —
+ * launch (with ptdb's trace), attach, configurationDone, breakpoints of
+ * every kind, continue and the steps forward and back (through the same
+ * commands the REPL runs, so that replaying, breakpoint conditions and
+ * the end of the trace behave alike), pause, restart, terminate and
+ * disconnect — and the events that tell the client where it stopped. */
+#include "cmd/dap.h"
+#include "cmd/cmd.h"
+#include "cmd/report.h"
+#include "core/session/watch.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FAIL(...) (snprintf(msg, n, __VA_ARGS__), -1)
+
+static struct dbg *D(struct dap *dp)
+{
+	return &dp->s->dbg;
+}
+
+/* ---- stops ---- */
+
+static struct dap_bp *bp_of_dbg(struct dap *dp, unsigned dbg_id, int kind)
+{
+	for (int i = 0; i < dp->nbps; i++)
+		if (dp->bps[i].dbg_id == dbg_id && (kind == 'd') == (dp->bps[i].kind == 'd'))
+			return &dp->bps[i];
+	return NULL;
+}
+
+/* The breakpoint at the replay cursor, or 0. */
+static unsigned replay_bp(struct dbg *d)
+{
+	uint64_t pc = dbg_replay_pc(d);
+
+	for (int i = 0; i < d->nbps; i++)
+		for (int l = 0; l < d->bps[i].nlocs; l++)
+			if (d->bps[i].enabled && d->bps[i].locs[l].addr == pc)
+				return d->bps[i].id;
+	return 0;
+}
+
+static const char *reason_word(const struct dbg_stop *st)
+{
+	switch (st->reason) {
+	case DBG_R_BREAKPOINT:
+		return "breakpoint";
+	case DBG_R_WATCH:
+		return "data breakpoint";
+	case DBG_R_SIGNAL:
+		return "exception";
+	case DBG_R_INTERRUPT:
+		return "pause";
+	case DBG_R_EXEC:
+		return "entry";
+	default:
+		return "step";
+	}
+}
+
+void dap_report_stop(struct dap *dp, const char *hint)
+{
+	struct dbg *d = D(dp);
+	struct json_object *b, *ids = NULL;
+	char desc[512];
+	unsigned bpid = 0;
+	pid_t tid;
+
+	dap_flush_output(dp);
+	dap_refs_reset(dp);
+	if (!dbg_alive(d) && !dbg_replaying(d)) {
+		if (dp->exited_sent || (!dp->launched && !dp->attached))
+			return;
+		if (d->last.reason == DBG_R_EXITED) {
+			b = json_object_new_object();
+			json_object_object_add(b, "exitCode", json_object_new_int(
+				d->last.signaled ? 128 + d->last.signo : d->last.exit_status));
+			dap_event(dp, "exited", b);
+		}
+		dap_event(dp, "terminated", NULL);
+		dp->exited_sent = 1;
+		return;
+	}
+	b = json_object_new_object();
+	if (dbg_replaying(d)) {
+		uint64_t id, total;
+
+		tid = dbg_replay_tid(d);
+		dbg_replay_cursor(d, &id, &total);
+		snprintf(desc, sizeof(desc), "replaying: instruction %" PRIu64 " of %" PRIu64 "%s", id,
+			 total, id == 0 ? " (the trace begins here)" : "");
+		bpid = replay_bp(d);
+		json_object_object_add(b, "reason", json_object_new_string(
+			bpid && hint && !strcmp(hint, "breakpoint") ? "breakpoint" : "step"));
+		if (!(bpid && hint && !strcmp(hint, "breakpoint")))
+			bpid = 0;
+	} else {
+		const char *r = hint && !strcmp(hint, "entry") ? "entry" : reason_word(&d->last);
+
+		tid = d->last.tid ? d->last.tid : d->sel_tid;
+		if (!dbg_thread_index(d, tid))
+			tid = d->sel_tid;
+		json_object_object_add(b, "reason", json_object_new_string(r));
+		desc[0] = 0;
+		if (d->last.reason == DBG_R_BREAKPOINT || d->last.reason == DBG_R_WATCH)
+			bpid = d->last.bp_id;
+		report_reason(d, tid, desc, sizeof(desc));
+		if (hint && !strcmp(hint, "live"))
+			snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
+				 "%sthe end of the trace: live again", desc[0] ? "; " : "");
+	}
+	if (bpid) {
+		struct dap_bp *bp = bp_of_dbg(dp, bpid, d->last.reason == DBG_R_WATCH &&
+					      !dbg_replaying(d) ? 'd' : 's');
+
+		if (bp) {
+			ids = json_object_new_array();
+			json_object_array_add(ids, json_object_new_int((int)bp->id));
+			json_object_object_add(b, "hitBreakpointIds", ids);
+		}
+	}
+	json_object_object_add(b, "threadId", json_object_new_int(tid));
+	json_object_object_add(b, "allThreadsStopped", json_object_new_boolean(1));
+	json_object_object_add(b, "preserveFocusHint", json_object_new_boolean(0));
+	if (desc[0]) {
+		json_object_object_add(b, "description", json_object_new_string(desc));
+		if (dbg_replaying(d))
+			json_object_object_add(b, "text", json_object_new_string(desc));
+	}
+	dap_event(dp, "stopped", b);
+}
+
+/* Runs line (a ptdb command) and reports the stop; log points print and
+ * run on. */
+static void run(struct dap *dp, const char *line, const char *hint)
+{
+	struct dbg *d = D(dp);
+	int was_replaying = dbg_replaying(d);
+
+	dap_refs_reset(dp);
+	for (int guard = 0; guard < 100000 && !dp->gone; guard++) {
+		struct dap_bp *bp;
+		char text[4096];
+
+		dap_command(dp, line, 1);
+		if (!dbg_alive(d) || dbg_replaying(d) || d->last.reason != DBG_R_BREAKPOINT)
+			break;
+		bp = bp_of_dbg(dp, d->last.bp_id, 's');
+		if (!bp || !bp->log || strcmp(line, "process continue"))
+			break;
+		dap_log_message(dp, bp->log, text, sizeof(text));
+		dap_output(dp, "console", text);
+	}
+	if (was_replaying && !dbg_replaying(d) && dbg_alive(d) && !hint)
+		hint = "live";
+	dap_report_stop(dp, hint);
+}
+
+/* ---- launch, attach ---- */
+
+static int run_commands(struct dap *dp, struct json_object *args, const char *key)
+{
+	struct json_object *a;
+
+	if (!args || !json_object_object_get_ex(args, key, &a) || !json_object_is_type(a, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *c = json_object_array_get_idx(a, i);
+
+		if (json_object_is_type(c, json_type_string))
+			dap_command(dp, json_object_get_string(c), 0);
+	}
+	return 0;
+}
+
+static void set_env(struct json_object *env)
+{
+	if (!env)
+		return;
+	if (json_object_is_type(env, json_type_object)) {
+		json_object_object_foreach(env, k, v) {
+			if (json_object_is_type(v, json_type_null))
+				unsetenv(k);
+			else
+				setenv(k, json_object_get_string(v), 1);
+		}
+	} else if (json_object_is_type(env, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(env); i++) {
+			const char *kv = json_object_get_string(json_object_array_get_idx(env, i));
+			char *eq = kv ? strchr(kv, '=') : NULL;
+
+			if (eq) {
+				char *k = strndup(kv, (size_t)(eq - kv));
+
+				setenv(k, eq + 1, 1);
+				free(k);
+			}
+		}
+	}
+}
+
+/* ptdb's "trace": {"mode": "thread"|"process", "size": N|"64KiB", "engine": ...} */
+static int start_trace(struct dap *dp, struct json_object *t, char *msg, size_t n)
+{
+	const char *mode = dap_str(t, "mode"), *engine = dap_str(t, "engine");
+	struct json_object *sz;
+	char line[256], size[64] = "";
+
+	if (!mode)
+		mode = "thread";
+	if (strcmp(mode, "thread") && strcmp(mode, "process"))
+		return FAIL("invalid trace mode '%s': expected thread or process", mode);
+	if (engine) {
+		snprintf(line, sizeof(line), "settings set trace.software.engine %s", engine);
+		if (dap_command(dp, line, 0) != CMD_OK)
+			return FAIL("invalid trace engine '%s': expected cache or ptrace", engine);
+	}
+	if (json_object_object_get_ex(t, "size", &sz))
+		snprintf(size, sizeof(size), " --size %s", json_object_get_string(sz));
+	snprintf(line, sizeof(line), "%s trace start%s", mode, size);
+	if (dap_command(dp, line, 0) != CMD_OK)
+		return FAIL("'%s' failed (see the console)", line);
+	return 0;
+}
+
+static int do_launch(struct dap *dp, struct json_object *args, char *msg, size_t n)
+{
+	struct dbg *d = D(dp);
+	const char *prog = dap_str(args, "program"), *cwd = dap_str(args, "cwd");
+	struct json_object *a, *env, *t;
+	struct ptdb_err err;
+	char **argv;
+	size_t na = 0;
+	int r;
+
+	if (!prog)
+		return FAIL("launch needs 'program'");
+	run_commands(dp, args, "initCommands");
+	if (!d->exe_path || strcmp(d->exe_path, prog)) {
+		if (dbg_set_exe(d, prog, &err) < 0)
+			return FAIL("%s", err.msg);
+	}
+	run_commands(dp, args, "preRunCommands");
+	if (cwd && chdir(cwd) < 0)
+		return FAIL("cannot change to '%s': %s", cwd, strerror(errno));
+	if (json_object_object_get_ex(args, "env", &env))
+		set_env(env);
+	if (json_object_object_get_ex(args, "args", &a) && json_object_is_type(a, json_type_array))
+		na = json_object_array_length(a);
+	argv = calloc(na + 2, sizeof(*argv));
+	argv[0] = d->exe_path;
+	for (size_t i = 0; i < na; i++)
+		argv[i + 1] = (char *)json_object_get_string(json_object_array_get_idx(a, i));
+	r = dbg_launch(d, argv, settings_get_bool(&dp->s->settings, SETTING_DISABLE_ASLR), &err);
+	free(argv);
+	if (r < 0)
+		return FAIL("%s", err.msg);
+	dp->launched = 1;
+	dp->exited_sent = 0;
+	dp->stop_on_entry = dap_bool(args, "stopOnEntry", 0);
+	if (json_object_object_get_ex(args, "trace", &t) && json_object_is_type(t, json_type_object) &&
+	    start_trace(dp, t, msg, n) < 0)
+		return -1;
+	return 0;
+}
+
+static int launch(struct dap *dp, struct json_object *args, struct json_object **body, char *msg,
+		  size_t n)
+{
+	(void)body;
+	if (dp->launched || dp->attached)
+		return FAIL("a process is already being debugged");
+	if (do_launch(dp, args, msg, n) < 0)
+		return -1;
+	json_object_put(dp->launch_args);
+	dp->launch_args = json_object_get(args);
+	return 0;
+}
+
+static int attach(struct dap *dp, struct json_object *args, struct json_object **body, char *msg,
+		  size_t n)
+{
+	struct dbg *d = D(dp);
+	int64_t pid = dap_int(args, "pid", 0);
+	const char *prog = dap_str(args, "program"), *name = dap_str(args, "name");
+	char line[512];
+
+	(void)body;
+	if (dp->launched || dp->attached)
+		return FAIL("a process is already being debugged");
+	run_commands(dp, args, "initCommands");
+	if (!pid && !name && prog)
+		name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	if (pid > 0)
+		snprintf(line, sizeof(line), "process attach -p %" PRId64, pid);
+	else if (name && !strpbrk(name, " '\"\\"))
+		snprintf(line, sizeof(line), "process attach -n %s", name);
+	else
+		return FAIL("attach needs 'pid' or a process 'name' (or 'program')");
+	dap_command(dp, line, 0);
+	if (!dbg_alive(d))
+		return FAIL("attach failed (see the console)");
+	dp->attached = 1;
+	dp->exited_sent = 0;
+	dp->stop_on_entry = dap_bool(args, "stopOnEntry", 0);
+	run_commands(dp, args, "preRunCommands");
+	return 0;
+}
+
+static void send_process(struct dap *dp, const char *how)
+{
+	struct json_object *b = json_object_new_object();
+	struct dbg *d = D(dp);
+
+	json_object_object_add(b, "name", json_object_new_string(d->exe_path ? d->exe_path : "?"));
+	json_object_object_add(b, "systemProcessId", json_object_new_int(d->pid));
+	json_object_object_add(b, "isLocalProcess", json_object_new_boolean(1));
+	json_object_object_add(b, "startMethod", json_object_new_string(how));
+	json_object_object_add(b, "pointerSize", json_object_new_int(64));
+	dap_event(dp, "process", b);
+}
+
+/* The process runs (or, stopOnEntry, reports its first stop). */
+static void start(struct dap *dp)
+{
+	if (dp->stop_on_entry) {
+		dap_report_stop(dp, "entry");
+		return;
+	}
+	run(dp, "process continue", NULL);
+}
+
+static int config_done(struct dap *dp, struct json_object *args, struct json_object **body,
+		       char *msg, size_t n)
+{
+	(void)args;
+	(void)body;
+	if (dp->configured)
+		return FAIL("configurationDone was already sent");
+	dp->configured = 1;
+	return 0;
+}
+
+/* ---- breakpoints ---- */
+
+static void bp_drop(struct dap *dp, int i)
+{
+	if (dp->bps[i].dbg_id) {
+		if (dp->bps[i].kind == 'd')
+			dbg_watch_delete(D(dp), dp->bps[i].dbg_id);
+		else
+			dbg_bp_delete(D(dp), dp->bps[i].dbg_id);
+	}
+	free(dp->bps[i].file);
+	free(dp->bps[i].log);
+	dp->bps[i] = dp->bps[--dp->nbps];
+}
+
+static struct dap_bp *bp_new(struct dap *dp, int kind, const char *file)
+{
+	struct dap_bp *b;
+
+	dp->bps = realloc(dp->bps, (size_t)(dp->nbps + 1) * sizeof(*dp->bps));
+	b = &dp->bps[dp->nbps++];
+	memset(b, 0, sizeof(*b));
+	b->id = dp->next_bp++;
+	b->kind = kind;
+	b->file = file ? strdup(file) : NULL;
+	return b;
+}
+
+/* hitCondition: "N", ">= N" or "== N": stop from the Nth hit on. */
+static int hit_count(const char *h, unsigned *ignore)
+{
+	char *end;
+	unsigned long v;
+
+	while (*h == ' ' || *h == '>' || *h == '=')
+		h++;
+	v = strtoul(h, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (*end || end == h || !v)
+		return -1;
+	*ignore = (unsigned)v - 1;
+	return 0;
+}
+
+/* The breakpoint's answer: verified with its line when it has a location. */
+static struct json_object *bp_json(struct dap *dp, struct dap_bp *b, const char *why)
+{
+	struct json_object *o = json_object_new_object();
+	struct dbg_bp *bp = b->kind != 'd' ? dbg_bp_find(D(dp), b->dbg_id) : NULL;
+	int ok = b->kind == 'd' ? b->dbg_id != 0 : bp && bp->nlocs > 0;
+
+	json_object_object_add(o, "id", json_object_new_int((int)b->id));
+	json_object_object_add(o, "verified", json_object_new_boolean(ok && !why));
+	if (why)
+		json_object_object_add(o, "message", json_object_new_string(why));
+	else if (!ok)
+		json_object_object_add(o, "message", json_object_new_string(
+			"no location yet: pending until a module with it loads"));
+	if (bp && bp->nlocs > 0) {
+		const char *file;
+		unsigned line, col;
+		char ref[32];
+
+		if (dbg_addr_line(D(dp), bp->locs[0].addr, &file, &line, &col) == 0) {
+			struct json_object *src = json_object_new_object();
+			char mapped[4096];
+			const char *p = dbg_source_path(D(dp), file, mapped, sizeof(mapped));
+			const char *base = strrchr(p, '/');
+
+			json_object_object_add(src, "name", json_object_new_string(base ? base + 1 : p));
+			json_object_object_add(src, "path", json_object_new_string(p));
+			json_object_object_add(o, "source", src);
+			json_object_object_add(o, "line", json_object_new_int((int)line));
+		}
+		snprintf(ref, sizeof(ref), "0x%" PRIx64, bp->locs[0].addr);
+		json_object_object_add(o, "instructionReference", json_object_new_string(ref));
+	}
+	return o;
+}
+
+/* Applies condition, hitCondition and logMessage of spec to b; the
+ * problem, or NULL. */
+static const char *bp_options(struct dap *dp, struct dap_bp *b, struct json_object *spec)
+{
+	struct dbg_bp *bp = dbg_bp_find(D(dp), b->dbg_id);
+	const char *cond = dap_str(spec, "condition"), *hit = dap_str(spec, "hitCondition");
+	const char *log = dap_str(spec, "logMessage");
+
+	if (!bp)
+		return "the breakpoint could not be set";
+	dbg_bp_set_condition(bp, cond && *cond ? cond : NULL);
+	bp->ignore = 0;
+	if (hit && *hit && hit_count(hit, &bp->ignore) < 0)
+		return "unsupported hitCondition: expected a hit count (N, >= N or == N)";
+	free(b->log);
+	b->log = log && *log ? strdup(log) : NULL;
+	return NULL;
+}
+
+/* Shared by the source, function and instruction kinds: the client's whole
+ * list replaces ours (same place kept: same id). */
+static int set_bps(struct dap *dp, struct json_object *list, int kind, const char *file,
+		   struct json_object **body)
+{
+	struct json_object *out = json_object_new_array(), *b;
+	int nl = list && json_object_is_type(list, json_type_array) ? (int)json_object_array_length(list) : 0;
+	char *keep = calloc((size_t)dp->nbps + 1, 1);
+
+	for (int i = 0; i < nl; i++) {
+		struct json_object *spec = json_object_array_get_idx(list, i);
+		const char *name = dap_str(spec, "name"), *ref = dap_str(spec, "instructionReference");
+		unsigned line = (unsigned)dap_int(spec, "line", 0);
+		uint64_t addr = ref ? strtoull(ref, NULL, 0) + (uint64_t)dap_int(spec, "offset", 0) : 0;
+		struct dap_bp *bp = NULL;
+		const char *why = NULL;
+
+		for (int j = 0; j < dp->nbps && !bp; j++) {
+			struct dbg_bp *o = dbg_bp_find(D(dp), dp->bps[j].dbg_id);
+
+			if (dp->bps[j].kind != kind || keep[j] || !o ||
+			    (kind == 's' && (strcmp(dp->bps[j].file, file) || o->line != line)) ||
+			    (kind == 'f' && (!name || !o->name || strcmp(o->name, name))) ||
+			    (kind == 'i' && o->addr != addr))
+				continue;
+			keep[j] = 1;
+			bp = &dp->bps[j];
+		}
+		if (!bp) {
+			struct dbg_bp *nb = NULL;
+
+			bp = bp_new(dp, kind, file);
+			keep = realloc(keep, (size_t)dp->nbps + 1);
+			keep[dp->nbps - 1] = 1;
+			if (kind == 's' && line)
+				nb = dbg_bp_add(D(dp), DBG_BP_LINE, NULL, file, line, 0);
+			else if (kind == 'f' && name && *name)
+				nb = dbg_bp_add(D(dp), DBG_BP_NAME, name, NULL, 0, 0);
+			else if (kind == 'i' && addr)
+				nb = dbg_bp_add(D(dp), DBG_BP_ADDR, NULL, NULL, 0, addr);
+			bp->dbg_id = nb ? nb->id : 0;
+		}
+		why = bp_options(dp, bp, spec);
+		json_object_array_add(out, bp_json(dp, bp, why));
+	}
+	for (int j = dp->nbps - 1; j >= 0; j--)
+		if (!keep[j] && dp->bps[j].kind == kind && (kind != 's' || !strcmp(dp->bps[j].file, file)))
+			bp_drop(dp, j);
+	free(keep);
+	b = json_object_new_object();
+	json_object_object_add(b, "breakpoints", out);
+	*body = b;
+	return 0;
+}
+
+static int set_breakpoints(struct dap *dp, struct json_object *args, struct json_object **body,
+			   char *msg, size_t n)
+{
+	struct json_object *src = NULL, *list = NULL;
+	const char *path;
+
+	json_object_object_get_ex(args, "source", &src);
+	path = dap_str(src, "path");
+	if (!path)
+		return FAIL("setBreakpoints needs source.path");
+	json_object_object_get_ex(args, "breakpoints", &list);
+	return set_bps(dp, list, 's', path, body);
+}
+
+static int set_function_bps(struct dap *dp, struct json_object *args, struct json_object **body,
+			    char *msg, size_t n)
+{
+	struct json_object *list = NULL;
+
+	(void)msg;
+	(void)n;
+	json_object_object_get_ex(args, "breakpoints", &list);
+	return set_bps(dp, list, 'f', NULL, body);
+}
+
+static int set_insn_bps(struct dap *dp, struct json_object *args, struct json_object **body,
+			char *msg, size_t n)
+{
+	struct json_object *list = NULL;
+
+	(void)msg;
+	(void)n;
+	json_object_object_get_ex(args, "breakpoints", &list);
+	return set_bps(dp, list, 'i', NULL, body);
+}
+
+/* dataId: "0xADDR/SIZE" (dataBreakpointInfo in dap-data.c gives it). */
+static int set_data_bps(struct dap *dp, struct json_object *args, struct json_object **body,
+			char *msg, size_t n)
+{
+	struct json_object *list = NULL, *out = json_object_new_array(), *b;
+	int nl;
+
+	(void)msg;
+	(void)n;
+	json_object_object_get_ex(args, "breakpoints", &list);
+	for (int j = dp->nbps - 1; j >= 0; j--)
+		if (dp->bps[j].kind == 'd')
+			bp_drop(dp, j);
+	nl = list && json_object_is_type(list, json_type_array) ? (int)json_object_array_length(list) : 0;
+	for (int i = 0; i < nl; i++) {
+		struct json_object *spec = json_object_array_get_idx(list, i);
+		const char *id = dap_str(spec, "dataId"), *acc = dap_str(spec, "accessType");
+		struct dap_bp *bp = bp_new(dp, 'd', NULL);
+		struct dbg_watchpoint *w = NULL;
+		char *slash;
+		uint64_t addr = id ? strtoull(id, &slash, 0) : 0;
+		unsigned size = id && *slash == '/' ? (unsigned)strtoul(slash + 1, NULL, 0) : 0;
+		int access = acc && !strcmp(acc, "read") ? 1 : acc && !strcmp(acc, "readWrite") ? 3 : 2;
+		struct ptdb_err err;
+
+		if (addr && size)
+			w = dbg_watch_add(D(dp), addr, size, access, NULL, NULL, 0, &err);
+		bp->dbg_id = w ? w->id : 0;
+		json_object_array_add(out, bp_json(dp, bp, w ? NULL : addr && size ? err.msg
+								    : "invalid dataId"));
+	}
+	b = json_object_new_object();
+	json_object_object_add(b, "breakpoints", out);
+	*body = b;
+	return 0;
+}
+
+/* ---- running ---- */
+
+static int need_stopped(struct dap *dp, struct json_object *args, char *msg, size_t n)
+{
+	struct dbg *d = D(dp);
+	int64_t tid = dap_int(args, "threadId", 0);
+
+	if (!dbg_alive(d) && !dbg_replaying(d))
+		return FAIL("no process: launch or attach first");
+	if (!dp->configured)
+		return FAIL("the process runs after configurationDone");
+	if (tid && !dbg_replaying(d) && dbg_thread_index(d, (pid_t)tid))
+		dbg_select_thread(d, (pid_t)tid);
+	return 0;
+}
+
+static int resume_req(struct dap *dp, struct json_object *args, struct json_object **body,
+		      char *msg, size_t n)
+{
+	if (need_stopped(dp, args, msg, n) < 0)
+		return -1;
+	*body = json_object_new_object();
+	json_object_object_add(*body, "allThreadsContinued", json_object_new_boolean(1));
+	return 0;
+}
+
+static int step_req(struct dap *dp, struct json_object *args, struct json_object **body,
+		    char *msg, size_t n)
+{
+	(void)body;
+	return need_stopped(dp, args, msg, n);
+}
+
+static int back_req(struct dap *dp, struct json_object *args, struct json_object **body,
+		    char *msg, size_t n)
+{
+	struct dbg *d = D(dp);
+
+	(void)body;
+	if (need_stopped(dp, args, msg, n) < 0)
+		return -1;
+	if (!dbg_trace_thread(d, dbg_replaying(d) ? dbg_replay_tid(d) : d->sel_tid))
+		return FAIL("the thread is not traced: there is no history to step back in "
+			    "(launch with \"trace\": {\"mode\": \"thread\"})");
+	return 0;
+}
+
+static int pause_req(struct dap *dp, struct json_object *args, struct json_object **body,
+		     char *msg, size_t n)
+{
+	(void)args;
+	(void)body;
+	if (!dp->launched && !dp->attached)
+		return FAIL("no process: launch or attach first");
+	return 0;	/* a running process was interrupted by the reader */
+}
+
+/* Ends the debuggee as asked: killed, or detached and running. */
+static void end_process(struct dap *dp, int terminate)
+{
+	struct dbg *d = D(dp);
+	struct dbg_stop st;
+	struct ptdb_err err;
+
+	if (dbg_replaying(d))
+		dbg_replay_leave(d);
+	if (!dbg_alive(d))
+		return;
+	if (terminate)
+		dbg_kill(d, &st, &err);
+	else if (dbg_detach(d, &err) < 0)
+		dbg_kill(d, &st, &err);
+}
+
+void dap_abandon(struct dap *dp)
+{
+	end_process(dp, dp->launched);
+	dp->done = 1;
+}
+
+static int disconnect(struct dap *dp, struct json_object *args, struct json_object **body,
+		      char *msg, size_t n)
+{
+	(void)body;
+	(void)msg;
+	(void)n;
+	end_process(dp, dap_bool(args, "terminateDebuggee", dp->launched));
+	dp->done = 1;
+	return 0;
+}
+
+static int terminate(struct dap *dp, struct json_object *args, struct json_object **body,
+		     char *msg, size_t n)
+{
+	(void)args;
+	(void)body;
+	if (!dp->launched && !dp->attached)
+		return FAIL("no process: launch or attach first");
+	end_process(dp, 1);
+	return 0;
+}
+
+static int restart(struct dap *dp, struct json_object *args, struct json_object **body,
+		   char *msg, size_t n)
+{
+	struct json_object *la = NULL;
+
+	(void)body;
+	if (!dp->launch_args)
+		return FAIL("restart needs a launched process");
+	if (args && json_object_object_get_ex(args, "arguments", &la) && la)
+		la = json_object_get(la);
+	else
+		la = json_object_get(dp->launch_args);
+	end_process(dp, 1);
+	dp->launched = 0;
+	dap_refs_reset(dp);
+	if (do_launch(dp, la, msg, n) < 0) {
+		json_object_put(la);
+		return -1;
+	}
+	json_object_put(dp->launch_args);
+	dp->launch_args = la;
+	return 0;
+}
+
+static int cancel(struct dap *dp, struct json_object *args, struct json_object **body, char *msg,
+		  size_t n)
+{
+	(void)dp;
+	(void)args;
+	(void)body;
+	(void)msg;
+	(void)n;
+	return 0;	/* requests are answered in order: nothing is left to cancel */
+}
+
+void dap_after(struct dap *dp, const char *c, struct json_object *args)
+{
+	int insn = args && dap_str(args, "granularity") && !strcmp(dap_str(args, "granularity"), "instruction");
+
+	if (!strcmp(c, "launch") || !strcmp(c, "attach")) {
+		send_process(dp, c);
+		dap_event(dp, "initialized", NULL);
+	} else if (!strcmp(c, "configurationDone")) {
+		if (dp->launched || dp->attached)
+			start(dp);
+	} else if (!strcmp(c, "restart")) {
+		send_process(dp, "launch");
+		start(dp);
+	} else if (!strcmp(c, "terminate")) {
+		dap_report_stop(dp, NULL);
+	} else if (!strcmp(c, "continue")) {
+		run(dp, "process continue", NULL);
+	} else if (!strcmp(c, "next")) {
+		run(dp, insn ? "thread step-inst-over" : "thread step-over", NULL);
+	} else if (!strcmp(c, "stepIn")) {
+		run(dp, insn ? "thread step-inst" : "thread step-in", NULL);
+	} else if (!strcmp(c, "stepOut")) {
+		run(dp, "thread step-out", NULL);
+	} else if (!strcmp(c, "stepBack")) {
+		run(dp, insn ? "thread reverse-stepi" : "thread reverse-next", NULL);
+	} else if (!strcmp(c, "reverseContinue")) {
+		run(dp, "thread reverse-continue", "breakpoint");
+	}
+}
+
+dap_handler dap_run_handler(const char *c)
+{
+	static const struct {
+		const char *name;
+		dap_handler fn;
+	} tab[] = {
+		{ "launch", launch }, { "attach", attach }, { "configurationDone", config_done },
+		{ "setBreakpoints", set_breakpoints }, { "setFunctionBreakpoints", set_function_bps },
+		{ "setInstructionBreakpoints", set_insn_bps }, { "setDataBreakpoints", set_data_bps },
+		{ "continue", resume_req }, { "next", step_req }, { "stepIn", step_req },
+		{ "stepOut", step_req }, { "stepBack", back_req }, { "reverseContinue", back_req },
+		{ "pause", pause_req }, { "disconnect", disconnect }, { "terminate", terminate },
+		{ "restart", restart }, { "cancel", cancel },
+	};
+
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(tab[i].name, c))
+			return tab[i].fn;
+	return NULL;
+}
