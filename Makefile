@@ -21,7 +21,7 @@ endif
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
-	binutils libc6-dbg lldb-16 qemu-user
+	binutils libc6-dbg lldb-16 qemu-user nodejs
 
 LIB_SRCS  = $(wildcard base/*.c core/*/*.c target/*.c trace/*.c disasm/*.c) \
 	$(filter-out cmd/main.c,$(wildcard cmd/*.c))
@@ -117,6 +117,15 @@ deps:
 	if [ "$$(id -u)" != 0 ]; then echo "deps: missing packages:$$missing; run 'make deps' as root (apt-get install)" >&2; exit 1; fi; \
 	echo "deps: installing$$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
+	@$(MAKE) --no-print-directory npm-deps
+
+# The DAP tests' npm packages (tests/dap/package.json, locked by
+# package-lock.json) into tests/dap/node_modules, which is never committed.
+npm-deps:
+	@if [ -d tests/dap/node_modules/@vscode/debugadapter-testsupport ] && \
+	  [ tests/dap/node_modules/.package-lock.json -nt tests/dap/package-lock.json ]; then \
+	  echo "deps: npm packages present"; \
+	else cd tests/dap && npm ci --no-audit --no-fund; fi
 
 check: deps
 	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs $(FUZZ_REPLAYS)
@@ -149,4 +158,4 @@ print-cflags:
 print-ldlibs:
 	@echo $(LDLIBS)
 
-.PHONY: all deps check demo bench hwcheck install clean programs fuzz print-cflags print-ldlibs
+.PHONY: all deps npm-deps check demo bench hwcheck install clean programs fuzz print-cflags print-ldlibs

@@ -625,6 +625,7 @@ static int pause_req(struct dap *dp, struct json_object *args, struct json_objec
 {
 	(void)args;
 	(void)body;
+	dp->pause_pending = 0;	/* the run it stopped is over */
 	if (!dp->launched && !dp->attached)
 		return FAIL("no process: launch or attach first");
 	return 0;	/* a running process was interrupted by the reader */

@@ -137,6 +137,21 @@ static void respond(struct dap *dp, int64_t seq, const char *command, int ok, co
 
 /* ---- reading (the reader thread) ---- */
 
+/* SIGTERM, SIGHUP: the session ends as when the client goes away (a
+ * launched program killed, an attached one detached); the handler only
+ * wakes the reader through this pipe. */
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_term(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(sig_pipe[1], "t", 1) < 0)
+		errno = e;
+	errno = e;
+}
+
 struct rbuf {
 	int fd;
 	char buf[65536];
@@ -146,8 +161,14 @@ struct rbuf {
 static int rbyte(struct rbuf *r)
 {
 	if (r->pos == r->len) {
+		struct pollfd p[2] = { { r->fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		ssize_t n;
 
+		while (poll(p, 2, -1) < 0)
+			if (errno != EINTR)
+				return -1;
+		if (p[1].revents)
+			return -1;	/* SIGTERM or SIGHUP */
 		do
 			n = read(r->fd, r->buf, sizeof(r->buf));
 		while (n < 0 && errno == EINTR);
@@ -264,6 +285,8 @@ static void *reader(void *arg)
 			const char *c = dap_str(o, "command");
 
 			/* the main thread may be waiting on the process */
+			if (!strcmp(c, "pause"))
+				dp->pause_pending = 1;
 			if (dp->running && (!strcmp(c, "pause") || !strcmp(c, "disconnect") ||
 					    !strcmp(c, "terminate") || !strcmp(c, "restart")))
 				dbg_request_interrupt(&dp->s->dbg, 0);
@@ -358,6 +381,11 @@ int dap_command(struct dap *dp, const char *line, int quiet)
 	enum cmd_status st;
 
 	dp->running = 1;
+	if (dp->pause_pending) {
+		/* a pause that came before the run began stops it at once */
+		dbg_interrupt_arm(&dp->s->dbg);
+		dbg_request_interrupt(&dp->s->dbg, 0);
+	}
 	st = cmd_run_line(dp->s, line, out, err);
 	dp->running = 0;
 	fclose(out);
@@ -474,6 +502,10 @@ int dap_main(struct session *s, int port)
 	int in, out;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(sig_pipe, O_CLOEXEC) == 0) {
+		signal(SIGTERM, on_term);
+		signal(SIGHUP, on_term);
+	}
 	if (port >= 0) {
 		if ((in = listen_port(port)) < 0)
 			return 1;

@@ -57,6 +57,7 @@ struct dap {
 	struct dap_msg *qhead, *qtail;
 	volatile int running;		/* the main thread is resuming the process */
 	volatile int gone;		/* the client went away */
+	volatile int pause_pending;	/* pause came: the next run stops at once */
 	int initialized, launched, attached, configured, stop_on_entry, done;
 	int exited_sent;
 	struct json_object *launch_args;	/* for restart (owned) */

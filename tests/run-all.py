@@ -16,7 +16,8 @@ the symbol tests (tests/symbols_test.py), the 64-thread stress test
 (tests/stress_test.py), the two software engines on every tracing transcript
 (tests/engine_test.py), valgrind memcheck on the transcripts of mission §1
 (tests/valgrind_test.py) and the comparison of variables and expressions
-with lldb-16 (tests/lldb_compare_test.py) run; each reports results through
+with lldb-16 (tests/lldb_compare_test.py) and the Debug Adapter Protocol
+sessions (tests/dap_test.py, node) run; each reports results through
 tests/results.py.
 """
 import os
@@ -46,6 +47,7 @@ import stress_test  # noqa: E402
 import lldb_compare_test  # noqa: E402
 import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
+import dap_test  # noqa: E402
 
 
 def run_unit(binary, ok=results.ok, fail=results.fail):
@@ -78,7 +80,8 @@ def run_unit(binary, ok=results.ok, fail=results.fail):
 BESIDE_UNITS = [engine_test]
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
-          stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test]
+          stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test,
+          dap_test]
 
 
 def main():
