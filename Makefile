@@ -148,6 +148,7 @@ install: ptdb
 	install -m 755 ptdb $(DESTDIR)$(PREFIX)/bin/ptdb
 	install -m 644 man/ptdb.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptdb.1
 	install -m 644 man/ptdb-trace.7 $(DESTDIR)$(PREFIX)/share/man/man7/ptdb-trace.7
+	install -m 644 man/ptdb-dap.7 $(DESTDIR)$(PREFIX)/share/man/man7/ptdb-dap.7
 
 clean:
 	rm -f ptdb libptdb.a */*.o core/*/*.o $(UNIT_BINS) $(PROGS) $(FUZZ_REPLAYS)
