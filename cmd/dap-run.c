@@ -72,6 +72,8 @@ void dap_report_stop(struct dap *dp, const char *hint)
 
 	dap_flush_output(dp);
 	dap_refs_reset(dp);
+	dap_progress_end(dp);
+	dap_events_sync(dp);
 	if (!dbg_alive(d) && !dbg_replaying(d)) {
 		if (dp->exited_sent || (!dp->launched && !dp->attached))
 			return;
@@ -391,7 +393,7 @@ static int hit_count(const char *h, unsigned *ignore)
 }
 
 /* The breakpoint's answer: verified with its line when it has a location. */
-static struct json_object *bp_json(struct dap *dp, struct dap_bp *b, const char *why)
+struct json_object *dap_bp_json(struct dap *dp, struct dap_bp *b, const char *why)
 {
 	struct json_object *o = json_object_new_object();
 	struct dbg_bp *bp = b->kind != 'd' ? dbg_bp_find(D(dp), b->dbg_id) : NULL;
@@ -404,6 +406,8 @@ static struct json_object *bp_json(struct dap *dp, struct dap_bp *b, const char 
 	else if (!ok)
 		json_object_object_add(o, "message", json_object_new_string(
 			"no location yet: pending until a module with it loads"));
+	if (bp)
+		b->nlocs = bp->nlocs;
 	if (bp && bp->nlocs > 0) {
 		const char *file;
 		unsigned line, col;
@@ -488,7 +492,7 @@ static int set_bps(struct dap *dp, struct json_object *list, int kind, const cha
 			bp->dbg_id = nb ? nb->id : 0;
 		}
 		why = bp_options(dp, bp, spec);
-		json_object_array_add(out, bp_json(dp, bp, why));
+		json_object_array_add(out, dap_bp_json(dp, bp, why));
 	}
 	for (int j = dp->nbps - 1; j >= 0; j--)
 		if (!keep[j] && dp->bps[j].kind == kind && (kind != 's' || !strcmp(dp->bps[j].file, file)))
@@ -564,7 +568,7 @@ static int set_data_bps(struct dap *dp, struct json_object *args, struct json_ob
 		if (addr && size)
 			w = dbg_watch_add(D(dp), addr, size, access, NULL, NULL, 0, &err);
 		bp->dbg_id = w ? w->id : 0;
-		json_object_array_add(out, bp_json(dp, bp, w ? NULL : addr && size ? err.msg
+		json_object_array_add(out, dap_bp_json(dp, bp, w ? NULL : addr && size ? err.msg
 								    : "invalid dataId"));
 	}
 	b = json_object_new_object();
@@ -717,6 +721,7 @@ void dap_after(struct dap *dp, const char *c, struct json_object *args)
 
 	if (!strcmp(c, "launch") || !strcmp(c, "attach")) {
 		send_process(dp, c);
+		dap_events_sync(dp);
 		dap_event(dp, "initialized", NULL);
 	} else if (!strcmp(c, "configurationDone")) {
 		if (dp->launched || dp->attached)

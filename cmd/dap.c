@@ -435,6 +435,7 @@ static int initialize(struct dap *dp, struct json_object *args, struct json_obje
 	(void)msg;
 	(void)n;
 	dp->lines_start_at1 = dap_bool(args, "linesStartAt1", 1);
+	dp->progress_ok = dap_bool(args, "supportsProgressReporting", 0);
 	for (int i = 0; yes[i]; i++)
 		json_object_object_add(b, yes[i], json_object_new_boolean(1));
 	dp->initialized = 1;
@@ -522,6 +523,7 @@ int dap_main(struct session *s, int port)
 	dp->in_fd = in;
 	dp->out_fd = out;
 	dp->next_bp = 1;
+	dap_progress_install(dp);
 	pthread_mutex_init(&dp->wlock, NULL);
 	pthread_mutex_init(&dp->qlock, NULL);
 	pthread_cond_init(&dp->qcond, NULL);

@@ -30,6 +30,7 @@ struct dap_bp {
 	int kind;			/* 's' source, 'f' function, 'i' instruction, 'd' data */
 	char *file;			/* 's': the source path */
 	char *log;			/* a log point's message, or NULL */
+	int nlocs;			/* locations last told the client */
 };
 
 /* What a variablesReference or frame id stands for; valid until the next
@@ -69,7 +70,13 @@ struct dap {
 	struct dap_frame_id *frames;
 	int nframes;
 	int lines_start_at1;
-	pid_t pgid;			/* a launched inferior's process */
+	pid_t *known;			/* threads told the client (thread events) */
+	int nknown;
+	char **mods;			/* modules told the client (module events) */
+	int nmods;
+	int progress_ok;		/* the client takes progress events */
+	int progress_on;		/* a progressStart was sent */
+	unsigned progress_n;
 };
 
 /* dap.c */
@@ -95,6 +102,15 @@ void dap_report_stop(struct dap *dp, const char *reason_hint);
 void dap_abandon(struct dap *dp);
 /* The request's response is sent; now resume (or whatever it asked). */
 void dap_after(struct dap *dp, const char *command, struct json_object *args);
+
+/* The answer for a breakpoint (verified, its line, or why not). */
+struct json_object *dap_bp_json(struct dap *dp, struct dap_bp *b, const char *why);
+
+/* dap-events.c: thread, module and breakpoint events for what changed
+ * since the last stop; a traced run's progress events. */
+void dap_events_sync(struct dap *dp);
+void dap_progress_install(struct dap *dp);
+void dap_progress_end(struct dap *dp);
 
 /* dap-data.c */
 dap_handler dap_data_handler(const char *command);

@@ -236,6 +236,41 @@ tests['conditions, hit counts, log points, function and instruction breakpoints'
 	dc.stopAdapter();
 };
 
+tests['events: module, thread, breakpoint resolved when its library loads, progress of a traced run'] = async () => {
+	const dc = client();
+	const seen = [];
+	for (const e of ['module', 'thread', 'breakpoint', 'progressStart', 'progressUpdate', 'progressEnd'])
+		dc.on(e, (ev) => seen.push(ev));
+	await dc.start();
+	await dc.initializeRequest({ adapterID: 'ptdb', supportsProgressReporting: true });
+	let fb;
+	const first = dc.waitForEvent('stopped');
+	await Promise.all([
+		dc.launchRequest({ program: P('tgt_spin'), trace: { mode: 'thread', size: '64KiB', engine: 'cache' } }),
+		dc.waitForEvent('initialized').then(async () => {
+			fb = (await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'puts' }, { name: 'main' }] })).body.breakpoints;
+			return dc.configurationDoneRequest();
+		}),
+	]);
+	assert.strictEqual(fb[0].verified, false, 'puts is in libc, not loaded yet');
+	const st = await first;
+	const tid = st.body.threadId;
+	assert.ok(seen.some((e) => e.event === 'thread' && e.body.reason === 'started' && e.body.threadId === tid));
+	assert.ok(seen.some((e) => e.event === 'module' && e.body.reason === 'new' && /^libc\.so/.test(e.body.module.name)),
+		JSON.stringify(seen.filter((e) => e.event === 'module').map((e) => e.body.module.name)));
+	const resolved = seen.find((e) => e.event === 'breakpoint' && e.body.breakpoint.id === fb[0].id);
+	assert.ok(resolved && resolved.body.breakpoint.verified, 'a breakpoint event for puts');
+	// a traced run that lasts: progress while it runs, its end at the stop
+	await dc.continueRequest({ threadId: tid });
+	await dc.waitForEvent('progressStart');
+	const p = dc.waitForEvent('stopped');
+	await dc.pauseRequest({ threadId: tid });
+	assert.strictEqual((await p).body.reason, 'pause');
+	assert.ok(seen.some((e) => e.event === 'progressEnd'));
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
 tests['a threaded program: threads, the stopped thread\'s frames'] = async () => {
 	const dc = client();
 	const { stop } = await start(dc, { program: P('threads') }, { 'threads.cpp': [{ line: 4 }] });
