@@ -375,20 +375,20 @@ static int variables(struct dap *dp, struct json_object *args, struct json_objec
 		return FAIL("invalid variablesReference (valid until the process runs)");
 	}
 	if (r->kind == REF_VALUE) {
-		int k = value_nchildren(&r->v);
+		/* the table grows as children get references: r moves, its
+		 * value's bytes do not */
+		struct value parent = r->v;
+		pid_t tid = r->tid;
+		unsigned fr = r->frame;
+		int k = value_nchildren(&parent);
 
 		for (int i = 0; i < k; i++) {
 			struct value c;
 			char name[256];
-			struct value parent = r->v;	/* r may move as refs grow */
-			pid_t tid = r->tid;
-			unsigned fr = r->frame;
 
 			if (value_child(D(dp), &parent, i, name, sizeof(name), &c) < 0)
 				break;
 			json_object_array_add(arr, var_json(dp, name, &c, tid, fr));
-			r = NULL;
-			r = &dp->refs[dap_int(args, "variablesReference", 0) - 1];
 		}
 	} else if (scope_vars(dp, r, arr, msg, n) < 0) {
 		json_object_put(arr);

@@ -12,7 +12,7 @@ import results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, "tests", "dap")
-PROGRAMS = ["vars", "recurse", "threads", "shapes", "tgt_spin"]
+PROGRAMS = ["vars", "recurse", "threads", "shapes", "tgt_spin", "inline_o2"]
 
 
 def run_all():

@@ -271,6 +271,26 @@ tests['events: module, thread, breakpoint resolved when its library loads, progr
 	dc.stopAdapter();
 };
 
+tests['inlined calls as frames, source paths through target.source-map (initCommands)'] = async () => {
+	const dc = client();
+	const out = outputs(dc);
+	const { stop } = await start(dc, {
+		program: P('inline_o2'),
+		initCommands: ['settings set target.source-map /ptdb-moved ' + ROOT],
+	}, {}, [{ name: 'main' }]);
+	const tid = stop.body.threadId;
+	await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'malloc' }] });
+	await step(dc, tid, () => dc.continueRequest({ threadId: tid }));
+	const frames = (await dc.stackTraceRequest({ threadId: tid })).body.stackFrames;
+	assert.deepStrictEqual(frames.slice(1, 4).map((f) => [f.name, f.line, f.source && f.source.path]), [
+		['init_registry', 12, P('inline_o2.c')], ['open_state', 31, P('inline_o2.c')], ['main', 39, P('inline_o2.c')]]);
+	const sv = await scopeVars(dc, frames[1].id);
+	assert.strictEqual(sv.Arguments.n.value, '10');
+	assert.ok(!out.console.includes('error:'), out.console);
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
 tests['a threaded program: threads, the stopped thread\'s frames'] = async () => {
 	const dc = client();
 	const { stop } = await start(dc, { program: P('threads') }, { 'threads.cpp': [{ line: 4 }] });
