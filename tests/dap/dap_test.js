@@ -383,6 +383,15 @@ tests['replay: stepBack retraces the lines, reverseContinue, forward to the live
 	}
 	assert.strictEqual(s.frame.instructionPointerReference, live.instructionPointerReference);
 	assert.ok(!/\(replaying\)/.test(s.frame.name), 'live again at the end of the trace');
+	// the console's replay commands are reported as stops too
+	let p = dc.waitForEvent('stopped');
+	await dc.evaluateRequest({ expression: 'reverse-next', context: 'repl' });
+	assert.match((await p).body.description, /^replaying/);
+	assert.strictEqual((await top(dc, tid)).line, fwd[fwd.length - 2]);
+	p = dc.waitForEvent('stopped');
+	await dc.evaluateRequest({ expression: 'thread trace goto end', context: 'repl' });
+	await p;
+	assert.strictEqual((await top(dc, tid)).instructionPointerReference, live.instructionPointerReference);
 	// and the process runs on live
 	s = await step(dc, tid, () => dc.stepInRequest({ threadId: tid }));
 	assert.strictEqual(s.frame.name, 'twice');
@@ -517,6 +526,28 @@ tests['a client that goes away: the launched program is killed, not left stopped
 	r.p.stdin.end();	// the editor died
 	await exited(r.p);
 	await until(() => !alive(pid), 'the debuggee to be gone');
+};
+
+tests['SIGTERM to ptdb --dap: the launched program is killed; an attached one detached, running'] = async () => {
+	const r = raw();
+	r.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
+	r.send({ seq: 2, type: 'request', command: 'launch', arguments: { program: P('tgt_spin') } });
+	const ev = await r.wait((m) => m.event === 'process', 'the process event');
+	r.send({ seq: 3, type: 'request', command: 'configurationDone' });
+	await r.wait((m) => m.request_seq === 3, 'configurationDone');
+	r.p.kill('SIGTERM');
+	await exited(r.p);
+	await until(() => !alive(ev.body.systemProcessId), 'the launched program to be gone');
+	const prog = child.spawn(P('tgt_spin'), [], { stdio: 'ignore' });
+	cleanup.push(() => prog.kill('SIGKILL'));
+	const a = raw();
+	a.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
+	a.send({ seq: 2, type: 'request', command: 'attach', arguments: { pid: prog.pid, stopOnEntry: true } });
+	assert.strictEqual((await a.wait((m) => m.request_seq === 2, 'attach')).success, true);
+	a.p.kill('SIGTERM');
+	await exited(a.p);
+	await until(() => /^[RS]/.test(fs.readFileSync('/proc/' + prog.pid + '/stat', 'utf8').split(') ')[1]),
+		'the attached program to run on');
 };
 
 tests['attach by pid, disconnect detaches and the program runs on'] = async () => {
