@@ -685,6 +685,10 @@ void value_brief(struct dbg *d, const struct value *v, char *buf, size_t n)
 		quoted(v->bytes, v->size, buf, n);
 		return;
 	}
+	if (is_std_string(s)) {	/* its summary, as LLDB's frame lines give it */
+		std_string_text(d, s, v->bytes, v->size, buf, n);
+		return;
+	}
 	if (is_aggregate(s)) {
 		/* LLDB prints an aggregate argument's children in one line */
 		buf[0] = 0;

@@ -601,45 +601,42 @@ tests['--dap-port: a session over TCP on 127.0.0.1'] = async () => {
 
 // ---- the same non-reverse session against lldb-vscode-16 ----
 
-async function compareSession(cmd, args) {
+async function compareSession(cmd, args, prog = 'vars', src = 'vars.c', lines = [35, 43],
+	actions = ['next', 'stepOut', 'continue', 'stepIn']) {
 	const dc = client(cmd, args);
-	const { stop } = await start(dc, { program: P('vars'), args: ['x'] }, { 'vars.c': [{ line: 35 }, { line: 43 }] });
-	const tid = stop.body.threadId;
+	const { stop } = await start(dc, { program: P(prog), args: ['x'] }, { [src]: lines.map((line) => ({ line })) });
+	let tid = stop.body.threadId;
 	const rec = [];
 	const snap = async () => {
 		const frames = (await dc.stackTraceRequest({ threadId: tid })).body.stackFrames.slice(0, 2);
 		const v = {};
 		for (const f of frames) {
-			if (!f.source || f.source.name !== 'vars.c')
+			if (!f.source || f.source.name !== src)
 				continue;	// libc's: compared by tests/symbols_test.py
 			for (const s of (await dc.scopesRequest({ frameId: f.id })).body.scopes) {
 				if (!/^(Locals|Arguments)$/.test(s.name))
 					continue;
 				for (const x of (await dc.variablesRequest({ variablesReference: s.variablesReference })).body.variables)
-					v[f.name + '.' + x.name] = x.variablesReference || /^0x/.test(x.value) ? '<ref>' : x.value;
+					v[f.name + '.' + x.name] = { value: x.value, children: x.variablesReference > 0 };
 			}
 		}
 		rec.push({ frames: frames.map((f) => [f.name, f.line, f.source && f.source.name]), vars: v });
 	};
 	await snap();
-	await step(dc, tid, () => dc.nextRequest({ threadId: tid }));
-	await snap();
-	await step(dc, tid, () => dc.stepOutRequest({ threadId: tid }));
-	await snap();
-	await step(dc, tid, () => dc.continueRequest({ threadId: tid }));
-	await snap();
-	await step(dc, tid, () => dc.stepInRequest({ threadId: tid }));
-	await snap();
+	for (const a of actions) {
+		tid = (await step(dc, tid, () => dc[a + 'Request']({ threadId: tid }))).ev.threadId;
+		await snap();
+	}
 	await dc.disconnectRequest({ terminateDebuggee: true });
 	dc.stopAdapter();
 	return rec;
 }
 
-tests['the same session against lldb-vscode-16: frames, lines, variable names and values'] = async () => {
+async function compare(...session) {
 	if (!fs.existsSync(LLDB))
 		throw new Error('skipped: ' + LLDB + ' is not installed (make deps installs lldb-16)');
-	const ours = await compareSession(PTDB, '--dap');
-	const theirs = await compareSession(LLDB, '');
+	const ours = await compareSession(PTDB, '--dap', ...session);
+	const theirs = await compareSession(LLDB, '', ...session);
 	assert.strictEqual(ours.length, theirs.length);
 	for (let i = 0; i < ours.length; i++) {
 		assert.deepStrictEqual(ours[i].frames, theirs[i].frames, 'stop ' + i);
@@ -647,11 +644,23 @@ tests['the same session against lldb-vscode-16: frames, lines, variable names an
 		// same set; values: the scalars (aggregates differ in summary,
 		// listed in ptdb-dap(7))
 		assert.deepStrictEqual(Object.keys(ours[i].vars).sort(), Object.keys(theirs[i].vars).sort(), 'stop ' + i);
-		for (const k of Object.keys(ours[i].vars))
-			if (ours[i].vars[k] !== '<ref>' || theirs[i].vars[k] !== '<ref>')
-				assert.strictEqual(ours[i].vars[k], theirs[i].vars[k], 'stop ' + i + ': ' + k);
+		for (const k of Object.keys(ours[i].vars)) {
+			const a = ours[i].vars[k], b = theirs[i].vars[k];
+
+			// pointers (each debugger's stack is elsewhere) and aggregates
+			// (summaries differ) are compared by name; strings and scalars
+			// by value
+			if (/^0x/.test(a.value) || /^0x/.test(b.value) || (a.children && b.children))
+				continue;
+			// (lldb-vscode-16 puts a space before a summary: ' "hello"')
+			assert.strictEqual(a.value, b.value.trim(), 'stop ' + i + ': ' + k);
+		}
 	}
-};
+}
+
+tests['the same session against lldb-vscode-16: frames, lines, variable names and values'] = () => compare();
+tests['the same C++ session against lldb-vscode-16'] = () => compare('shapes', 'shapes.cpp', [32], ['next', 'stepOut', 'stepIn', 'next']);
+tests['the same threaded session against lldb-vscode-16'] = () => compare('threads', 'threads.cpp', [4, 8], ['next', 'continue', 'next']);
 
 let current = null;
 // a request never answered leaves node nothing to wait for: say which test
