@@ -301,7 +301,7 @@ static void registers(struct dap *dp, struct frame_ctx *fc, struct json_object *
 
 /* While replaying: what the trace gives at the cursor (the pc), and what
  * it does not. */
-static void replay_scope(struct dap *dp, struct dap_ref *r, struct json_object *arr)
+static void replay_scope(struct dap *dp, const struct dap_ref *r, struct json_object *arr)
 {
 	static struct dbg_frame fr[DBG_MAX_FRAMES];
 	char v[64];
@@ -320,9 +320,10 @@ static void replay_scope(struct dap *dp, struct dap_ref *r, struct json_object *
 	      "not the registers>");
 }
 
-static int scope_vars(struct dap *dp, struct dap_ref *r, struct json_object *arr, char *msg,
-		      size_t n)
+static int scope_vars(struct dap *dp, const struct dap_ref *ref, struct json_object *arr,
+		      char *msg, size_t n)
 {
+	struct dap_ref copy = *ref, *r = &copy;	/* the table moves as values get references */
 	struct frame_ctx fc;
 	struct ptdb_err err;
 
@@ -492,12 +493,14 @@ static int evaluate(struct dap *dp, struct json_object *args, struct json_object
 static int set_variable(struct dap *dp, struct json_object *args, struct json_object **body,
 			char *msg, size_t n)
 {
-	struct dap_ref *r = ref_of(dp, dap_int(args, "variablesReference", 0));
+	struct dap_ref *rp = ref_of(dp, dap_int(args, "variablesReference", 0)), copy, *r = &copy;
 	const char *name = dap_str(args, "name"), *val = dap_str(args, "value");
 	char line[4096], tn[256];
 	struct value v, c;
 
-	if (!r || !name || !val)
+	if (rp)
+		copy = *rp;	/* the table moves as values get references */
+	if (!rp || !name || !val)
 		return FAIL("setVariable needs variablesReference, name and value");
 	if (r->kind == REF_LOCALS || r->kind == REF_ARGS || r->kind == REF_GLOBALS) {
 		snprintf(line, sizeof(line), "%s = %s", name, val);
