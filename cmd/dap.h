@@ -103,6 +103,10 @@ void dap_abandon(struct dap *dp);
 /* The request's response is sent; now resume (or whatever it asked). */
 void dap_after(struct dap *dp, const char *command, struct json_object *args);
 
+/* dap-bp.c: the breakpoint requests; the client's breakpoint standing for
+ * a session breakpoint (kind 'd': a watchpoint), or NULL. */
+dap_handler dap_bp_handler(const char *command);
+struct dap_bp *dap_bp_of_dbg(struct dap *dp, unsigned dbg_id, int kind);
 /* The answer for a breakpoint (verified, its line, or why not). */
 struct json_object *dap_bp_json(struct dap *dp, struct dap_bp *b, const char *why);
 
