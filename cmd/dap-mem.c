@@ -150,6 +150,10 @@ static int disassemble(struct dap *dp, struct json_object *args, struct json_obj
 		json_object_put(arr);
 		return FAIL("instructionCount must be 1 to %d", DIS_MAX / 4);
 	}
+	if (ioff < -DIS_MAX || ioff > DIS_MAX) {
+		json_object_put(arr);
+		return FAIL("instructionOffset must be -%d to %d", DIS_MAX, DIS_MAX);
+	}
 	/* the boundaries before addr: from its function's start when near */
 	if (ioff < 0 && m && m->sym && sym_lookup_addr(m->sym, addr, &loc) == 0 && loc.func_addr &&
 	    loc.func_addr <= addr && addr - loc.func_addr < 64 * 1024)

@@ -496,6 +496,23 @@ tests['protocol errors: malformed, out of order, unknown, oversized; the session
 	assert.strictEqual((await r.wait((m) => m.request_seq === 9, 'a bad launch')).success, false);
 	r.send({ seq: 10, type: 'request', command: 'launch', arguments: { program: P('vars') } });
 	assert.strictEqual((await r.wait((m) => m.request_seq === 10, 'a good launch')).success, true);
+	// arguments of the wrong types or out of range: answered, nothing breaks
+	const odd = [
+		['stackTrace', { threadId: 'x' }], ['variables', { variablesReference: 99999 }],
+		['scopes', { frameId: -4 }], ['evaluate', { expression: 5 }], ['setBreakpoints', { source: 5 }],
+		['setBreakpoints', { source: { path: P('vars.c') }, breakpoints: 'x' }],
+		['disassemble', { memoryReference: 'zz', instructionCount: 5, instructionOffset: -1e18 }],
+		['disassemble', { memoryReference: '0x401000', instructionCount: 1e9 }],
+		['readMemory', { memoryReference: '0x0', count: -1 }], ['readMemory', { memoryReference: '0x1', count: 8 }],
+		['writeMemory', { memoryReference: '0x1', data: '!!!' }], ['setVariable', { variablesReference: 1 }],
+		['completions', { text: 7 }], ['dataBreakpointInfo', { name: 'nosuch' }],
+		['setDataBreakpoints', { breakpoints: [{ dataId: 'bogus' }] }], ['source', {}],
+		['stepBack', { threadId: 1 }], ['launch', { program: P('vars') }], ['configurationDone', 'x'],
+	];
+	for (let i = 0; i < odd.length; i++)
+		r.send({ seq: 100 + i, type: 'request', command: odd[i][0], arguments: odd[i][1] });
+	for (let i = 0; i < odd.length; i++)
+		await r.wait((m) => m.request_seq === 100 + i, odd[i][0]);
 	r.send({ seq: 11, type: 'request', command: 'disconnect', arguments: {} });
 	await r.wait((m) => m.request_seq === 11, 'disconnect');
 	await exited(r.p);
