@@ -7,6 +7,7 @@
  * modules and sources. */
 #include "cmd/dap.h"
 #include "cmd/cmd.h"
+#include "cmd/data.h"
 #include "core/data/expr.h"
 #include "disasm/disasm.h"
 
@@ -274,29 +275,30 @@ static void plain(struct json_object *arr, const char *name, const char *value)
 	json_object_array_add(arr, o);
 }
 
-static void registers(struct dap *dp, struct frame_ctx *fc, struct json_object *arr)
+static void one_register(void *ctx, const char *name, int size, uint64_t v)
 {
-	const struct user_regs_struct *r = &fc->regs;
-	const struct { const char *n; unsigned long long v; } regs[] = {
-		{ "rax", r->rax }, { "rbx", r->rbx }, { "rcx", r->rcx }, { "rdx", r->rdx },
-		{ "rdi", r->rdi }, { "rsi", r->rsi }, { "rbp", r->rbp }, { "rsp", r->rsp },
-		{ "r8", r->r8 }, { "r9", r->r9 }, { "r10", r->r10 }, { "r11", r->r11 },
-		{ "r12", r->r12 }, { "r13", r->r13 }, { "r14", r->r14 }, { "r15", r->r15 },
-		{ "rip", r->rip }, { "rflags", r->eflags }, { "cs", r->cs }, { "fs", r->fs },
-		{ "gs", r->gs }, { "ss", r->ss }, { "ds", r->ds }, { "es", r->es },
-		{ "fs_base", r->fs_base }, { "gs_base", r->gs_base },
-	};
-	char v[32];
+	char text[32];
 
-	(void)dp;
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-		/* a caller's frame: only what unwinding recovered */
-		if (!fc->all_regs && strcmp(regs[i].n, "rip") && strcmp(regs[i].n, "rsp") &&
-		    strcmp(regs[i].n, "rbp"))
-			continue;
-		snprintf(v, sizeof(v), "0x%016llx", regs[i].v);
-		plain(arr, regs[i].n, v);
+	snprintf(text, sizeof(text), "0x%0*" PRIx64, size * 2, v);
+	plain(ctx, name, text);
+}
+
+/* 'register read''s registers: a caller frame's are those unwinding
+ * recovered, and the scope says how many are not. */
+static int registers(struct dap *dp, const struct dap_ref *r, struct json_object *arr, char *msg,
+		     size_t n)
+{
+	struct ptdb_err err;
+	int gone = cmd_frame_registers(D(dp), r->tid, r->frame, one_register, arr, &err);
+	char text[96];
+
+	if (gone < 0)
+		return FAIL("%s", err.msg);
+	if (gone) {
+		snprintf(text, sizeof(text), "<%d registers were not recovered in this caller frame>", gone);
+		plain(arr, "(others)", text);
 	}
+	return 0;
 }
 
 /* While replaying: what the trace gives at the cursor (the pc), and what
@@ -333,11 +335,11 @@ static int scope_vars(struct dap *dp, const struct dap_ref *ref, struct json_obj
 	}
 	if (!dbg_alive(D(dp)))
 		return FAIL("no process");
+	if (r->kind == REF_REGS)
+		return registers(dp, r, arr, msg, n);
 	if (frame_ctx_open(D(dp), r->tid, r->frame, &fc, &err) < 0)
 		return FAIL("%s", err.msg);
-	if (r->kind == REF_REGS) {
-		registers(dp, &fc, arr);
-	} else if (r->kind == REF_GLOBALS) {
+	if (r->kind == REF_GLOBALS) {
 		struct sym_var *g;
 		const char *cu;
 		int k = fc.mod && fc.mod->sym ? sym_global_vars(fc.mod->sym, fc.look, &cu, &g, NULL) : 0;
