@@ -148,9 +148,8 @@ static void run(struct dap *dp, const char *line, const char *hint)
 		dap_log_message(dp, bp->log, text, sizeof(text));
 		dap_output(dp, "console", text);
 	}
-	if (was_replaying && !dbg_replaying(d) && dbg_alive(d) && !hint)
-		hint = "live";
-	dap_report_stop(dp, hint);
+	/* forward past the end of the trace: the live stop again */
+	dap_report_stop(dp, was_replaying && !dbg_replaying(d) && dbg_alive(d) ? "live" : hint);
 }
 
 /* ---- launch, attach ---- */
@@ -493,7 +492,7 @@ void dap_after(struct dap *dp, const char *c, struct json_object *args)
 	} else if (!strcmp(c, "terminate")) {
 		dap_report_stop(dp, NULL);
 	} else if (!strcmp(c, "continue")) {
-		run(dp, "process continue", NULL);
+		run(dp, "process continue", "breakpoint");	/* (replaying: at one) */
 	} else if (!strcmp(c, "next")) {
 		run(dp, insn ? "thread step-inst-over" : "thread step-over", NULL);
 	} else if (!strcmp(c, "stepIn")) {

@@ -392,9 +392,44 @@ tests['replay: stepBack retraces the lines, reverseContinue, forward to the live
 	await dc.evaluateRequest({ expression: 'thread trace goto end', context: 'repl' });
 	await p;
 	assert.strictEqual((await top(dc, tid)).instructionPointerReference, live.instructionPointerReference);
+	// with two breakpoints: back to the later one, back to the earlier, forward to the later
+	const two = (await dc.setBreakpointsRequest({ source: { path: P('recurse.c') }, breakpoints: [{ line: 28 }, { line: 31 }] })).body.breakpoints;
+	s = await step(dc, tid, () => dc.reverseContinueRequest({ threadId: tid }));
+	assert.deepStrictEqual([s.ev.reason, s.ev.hitBreakpointIds, s.line], ['breakpoint', [two[1].id], 31]);
+	s = await step(dc, tid, () => dc.reverseContinueRequest({ threadId: tid }));
+	assert.deepStrictEqual([s.ev.reason, s.ev.hitBreakpointIds, s.line], ['breakpoint', [two[0].id], 28]);
+	s = await step(dc, tid, () => dc.continueRequest({ threadId: tid }));
+	assert.deepStrictEqual([s.ev.reason, s.ev.hitBreakpointIds, s.line], ['breakpoint', [two[1].id], 31]);
+	assert.match(s.ev.description, /^replaying/);
+	s = await step(dc, tid, () => dc.continueRequest({ threadId: tid }));
+	assert.strictEqual(s.frame.instructionPointerReference, live.instructionPointerReference);
+	assert.match(s.ev.description, /live again/);
 	// and the process runs on live
 	s = await step(dc, tid, () => dc.stepInRequest({ threadId: tid }));
 	assert.strictEqual(s.frame.name, 'twice');
+	const ended = finish(dc);
+	await dc.continueRequest({ threadId: tid });
+	await ended;
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
+tests['replay in a threaded program traced as a process: a thread\'s own history'] = async () => {
+	const dc = client();
+	const { stop, bps } = await start(dc, { program: P('threads'), trace: { mode: 'process', size: '256KiB' } },
+		{ 'threads.cpp': [{ line: 4 }] });
+	const tid = stop.body.threadId;
+	let s = await step(dc, tid, () => dc.stepBackRequest({ threadId: tid }));
+	assert.strictEqual(s.ev.threadId, tid);
+	assert.deepStrictEqual([s.frame.name, s.line], ['f3() (replaying)', 2]);
+	// back to the beginning of thread 3's trace (no breakpoint before)
+	s = await step(dc, tid, () => dc.reverseContinueRequest({ threadId: tid }));
+	assert.match(s.ev.description, /^replaying: instruction 0 of \d+ \(the trace begins here\)/);
+	// forward through the history (the breakpoint is where it ends): the live stop
+	s = await step(dc, tid, () => dc.continueRequest({ threadId: tid }));
+	assert.match(s.ev.description, /live again/);
+	assert.deepStrictEqual([s.ev.reason, s.ev.hitBreakpointIds, s.frame.name, s.line],
+		['breakpoint', [bps['threads.cpp'][0].id], 'f3()', 4]);
 	const ended = finish(dc);
 	await dc.continueRequest({ threadId: tid });
 	await ended;
