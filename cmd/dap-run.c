@@ -5,6 +5,7 @@
  * the end of the trace behave alike), pause, restart, terminate and
  * disconnect — and the events that tell the client where it stopped. */
 #include "cmd/dap.h"
+#include "cmd/builtin.h"
 #include "cmd/cmd.h"
 #include "cmd/report.h"
 
@@ -233,8 +234,18 @@ static int do_launch(struct dap *dp, struct json_object *args, char *msg, size_t
 		return FAIL("launch needs 'program'");
 	run_commands(dp, args, "initCommands");
 	if (!d->exe_path || strcmp(d->exe_path, prog)) {
+		char *warn = NULL;
+		size_t wn = 0;
+		FILE *w;
+
 		if (dbg_set_exe(d, prog, &err) < 0)
 			return FAIL("%s", err.msg);
+		if ((w = open_memstream(&warn, &wn))) {
+			cmd_warn_dwarf(d, w);	/* corrupt DWARF: said, as 'file' says it */
+			fclose(w);
+			dap_output(dp, "console", warn);
+			free(warn);
+		}
 	}
 	run_commands(dp, args, "preRunCommands");
 	if (cwd && chdir(cwd) < 0)

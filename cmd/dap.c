@@ -98,16 +98,29 @@ void dap_event(struct dap *dp, const char *event, struct json_object *body)
 	dap_send(dp, m);
 }
 
+/* A long text (a console command's dump) goes in pieces of whole lines of
+ * at most this many bytes, not as one event of many megabytes. */
+#define OUTPUT_PIECE 65536
+
 void dap_output(struct dap *dp, const char *category, const char *text)
 {
-	struct json_object *b;
+	size_t len = text ? strlen(text) : 0;
 
-	if (!text || !*text)
-		return;
-	b = json_object_new_object();
-	json_object_object_add(b, "category", json_object_new_string(category));
-	json_object_object_add(b, "output", json_object_new_string(text));
-	dap_event(dp, "output", b);
+	while (len) {
+		struct json_object *b = json_object_new_object();
+		size_t k = len;
+
+		if (k > OUTPUT_PIECE) {
+			const char *nl = memrchr(text, '\n', OUTPUT_PIECE);
+
+			k = nl ? (size_t)(nl - text) + 1 : OUTPUT_PIECE;
+		}
+		json_object_object_add(b, "category", json_object_new_string(category));
+		json_object_object_add(b, "output", json_object_new_string_len(text, (int)k));
+		dap_event(dp, "output", b);
+		text += k;
+		len -= k;
+	}
 }
 
 static void respond(struct dap *dp, int64_t seq, const char *command, int ok, const char *msg,

@@ -404,6 +404,15 @@ tests['replay: stepBack retraces the lines, reverseContinue, forward to the live
 	s = await step(dc, tid, () => dc.continueRequest({ threadId: tid }));
 	assert.strictEqual(s.frame.instructionPointerReference, live.instructionPointerReference);
 	assert.match(s.ev.description, /live again/);
+	// a console command's long output comes in pieces of whole lines
+	const pieces = [];
+	const onOut = (e) => { if (e.body.category === 'console') pieces.push(e.body.output); };
+	dc.on('output', onOut);
+	await dc.evaluateRequest({ expression: 'thread trace dump instructions -a -r', context: 'repl' });
+	await until(() => /\[ *0\] 0x/.test(pieces.join('')), 'the whole dump');
+	dc.removeListener('output', onOut);
+	assert.ok(pieces.length > 1 && pieces.every((x) => x.length <= 65536 && x.endsWith('\n')),
+		pieces.length + ' pieces');
 	// and the process runs on live
 	s = await step(dc, tid, () => dc.stepInRequest({ threadId: tid }));
 	assert.strictEqual(s.frame.name, 'twice');
