@@ -33,9 +33,12 @@ def run_all():
         results.fail("dap", "timed out after 1800 s")
         return
     seen = 0
+    total = None
     detail = []
     for line in p.stdout.splitlines():
-        if line.startswith("#"):
+        if line.startswith("sessions: "):
+            total = int(line.split()[1])
+        elif line.startswith("#"):
             detail.append(line[2:])
         elif line.startswith("ok - "):
             seen += 1
@@ -48,5 +51,6 @@ def run_all():
     # a failure's detail comes after its line
     if detail:
         print("\n".join("#   " + d for d in detail))
-    if not seen or p.returncode != 0:
-        results.fail("dap", "dap_test.js exited with status %d\n%s" % (p.returncode, p.stderr[-2000:]))
+    if not seen or p.returncode != 0 or total != seen:
+        results.fail("dap", "dap_test.js exited with status %d after %d of %s sessions\n%s" % (
+            p.returncode, seen, total, p.stderr[-2000:]))

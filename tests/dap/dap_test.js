@@ -723,12 +723,15 @@ tests['the same session against lldb-vscode-16: frames, lines, variable names an
 tests['the same C++ session against lldb-vscode-16'] = () => compare('shapes', 'shapes.cpp', [32], ['next', 'stepOut', 'stepIn', 'next']);
 tests['the same threaded session against lldb-vscode-16'] = () => compare('threads', 'threads.cpp', [4, 8], ['next', 'continue', 'next']);
 
+// Written at once: console.log to a pipe is asynchronous, and what it had
+// not written yet would be lost at process.exit.
+const say = (line) => fs.writeSync(1, line + '\n');
 let current = null;
 // a request never answered leaves node nothing to wait for: say which test
 process.on('beforeExit', () => {
 	if (current) {
-		console.log('not ok - dap: ' + current);
-		console.log('# a request or event never came (node had nothing left to wait for)');
+		say('not ok - dap: ' + current);
+		say('# a request or event never came (node had nothing left to wait for)');
 		current = null;
 		for (const c of cleanup.splice(0))
 			c();
@@ -738,21 +741,24 @@ process.on('beforeExit', () => {
 
 (async () => {
 	const only = process.argv[2];
+	let n = 0;
 	for (const [name, fn] of Object.entries(tests)) {
 		if (only && !name.includes(only))
 			continue;
+		n++;
 		current = name;
 		try {
 			await fn();
-			console.log('ok - dap: ' + name);
+			say('ok - dap: ' + name);
 		} catch (e) {
-			console.log('not ok - dap: ' + name);
+			say('not ok - dap: ' + name);
 			for (const l of String((e && e.stack) || e).split('\n').slice(0, 12))
-				console.log('# ' + l);
+				say('# ' + l);
 		}
 		current = null;
 		for (const c of cleanup.splice(0))
 			c();
 	}
+	say('sessions: ' + n);	// the runner checks it saw them all
 	process.exit(0);
 })();
