@@ -21,7 +21,7 @@ endif
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
-	binutils libc6-dbg lldb-16 qemu-user liblldb-22
+	binutils libc6-dbg lldb-16 qemu-user liblldb-22 nodejs
 
 # LLDB 22's command-line program (tests/lldb22_test.py loads ptdb's bundles
 # in it).  Debian's lldb-22 conflicts with lldb-16 (their python3-lldb
@@ -124,7 +124,7 @@ deps:
 	if [ "$$(id -u)" != 0 ]; then echo "deps: missing packages:$$missing; run 'make deps' as root (apt-get install)" >&2; exit 1; fi; \
 	echo "deps: installing$$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
-	@$(MAKE) --no-print-directory $(LLDB22)
+	@$(MAKE) --no-print-directory $(LLDB22) npm-deps
 
 $(LLDB22):
 	@command -v lldb-22 >/dev/null && exit 0; \
@@ -132,6 +132,14 @@ $(LLDB22):
 	rm -rf tests/deps/lldb-22 tests/deps/lldb-22*.deb && mkdir -p tests/deps && \
 	(cd tests/deps && apt-get download -qq lldb-22 2>/dev/null) && \
 	dpkg-deb -x tests/deps/lldb-22_*.deb tests/deps/lldb-22 && rm -f tests/deps/lldb-22_*.deb
+
+# The DAP tests' npm packages (tests/dap/package.json, locked by
+# package-lock.json) into tests/dap/node_modules, which is never committed.
+npm-deps:
+	@if [ -d tests/dap/node_modules/@vscode/debugadapter-testsupport ] && \
+	  [ tests/dap/node_modules/.package-lock.json -nt tests/dap/package-lock.json ]; then \
+	  echo "deps: npm packages present"; \
+	else cd tests/dap && npm ci --no-audit --no-fund; fi
 
 check: deps
 	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs $(FUZZ_REPLAYS)
@@ -154,6 +162,7 @@ install: ptdb
 	install -m 755 ptdb $(DESTDIR)$(PREFIX)/bin/ptdb
 	install -m 644 man/ptdb.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptdb.1
 	install -m 644 man/ptdb-trace.7 $(DESTDIR)$(PREFIX)/share/man/man7/ptdb-trace.7
+	install -m 644 man/ptdb-dap.7 $(DESTDIR)$(PREFIX)/share/man/man7/ptdb-dap.7
 
 clean:
 	rm -f ptdb libptdb.a */*.o core/*/*.o $(UNIT_BINS) $(PROGS) $(FUZZ_REPLAYS)
@@ -164,4 +173,4 @@ print-cflags:
 print-ldlibs:
 	@echo $(LDLIBS)
 
-.PHONY: all deps check demo bench hwcheck install clean programs fuzz print-cflags print-ldlibs
+.PHONY: all deps npm-deps check demo bench hwcheck install clean programs fuzz print-cflags print-ldlibs

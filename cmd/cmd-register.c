@@ -233,6 +233,32 @@ static int fpreg_known(const char *name)
 	       (sscanf(name, "xmm%d", &n) == 1 && n >= 0 && n < 16);
 }
 
+int cmd_frame_registers(struct dbg *d, pid_t tid, unsigned frame,
+			void (*fn)(void *ctx, const char *name, int size, uint64_t v), void *ctx,
+			struct ptdb_err *err)
+{
+	struct frame_regs fr;
+	struct frame_ctx fc;
+	int gone = 0;
+
+	memset(&fr, 0, sizeof(fr));
+	if (frame_ctx_open(d, tid, frame, &fc, err) < 0)
+		return -1;
+	fr.ur = fc.regs;
+	fr.known = fc.known;
+	fr.outer = !fc.all_regs;
+	frame_ctx_close(&fc);
+	for (int i = 0; gpr_order[i]; i++) {
+		const struct reg_def *r = reg_find(gpr_order[i]);
+
+		if (reg_avail(&fr, r))
+			fn(ctx, r->name, r->size, reg_value(r, &fr.ur));
+		else
+			gone++;
+	}
+	return gone;
+}
+
 /* register read in a caller frame: only what the unwinder recovered, as
  * LLDB shows it ("16 registers were unavailable."). */
 static enum cmd_status register_read_outer(struct cmd_ctx *ctx, const struct cmd_args *a)

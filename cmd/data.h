@@ -9,10 +9,18 @@
 #include <stdint.h>
 
 #include "cmd/cmd.h"
+#include "base/err.h"
 
 struct dbg;
 struct dbg_module;
 struct disasm;
+
+/* cmd-register.c: the general registers of thread tid's frame in 'register
+ * read' order, each given to fn (frame 0: every one; a caller frame: those
+ * the unwinder recovered); the count of the others, or -1 with err. */
+int cmd_frame_registers(struct dbg *d, pid_t tid, unsigned frame,
+			void (*fn)(void *ctx, const char *name, int size, uint64_t v), void *ctx,
+			struct ptdb_err *err);
 
 /* cmd/data.c: up to n bytes at addr (a live process, a loaded trace's
  * modules, else the executable's file); how many could be read from the

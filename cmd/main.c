@@ -1,5 +1,6 @@
 /* cmd/main.c: ptdb's entry point: options, batch scripts, then the prompt. */
 #include "cmd/builtin.h"
+#include "cmd/dap.h"
 #include "cmd/repl.h"
 #include "cmd/script.h"
 #include "cmd/trace-progress.h"
@@ -24,6 +25,8 @@ static void usage(FILE *out)
 	      "  -s, --source FILE       run the commands in FILE ('-' is stdin)\n"
 	      "  -o, --one-line CMD      run CMD (repeatable; runs in order with -s)\n"
 	      "  -b, --batch             quit after running the commands\n"
+	      "      --dap               serve the Debug Adapter Protocol on stdin/stdout\n"
+	      "      --dap-port N        serve it on 127.0.0.1:N (0: a free port, told on stderr)\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n", out);
 }
@@ -164,13 +167,15 @@ int main(int argc, char **argv)
 		{ "attach-name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "dap", no_argument, NULL, 'D' },
+		{ "dap-port", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct action *acts = calloc((size_t)argc + 1, sizeof(*acts));
 	struct session s;
 	const char *attach_pid = NULL, *attach_name = NULL;
 	char *attach_line = NULL;
-	int nacts = 0, batch = 0, failed = 0, c, rc = 0;
+	int nacts = 0, batch = 0, failed = 0, c, rc = 0, dap = 0, dap_port = -1;
 	enum cmd_status st = CMD_OK;
 
 	if (!acts)
@@ -196,6 +201,22 @@ int main(int argc, char **argv)
 			usage(stdout);
 			free(acts);
 			return 0;
+		case 'D':
+			dap = 1;
+			break;
+		case 'P': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > 65535) {
+				fprintf(stderr, "error: invalid --dap-port '%s': expected 0 to 65535\n", optarg);
+				free(acts);
+				return 2;
+			}
+			dap = 1;
+			dap_port = (int)v;
+			break;
+		}
 		case 'V':
 			printf("ptdb version %s\n", PTDB_VERSION);
 			free(acts);
@@ -218,6 +239,18 @@ int main(int argc, char **argv)
 	session_init(&s);
 	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
 	s.batch = batch;
+	if (dap) {
+		if (optind < argc || nacts || attach_pid || attach_name) {
+			fprintf(stderr, "error: --dap takes no program, -s, -o, -p or -n: the client's "
+				"launch or attach request names the program\n");
+			rc = 2;
+		} else {
+			rc = dap_main(&s, dap_port);
+		}
+		session_release(&s);
+		free(acts);
+		return rc;
+	}
 	cmd_trace_progress_install(&s.dbg, stderr);
 	if (optind < argc && set_program(&s, argv + optind, argc - optind) < 0)
 		failed = 1;

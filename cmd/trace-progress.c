@@ -76,7 +76,8 @@ void cmd_trace_progress_install(struct dbg *d, FILE *tty)
 
 void cmd_trace_progress_clear(struct dbg *d)
 {
-	struct line *l = d->progress.ctx;
+	/* another front end (ptdb --dap) may own the progress callback */
+	struct line *l = d->progress.fn == show ? d->progress.ctx : NULL;
 
 	if (!l)
 		return;

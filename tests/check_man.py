@@ -41,6 +41,6 @@ def commands_documented():
 
 
 def run_all():
-    for page in ("ptdb.1", "ptdb-trace.7"):
+    for page in ("ptdb.1", "ptdb-trace.7", "ptdb-dap.7"):
         lint(os.path.join(ROOT, "man", page))
     commands_documented()

@@ -107,4 +107,12 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 /* A floating-point number as LLDB (APFloat) prints it: "1.5", "1.0E+7". */
 void value_float_str(double v, int bits, char *buf, size_t n);
 
+/* A value's children as a tree view shows them (the members, elements,
+ * or a pointer's pointee: its members, or one child "*"), with the names
+ * LLDB gives them.  value_child fills out (release it) and name; -1 when
+ * i is out of range. */
+int value_nchildren(const struct value *v);
+int value_child(struct dbg *d, const struct value *v, int i, char *name, size_t n,
+		struct value *out);
+
 #endif

@@ -691,6 +691,10 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 		quoted(v->bytes, v->size, buf, n);
 		return;
 	}
+	if (is_std_string(s)) {	/* its summary, as LLDB's frame lines give it */
+		std_string_text(d, s, v->bytes, v->size, buf, n);
+		return;
+	}
 	if (is_aggregate(s)) {
 		/* LLDB prints an aggregate argument's children in one line */
 		buf[0] = 0;
@@ -719,4 +723,105 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 		if (sp)
 			memmove(buf, sp + 1, strlen(sp + 1) + 1);
 	}
+}
+
+/* ---- children as data (a front end's tree of values) ---- */
+
+/* A pointer or reference whose pointee LLDB expands: its type, or NULL. */
+static const struct sym_type *expandable_pointee(const struct sym_type *s)
+{
+	if (!s || (s->kind != SYM_T_POINTER && s->kind != SYM_T_REF && s->kind != SYM_T_RVREF))
+		return NULL;
+	if (!has_children_no_summary(s))
+		return NULL;
+	s = sym_type_strip(s->target);
+	return s && s->size && s->size <= (1u << 20) ? s : NULL;
+}
+
+int value_nchildren(const struct value *v)
+{
+	const struct sym_type *s = sym_type_strip(v->type), *tg;
+
+	if (v->status != VAL_OK || !s)
+		return 0;
+	if ((tg = expandable_pointee(s)))
+		return is_aggregate(tg) && !is_std_string(tg) ? nchildren(tg) : 1;
+	if (!has_children_no_summary(s))
+		return 0;
+	return nchildren(s);
+}
+
+int value_child(struct dbg *d, const struct value *v, int i, char *name, size_t n,
+		struct value *out)
+{
+	const struct sym_type *s = sym_type_strip(v->type), *tg, *ct;
+	const struct sym_member *mb;
+	struct sym_type row;
+	uint64_t base = v->addr, off, a = 0;
+	const uint8_t *b = v->bytes;
+	size_t size = v->size;
+	uint8_t *obj = NULL;
+	int in_mem = v->in_mem;
+
+	memset(out, 0, sizeof(*out));
+	out->in_reg = -1;
+	if (i < 0 || i >= value_nchildren(v))
+		return -1;
+	if ((tg = expandable_pointee(s))) {
+		memcpy(&a, v->bytes, v->size < 8 ? v->size : 8);
+		obj = calloc(1, (size_t)tg->size);
+		if (!obj)
+			return -1;
+		if (dbg_read(d, a, obj, (size_t)tg->size, NULL) < 0) {
+			free(obj);
+			obj = NULL;
+		}
+		if (!is_aggregate(tg) || is_std_string(tg)) {
+			snprintf(name, n, "*");
+			out->type = s->target;
+			out->size = (size_t)tg->size;
+			out->addr = a;
+			out->in_mem = 1;
+			out->bytes = obj;
+			out->status = obj ? VAL_OK : VAL_MEM;
+			return 0;
+		}
+		s = tg, b = obj, size = (size_t)tg->size, base = a, in_mem = 1;
+		if (!obj) {
+			child_name(s, i, name, n);
+			child_at(s, i, &row, &ct, &off, &mb);
+			out->type = ct == &row ? s->row : ct;
+			out->status = VAL_MEM;
+			out->addr = a + off;
+			return 0;
+		}
+	}
+	child_name(s, i, name, n);
+	child_at(s, i, &row, &ct, &off, &mb);
+	if (ct == &row)		/* the made-up row type: the type's own copy */
+		ct = s->row;
+	if (!ct) {
+		free(obj);
+		out->status = VAL_NOT_AVAIL;
+		return 0;
+	}
+	out->type = ct;
+	out->size = ct ? (size_t)ct->size : 0;
+	out->in_mem = in_mem;
+	out->addr = base + off;
+	out->bytes = calloc(1, out->size > 8 ? out->size : 8);
+	if (!out->bytes) {
+		free(obj);
+		return -1;
+	}
+	if (mb && mb->bit_size) {
+		bitfield_bytes(mb, off < size ? b + off : b, off < size ? size - off : 0, out->bytes);
+		out->in_mem = 0;
+	} else if (off + out->size <= size) {
+		memcpy(out->bytes, b + off, out->size);
+	} else {
+		out->status = VAL_NOT_AVAIL;
+	}
+	free(obj);
+	return 0;
 }

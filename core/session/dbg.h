@@ -271,6 +271,10 @@ char *dbg_format_frame(struct dbg *d, const struct dbg_frame *f, int caller,
  * the call inside it).  0 found, -1 not. */
 int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const char **file,
 		   unsigned *line, unsigned *column);
+/* The function a frame is in (an inlined frame's: the inlined function),
+ * demangled, without module or offset.  0, or -1 when no symbol covers it. */
+int dbg_frame_function(struct dbg *d, const struct dbg_frame *f, int caller, char *buf,
+		       size_t n);
 /* Where to read a DWARF source path: through target.source-map (into buf)
  * or path itself. */
 const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n);

@@ -160,6 +160,28 @@ int dbg_frame_line(struct dbg *d, const struct dbg_frame *f, int caller, const c
 			     column);
 }
 
+int dbg_frame_function(struct dbg *d, const struct dbg_frame *f, int caller, char *buf,
+		       size_t n)
+{
+	uint64_t look = f->look ? f->look : caller && f->pc ? f->pc - 1 : f->pc;
+	struct dbg_module *m = f->mod ? f->mod : dbg_module_for(d, f->pc);
+	struct sym_loc loc;
+
+	if (!m || !m->sym || sym_lookup_addr(m->sym, look, &loc) < 0 || !loc.func)
+		return -1;
+	if (f->look && f->ninl) {
+		struct sym_inline inl[DBG_MAX_INLINE];
+		int ni = sym_inlines_at(m->sym, f->look, inl, DBG_MAX_INLINE);
+
+		if ((int)f->inl < ni && inl[f->inl].name) {
+			snprintf(buf, n, "%s", inl[f->inl].name);
+			return 0;
+		}
+	}
+	snprintf(buf, n, "%s", loc.func);
+	return 0;
+}
+
 const char *dbg_source_path(struct dbg *d, const char *path, char *buf, size_t n)
 {
 	return source_map_apply(d->source_map, path, buf, n);

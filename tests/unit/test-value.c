@@ -246,5 +246,72 @@ TEST(types_and_names)
 	sym_module_free(m);
 }
 
+static const struct sym_member *member(const struct sym_type *s, const char *name)
+{
+	for (int i = 0; i < s->nmem; i++)
+		if (s->mem[i].name && !strcmp(s->mem[i].name, name))
+			return &s->mem[i];
+	return NULL;
+}
+
+/* A value's children as data (the DAP front end's variables tree): names,
+ * members, rows of a two-dimensional array, bitfields. */
+TEST(value_children)
+{
+	struct ptdb_err err;
+	struct sym_module *m = sym_module_open("tests/programs/vars", &err);
+	const struct sym_type *s;
+	struct value v = { 0 }, c, row, cell;
+	char name[64], text[256];
+	uint8_t bytes[256] = { 0 };
+	int k;
+
+	CHECK(m);
+	s = sym_type_strip(sym_type_named(m, "record"));
+	CHECK(s && s->size <= sizeof(bytes));
+	bytes[member(s, "pts")->off + 12] = 40;			/* pts[1].y */
+	bytes[member(s, "grid")->off + (1 * 3 + 2) * 4] = 9;	/* grid[1][2] */
+	bytes[member(s, "flags")->off] = 5 | 17 << 3;		/* flags : 3, mode : 5 */
+	v.type = s;
+	v.bytes = bytes;
+	v.size = (size_t)s->size;
+	v.in_mem = 1;
+	v.addr = 0x1000;
+	v.in_reg = -1;
+	CHECK_INT(value_nchildren(&v), s->nmem);
+	CHECK_INT(value_child(NULL, &v, s->nmem, name, sizeof(name), &c), -1);
+	for (int i = 0; i < s->nmem; i++) {
+		CHECK_INT(value_child(NULL, &v, i, name, sizeof(name), &c), 0);
+		if (!strcmp(name, "mode")) {
+			value_brief(NULL, &c, text, sizeof(text));
+			CHECK_STR(text, "17");
+		} else if (!strcmp(name, "pts")) {
+			CHECK_INT(value_nchildren(&c), 2);
+			CHECK_INT(value_child(NULL, &c, 1, name, sizeof(name), &row), 0);
+			CHECK_STR(name, "[1]");
+			CHECK_INT(c.addr, 0x1000 + member(s, "pts")->off);
+			CHECK_INT(value_child(NULL, &row, 1, name, sizeof(name), &cell), 0);
+			CHECK_STR(name, "y");
+			value_brief(NULL, &cell, text, sizeof(text));
+			CHECK_STR(text, "40");
+			value_release(&cell);
+			value_release(&row);
+		} else if (!strcmp(name, "grid")) {
+			k = value_nchildren(&c);
+			CHECK_INT(k, 2);
+			CHECK_INT(value_child(NULL, &c, 1, name, sizeof(name), &row), 0);
+			CHECK_INT(value_nchildren(&row), 3);
+			CHECK_INT(value_child(NULL, &row, 2, name, sizeof(name), &cell), 0);
+			CHECK_STR(name, "[2]");
+			value_brief(NULL, &cell, text, sizeof(text));
+			CHECK_STR(text, "9");
+			value_release(&cell);
+			value_release(&row);
+		}
+		value_release(&c);
+	}
+	sym_module_free(m);
+}
+
 TEST_MAIN(expr_fbreg_cfa, expr_reg_and_breg, expr_addr_bias_and_values, expr_pieces,
-	  expr_entry_value, expr_errors, float_digits, types_and_names)
+	  expr_entry_value, expr_errors, float_digits, types_and_names, value_children)

@@ -1,0 +1,561 @@
+/* cmd/dap.c: ptdb --dap — the Debug Adapter Protocol's framing
+ * (Content-Length headers, JSON bodies through json-c), a reader thread
+ * that queues the client's requests (and asks a running process to stop
+ * for pause and disconnect), a thread that turns the program's stdout and
+ * stderr into output events, and the loop that answers each request in
+ * order on the session the REPL uses. */
+#include "cmd/dap.h"
+#include "cmd/cmd.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+const char *dap_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+int64_t dap_int(struct json_object *o, const char *key, int64_t def)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return def;
+	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+		return json_object_get_int64(v);
+	if (json_object_is_type(v, json_type_string)) {
+		char *end;
+		long long r = strtoll(json_object_get_string(v), &end, 0);
+
+		return *end ? def : r;
+	}
+	return def;
+}
+
+int dap_bool(struct json_object *o, const char *key, int def)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_boolean))
+		return def;
+	return json_object_get_boolean(v);
+}
+
+/* ---- writing ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void dap_send(struct dap *dp, struct json_object *msg)
+{
+	const char *text;
+	char head[64];
+
+	pthread_mutex_lock(&dp->wlock);
+	json_object_object_add(msg, "seq", json_object_new_int(++dp->seq));
+	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	snprintf(head, sizeof(head), "Content-Length: %zu\r\n\r\n", strlen(text));
+	if (!dp->gone && (write_all(dp->out_fd, head, strlen(head)) < 0 ||
+			  write_all(dp->out_fd, text, strlen(text)) < 0))
+		dp->gone = 1;
+	pthread_mutex_unlock(&dp->wlock);
+	json_object_put(msg);
+}
+
+void dap_event(struct dap *dp, const char *event, struct json_object *body)
+{
+	struct json_object *m = json_object_new_object();
+
+	json_object_object_add(m, "type", json_object_new_string("event"));
+	json_object_object_add(m, "event", json_object_new_string(event));
+	if (body)
+		json_object_object_add(m, "body", body);
+	dap_send(dp, m);
+}
+
+/* A long text (a console command's dump) goes in pieces of whole lines of
+ * at most this many bytes, not as one event of many megabytes. */
+#define OUTPUT_PIECE 65536
+
+void dap_output(struct dap *dp, const char *category, const char *text)
+{
+	size_t len = text ? strlen(text) : 0;
+
+	while (len) {
+		struct json_object *b = json_object_new_object();
+		size_t k = len;
+
+		if (k > OUTPUT_PIECE) {
+			const char *nl = memrchr(text, '\n', OUTPUT_PIECE);
+
+			k = nl ? (size_t)(nl - text) + 1 : OUTPUT_PIECE;
+		}
+		json_object_object_add(b, "category", json_object_new_string(category));
+		json_object_object_add(b, "output", json_object_new_string_len(text, (int)k));
+		dap_event(dp, "output", b);
+		text += k;
+		len -= k;
+	}
+}
+
+static void respond(struct dap *dp, int64_t seq, const char *command, int ok, const char *msg,
+		    struct json_object *body)
+{
+	struct json_object *m = json_object_new_object();
+
+	json_object_object_add(m, "type", json_object_new_string("response"));
+	json_object_object_add(m, "request_seq", json_object_new_int64(seq));
+	json_object_object_add(m, "success", json_object_new_boolean(ok));
+	json_object_object_add(m, "command", json_object_new_string(command ? command : ""));
+	if (!ok) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(m, "message", json_object_new_string(msg));
+		json_object_object_add(e, "id", json_object_new_int(1));
+		json_object_object_add(e, "format", json_object_new_string(msg));
+		json_object_object_add(e, "showUser", json_object_new_boolean(0));
+		if (!body)
+			body = json_object_new_object();
+		json_object_object_add(body, "error", e);
+	}
+	if (body)
+		json_object_object_add(m, "body", body);
+	dap_send(dp, m);
+}
+
+/* ---- reading (the reader thread) ---- */
+
+/* SIGTERM, SIGHUP: the session ends as when the client goes away (a
+ * launched program killed, an attached one detached); the handler only
+ * wakes the reader through this pipe. */
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_term(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(sig_pipe[1], "t", 1) < 0)
+		errno = e;
+	errno = e;
+}
+
+struct rbuf {
+	int fd;
+	char buf[65536];
+	size_t pos, len;
+};
+
+static int rbyte(struct rbuf *r)
+{
+	if (r->pos == r->len) {
+		struct pollfd p[2] = { { r->fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
+		ssize_t n;
+
+		while (poll(p, 2, -1) < 0)
+			if (errno != EINTR)
+				return -1;
+		if (p[1].revents)
+			return -1;	/* SIGTERM or SIGHUP */
+		do
+			n = read(r->fd, r->buf, sizeof(r->buf));
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			return -1;
+		r->pos = 0;
+		r->len = (size_t)n;
+	}
+	return (unsigned char)r->buf[r->pos++];
+}
+
+static void enqueue(struct dap *dp, struct json_object *req, const char *error)
+{
+	struct dap_msg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		abort();
+	m->req = req;
+	m->error = error ? strdup(error) : NULL;
+	pthread_mutex_lock(&dp->qlock);
+	if (dp->qtail)
+		dp->qtail->next = m;
+	else
+		dp->qhead = m;
+	dp->qtail = m;
+	pthread_cond_signal(&dp->qcond);
+	pthread_mutex_unlock(&dp->qlock);
+}
+
+/* One header block: the body's length, -2 without Content-Length, -1 at
+ * the end of the input. */
+static long long read_header(struct rbuf *r)
+{
+	char line[1024];
+	long long len = -2;
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		if ((c = rbyte(r)) < 0)
+			return -1;
+		if (c != '\n') {
+			if (n < sizeof(line) - 1)
+				line[n++] = (char)c;
+			continue;
+		}
+		if (n && line[n - 1] == '\r')
+			n--;
+		line[n] = 0;
+		if (!n) {
+			if (len != -2)
+				return len;
+			continue;	/* blank lines before a header: skipped */
+		}
+		if (!strncasecmp(line, "Content-Length:", 15)) {
+			char *end;
+
+			len = strtoll(line + 15, &end, 10);
+			while (*end == ' ')
+				end++;
+			if (*end || len < 0)
+				len = -3;
+		}
+		n = 0;
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct dap *dp = arg;
+	struct rbuf *r = calloc(1, sizeof(*r));
+	char msg[160];
+
+	r->fd = dp->in_fd;
+	for (;;) {
+		long long len = read_header(r);
+		struct json_tokener *tok;
+		struct json_object *o;
+		char *body;
+
+		if (len == -1)
+			break;
+		if (len < 0) {
+			enqueue(dp, NULL, "malformed header: expected 'Content-Length: <bytes>'");
+			continue;
+		}
+		if ((unsigned long long)len > DAP_MAX_MESSAGE) {
+			for (long long i = 0; i < len; i++)
+				if (rbyte(r) < 0)
+					goto out;
+			snprintf(msg, sizeof(msg), "message of %lld bytes refused: the limit is %u bytes",
+				 len, DAP_MAX_MESSAGE);
+			enqueue(dp, NULL, msg);
+			continue;
+		}
+		body = malloc((size_t)len + 1);
+		for (long long i = 0; i < len; i++) {
+			int c = rbyte(r);
+
+			if (c < 0) {
+				free(body);
+				goto out;
+			}
+			body[i] = (char)c;
+		}
+		body[len] = 0;
+		tok = json_tokener_new();
+		o = json_tokener_parse_ex(tok, body, (int)len);
+		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		    !json_object_is_type(o, json_type_object) || !dap_str(o, "command")) {
+			json_object_put(o);
+			enqueue(dp, NULL, "malformed message: not a JSON object with a command");
+		} else {
+			const char *c = dap_str(o, "command");
+
+			/* the main thread may be waiting on the process */
+			if (!strcmp(c, "pause"))
+				dp->pause_pending = 1;
+			if (dp->running && (!strcmp(c, "pause") || !strcmp(c, "disconnect") ||
+					    !strcmp(c, "terminate") || !strcmp(c, "restart")))
+				dbg_request_interrupt(&dp->s->dbg, 0);
+			enqueue(dp, o, NULL);
+		}
+		json_tokener_free(tok);
+		free(body);
+	}
+out:
+	free(r);
+	dp->gone = 1;
+	if (dp->running)
+		dbg_request_interrupt(&dp->s->dbg, 0);
+	enqueue(dp, NULL, NULL);
+	return NULL;
+}
+
+/* ---- the program's output ---- */
+
+static int pipe_out = -1, pipe_err = -1;
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void drain(struct dap *dp)
+{
+	char buf[8192];
+	int fds[2] = { pipe_out, pipe_err };
+
+	pthread_mutex_lock(&drain_lock);
+	for (int i = 0; i < 2; i++) {
+		ssize_t n;
+
+		if (fds[i] < 0)
+			continue;
+		while ((n = read(fds[i], buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = 0;
+			dap_output(dp, i ? "stderr" : "stdout", buf);
+		}
+	}
+	pthread_mutex_unlock(&drain_lock);
+}
+
+static void *forwarder(void *arg)
+{
+	struct dap *dp = arg;
+
+	for (;;) {
+		struct pollfd p[2] = { { pipe_out, POLLIN, 0 }, { pipe_err, POLLIN, 0 } };
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		drain(dp);
+	}
+	return NULL;
+}
+
+/* Our stdin, stdout, stderr become /dev/null and the pipes (the launched
+ * program inherits them); the protocol keeps its own descriptors. */
+static int redirect_stdio(void)
+{
+	int po[2], pe[2], null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null < 0 || pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	dup2(null, 0);
+	dup2(po[1], 1);
+	dup2(pe[1], 2);
+	close(null);
+	close(po[1]);
+	close(pe[1]);
+	fcntl(po[0], F_SETFL, O_NONBLOCK);
+	fcntl(pe[0], F_SETFL, O_NONBLOCK);
+	pipe_out = po[0];
+	pipe_err = pe[0];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
+}
+
+void dap_flush_output(struct dap *dp)
+{
+	fflush(stdout);
+	fflush(stderr);
+	drain(dp);
+}
+
+int dap_command(struct dap *dp, const char *line, int quiet)
+{
+	char *ob = NULL, *eb = NULL;
+	size_t on = 0, en = 0;
+	FILE *out = open_memstream(&ob, &on), *err = open_memstream(&eb, &en);
+	enum cmd_status st;
+
+	dp->running = 1;
+	if (dp->pause_pending) {
+		/* a pause that came before the run began stops it at once */
+		dbg_interrupt_arm(&dp->s->dbg);
+		dbg_request_interrupt(&dp->s->dbg, 0);
+	}
+	st = cmd_run_line(dp->s, line, out, err);
+	dp->running = 0;
+	fclose(out);
+	fclose(err);
+	dap_flush_output(dp);
+	if (!quiet)
+		dap_output(dp, "console", ob);
+	dap_output(dp, "console", eb);
+	free(ob);
+	free(eb);
+	return st;
+}
+
+/* ---- the loop ---- */
+
+static struct dap_msg *dequeue(struct dap *dp)
+{
+	struct dap_msg *m;
+
+	pthread_mutex_lock(&dp->qlock);
+	while (!dp->qhead)
+		pthread_cond_wait(&dp->qcond, &dp->qlock);
+	m = dp->qhead;
+	dp->qhead = m->next;
+	if (!dp->qhead)
+		dp->qtail = NULL;
+	pthread_mutex_unlock(&dp->qlock);
+	return m;
+}
+
+static int initialize(struct dap *dp, struct json_object *args, struct json_object **body,
+		      char *msg, size_t n)
+{
+	static const char *const yes[] = {
+		"supportsConfigurationDoneRequest", "supportsFunctionBreakpoints",
+		"supportsConditionalBreakpoints", "supportsHitConditionalBreakpoints",
+		"supportsEvaluateForHovers", "supportsStepBack", "supportsSetVariable",
+		"supportsRestartRequest", "supportsCompletionsRequest", "supportsModulesRequest",
+		"supportsLogPoints", "supportsTerminateRequest", "supportsDataBreakpoints",
+		"supportsReadMemoryRequest", "supportsWriteMemoryRequest",
+		"supportsDisassembleRequest", "supportsSteppingGranularity",
+		"supportsInstructionBreakpoints", "supportTerminateDebuggee",
+		"supportsLoadedSourcesRequest", "supportsCancelRequest", NULL,
+	};
+	struct json_object *b = json_object_new_object();
+
+	(void)msg;
+	(void)n;
+	dp->lines_start_at1 = dap_bool(args, "linesStartAt1", 1);
+	dp->progress_ok = dap_bool(args, "supportsProgressReporting", 0);
+	for (int i = 0; yes[i]; i++)
+		json_object_object_add(b, yes[i], json_object_new_boolean(1));
+	dp->initialized = 1;
+	*body = b;
+	return 0;
+}
+
+static void handle(struct dap *dp, struct json_object *req)
+{
+	const char *command = dap_str(req, "command");
+	int64_t seq = dap_int(req, "seq", 0);
+	struct json_object *args = NULL, *body = NULL;
+	dap_handler h = NULL;
+	char msg[1024] = "";
+	int rc;
+
+	json_object_object_get_ex(req, "arguments", &args);
+	if (!strcmp(command, "initialize"))
+		h = initialize;
+	else if (!(h = dap_run_handler(command)))
+		h = dap_data_handler(command);
+	if (!h) {
+		snprintf(msg, sizeof(msg), "unknown request '%.200s'", command);
+		respond(dp, seq, command, 0, msg, NULL);
+		return;
+	}
+	if (!dp->initialized && h != initialize) {
+		respond(dp, seq, command, 0, "the first request must be 'initialize'", NULL);
+		return;
+	}
+	rc = h(dp, args, &body, msg, sizeof(msg));
+	respond(dp, seq, command, rc == 0, msg, body);
+	if (rc == 0)
+		dap_after(dp, command, args);
+}
+
+static int listen_port(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	socklen_t len = sizeof(a);
+	int one = 1, s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &len) < 0) {
+		fprintf(stderr, "error: cannot listen on 127.0.0.1:%d: %s\n", port, strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "ptdb: DAP server listening on 127.0.0.1:%d\n", ntohs(a.sin_port));
+	fflush(stderr);
+	do
+		c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+	while (c < 0 && errno == EINTR);
+	close(s);
+	if (c < 0)
+		fprintf(stderr, "error: accept: %s\n", strerror(errno));
+	return c;
+}
+
+int dap_main(struct session *s, int port)
+{
+	struct dap *dp = calloc(1, sizeof(*dp));
+	pthread_t rd, fw;
+	int in, out;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(sig_pipe, O_CLOEXEC) == 0) {
+		signal(SIGTERM, on_term);
+		signal(SIGHUP, on_term);
+	}
+	if (port >= 0) {
+		if ((in = listen_port(port)) < 0)
+			return 1;
+		out = in;
+	} else {
+		in = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	}
+	if (in < 0 || out < 0 || redirect_stdio() < 0) {
+		fprintf(stderr, "error: cannot set up the DAP channel: %s\n", strerror(errno));
+		return 1;
+	}
+	dp->s = s;
+	dp->in_fd = in;
+	dp->out_fd = out;
+	dp->next_bp = 1;
+	dap_progress_install(dp);
+	pthread_mutex_init(&dp->wlock, NULL);
+	pthread_mutex_init(&dp->qlock, NULL);
+	pthread_cond_init(&dp->qcond, NULL);
+	pthread_create(&fw, NULL, forwarder, dp);
+	pthread_create(&rd, NULL, reader, dp);
+	while (!dp->done) {
+		struct dap_msg *m = dequeue(dp);
+
+		if (m->req)
+			handle(dp, m->req);
+		else if (m->error)
+			respond(dp, 0, "", 0, m->error, NULL);
+		else
+			dap_abandon(dp);	/* the client went away */
+		json_object_put(m->req);
+		free(m->error);
+		free(m);
+	}
+	dap_refs_reset(dp);
+	json_object_put(dp->launch_args);
+	return 0;
+}

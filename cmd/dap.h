@@ -1,0 +1,136 @@
+/* cmd/dap.h: ptdb as a Debug Adapter Protocol server (ptdb --dap), the
+ * editor's front end beside the REPL over the same session.  Shared by
+ * dap.c (framing, the message loop, events), dap-run.c (launch, attach,
+ * breakpoints, running, stepping forward and back, stops) and dap-data.c
+ * (threads, frames, scopes, variables, evaluate, memory, disassembly). */
+#ifndef PTDB_CMD_DAP_H
+#define PTDB_CMD_DAP_H
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "core/session/session.h"
+#include "core/data/value.h"
+
+/* The largest message accepted (bigger ones are answered with an error
+ * and skipped). */
+#define DAP_MAX_MESSAGE (16u << 20)
+
+struct dap_msg {
+	struct json_object *req;	/* NULL: the client went away */
+	char *error;			/* a message that could not be read */
+	struct dap_msg *next;
+};
+
+/* A breakpoint the client set: its DAP id and what it stands for. */
+struct dap_bp {
+	unsigned id;			/* the DAP id */
+	unsigned dbg_id;		/* the session's breakpoint (0: none) */
+	int kind;			/* 's' source, 'f' function, 'i' instruction, 'd' data */
+	char *file;			/* 's': the source path */
+	char *log;			/* a log point's message, or NULL */
+	int nlocs;			/* locations last told the client */
+};
+
+/* What a variablesReference or frame id stands for; valid until the next
+ * resume (the table is emptied then). */
+enum dap_ref_kind { REF_LOCALS, REF_ARGS, REF_REGS, REF_GLOBALS, REF_VALUE, REF_REPLAY };
+struct dap_ref {
+	enum dap_ref_kind kind;
+	pid_t tid;
+	unsigned frame;
+	struct value v;			/* REF_VALUE: owned */
+};
+
+struct dap_frame_id {
+	pid_t tid;
+	unsigned index;
+};
+
+struct dap {
+	struct session *s;
+	int in_fd, out_fd;
+	pthread_mutex_t wlock;		/* one message on out_fd at a time */
+	int seq;
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	struct dap_msg *qhead, *qtail;
+	volatile int running;		/* the main thread is resuming the process */
+	volatile int gone;		/* the client went away */
+	volatile int pause_pending;	/* pause came: the next run stops at once */
+	int initialized, launched, attached, configured, stop_on_entry, done;
+	int exited_sent;
+	struct json_object *launch_args;	/* for restart (owned) */
+	struct dap_bp *bps;
+	int nbps;
+	unsigned next_bp;
+	struct dap_ref *refs;
+	int nrefs;
+	struct dap_frame_id *frames;
+	int nframes;
+	int lines_start_at1;
+	pid_t *known;			/* threads told the client (thread events) */
+	int nknown;
+	char **mods;			/* modules told the client (module events) */
+	int nmods;
+	int progress_ok;		/* the client takes progress events */
+	int progress_on;		/* a progressStart was sent */
+	unsigned progress_n;
+};
+
+/* dap.c */
+/* Serves one client on stdio (port < 0) or on 127.0.0.1:port (0: any
+ * free port, told on stderr); returns main's exit status. */
+int dap_main(struct session *s, int port);
+/* The program's output read so far, as output events (before a stop). */
+void dap_flush_output(struct dap *dp);
+void dap_send(struct dap *dp, struct json_object *msg);	/* takes msg */
+void dap_event(struct dap *dp, const char *event, struct json_object *body);
+void dap_output(struct dap *dp, const char *category, const char *text);
+/* Runs a ptdb command line; its output as console output events (the
+ * stop reports of stepping commands are not shown: quiet).  The status. */
+int dap_command(struct dap *dp, const char *line, int quiet);
+
+/* dap-run.c */
+typedef int (*dap_handler)(struct dap *dp, struct json_object *args, struct json_object **body,
+			   char *msg, size_t n);
+dap_handler dap_run_handler(const char *command);
+/* After a run: the stopped, or exited and terminated, events. */
+void dap_report_stop(struct dap *dp, const char *reason_hint);
+/* The client went away: the debuggee is killed (launched) or detached. */
+void dap_abandon(struct dap *dp);
+/* The request's response is sent; now resume (or whatever it asked). */
+void dap_after(struct dap *dp, const char *command, struct json_object *args);
+
+/* dap-bp.c: the breakpoint requests; the client's breakpoint standing for
+ * a session breakpoint (kind 'd': a watchpoint), or NULL. */
+dap_handler dap_bp_handler(const char *command);
+struct dap_bp *dap_bp_of_dbg(struct dap *dp, unsigned dbg_id, int kind);
+/* The answer for a breakpoint (verified, its line, or why not). */
+struct json_object *dap_bp_json(struct dap *dp, struct dap_bp *b, const char *why);
+
+/* dap-events.c: thread, module and breakpoint events for what changed
+ * since the last stop; a traced run's progress events. */
+void dap_events_sync(struct dap *dp);
+void dap_progress_install(struct dap *dp);
+void dap_progress_end(struct dap *dp);
+
+/* dap-data.c */
+dap_handler dap_data_handler(const char *command);
+void dap_refs_reset(struct dap *dp);
+/* A log point's message with each {expression} replaced by its value. */
+void dap_log_message(struct dap *dp, const char *text, char *out, size_t n);
+/* dap-mem.c: disassemble, readMemory, writeMemory, modules, sources. */
+dap_handler dap_mem_handler(const char *command);
+int dap_ref_add(struct dap *dp, enum dap_ref_kind kind, pid_t tid, unsigned frame,
+		const struct value *v);
+/* The frame a DAP frame id names: 0, or -1. */
+int dap_frame_of(struct dap *dp, int64_t id, pid_t *tid, unsigned *index);
+
+/* Small helpers over json-c. */
+const char *dap_str(struct json_object *o, const char *key);
+int64_t dap_int(struct json_object *o, const char *key, int64_t def);
+int dap_bool(struct json_object *o, const char *key, int def);
+
+#endif
