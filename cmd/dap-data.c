@@ -245,7 +245,7 @@ static struct json_object *var_json(struct dap *dp, const char *name, struct val
 	struct json_object *o = json_object_new_object();
 	char text[4096], tn[256];
 
-	value_brief(D(dp), v, text, sizeof(text));
+	value_brief(&D(dp)->env, v, text, sizeof(text));
 	add_str(o, "name", name);
 	add_str(o, "value", text);
 	add_str(o, "type", v->type ? sym_type_name(v->type, tn, sizeof(tn)) : "");
@@ -389,7 +389,7 @@ static int variables(struct dap *dp, struct json_object *args, struct json_objec
 			struct value c;
 			char name[256];
 
-			if (value_child(D(dp), &parent, i, name, sizeof(name), &c) < 0)
+			if (value_child(&D(dp)->env, &parent, i, name, sizeof(name), &c) < 0)
 				break;
 			json_object_array_add(arr, var_json(dp, name, &c, tid, fr));
 		}
@@ -441,7 +441,7 @@ static void console_command(struct dap *dp, const char *line)
 		dbg_replay_cursor(d, &id1, &t);
 	if (alive != dbg_alive(d) || rp != dbg_replaying(d) || id0 != id1 ||
 	    (d->proc && dbg_alive(d) && target_stop_id(d->proc) != stop0))
-		dap_report_stop(dp, NULL);
+		dp->stop_pending = 1;	/* reported after the response (dap-run.c) */
 }
 
 static int evaluate(struct dap *dp, struct json_object *args, struct json_object **body,
@@ -512,7 +512,7 @@ static int set_variable(struct dap *dp, struct json_object *args, struct json_ob
 		for (int i = 0; i < k && !found; i++) {
 			char cn[256];
 
-			if (value_child(D(dp), &r->v, i, cn, sizeof(cn), &c) < 0)
+			if (value_child(&D(dp)->env, &r->v, i, cn, sizeof(cn), &c) < 0)
 				break;
 			if (!strcmp(cn, name) && c.in_mem && c.type)
 				found = snprintf(line, sizeof(line), "*(%s *)0x%" PRIx64 " = %s",
@@ -554,7 +554,7 @@ void dap_log_message(struct dap *dp, const char *text, char *out, size_t n)
 
 			snprintf(expr, sizeof(expr), "%.*s", (int)(close - p - 1), p + 1);
 			if (eval_value(dp, D(dp)->sel_tid, 0, expr, &val, emsg, sizeof(emsg)) == 0) {
-				value_brief(D(dp), &val, v, sizeof(v));
+				value_brief(&D(dp)->env, &val, v, sizeof(v));
 				value_release(&val);
 			} else {
 				snprintf(v, sizeof(v), "<%s>", emsg);
@@ -619,7 +619,7 @@ static int data_bp_info(struct dap *dp, struct json_object *args, struct json_ob
 		for (int i = 0; i < value_nchildren(&r->v) && !have; i++) {
 			char cn[256];
 
-			if (value_child(D(dp), &r->v, i, cn, sizeof(cn), &v) < 0)
+			if (value_child(&D(dp)->env, &r->v, i, cn, sizeof(cn), &v) < 0)
 				break;
 			if (!(have = !strcmp(cn, name)))
 				value_release(&v);

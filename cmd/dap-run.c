@@ -490,6 +490,10 @@ void dap_after(struct dap *dp, const char *c, struct json_object *args)
 {
 	int insn = args && dap_str(args, "granularity") && !strcmp(dap_str(args, "granularity"), "instruction");
 
+	if (dp->stop_pending) {		/* a console command moved the stop */
+		dp->stop_pending = 0;
+		dap_report_stop(dp, NULL);
+	}
 	if (!strcmp(c, "launch") || !strcmp(c, "attach")) {
 		send_process(dp, c);
 		dap_events_sync(dp);

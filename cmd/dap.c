@@ -19,110 +19,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-const char *dap_str(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-int64_t dap_int(struct json_object *o, const char *key, int64_t def)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return def;
-	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
-		return json_object_get_int64(v);
-	if (json_object_is_type(v, json_type_string)) {
-		char *end;
-		long long r = strtoll(json_object_get_string(v), &end, 0);
-
-		return *end ? def : r;
-	}
-	return def;
-}
-
-int dap_bool(struct json_object *o, const char *key, int def)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_boolean))
-		return def;
-	return json_object_get_boolean(v);
-}
-
-/* ---- writing ---- */
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-void dap_send(struct dap *dp, struct json_object *msg)
-{
-	const char *text;
-	char head[64];
-
-	pthread_mutex_lock(&dp->wlock);
-	json_object_object_add(msg, "seq", json_object_new_int(++dp->seq));
-	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(head, sizeof(head), "Content-Length: %zu\r\n\r\n", strlen(text));
-	if (!dp->gone && (write_all(dp->out_fd, head, strlen(head)) < 0 ||
-			  write_all(dp->out_fd, text, strlen(text)) < 0))
-		dp->gone = 1;
-	pthread_mutex_unlock(&dp->wlock);
-	json_object_put(msg);
-}
-
-void dap_event(struct dap *dp, const char *event, struct json_object *body)
-{
-	struct json_object *m = json_object_new_object();
-
-	json_object_object_add(m, "type", json_object_new_string("event"));
-	json_object_object_add(m, "event", json_object_new_string(event));
-	if (body)
-		json_object_object_add(m, "body", body);
-	dap_send(dp, m);
-}
-
-/* A long text (a console command's dump) goes in pieces of whole lines of
- * at most this many bytes, not as one event of many megabytes. */
-#define OUTPUT_PIECE 65536
-
-void dap_output(struct dap *dp, const char *category, const char *text)
-{
-	size_t len = text ? strlen(text) : 0;
-
-	while (len) {
-		struct json_object *b = json_object_new_object();
-		size_t k = len;
-
-		if (k > OUTPUT_PIECE) {
-			const char *nl = memrchr(text, '\n', OUTPUT_PIECE);
-
-			k = nl ? (size_t)(nl - text) + 1 : OUTPUT_PIECE;
-		}
-		json_object_object_add(b, "category", json_object_new_string(category));
-		json_object_object_add(b, "output", json_object_new_string_len(text, (int)k));
-		dap_event(dp, "output", b);
-		text += k;
-		len -= k;
-	}
-}
-
 static void respond(struct dap *dp, int64_t seq, const char *command, int ok, const char *msg,
 		    struct json_object *body)
 {
@@ -317,101 +213,6 @@ out:
 	return NULL;
 }
 
-/* ---- the program's output ---- */
-
-static int pipe_out = -1, pipe_err = -1;
-static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void drain(struct dap *dp)
-{
-	char buf[8192];
-	int fds[2] = { pipe_out, pipe_err };
-
-	pthread_mutex_lock(&drain_lock);
-	for (int i = 0; i < 2; i++) {
-		ssize_t n;
-
-		if (fds[i] < 0)
-			continue;
-		while ((n = read(fds[i], buf, sizeof(buf) - 1)) > 0) {
-			buf[n] = 0;
-			dap_output(dp, i ? "stderr" : "stdout", buf);
-		}
-	}
-	pthread_mutex_unlock(&drain_lock);
-}
-
-static void *forwarder(void *arg)
-{
-	struct dap *dp = arg;
-
-	for (;;) {
-		struct pollfd p[2] = { { pipe_out, POLLIN, 0 }, { pipe_err, POLLIN, 0 } };
-
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		drain(dp);
-	}
-	return NULL;
-}
-
-/* Our stdin, stdout, stderr become /dev/null and the pipes (the launched
- * program inherits them); the protocol keeps its own descriptors. */
-static int redirect_stdio(void)
-{
-	int po[2], pe[2], null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (null < 0 || pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)
-		return -1;
-	fflush(stdout);
-	fflush(stderr);
-	dup2(null, 0);
-	dup2(po[1], 1);
-	dup2(pe[1], 2);
-	close(null);
-	close(po[1]);
-	close(pe[1]);
-	fcntl(po[0], F_SETFL, O_NONBLOCK);
-	fcntl(pe[0], F_SETFL, O_NONBLOCK);
-	pipe_out = po[0];
-	pipe_err = pe[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	return 0;
-}
-
-void dap_flush_output(struct dap *dp)
-{
-	fflush(stdout);
-	fflush(stderr);
-	drain(dp);
-}
-
-int dap_command(struct dap *dp, const char *line, int quiet)
-{
-	char *ob = NULL, *eb = NULL;
-	size_t on = 0, en = 0;
-	FILE *out = open_memstream(&ob, &on), *err = open_memstream(&eb, &en);
-	enum cmd_status st;
-
-	dp->running = 1;
-	if (dp->pause_pending) {
-		/* a pause that came before the run began stops it at once */
-		dbg_interrupt_arm(&dp->s->dbg);
-		dbg_request_interrupt(&dp->s->dbg, 0);
-	}
-	st = cmd_run_line(dp->s, line, out, err);
-	dp->running = 0;
-	fclose(out);
-	fclose(err);
-	dap_flush_output(dp);
-	if (!quiet)
-		dap_output(dp, "console", ob);
-	dap_output(dp, "console", eb);
-	free(ob);
-	free(eb);
-	return st;
-}
-
 /* ---- the loop ---- */
 
 static struct dap_msg *dequeue(struct dap *dp)
@@ -483,6 +284,8 @@ static void handle(struct dap *dp, struct json_object *req)
 	respond(dp, seq, command, rc == 0, msg, body);
 	if (rc == 0)
 		dap_after(dp, command, args);
+	else if (dp->stop_pending)
+		dap_after(dp, "", NULL);	/* only the stop a console command made */
 }
 
 static int listen_port(int port)
@@ -528,7 +331,7 @@ int dap_main(struct session *s, int port)
 		in = fcntl(0, F_DUPFD_CLOEXEC, 3);
 		out = fcntl(1, F_DUPFD_CLOEXEC, 3);
 	}
-	if (in < 0 || out < 0 || redirect_stdio() < 0) {
+	if (in < 0 || out < 0 || dap_redirect_stdio() < 0) {
 		fprintf(stderr, "error: cannot set up the DAP channel: %s\n", strerror(errno));
 		return 1;
 	}
@@ -540,7 +343,7 @@ int dap_main(struct session *s, int port)
 	pthread_mutex_init(&dp->wlock, NULL);
 	pthread_mutex_init(&dp->qlock, NULL);
 	pthread_cond_init(&dp->qcond, NULL);
-	pthread_create(&fw, NULL, forwarder, dp);
+	pthread_create(&fw, NULL, dap_forwarder, dp);
 	pthread_create(&rd, NULL, reader, dp);
 	while (!dp->done) {
 		struct dap_msg *m = dequeue(dp);

@@ -59,6 +59,8 @@ struct dap {
 	volatile int running;		/* the main thread is resuming the process */
 	volatile int gone;		/* the client went away */
 	volatile int pause_pending;	/* pause came: the next run stops at once */
+	int stop_pending;		/* a console command moved the stop: report it
+					 * after the response (dap_after) */
 	int initialized, launched, attached, configured, stop_on_entry, done;
 	int exited_sent;
 	struct json_object *launch_args;	/* for restart (owned) */
@@ -79,10 +81,16 @@ struct dap {
 	unsigned progress_n;
 };
 
-/* dap.c */
+/* dap.c: the request loop, on top of the other dap files */
 /* Serves one client on stdio (port < 0) or on 127.0.0.1:port (0: any
  * free port, told on stderr); returns main's exit status. */
 int dap_main(struct session *s, int port);
+
+/* dap-io.c: below every other dap file */
+/* Our stdio becomes /dev/null and two pipes the launched program
+ * inherits; the forwarder thread turns them into output events. */
+int dap_redirect_stdio(void);
+void *dap_forwarder(void *dp);
 /* The program's output read so far, as output events (before a stop). */
 void dap_flush_output(struct dap *dp);
 void dap_send(struct dap *dp, struct json_object *msg);	/* takes msg */
