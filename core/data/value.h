@@ -112,7 +112,7 @@ void value_float_str(double v, int bits, char *buf, size_t n);
  * LLDB gives them.  value_child fills out (release it) and name; -1 when
  * i is out of range. */
 int value_nchildren(const struct value *v);
-int value_child(struct dbg *d, const struct value *v, int i, char *name, size_t n,
+int value_child(const struct value_env *env, const struct value *v, int i, char *name, size_t n,
 		struct value *out);
 
 #endif

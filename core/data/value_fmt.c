@@ -692,7 +692,7 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 		return;
 	}
 	if (is_std_string(s)) {	/* its summary, as LLDB's frame lines give it */
-		std_string_text(d, s, v->bytes, v->size, buf, n);
+		std_string_text(env, s, v->bytes, v->size, buf, n);
 		return;
 	}
 	if (is_aggregate(s)) {
@@ -751,7 +751,7 @@ int value_nchildren(const struct value *v)
 	return nchildren(s);
 }
 
-int value_child(struct dbg *d, const struct value *v, int i, char *name, size_t n,
+int value_child(const struct value_env *env, const struct value *v, int i, char *name, size_t n,
 		struct value *out)
 {
 	const struct sym_type *s = sym_type_strip(v->type), *tg, *ct;
@@ -772,7 +772,7 @@ int value_child(struct dbg *d, const struct value *v, int i, char *name, size_t 
 		obj = calloc(1, (size_t)tg->size);
 		if (!obj)
 			return -1;
-		if (dbg_read(d, a, obj, (size_t)tg->size, NULL) < 0) {
+		if (env->read(env->d, a, obj, (size_t)tg->size, NULL) < 0) {
 			free(obj);
 			obj = NULL;
 		}
