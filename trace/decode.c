@@ -91,6 +91,8 @@ int trace_image_add_file(struct trace_image *img, const char *path,
 
 static void add_run(struct trace_decoded *d, uint32_t what)
 {
+	if (d->mode == TRACE_MODE_INDEX)
+		return;		/* the index counts; chunks hold the runs */
 	if (d->nruns == d->cruns) {
 		d->cruns = d->cruns ? 2 * d->cruns : 256;
 		d->runs = xrealloc(d->runs, d->cruns * sizeof(*d->runs));
@@ -250,6 +252,12 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
 {
 	if (d->have_sync && off == d->sync)
 		return;
+	if (d->have_sync && d->mode == TRACE_MODE_CHUNK && off >= d->stop_off) {
+		d->stop = 1;	/* the next chunk's first item */
+		return;
+	}
+	if (d->have_sync && d->mode == TRACE_MODE_INDEX)
+		trace_index_boundary(d, off);
 	d->sync = off;
 	d->have_sync = 1;
 	/* an execution on a new CPU starts at a PSB (LLDB: "CPU core
@@ -280,7 +288,7 @@ static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
 
 	if (d->next_psb == UINT64_MAX || pt_blk_get_offset(dec, &pos) < 0)
 		return;
-	while (d->next_psb <= pos) {
+	while (d->next_psb <= pos && !d->stop) {
 		add_sync(d, d->next_psb);
 		d->next_psb = find_psb(d, d->next_psb + 1);
 	}
@@ -365,6 +373,8 @@ static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int stat
 		if (status >= 0) {
 			if (ev.status_update)
 				passed_psb(d, dec);
+			if (d->stop)
+				break;
 			add_event(d, &ev);
 		}
 	}
@@ -435,64 +445,74 @@ static int has_timing(const uint8_t *buf, size_t len)
 	return found;
 }
 
-int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
-			const struct trace_decode_hook *hook, struct trace_decoded **out,
-			struct ptdb_err *err)
+/* A block decoder over buf[0,len) reading code from img (NULL: none). */
+static struct pt_block_decoder *new_decoder(const uint8_t *buf, size_t len,
+					    const struct trace_image *img, int timing,
+					    struct ptdb_err *err)
 {
 	struct pt_config cfg;
 	struct pt_block_decoder *dec;
-	struct trace_decoded *d;
-	uint64_t prev_sync = 0;
-	unsigned until_hook = HOOK_EVERY;
-	int have_prev = 0;
 
-	*out = NULL;
-	d = xcalloc(1, sizeof(*d));
-	d->serial = __atomic_add_fetch(&decode_serial, 1, __ATOMIC_RELAXED);
-	trace_cursor_init(&d->cur, d);
-	d->buf = buf;
-	d->len = len;
-	d->next_psb = UINT64_MAX;
-	if (img && img->ncpu_marks) {
-		d->marks = img->cpu_marks;
-		d->mark_cpus = img->cpu_ids;
-		d->nmarks = img->ncpu_marks;
-	}
-	if (!len) {
-		*out = d;
-		return 0;
-	}
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
-	cfg.flags.variant.block.enable_tick_events = (uint32_t)has_timing(buf, len);
+	cfg.flags.variant.block.enable_tick_events = (uint32_t)timing;
 	if (img && img->cpu.intel) {
 		cfg.cpu.vendor = pcv_intel;
 		cfg.cpu.family = img->cpu.family;
 		cfg.cpu.model = img->cpu.model;
 		cfg.cpu.stepping = img->cpu.stepping;
 		if (pt_cpu_errata(&cfg.errata, &cfg.cpu) < 0) {
-			trace_decoded_free(d);
-			return ptdb_err_set(err, "unsupported CPU family %u model %u for Intel PT decoding",
-					    cfg.cpu.family, cfg.cpu.model);
+			ptdb_err_set(err, "unsupported CPU family %u model %u for Intel PT decoding",
+				     cfg.cpu.family, cfg.cpu.model);
+			return NULL;
 		}
 	}
 	dec = pt_blk_alloc_decoder(&cfg);
 	if (!dec) {
-		trace_decoded_free(d);
-		return ptdb_err_set(err, "cannot allocate the Intel PT block decoder");
+		ptdb_err_set(err, "cannot allocate the Intel PT block decoder");
+		return NULL;
 	}
-	if (img && pt_blk_set_image(dec, img->image) < 0) {
+	if (img && img->image && pt_blk_set_image(dec, img->image) < 0) {
 		pt_blk_free_decoder(dec);
-		trace_decoded_free(d);
-		return ptdb_err_set(err, "cannot set the trace image");
+		ptdb_err_set(err, "cannot set the trace image");
+		return NULL;
 	}
+	return dec;
+}
+
+static struct trace_decoded *new_decoded(const uint8_t *buf, size_t len, int mode)
+{
+	struct trace_decoded *d = xcalloc(1, sizeof(*d));
+
+	d->mode = mode;
+	d->serial = __atomic_add_fetch(&decode_serial, 1, __ATOMIC_RELAXED);
+	trace_cursor_init(&d->cur, d);
+	d->buf = buf;
+	d->len = len;
+	d->next_psb = UINT64_MAX;
+	d->stop_off = UINT64_MAX;
+	return d;
+}
+
+/* The decode loop: from the first PSB (set: from the PSB at set_off) to
+ * the end, or in a chunk to the next chunk's PSB.  0, -1 (err), or
+ * TRACE_DECODE_CANCELLED. */
+static int decode_run(struct trace_decoded *d, struct pt_block_decoder *dec,
+		      const struct trace_decode_hook *hook, int set, uint64_t set_off,
+		      struct ptdb_err *err)
+{
+	uint64_t prev_sync = 0;
+	unsigned until_hook = HOOK_EVERY;
+	int have_prev = 0;
+
 	for (;;) {
 		uint64_t sync = 0;
-		int status = pt_blk_sync_forward(dec);
+		int status = set ? pt_blk_sync_set(dec, set_off) : pt_blk_sync_forward(dec);
 
 		uint64_t gap_ip = 0;
 
+		set = 0;
 		if (status < 0) {
 			if (status != -pte_eos)
 				add_gap(d, dec, status, 0);
@@ -504,19 +524,18 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 		prev_sync = sync;
 		have_prev = 1;
 		synced(d, dec);
+		if (d->stop)
+			break;
 		for (;;) {
 			struct pt_block blk;
 
 			status = drain(d, dec, status);
-			if (status < 0)
+			if (status < 0 || d->stop)
 				break;
 			memset(&blk, 0, sizeof(blk));
 			status = pt_blk_next(dec, &blk, sizeof(blk));
-			if (add_block(d, &blk) < 0) {
-				pt_blk_free_decoder(dec);
-				trace_decoded_free(d);
+			if (add_block(d, &blk) < 0)
 				return ptdb_err_set(err, "decoded trace too large");
-			}
 			if (status < 0) {
 				/* nothing decoded: blk.ip is where it failed
 				 * (the unmapped address for "no memory mapped") */
@@ -529,19 +548,54 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 
 				until_hook = HOOK_EVERY;
 				pt_blk_get_offset(dec, &off);
-				if (hook->progress(hook->ctx, off, len)) {
-					pt_blk_free_decoder(dec);
-					trace_decoded_free(d);
+				if (hook->progress(hook->ctx, off, d->len)) {
 					ptdb_err_code(err, PTDB_E_CANCELLED, "interrupted");
 					return TRACE_DECODE_CANCELLED;
 				}
 			}
 		}
-		if (status == -pte_eos)
+		if (d->stop || status == -pte_eos)
 			break;
 		add_gap(d, dec, status, gap_ip);
 	}
+	return 0;
+}
+
+/* Decodes buf (mode FULL or INDEX) into d. */
+static int decode_all(struct trace_decoded *d, struct trace_image *img, int timing,
+		      const struct trace_decode_hook *hook, struct ptdb_err *err)
+{
+	struct pt_block_decoder *dec;
+	int r;
+
+	if (img && img->ncpu_marks) {
+		d->marks = img->cpu_marks;
+		d->mark_cpus = img->cpu_ids;
+		d->nmarks = img->ncpu_marks;
+	}
+	if (!d->len)
+		return 0;
+	dec = new_decoder(d->buf, d->len, img, timing, err);
+	if (!dec)
+		return -1;
+	r = decode_run(d, dec, hook, 0, 0, err);
 	pt_blk_free_decoder(dec);
+	return r;
+}
+
+int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
+			const struct trace_decode_hook *hook, struct trace_decoded **out,
+			struct ptdb_err *err)
+{
+	struct trace_decoded *d = new_decoded(buf, len, TRACE_MODE_FULL);
+	int r;
+
+	*out = NULL;
+	r = decode_all(d, img, len && has_timing(buf, len), hook, err);
+	if (r < 0) {
+		trace_decoded_free(d);
+		return r;
+	}
 	trim(d);
 	d->buf = NULL;		/* the caller's; not kept */
 	d->marks = NULL;
@@ -550,16 +604,80 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	return 0;
 }
 
+int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img,
+			 size_t chunk_bytes, const struct trace_decode_hook *hook,
+			 struct trace_decoded **out, struct ptdb_err *err)
+{
+	struct trace_decoded *d = new_decoded(buf, len, TRACE_MODE_INDEX);
+	struct trace_index *ix = trace_index_new(d, img, chunk_bytes);
+	int r;
+
+	*out = NULL;
+	ix->timing = len && has_timing(buf, len);
+	r = decode_all(d, img, ix->timing, hook, err);
+	if (r < 0) {
+		trace_decoded_free(d);
+		return r;
+	}
+	trace_index_flush(d);
+	trace_index_finish(d);
+	trim(d);
+	free(d->side);		/* (emptied by the flushes) */
+	d->side = NULL;
+	d->nside = d->cside = 0;
+	d->buf = NULL;
+	d->marks = NULL;
+	d->mark_cpus = NULL;
+	*out = d;
+	return 0;
+}
+
+struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci)
+{
+	const struct trace_index *ix = top->ix;
+	const struct trace_ixent *e = &ix->ent[ci];
+	struct trace_decoded *st = new_decoded(ix->buf, ix->len, TRACE_MODE_CHUNK);
+	struct pt_block_decoder *dec;
+	int r;
+
+	st->marks = ix->marks;
+	st->mark_cpus = ix->mark_cpus;
+	st->nmarks = ix->nmarks;
+	st->next_mark = e->next_mark;
+	st->last_tsc = e->last_tsc;
+	st->have_tsc = e->have_tsc;
+	st->hw_disabled = e->hw_disabled;
+	st->stop_off = ci + 1 < ix->n ? ix->ent[ci + 1].off : UINT64_MAX;
+	dec = new_decoder(ix->buf, ix->len, ix->img.image ? &ix->img : NULL, ix->timing, NULL);
+	if (!dec) {
+		trace_decoded_free(st);
+		return NULL;
+	}
+	r = decode_run(st, dec, NULL, ci > 0, e->off, NULL);
+	pt_blk_free_decoder(dec);
+	if (r < 0) {
+		trace_decoded_free(st);
+		return NULL;
+	}
+	trim(st);
+	st->buf = NULL;
+	st->marks = NULL;
+	st->mark_cpus = NULL;
+	return st;
+}
+
 void trace_decoded_free(struct trace_decoded *d)
 {
 	if (!d)
 		return;
+	trace_cursor_release(&d->cur);
+	if (d->ix)
+		trace_index_free(d->ix);
 	free(d->dict);
 	free(d->htab);
 	free(d->runs);
 	free(d->ckpt);
 	free(d->side);
-	trace_cursor_release(&d->cur);
 	free(d);
 }
 
@@ -571,7 +689,7 @@ uint64_t trace_decoded_gap_count(const struct trace_decoded *d) { return d->gaps
 
 size_t trace_decoded_mem_bytes(const struct trace_decoded *d)
 {
-	return sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
+	return (d->ix ? trace_index_mem_bytes(d->ix) : 0) + sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
 	       d->cruns * sizeof(*d->runs) + d->cckpt * sizeof(*d->ckpt) +
 	       d->cside * sizeof(*d->side) + d->cur.cap * sizeof(*d->cur.ips);
 }
