@@ -358,6 +358,12 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 	s->ip = ip;
 	s->hw = (uint8_t)hw;
 	s->resumed = ev->type == ptev_enabled && ev->variant.enabled.resumed;
+	if (ev->type == ptev_enabled && !d->enables++) {
+		if (d->mode == TRACE_MODE_CHUNK && d->first_resumed != 2)
+			s->resumed = (uint8_t)d->first_resumed;
+		else if (d->mode == TRACE_MODE_INDEX)
+			d->ix->ent[d->ix->n - 1].first_resumed = s->resumed;
+	}
 	s->has_tsc = ev->has_tsc;
 	s->tsc = ev->tsc;
 	if (kind == TRACE_EV_OVERFLOW)
@@ -647,6 +653,7 @@ struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t
 	st->last_tsc = e->last_tsc;
 	st->have_tsc = e->have_tsc;
 	st->hw_disabled = e->hw_disabled;
+	st->first_resumed = e->first_resumed;
 	st->stop_off = ci + 1 < ix->n ? ix->ent[ci + 1].off : UINT64_MAX;
 	dec = new_decoder(ix->buf, ix->len, ix->img.image ? &ix->img : NULL, ix->timing, NULL);
 	if (!dec) {

@@ -40,6 +40,7 @@ struct trace_index *trace_index_new(struct trace_decoded *d, const struct trace_
 	ix->cap = 64;
 	ix->ent = xcalloc(ix->cap, sizeof(*ix->ent));
 	ix->n = 1;		/* chunk 0: from the start */
+	ix->ent[0].first_resumed = 2;
 	return ix;
 }
 
@@ -121,6 +122,8 @@ void trace_index_boundary(struct trace_decoded *d, uint64_t off)
 	e = &ix->ent[ix->n++];
 	memset(e, 0, sizeof(*e));
 	e->off = off;
+	e->first_resumed = 2;
+	d->enables = 0;
 	e->item = d->items;
 	e->insn = d->insns;
 	e->side = ix->nside;

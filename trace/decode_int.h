@@ -51,6 +51,10 @@ struct trace_ixent {
 	uint64_t next_item, next_tsc;	/* the first timing item at or after it */
 	uint32_t next_mark;		/* CPU marks reported before it */
 	uint8_t have_tsc, hw_disabled, has_prev, has_next;
+	/* libipt's resumed flag of the chunk's first enabled event: a decoder
+	 * synchronized at a PSB while tracing is off no longer knows where
+	 * it stopped; 2: no enabled event in the chunk */
+	uint8_t first_resumed;
 };
 
 #define TRACE_CHUNK_CACHE 8	/* chunks kept decoded */
@@ -123,6 +127,8 @@ struct trace_decoded {
 	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
 	int have_tsc;
 	int hw_disabled;	/* the last disable was a hardware one */
+	uint64_t enables;	/* enabled events in this chunk so far */
+	int first_resumed;	/* a chunk's: the index's ent.first_resumed */
 	uint64_t serial;	/* trace_decoded_serial */
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
