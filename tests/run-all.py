@@ -9,7 +9,8 @@ REPL tests under a pty (tests/repl_test.py), the Chrome trace export checks
 (tests/check_ctf.py), the man page checks (tests/check_man.py), the trace
 bundle tests (tests/bundle_test.py), bundles in LLDB's own form
 (tests/lldb_bundle_test.py), the per-CPU tracing tests
-(tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
+(tests/percpu_test.py), the decoded trace read through chunks against the
+full store (tests/chunks_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
 (tests/process_test.py), interrupts in every state (tests/interrupt_test.py),
 the symbol tests (tests/symbols_test.py), the 64-thread stress test
@@ -49,6 +50,7 @@ import lldb_compare_test  # noqa: E402
 import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
 import layers_cmd_test  # noqa: E402
+import chunks_test  # noqa: E402
 
 
 def run_unit(binary, ok=results.ok, fail=results.fail):
@@ -82,7 +84,7 @@ BESIDE_UNITS = [engine_test]
 SUITES = [repl_test, bundle_test, lldb_bundle_test, hwcheck_test, percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test,
-          layers_cmd_test]
+          layers_cmd_test, chunks_test]
 
 
 def main():
