@@ -252,8 +252,9 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
 {
 	if (d->have_sync && off == d->sync)
 		return;
-	if (d->have_sync && d->mode == TRACE_MODE_CHUNK && off >= d->stop_off) {
-		d->stop = 1;	/* the next chunk's first item */
+	if (d->have_sync && off >= d->stop_off) {
+		d->stop = 1;	/* the next chunk's (segment's) first item */
+		d->stop_exact = off == d->stop_off;
 		return;
 	}
 	if (d->have_sync && d->mode == TRACE_MODE_INDEX)
@@ -298,6 +299,10 @@ static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
  * TSC changes, whatever packet brought it).  1 if it was new. */
 static int note_time(struct trace_decoded *d, const struct pt_event *ev, uint64_t ip)
 {
+	if (ev->has_tsc && !d->seen_tsc) {
+		d->seen_tsc = 1;
+		d->first_tsc = ev->tsc;
+	}
 	if (!ev->has_tsc || (d->have_tsc && ev->tsc == d->last_tsc))
 		return 0;
 	d->last_tsc = ev->tsc;
@@ -315,6 +320,12 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 	if (ev->status_update) {
 		note_time(d, ev, 0);	/* the PSB+'s TSC */
 		return;     /* PSB+ bookkeeping (§13) */
+	}
+	if (!d->seen_hw && (ev->type == ptev_enabled || ev->type == ptev_disabled ||
+			    ev->type == ptev_async_disabled)) {
+		d->seen_hw = 1;
+		d->first_hw_enabled = ev->type == ptev_enabled;
+		d->first_hw_item = d->items;
 	}
 	switch (ev->type) {
 	case ptev_enabled:
@@ -567,6 +578,32 @@ static int decode_run(struct trace_decoded *d, struct pt_block_decoder *dec,
 	return 0;
 }
 
+struct trace_decoded *trace_decoded_new(const uint8_t *buf, size_t len, int mode)
+{
+	return new_decoded(buf, len, mode);
+}
+
+int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, int timing,
+		      const struct trace_decode_hook *hook, int set, uint64_t off,
+		      struct ptdb_err *err)
+{
+	struct pt_block_decoder *dec = new_decoder(d->buf, d->len, img, timing, err);
+	int r;
+
+	if (!dec)
+		return -1;
+	r = decode_run(d, dec, hook, set, off, err);
+	pt_blk_free_decoder(dec);
+	return r;
+}
+
+int trace_dict_add(struct trace_decoded *d, const struct trace_dblock *b)
+{
+	uint32_t idx;
+
+	return dict_find(d, b, &idx);
+}
+
 /* Decodes buf (mode FULL or INDEX) into d. */
 static int decode_all(struct trace_decoded *d, struct trace_image *img, int timing,
 		      const struct trace_decode_hook *hook, struct ptdb_err *err)
@@ -620,7 +657,11 @@ int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img
 
 	*out = NULL;
 	ix->timing = len && has_timing(buf, len);
-	r = decode_all(d, img, ix->timing, hook, err);
+	r = trace_index_parallel(d, img, hook, err);
+	if (r == 0)
+		r = decode_all(d, img, ix->timing, hook, err);
+	else if (r == 1)
+		r = 0;
 	if (r < 0) {
 		trace_decoded_free(d);
 		return r;

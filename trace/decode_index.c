@@ -187,6 +187,12 @@ void trace_decoded_chunk_stats(const struct trace_decoded *d, uint64_t *chunks,
 	*decodes = d->ix ? d->ix->chunk_decodes : 0;
 }
 
+int trace_decoded_index_threads(const struct trace_decoded *d)
+{
+	return d->ix && d->ix->segments > 1 ? d->ix->segments : 1;
+}
+
+
 /* Chunk ci decoded, with a reference for the caller (NULL: it failed). */
 static struct trace_decoded *chunk_get(const struct trace_decoded *top, size_t ci)
 {

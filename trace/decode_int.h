@@ -85,6 +85,7 @@ struct trace_index {
 		uint64_t used;
 	} cache[TRACE_CHUNK_CACHE];
 	uint64_t clock, chunk_decodes;
+	int segments;		/* threads the indexing pass ran on */
 };
 
 /* A decoded trace is either a store (the blocks, runs and side table of
@@ -129,6 +130,11 @@ struct trace_decoded {
 	int hw_disabled;	/* the last disable was a hardware one */
 	uint64_t enables;	/* enabled events in this chunk so far */
 	int first_resumed;	/* a chunk's: the index's ent.first_resumed */
+	/* a segment of a parallel indexing pass (trace/decode_par.c): what
+	 * its guessed starting state could have changed */
+	int stop_exact;		/* it stopped at the PSB at stop_off itself */
+	int seen_tsc, seen_hw, first_hw_enabled;
+	uint64_t first_tsc, first_hw_item;
 	uint64_t serial;	/* trace_decoded_serial */
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
@@ -148,6 +154,21 @@ void trace_index_free(struct trace_index *ix);
 size_t trace_index_mem_bytes(const struct trace_index *ix);
 /* trace/decode.c: decodes chunk ci of an indexed trace into a store. */
 struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci);
+/* trace/decode.c for trace/decode_par.c: a decoded trace of buf in mode;
+ * decoding it from the first PSB (set: the PSB at off) to its stop_off;
+ * a block into its dictionary; the arrays trimmed once decoded. */
+struct trace_decoded *trace_decoded_new(const uint8_t *buf, size_t len, int mode);
+int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, int timing,
+		      const struct trace_decode_hook *hook, int set, uint64_t off,
+		      struct ptdb_err *err);
+int trace_dict_add(struct trace_decoded *d, const struct trace_dblock *b);
+/* decode_par.c: the indexing pass of d (mode INDEX, nothing decoded yet)
+ * split at sync points and run on all cores, with the serial pass's
+ * results: 1 done, 0 declined (too small, one core, a live image reader,
+ * or a segment's guessed starting state proved wrong: d untouched), or
+ * -1 / TRACE_DECODE_CANCELLED. */
+int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
+			 const struct trace_decode_hook *hook, struct ptdb_err *err);
 /* decode_items.c: a store's item through a cursor (local index). */
 int trace_store_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
 		     trace_next_ip_fn next_ip, void *ctx);

@@ -26,6 +26,7 @@ static int item_eq(const struct trace_item *a, const struct trace_item *b)
 	return 0; } } while (0)
 
 struct same_blocks { uint64_t *v; size_t n, cap; };
+static int same_parallel;	/* indexing passes that ran on several threads */
 
 static void same_block(void *ctx, uint64_t ip, uint64_t end_ip)
 {
@@ -112,18 +113,26 @@ static int same_store(struct trace_decoded *f, struct trace_decoded *x, size_t c
 }
 
 /* buf decoded both ways, chunks at every PSB and of some hundred bytes,
- * the same. */
+ * the indexing pass on one thread and on three (segments of at least 256
+ * bytes: PTDB_DECODE_THREADS), the same. */
 static int decoded_same(const uint8_t *buf, size_t len, struct trace_image *img,
 			trace_next_ip_fn nip, void *ctx)
 {
-	static const size_t chunks[] = { 0, 300 };
+	static const size_t chunks[] = { 0, 300, 0, 300 };
 	struct trace_decoded *f, *x;
 	int ok = 1;
 
 	if (trace_decode(buf, len, img, &f, NULL) < 0)
 		return 0;
 	for (size_t k = 0; ok && k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		if (k >= 2)
+			setenv("PTDB_DECODE_THREADS", "3", 1);
+		else
+			unsetenv("PTDB_DECODE_THREADS");
 		ok = trace_decode_indexed(buf, len, img, chunks[k], NULL, &x, NULL) == 0;
+		unsetenv("PTDB_DECODE_THREADS");
+		if (ok && k >= 2 && trace_decoded_index_threads(x) > 1)
+			same_parallel++;
 		if (ok) {
 			ok = same_store(f, x, chunks[k], nip, ctx, trace_decoded_item_count(f) < 100000);
 			trace_decoded_free(x);

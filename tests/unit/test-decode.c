@@ -859,6 +859,18 @@ TEST(bytes_per_insn_long_loop)
 	sim_free(&s);
 }
 
+/* decoded_same's indexing passes on three threads did run on several
+ * (segments cut at PSBs where tracing is on), and matched the full store. */
+TEST(decode_parallel_index_ran)
+{
+	int before = same_parallel;
+
+	CHECK(run_exact(300, 0, 64));
+	CHECK(run_exact(1000, 1, 256));
+	printf("# %d parallel indexing passes\n", same_parallel - before);
+	CHECK(same_parallel - before >= 2);
+}
+
 TEST(decode_empty_and_no_psb)
 {
 	struct trace_decoded *d;
@@ -878,4 +890,4 @@ TEST_MAIN(decode_syscall_returns_elsewhere, decode_small_loop, decode_long_loop,
 	  decode_hw_flags, decode_tick_between_branches, decode_ticks_and_time_span, decode_no_tsc_no_time, decode_sync_points,
 	  decode_hook_progress_and_cancel, decode_gap_ip_and_error_kinds,
 	  decode_from_every_psb, decode_ring_wrap, decode_corrupt_gap, iterate_backward_and_random,
-	  bytes_per_insn_long_loop, decode_empty_and_no_psb)
+	  bytes_per_insn_long_loop, decode_empty_and_no_psb, decode_parallel_index_ran)
