@@ -4,7 +4,9 @@ the dumps of the same trace decoded whole into memory (PTDB_TRACE_STORE=full,
 the store before the index).  The traces are recorded once with a 64-byte
 PSB period and saved as bundles, so both read the same bytes; the index
 takes a chunk at every PSB (PTDB_TRACE_CHUNK_BYTES=0) and every ~1 KiB, so
-each dump crosses hundreds of chunk boundaries, forward and in reverse."""
+each dump crosses hundreds of chunk boundaries, forward and in reverse; and
+the indexing pass runs in three segments on three threads
+(PTDB_DECODE_THREADS=3)."""
 import os
 import re
 import shutil
@@ -62,7 +64,8 @@ def compare(k, name, setup):
     texts = {}
     for mode, env in (("full", {"PTDB_TRACE_STORE": "full"}),
                       ("0", {"PTDB_TRACE_CHUNK_BYTES": "0"}),
-                      ("1000", {"PTDB_TRACE_CHUNK_BYTES": "1000"})):
+                      ("1000", {"PTDB_TRACE_CHUNK_BYTES": "1000"}),
+                      ("3 threads", {"PTDB_TRACE_CHUNK_BYTES": "0", "PTDB_DECODE_THREADS": "3"})):
         texts[mode] = run(["trace load " + bundle] + DUMPS +
                           ["thread trace export ctf -f " + ctf], env)
         with open(ctf) as f:
@@ -70,11 +73,11 @@ def compare(k, name, setup):
     why = []
     if texts["full"].count("\n    [") < 1000 or "error:" in texts["full"]:
         why.append("the full dump is short or has errors:\n" + texts["full"][:3000])
-    for mode in ("0", "1000"):
+    for mode in ("0", "1000", "3 threads"):
         if texts[mode] != texts["full"]:
             a, b = texts["full"].splitlines(), texts[mode].splitlines()
             i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            why.append("chunks of %s bytes: line %d differs:\n  full:    %s\n  indexed: %s"
+            why.append("%s: line %d differs:\n  full:    %s\n  indexed: %s"
                        % (mode, i + 1, a[i] if i < len(a) else "(end)", b[i] if i < len(b) else "(end)"))
     if why:
         return results.fail("chunks: %s %d dumps as the full store" % (name, k), "\n".join(why))

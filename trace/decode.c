@@ -43,11 +43,6 @@ void trace_image_release(struct trace_image *img)
 	img->iscache = NULL;
 }
 
-struct image_reader {
-	trace_image_read_fn fn;
-	void *ctx;
-};
-
 static int image_read_cb(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
 			 void *context)
 {

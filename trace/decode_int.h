@@ -154,6 +154,12 @@ void trace_index_free(struct trace_index *ix);
 size_t trace_index_mem_bytes(const struct trace_index *ix);
 /* trace/decode.c: decodes chunk ci of an indexed trace into a store. */
 struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci);
+/* trace_image's reader (its reader field). */
+struct image_reader {
+	trace_image_read_fn fn;
+	void *ctx;
+};
+
 /* trace/decode.c for trace/decode_par.c: a decoded trace of buf in mode;
  * decoding it from the first PSB (set: the PSB at off) to its stop_off;
  * a block into its dictionary; the arrays trimmed once decoded. */
@@ -164,7 +170,7 @@ int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, in
 int trace_dict_add(struct trace_decoded *d, const struct trace_dblock *b);
 /* decode_par.c: the indexing pass of d (mode INDEX, nothing decoded yet)
  * split at sync points and run on all cores, with the serial pass's
- * results: 1 done, 0 declined (too small, one core, a live image reader,
+ * results: 1 done, 0 declined (too small, one core,
  * or a segment's guessed starting state proved wrong: d untouched), or
  * -1 / TRACE_DECODE_CANCELLED. */
 int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,

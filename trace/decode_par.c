@@ -3,7 +3,9 @@
  * decoder synchronized there knows its IP, so it decodes on as one that
  * came through it), each segment is indexed by its own thread with its own
  * block decoder and its own copy of the image (the section cache is
- * libipt's, shared and locked), starting from a guessed state: no time in
+ * libipt's, shared and locked; the reader of code outside the files, a
+ * live process's memory through /proc/PID/mem, is called under a lock),
+ * starting from a guessed state: no time in
  * force, no hardware disable, the CPU marks before it.  The segments are
  * then checked in order against the state the one before really ended in
  * (it stopped at this PSB; the first time seen is not the time already in
@@ -22,6 +24,26 @@
 
 #define SEG_MIN_BYTES ((size_t)1 << 20)	/* less is not worth a thread */
 #define SEG_MAX 64
+
+/* The image's reader (code outside the files: a live process's memory,
+ * read through /proc/PID/mem) called by one segment at a time. */
+struct locked_reader {
+	const struct image_reader *r;
+	pthread_mutex_t mu;
+};
+
+static int locked_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+		       void *context)
+{
+	struct locked_reader *l = context;
+	size_t got;
+
+	(void)asid;
+	pthread_mutex_lock(&l->mu);
+	got = l->r->fn(l->r->ctx, ip, buf, size);
+	pthread_mutex_unlock(&l->mu);
+	return got ? (int)got : -pte_nomap;
+}
 
 struct seg {
 	struct trace_decoded *d;
@@ -296,12 +318,13 @@ int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
 {
 	struct trace_index *ix = d->ix;
 	struct seg sg[SEG_MAX];
+	struct locked_reader lr = { img ? img->reader : NULL, PTHREAD_MUTEX_INITIALIZER };
 	uint64_t starts[SEG_MAX];
 	volatile int cancel = 0;
 	size_t min_bytes;
 	int k = threads_for(d->len, &min_bytes), n, r, ok = 1, started = 0, finished = 0;
 
-	if (k < 2 || (img && img->reader) || !img || !img->image)
+	if (k < 2 || !img || !img->image)
 		return 0;
 	n = cut(d->buf, d->len, k, starts);
 	if (n < 2)
@@ -320,6 +343,9 @@ int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
 			ok = 0;
 			break;
 		}
+		s->img.reader = NULL;	/* (the original's, not owned) */
+		if (lr.r)
+			pt_image_set_callback(s->img.image, locked_read, &lr);
 		s->d = trace_decoded_new(d->buf, d->len, TRACE_MODE_INDEX);
 		trace_index_new(s->d, img, ix->chunk_bytes);
 		s->d->ix->ent[0].off = s->start;

@@ -154,6 +154,7 @@ TEST(indexed_trace_reads_as_full_store)
 	size_t len;
 
 	setenv("PTDB_TRACE_CHUNK_BYTES", "0", 1);
+	setenv("PTDB_DECODE_THREADS", "3", 1);	/* the indexing pass in segments */
 	session_init(&s);
 	CHECK(run("file tests/programs/trace_long", NULL) == CMD_OK && run("b main", NULL) == CMD_OK &&
 	      run("r", NULL) == CMD_OK && run("thread trace start -p 64 -s 64KB", NULL) == CMD_OK &&
@@ -163,6 +164,7 @@ TEST(indexed_trace_reads_as_full_store)
 	CHECK_INT(dbg_trace_decode(&s.dbg, th, &dec, &err), 0);
 	trace_decoded_chunk_stats(dec, &chunks, &decodes);
 	CHECK(chunks > 100);
+	CHECK_INT(trace_decoded_index_threads(dec), 3);
 	CHECK_INT(trace_ring_snapshot(&th->ring, &buf, &len, &err), 0);
 	CHECK_INT(dbg_trace_build_image(&s.dbg, &img, &err), 0);
 	CHECK(decoded_same(buf, len, &img, dbg_cursor_next_ip, &s.dbg));
@@ -189,6 +191,7 @@ TEST(indexed_trace_reads_as_full_store)
 	run("kill", NULL);
 	session_release(&s);
 	unsetenv("PTDB_TRACE_CHUNK_BYTES");
+	unsetenv("PTDB_DECODE_THREADS");
 }
 
 TEST_MAIN(dump_reads_each_instruction_once, cursor_seeks_and_steps, indexed_trace_reads_as_full_store)

@@ -8,7 +8,7 @@
  * seeks to random instruction ids that dump 20 instructions each (cursor
  * seek, 20 steps, each instruction disassembled).  Prints one line:
  * insns trace_bytes chunks index_s bare_s peak_extra_bytes seek_max_s
- * seek_median_s. */
+ * seek_median_s bare_insns threads. */
 #include "core/session/dbg.h"
 #include "core/tracing/cursor.h"
 #include "trace/decode.h"
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 		seeks[k] = now() - t0;
 	}
 	dbg_cursor_free(c);
-	hwm = status_kb("VmHWM");
+	hwm = status_kb("VmHWM");	/* (dec stays cached in d) */
 	if (trace_ring_snapshot(&th->ring, &buf, &len, &err) < 0 ||
 	    dbg_trace_build_image(&d, &img, &err) < 0)
 		goto fail;
@@ -153,9 +153,9 @@ int main(int argc, char **argv)
 	nb = bare(buf, len, &img);
 	t_bare = now() - t0;
 	qsort(seeks, 20, sizeof(seeks[0]), cmp_d);
-	printf("%llu %zu %llu %.3f %.3f %ld %.6f %.6f %llu\n", (unsigned long long)ni, len,
+	printf("%llu %zu %llu %.3f %.3f %ld %.6f %.6f %llu %d\n", (unsigned long long)ni, len,
 	       (unsigned long long)chunks, t_index, t_bare, (hwm - rss0) * 1024L, seeks[19],
-	       seeks[10], (unsigned long long)nb);
+	       seeks[10], (unsigned long long)nb, trace_decoded_index_threads(dec));
 	free(buf);
 	trace_image_release(&img);
 	dbg_release(&d);
