@@ -284,7 +284,7 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
  * DECODE_CHUNK_BYTES of trace.  For tests: PTDB_TRACE_CHUNK_BYTES sets
  * that size (0: a chunk at every PSB), PTDB_TRACE_STORE=full decodes the
  * whole trace into memory instead (the store before the index). */
-#define DECODE_CHUNK_BYTES (32u << 10)
+#define DECODE_CHUNK_BYTES (4u << 10)
 
 static size_t chunk_bytes(void)
 {
