@@ -48,6 +48,31 @@ static int buffer_size(struct cmd_ctx *ctx, const struct cmd_args *a, const char
 	return 0;
 }
 
+/* A buffer the machine cannot hold says so before tracing starts: more
+ * than the memory available is an error (the traced program would be
+ * killed with ptdb); more than half of it a warning (reading a trace
+ * copies its buffer). */
+static int fits_memory(struct cmd_ctx *ctx, const struct cmd_args *a, size_t size)
+{
+	const char *opt = cmd_opt_given(ctx->node, a, "buffer-size") ? "buffer-size" : "size";
+	char s1[32], s2[32];
+	uint64_t avail;
+
+	if (mem_available(&avail) < 0 || (uint64_t)size <= avail / 2)
+		return 0;
+	size_format(size, s1, sizeof(s1));
+	size_format(avail, s2, sizeof(s2));
+	if ((uint64_t)size > avail) {
+		cmd_error(ctx, "--%s %s is more than the memory this machine has available (%s, "
+			  "MemAvailable in /proc/meminfo)", opt, s1, s2);
+		return -1;
+	}
+	fprintf(ctx->err, "warning: --%s %s: reading the trace takes twice that (its buffer is "
+		"copied), more than the %s this machine has available (MemAvailable in "
+		"/proc/meminfo)\n", opt, s1, s2);
+	return 0;
+}
+
 static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_trace_opts *o)
 {
 	struct ptdb_err err;
@@ -68,6 +93,8 @@ static int trace_opts(struct cmd_ctx *ctx, const struct cmd_args *a, struct dbg_
 		return -1;
 	}
 	if (buffer_size(ctx, a, "buffer-size", &o->size) < 0)
+		return -1;
+	if (fits_memory(ctx, a, o->size) < 0)
 		return -1;
 	if (cmd_opt_num(ctx->node, a, "total-size-limit", &x))
 		o->total_limit = (size_t)x;

@@ -11,7 +11,8 @@ REPL tests under a pty (tests/repl_test.py), the prompt as a person meets it
 bundle tests (tests/bundle_test.py), bundles in LLDB's own form
 (tests/lldb_bundle_test.py), ptdb's bundles in lldb-22 and lldb-22's in
 ptdb (tests/lldb22_test.py), the per-CPU tracing tests
-(tests/percpu_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
+(tests/percpu_test.py), the decoded trace read through chunks against the
+full store (tests/chunks_test.py), the fuzz corpus replay (tests/fuzz_replay.py), the
 hostile input tests (tests/hostile_test.py), the process tests
 (tests/process_test.py), interrupts in every state (tests/interrupt_test.py),
 the symbol tests (tests/symbols_test.py), the 64-thread stress test
@@ -58,6 +59,7 @@ import engine_test  # noqa: E402
 import layers_cmd_test  # noqa: E402
 import layers_test  # noqa: E402
 import dap_test  # noqa: E402
+import chunks_test  # noqa: E402
 
 
 def run_unit(binary, ok=results.ok, fail=results.fail):
@@ -92,7 +94,7 @@ SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, ll
           percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test,
-          layers_cmd_test, dap_test]
+          layers_cmd_test, dap_test, chunks_test]
 
 
 def main():

@@ -43,11 +43,6 @@ void trace_image_release(struct trace_image *img)
 	img->iscache = NULL;
 }
 
-struct image_reader {
-	trace_image_read_fn fn;
-	void *ctx;
-};
-
 static int image_read_cb(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
 			 void *context)
 {
@@ -91,6 +86,8 @@ int trace_image_add_file(struct trace_image *img, const char *path,
 
 static void add_run(struct trace_decoded *d, uint32_t what)
 {
+	if (d->mode == TRACE_MODE_INDEX)
+		return;		/* the index counts; chunks hold the runs */
 	if (d->nruns == d->cruns) {
 		d->cruns = d->cruns ? 2 * d->cruns : 256;
 		d->runs = xrealloc(d->runs, d->cruns * sizeof(*d->runs));
@@ -264,6 +261,13 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
 {
 	if (d->have_sync && off == d->sync)
 		return;
+	if (d->have_sync && off >= d->stop_off) {
+		d->stop = 1;	/* the next chunk's (segment's) first item */
+		d->stop_exact = off == d->stop_off;
+		return;
+	}
+	if (d->have_sync && d->mode == TRACE_MODE_INDEX && d->boundary_at != off)
+		trace_index_boundary(d, off);	/* (else taken before the PSB+'s items) */
 	d->sync = off;
 	d->have_sync = 1;
 	cpu_marks(d, off);
@@ -274,6 +278,10 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
  * TSC changes, whatever packet brought it).  1 if it was new. */
 static int note_tsc(struct trace_decoded *d, uint64_t tsc, uint64_t ip)
 {
+	if (!d->seen_tsc) {
+		d->seen_tsc = 1;
+		d->first_tsc = tsc;
+	}
 	if (d->have_tsc && tsc == d->last_tsc)
 		return 0;
 	d->last_tsc = tsc;
@@ -302,13 +310,36 @@ static void synced(struct trace_decoded *d, struct pt_block_decoder *dec)
 	d->next_psb = find_psb(d, off + 1);
 }
 
+/* A PSB passed in the middle of a decode (its PSB+'s status events are
+ * coming): its items — a CPU change, the time, the sync point, in LLDB's
+ * order — begin a chunk.  The index's boundary is taken before the first
+ * of them; a chunk's decode stops before them (1), as they are the next
+ * chunk's first items. */
+static int psb_boundary(struct trace_decoded *d, uint64_t pos)
+{
+	uint64_t psb = d->next_psb;
+
+	if (psb == UINT64_MAX || psb > pos || !d->have_sync || psb == d->sync)
+		return 0;
+	if (psb >= d->stop_off) {
+		d->stop = 1;
+		d->stop_exact = psb == d->stop_off;
+		return 1;
+	}
+	if (d->mode == TRACE_MODE_INDEX && d->boundary_at != psb) {
+		trace_index_boundary(d, psb);
+		d->boundary_at = psb;
+	}
+	return 0;
+}
+
 static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
 {
 	uint64_t pos;
 
 	if (d->next_psb == UINT64_MAX || pt_blk_get_offset(dec, &pos) < 0)
 		return;
-	while (d->next_psb <= pos) {
+	while (d->next_psb <= pos && !d->stop) {
 		add_sync(d, d->next_psb);
 		d->next_psb = find_psb(d, d->next_psb + 1);
 	}
@@ -329,6 +360,12 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 	if (ev->status_update) {
 		note_time(d, ev, 0);	/* the PSB+'s TSC */
 		return;     /* PSB+ bookkeeping (§13) */
+	}
+	if (!d->seen_hw && (ev->type == ptev_enabled || ev->type == ptev_disabled ||
+			    ev->type == ptev_async_disabled)) {
+		d->seen_hw = 1;
+		d->first_hw_enabled = ev->type == ptev_enabled;
+		d->first_hw_item = d->items;
 	}
 	switch (ev->type) {
 	case ptev_enabled:
@@ -372,6 +409,12 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 	s->ip = ip;
 	s->hw = (uint8_t)hw;
 	s->resumed = ev->type == ptev_enabled && ev->variant.enabled.resumed;
+	if (ev->type == ptev_enabled && !d->enables++) {
+		if (d->mode == TRACE_MODE_CHUNK && d->first_resumed != 2)
+			s->resumed = (uint8_t)d->first_resumed;
+		else if (d->mode == TRACE_MODE_INDEX)
+			d->ix->ent[d->ix->n - 1].first_resumed = s->resumed;
+	}
 	s->has_tsc = ev->has_tsc;
 	s->tsc = ev->tsc;
 	if (kind == TRACE_EV_OVERFLOW)
@@ -388,11 +431,16 @@ static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int stat
 			uint64_t pos;
 
 			/* a PSB+ passed: a new CPU, its time, its sync */
-			if (ev.status_update && pt_blk_get_offset(dec, &pos) == 0)
+			if (ev.status_update && pt_blk_get_offset(dec, &pos) == 0) {
+				if (psb_boundary(d, pos))
+					break;
 				cpu_marks(d, pos);
+			}
 			add_event(d, &ev);
 			if (ev.status_update)
 				passed_psb(d, dec);
+			if (d->stop)
+				break;
 		}
 	}
 	return status;
@@ -469,37 +517,18 @@ static int has_timing(const uint8_t *buf, size_t len)
 	return found;
 }
 
-int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
-			const struct trace_decode_hook *hook, struct trace_decoded **out,
-			struct ptdb_err *err)
+/* A block decoder over buf[0,len) reading code from img (NULL: none). */
+static struct pt_block_decoder *new_decoder(const uint8_t *buf, size_t len,
+					    const struct trace_image *img, int timing,
+					    struct ptdb_err *err)
 {
 	struct pt_config cfg;
 	struct pt_block_decoder *dec;
-	struct trace_decoded *d;
-	uint64_t prev_sync = 0;
-	unsigned until_hook = HOOK_EVERY;
-	int have_prev = 0, synced_once = 0;
 
-	*out = NULL;
-	d = xcalloc(1, sizeof(*d));
-	d->serial = __atomic_add_fetch(&decode_serial, 1, __ATOMIC_RELAXED);
-	trace_cursor_init(&d->cur, d);
-	d->buf = buf;
-	d->len = len;
-	d->next_psb = UINT64_MAX;
-	if (img && img->ncpu_marks) {
-		d->marks = img->cpu_marks;
-		d->mark_cpus = img->cpu_ids;
-		d->nmarks = img->ncpu_marks;
-	}
-	if (!len) {
-		*out = d;
-		return 0;
-	}
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
-	cfg.flags.variant.block.enable_tick_events = (uint32_t)has_timing(buf, len);
+	cfg.flags.variant.block.enable_tick_events = (uint32_t)timing;
 	/* libipt 2.0.5 follows a direct jump or call inside one block by
 	 * recursing once per instruction (up to 65535 deep): a loop of
 	 * direct jumps ('jmp .') overflows the stack.  Ending blocks there
@@ -512,27 +541,57 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 		cfg.cpu.model = img->cpu.model;
 		cfg.cpu.stepping = img->cpu.stepping;
 		if (pt_cpu_errata(&cfg.errata, &cfg.cpu) < 0) {
-			trace_decoded_free(d);
-			return ptdb_err_set(err, "unsupported CPU family %u model %u for Intel PT decoding",
-					    cfg.cpu.family, cfg.cpu.model);
+			ptdb_err_set(err, "unsupported CPU family %u model %u for Intel PT decoding",
+				     cfg.cpu.family, cfg.cpu.model);
+			return NULL;
 		}
 	}
 	dec = pt_blk_alloc_decoder(&cfg);
 	if (!dec) {
-		trace_decoded_free(d);
-		return ptdb_err_set(err, "cannot allocate the Intel PT block decoder");
+		ptdb_err_set(err, "cannot allocate the Intel PT block decoder");
+		return NULL;
 	}
-	if (img && pt_blk_set_image(dec, img->image) < 0) {
+	if (img && img->image && pt_blk_set_image(dec, img->image) < 0) {
 		pt_blk_free_decoder(dec);
-		trace_decoded_free(d);
-		return ptdb_err_set(err, "cannot set the trace image");
+		ptdb_err_set(err, "cannot set the trace image");
+		return NULL;
 	}
+	return dec;
+}
+
+static struct trace_decoded *new_decoded(const uint8_t *buf, size_t len, int mode)
+{
+	struct trace_decoded *d = xcalloc(1, sizeof(*d));
+
+	d->mode = mode;
+	d->serial = __atomic_add_fetch(&decode_serial, 1, __ATOMIC_RELAXED);
+	trace_cursor_init(&d->cur, d);
+	d->buf = buf;
+	d->len = len;
+	d->next_psb = UINT64_MAX;
+	d->stop_off = UINT64_MAX;
+	d->boundary_at = UINT64_MAX;
+	return d;
+}
+
+/* The decode loop: from the first PSB (set: from the PSB at set_off) to
+ * the end, or in a chunk to the next chunk's PSB.  0, -1 (err), or
+ * TRACE_DECODE_CANCELLED. */
+static int decode_run(struct trace_decoded *d, struct pt_block_decoder *dec,
+		      const struct trace_decode_hook *hook, int set, uint64_t set_off,
+		      struct ptdb_err *err)
+{
+	uint64_t prev_sync = 0;
+	unsigned until_hook = HOOK_EVERY;
+	int have_prev = 0, synced_once = 0;
+
 	for (;;) {
 		uint64_t sync = 0;
-		int status = pt_blk_sync_forward(dec);
+		int status = set ? pt_blk_sync_set(dec, set_off) : pt_blk_sync_forward(dec);
 
 		uint64_t gap_ip = 0;
 
+		set = 0;
 		if (status < 0) {
 			if (status != -pte_eos)
 				add_gap(d, dec, status, 0);
@@ -547,6 +606,8 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 		prev_sync = sync;
 		have_prev = 1;
 		synced(d, dec);
+		if (d->stop)
+			break;
 		{
 		uint64_t still = 0, at = UINT64_MAX;
 
@@ -555,7 +616,7 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 			uint64_t pos = 0;
 
 			status = drain(d, dec, status);
-			if (status < 0)
+			if (status < 0 || d->stop)
 				break;
 			if (status & pts_eos) {	/* the last packet is read: the
 						 * trace ends here, not where the
@@ -565,11 +626,8 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 			}
 			memset(&blk, 0, sizeof(blk));
 			status = pt_blk_next(dec, &blk, sizeof(blk));
-			if (add_block(d, &blk) < 0) {
-				pt_blk_free_decoder(dec);
-				trace_decoded_free(d);
+			if (add_block(d, &blk) < 0)
 				return ptdb_err_set(err, "decoded trace too large");
-			}
 			if (status < 0) {
 				/* nothing decoded: blk.ip is where it failed
 				 * (the unmapped address for "no memory mapped") */
@@ -590,20 +648,81 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 
 				until_hook = HOOK_EVERY;
 				pt_blk_get_offset(dec, &off);
-				if (hook->progress(hook->ctx, off, len)) {
-					pt_blk_free_decoder(dec);
-					trace_decoded_free(d);
+				if (hook->progress(hook->ctx, off, d->len)) {
 					ptdb_err_code(err, PTDB_E_CANCELLED, "interrupted");
 					return TRACE_DECODE_CANCELLED;
 				}
 			}
 		}
 		}
-		if (status == -pte_eos)
+		if (d->stop || status == -pte_eos)
 			break;
 		add_gap(d, dec, status, gap_ip);
 	}
+	return 0;
+}
+
+struct trace_decoded *trace_decoded_new(const uint8_t *buf, size_t len, int mode)
+{
+	return new_decoded(buf, len, mode);
+}
+
+int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, int timing,
+		      const struct trace_decode_hook *hook, int set, uint64_t off,
+		      struct ptdb_err *err)
+{
+	struct pt_block_decoder *dec = new_decoder(d->buf, d->len, img, timing, err);
+	int r;
+
+	if (!dec)
+		return -1;
+	r = decode_run(d, dec, hook, set, off, err);
 	pt_blk_free_decoder(dec);
+	return r;
+}
+
+int trace_dict_add(struct trace_decoded *d, const struct trace_dblock *b)
+{
+	uint32_t idx;
+
+	return dict_find(d, b->ip, b->end_ip, b->ninsn, b->flags, &idx);
+}
+
+/* Decodes buf (mode FULL or INDEX) into d. */
+static int decode_all(struct trace_decoded *d, struct trace_image *img, int timing,
+		      const struct trace_decode_hook *hook, struct ptdb_err *err)
+{
+	struct pt_block_decoder *dec;
+	int r;
+
+	if (img && img->ncpu_marks) {
+		d->marks = img->cpu_marks;
+		d->mark_cpus = img->cpu_ids;
+		d->nmarks = img->ncpu_marks;
+	}
+	if (!d->len)
+		return 0;
+	dec = new_decoder(d->buf, d->len, img, timing, err);
+	if (!dec)
+		return -1;
+	r = decode_run(d, dec, hook, 0, 0, err);
+	pt_blk_free_decoder(dec);
+	return r;
+}
+
+int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
+			const struct trace_decode_hook *hook, struct trace_decoded **out,
+			struct ptdb_err *err)
+{
+	struct trace_decoded *d = new_decoded(buf, len, TRACE_MODE_FULL);
+	int r;
+
+	*out = NULL;
+	r = decode_all(d, img, len && has_timing(buf, len), hook, err);
+	if (r < 0) {
+		trace_decoded_free(d);
+		return r;
+	}
 	trim(d);
 	d->buf = NULL;		/* the caller's; not kept */
 	d->marks = NULL;
@@ -612,16 +731,85 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 	return 0;
 }
 
+int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img,
+			 size_t chunk_bytes, const struct trace_decode_hook *hook,
+			 struct trace_decoded **out, struct ptdb_err *err)
+{
+	struct trace_decoded *d = new_decoded(buf, len, TRACE_MODE_INDEX);
+	struct trace_index *ix = trace_index_new(d, img, chunk_bytes);
+	int r;
+
+	*out = NULL;
+	ix->timing = len && has_timing(buf, len);
+	r = trace_index_parallel(d, img, hook, err);
+	if (r == 0)
+		r = decode_all(d, img, ix->timing, hook, err);
+	else if (r == 1)
+		r = 0;
+	if (r < 0) {
+		trace_decoded_free(d);
+		return r;
+	}
+	trace_index_flush(d);
+	trace_index_finish(d);
+	trim(d);
+	free(d->side);		/* (emptied by the flushes) */
+	d->side = NULL;
+	d->nside = d->cside = 0;
+	d->buf = NULL;
+	d->marks = NULL;
+	d->mark_cpus = NULL;
+	*out = d;
+	return 0;
+}
+
+struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci)
+{
+	const struct trace_index *ix = top->ix;
+	const struct trace_ixent *e = &ix->ent[ci];
+	struct trace_decoded *st = new_decoded(ix->buf, ix->len, TRACE_MODE_CHUNK);
+	struct pt_block_decoder *dec;
+	int r;
+
+	st->marks = ix->marks;
+	st->mark_cpus = ix->mark_cpus;
+	st->nmarks = ix->nmarks;
+	st->next_mark = e->next_mark;
+	st->last_tsc = e->last_tsc;
+	st->have_tsc = e->have_tsc;
+	st->hw_disabled = e->hw_disabled;
+	st->first_resumed = e->first_resumed;
+	st->stop_off = ci + 1 < ix->n ? ix->ent[ci + 1].off : UINT64_MAX;
+	dec = new_decoder(ix->buf, ix->len, ix->img.image ? &ix->img : NULL, ix->timing, NULL);
+	if (!dec) {
+		trace_decoded_free(st);
+		return NULL;
+	}
+	r = decode_run(st, dec, NULL, ci > 0, e->off, NULL);
+	pt_blk_free_decoder(dec);
+	if (r < 0) {
+		trace_decoded_free(st);
+		return NULL;
+	}
+	trim(st);
+	st->buf = NULL;
+	st->marks = NULL;
+	st->mark_cpus = NULL;
+	return st;
+}
+
 void trace_decoded_free(struct trace_decoded *d)
 {
 	if (!d)
 		return;
+	trace_cursor_release(&d->cur);
+	if (d->ix)
+		trace_index_free(d->ix);
 	free(d->dict);
 	free(d->htab);
 	free(d->runs);
 	free(d->ckpt);
 	free(d->side);
-	trace_cursor_release(&d->cur);
 	free(d);
 }
 
@@ -633,7 +821,7 @@ uint64_t trace_decoded_gap_count(const struct trace_decoded *d) { return d->gaps
 
 size_t trace_decoded_mem_bytes(const struct trace_decoded *d)
 {
-	return sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
+	return (d->ix ? trace_index_mem_bytes(d->ix) : 0) + sizeof(*d) + d->cdict * sizeof(*d->dict) + d->hcap * sizeof(*d->htab) +
 	       d->cruns * sizeof(*d->runs) + d->cckpt * sizeof(*d->ckpt) +
 	       d->cside * sizeof(*d->side) + d->cur.cap * sizeof(*d->cur.ips);
 }

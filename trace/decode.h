@@ -119,6 +119,27 @@ int trace_decode_hooked(const uint8_t *buf, size_t len, struct trace_image *img,
 			struct ptdb_err *err);
 void trace_decoded_free(struct trace_decoded *d);
 
+/* The decoded trace as an index, not a copy: one pass over buf counts its
+ * items and records its sync points (the PSBs, at least chunk_bytes of
+ * trace apart: 0 every PSB) with the decoder's state there; reading an
+ * item decodes the chunk that holds it, from the PSB before it (a few
+ * chunks are kept decoded).  Every function of this header reads it as it
+ * reads trace_decode's, with the same results.  buf and *img (copied) are
+ * borrowed until trace_decoded_free, or handed over by trace_decoded_adopt.
+ * The memory held is the index (some 100 bytes per chunk), the blocks'
+ * dictionary and the chunks kept, whatever the trace's length. */
+int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img,
+			 size_t chunk_bytes, const struct trace_decode_hook *hook,
+			 struct trace_decoded **out, struct ptdb_err *err);
+/* An indexed trace takes buf (heap: freed) and img (released) with it. */
+void trace_decoded_adopt(struct trace_decoded *d, void *buf, struct trace_image *img);
+/* An indexed trace's chunks and how many chunk decodes it made (0, 0 for
+ * trace_decode's). */
+void trace_decoded_chunk_stats(const struct trace_decoded *d, uint64_t *chunks,
+			       uint64_t *decodes);
+/* The threads an indexed trace's indexing pass ran on (1: serially). */
+int trace_decoded_index_threads(const struct trace_decoded *d);
+
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
 /* Which decode this is: unique in the process (state kept about one
  * decoded trace, such as where a dump stopped, is keyed by it). */
@@ -175,7 +196,11 @@ int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_ite
  * jumps a binary search); next_ip is called once per instruction of each
  * block entered. */
 struct trace_cursor {
-	const struct trace_decoded *d;
+	const struct trace_decoded *top;	/* an indexed trace, or NULL */
+	struct trace_decoded *chunk;	/* its chunk the cursor is in (a reference) */
+	size_t ci;
+	uint64_t base;		/* the chunk's first item */
+	const struct trace_decoded *d;	/* the store walked */
 	size_t run;		/* the run holding the last item read */
 	uint64_t first;		/* its first item index */
 	uint32_t blk;		/* the block whose addresses ips holds */

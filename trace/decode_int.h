@@ -41,7 +41,69 @@ struct trace_side {
 	const char *error;
 };
 
+/* An indexed trace's chunk: where its decode starts and the state the
+ * decoder had there.  Chunk 0 decodes from the trace's start. */
+struct trace_ixent {
+	uint64_t off;			/* the PSB it starts at */
+	uint64_t item, insn, side;	/* its first item, instruction id, side index */
+	uint64_t last_tsc;		/* the time in force */
+	uint64_t prev_item, prev_tsc;	/* the last timing item before it */
+	uint64_t next_item, next_tsc;	/* the first timing item at or after it */
+	uint32_t next_mark;		/* CPU marks reported before it */
+	uint8_t have_tsc, hw_disabled, has_prev, has_next;
+	/* libipt's resumed flag of the chunk's first enabled event: a decoder
+	 * synchronized at a PSB while tracing is off no longer knows where
+	 * it stopped; 2: no enabled event in the chunk */
+	uint8_t first_resumed;
+};
+
+#define TRACE_CHUNK_CACHE 8	/* chunks kept decoded */
+#define TRACE_INDEX_ERRS 32	/* distinct error texts counted */
+
+struct trace_index {
+	const uint8_t *buf;	/* the trace (borrowed, or owned: own_buf) */
+	size_t len;
+	void *own_buf;
+	struct trace_image img;	/* a copy (released at the end if own_img) */
+	int own_img, timing;
+	size_t *marks;		/* the image's CPU marks, copied */
+	int *mark_cpus;
+	size_t nmarks;
+	size_t chunk_bytes;	/* trace bytes a chunk spans at least */
+	struct trace_ixent *ent;
+	size_t n, cap;
+	/* totals of the side table */
+	uint64_t nside, events[TRACE_EV_NKINDS], tsc_lo, tsc_hi;
+	int have_tsc_range, have_last;
+	uint64_t last_item, last_tsc;	/* the last timing item so far */
+	const char *err_text[TRACE_INDEX_ERRS];
+	uint64_t err_count[TRACE_INDEX_ERRS];
+	int nerr;
+	struct {
+		size_t ci;
+		struct trace_decoded *st;	/* NULL: free slot */
+		uint64_t used;
+	} cache[TRACE_CHUNK_CACHE];
+	uint64_t clock, chunk_decodes;
+	int segments;		/* threads the indexing pass ran on */
+};
+
+/* A decoded trace is either a store (the blocks, runs and side table of
+ * all its items: trace_decode's, and each chunk of an indexed trace) or
+ * an index (ix set: trace_decode_indexed's; counts and dictionary only,
+ * its items read from chunks decoded on demand). */
+enum trace_decode_mode {
+	TRACE_MODE_FULL = 0,	/* a store of the whole trace */
+	TRACE_MODE_INDEX,	/* the indexing pass: counts, no runs */
+	TRACE_MODE_CHUNK,	/* a store of one chunk (local item indexes) */
+};
+
 struct trace_decoded {
+	struct trace_index *ix;	/* an index: its chunks and totals */
+	int mode;		/* enum trace_decode_mode */
+	int stop;		/* a chunk's decode reached the next chunk */
+	uint64_t stop_off;	/* (its PSB offset; UINT64_MAX: the last chunk) */
+	int refs;		/* a chunk's: the cache's and cursors' */
 	struct trace_dblock *dict;
 	size_t ndict, cdict;
 	uint32_t *htab;     /* dictionary index + 1, 0 = empty */
@@ -66,10 +128,72 @@ struct trace_decoded {
 	uint64_t last_tsc;	/* the time in force (ticks when it changes) */
 	int have_tsc;
 	int hw_disabled;	/* the last disable was a hardware one */
+	uint64_t enables;	/* enabled events in this chunk so far */
+	int first_resumed;	/* a chunk's: the index's ent.first_resumed */
+	/* a segment of a parallel indexing pass (trace/decode_par.c): what
+	 * its guessed starting state could have changed */
+	int stop_exact;		/* it stopped at the PSB at stop_off itself */
+	uint64_t boundary_at;	/* the PSB whose index boundary is taken (INDEX) */
+	int seen_tsc, seen_hw, first_hw_enabled;
+	uint64_t first_tsc, first_hw_item;
 	uint64_t serial;	/* trace_decoded_serial */
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
 };
+
+/* trace/decode_index.c, called while decoding in TRACE_MODE_INDEX: a new
+ * chunk starts at the PSB at off (before its CPU and sync items); the side
+ * table so far is folded into the totals and emptied. */
+void trace_index_boundary(struct trace_decoded *d, uint64_t off);
+void trace_index_flush(struct trace_decoded *d);
+/* The index of d (mode INDEX) with its first chunk; the image copied. */
+struct trace_index *trace_index_new(struct trace_decoded *d, const struct trace_image *img,
+				    size_t chunk_bytes);
+/* After the pass: the timing items after each chunk. */
+void trace_index_finish(struct trace_decoded *d);
+void trace_index_free(struct trace_index *ix);
+size_t trace_index_mem_bytes(const struct trace_index *ix);
+/* trace/decode.c: decodes chunk ci of an indexed trace into a store. */
+struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci);
+/* trace_image's reader (its reader field). */
+struct image_reader {
+	trace_image_read_fn fn;
+	void *ctx;
+};
+
+/* trace/decode.c for trace/decode_par.c: a decoded trace of buf in mode;
+ * decoding it from the first PSB (set: the PSB at off) to its stop_off;
+ * a block into its dictionary; the arrays trimmed once decoded. */
+struct trace_decoded *trace_decoded_new(const uint8_t *buf, size_t len, int mode);
+int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, int timing,
+		      const struct trace_decode_hook *hook, int set, uint64_t off,
+		      struct ptdb_err *err);
+int trace_dict_add(struct trace_decoded *d, const struct trace_dblock *b);
+/* decode_par.c: the indexing pass of d (mode INDEX, nothing decoded yet)
+ * split at sync points and run on all cores, with the serial pass's
+ * results: 1 done, 0 declined (too small, one core,
+ * or a segment's guessed starting state proved wrong: d untouched), or
+ * -1 / TRACE_DECODE_CANCELLED. */
+int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
+			 const struct trace_decode_hook *hook, struct ptdb_err *err);
+/* decode_items.c: a store's item through a cursor (local index). */
+int trace_store_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
+		     trace_next_ip_fn next_ip, void *ctx);
+int trace_index_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
+		     trace_next_ip_fn next_ip, void *ctx);
+void trace_store_unref(struct trace_decoded *st);
+/* decode_index.c: decode.h's readers over an indexed trace. */
+uint64_t trace_index_insn_item(const struct trace_decoded *top, uint64_t id);
+int trace_index_side(const struct trace_decoded *top, uint64_t k, uint64_t *index,
+		     struct trace_item *it);
+uint64_t trace_index_side_before(const struct trace_decoded *top, uint64_t index);
+void trace_index_summary(const struct trace_decoded *top, uint64_t *events, int nkinds,
+			 uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc);
+void trace_index_time_span(const struct trace_decoded *top, uint64_t index,
+			   struct trace_time_span *s);
+int trace_index_error_kinds(const struct trace_decoded *top, const char **texts,
+			    uint64_t *counts, int max);
+void trace_side_item(const struct trace_side *s, struct trace_item *it);
 
 static inline uint64_t run_items(const struct trace_decoded *d, const struct trace_run *r)
 {

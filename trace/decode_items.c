@@ -83,7 +83,7 @@ static int fill_block(struct trace_cursor *c, uint32_t di, trace_next_ip_fn next
 	return 0;
 }
 
-static void side_item(const struct trace_side *s, struct trace_item *it)
+void trace_side_item(const struct trace_side *s, struct trace_item *it)
 {
 	memset(it, 0, sizeof(*it));
 	it->kind = (enum trace_item_kind)s->kind;
@@ -102,13 +102,20 @@ static void side_item(const struct trace_side *s, struct trace_item *it)
 void trace_cursor_init(struct trace_cursor *c, const struct trace_decoded *d)
 {
 	memset(c, 0, sizeof(*c));
-	c->d = d;
+	if (d && d->ix)
+		c->top = d;	/* (c->d: the chunk, once read) */
+	else
+		c->d = d;
 	c->run = SIZE_MAX;
 	c->blk = UINT32_MAX;
 }
 
 void trace_cursor_release(struct trace_cursor *c)
 {
+	trace_store_unref(c->chunk);
+	c->chunk = NULL;
+	if (c->top)
+		c->d = NULL;
 	free(c->ips);
 	c->ips = NULL;
 	c->cap = 0;
@@ -117,6 +124,14 @@ void trace_cursor_release(struct trace_cursor *c)
 
 int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
 		      trace_next_ip_fn next_ip, void *ctx)
+{
+	if (c->top)
+		return trace_index_item(c, index, it, next_ip, ctx);
+	return trace_store_item(c, index, it, next_ip, ctx);
+}
+
+int trace_store_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
+		     trace_next_ip_fn next_ip, void *ctx)
 {
 	const struct trace_decoded *d = c->d;
 	const struct trace_run *r;
@@ -127,7 +142,7 @@ int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item 
 	seek_run(c, index);
 	r = &d->runs[c->run];
 	if (r->v & TRACE_RUN_SIDE) {
-		side_item(&d->side[RUN_IDX(r->v)], it);
+		trace_side_item(&d->side[RUN_IDX(r->v)], it);
 		return 0;
 	}
 	it->kind = TRACE_ITEM_INSN;
@@ -147,6 +162,8 @@ uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id)
 {
 	size_t lo = 0, hi = d->nside;
 
+	if (d->ix)
+		return trace_index_insn_item(d, id);
 	/* side items k with (instructions before them) <= id come first */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -162,6 +179,10 @@ uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id)
 void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int nkinds,
 			   uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc)
 {
+	if (d->ix) {
+		trace_index_summary(d, events, nkinds, tsc_lo, tsc_hi, have_tsc);
+		return;
+	}
 	*have_tsc = 0;
 	for (int k = 0; k < nkinds; k++)
 		events[k] = 0;
@@ -189,16 +210,20 @@ void trace_decoded_blocks(const struct trace_decoded *d,
 
 uint64_t trace_decoded_side_count(const struct trace_decoded *d)
 {
+	if (d->ix)
+		return d->ix->nside;
 	return d->nside;
 }
 
 int trace_decoded_side(const struct trace_decoded *d, uint64_t k, uint64_t *index,
 		       struct trace_item *it)
 {
+	if (d->ix)
+		return trace_index_side(d, k, index, it);
 	if (k >= d->nside)
 		return -1;
 	*index = d->side[k].item;
-	side_item(&d->side[k], it);
+	trace_side_item(&d->side[k], it);
 	return 0;
 }
 
@@ -206,6 +231,8 @@ uint64_t trace_decoded_side_before(const struct trace_decoded *d, uint64_t index
 {
 	size_t lo = 0, hi = d->nside;
 
+	if (d->ix)
+		return trace_index_side_before(d, index);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -220,8 +247,13 @@ uint64_t trace_decoded_side_before(const struct trace_decoded *d, uint64_t index
 void trace_decoded_time_span(const struct trace_decoded *d, uint64_t index,
 			     struct trace_time_span *s)
 {
-	uint64_t k = trace_decoded_side_before(d, index + 1);	/* first after index */
+	uint64_t k;
 
+	if (d->ix) {
+		trace_index_time_span(d, index, s);
+		return;
+	}
+	k = trace_decoded_side_before(d, index + 1);	/* first after index */
 	memset(s, 0, sizeof(*s));
 	if (!d->have_tsc)
 		return;		/* traced without --tsc: no walk over the side table */
@@ -246,6 +278,8 @@ int trace_decoded_error_kinds(const struct trace_decoded *d, const char **texts,
 {
 	int n = 0;
 
+	if (d->ix)
+		return trace_index_error_kinds(d, texts, counts, max);
 	for (size_t i = 0; i < d->nside; i++) {
 		const char *e = d->side[i].error;
 		int k;

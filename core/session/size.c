@@ -85,3 +85,27 @@ char *size_format(uint64_t bytes, char *buf, size_t n)
 		snprintf(buf, n, "%.2f %s", v, names[i]);
 	return buf;
 }
+
+int mem_available(uint64_t *bytes)
+{
+	const char *v = getenv("PTDB_MEM_AVAILABLE");
+	char line[256];
+	unsigned long long kb;
+	FILE *f;
+	int r = -1;
+	struct ptdb_err err;
+
+	if (v && *v)
+		return size_parse(v, 1, bytes, &err);
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			*bytes = (uint64_t)kb << 10;
+			r = 0;
+			break;
+		}
+	fclose(f);
+	return r;
+}

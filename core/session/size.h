@@ -17,4 +17,9 @@ int uint_parse(const char *s, uint64_t *out, struct ptdb_err *err);
 /* Formats bytes as LLDB does in summaries: "4 KiB", "1.50 MiB", "12 bytes". */
 char *size_format(uint64_t bytes, char *buf, size_t n);
 
+/* The memory this machine has available for new work: /proc/meminfo's
+ * MemAvailable (PTDB_MEM_AVAILABLE, a size, stands in for it in tests).
+ * -1 if unknown. */
+int mem_available(uint64_t *bytes);
+
 #endif

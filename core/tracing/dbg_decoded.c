@@ -278,6 +278,27 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 	return 0;
 }
 
+/* A thread's decoded trace is an index over its trace, its chunks
+ * decoded as they are read (trace_decode_indexed), each at least
+ * DECODE_CHUNK_BYTES of trace.  For tests: PTDB_TRACE_CHUNK_BYTES sets
+ * that size (0: a chunk at every PSB), PTDB_TRACE_STORE=full decodes the
+ * whole trace into memory instead (the store before the index). */
+#define DECODE_CHUNK_BYTES (4u << 10)
+
+static size_t chunk_bytes(void)
+{
+	const char *v = getenv("PTDB_TRACE_CHUNK_BYTES");
+
+	return v && *v ? (size_t)strtoull(v, NULL, 0) : DECODE_CHUNK_BYTES;
+}
+
+static int decode_full(void)
+{
+	const char *v = getenv("PTDB_TRACE_STORE");
+
+	return v && !strcmp(v, "full");
+}
+
 int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
 		     struct trace_decoded **out, struct ptdb_err *err)
 {
@@ -316,12 +337,17 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		img.ncpu_marks = th->part.ncpu_marks;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = trace_decode_hooked(buf, len, &img, hook, &dec, err);
+	if (decode_full())
+		r = trace_decode_hooked(buf, len, &img, hook, &dec, err);
+	else
+		r = trace_decode_indexed(buf, len, &img, chunk_bytes(), hook, &dec, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	trace_image_release(&img);
-	free(buf);
-	if (r < 0)
+	if (r < 0) {
+		trace_image_release(&img);
+		free(buf);
 		return r;
+	}
+	trace_decoded_adopt(dec, buf, &img);	/* read as chunks are decoded */
 	e = entry(d, th, 1);
 	e->dec = dec;
 	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -211,8 +211,50 @@ def decoding():
     return ok
 
 
+def index():
+    """A trace of billions of instructions read through the decoded trace's
+    index (issue 33; tests/bench/progs/indexbench.c, linked with ptdb's
+    library): bigloop traced by the cache engine, then the first decode as
+    `thread trace dump info` makes it (the indexing pass, on all cores)
+    against a bare libipt block-decoder pass over the same bytes divided by
+    the cores used, the memory the decode adds at its peak beyond the raw
+    trace (its copy read by the decoder), and 20 seeks to random
+    instruction ids that dump 20 instructions each.  PTDB_BENCH_INDEX_ITERS
+    sets the loop's iterations (default 230 M: ~5.1 G instructions)."""
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "indexbench")
+    iters = os.environ.get("PTDB_BENCH_INDEX_ITERS", "230000000")
+    cflags = subprocess.run(["make", "-s", "-C", ROOT, "print-cflags"], stdout=subprocess.PIPE,
+                            text=True).stdout.split()
+    libs = subprocess.run(["make", "-s", "-C", ROOT, "print-ldlibs"], stdout=subprocess.PIPE,
+                          text=True).stdout.split()
+    subprocess.run(["make", "-s", "-C", ROOT, "libptdb.a"], check=True)
+    subprocess.run(["cc"] + cflags + ["-o", exe, os.path.join(ROOT, "tests", "bench", "progs", "indexbench.c"),
+                    os.path.join(ROOT, "libptdb.a")] + libs, check=True)
+    prog = build_prog("bigloop", "-O0")
+    out = subprocess.run([exe, prog, iters], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True).stdout.split()
+    if len(out) != 10 or out[0] != out[8]:
+        print("index: indexbench failed or disagreed with the bare pass: %s" % " ".join(out))
+        return False
+    n, tlen, chunks = int(out[0]), int(out[1]), int(out[2])
+    t_index, t_bare, extra = float(out[3]), float(out[4]), int(out[5])
+    seek_max, seek_med, threads = float(out[6]), float(out[7]), int(out[9])
+    ratio = t_index / (t_bare / threads)
+    beyond = (extra - tlen) / 2**20
+    print("index (%d instructions, %.1f MiB of trace, %d chunks):" % (n, tlen / 2**20, chunks))
+    print("  first decode %.2f s on %d threads; bare libipt %.2f s / %d = %.2f s: %.2fx %s" % (
+        t_index, threads, t_bare, threads, t_bare / threads, ratio, "ok" if ratio <= 1.2 else "MISSED"))
+    print("  peak memory added %.1f MiB, %.1f MiB beyond the raw trace's copy %s" % (
+        extra / 2**20, beyond, "ok" if beyond <= 256 else "MISSED"))
+    print("  seek + dump 20: max %.1f ms, median %.1f ms %s" % (
+        seek_max * 1e3, seek_med * 1e3, "ok" if seek_max <= 0.05 else "MISSED"))
+    print("  goals: <= 1.2x the bare pass / cores, <= 256 MiB beyond the raw trace, seek + 20 <= 50 ms")
+    return ratio <= 1.2 and beyond <= 256 and seek_max <= 0.05
+
+
 def main():
-    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady"]
+    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "index"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
@@ -227,6 +269,8 @@ def main():
     if "steady" in which:
         import steady
         ok = steady.main() and ok
+    if "index" in which:
+        ok = index() and ok
     sys.exit(0 if ok else 1)
 
 

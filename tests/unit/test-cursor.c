@@ -5,6 +5,7 @@
  * it), a second dump none;
  * the cursor's seeks and steps agree with a sequential walk. */
 #include "test.h"
+#include "decode_same.h"
 
 #include "cmd/cmd.h"
 #include "cmd/builtin.h"
@@ -136,4 +137,61 @@ TEST(cursor_seeks_and_steps)
 	session_release(&s);
 }
 
-TEST_MAIN(dump_reads_each_instruction_once, cursor_seeks_and_steps)
+/* A thread's decoded trace is an index over chunks decoded on demand: a
+ * trace of 64-byte PSB periods, a chunk at every PSB, reads as the full
+ * store of the same bytes, through the session's image and instruction
+ * cache; the cursor's walk across the chunks agrees with it. */
+TEST(indexed_trace_reads_as_full_store)
+{
+	struct trace_swc_thread *th;
+	struct trace_decoded *dec, *full;
+	struct trace_image img;
+	struct dbg_cursor *c;
+	struct ptdb_err err;
+	struct trace_item it;
+	uint64_t chunks, decodes, n;
+	uint8_t *buf;
+	size_t len;
+
+	setenv("PTDB_TRACE_CHUNK_BYTES", "0", 1);
+	setenv("PTDB_DECODE_THREADS", "3", 1);	/* the indexing pass in segments */
+	session_init(&s);
+	CHECK(run("file tests/programs/trace_long", NULL) == CMD_OK && run("b main", NULL) == CMD_OK &&
+	      run("r", NULL) == CMD_OK && run("thread trace start -p 64 -s 64KB", NULL) == CMD_OK &&
+	      run("b trace_long.c:20", NULL) == CMD_OK && run("c", NULL) == CMD_OK);
+	th = dbg_trace_thread(&s.dbg, s.dbg.sel_tid);
+	CHECK(th);
+	CHECK_INT(dbg_trace_decode(&s.dbg, th, &dec, &err), 0);
+	trace_decoded_chunk_stats(dec, &chunks, &decodes);
+	CHECK(chunks > 100);
+	CHECK_INT(trace_decoded_index_threads(dec), 3);
+	CHECK_INT(trace_ring_snapshot(&th->ring, &buf, &len, &err), 0);
+	CHECK_INT(dbg_trace_build_image(&s.dbg, &img, &err), 0);
+	CHECK(decoded_same(buf, len, &img, dbg_cursor_next_ip, &s.dbg));
+	CHECK_INT(trace_decode(buf, len, &img, &full, &err), 0);
+	n = trace_decoded_item_count(full);
+	CHECK_INT(trace_decoded_item_count(dec), n);
+	c = dbg_cursor_new(&s.dbg, dec);
+	CHECK_INT(dbg_cursor_seek_item(c, 0), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		CHECK_INT(trace_decoded_item(full, i, &it, dbg_cursor_next_ip, &s.dbg), 0);
+		CHECK_INT(dbg_cursor_item(c)->ip, it.ip);
+		CHECK_INT(dbg_cursor_item(c)->kind, (int)it.kind);
+		CHECK_INT(dbg_cursor_next(c), i + 1 < n ? 0 : 1);
+	}
+	for (uint64_t i = n; i-- > 0;) {
+		CHECK_INT(trace_decoded_item(full, i, &it, dbg_cursor_next_ip, &s.dbg), 0);
+		CHECK_INT(dbg_cursor_item(c)->ip, it.ip);
+		CHECK_INT(dbg_cursor_prev(c), i ? 0 : 1);
+	}
+	dbg_cursor_free(c);
+	trace_decoded_free(full);
+	trace_image_release(&img);
+	free(buf);
+	run("kill", NULL);
+	session_release(&s);
+	unsetenv("PTDB_TRACE_CHUNK_BYTES");
+	unsetenv("PTDB_DECODE_THREADS");
+}
+
+TEST_MAIN(dump_reads_each_instruction_once, cursor_seeks_and_steps, indexed_trace_reads_as_full_store)

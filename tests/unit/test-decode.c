@@ -3,6 +3,7 @@
  * sequences, events, decoding from every PSB, ring wrap, corruption gaps,
  * and memory per instruction. */
 #include "tests/unit/test.h"
+#include "tests/unit/decode_same.h"
 #include "trace/decode.h"
 #include "trace/ptw.h"
 #include "trace/ring.h"
@@ -135,7 +136,10 @@ static struct trace_decoded *dec_ips(const uint8_t *buf, size_t len, struct trac
 	struct trace_item it;
 	uint64_t cnt;
 
-	if (trace_decode(buf, len, img, &d, NULL) < 0)
+	*ips = NULL;
+	*n = 0;
+	if (!decoded_same(buf, len, img, next_ip, NULL) ||
+	    trace_decode(buf, len, img, &d, NULL) < 0)
 		return NULL;
 	cnt = trace_decoded_item_count(d);
 	*ips = malloc((cnt + 1) * sizeof(**ips));
@@ -239,6 +243,7 @@ TEST(decode_events)
 	trace_ptw_disable_async(&s.w, BASE);
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
 	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
@@ -282,6 +287,7 @@ TEST(decode_hw_flags)
 	program(&s, 2, 0);
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
 	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
@@ -374,6 +380,7 @@ TEST(decode_tick_between_branches)
 
 		memset(buf + len, 0, 16);
 		CHECK(len > 0);
+		CHECK(decoded_same(buf, len, &img, next_ip, NULL));
 		CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 		for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 			CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
@@ -416,6 +423,7 @@ TEST(decode_ticks_and_time_span)
 	program(&s, 3, 0);	/* times 1010, 1020 (syscall), 1030 (resume) */
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
 	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
@@ -468,6 +476,7 @@ TEST(decode_no_tsc_no_time)
 	program(&s, 3, 0);
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
 	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 	CHECK(trace_decoded_insn_count(d) > 0);
 	trace_decoded_time_span(d, trace_decoded_item_count(d) / 2, &sp);
@@ -543,6 +552,7 @@ TEST(decode_sync_points)
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
 	npsb = find_psbs(buf, len, offs, 4096);
 	CHECK(npsb > 20);
+	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
 	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
 	CHECK_INT(trace_decoded_gap_count(d), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
@@ -642,6 +652,7 @@ TEST(decode_gap_ip_and_error_kinds)
 	sim_init(&s, 1 << 16, 4096);
 	program(&s, 3, 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
+	CHECK(decoded_same(buf, len, NULL, next_ip, NULL));
 	CHECK_INT(trace_decode(buf, len, NULL, &d, NULL), 0);
 	CHECK(trace_decoded_gap_count(d) >= 1);
 	for (uint64_t k = 0; k < trace_decoded_side_count(d) && !found; k++) {
@@ -825,9 +836,39 @@ TEST(bytes_per_insn_long_loop)
 	       (double)len / (double)s.n, trace_decoded_mem_bytes(d), bpi);
 	CHECK(bpi < 2.0);
 	trace_decoded_free(d);
+	/* the index holds the counts and a chunk per sync point: a few bytes
+	 * per PSB period, nothing per instruction */
+	CHECK_INT(trace_decode_indexed(buf, len, &img, 0, NULL, &d, NULL), 0);
+	CHECK_INT(trace_decoded_insn_count(d), s.n);
+	{
+		struct trace_item it;
+		uint64_t chunks, decodes;
+
+		CHECK_INT(trace_decoded_item(d, s.n / 2, &it, next_ip, NULL), 0);
+		CHECK_INT(trace_decoded_item(d, s.n, &it, next_ip, NULL), 0);
+		trace_decoded_chunk_stats(d, &chunks, &decodes);
+		printf("# indexed: %llu chunks, %zu bytes held = %.6f B/insn\n",
+		       (unsigned long long)chunks, trace_decoded_mem_bytes(d),
+		       (double)trace_decoded_mem_bytes(d) / (double)s.n);
+		CHECK(chunks > 1 && decodes == 2);
+		CHECK(trace_decoded_mem_bytes(d) < len / 8);
+	}
+	trace_decoded_free(d);
 	free(buf);
 	free_image(&img);
 	sim_free(&s);
+}
+
+/* decoded_same's indexing passes on three threads did run on several
+ * (segments cut at PSBs where tracing is on), and matched the full store. */
+TEST(decode_parallel_index_ran)
+{
+	int before = same_parallel;
+
+	CHECK(run_exact(300, 0, 64));
+	CHECK(run_exact(1000, 1, 256));
+	printf("# %d parallel indexing passes\n", same_parallel - before);
+	CHECK(same_parallel - before >= 2);
 }
 
 TEST(decode_empty_and_no_psb)
@@ -838,6 +879,8 @@ TEST(decode_empty_and_no_psb)
 	CHECK_INT(trace_decode(junk, 0, NULL, &d, NULL), 0);
 	CHECK_INT(trace_decoded_item_count(d), 0);
 	trace_decoded_free(d);
+	CHECK(decoded_same(junk, 0, NULL, next_ip, NULL));
+	CHECK(decoded_same(junk, 48, NULL, next_ip, NULL));
 	CHECK_INT(trace_decode(junk, 48, NULL, &d, NULL), 0);
 	CHECK_INT(trace_decoded_insn_count(d), 0);
 	trace_decoded_free(d);
@@ -847,4 +890,4 @@ TEST_MAIN(decode_syscall_returns_elsewhere, decode_small_loop, decode_long_loop,
 	  decode_hw_flags, decode_tick_between_branches, decode_ticks_and_time_span, decode_no_tsc_no_time, decode_sync_points,
 	  decode_hook_progress_and_cancel, decode_gap_ip_and_error_kinds,
 	  decode_from_every_psb, decode_ring_wrap, decode_corrupt_gap, iterate_backward_and_random,
-	  bytes_per_insn_long_loop, decode_empty_and_no_psb)
+	  bytes_per_insn_long_loop, decode_empty_and_no_psb, decode_parallel_index_ran)
