@@ -266,8 +266,8 @@ static void add_sync(struct trace_decoded *d, uint64_t off)
 		d->stop_exact = off == d->stop_off;
 		return;
 	}
-	if (d->have_sync && d->mode == TRACE_MODE_INDEX && d->boundary_at != off)
-		trace_index_boundary(d, off);	/* (else taken before the PSB+'s items) */
+	if (d->have_sync && d->mode == TRACE_MODE_INDEX)
+		trace_index_boundary(d, off);
 	d->sync = off;
 	d->have_sync = 1;
 	cpu_marks(d, off);
@@ -308,29 +308,6 @@ static void synced(struct trace_decoded *d, struct pt_block_decoder *dec)
 		note_tsc(d, tsc, 0);
 	add_sync(d, off);
 	d->next_psb = find_psb(d, off + 1);
-}
-
-/* A PSB passed in the middle of a decode (its PSB+'s status events are
- * coming): its items — a CPU change, the time, the sync point, in LLDB's
- * order — begin a chunk.  The index's boundary is taken before the first
- * of them; a chunk's decode stops before them (1), as they are the next
- * chunk's first items. */
-static int psb_boundary(struct trace_decoded *d, uint64_t pos)
-{
-	uint64_t psb = d->next_psb;
-
-	if (psb == UINT64_MAX || psb > pos || !d->have_sync || psb == d->sync)
-		return 0;
-	if (psb >= d->stop_off) {
-		d->stop = 1;
-		d->stop_exact = psb == d->stop_off;
-		return 1;
-	}
-	if (d->mode == TRACE_MODE_INDEX && d->boundary_at != psb) {
-		trace_index_boundary(d, psb);
-		d->boundary_at = psb;
-	}
-	return 0;
 }
 
 static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
@@ -431,11 +408,8 @@ static int drain(struct trace_decoded *d, struct pt_block_decoder *dec, int stat
 			uint64_t pos;
 
 			/* a PSB+ passed: a new CPU, its time, its sync */
-			if (ev.status_update && pt_blk_get_offset(dec, &pos) == 0) {
-				if (psb_boundary(d, pos))
-					break;
+			if (ev.status_update && pt_blk_get_offset(dec, &pos) == 0)
 				cpu_marks(d, pos);
-			}
 			add_event(d, &ev);
 			if (ev.status_update)
 				passed_psb(d, dec);
@@ -570,7 +544,6 @@ static struct trace_decoded *new_decoded(const uint8_t *buf, size_t len, int mod
 	d->len = len;
 	d->next_psb = UINT64_MAX;
 	d->stop_off = UINT64_MAX;
-	d->boundary_at = UINT64_MAX;
 	return d;
 }
 

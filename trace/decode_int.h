@@ -133,7 +133,6 @@ struct trace_decoded {
 	/* a segment of a parallel indexing pass (trace/decode_par.c): what
 	 * its guessed starting state could have changed */
 	int stop_exact;		/* it stopped at the PSB at stop_off itself */
-	uint64_t boundary_at;	/* the PSB whose index boundary is taken (INDEX) */
 	int seen_tsc, seen_hw, first_hw_enabled;
 	uint64_t first_tsc, first_hw_item;
 	uint64_t serial;	/* trace_decoded_serial */
