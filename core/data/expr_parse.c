@@ -12,6 +12,7 @@
 
 #include "core/data/expr.h"
 #include "core/data/expr_int.h"
+#include "core/data/fmt_cxx.h"
 
 static int assign(struct ex *x, struct value *v);
 static int unary(struct ex *x, struct value *v);
@@ -278,6 +279,22 @@ static int subscript(struct ex *x, struct value *v)
 		value_release(&idx);
 		value_release(v);
 		return ex_fail(x, "expected ']'%s", "");
+	}
+	if (t && t->kind != SYM_T_ARRAY && t->kind != SYM_T_POINTER && ex_is_scalar(idx.type) &&
+	    !ex_is_float(idx.type) && v->status == VAL_OK) {
+		/* a library container: its i-th element (fmt_cxx.c) */
+		const struct sym_type *et;
+		uint64_t a;
+		const char *why;
+		int64_t i = (int64_t)ex_u(&idx);
+
+		value_release(&idx);
+		if (i < 0 || cxx_index(x->fc->d, t, v->bytes, v->size, (uint64_t)i, &et, &a, &why) < 0) {
+			value_release(v);
+			return ex_fail(x, "%s", i < 0 ? "index out of range" : why);
+		}
+		value_release(v);
+		return ex_load(x, v, et, a);
 	}
 	if (!t || (t->kind != SYM_T_ARRAY && t->kind != SYM_T_POINTER) || !ex_is_scalar(idx.type) ||
 	    ex_is_float(idx.type)) {

@@ -102,6 +102,7 @@ struct value_fmt {
 	char format;		/* 0 natural, 'x' 'd' 'u' 'c' 'b' */
 	int show_types;		/* -T: types on children too */
 	int show_loc;		/* -L: the address before every line */
+	int raw;		/* -R: members, not the library's formatters */
 };
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's

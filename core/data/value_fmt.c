@@ -11,6 +11,7 @@
 #include <dwarf.h>
 
 #include "core/data/value.h"
+#include "core/data/fmt_cxx.h"
 
 #define MAX_CHILDREN 256
 
@@ -38,8 +39,26 @@ static const struct sym_member *member_named(const struct sym_type *t, const cha
 	return NULL;
 }
 
+static int raw_output;	/* frame variable -R: no summaries (one print at a time) */
+
+/* A base class with no data members (std::allocator<T>): LLDB does not
+ * list it among the children. */
+static int empty_base(const struct sym_member *m)
+{
+	const struct sym_type *t = sym_type_strip(m->type);
+
+	if (!m->is_base || !t)
+		return 0;
+	for (int i = 0; i < t->nmem; i++)
+		if (!empty_base(&t->mem[i]))
+			return 0;
+	return 1;
+}
+
 static int is_std_string(const struct sym_type *t)
 {
+	if (raw_output)
+		return 0;
 	t = sym_type_strip(t);
 	return t && t->name && (t->kind == SYM_T_CLASS || t->kind == SYM_T_STRUCT) &&
 	       (!strncmp(t->name, "std::__cxx11::basic_string<char,", 32) ||
@@ -103,6 +122,26 @@ static void row_type(const struct sym_type *t, struct sym_type *row)
 	row->name = NULL;
 }
 
+/* Whether child i is left out: an empty base class. */
+static int hidden(const struct sym_type *t, int i)
+{
+	return t->kind != SYM_T_ARRAY && empty_base(&t->mem[i]);
+}
+
+/* The children LLDB lists (for "{}" and the one-line choice). */
+static int nvisible(const struct sym_type *t)
+{
+	int n = 0;
+
+	t = sym_type_strip(t);
+	if (t && t->kind == SYM_T_ARRAY)
+		return (int)nelems(t);
+	for (int i = 0; t && (t->kind == SYM_T_STRUCT || t->kind == SYM_T_UNION ||
+			       t->kind == SYM_T_CLASS) && i < t->nmem; i++)
+		n += !hidden(t, i);
+	return n;
+}
+
 static int nchildren(const struct sym_type *t)
 {
 	t = sym_type_strip(t);
@@ -131,7 +170,7 @@ static int has_children_no_summary(const struct sym_type *t)
 		return 0;
 	if (is_std_string(t))
 		return 0;
-	return nchildren(t) > 0;
+	return nvisible(t) > 0;
 }
 
 static void child_name(const struct sym_type *t, int i, char *buf, size_t n)
@@ -152,12 +191,14 @@ static int one_liner(const struct sym_type *t)
 
 	t = sym_type_strip(t);
 	n = nchildren(t);
-	if (!n || (t->kind == SYM_T_ARRAY && is_char_type(t->target) && t->ndims == 1))
+	if (!nvisible(t) || (t->kind == SYM_T_ARRAY && is_char_type(t->target) && t->ndims == 1))
 		return 0;
 	for (int i = 0; i < n; i++) {
 		const struct sym_type *ct;
 		struct sym_type row;
 
+		if (hidden(t, i))
+			continue;
 		child_name(t, i, nm, sizeof(nm));
 		len += strlen(nm);
 		if (len > 50)
@@ -491,6 +532,16 @@ static void child_text(struct pr *p, const struct sym_type *t, int i, const uint
 		std_string_text(p->d, sym_type_strip(ct), b + off, size - off, buf, n);
 		return;
 	}
+	if (!p->o->format && sym_type_strip(ct) && sym_type_strip(ct)->kind == SYM_T_POINTER &&
+	    is_char_type(sym_type_strip(ct)->target)) {
+		/* LLDB's one-line form shows a summary alone: the string */
+		char *q;
+
+		fmt_scalar(p, ct, b + off, buf, n);
+		if ((q = strchr(buf, ' ')) && q[1] == '"')
+			memmove(buf, q + 1, strlen(q + 1) + 1);
+		return;
+	}
 	if (is_aggregate(ct)) {	/* char arrays and empty ones reach here in one line */
 		const struct sym_type *s = sym_type_strip(ct);
 
@@ -516,6 +567,8 @@ static void print_children(struct pr *p, int indent, const struct sym_type *t, c
 		uint64_t off;
 		char nm[256];
 
+		if (hidden(t, i))
+			continue;
 		child_at(t, i, &row, &ct, &off, &mb);
 		child_name(t, i, nm, sizeof(nm));
 		if (mb && mb->bit_size) {
@@ -542,6 +595,58 @@ static void print_children(struct pr *p, int indent, const struct sym_type *t, c
 	}
 }
 
+/* The summary of a library value (fmt_cxx.c): a shared_ptr to a scalar
+ * shows its pointee's value. */
+static void view_summary(struct pr *p, const struct cxx_view *cv, char *buf, size_t n)
+{
+	if (cv->summary[0] == 1 && cv->nkids == 1) {
+		const struct sym_type *pt = sym_type_strip(cv->kids[0].type);
+		const struct sym_type *tg = pt ? sym_type_strip(pt->target) : NULL;
+		uint64_t a = 0;
+		uint8_t obj[16] = { 0 };
+
+		memcpy(&a, cv->kids[0].inline_bytes, 8);
+		if (tg && tg->size <= sizeof(obj) && dbg_read_some(p->d, a, obj, tg->size) == tg->size)
+			fmt_scalar(p, pt->target, obj, buf, n);
+		else
+			snprintf(buf, n, "0x%" PRIx64, a);
+		return;
+	}
+	snprintf(buf, n, "%s", cv->summary);
+}
+
+/* A library value: its summary, then its synthetic children; ref: as a
+ * reference's target ("size=3: {"). */
+static void print_view(struct pr *p, int indent, const struct cxx_view *cv, int ref)
+{
+	char sum[512];
+
+	view_summary(p, cv, sum, sizeof(sum));
+	if (!cv->nkids) {
+		fprintf(p->out, "%s%s {}\n", sum, ref ? ":" : "");
+		return;
+	}
+	fprintf(p->out, "%s%s {\n", sum, ref ? ":" : "");
+	for (int i = 0; i < cv->nkids; i++) {
+		const struct cxx_kid *k = &cv->kids[i];
+		const struct sym_type *kt = sym_type_strip(k->type);
+		size_t size = kt ? (size_t)kt->size : 0;
+		uint8_t *obj;
+
+		if (!k->addr) {
+			print_node(p, indent + 2, k->name, k->type, k->inline_bytes, 0, 0, 0);
+			continue;
+		}
+		obj = size && size <= (1u << 20) ? calloc(1, size) : NULL;
+		if (!obj || dbg_read_some(p->d, k->addr, obj, size) < size)
+			fprintf(p->out, "%*s%s = <unavailable>\n", indent + 2, "", k->name);
+		else
+			print_node(p, indent + 2, k->name, k->type, obj, k->addr, 1, 0);
+		free(obj);
+	}
+	fprintf(p->out, "%*s}\n", indent, "");
+}
+
 /* A C++ reference as LLDB shows it: "0x00007ffe... (&r = 5)" for a
  * scalar, "0x00007ffe...: {" and the members for an object. */
 static void print_ref(struct pr *p, int indent, const char *name, const struct sym_type *s,
@@ -564,7 +669,22 @@ static void print_ref(struct pr *p, int indent, const char *name, const struct s
 		free(obj);
 		return;
 	}
-	if (is_aggregate(tg) && !is_std_string(tg) && nchildren(tg)) {
+	if (!raw_output) {
+		struct cxx_view cv;
+
+		if (cxx_view(p->d, tg, obj, size, &cv)) {
+			print_view(p, indent, &cv, 1);
+			cxx_view_free(&cv);
+			free(obj);
+			return;
+		}
+	}
+	if (is_std_string(tg) && nvisible(tg)) {	/* LLDB: the text, then the members */
+		std_string_text(p->d, tg, obj, size, v, sizeof(v));
+		fprintf(p->out, "%s: {\n", v);
+		print_children(p, indent + 2, tg, obj, a, 1);
+		fprintf(p->out, "%*s}\n", indent, "");
+	} else if (is_aggregate(tg) && !is_std_string(tg) && nchildren(tg)) {
 		fprintf(p->out, "0x%016" PRIx64 ": {\n", a);
 		print_children(p, indent + 2, tg, obj, a, 1);
 		fprintf(p->out, "%*s}\n", indent, "");
@@ -597,6 +717,15 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		fprintf(p->out, "(%s) ", sym_type_name(t, tn, sizeof(tn)));
 	}
 	fprintf(p->out, "%s = ", name);
+	if (!raw_output) {
+		struct cxx_view cv;
+
+		if (cxx_view(p->d, s, b, s ? (size_t)s->size : 0, &cv)) {
+			print_view(p, indent, &cv, 0);
+			cxx_view_free(&cv);
+			return;
+		}
+	}
 	if (is_std_string(s) && !p->o->format) {
 		std_string_text(p->d, s, b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);
@@ -617,20 +746,23 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		fprintf(p->out, "%s\n", v);
 		return;
 	}
-	if (!nchildren(s)) {
+	if (!nvisible(s)) {
 		fprintf(p->out, "{}\n");
 		return;
 	}
 	if (!p->o->show_loc && !p->o->show_types && one_liner(s)) {
-		int n = nchildren(s);
+		int n = nchildren(s), first = 1;
 
 		fputc('(', p->out);
 		for (int i = 0; i < n; i++) {
 			char nm[256];
 
+			if (hidden(s, i))
+				continue;
 			child_name(s, i, nm, sizeof(nm));
 			child_text(p, s, i, b, (size_t)s->size, v, sizeof(v));
-			fprintf(p->out, "%s%s = %s", i ? ", " : "", nm, v);
+			fprintf(p->out, "%s%s = %s", first ? "" : ", ", nm, v);
+			first = 0;
 		}
 		fputs(")\n", p->out);
 		return;
@@ -667,7 +799,27 @@ void value_print(FILE *out, struct dbg *d, const char *name, const struct value 
 
 		fprintf(out, "%s: ", r ? r : "?");
 	}
+	raw_output = o->raw;
 	print_node(&p, 0, name, v->type, v->bytes, v->addr, v->in_mem, 1);
+	raw_output = 0;
+}
+
+/* A frame line's text for a library value: the summary alone
+ * ("v=size=3", "err=\"\""); 0 when t has none. */
+static int brief_summary(struct pr *p, const struct sym_type *t, const uint8_t *b, size_t size,
+			 char *buf, size_t n)
+{
+	struct cxx_view cv;
+
+	if (is_std_string(t)) {
+		std_string_text(p->d, sym_type_strip(t), b, size, buf, n);
+		return 1;
+	}
+	if (!cxx_view(p->d, t, b, size, &cv))
+		return 0;
+	view_summary(p, &cv, buf, n);
+	cxx_view_free(&cv);
+	return 1;
 }
 
 void value_brief(struct dbg *d, const struct value *v, char *buf, size_t n)
@@ -679,6 +831,21 @@ void value_brief(struct dbg *d, const struct value *v, char *buf, size_t n)
 	if (v->status != VAL_OK) {
 		snprintf(buf, n, "<unavailable>");
 		return;
+	}
+	if (brief_summary(&p, s, v->bytes, v->size, buf, n))
+		return;
+	if (s && (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) && v->size >= 8) {
+		const struct sym_type *tg = sym_type_strip(s->target);
+		uint64_t a = 0;
+		uint8_t *obj = tg && tg->size && tg->size <= 4096 ? calloc(1, tg->size) : NULL;
+		int done = 0;
+
+		memcpy(&a, v->bytes, 8);
+		if (obj && dbg_read_some(d, a, obj, tg->size) == tg->size)
+			done = brief_summary(&p, tg, obj, tg->size, buf, n);
+		free(obj);
+		if (done)
+			return;
 	}
 	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1) {
 		buf[0] = 0;
