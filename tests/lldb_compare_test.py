@@ -108,7 +108,8 @@ SESSIONS.append(("stl C++", "tests/programs/stl", [
     "b greet", "b consume", "r", "v who", "bt", "finish", "c", "v", "bt", "up",
     "v s empty v ev names pts m st l up upp unull sp sp2 wp pr made g", "v -T v", "v -R v",
     "p v", "p s", "p m", "p sp", "p up", "p unull", "v v[1]", "v st[2]", "v l[1]", "v pts[1]",
-    "v names[1]", "v pts[1].y",
+    "v names[1]", "v pts[1].y", "v dq fl op none bs at mm", "v dq[2]", "v fl[1]",
+    "p bs", "p dq",
 ]))
 SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}

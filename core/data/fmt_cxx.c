@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
+
 #include "core/data/fmt_cxx.h"
 
 static int starts(const char *s, const char *p)
@@ -281,6 +283,129 @@ static int view_hash(struct dbg *d, const struct sym_type *t, const uint8_t *b, 
 	return 1;
 }
 
+/* deque: the elements in buffers of 512 bytes (one element when larger)
+ * that _M_map points to; _M_start and _M_finish are iterators
+ * (_M_cur, _M_first, _M_last, _M_node). */
+static int view_deque(struct dbg *d, const struct sym_type *t, const uint8_t *b, size_t size,
+		      struct cxx_view *v)
+{
+	uint64_t os, of, it[2][4], count, es, per, first;
+	const struct sym_member *ms = find_mem(t, "_M_start", &os, 0);
+	const struct sym_member *mc = ms ? find_mem(ms->type, "_M_cur", &es, 0) : NULL;
+	const struct sym_type *pt = mc ? sym_type_strip(mc->type) : NULL;
+	const struct sym_type *et = pt && pt->kind == SYM_T_POINTER ? pt->target : NULL;
+	int n;
+
+	es = et && sym_type_strip(et) ? sym_type_strip(et)->size : 0;
+	if (!es || !find_mem(t, "_M_finish", &of, 0))
+		return 0;
+	for (int k = 0; k < 4; k++)
+		if (read_u64(d, b, size, os + 8 * (uint64_t)k, 0, &it[0][k]) < 0 ||
+		    read_u64(d, b, size, of + 8 * (uint64_t)k, 0, &it[1][k]) < 0)
+			return 0;
+	per = es < 512 ? 512 / es : 1;
+	if (it[1][3] < it[0][3])
+		return 0;
+	count = (it[1][3] - it[0][3]) / 8 * per;	/* whole buffers from start's */
+	count = count - per + (it[1][0] - it[1][1]) / es + (it[0][2] - it[0][0]) / es;
+	if (it[1][3] == it[0][3])
+		count = (it[1][0] - it[0][0]) / es;
+	snprintf(v->summary, sizeof(v->summary), "size=%llu", (unsigned long long)count);
+	v->container = 1;
+	if ((n = kids_alloc(v, count)) < 0)
+		return 0;
+	first = (it[0][0] - it[0][1]) / es;
+	for (int i = 0; i < n; i++) {
+		uint64_t k = first + (uint64_t)i, buf;
+
+		if (read_u64(d, NULL, 0, 0, it[0][3] + k / per * 8, &buf) < 0)
+			break;
+		add_kid(v, et, buf + k % per * es);
+	}
+	return 1;
+}
+
+static int view_fwd_list(struct dbg *d, const struct sym_type *t, const uint8_t *b, size_t size,
+			 struct cxx_view *v)
+{
+	uint64_t oh, node, count = 0;
+	const struct sym_type *et = value_type(d, t);
+	int n;
+
+	if (!et || !find_mem(t, "_M_head", &oh, 0) || read_u64(d, b, size, oh, 0, &node) < 0)
+		return 0;
+	for (uint64_t p = node; p && count < 100000; count++)
+		if (read_u64(d, NULL, 0, 0, p, &p) < 0)
+			break;
+	snprintf(v->summary, sizeof(v->summary), "size=%llu", (unsigned long long)count);
+	v->container = 1;
+	if ((n = kids_alloc(v, count)) < 0)
+		return 0;
+	for (int i = 0; i < n && node; i++) {
+		add_kid(v, et, node + 8);
+		if (read_u64(d, NULL, 0, 0, node, &node) < 0)
+			break;
+	}
+	return 1;
+}
+
+/* optional: " Has Value=true " and its "Value"; the bytes are needed
+ * (a summary of b alone, the value then read from memory is not there). */
+static int view_optional(struct dbg *d, const struct sym_type *t, const uint8_t *b, size_t size,
+			 struct cxx_view *v)
+{
+	uint64_t oe, ov;
+	const struct sym_member *mv = find_mem(t, "_M_value", &ov, 0);
+	const struct sym_type *vt = mv ? sym_type_strip(mv->type) : NULL;
+
+	(void)d;
+	if (!b || !vt || !find_mem(t, "_M_engaged", &oe, 0) || oe >= size || ov + vt->size > size)
+		return 0;
+	snprintf(v->summary, sizeof(v->summary), " Has Value=%s ", b[oe] ? "true" : "false");
+	v->container = 1;
+	if (!b[oe])
+		return 1;
+	v->kids = calloc(1, sizeof(*v->kids) + vt->size);
+	if (!v->kids)
+		return 0;
+	snprintf(v->kids[0].name, sizeof(v->kids[0].name), "Value");
+	v->kids[0].type = mv->type;
+	v->kids[0].bytes = (uint8_t *)(v->kids + 1);
+	memcpy(v->kids[0].bytes, b + ov, vt->size);
+	v->nkids = 1;
+	return 1;
+}
+
+/* bitset<N>: its N bits as [i] = true/false. */
+static int view_bitset(const struct sym_type *t, const uint8_t *b, size_t size,
+		       struct cxx_view *v)
+{
+	static const struct sym_type boolean = { .kind = SYM_T_BASE, .name = "bool", .size = 1,
+						 .enc = DW_ATE_boolean, .is_cxx = 1 };
+	char a[64];
+	uint64_t ow, bits;
+	int n;
+
+	if (!b || targ(t->name, 0, a, sizeof(a)) < 0 || !find_mem(t, "_M_w", &ow, 0))
+		return 0;
+	bits = strtoull(a, NULL, 10);
+	if ((bits + 7) / 8 + ow > size)
+		return 0;
+	snprintf(v->summary, sizeof(v->summary), "size=%llu", (unsigned long long)bits);
+	v->container = 1;
+	if ((n = kids_alloc(v, bits)) < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		struct cxx_kid *k = &v->kids[i];
+
+		snprintf(k->name, sizeof(k->name), "[%d]", i);
+		k->type = &boolean;
+		k->inline_bytes[0] = (b[ow + (uint64_t)i / 8] >> (i % 8)) & 1;
+	}
+	v->nkids = n;
+	return 1;
+}
+
 /* unique_ptr ("pointer"), shared_ptr and weak_ptr ("_M_ptr"). */
 static int view_smart(struct dbg *d, const struct sym_type *t, const uint8_t *b, size_t size,
 		      struct cxx_view *v, int shared)
@@ -332,6 +457,14 @@ int cxx_view(struct dbg *d, const struct sym_type *t, const uint8_t *b, size_t s
 		return view_tree(d, t, b, size, v);
 	if (starts(nm, "list<"))
 		return view_list(d, t, b, size, v);
+	if (starts(nm, "deque<"))
+		return view_deque(d, t, b, size, v);
+	if (starts(nm, "forward_list<"))
+		return view_fwd_list(d, t, b, size, v);
+	if (starts(nm, "optional<"))
+		return view_optional(d, t, b, size, v);
+	if (starts(nm, "bitset<"))
+		return view_bitset(t, b, size, v);
 	if (starts(nm, "unordered_map<") || starts(nm, "unordered_set<") ||
 	    starts(nm, "unordered_multimap<") || starts(nm, "unordered_multiset<"))
 		return view_hash(d, t, b, size, v);
@@ -361,6 +494,11 @@ int cxx_index(struct dbg *d, const struct sym_type *t, const uint8_t *b, size_t 
 	if (i >= (uint64_t)v.nkids) {
 		cxx_view_free(&v);
 		*why = "index out of range";
+		return -1;
+	}
+	if (!v.kids[i].addr) {	/* a computed child (a bit, an optional's value) */
+		cxx_view_free(&v);
+		*why = "subscripted value is not an array or pointer";
 		return -1;
 	}
 	*et = v.kids[i].type;

@@ -20,6 +20,7 @@ struct cxx_kid {
 	const struct sym_type *type;
 	uint64_t addr;		/* in memory at addr, or ... */
 	uint8_t inline_bytes[8];	/* ... these bytes when addr is 0 */
+	uint8_t *bytes;		/* ... or these (larger; inside kids' block) */
 };
 
 struct cxx_view {

@@ -634,7 +634,8 @@ static void print_view(struct pr *p, int indent, const struct cxx_view *cv, int 
 		uint8_t *obj;
 
 		if (!k->addr) {
-			print_node(p, indent + 2, k->name, k->type, k->inline_bytes, 0, 0, 0);
+			print_node(p, indent + 2, k->name, k->type, k->bytes ? k->bytes : k->inline_bytes,
+				   0, 0, 0);
 			continue;
 		}
 		obj = size && size <= (1u << 20) ? calloc(1, size) : NULL;
