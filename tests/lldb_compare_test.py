@@ -109,7 +109,7 @@ SESSIONS.append(("stl C++", "tests/programs/stl", [
     "v s empty v ev names pts m st l up upp unull sp sp2 wp pr made g", "v -T v", "v -R v",
     "p v", "p s", "p m", "p sp", "p up", "p unull", "v v[1]", "v st[2]", "v l[1]", "v pts[1]",
     "v names[1]", "v pts[1].y", "v dq fl op none bs at mm", "v dq[2]", "v fl[1]",
-    "p bs", "p dq",
+    "p bs", "p dq", "p v.size()", "p m.size()",
 ]))
 SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}

@@ -116,23 +116,30 @@ static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first
 {
 	if (first && first->sym && sym_lookup_func(first->sym, name, fn, NULL, 1) == 1)
 		return first;
-	for (int i = 0; i < d->nmods; i++)
-		if (d->mods[i].sym && d->mods[i].end &&
-		    sym_lookup_func(d->mods[i].sym, name, fn, NULL, 1) == 1)
-			return &d->mods[i];
+	/* the dynamic loader's private copies (its own strlen) last */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < d->nmods; i++)
+			if (d->mods[i].sym && d->mods[i].end &&
+			    (strstr(d->mods[i].path ? d->mods[i].path : "", "/ld-linux") != NULL) == pass &&
+			    sym_lookup_func(d->mods[i].sym, name, fn, NULL, 1) == 1)
+				return &d->mods[i];
 	return NULL;
 }
 
 /* "f(1, 2)": the program's function called in the stopped thread
- * (dbg_call); integer and pointer arguments and results. */
-static int call_function(struct ex *x, const char *name, struct value *v)
+ * (dbg_call); integer and pointer arguments and results.  A member
+ * function ("v.size()", name "Class::size") gets this = self first. */
+static int call_with(struct ex *x, const char *name, const uint64_t *self, struct value *v)
 {
 	uint64_t args[6], fn = 0, rax = 0;
 	int nargs = 0;
+
+	if (self)
+		args[nargs++] = *self;
 	struct dbg_module *m;
 	struct sym_func_scope sc;
 	struct sym_var *vars = NULL;
-	const struct sym_type *ret = &expr_t_int, *rs;
+	const struct sym_type *ret = &expr_t_ulong, *rs;	/* no DWARF: rax whole */
 	struct ptdb_err err = { 0 };
 	int nv;
 
@@ -159,14 +166,22 @@ static int call_function(struct ex *x, const char *name, struct value *v)
 	if (x->fc->no_data)
 		return ex_fail(x, "%s", x->fc->no_data);
 	if (!(m = function_named(x->fc->d, x->fc->mod, name, &fn)))
-		return ex_fail(x, "use of undeclared identifier '%s'", name);
+		return self ? ex_fail(x, "the program has no out-of-line copy of '%.300s' to call "
+				      "(inlined away, or never used)", name)
+			    : ex_fail(x, "use of undeclared identifier '%s'", name);
+	if (sym_addr_is_ifunc(m->sym, fn)) {	/* ask the resolver for the function */
+		if (dbg_call(x->fc->d, x->fc->tid, fn, NULL, 0, &fn, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+	}
 	memset(&sc, 0, sizeof(sc));
-	nv = sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL);
-	if (nv >= 0) {
+	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
+	if (nv >= 0 && sc.func) {
 		ret = sc.ret;
 		sym_vars_free(vars, nv);
 	}
 	rs = sym_type_strip(ret);
+	if (rs && rs->kind == SYM_T_VOID)	/* unspecified (assembly): rax whole */
+		ret = rs = &expr_t_ulong;
 	if (ret && (!rs || (rs->kind != SYM_T_BASE && rs->kind != SYM_T_POINTER &&
 			    rs->kind != SYM_T_ENUM) || (rs->kind == SYM_T_BASE && rs->enc == DW_ATE_float)))
 		return ex_fail(x, "ptdb calls functions returning an integer or a pointer only ('%s')",
@@ -175,6 +190,11 @@ static int call_function(struct ex *x, const char *name, struct value *v)
 		return ex_fail(x, "%s", err.msg);
 	ex_set_u(v, ret ? ret : &expr_t_void, rax);
 	return 0;
+}
+
+static int call_function(struct ex *x, const char *name, struct value *v)
+{
+	return call_with(x, name, NULL, v);
 }
 
 static int identifier(struct ex *x, struct value *v)
@@ -298,6 +318,26 @@ static int member(struct ex *x, struct value *v, int arrow)
 			if (ex_load(x, v, t->target, a) < 0)
 				return -1;
 		}
+	}
+	if (ex_peek(x, "(")) {	/* a member function: this = the object */
+		const struct sym_type *ct = sym_type_strip(v->type);
+		char full[768];
+		uint64_t self = v->addr;
+
+		if (!ct || (ct->kind != SYM_T_CLASS && ct->kind != SYM_T_STRUCT) || !ct->name) {
+			value_release(v);
+			return ex_fail(x, "member function call on a value that is not a class ('%s')",
+				       name);
+		}
+		if (!v->in_mem) {
+			value_release(v);
+			return ex_fail(x, "the object is not in memory: cannot call '%s' on it", name);
+		}
+		snprintf(full, sizeof(full), "%s::%s", ct->name, name);
+		for (char *q; (q = strstr(full, "> >"));)	/* the demangler's spelling */
+			memmove(q + 1, q + 2, strlen(q + 2) + 1);
+		value_release(v);
+		return call_with(x, full, &self, v);
 	}
 	m = find_member(v->type, name, &off, 0);
 	if (!m) {
