@@ -1,0 +1,95 @@
+/* core/data/expr_call.c: calls of the program's functions in an
+ * expression ("p add(2, 3)", "p v.size()"): the function found by name
+ * (the frame's module first, the dynamic loader's private copies last),
+ * an IFUNC resolved by calling its resolver, the result typed by the
+ * function's DWARF.  The call itself is dbg_call's (session). */
+#include <stdio.h>
+#include <string.h>
+
+#include <dwarf.h>
+
+#include "core/data/expr.h"
+#include "core/data/expr_int.h"
+#include "core/symbols/sym.h"
+
+/* The function called name: its runtime entry and its module. */
+static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first,
+					 const char *name, uint64_t *fn)
+{
+	if (first && first->sym && sym_lookup_func(first->sym, name, fn, NULL, 1) == 1)
+		return first;
+	/* the dynamic loader's private copies (its own strlen) last */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < d->nmods; i++)
+			if (d->mods[i].sym && d->mods[i].end &&
+			    (strstr(d->mods[i].path ? d->mods[i].path : "", "/ld-linux") != NULL) == pass &&
+			    sym_lookup_func(d->mods[i].sym, name, fn, NULL, 1) == 1)
+				return &d->mods[i];
+	return NULL;
+}
+
+/* "f(1, 2)": the program's function called in the stopped thread
+ * (dbg_call); integer and pointer arguments and results.  A member
+ * function ("v.size()", name "Class::size") gets this = self first. */
+int ex_call(struct ex *x, const char *name, const uint64_t *self, struct value *v)
+{
+	uint64_t args[6], fn = 0, rax = 0;
+	int nargs = 0;
+
+	if (self)
+		args[nargs++] = *self;
+	struct dbg_module *m;
+	struct sym_func_scope sc;
+	struct sym_var *vars = NULL;
+	const struct sym_type *ret = &expr_t_ulong, *rs;	/* no DWARF: rax whole */
+	struct ptdb_err err = { 0 };
+	int nv;
+
+	ex_eat(x, "(");
+	while (!ex_eat(x, ")")) {
+		struct value a;
+
+		if (nargs && !ex_eat(x, ","))
+			return ex_fail(x, "expected ')'%s", "");
+		if (ex_assign(x, &a) < 0)
+			return -1;
+		if (!ex_is_scalar(a.type) || ex_is_float(a.type) || nargs == 6) {
+			value_release(&a);
+			return ex_fail(x, "ptdb calls functions with up to 6 integer or pointer "
+				       "arguments only ('%s')", name);
+		}
+		args[nargs++] = ex_u(&a);
+		value_release(&a);
+	}
+	if (x->skip) {
+		ex_set_u(v, &expr_t_int, 0);
+		return 0;
+	}
+	if (x->fc->no_data)
+		return ex_fail(x, "%s", x->fc->no_data);
+	if (!(m = function_named(x->fc->d, x->fc->mod, name, &fn)))
+		return self ? ex_fail(x, "the program has no out-of-line copy of '%.300s' to call "
+				      "(inlined away, or never used)", name)
+			    : ex_fail(x, "use of undeclared identifier '%s'", name);
+	if (sym_addr_is_ifunc(m->sym, fn)) {	/* ask the resolver for the function */
+		if (dbg_call(x->fc->d, x->fc->tid, fn, NULL, 0, &fn, &err) < 0)
+			return ex_fail(x, "%s", err.msg);
+	}
+	memset(&sc, 0, sizeof(sc));
+	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
+	if (nv >= 0 && sc.func) {
+		ret = sc.ret;
+		sym_vars_free(vars, nv);
+	}
+	rs = sym_type_strip(ret);
+	if (rs && rs->kind == SYM_T_VOID)	/* unspecified (assembly): rax whole */
+		ret = rs = &expr_t_ulong;
+	if (ret && (!rs || (rs->kind != SYM_T_BASE && rs->kind != SYM_T_POINTER &&
+			    rs->kind != SYM_T_ENUM) || (rs->kind == SYM_T_BASE && rs->enc == DW_ATE_float)))
+		return ex_fail(x, "ptdb calls functions returning an integer or a pointer only ('%s')",
+			       name);
+	if (dbg_call(x->fc->d, x->fc->tid, fn, args, nargs, &rax, &err) < 0)
+		return ex_fail(x, "%s", err.msg);
+	ex_set_u(v, ret ? ret : &expr_t_void, rax);
+	return 0;
+}
