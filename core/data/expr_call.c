@@ -4,6 +4,7 @@
  * an IFUNC resolved by calling its resolver, the result typed by the
  * function's DWARF.  The call itself is dbg_call's (session). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <dwarf.h>
@@ -77,9 +78,11 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, struct value *
 	}
 	memset(&sc, 0, sizeof(sc));
 	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
-	if (nv >= 0 && sc.func) {
-		ret = sc.ret;
+	if (nv >= 0) {
+		if (sc.func)
+			ret = sc.ret;
 		sym_vars_free(vars, nv);
+		free(sc.frame_base);
 	}
 	rs = sym_type_strip(ret);
 	if (rs && rs->kind == SYM_T_VOID)	/* unspecified (assembly): rax whole */
