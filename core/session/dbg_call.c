@@ -33,6 +33,9 @@ int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int na
 	};
 	struct user_regs_struct saved, r;
 	struct user_fpregs_struct fsaved;
+	static uint8_t xsaved[16384];	/* the XSAVE area (AVX-512: ~2.7 KB) */
+	size_t xlen = sizeof(xsaved);
+	int have_x;
 	struct target_stop ts, ex;
 	uint64_t back = return_address(d), sp;
 	int rc = -1, done = 0;
@@ -46,6 +49,8 @@ int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int na
 	if (target_get_regs(d->proc, tid, &saved, err) < 0 ||
 	    target_get_fpregs(d->proc, tid, &fsaved, err) < 0)
 		return -1;
+	/* libc's string functions use ymm/zmm registers beyond fpregs' */
+	have_x = target_get_xstate(d->proc, tid, xsaved, &xlen, NULL) == 0;
 	r = saved;
 	sp = ((saved.rsp - 128 - 256) & ~(uint64_t)15) - 8;	/* below the red zone */
 	if (target_write_mem(d->proc, sp, &back, 8, err) < 0)
@@ -104,7 +109,8 @@ int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int na
 	target_set_pending_signal(d->proc, tid, 0);	/* the crash is not delivered */
 	target_bp_remove(d->proc, back, NULL);
 	if (target_set_regs(d->proc, tid, &saved, rc < 0 ? NULL : err) < 0 ||
-	    target_set_fpregs(d->proc, tid, &fsaved, rc < 0 ? NULL : err) < 0)
+	    target_set_fpregs(d->proc, tid, &fsaved, rc < 0 ? NULL : err) < 0 ||
+	    (have_x && target_set_xstate(d->proc, tid, xsaved, xlen, rc < 0 ? NULL : err) < 0))
 		return -1;
 	return rc;
 }
