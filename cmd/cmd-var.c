@@ -14,6 +14,7 @@ static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct va
 	memset(o, 0, sizeof(*o));
 	o->show_types = cmd_opt_given(ctx->node, a, "show-types");
 	o->show_loc = cmd_opt_given(ctx->node, a, "location");
+	o->raw = cmd_opt_given(ctx->node, a, "raw-output");
 	if (!f)
 		return 0;
 	if (!strcmp(f, "x") || !strcmp(f, "hex"))
@@ -181,6 +182,7 @@ static const struct cmd_opt frame_variable_opts[] = {
 	VAR_FORMAT_OPT,
 	{ 'T', "show-types", OPT_FLAG, NULL, "Show the type of every member and element too." },
 	{ 'L', "location", OPT_FLAG, NULL, "Show where each value lives (its address, or its register)." },
+	{ 'R', "raw-output", OPT_FLAG, NULL, "Show the members of library types, not their formatted values." },
 	{ 'g', "show-globals", OPT_FLAG, NULL, "Show the globals and statics of the frame's compile unit too." },
 	{ 0 },
 };

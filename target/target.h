@@ -124,6 +124,12 @@ int target_get_fpregs(struct target_proc *p, pid_t tid,
 		      struct user_fpregs_struct *r, struct ptdb_err *err);
 int target_set_fpregs(struct target_proc *p, pid_t tid,
 		      const struct user_fpregs_struct *r, struct ptdb_err *err);
+/* The thread's whole XSAVE area (x87, SSE, AVX, AVX-512): *len in is the
+ * buffer's size, out the area's. */
+int target_get_xstate(struct target_proc *p, pid_t tid, void *buf, size_t *len,
+		      struct ptdb_err *err);
+int target_set_xstate(struct target_proc *p, pid_t tid, const void *buf, size_t len,
+		      struct ptdb_err *err);
 
 /* Memory.  Reads show original bytes under planted breakpoints; writes
  * over a breakpoint update its saved byte and keep the int3. */

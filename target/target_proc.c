@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <elf.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -459,6 +461,34 @@ int target_set_fpregs(struct target_proc *p, pid_t tid,
 {
 	return regs_op(p, tid, PTRACE_SETFPREGS, (void *)r,
 		       "writing fp registers", err);
+}
+
+/* The whole XSAVE area (x87, SSE, AVX, AVX-512 state): NT_X86_XSTATE. */
+int target_get_xstate(struct target_proc *p, pid_t tid, void *buf, size_t *len,
+		      struct ptdb_err *err)
+{
+	struct iovec iov = { buf, *len };
+	int rc = stopped_thread(p, tid, err);
+
+	if (rc < 0)
+		return rc;
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0)
+		return ptdb_err_errno(err, "reading the extended state of thread %d failed", (int)tid);
+	*len = iov.iov_len;
+	return 0;
+}
+
+int target_set_xstate(struct target_proc *p, pid_t tid, const void *buf, size_t len,
+		      struct ptdb_err *err)
+{
+	struct iovec iov = { (void *)buf, len };
+	int rc = stopped_thread(p, tid, err);
+
+	if (rc < 0)
+		return rc;
+	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0)
+		return ptdb_err_errno(err, "writing the extended state of thread %d failed", (int)tid);
+	return 0;
 }
 
 void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig)

@@ -59,6 +59,11 @@ const struct sym_type *ex_common(const struct sym_type *a, const struct sym_type
 void ex_convert(struct value *v, const struct sym_type *t);
 /* v = the object of type t at addr (read now unless skipping). */
 int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr);
+/* expr_parse.c: an assignment expression (a call's argument). */
+int ex_assign(struct ex *x, struct value *v);
+/* expr_call.c: "name(args)" called in the frame's thread; self: a member
+ * function's object address (this), or NULL. */
+int ex_call(struct ex *x, const char *name, const uint64_t *self, struct value *v);
 /* After '$': a register ($rax) or an earlier result ($3). */
 int ex_dollar(struct ex *x, struct value *v);
 /* Writes rv into the variable, register or memory lv stands for. */

@@ -12,6 +12,7 @@
 
 #include "core/data/expr.h"
 #include "core/data/expr_int.h"
+#include "core/data/fmt_cxx.h"
 
 static int assign(struct ex *x, struct value *v);
 static int unary(struct ex *x, struct value *v);
@@ -112,6 +113,16 @@ static int deref_reference(struct ex *x, struct value *v)
 	return ex_load(x, v, t->target, a);
 }
 
+static int call_function(struct ex *x, const char *name, struct value *v)
+{
+	return ex_call(x, name, NULL, v);
+}
+
+int ex_assign(struct ex *x, struct value *v)
+{
+	return assign(x, v);
+}
+
 static int identifier(struct ex *x, struct value *v)
 {
 	char name[256];
@@ -126,7 +137,7 @@ static int identifier(struct ex *x, struct value *v)
 		return 0;
 	}
 	if (ex_peek(x, "("))
-		return ex_fail(x, "ptdb cannot call functions of the process ('%s')", name);
+		return call_function(x, name, v);
 	if (x->fc->no_data)
 		return ex_fail(x, "%s", x->fc->no_data);
 	if (x->fc->env->var_named(x->fc, name, v) < 0)
@@ -234,6 +245,26 @@ static int member(struct ex *x, struct value *v, int arrow)
 				return -1;
 		}
 	}
+	if (ex_peek(x, "(")) {	/* a member function: this = the object */
+		const struct sym_type *ct = sym_type_strip(v->type);
+		char full[768];
+		uint64_t self = v->addr;
+
+		if (!ct || (ct->kind != SYM_T_CLASS && ct->kind != SYM_T_STRUCT) || !ct->name) {
+			value_release(v);
+			return ex_fail(x, "member function call on a value that is not a class ('%s')",
+				       name);
+		}
+		if (!v->in_mem) {
+			value_release(v);
+			return ex_fail(x, "the object is not in memory: cannot call '%s' on it", name);
+		}
+		snprintf(full, sizeof(full), "%s::%s", ct->name, name);
+		for (char *q; (q = strstr(full, "> >"));)	/* the demangler's spelling */
+			memmove(q + 1, q + 2, strlen(q + 2) + 1);
+		value_release(v);
+		return ex_call(x, full, &self, v);
+	}
 	m = find_member(v->type, name, &off, 0);
 	if (!m) {
 		int scalar = ex_is_scalar(v->type);
@@ -281,6 +312,22 @@ static int subscript(struct ex *x, struct value *v)
 		value_release(&idx);
 		value_release(v);
 		return ex_fail(x, "expected ']'%s", "");
+	}
+	if (t && t->kind != SYM_T_ARRAY && t->kind != SYM_T_POINTER && ex_is_scalar(idx.type) &&
+	    !ex_is_float(idx.type) && v->status == VAL_OK) {
+		/* a library container: its i-th element (fmt_cxx.c) */
+		const struct sym_type *et;
+		uint64_t a;
+		const char *why;
+		int64_t i = (int64_t)ex_u(&idx);
+
+		value_release(&idx);
+		if (i < 0 || cxx_index(x->fc->env, t, v->bytes, v->size, (uint64_t)i, &et, &a, &why) < 0) {
+			value_release(v);
+			return ex_fail(x, "%s", i < 0 ? "index out of range" : why);
+		}
+		value_release(v);
+		return ex_load(x, v, et, a);
 	}
 	if (!t || (t->kind != SYM_T_ARRAY && t->kind != SYM_T_POINTER) || !ex_is_scalar(idx.type) ||
 	    ex_is_float(idx.type)) {

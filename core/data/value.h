@@ -64,6 +64,14 @@ struct value_env {
 	/* replaying a thread's trace: 1, and the cursor's pc */
 	int (*replaying)(const struct dbg *d);
 	uint64_t (*replay_pc)(struct dbg *d);
+	/* the program's function called name: its entry in *fn and its module
+	 * (first's first, the dynamic loader's copies last), or NULL */
+	struct dbg_module *(*function_named)(struct dbg *d, struct dbg_module *first,
+					     const char *name, uint64_t *fn);
+	/* fn called in the stopped thread tid (dbg_call: SysV ABI, every
+	 * register restored): 0 and *ret, or -1 with err */
+	int (*call)(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int nargs,
+		    uint64_t *ret, struct ptdb_err *err);
 };
 
 /* A frame's registers and variables. */
@@ -96,6 +104,7 @@ struct value_fmt {
 	char format;		/* 0 natural, 'x' 'd' 'u' 'c' 'b' */
 	int show_types;		/* -T: types on children too */
 	int show_loc;		/* -L: the address before every line */
+	int raw;		/* -R: members, not the library's formatters */
 };
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's

@@ -4,13 +4,13 @@
  * point to, and aggregates over several lines or, when small and flat,
  * on one: "(x = 1, y = 2)". */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <dwarf.h>
 
 #include "core/data/value.h"
+#include "core/data/fmt_cxx.h"
 
 #define MAX_CHILDREN 256
 
@@ -44,8 +44,26 @@ static const struct sym_member *member_named(const struct sym_type *t, const cha
 	return NULL;
 }
 
+static int raw_output;	/* frame variable -R: no summaries (one print at a time) */
+
+/* A base class with no data members (std::allocator<T>): LLDB does not
+ * list it among the children. */
+static int empty_base(const struct sym_member *m)
+{
+	const struct sym_type *t = sym_type_strip(m->type);
+
+	if (!m->is_base || !t)
+		return 0;
+	for (int i = 0; i < t->nmem; i++)
+		if (!empty_base(&t->mem[i]))
+			return 0;
+	return 1;
+}
+
 static int is_std_string(const struct sym_type *t)
 {
+	if (raw_output)
+		return 0;
 	t = sym_type_strip(t);
 	return t && t->name && (t->kind == SYM_T_CLASS || t->kind == SYM_T_STRUCT) &&
 	       (!strncmp(t->name, "std::__cxx11::basic_string<char,", 32) ||
@@ -109,6 +127,26 @@ static void row_type(const struct sym_type *t, struct sym_type *row)
 	row->name = NULL;
 }
 
+/* Whether child i is left out: an empty base class. */
+static int hidden(const struct sym_type *t, int i)
+{
+	return t->kind != SYM_T_ARRAY && empty_base(&t->mem[i]);
+}
+
+/* The children LLDB lists (for "{}" and the one-line choice). */
+static int nvisible(const struct sym_type *t)
+{
+	int n = 0;
+
+	t = sym_type_strip(t);
+	if (t && t->kind == SYM_T_ARRAY)
+		return (int)nelems(t);
+	for (int i = 0; t && (t->kind == SYM_T_STRUCT || t->kind == SYM_T_UNION ||
+			       t->kind == SYM_T_CLASS) && i < t->nmem; i++)
+		n += !hidden(t, i);
+	return n;
+}
+
 static int nchildren(const struct sym_type *t)
 {
 	t = sym_type_strip(t);
@@ -137,7 +175,7 @@ static int has_children_no_summary(const struct sym_type *t)
 		return 0;
 	if (is_std_string(t))
 		return 0;
-	return nchildren(t) > 0;
+	return nvisible(t) > 0;
 }
 
 static void child_name(const struct sym_type *t, int i, char *buf, size_t n)
@@ -158,12 +196,14 @@ static int one_liner(const struct sym_type *t)
 
 	t = sym_type_strip(t);
 	n = nchildren(t);
-	if (!n || (t->kind == SYM_T_ARRAY && is_char_type(t->target) && t->ndims == 1))
+	if (!nvisible(t) || (t->kind == SYM_T_ARRAY && is_char_type(t->target) && t->ndims == 1))
 		return 0;
 	for (int i = 0; i < n; i++) {
 		const struct sym_type *ct;
 		struct sym_type row;
 
+		if (hidden(t, i))
+			continue;
 		child_name(t, i, nm, sizeof(nm));
 		len += strlen(nm);
 		if (len > 50)
@@ -223,76 +263,6 @@ static void quoted(const uint8_t *s, size_t len, char *buf, size_t n)
 		cat(buf, n, one);
 	}
 	cat(buf, n, "\"");
-}
-
-void value_float_str(double v, int bits, char *buf, size_t n)
-{
-	int prec = 2 + bits * 59 / 196;	/* APFloat's digits for the precision */
-	char digits[64], *e;
-	int exp10, nd, neg = signbit(v) != 0;
-	long expo;
-
-	if (isnan(v)) {
-		snprintf(buf, n, "NaN");
-		return;
-	}
-	if (isinf(v)) {
-		snprintf(buf, n, "%sInf", neg ? "-" : "+");
-		return;
-	}
-	if (v == 0) {
-		snprintf(buf, n, "%s0", neg ? "-" : "");
-		return;
-	}
-	snprintf(digits, sizeof(digits), "%.*e", prec - 1, fabs(v));
-	e = strchr(digits, 'e');
-	exp10 = atoi(e + 1);
-	*e = 0;
-	memmove(digits + 1, digits + 2, strlen(digits + 2) + 1);	/* drop '.' */
-	nd = (int)strlen(digits);
-	while (nd > 1 && digits[nd - 1] == '0')
-		digits[--nd] = 0;
-	expo = exp10 - (nd - 1);	/* value = digits * 10^expo */
-	buf[0] = 0;
-	if (neg)
-		cat(buf, n, "-");
-	{
-		int sci;
-		const long pad = 6;	/* LLDB's target.max-zero-padding-in-float-format */
-
-		if (expo >= 0)
-			sci = expo > pad || nd + expo > prec;
-		else {
-			long msd = expo + nd - 1;
-
-			sci = msd >= 0 ? 0 : -msd > pad;
-		}
-		if (sci) {
-			char t[96];
-
-			snprintf(t, sizeof(t), "%c.%s%sE%c%d", digits[0], nd > 1 ? digits + 1 : "0", "",
-				 exp10 >= 0 ? '+' : '-', abs(exp10));
-			cat(buf, n, t);
-		} else if (expo >= 0) {
-			cat(buf, n, digits);
-			for (long i = 0; i < expo; i++)
-				cat(buf, n, "0");
-		} else {
-			long whole = expo + nd;
-
-			if (whole > 0) {
-				char t[72];
-
-				snprintf(t, sizeof(t), "%.*s.%s", (int)whole, digits, digits + whole);
-				cat(buf, n, t);
-			} else {
-				cat(buf, n, "0.");
-				for (long i = 0; i < -whole; i++)
-					cat(buf, n, "0");
-				cat(buf, n, digits);
-			}
-		}
-	}
 }
 
 static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, size_t n)
@@ -497,6 +467,16 @@ static void child_text(struct pr *p, const struct sym_type *t, int i, const uint
 		std_string_text(p->env, sym_type_strip(ct), b + off, size - off, buf, n);
 		return;
 	}
+	if (!p->o->format && sym_type_strip(ct) && sym_type_strip(ct)->kind == SYM_T_POINTER &&
+	    is_char_type(sym_type_strip(ct)->target)) {
+		/* LLDB's one-line form shows a summary alone: the string */
+		char *q;
+
+		fmt_scalar(p, ct, b + off, buf, n);
+		if ((q = strchr(buf, ' ')) && q[1] == '"')
+			memmove(buf, q + 1, strlen(q + 1) + 1);
+		return;
+	}
 	if (is_aggregate(ct)) {	/* char arrays and empty ones reach here in one line */
 		const struct sym_type *s = sym_type_strip(ct);
 
@@ -522,6 +502,8 @@ static void print_children(struct pr *p, int indent, const struct sym_type *t, c
 		uint64_t off;
 		char nm[256];
 
+		if (hidden(t, i))
+			continue;
 		child_at(t, i, &row, &ct, &off, &mb);
 		child_name(t, i, nm, sizeof(nm));
 		if (mb && mb->bit_size) {
@@ -548,6 +530,59 @@ static void print_children(struct pr *p, int indent, const struct sym_type *t, c
 	}
 }
 
+/* The summary of a library value (fmt_cxx.c): a shared_ptr to a scalar
+ * shows its pointee's value. */
+static void view_summary(struct pr *p, const struct cxx_view *cv, char *buf, size_t n)
+{
+	if (cv->summary[0] == 1 && cv->nkids == 1) {
+		const struct sym_type *pt = sym_type_strip(cv->kids[0].type);
+		const struct sym_type *tg = pt ? sym_type_strip(pt->target) : NULL;
+		uint64_t a = 0;
+		uint8_t obj[16] = { 0 };
+
+		memcpy(&a, cv->kids[0].inline_bytes, 8);
+		if (tg && tg->size <= sizeof(obj) && p->env->read_some(p->env->d, a, obj, tg->size) == tg->size)
+			fmt_scalar(p, pt->target, obj, buf, n);
+		else
+			snprintf(buf, n, "0x%" PRIx64, a);
+		return;
+	}
+	snprintf(buf, n, "%s", cv->summary);
+}
+
+/* A library value: its summary, then its synthetic children; ref: as a
+ * reference's target ("size=3: {"). */
+static void print_view(struct pr *p, int indent, const struct cxx_view *cv, int ref)
+{
+	char sum[512];
+
+	view_summary(p, cv, sum, sizeof(sum));
+	if (!cv->nkids) {
+		fprintf(p->out, "%s%s {}\n", sum, ref ? ":" : "");
+		return;
+	}
+	fprintf(p->out, "%s%s {\n", sum, ref ? ":" : "");
+	for (int i = 0; i < cv->nkids; i++) {
+		const struct cxx_kid *k = &cv->kids[i];
+		const struct sym_type *kt = sym_type_strip(k->type);
+		size_t size = kt ? (size_t)kt->size : 0;
+		uint8_t *obj;
+
+		if (!k->addr) {
+			print_node(p, indent + 2, k->name, k->type, k->bytes ? k->bytes : k->inline_bytes,
+				   0, 0, 0);
+			continue;
+		}
+		obj = size && size <= (1u << 20) ? calloc(1, size) : NULL;
+		if (!obj || p->env->read_some(p->env->d, k->addr, obj, size) < size)
+			fprintf(p->out, "%*s%s = <unavailable>\n", indent + 2, "", k->name);
+		else
+			print_node(p, indent + 2, k->name, k->type, obj, k->addr, 1, 0);
+		free(obj);
+	}
+	fprintf(p->out, "%*s}\n", indent, "");
+}
+
 /* A C++ reference as LLDB shows it: "0x00007ffe... (&r = 5)" for a
  * scalar, "0x00007ffe...: {" and the members for an object. */
 static void print_ref(struct pr *p, int indent, const char *name, const struct sym_type *s,
@@ -570,7 +605,22 @@ static void print_ref(struct pr *p, int indent, const char *name, const struct s
 		free(obj);
 		return;
 	}
-	if (is_aggregate(tg) && !is_std_string(tg) && nchildren(tg)) {
+	if (!raw_output) {
+		struct cxx_view cv;
+
+		if (cxx_view(p->env, tg, obj, size, &cv)) {
+			print_view(p, indent, &cv, 1);
+			cxx_view_free(&cv);
+			free(obj);
+			return;
+		}
+	}
+	if (is_std_string(tg) && nvisible(tg)) {	/* LLDB: the text, then the members */
+		std_string_text(p->env, tg, obj, size, v, sizeof(v));
+		fprintf(p->out, "%s: {\n", v);
+		print_children(p, indent + 2, tg, obj, a, 1);
+		fprintf(p->out, "%*s}\n", indent, "");
+	} else if (is_aggregate(tg) && !is_std_string(tg) && nchildren(tg)) {
 		fprintf(p->out, "0x%016" PRIx64 ": {\n", a);
 		print_children(p, indent + 2, tg, obj, a, 1);
 		fprintf(p->out, "%*s}\n", indent, "");
@@ -603,6 +653,15 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		fprintf(p->out, "(%s) ", sym_type_name(t, tn, sizeof(tn)));
 	}
 	fprintf(p->out, "%s = ", name);
+	if (!raw_output) {
+		struct cxx_view cv;
+
+		if (cxx_view(p->env, s, b, s ? (size_t)s->size : 0, &cv)) {
+			print_view(p, indent, &cv, 0);
+			cxx_view_free(&cv);
+			return;
+		}
+	}
 	if (is_std_string(s) && !p->o->format) {
 		std_string_text(p->env, s, b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);
@@ -623,20 +682,23 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		fprintf(p->out, "%s\n", v);
 		return;
 	}
-	if (!nchildren(s)) {
+	if (!nvisible(s)) {
 		fprintf(p->out, "{}\n");
 		return;
 	}
 	if (!p->o->show_loc && !p->o->show_types && one_liner(s)) {
-		int n = nchildren(s);
+		int n = nchildren(s), first = 1;
 
 		fputc('(', p->out);
 		for (int i = 0; i < n; i++) {
 			char nm[256];
 
+			if (hidden(s, i))
+				continue;
 			child_name(s, i, nm, sizeof(nm));
 			child_text(p, s, i, b, (size_t)s->size, v, sizeof(v));
-			fprintf(p->out, "%s%s = %s", i ? ", " : "", nm, v);
+			fprintf(p->out, "%s%s = %s", first ? "" : ", ", nm, v);
+			first = 0;
 		}
 		fputs(")\n", p->out);
 		return;
@@ -673,7 +735,27 @@ void value_print(FILE *out, const struct value_env *env, const char *name,
 
 		fprintf(out, "%s: ", r ? r : "?");
 	}
+	raw_output = o->raw;
 	print_node(&p, 0, name, v->type, v->bytes, v->addr, v->in_mem, 1);
+	raw_output = 0;
+}
+
+/* A frame line's text for a library value: the summary alone
+ * ("v=size=3", "err=\"\""); 0 when t has none. */
+static int brief_summary(struct pr *p, const struct sym_type *t, const uint8_t *b, size_t size,
+			 char *buf, size_t n)
+{
+	struct cxx_view cv;
+
+	if (is_std_string(t)) {
+		std_string_text(p->env, sym_type_strip(t), b, size, buf, n);
+		return 1;
+	}
+	if (!cxx_view(p->env, t, b, size, &cv))
+		return 0;
+	view_summary(p, &cv, buf, n);
+	cxx_view_free(&cv);
+	return 1;
 }
 
 void value_brief(const struct value_env *env, const struct value *v, char *buf, size_t n)
@@ -685,6 +767,21 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 	if (v->status != VAL_OK) {
 		snprintf(buf, n, "<unavailable>");
 		return;
+	}
+	if (brief_summary(&p, s, v->bytes, v->size, buf, n))
+		return;
+	if (s && (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) && v->size >= 8) {
+		const struct sym_type *tg = sym_type_strip(s->target);
+		uint64_t a = 0;
+		uint8_t *obj = tg && tg->size && tg->size <= 4096 ? calloc(1, tg->size) : NULL;
+		int done = 0;
+
+		memcpy(&a, v->bytes, 8);
+		if (obj && env->read_some(env->d, a, obj, tg->size) == tg->size)
+			done = brief_summary(&p, tg, obj, tg->size, buf, n);
+		free(obj);
+		if (done)
+			return;
 	}
 	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1) {
 		buf[0] = 0;

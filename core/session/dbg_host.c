@@ -4,6 +4,8 @@
  * session's functions, d->host, which the trace session passes down in
  * the struct dbg_tracee it hands the collector.  Values' and expressions'
  * struct value_env (core/data/value.h): d->env, in every frame_ctx. */
+#include <string.h>
+
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 #include "core/tracing/cursor.h"
@@ -53,6 +55,22 @@ static struct sym_type *type_named(struct dbg *d, const char *name)
 	return NULL;
 }
 
+/* The function called name: its runtime entry and its module. */
+static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first,
+					 const char *name, uint64_t *fn)
+{
+	if (first && first->sym && sym_lookup_func(first->sym, name, fn, NULL, 1) == 1)
+		return first;
+	/* the dynamic loader's private copies (its own strlen) last */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < d->nmods; i++)
+			if (d->mods[i].sym && d->mods[i].end &&
+			    (strstr(d->mods[i].path ? d->mods[i].path : "", "/ld-linux") != NULL) == pass &&
+			    sym_lookup_func(d->mods[i].sym, name, fn, NULL, 1) == 1)
+				return &d->mods[i];
+	return NULL;
+}
+
 static struct target_proc *proc(struct dbg *d)
 {
 	return d->proc;
@@ -71,5 +89,7 @@ void dbg_env_init(struct dbg *d)
 		.code_changed = dbg_icache_free,
 		.replaying = dbg_replaying,
 		.replay_pc = dbg_replay_pc,
+		.function_named = function_named,
+		.call = dbg_call,
 	};
 }

@@ -10,6 +10,7 @@
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 #include "core/data/value.h"
+#include "core/data/fmt_cxx.h"
 
 static int mem_cb(void *ctx, uint64_t addr, void *buf, size_t n)
 {
@@ -506,6 +507,17 @@ static int subscript(struct frame_ctx *fc, struct value *v, long long idx, const
 
 		set_bytes(v, t->target, fc, base + (uint64_t)idx * t->target->size);
 		return 0;
+	}
+	if (t && v->status == VAL_OK && (t->kind == SYM_T_CLASS || t->kind == SYM_T_STRUCT)) {
+		const struct sym_type *et;	/* a library container's element */
+		uint64_t a;
+		const char *why;
+
+		if (cxx_index(fc->env, t, v->bytes, v->size, (uint64_t)idx, &et, &a, &why) == 0 &&
+		    idx >= 0) {
+			set_bytes(v, et, fc, a);
+			return 0;
+		}
 	}
 	return ptdb_err_set(err, "\"%s\" is not an array or a pointer", shown);
 }

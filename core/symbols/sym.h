@@ -110,6 +110,9 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
  * Returns the number of matches filled (<= max). */
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		    uint64_t *after_prologue, int max);
+/* 1 when a function symbol at runtime address addr is an STT_GNU_IFUNC
+ * (the address is its resolver's: strlen, memcpy in libc). */
+int sym_addr_is_ifunc(struct sym_module *m, uint64_t addr);
 
 /* The inlined copies of the functions named name (DW_TAG_inlined_subroutine
  * whose abstract origin has that name): the lowest start of each copy's

@@ -145,6 +145,19 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 	return n;
 }
 
+int sym_addr_is_ifunc(struct sym_module *m, uint64_t addr)
+{
+	uint64_t link = addr - m->bias;
+
+	for (size_t i = 0; i < m->nsyms; i++)
+		if (m->syms[i].addr == link && m->syms[i].ifunc)
+			return 1;
+	for (size_t i = 0; i < m->nalias; i++)
+		if (m->alias[i].addr == link && m->alias[i].ifunc)
+			return 1;
+	return 0;
+}
+
 int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 {
 	uint64_t a = addr - m->bias;

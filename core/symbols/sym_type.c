@@ -752,9 +752,15 @@ struct sym_type *sym_type_named(struct sym_module *m, const char *qname)
 	struct sym_type *t = NULL;
 	const char *name = qname, *c;
 
-	/* DW_AT_name is the last component; the scope is checked after */
-	while ((c = strstr(name, "::")))
-		name = c + 2;
+	/* DW_AT_name is the last component (outside template arguments:
+	 * "std::pair<int const, std::__cxx11::basic_string<...> >" is
+	 * "pair<...>"); the scope is checked after */
+	for (c = qname; *c; c++) {
+		if (*c == '<')
+			break;
+		if (c[0] == ':' && c[1] == ':')
+			name = c + 2;
+	}
 	if (sym_dwarf_init(m) < 0)
 		return NULL;
 	for (size_t i = 0; i < m->ncus && !t; i++) {
