@@ -94,6 +94,7 @@ void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
 		m->syms[m->nsyms].size = st[i].st_size;
 		m->syms[m->nsyms].name = strs + st[i].st_name;
 		m->syms[m->nsyms].bind = (uint8_t)ELF64_ST_BIND(st[i].st_info);
+		m->syms[m->nsyms].ifunc = type == STT_GNU_IFUNC;
 		m->nsyms++;
 	}
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_sym);

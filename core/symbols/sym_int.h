@@ -16,6 +16,7 @@ struct sym_sym {		/* one ELF function symbol (link address) */
 	char *dem;		/* demangled (heap) or NULL */
 	int dem_done;
 	uint8_t bind;		/* STB_*: a global name wins over a local alias */
+	uint8_t ifunc;		/* STT_GNU_IFUNC: a resolver, not the function */
 	int stub;		/* a PLT entry: "symbol stub for: f", never a
 				 * breakpoint location for f */
 };

@@ -245,3 +245,40 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 	}
 	return buf;
 }
+
+int sym_stub_target(struct sym_module *m, uint64_t addr, char *name, size_t n)
+{
+	struct sym_sym *s = sym_find_sym(m, addr - m->bias);
+
+	if (!s || !s->stub || !s->name || n == 0)
+		return -1;
+	snprintf(name, n, "%.*s", (int)strcspn(s->name, "@"), s->name);
+	return 0;
+}
+
+static int sym_exported_as(const struct sym_sym *s, const char *name, size_t nl)
+{
+	return !s->stub && !s->ifunc && (s->bind == STB_GLOBAL || s->bind == STB_WEAK) &&
+	       !strncmp(s->name, name, nl) && (s->name[nl] == 0 || s->name[nl] == '@');
+}
+
+int sym_lookup_exported(struct sym_module *m, const char *name, uint64_t *entry, int max)
+{
+	size_t nl = strlen(name);
+	int n = 0;
+
+	for (size_t i = 0; i < m->nsyms && n < max; i++)
+		if (sym_exported_as(&m->syms[i], name, nl))
+			entry[n++] = m->syms[i].addr + m->bias;
+	for (size_t i = 0; i < m->nalias && n < max; i++) {
+		int dup = 0;
+
+		if (!sym_exported_as(&m->alias[i], name, nl))
+			continue;
+		for (int j = 0; j < n; j++)
+			dup |= entry[j] == m->alias[i].addr + m->bias;
+		if (!dup)
+			entry[n++] = m->alias[i].addr + m->bias;
+	}
+	return n;
+}
