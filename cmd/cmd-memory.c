@@ -3,6 +3,7 @@
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
+#include "core/data/expr.h"
 #include "core/session/session.h"
 #include "disasm/disasm.h"
 
@@ -23,6 +24,10 @@ static void mem_char(FILE *out, uint8_t c)
 	case '\n': fputs("\\n", out); break;
 	case '\t': fputs("\\t", out); break;
 	case '\r': fputs("\\r", out); break;
+	case '\a': fputs("\\a", out); break;
+	case '\b': fputs("\\b", out); break;
+	case '\f': fputs("\\f", out); break;
+	case '\v': fputs("\\v", out); break;
 	default:
 		if (c >= 0x20 && c < 0x7f)
 			fputc(c, out);
@@ -54,16 +59,16 @@ static int mem_format(struct cmd_ctx *ctx, const char *fmt, int sized, char *f)
 }
 
 /* One line of up to 16 bytes at addr in format f, items of size bytes. */
-static void mem_line(FILE *out, uint64_t addr, const uint8_t *buf, size_t line, size_t got,
+static void mem_line(FILE *out, uint64_t addr, const uint8_t *buf, size_t line,
 		     char f, unsigned size)
 {
-	fprintf(out, "0x%" PRIx64 ":", addr);
+	fprintf(out, "0x%08" PRIx64 ":", addr);	/* lldb-16: at least 8 digits */
 	if (f == 'Y') {
 		for (size_t i = 0; i < 16; i++)
 			if (i < line)
 				fprintf(out, " %02x", buf[i]);
-			else if (got > 16)
-				fputs("   ", out);
+			else
+				fputs("   ", out);	/* as lldb-16 pads a short line */
 		fputs("  ", out);
 		for (size_t i = 0; i < line; i++)
 			fputc(isprint(buf[i]) ? buf[i] : '.', out);
@@ -110,7 +115,7 @@ static enum cmd_status mem_insns(struct cmd_ctx *ctx, uint64_t addr, uint64_t en
 static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t addr,
 				unsigned count, unsigned size, char f)
 {
-	size_t total = (size_t)count * size, got;
+	size_t total = (size_t)count * size, got, per;
 	uint8_t *buf;
 
 	if (total > MEM_READ_HARD_MAX)
@@ -128,12 +133,46 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 		free(buf);
 		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr);
 	}
-	for (size_t off = 0; off < got; off += 16)
-		mem_line(ctx->out, addr + off, buf + off, got - off < 16 ? got - off : 16, got, f, size);
+	/* bytes per line as lldb-16 has them: 16 (Y, x), 8 bytes as x, 32
+	 * chars, one decimal number */
+	per = f == 'Y' ? 16 : f == 'c' ? 32 : f == 'x' ? (size == 1 ? 8 : 16) : size;
+	for (size_t off = 0; off < got; off += per)
+		mem_line(ctx->out, addr + off, buf + off, got - off < per ? got - off : per, f, size);
 	free(buf);
 	if (got < total)
 		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr + got);
 	return CMD_OK;
+}
+
+/* The address of memory read: any expression of the selected frame whose
+ * value is a pointer or an integer (src, &size, &buf[4], $rsp + 8), as
+ * LLDB evaluates it; else a function name or register, +N or -N (also
+ * without a process). */
+static int mem_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_ctx fc;
+	struct value v;
+	struct ptdb_err err;
+	int ok = 0;
+
+	if (dbg_alive(d) && frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) == 0) {
+		if (expr_eval(&fc, &d->results, s, &v, &err) == 0) {
+			const struct sym_type *t = sym_type_strip(v.type);
+
+			if (t && (t->kind == SYM_T_POINTER || t->kind == SYM_T_BASE ||
+				  t->kind == SYM_T_ENUM) && v.bytes && v.size) {
+				*out = 0;
+				memcpy(out, v.bytes, v.size < 8 ? v.size : 8);
+				ok = 1;
+			}
+			value_release(&v);
+		}
+		frame_ctx_close(&fc);
+		if (ok)
+			return 0;
+	}
+	return cmd_eval_addr(ctx, s, out);
 }
 
 static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_args *a)
@@ -163,10 +202,10 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		return CMD_ERROR;
 	if (count == 0)
 		return cmd_error(ctx, "count must be greater than 0");
-	if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
+	if (mem_addr(ctx, a->argv[0], &addr) < 0)
 		return CMD_ERROR;
 	if (a->argc > 1) {
-		if (cmd_eval_addr(ctx, a->argv[1], &end) < 0)
+		if (mem_addr(ctx, a->argv[1], &end) < 0)
 			return CMD_ERROR;
 		if (end <= addr)
 			return cmd_error(ctx, "end address (0x%" PRIx64 ") must be greater than the "
@@ -185,8 +224,10 @@ static const struct cmd_node memory_read_node = {
 	.name = "read", .summary = "Read and show memory of the process or the executable.",
 	.syntax = "<address-expression> [<end-address-expression>]",
 	.min_args = 1, .max_args = 2, .exec = exec_memory_read,
-	.details = "An address is a number (0x for hex), a register ($rsp, $pc), or a function "
-		"name, optionally followed by +N or -N.  Without a process, memory is read from the "
+	.details = "An address is an expression of the selected frame whose value is a pointer "
+		"or an integer (buf, &len, &buf[4], $rsp), or a function name, optionally followed "
+		"by +N or -N.  'x/NFU' (GDB's count, format and unit b, h, w or g) sets -c, -f "
+		"and -s.  Without a process, memory is read from the "
 		"executable's file.  The default shows 32 bytes as hex with an ASCII column.",
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_UINT, "count", "The number of items (or instructions) to show." },

@@ -1,7 +1,8 @@
 """Comparison with lldb-16: the same batch session runs in lldb-16 and in
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
-finish's return value and the program's frame lines must be identical;
+finish's return value, the program's frame lines and memory read's
+lines (session "memory read", on globals' data) must be identical;
 vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
 vars_tu has its types in DWARF 4 type units (.debug_types).
 
@@ -94,6 +95,15 @@ SESSIONS.append(("watchpoints", "tests/programs/watch", [
     "watchpoint list", "watchpoint list -b", 'watchpoint modify -c "local == 5" 1',
     "watchpoint disable 2", "watchpoint list", "watchpoint enable 2", "watchpoint delete 3",
     "watchpoint list -b",
+]))
+# memory read's address is any expression (a pointer's value, &var,
+# &array[i], a register), 'x/NFU' GDB's count, format and unit; lines as
+# lldb-16 cuts them (8 bytes as hex, one decimal number, 16 as bytes)
+SESSIONS.append(("memory read", "tests/programs/globals", [
+    "b bump", "r", "x/8xb &g_count", "x g_ptr", "x &g_ratio", "memory read -c 4 &g_name[2]",
+    "x/4dw &g_count", "x/2xg &g_ratio", "x/2xh g_ptr", "memory read -f x -c 2 g_ptr",
+    "x/8xb $rip", "x/2ub &g_name[1]", "memory read -f c -c 12 &g_name[1]",
+    "memory read -f x -s 2 -c 9 &g_count",
 ]))
 SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}
