@@ -139,6 +139,12 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 	for (size_t off = 0; off < got; off += per)
 		mem_line(ctx->out, addr + off, buf + off, got - off < per ? got - off : per, f, size);
 	free(buf);
+	/* 'memory read' (or Enter) goes on after it */
+	ctx->s->mem_next_ok = 1;
+	ctx->s->mem_next = addr + got;
+	ctx->s->mem_fmt = f;
+	ctx->s->mem_size = size;
+	ctx->s->mem_count = count;
 	if (got < total)
 		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr + got);
 	return CMD_OK;
@@ -190,6 +196,19 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		need_target(ctx);
 		return CMD_ERROR;
 	}
+	if (a->argc == 0 && !ctx->s->mem_next_ok) {
+		cmd_error(ctx, "memory read takes a start address expression with an optional end "
+			  "address expression.");
+		fputs("warning: Expressions should be quoted if they contain spaces or other special "
+		      "characters.\n", ctx->err);
+		return CMD_ERROR;
+	}
+	if (a->argc == 0 && !fmt && !cmd_opt_given(ctx->node, a, "size") &&
+	    !cmd_opt_given(ctx->node, a, "count")) {
+		/* on from the last read, as it was read */
+		f = ctx->s->mem_fmt;
+		return mem_show(ctx, a, ctx->s->mem_next, ctx->s->mem_count, ctx->s->mem_size, f);
+	}
 	if (mem_format(ctx, fmt, cmd_opt(ctx->node, a, "size") != NULL, &f) < 0)
 		return CMD_ERROR;
 	if (cmd_data_opt_uint(ctx, a, "size", f == 'Y' || f == 'c' || f == 'i' ? 1 : 4, &size) < 0)
@@ -202,7 +221,9 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		return CMD_ERROR;
 	if (count == 0)
 		return cmd_error(ctx, "count must be greater than 0");
-	if (mem_addr(ctx, a->argv[0], &addr) < 0)
+	if (a->argc == 0)
+		addr = ctx->s->mem_next;
+	else if (mem_addr(ctx, a->argv[0], &addr) < 0)
 		return CMD_ERROR;
 	if (a->argc > 1) {
 		if (mem_addr(ctx, a->argv[1], &end) < 0)
@@ -215,19 +236,23 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		else if (!cmd_opt_given(ctx->node, a, "count"))
 			count = (unsigned)((end - addr + size - 1) / size);
 	}
-	if (f == 'i')
+	if (f == 'i') {
+		ctx->s->mem_next_ok = 0;
 		return mem_insns(ctx, addr, end, count);
+	}
 	return mem_show(ctx, a, addr, count, size, f);
 }
 
 static const struct cmd_node memory_read_node = {
 	.name = "read", .summary = "Read and show memory of the process or the executable.",
-	.syntax = "<address-expression> [<end-address-expression>]",
-	.min_args = 1, .max_args = 2, .exec = exec_memory_read,
+	.syntax = "[<address-expression> [<end-address-expression>]]",
+	.min_args = 0, .max_args = 2, .exec = exec_memory_read, .flags = CMD_REPEAT,
+	.repeat = "memory read",
 	.details = "An address is an expression of the selected frame whose value is a pointer "
 		"or an integer (buf, &len, &buf[4], $rsp), or a function name, optionally followed "
 		"by +N or -N.  'x/NFU' (GDB's count, format and unit b, h, w or g) sets -c, -f "
-		"and -s.  Without a process, memory is read from the "
+		"and -s.  Without an address (or Enter after it), reading goes on after the "
+		"last read, with its options unless new ones are given.  Without a process, memory is read from the "
 		"executable's file.  The default shows 32 bytes as hex with an ASCII column.",
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_UINT, "count", "The number of items (or instructions) to show." },

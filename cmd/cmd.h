@@ -91,6 +91,9 @@ struct cmd_node {
 	const struct cmd_node *(*help_for)(const struct session *s);
 	/* The words of its OPT_ENUM options, terminated by a zero entry. */
 	const struct cmd_choices *choices;
+	/* CMD_REPEAT: the line an empty line runs after it (NULL: the same
+	 * line), as LLDB's GetRepeatCommand ("memory read" goes on). */
+	const char *repeat;
 };
 
 struct cmd_alias {

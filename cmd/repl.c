@@ -150,43 +150,46 @@ static unsigned char complete_fn(EditLine *el, int ch)
 	return ret;
 }
 
-/* Commands that an empty line repeats (LLDB's stepping/continuing). */
-static int repeatable(const char *line)
+/* What an empty line runs after line (LLDB's stepping/continuing repeat
+ * themselves, "memory read" goes on): a new string, or NULL. */
+static char *repeatable(const char *line)
 {
 	char path[256], msg[256], **w;
 	const char *errmsg;
-	const struct cmd_node *node;
-	int n, used, rep = 0;
+	const struct cmd_node *node = NULL;
+	int n, used, alias = 0;
 
 	n = cmd_split(line, &w, &errmsg);
 	if (n <= 0) {
 		if (n == 0)
 			cmd_argv_free(w);
-		return 0;
+		return NULL;
 	}
 	for (const struct cmd_alias *al = cmd_aliases(); al->name; al++)
 		if (!strcmp(al->name, w[0]))
-			rep = -1;
-	if (rep == 0) {
+			alias = 1;
+	if (!strncmp(w[0], "x/", 2)) {	/* GDB's x/NFU */
+		cmd_argv_free(w);
+		return xstrdup("memory read");
+	}
+	if (!alias) {
 		node = cmd_lookup(w, n, &used, path, sizeof(path), msg, sizeof(msg));
-		rep = node && (node->flags & CMD_REPEAT);
 	} else {
-		rep = 0;
 		for (const struct cmd_alias *al = cmd_aliases(); al->name; al++)
 			if (!strcmp(al->name, w[0])) {
 				char **e;
 				int ne = cmd_split(al->expansion, &e, &errmsg);
 
-				if (ne > 0) {
+				if (ne > 0)
 					node = cmd_lookup(e, ne, &used, path, sizeof(path), msg, sizeof(msg));
-					rep = node && (node->flags & CMD_REPEAT);
-				}
 				if (ne >= 0)
 					cmd_argv_free(e);
 			}
 	}
 	cmd_argv_free(w);
-	return rep;
+	if (!node || !(node->flags & CMD_REPEAT))
+		return NULL;
+	return xstrdup(node->repeat ? node->repeat : line);
 }
 
 int repl_run(struct session *s)
@@ -261,7 +264,7 @@ int repl_run(struct session *s)
 		} else if (*line) {
 			history(hist, &ev, H_ENTER, line);
 			free(last);
-			last = repeatable(line) ? xstrdup(line) : NULL;
+			last = repeatable(line);
 		}
 		if (*line)
 			status = cmd_run_line(s, line, stdout, stderr);

@@ -98,12 +98,14 @@ SESSIONS.append(("watchpoints", "tests/programs/watch", [
 ]))
 # memory read's address is any expression (a pointer's value, &var,
 # &array[i], a register), 'x/NFU' GDB's count, format and unit; lines as
-# lldb-16 cuts them (8 bytes as hex, one decimal number, 16 as bytes)
+# lldb-16 cuts them (8 bytes as hex, one decimal number, 16 as bytes);
+# without an address it goes on after the last read
 SESSIONS.append(("memory read", "tests/programs/globals", [
     "b bump", "r", "x/8xb &g_count", "x g_ptr", "x &g_ratio", "memory read -c 4 &g_name[2]",
     "x/4dw &g_count", "x/2xg &g_ratio", "x/2xh g_ptr", "memory read -f x -c 2 g_ptr",
     "x/8xb $rip", "x/2ub &g_name[1]", "memory read -f c -c 12 &g_name[1]",
-    "memory read -f x -s 2 -c 9 &g_count",
+    "memory read -f x -s 2 -c 9 &g_count", "memory read", "x/4xb &g_count", "memory read",
+    "memory read -c 3", "memory read &g_name[0] &g_name[4]", "memory read",
 ]))
 SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}
