@@ -401,7 +401,8 @@ def t_relaunch(tmp):
 
 def t_repeat_memory(tmp):
     """Enter after 'memory read' (here GDB's x/4xb) goes on at the next
-    address with the same format, as in lldb-16; after 'n' it steps again."""
+    address with the same format, as in lldb-16; after 'n' it steps again;
+    after 'source list' it lists on."""
     p = session(tmp)
     try:
         steps = (("file %s" % os.path.join(ROOT, "tests/programs/globals"), "Current executable"),
@@ -411,7 +412,9 @@ def t_repeat_memory(tmp):
                  ("", "0x00404030: 0x00 0x00 0x00 0x00\r\n"),
                  ("memory read -c 4 &g_name[1]", "0x00402009: 6c 6f 62 61"),
                  ("", "0x0040200d: 6c 73 00"),
-                 ("n", "stop reason = step over"), ("", "stop reason = step over"))
+                 ("n", "stop reason = step over"), ("", "stop reason = step over"),
+                 ("source list -f globals.c -l 1 -c 3", "* expressions. */"),
+                 ("", "#include <stdio.h>"))
         for cmd, until in steps:
             p.read_until("(ptdb) ")
             p.buf = b""
