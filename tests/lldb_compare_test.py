@@ -2,7 +2,9 @@
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
 finish's return value, the program's frame lines and memory read's
-lines (session "memory read", on globals' data) must be identical;
+lines (session "memory read", on globals' data) must be identical; the
+"symlinked program" session runs vars through a symlink, whose name
+lldb-16 keeps (module name, thread name, argv[0]);
 vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
 vars_tu has its types in DWARF 4 type units (.debug_types).
 
@@ -106,6 +108,12 @@ SESSIONS.append(("memory read", "tests/programs/globals", [
     "x/8xb $rip", "x/2ub &g_name[1]", "memory read -f c -c 12 &g_name[1]",
     "memory read -f x -s 2 -c 9 &g_count", "memory read", "x/4xb &g_count", "memory read",
     "memory read -c 3", "memory read &g_name[0] &g_name[4]", "memory read",
+]))
+# a program named through a symlink runs under that name, as lldb-16 runs
+# it: its module's name in frames, its argv[0] (the link made by run_all)
+LINK = "tests/out/vars_link"
+SESSIONS.append(("symlinked program", LINK, [
+    "b add", "r", "bt", "frame info", "up", "v argv[0]", "p argv[0]", "frame info",
 ]))
 SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}
@@ -231,6 +239,11 @@ def run_all():
     if not shutil.which(LLDB):
         results.skip("lldb compare", "%s is not installed (make deps installs it)" % LLDB)
         return
+    link = os.path.join(ROOT, LINK)
+    os.makedirs(os.path.dirname(link), exist_ok=True)
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(os.path.join("..", "programs", "vars"), link)
     for name, prog, cmds in SESSIONS:
         if not os.path.exists(os.path.join(ROOT, prog)):
             results.fail("lldb compare " + name, "%s is not built (make programs)" % prog)

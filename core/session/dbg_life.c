@@ -47,6 +47,7 @@ void dbg_drop_modules(struct dbg *d, int keep_exe)
 		}
 		sym_module_free(d->mods[i].sym);
 		free(d->mods[i].path);
+		free(d->mods[i].real);
 	}
 	d->nmods = k;
 }

@@ -68,6 +68,9 @@ void sym_module_set_name(struct sym_module *m, const char *name);
  * module opened from a copy named otherwise (or the link map's name, as
  * when the module was opened from path itself: core/symbols/sym_names.c). */
 void sym_module_set_display_name(struct sym_module *m, const char *path);
+/* The module's path and name as the user named its file (a symlink to
+ * it: "/usr/bin/python3" for python3.11, as lldb-16 keeps it). */
+void sym_module_set_path(struct sym_module *m, const char *path);
 /* bias = load address - link address (0 for a non-PIE executable). */
 void sym_module_set_bias(struct sym_module *m, uint64_t bias);
 uint64_t sym_module_bias(const struct sym_module *m);
