@@ -93,7 +93,7 @@ void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
 void report_frame_line_tid(FILE *out, struct dbg *d, pid_t tid,
 			   const struct dbg_frame *f, unsigned index)
 {
-	char loc[2048];
+	char loc[8192];
 
 	if (f->untraced) {
 		fprintf(out, "frame #%u: <untraced caller>\n", index);
@@ -151,7 +151,7 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 
 	if (dbg_frame_line(d, f, index > 0, &file, &line, &col) == 0) {
 		file = dbg_source_path(d, file, mapped, sizeof(mapped));
-		if (source_list(out, file, line, index > 0 ? 0 : col, &err) == 0)
+		if (source_list(out, file, line, col, &err) == 0)
 			return;
 		if (index > 0)
 			return;

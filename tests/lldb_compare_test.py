@@ -109,6 +109,13 @@ SESSIONS.append(("memory read", "tests/programs/globals", [
     "memory read -f x -s 2 -c 9 &g_count", "memory read", "x/4xb &g_count", "memory read",
     "memory read -c 3", "memory read &g_name[0] &g_name[4]", "memory read",
 ]))
+# frame lines summarize arguments as lldb-16 does (strings by their text,
+# cut at 1024 with "...", NULL as 0x0, "pair @ addr" for a struct holding
+# a pointer to data)
+SESSIONS.append(("frame arguments", "tests/programs/frame_args", [
+    "b take", "r", "bt", "frame info", "v name n buf len nul ms pr sp", "p buf", "p *name",
+    "p ms", "up", "frame info", "down", "frame info",
+]))
 # a program named through a symlink runs under that name, as lldb-16 runs
 # it: its module's name in frames, its argv[0] (the link made by run_all)
 LINK = "tests/out/vars_link"

@@ -176,7 +176,7 @@ static int frame_args(struct frame_ctx *fc, char *args, size_t n)
 	args[0] = 0;
 	for (int i = 0; i < fc->nvars; i++) {
 		struct value v;
-		char one[512];
+		char one[1100];	/* a string's summary: 1024 characters */
 		size_t k = strlen(args);
 
 		if (!fc->vars[i].is_param)
@@ -221,7 +221,7 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 {
 	struct frame_ctx fc;
 	struct sym_loc loc;
-	char name[512], args[1024], rest[512], *at;
+	char name[512], args[6144], rest[512], *at;
 	int nargs;
 
 	dbg_format_frame(d, f, index > 0, buf, n);
