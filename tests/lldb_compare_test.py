@@ -65,7 +65,9 @@ SESSIONS = [
         "v -T *r", "v -f x *r", "v -L r->pts", "v r->grid", "v r->grid[1]", "v r->grid[1][2]",
         "v -f d r->name", "v r->u", "v -T r->u", "v &sum", "v r->op",
     ] + EXPRS + ["up", "v -f x ch", "v -f c argc", "v argv[0]", "v *argv", "v -f u rec.c",
-                 "v -T argv", "v -L argc", "v -f c ch"]),
+                 "v -T argv", "v -L argc", "v -f c ch",
+                 # LLDB's "without asking"
+                 "breakpoint delete -f 1", "breakpoint delete --force", "breakpoint list"]),
     ("vars -O2", "tests/programs/vars_o2", [
         "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
         "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
@@ -115,6 +117,14 @@ SESSIONS.append(("memory read", "tests/programs/globals", [
 SESSIONS.append(("frame arguments", "tests/programs/frame_args", [
     "b take", "r", "bt", "frame info", "v name n buf len nul ms pr sp", "p buf", "p *name",
     "p ms", "up", "frame info", "down", "frame info",
+]))
+# every signal lldb-16 knows, by its names, with its default policy
+SESSIONS.append(("process handle", "tests/programs/vars", [
+    "b main", "r", "process handle SIGPROF -s false",
+    "process handle SIGWINCH -n false", "process handle SIGURG -p true",
+    "process handle SIGRTMIN+3 -s false", "process handle SIGIOT SIGPOLL",
+    "process handle SIGUSR1 -s true -n false", "process handle SIGRTMAX-2 SIG32 SIGSTKFLT",
+    "process handle",  # last: lldb-16's batch mode ends after it
 ]))
 # a program named through a symlink runs under that name, as lldb-16 runs
 # it: its module's name in frames, its argv[0] (the link made by run_all)

@@ -19,13 +19,17 @@ void dbg_init(struct dbg *d)
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
 	}
-	/* As LLDB: job-control and timer noise passes silently. */
-	static const int quiet[] = { SIGCHLD, SIGWINCH, SIGALRM, SIGURG, SIGPROF,
-				     SIGVTALRM, SIGCONT };
+	/* lldb-16's table ('process handle'): timers and the real-time
+	 * signals pass silently, a child's end or a continue is only said */
+	static const int quiet[] = { SIGALRM, SIGPROF };
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
 		d->sig[quiet[i]].stop = 0;
 		d->sig[quiet[i]].notify = 0;
 	}
+	for (int i = 32; i < 65; i++)
+		d->sig[i].stop = d->sig[i].notify = 0;
+	d->sig[SIGCHLD].stop = 0;
+	d->sig[SIGCONT].stop = 0;
 	d->sig[SIGINT].pass = 0;
 	d->sig[SIGSTOP].pass = 0;
 	d->sig[SIGTRAP].pass = 0;
