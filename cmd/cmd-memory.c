@@ -3,7 +3,6 @@
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
-#include "core/data/expr.h"
 #include "core/session/session.h"
 #include "disasm/disasm.h"
 
@@ -150,37 +149,6 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 	return CMD_OK;
 }
 
-/* The address of memory read: any expression of the selected frame whose
- * value is a pointer or an integer (src, &size, &buf[4], $rsp + 8), as
- * LLDB evaluates it; else a function name or register, +N or -N (also
- * without a process). */
-static int mem_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
-{
-	struct dbg *d = &ctx->s->dbg;
-	struct frame_ctx fc;
-	struct value v;
-	struct ptdb_err err;
-	int ok = 0;
-
-	if (dbg_alive(d) && frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) == 0) {
-		if (expr_eval(&fc, &d->results, s, &v, &err) == 0) {
-			const struct sym_type *t = sym_type_strip(v.type);
-
-			if (t && (t->kind == SYM_T_POINTER || t->kind == SYM_T_BASE ||
-				  t->kind == SYM_T_ENUM) && v.bytes && v.size) {
-				*out = 0;
-				memcpy(out, v.bytes, v.size < 8 ? v.size : 8);
-				ok = 1;
-			}
-			value_release(&v);
-		}
-		frame_ctx_close(&fc);
-		if (ok)
-			return 0;
-	}
-	return cmd_eval_addr(ctx, s, out);
-}
-
 static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -223,10 +191,10 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		return cmd_error(ctx, "count must be greater than 0");
 	if (a->argc == 0)
 		addr = ctx->s->mem_next;
-	else if (mem_addr(ctx, a->argv[0], &addr) < 0)
+	else if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
 		return CMD_ERROR;
 	if (a->argc > 1) {
-		if (mem_addr(ctx, a->argv[1], &end) < 0)
+		if (cmd_eval_addr(ctx, a->argv[1], &end) < 0)
 			return CMD_ERROR;
 		if (end <= addr)
 			return cmd_error(ctx, "end address (0x%" PRIx64 ") must be greater than the "

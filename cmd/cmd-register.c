@@ -4,6 +4,7 @@
 #include "cmd/data.h"
 #include "cmd/report.h"
 #include "core/session/session.h"
+#include "core/data/expr.h"
 #include "core/data/value.h"
 
 #include <inttypes.h>
@@ -419,11 +420,43 @@ static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 }
 
 /* "expr", "expr+N", "expr-N" (one word). */
+/* An expression of the selected frame whose value is a pointer or an
+ * integer (src, &len, &buf[4], $rsp + 8), as LLDB evaluates an address
+ * expression: 0, or -1 (nothing said) when it is none. */
+static int eval_addr_expr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_ctx fc;
+	struct value v;
+	struct ptdb_err err;
+	int ok = 0;
+
+	if (!dbg_alive(d) || dbg_replaying(d) ||
+	    frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
+		return -1;
+	if (expr_eval(&fc, &d->results, s, &v, &err) == 0) {
+		const struct sym_type *t = sym_type_strip(v.type);
+
+		if (t && (t->kind == SYM_T_POINTER || t->kind == SYM_T_BASE ||
+			  t->kind == SYM_T_ENUM) && v.bytes && v.size) {
+			*out = 0;
+			memcpy(out, v.bytes, v.size < 8 ? v.size : 8);
+			ok = 1;
+		}
+		value_release(&v);
+	}
+	frame_ctx_close(&fc);
+	return ok ? 0 : -1;
+}
+
 int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 {
 	const char *op = NULL;
 	uint64_t off;
 	char base[256];
+
+	if (eval_addr_expr(ctx, s, out) == 0)
+		return 0;
 
 	for (const char *p = s + 1; *p; p++)
 		if (*p == '+' || *p == '-')

@@ -110,6 +110,9 @@ SESSIONS.append(("memory read", "tests/programs/globals", [
     "x/8xb $rip", "x/2ub &g_name[1]", "memory read -f c -c 12 &g_name[1]",
     "memory read -f x -s 2 -c 9 &g_count", "memory read", "x/4xb &g_count", "memory read",
     "memory read -c 3", "memory read &g_name[0] &g_name[4]", "memory read",
+    # sections named inside their segments (PT_LOAD[N]), any address expression
+    "image lookup -a $pc", "image lookup -a bump", "image lookup -a printf",
+    "image lookup -n main",
 ]))
 # frame lines summarize arguments as lldb-16 does (strings by their text,
 # cut at 1024 with "...", NULL as 0x0, "pair @ addr" for a struct holding
