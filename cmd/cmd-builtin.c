@@ -139,6 +139,8 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	ctx->s->dbg.debug_dirs = xstrdup(settings_get(&ctx->s->settings, SETTING_DEBUG_FILE_PATHS));
 	free(ctx->s->dbg.source_map);
 	ctx->s->dbg.source_map = xstrdup(settings_get(&ctx->s->settings, SETTING_SOURCE_MAP));
+	free(ctx->s->dbg.step_avoid);
+	ctx->s->dbg.step_avoid = xstrdup(settings_get(&ctx->s->settings, SETTING_STEP_AVOID));
 	return CMD_OK;
 }
 

@@ -121,6 +121,12 @@ SESSIONS.append(("frame arguments", "tests/programs/frame_args", [
     "b take", "r", "bt", "frame info", "v name n buf len nul ms pr sp", "p buf", "p *name",
     "p ms", "up", "frame info", "down", "frame info",
 ]))
+# C++ names (an anonymous namespace's class, const methods, nested
+# namespaces) and 's' over the standard library (step-avoid-regexp ^std::)
+SESSIONS.append(("C++ names", "tests/programs/cxx_names", [
+    "b Runner::run", "b twice", "r", "bt", "frame info", "c", "bt", "s", "s", "s", "s", "s",
+    "frame info", "finish",
+]))
 # every signal lldb-16 knows, by its names, with its default policy
 SESSIONS.append(("process handle", "tests/programs/vars", [
     "b main", "r", "process handle SIGPROF -s false",
@@ -139,7 +145,7 @@ SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}
 
 STACK = re.compile(r"0x00007ff[0-9a-f]{9}")
-SOURCE = re.compile(r"^\s*(->)?\s*\d+\s|^\s+\^\s*$")
+SOURCE = re.compile(r"^\s*(->)?\s*\d+(\s|$)|^\s+\^\s*$")
 
 
 def blocks(out, prompt, cmds):

@@ -107,6 +107,7 @@ void dbg_release(struct dbg *d)
 	free(d->exe_path);
 	free(d->debug_dirs);
 	free(d->source_map);
+	free(d->step_avoid);
 	dbg_icache_free(d);
 	dbg_decoded_free(d);
 	if (d->dis)

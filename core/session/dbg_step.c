@@ -3,6 +3,8 @@
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 
+#include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 static void user_stop(struct dbg *d, struct dbg_stop *stop)
@@ -283,6 +285,28 @@ static int inline_level(struct dbg *d, uint64_t pc, int level, struct sym_inline
 
 enum { LC_BACK = 3, LC_IN = 4, LC_ON = 5 };
 
+/* Whether 's' steps over the function at pc: its name without parameters
+ * matches target.process.thread.step-avoid-regexp (LLDB's default
+ * "^std::" when the setting was never set). */
+static int step_avoided(struct dbg *d, struct dbg_module *m, uint64_t pc)
+{
+	const char *re = d->step_avoid ? d->step_avoid : "^std::";
+	struct sym_loc loc;
+	char name[1024];
+	regex_t rx;
+	int hit;
+
+	if (!re[0] || sym_lookup_addr(m->sym, pc, &loc) < 0 || !loc.func)
+		return 0;
+	snprintf(name, sizeof(name), "%s", loc.func);
+	name[sym_name_stem_len(name)] = 0;
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;
+	hit = regexec(&rx, name, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return hit;
+}
+
 /* 's' into a PLT entry: on to the function it jumps to when that has
  * lines (LLDB's step through a trampoline), found by name in every
  * module; or back after the call.  *r: the registers where it stopped.
@@ -343,6 +367,13 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 			return rr;
 		if (rr == LC_BACK)
 			return LC_BACK;
+	}
+	if (into && line_at(d, r.rip, &now) == 0 && step_avoided(d, now.m, r.rip)) {
+		/* LLDB's step-avoid-regexp: as if it had no lines */
+		struct dbg_goal g = { ret, call_rsp };
+
+		rr = run_to(d, tid, &g, 1, stop, err);
+		return rr < 0 || rr == RW_USER ? rr : LC_BACK;
 	}
 	if (into && line_at(d, r.rip, &now) == 0) {
 		uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);

@@ -241,8 +241,14 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 	 * "(args)", then what followed the name */
 	{
 		size_t skip = f->look && f->inl < f->ninl ? strlen(name) : strlen(loc.func);
+		const char *close = strrchr(loc.func, ')');
 
-		snprintf(rest, sizeof(rest), "%s", at + skip);
+		/* a method's qualifiers follow the arguments, as in lldb-16:
+		 * "Runner::run(this=..., k=5) const" */
+		if (skip == strlen(loc.func) && close && close[1] == ' ')
+			snprintf(rest, sizeof(rest), "%s%s", close + 1, at + skip);
+		else
+			snprintf(rest, sizeof(rest), "%s", at + skip);
 	}
 	snprintf(at, n - (size_t)(at - buf), "%s(%s)%s", name, args, rest);
 	return buf;

@@ -25,6 +25,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Pairs of paths OLD NEW (separated by spaces): a source file whose DWARF path starts with OLD is read from NEW instead (stop listings, source list, trace dumps with -m), and a breakpoint given with a NEW path is set in the OLD file." },
 	[SETTING_TRACE_ENGINE] = { "trace.software.engine", SETTING_ENUM, "cache", "ptrace|cache",
 		"Which engine the software trace backend records with in block stepping: cache, the default (the threads run natively out of a code cache in their own memory and record which blocks ran; the traced threads take turns in it, one at a time; system calls and code it cannot translate run under ptrace) or ptrace (one stop per state-dependent transfer; the reference, and the cache engine's fallback)." },
+	[SETTING_STEP_AVOID] = { "target.process.thread.step-avoid-regexp", SETTING_STRING, "^std::", NULL,
+		"'step' does not stop in a function whose name (without its parameters) matches this extended regular expression: it runs the call to its return and steps on, as LLDB does (the C++ standard library's by default; empty: none)." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

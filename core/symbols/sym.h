@@ -164,6 +164,10 @@ int sym_stub_target(struct sym_module *m, uint64_t addr, char *name, size_t n);
  * Runtime addresses; returns the number filled (<= max). */
 int sym_lookup_exported(struct sym_module *m, const char *name, uint64_t *entry, int max);
 
+/* Length of a demangled name without its parameter list
+ * ("std::make_pair<int, int>" of "std::make_pair<int, int>(int&&, int&&)"). */
+size_t sym_name_stem_len(const char *d);
+
 /* Two DWARF paths of one file (equal, or a relative one's base name). */
 int sym_same_file(const char *a, const char *b);
 /* The breakpoint address past the prologue of the function holding addr

@@ -44,12 +44,14 @@ const char *sym_sym_name(struct sym_sym *s)
 }
 
 /* Length of a demangled name without its parameter list. */
-static size_t sym_name_stem(const char *d)
+size_t sym_name_stem_len(const char *d)
 {
 	int depth = 0;
 
 	for (size_t i = 0; d[i]; i++) {
-		if (d[i] == '<')
+		if (!strncmp(d + i, "(anonymous namespace)", 21))
+			i += 20;
+		else if (d[i] == '<')
 			depth++;
 		else if (d[i] == '>' && depth > 0)
 			depth--;
@@ -115,7 +117,7 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	d = sym_sym_name(s);
 	if (!strcmp(d, name))
 		return 1;
-	stem = sym_name_stem(d);
+	stem = sym_name_stem_len(d);
 	start = sym_name_start(d, stem);
 	if (strchr(name, '('))	/* with parameters: compare them too */
 		return sym_name_tail(d + start, strlen(d + start), name, nl);
@@ -198,6 +200,21 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 		 * function split into hot and cold parts has two) */
 		out->func = fn->name;
 		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
+		/* GCC gives a function of an anonymous namespace no linkage
+		 * name, so its DWARF name is bare ("run"); LLDB names it from
+		 * its context, as the symbol's demangled name has it:
+		 * "(anonymous namespace)::Runner::run(int) const" */
+		if (s && fn->name && !strchr(fn->name, ':') && !strchr(fn->name, '(') &&
+		    !strncmp(s->name, "_Z", 2) && s->addr >= fn->lo && s->addr < fn->hi) {
+			const char *d = sym_sym_name(s);
+
+			size_t st = sym_name_stem_len(d);
+
+			/* in a namespace or class only: a static function's
+			 * frame keeps its bare name, as lldb-16's does */
+			if (sym_name_tail(d, st, fn->name, strlen(fn->name)) && memmem(d, st, "::", 2))
+				out->func = d;
+		}
 	}
 	if (r) {
 		out->file = r->file;
