@@ -127,6 +127,11 @@ SESSIONS.append(("C++ names", "tests/programs/cxx_names", [
     "b Runner::run", "b twice", "r", "bt", "frame info", "c", "bt", "s", "s", "s", "s", "s",
     "frame info", "finish",
 ]))
+# libstdc++'s strings and vectors: frame lines (name="hello", v=size=3),
+# frame variable and p ("size=3 { [0] = 1 ... }")
+SESSIONS.append(("libstdc++ values", "tests/programs/cxx_names", [
+    "b cxx_names.cpp:43", "r", "bt", "frame info", "v v", "p v", "v none", "v s2",
+]))
 # every signal lldb-16 knows, by its names, with its default policy
 SESSIONS.append(("process handle", "tests/programs/vars", [
     "b main", "r", "process handle SIGPROF -s false",
