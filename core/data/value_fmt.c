@@ -11,6 +11,7 @@
 #include <dwarf.h>
 
 #include "core/data/value.h"
+#include "core/data/value_int.h"
 
 #define MAX_CHILDREN 256
 
@@ -581,11 +582,6 @@ static void print_ref(struct pr *p, int indent, const char *name, const struct s
 	free(obj);
 }
 
-static const struct sym_member *member_deep(const struct sym_type *t, const char *name,
-					    uint64_t *off, int depth);
-static int std_vector_size(const struct sym_type *t, const uint8_t *b, size_t size,
-			   uint64_t *count);
-
 /* libstdc++'s std::vector as lldb-16's formatter shows it: "size=N {"
  * and its elements [0] ... (at most 256, then "...").  1 if printed. */
 static int print_std_vector(struct pr *p, int indent, const struct sym_type *s, const uint8_t *b)
@@ -595,8 +591,8 @@ static int print_std_vector(struct pr *p, int indent, const struct sym_type *s, 
 	uint64_t count, so, start = 0;
 	uint8_t *buf;
 
-	if (std_vector_size(s, b, (size_t)s->size, &count) < 0 ||
-	    !(st = member_deep(s, "_M_start", &so, 0)))
+	if (value_std_vector_size(s, b, (size_t)s->size, &count) < 0 ||
+	    !(st = value_member_deep(s, "_M_start", &so, 0)))
 		return 0;
 	el = sym_type_strip(st->type)->target;
 	memcpy(&start, b + so, 8);
@@ -720,55 +716,6 @@ void value_print(FILE *out, struct dbg *d, const char *name, const struct value 
 	print_node(&p, 0, name, v->type, v->bytes, v->addr, v->in_mem, 1);
 }
 
-/* A member named name of t or of its base classes (libstdc++ keeps a
- * vector's pointers two bases down); its offset from t into *off. */
-static const struct sym_member *member_deep(const struct sym_type *t, const char *name,
-					    uint64_t *off, int depth)
-{
-	t = sym_type_strip(t);
-	for (int i = 0; t && i < t->nmem && depth < 6; i++) {
-		const struct sym_member *m = &t->mem[i];
-		uint64_t sub;
-
-		if (m->name && !strcmp(m->name, name)) {
-			*off = m->off;
-			return m;
-		}
-		if (m->is_base || (m->name && !strcmp(m->name, "_M_impl"))) {
-			const struct sym_member *r = member_deep(m->type, name, &sub, depth + 1);
-
-			if (r) {
-				*off = m->off + sub;
-				return r;
-			}
-		}
-	}
-	return NULL;
-}
-
-/* libstdc++'s std::vector (not of bool): its element count into *count.
- * 0, or -1 when t is none. */
-static int std_vector_size(const struct sym_type *t, const uint8_t *b, size_t size,
-			   uint64_t *count)
-{
-	const struct sym_member *st, *fi;
-	const struct sym_type *el;
-	uint64_t so, fo, start = 0, finish = 0;
-
-	t = sym_type_strip(t);
-	if (!t || !t->name || strncmp(t->name, "std::vector<", 12) || strstr(t->name, "<bool") ||
-	    !(st = member_deep(t, "_M_start", &so, 0)) || !(fi = member_deep(t, "_M_finish", &fo, 0)) ||
-	    so + 8 > size || fo + 8 > size)
-		return -1;
-	el = sym_type_strip(sym_type_strip(st->type) ? sym_type_strip(st->type)->target : NULL);
-	if (!el || !el->size)
-		return -1;
-	memcpy(&start, b + so, 8);
-	memcpy(&finish, b + fo, 8);
-	*count = finish >= start ? (finish - start) / el->size : 0;
-	return 0;
-}
-
 /* A frame line's summary of a standard library object (by value or by
  * reference) as lldb-16's formatters give it: a string's text, a
  * vector's "size=N".  0 when filled. */
@@ -796,7 +743,7 @@ static int std_brief(struct dbg *d, const struct value *v, char *buf, size_t n)
 		std_string_text(d, s, b, size, buf, n);
 		return 0;
 	}
-	if (std_vector_size(s, b, size, &count) == 0) {
+	if (value_std_vector_size(s, b, size, &count) == 0) {
 		snprintf(buf, n, "size=%" PRIu64, count);
 		return 0;
 	}
