@@ -4,7 +4,8 @@ several line rows at one address, rows without is_stmt, inlined calls
 whose ranges start where a step stops, calls into libc through the PLT
 with libc6-dbg's lines), and every stop of 'n', 's', 'finish', 'thread
 until' and of breakpoints by name and line must be at lldb-16's file and
-line.
+line; and in a program without line information, 's' and 'n' one
+instruction into or over calls, as lldb-16 steps there.
 
 Compared: the file:line of each stop's "frame #0" line.  Not compared: the
 function part of that line.  After 's' into an inlined call that starts
@@ -35,6 +36,12 @@ SESSIONS = [
                                       "r " + ARGS, "c", "c", "n", "n", "c", "c"]),
     ("until", ["b process", "r " + ARGS, "n", "thread until 57", "n", "n"]),
 ]
+# without line information: 's' one instruction into calls, 'n' over them
+NODEBUG = "tests/programs/step_nodebug"
+SESSIONS_NODEBUG = [
+    ("s without lines", ["b main", "r"] + ["s"] * 12),
+    ("n without lines", ["b mid", "r"] + ["n"] * 8),
+]
 RUN = ("r", "c", "n", "s", "finish", "thread until")
 
 
@@ -53,13 +60,13 @@ def stops(out, prompt, cmds):
     return res
 
 
-def run_session(name, cmds):
+def run_session(name, cmds, prog=PROG):
     lldb_args = [LLDB, "-b", "-x"]
-    ptdb_args = [PTDB, "-b", "-o", "file " + PROG]
+    ptdb_args = [PTDB, "-b", "-o", "file " + prog]
     for c in cmds:
         lldb_args += ["-o", c]
         ptdb_args += ["-o", c]
-    lldb_args.append(PROG)
+    lldb_args.append(prog)
     try:
         lo = subprocess.run(lldb_args, capture_output=True, text=True, timeout=300, cwd=ROOT,
                             stdin=subprocess.DEVNULL, errors="replace")
@@ -97,6 +104,11 @@ def run_all():
         return
     for name, cmds in SESSIONS:
         run_session(name, cmds)
+    if not os.path.exists(os.path.join(ROOT, NODEBUG)):
+        results.fail("step O2", "%s is not built (make programs)" % NODEBUG)
+        return
+    for name, cmds in SESSIONS_NODEBUG:
+        run_session(name, cmds, NODEBUG)
 
 
 if __name__ == "__main__":

@@ -573,8 +573,9 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	}
 	if (frame0_at(d, r.rip, hidden, &st) < 0 ||
 	    sym_step_range(st.m->sym, r.rip, st.file, st.line, !into, &lo, &hi) < 0) {
-		/* no line information: one instruction, over calls */
-		return finish_cmd(d, one_insn(d, tid, 1, stop, err), stop, tid, why);
+		/* no line information: one instruction, 'n' over calls and
+		 * 's' into them, as lldb-16 steps such a frame */
+		return finish_cmd(d, one_insn(d, tid, !into, stop, err), stop, tid, why);
 	}
 	cx = st;
 	add_range(&rs, lo, hi);
