@@ -85,6 +85,12 @@ tests/programs/vars_tu: tests/programs/vars.c
 # An optimized PIE whose DWARF names a source tree that has moved.
 tests/programs/inline_o2: tests/programs/inline_o2.c
 	gcc -g -O2 -fPIE -pie -fdebug-prefix-map=$(CURDIR)=/ptdb-moved -o $@ $<
+# Stepping through optimized code (tests/step_o2_test.py), and code
+# without line information.
+tests/programs/step_o2: tests/programs/step_o2.c
+	gcc -g -O2 -fPIE -pie -o $@ $<
+tests/programs/step_nodebug: tests/programs/step_nodebug.c
+	gcc -O0 -no-pie -fno-pie -o $@ $<
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

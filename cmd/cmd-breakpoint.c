@@ -563,6 +563,10 @@ static const struct cmd_node bp_list = {
 static const struct cmd_node bp_delete = {
 	.name = "delete", .summary = "Delete the breakpoints given, or all of them.",
 	.syntax = "[<breakpoint-id> ...]", .min_args = 0, .max_args = -1, .exec = exec_delete,
+	.opts = (const struct cmd_opt[]){
+		{ 'f', "force", OPT_FLAG, NULL, "Delete all breakpoints without asking (ptdb never "
+			"asks; accepted as in LLDB)." },
+		{ 0 } },
 };
 
 static const struct cmd_node bp_enable = {

@@ -150,18 +150,22 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	char *value;
 	int rc;
 
+	/* LLDB's "settings set -- NAME VALUE" (a value starting with '-') */
+	int k = a->argc > 2 && !strcmp(a->argv[0], "--");
+	const char *name = a->argv[k];
+
 	/* The value is the rest of the line, words joined by single spaces
 	 * (as long as the line: no fixed buffer to overrun or truncate). */
-	for (int i = 1; i < a->argc; i++)
+	for (int i = k + 1; i < a->argc; i++)
 		len += strlen(a->argv[i]) + 1;
 	value = xmalloc(len);
 	value[0] = 0;
-	for (int i = 1; i < a->argc; i++)
-		off += (size_t)snprintf(value + off, len - off, "%s%s", i > 1 ? " " : "", a->argv[i]);
-	if (!strcmp(a->argv[0], "target.source-map") && source_map_check(value, &err) < 0)
+	for (int i = k + 1; i < a->argc; i++)
+		off += (size_t)snprintf(value + off, len - off, "%s%s", i > k + 1 ? " " : "", a->argv[i]);
+	if (!strcmp(name, "target.source-map") && source_map_check(value, &err) < 0)
 		rc = -1;
 	else
-		rc = settings_set(&ctx->s->settings, a->argv[0], value, &err);
+		rc = settings_set(&ctx->s->settings, name, value, &err);
 	free(value);
 	if (rc < 0)
 		return cmd_error(ctx, "%s", err.msg);
@@ -172,6 +176,8 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	ctx->s->dbg.debug_dirs = xstrdup(settings_get(&ctx->s->settings, SETTING_DEBUG_FILE_PATHS));
 	free(ctx->s->dbg.source_map);
 	ctx->s->dbg.source_map = xstrdup(settings_get(&ctx->s->settings, SETTING_SOURCE_MAP));
+	free(ctx->s->dbg.step_avoid);
+	ctx->s->dbg.step_avoid = xstrdup(settings_get(&ctx->s->settings, SETTING_STEP_AVOID));
 	return CMD_OK;
 }
 

@@ -281,7 +281,8 @@ static const struct cmd_node source_list_node = {
 	.syntax = "",
 	.min_args = 0, .max_args = 0, .exec = exec_source_list,
 	.details = "Without options, lists around the selected frame's line, or around main "
-		"before the process runs; repeating it continues after the last line shown.",
+		"before the process runs; repeating it (or Enter after a listing) continues "
+		"after the last line shown.",
 	.opts = (const struct cmd_opt[]){
 		{ 'f', "file", OPT_STRING, "filename", "The source file (a path, or a name "
 			"matched against the line tables)." },

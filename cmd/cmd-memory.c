@@ -23,6 +23,10 @@ static void mem_char(FILE *out, uint8_t c)
 	case '\n': fputs("\\n", out); break;
 	case '\t': fputs("\\t", out); break;
 	case '\r': fputs("\\r", out); break;
+	case '\a': fputs("\\a", out); break;
+	case '\b': fputs("\\b", out); break;
+	case '\f': fputs("\\f", out); break;
+	case '\v': fputs("\\v", out); break;
 	default:
 		if (c >= 0x20 && c < 0x7f)
 			fputc(c, out);
@@ -54,16 +58,16 @@ static int mem_format(struct cmd_ctx *ctx, const char *fmt, int sized, char *f)
 }
 
 /* One line of up to 16 bytes at addr in format f, items of size bytes. */
-static void mem_line(FILE *out, uint64_t addr, const uint8_t *buf, size_t line, size_t got,
+static void mem_line(FILE *out, uint64_t addr, const uint8_t *buf, size_t line,
 		     char f, unsigned size)
 {
-	fprintf(out, "0x%" PRIx64 ":", addr);
+	fprintf(out, "0x%08" PRIx64 ":", addr);	/* lldb-16: at least 8 digits */
 	if (f == 'Y') {
 		for (size_t i = 0; i < 16; i++)
 			if (i < line)
 				fprintf(out, " %02x", buf[i]);
-			else if (got > 16)
-				fputs("   ", out);
+			else
+				fputs("   ", out);	/* as lldb-16 pads a short line */
 		fputs("  ", out);
 		for (size_t i = 0; i < line; i++)
 			fputc(isprint(buf[i]) ? buf[i] : '.', out);
@@ -122,7 +126,7 @@ static const char *memory_read_repeat(const char *line, char *buf, size_t n)
 static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t addr,
 				unsigned count, unsigned size, char f)
 {
-	size_t total = (size_t)count * size, got;
+	size_t total = (size_t)count * size, got, per;
 	uint8_t *buf;
 
 	if (total > MEM_READ_HARD_MAX)
@@ -140,12 +144,21 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 		free(buf);
 		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr);
 	}
-	for (size_t off = 0; off < got; off += 16)
-		mem_line(ctx->out, addr + off, buf + off, got - off < 16 ? got - off : 16, got, f, size);
+	/* bytes per line as lldb-16 has them: 16 (Y, x), 8 bytes as x, 32
+	 * chars, one decimal number */
+	per = f == 'Y' ? 16 : f == 'c' ? 32 : f == 'x' ? (size == 1 ? 8 : 16) : size;
+	for (size_t off = 0; off < got; off += per)
+		mem_line(ctx->out, addr + off, buf + off, got - off < per ? got - off : per, f, size);
 	free(buf);
 	/* an empty line reads on from here, in the same format */
 	snprintf(next_read, sizeof(next_read), "memory read -f %c -s %u -c %u%s 0x%" PRIx64,
 		 f, size, count, cmd_opt_given(ctx->node, a, "force") ? " --force" : "", addr + got);
+	/* 'memory read' (or Enter) goes on after it */
+	ctx->s->mem_next_ok = 1;
+	ctx->s->mem_next = addr + got;
+	ctx->s->mem_fmt = f;
+	ctx->s->mem_size = size;
+	ctx->s->mem_count = count;
 	if (got < total)
 		return cmd_error(ctx, "memory read failed for 0x%" PRIx64, addr + got);
 	return CMD_OK;
@@ -167,6 +180,19 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		need_target(ctx);
 		return CMD_ERROR;
 	}
+	if (a->argc == 0 && !ctx->s->mem_next_ok) {
+		cmd_error(ctx, "memory read takes a start address expression with an optional end "
+			  "address expression.");
+		fputs("warning: Expressions should be quoted if they contain spaces or other special "
+		      "characters.\n", ctx->err);
+		return CMD_ERROR;
+	}
+	if (a->argc == 0 && !fmt && !cmd_opt_given(ctx->node, a, "size") &&
+	    !cmd_opt_given(ctx->node, a, "count")) {
+		/* on from the last read, as it was read */
+		f = ctx->s->mem_fmt;
+		return mem_show(ctx, a, ctx->s->mem_next, ctx->s->mem_count, ctx->s->mem_size, f);
+	}
 	if (mem_format(ctx, fmt, cmd_opt(ctx->node, a, "size") != NULL, &f) < 0)
 		return CMD_ERROR;
 	if (cmd_data_opt_uint(ctx, a, "size", f == 'Y' || f == 'c' || f == 'i' ? 1 : 4, &size) < 0)
@@ -179,7 +205,9 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		return CMD_ERROR;
 	if (count == 0)
 		return cmd_error(ctx, "count must be greater than 0");
-	if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
+	if (a->argc == 0)
+		addr = ctx->s->mem_next;
+	else if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
 		return CMD_ERROR;
 	if (a->argc > 1) {
 		if (cmd_eval_addr(ctx, a->argv[1], &end) < 0)
@@ -192,18 +220,23 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		else if (!cmd_opt_given(ctx->node, a, "count"))
 			count = (unsigned)((end - addr + size - 1) / size);
 	}
-	if (f == 'i')
+	if (f == 'i') {
+		ctx->s->mem_next_ok = 0;
 		return mem_insns(ctx, addr, end, count);
+	}
 	return mem_show(ctx, a, addr, count, size, f);
 }
 
 static const struct cmd_node memory_read_node = {
 	.repeat = memory_read_repeat,
 	.name = "read", .summary = "Read and show memory of the process or the executable.",
-	.syntax = "<address-expression> [<end-address-expression>]",
-	.min_args = 1, .max_args = 2, .exec = exec_memory_read,
-	.details = "An address is a number (0x for hex), a register ($rsp, $pc), or a function "
-		"name, optionally followed by +N or -N.  Without a process, memory is read from the "
+	.syntax = "[<address-expression> [<end-address-expression>]]",
+	.min_args = 0, .max_args = 2, .exec = exec_memory_read,
+	.details = "An address is an expression of the selected frame whose value is a pointer "
+		"or an integer (buf, &len, &buf[4], $rsp), or a function name, optionally followed "
+		"by +N or -N.  'x/NFU' (GDB's count, format and unit b, h, w or g) sets -c, -f "
+		"and -s.  Without an address (or Enter after it), reading goes on after the "
+		"last read, with its options unless new ones are given.  Without a process, memory is read from the "
 		"executable's file.  The default shows 32 bytes as hex with an ASCII column.",
 	.opts = (const struct cmd_opt[]){
 		{ 'c', "count", OPT_UINT, "count", "The number of items (or instructions) to show." },

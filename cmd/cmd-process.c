@@ -335,11 +335,11 @@ static int parse_bool(const char *s, int *out)
 	return -1;
 }
 
-static void handle_row(FILE *out, const struct dbg *d, int sig)
+static void handle_row(FILE *out, const struct dbg *d, int sig, const char *alias)
 {
 	const struct dbg_sig *g = &d->sig[sig];
 
-	fprintf(out, "%-11s  %-5s  %-5s  %s\n", target_signal_name(sig),
+	fprintf(out, "%-11s  %-5s  %-5s  %-5s\n", alias ? alias : target_signal_name(sig),
 		g->pass ? "true" : "false", g->stop ? "true" : "false",
 		g->notify ? "true" : "false");
 }
@@ -348,7 +348,8 @@ static enum cmd_status exec_handle(struct cmd_ctx *ctx, const struct cmd_args *a
 {
 	static const char *const names[3] = { "stop", "pass", "notify" };
 	struct dbg *d = &ctx->s->dbg;
-	int val[3], given[3], sigs[64], ns = 0;
+	int val[3], given[3], sigs[65], ns = 0;
+	const char *alias[65] = { 0 };
 
 	for (int k = 0; k < 3; k++) {
 		const char *v = cmd_opt(ctx->node, a, names[k]);
@@ -357,33 +358,39 @@ static enum cmd_status exec_handle(struct cmd_ctx *ctx, const struct cmd_args *a
 		if (v && parse_bool(v, &val[k]) < 0)
 			return cmd_error(ctx, "invalid value '%s' for --%s: expected true or false", v, names[k]);
 	}
-	for (int i = 0; i < a->argc && ns < 64; i++) {
+	for (int i = 0; i < a->argc && ns < 65; i++) {
 		int s = cmd_parse_signal(a->argv[i]);
 
 		if (s < 0)
 			return cmd_error(ctx, "invalid signal name '%s'", a->argv[i]);
+		/* lldb-16 lists an alias by the name given */
+		if (!strcasecmp(a->argv[i], "SIGIOT") || !strcasecmp(a->argv[i], "SIGPOLL"))
+			alias[ns] = s == 6 ? "SIGIOT" : "SIGPOLL";
 		sigs[ns++] = s;
 	}
 	if (ns == 0)
-		for (int s = 1; s < 32; s++)
+		for (int s = 1; s < 65; s++)
 			if (target_signal_name(s))
 				sigs[ns++] = s;
 	for (int i = 0; i < ns && a->argc; i++) {
 		struct dbg_sig *g = &d->sig[sigs[i]];
 
-		if (given[0])
+		/* as lldb-16: stopping implies notifying, unless -n says
+		 * otherwise (-n false leaves a stopping signal silent) */
+		if (given[0]) {
 			g->stop = (unsigned char)val[0];
+			if (val[0])
+				g->notify = 1;
+		}
 		if (given[1])
 			g->pass = (unsigned char)val[1];
 		if (given[2])
 			g->notify = (unsigned char)val[2];
-		if (g->stop)
-			g->notify = 1;
 	}
 	fprintf(ctx->out, "NAME         PASS   STOP   NOTIFY\n");
 	fprintf(ctx->out, "===========  =====  =====  ======\n");
 	for (int i = 0; i < ns; i++)
-		handle_row(ctx->out, d, sigs[i]);
+		handle_row(ctx->out, d, sigs[i], alias[i]);
 	return CMD_OK;
 }
 

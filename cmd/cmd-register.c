@@ -5,6 +5,7 @@
 #include "cmd/data.h"
 #include "cmd/report.h"
 #include "core/session/session.h"
+#include "core/data/expr.h"
 #include "core/data/value.h"
 
 #include <inttypes.h>
@@ -154,25 +155,32 @@ static uint64_t reg_value(const struct reg_def *r, const struct user_regs_struct
 	return v;
 }
 
-static void reg_print(struct cmd_ctx *ctx, const char *name, int size, uint64_t v)
+/* One register; in a set's listing (set != 0) two columns further in, as
+ * lldb-16 indents a set's registers. */
+static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int size, uint64_t v)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_module *m;
 	struct sym_loc loc;
 	char buf[512];
 
-	fprintf(ctx->out, "%8s = 0x%0*" PRIx64, name, size * 2, v);
+	fprintf(ctx->out, "%s%8s = 0x%0*" PRIx64, set ? "  " : "", name, size * 2, v);
 	if (size == 8 && (m = dbg_module_for(d, v)) && cmd_module_code(m, v) &&
 	    sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
 		fprintf(ctx->out, "  %s", dbg_format_addr(d, v, buf, sizeof(buf)));
 	fputc('\n', ctx->out);
 }
 
-static void vec_print(FILE *out, const char *name, const void *p, int n)
+static void reg_print(struct cmd_ctx *ctx, const char *name, int size, uint64_t v)
+{
+	reg_print_in(ctx, 0, name, size, v);
+}
+
+static void vec_print(FILE *out, const char *ind, const char *name, const void *p, int n)
 {
 	const uint8_t *b = p;
 
-	fprintf(out, "%8s = {", name);
+	fprintf(out, "%s%8s = {", ind, name);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s0x%02x", i ? " " : "", b[i]);
 	fputs("}\n", out);
@@ -184,10 +192,11 @@ static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char
 {
 	char nm[16];
 	int all = name == NULL;
+	const char *ind = all ? "  " : "";	/* a set's listing: further in */
 
 #define FP(n, w, v) \
 	if (all || !strcmp(name, n)) { \
-		fprintf(out, "%8s = 0x%0*" PRIx64 "\n", n, w, (uint64_t)(v)); \
+		fprintf(out, "%s%8s = 0x%0*" PRIx64 "\n", ind, n, w, (uint64_t)(v)); \
 		if (!all) return 0; \
 	}
 	FP("fctrl", 4, f->cwd);
@@ -204,7 +213,7 @@ static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char
 	for (int i = 0; i < 8; i++) {
 		snprintf(nm, sizeof(nm), "st%d", i);
 		if (all || !strcmp(name, nm)) {
-			vec_print(out, nm, (const char *)f->st_space + 16 * i, 10);
+			vec_print(out, ind, nm, (const char *)f->st_space + 16 * i, 10);
 			if (!all)
 				return 0;
 		}
@@ -212,7 +221,7 @@ static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char
 	for (int i = 0; i < 16; i++) {
 		snprintf(nm, sizeof(nm), "xmm%d", i);
 		if (all || !strcmp(name, nm)) {
-			vec_print(out, nm, (const char *)f->xmm_space + 16 * i, 16);
+			vec_print(out, ind, nm, (const char *)f->xmm_space + 16 * i, 16);
 			if (!all)
 				return 0;
 		}
@@ -275,13 +284,13 @@ static enum cmd_status register_read_outer(struct cmd_ctx *ctx, const struct cmd
 			const struct reg_def *r = reg_find(gpr_order[i]);
 
 			if (reg_avail(&fr, r))
-				reg_print(ctx, r->name, r->size, reg_value(r, &fr.ur));
+				reg_print_in(ctx, 1, r->name, r->size, reg_value(r, &fr.ur));
 			else
 				gone++;
 		}
-		fprintf(ctx->out, "%d registers were unavailable.\n", gone);
+		fprintf(ctx->out, "%d registers were unavailable.\n\n", gone);
 		if (cmd_opt_given(ctx->node, a, "all"))
-			fprintf(ctx->out, "\nFloating Point Registers: not recovered in a caller frame\n");
+			fprintf(ctx->out, "Floating Point Registers: not recovered in a caller frame\n");
 		return CMD_OK;
 	}
 	for (int i = 0; i < a->argc; i++) {
@@ -341,16 +350,19 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 		for (int i = 0; gpr_order[i]; i++) {
 			const struct reg_def *r = reg_find(gpr_order[i]);
 
-			reg_print(ctx, r->name, r->size, reg_value(r, &ur));
+			reg_print_in(ctx, 1, r->name, r->size, reg_value(r, &ur));
 		}
-		if (!cmd_opt_given(ctx->node, a, "all"))
+		if (!cmd_opt_given(ctx->node, a, "all")) {
+			fputc('\n', ctx->out);	/* lldb-16 ends a set with a blank line */
 			return CMD_OK;
-		reg_print(ctx, "fs_base", 8, ur.fs_base);
-		reg_print(ctx, "gs_base", 8, ur.gs_base);
+		}
+		reg_print_in(ctx, 1, "fs_base", 8, ur.fs_base);
+		reg_print_in(ctx, 1, "gs_base", 8, ur.gs_base);
 		if (target_get_fpregs(d->proc, d->sel_tid, &fr, &err) < 0)
 			return cmd_error(ctx, "%s", err.msg);
 		fprintf(ctx->out, "\nFloating Point Registers:\n");
 		fpreg_print(ctx->out, &fr, NULL);
+		fputc('\n', ctx->out);
 		return CMD_OK;
 	}
 	for (int i = 0; i < a->argc; i++) {
@@ -443,11 +455,43 @@ static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 }
 
 /* "expr", "expr+N", "expr-N" (one word). */
+/* An expression of the selected frame whose value is a pointer or an
+ * integer (src, &len, &buf[4], $rsp + 8), as LLDB evaluates an address
+ * expression: 0, or -1 (nothing said) when it is none. */
+static int eval_addr_expr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_ctx fc;
+	struct value v;
+	struct ptdb_err err;
+	int ok = 0;
+
+	if (!dbg_alive(d) || dbg_replaying(d) ||
+	    frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
+		return -1;
+	if (expr_eval(&fc, &d->results, s, &v, &err) == 0) {
+		const struct sym_type *t = sym_type_strip(v.type);
+
+		if (t && (t->kind == SYM_T_POINTER || t->kind == SYM_T_BASE ||
+			  t->kind == SYM_T_ENUM) && v.bytes && v.size) {
+			*out = 0;
+			memcpy(out, v.bytes, v.size < 8 ? v.size : 8);
+			ok = 1;
+		}
+		value_release(&v);
+	}
+	frame_ctx_close(&fc);
+	return ok ? 0 : -1;
+}
+
 int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 {
 	const char *op = NULL;
 	uint64_t off;
 	char base[256];
+
+	if (eval_addr_expr(ctx, s, out) == 0)
+		return 0;
 
 	for (const char *p = s + 1; *p; p++)
 		if (*p == '+' || *p == '-')

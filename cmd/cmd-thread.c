@@ -216,7 +216,7 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 	for (int i = 0; i < n; i++) {
 		struct dbg_frame f;
 		struct ptdb_err err;
-		char loc[2048], why[160];
+		char loc[8192], why[160];
 
 		if (!dbg_trace_loaded(d) && dbg_thread_exited(d, ti[i].tid)) {
 			/* traced, then gone: its trace is still there */

@@ -357,12 +357,43 @@ int cmd_opt_num(const struct cmd_node *node, const struct cmd_args *args, const 
 	return 1;
 }
 
+/* GDB's "x/NFU" (count, format letter, unit b h w g, in any order) as
+ * memory read's options, as LLDB reads it.  -1 when fmt is not one. */
+static int x_gdb_format(const char *fmt, char *buf, size_t n)
+{
+	unsigned long count = 0;
+	char f = 0, u = 0;
+
+	for (const char *p = fmt; *p; p++) {
+		if (*p >= '0' && *p <= '9' && !count && p == fmt) {
+			count = strtoul(p, (char **)&p, 10);
+			p--;
+		} else if (strchr("bhwg", *p) && !u) {
+			u = *p;
+		} else if (strchr("xduotacfsiz", *p) && !f) {
+			f = *p;
+		} else {
+			return -1;
+		}
+	}
+	snprintf(buf, n, "memory read");
+	if (count)
+		snprintf(buf + strlen(buf), n - strlen(buf), " -c %lu", count);
+	if (f)
+		snprintf(buf + strlen(buf), n - strlen(buf), " -f %c", f);
+	if (u)
+		snprintf(buf + strlen(buf), n - strlen(buf), " -s %d",
+			 u == 'b' ? 1 : u == 'h' ? 2 : u == 'w' ? 4 : 8);
+	return 0;
+}
+
 /* Replaces an alias in the first word by its expansion. */
 static char **expand_alias(char **words, int *n)
 {
 	const struct cmd_alias *al;
 	char **exp, **out;
 	const char *errmsg;
+	char gdbx[96];
 	int ne;
 
 	/* "p/x EXPR": GDB's format suffix on LLDB's expression commands (the
@@ -382,10 +413,12 @@ static char **expand_alias(char **words, int *n)
 	for (al = cmd_aliases(); al->name; al++)
 		if (!strcmp(al->name, words[0]))
 			break;
-	if (!al->name)
+	if (!strncmp(words[0], "x/", 2) && x_gdb_format(words[0] + 2, gdbx, sizeof(gdbx)) == 0)
+		ne = cmd_split(gdbx, &exp, &errmsg);
+	else if (!al->name)
 		return words;
 	/* LLDB's bt is a regex alias: "bt 3" shows three frames */
-	if (!strcmp(al->name, "bt") && *n == 2 && words[1][0] &&
+	else if (!strcmp(al->name, "bt") && *n == 2 && words[1][0] &&
 	    strspn(words[1], "0123456789") == strlen(words[1]))
 		ne = cmd_split("thread backtrace -c", &exp, &errmsg);
 	/* LLDB's attach is a regex alias too: a pid, a name, or options */

@@ -43,8 +43,11 @@ int cmd_data_opt_uint(struct cmd_ctx *ctx, const struct cmd_args *a, const char 
  * frame is not the innermost one. */
 uint64_t cmd_selected_pc(struct dbg *d, int *caller);
 
-/* cmd-register.c: "expr", "expr+N", "expr-N" where expr is a number, a
- * $register or a function name.  -1 after printing the error. */
+/* cmd-register.c: an address expression as LLDB evaluates it: any
+ * expression of the selected frame whose value is a pointer or an integer
+ * (buf, &len, &buf[4], $rsp), else "expr", "expr+N", "expr-N" where expr
+ * is a number, a $register or a function name.  -1 after printing the
+ * error. */
 int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out);
 
 /* cmd-disasm.c: a disassembler with the session's flavor (NULL after

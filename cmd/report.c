@@ -96,7 +96,7 @@ void report_frame_line(FILE *out, struct dbg *d, const struct dbg_frame *f,
 void report_frame_line_tid(FILE *out, struct dbg *d, pid_t tid,
 			   const struct dbg_frame *f, unsigned index)
 {
-	char loc[2048];
+	char loc[8192];
 
 	if (f->untraced) {
 		fprintf(out, "frame #%u: <untraced caller>\n", index);
@@ -154,7 +154,7 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 
 	if (dbg_frame_line(d, f, index > 0, &file, &line, &col) == 0) {
 		file = dbg_source_path(d, file, mapped, sizeof(mapped));
-		if (source_list(out, file, line, index > 0 ? 0 : col, &err) == 0)
+		if (source_list(out, file, line, col, &err) == 0)
 			return;
 		if (index > 0)
 			return;
@@ -259,6 +259,10 @@ int cmd_parse_signal(const char *s)
 
 	if (*s && !*end)
 		return v > 0 && v < 65 ? (int)v : -1;
+	if (!strcasecmp(s, "SIGIOT") || !strcasecmp(s, "IOT"))	/* LLDB's aliases */
+		return 6;
+	if (!strcasecmp(s, "SIGPOLL") || !strcasecmp(s, "POLL"))
+		return 29;
 	for (int i = 1; i < 65; i++) {
 		const char *n = target_signal_name(i);
 

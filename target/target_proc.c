@@ -599,24 +599,22 @@ int target_maps(struct target_proc *p, struct target_map **out, int *n,
 
 const char *target_signal_name(int signo)
 {
-	const char *s = sigabbrev_np(signo);
-	static const char *const names[] = {
-		[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT",
-		[SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
-		[SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
-		[SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV",
-		[SIGUSR2] = "SIGUSR2", [SIGPIPE] = "SIGPIPE",
-		[SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
-		[SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",
-		[SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP",
-		[SIGTTIN] = "SIGTTIN", [SIGTTOU] = "SIGTTOU",
+	/* LLDB's names for Linux's signals (its LinuxSignals table) */
+	static const char *const names[65] = {
+		NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+		"SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM",
+		"SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
+		"SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+		"SIGIO", "SIGPWR", "SIGSYS", "SIG32", "SIG33", "SIGRTMIN", "SIGRTMIN+1",
+		"SIGRTMIN+2", "SIGRTMIN+3", "SIGRTMIN+4", "SIGRTMIN+5", "SIGRTMIN+6",
+		"SIGRTMIN+7", "SIGRTMIN+8", "SIGRTMIN+9", "SIGRTMIN+10", "SIGRTMIN+11",
+		"SIGRTMIN+12", "SIGRTMIN+13", "SIGRTMIN+14", "SIGRTMIN+15", "SIGRTMAX-14",
+		"SIGRTMAX-13", "SIGRTMAX-12", "SIGRTMAX-11", "SIGRTMAX-10", "SIGRTMAX-9",
+		"SIGRTMAX-8", "SIGRTMAX-7", "SIGRTMAX-6", "SIGRTMAX-5", "SIGRTMAX-4",
+		"SIGRTMAX-3", "SIGRTMAX-2", "SIGRTMAX-1", "SIGRTMAX",
 	};
 
-	if (signo > 0 && signo < (int)(sizeof(names) / sizeof(names[0])) &&
-	    names[signo])
-		return names[signo];
-	(void)s;
-	return NULL;
+	return signo > 0 && signo < 65 ? names[signo] : NULL;
 }
 
 const char *target_signal_description(int signo, int si_code)

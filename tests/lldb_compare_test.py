@@ -1,7 +1,10 @@
 """Comparison with lldb-16: the same batch session runs in lldb-16 and in
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
-finish's return value and the program's frame lines must be identical;
+finish's return value, the program's frame lines and memory read's
+lines (session "memory read", on globals' data) must be identical; the
+"symlinked program" session runs vars through a symlink, whose name
+lldb-16 keeps (module name, thread name, argv[0]);
 vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
 vars_tu has its types in DWARF 4 type units (.debug_types).
 
@@ -71,7 +74,9 @@ SESSIONS = [
         "v -T *r", "v -f x *r", "v -L r->pts", "v r->grid", "v r->grid[1]", "v r->grid[1][2]",
         "v -f d r->name", "v r->u", "v -T r->u", "v &sum", "v r->op",
     ] + EXPRS + ["up", "v -f x ch", "v -f c argc", "v argv[0]", "v *argv", "v -f u rec.c",
-                 "v -T argv", "v -L argc", "v -f c ch"]),
+                 "v -T argv", "v -L argc", "v -f c ch",
+                 # LLDB's "without asking"
+                 "breakpoint delete -f 1", "breakpoint delete --force", "breakpoint list"]),
     ("vars -O2", "tests/programs/vars_o2", [
         "b vars.c:35", "b vars.c:42", "r", "v", "bt", "finish", "c", "v", "frame info",
         "v *head", "p *r", "up", "v", "frame info", "v n1 rec.pts", "p n1.next->val",
@@ -111,11 +116,57 @@ SESSIONS.append(("stl C++", "tests/programs/stl", [
     "v names[1]", "v pts[1].y", "v dq fl op none bs at mm", "v dq[2]", "v fl[1]",
     "p bs", "p dq", "p v.size()", "p m.size()",
 ]))
+# memory read's address is any expression (a pointer's value, &var,
+# &array[i], a register), 'x/NFU' GDB's count, format and unit; lines as
+# lldb-16 cuts them (8 bytes as hex, one decimal number, 16 as bytes);
+# without an address it goes on after the last read
+SESSIONS.append(("memory read", "tests/programs/globals", [
+    "b bump", "r", "x/8xb &g_count", "x g_ptr", "x &g_ratio", "memory read -c 4 &g_name[2]",
+    "x/4dw &g_count", "x/2xg &g_ratio", "x/2xh g_ptr", "memory read -f x -c 2 g_ptr",
+    "x/8xb $rip", "x/2ub &g_name[1]", "memory read -f c -c 12 &g_name[1]",
+    "memory read -f x -s 2 -c 9 &g_count", "memory read", "x/4xb &g_count", "memory read",
+    "memory read -c 3", "memory read &g_name[0] &g_name[4]", "memory read",
+    # sections named inside their segments (PT_LOAD[N]), any address expression
+    "image lookup -a $pc", "image lookup -a bump", "image lookup -a printf",
+    "image lookup -n main",
+]))
+# frame lines summarize arguments as lldb-16 does (strings by their text,
+# cut at 1024 with "...", NULL as 0x0, "pair @ addr" for a struct holding
+# a pointer to data)
+SESSIONS.append(("frame arguments", "tests/programs/frame_args", [
+    "b take", "r", "bt", "frame info", "v name n buf len nul ms pr sp", "p buf", "p *name",
+    "p ms", "up", "frame info", "down", "frame info",
+]))
+# C++ names (an anonymous namespace's class, const methods, nested
+# namespaces) and 's' over the standard library (step-avoid-regexp ^std::)
+SESSIONS.append(("C++ names", "tests/programs/cxx_names", [
+    "b Runner::run", "b twice", "r", "bt", "frame info", "c", "bt", "s", "s", "s", "s", "s",
+    "frame info", "finish",
+]))
+# libstdc++'s strings and vectors: frame lines (name="hello", v=size=3),
+# frame variable and p ("size=3 { [0] = 1 ... }")
+SESSIONS.append(("libstdc++ values", "tests/programs/cxx_names", [
+    "b cxx_names.cpp:43", "r", "bt", "frame info", "v v", "p v", "v none", "v s2",
+]))
+# every signal lldb-16 knows, by its names, with its default policy
+SESSIONS.append(("process handle", "tests/programs/vars", [
+    "b main", "r", "process handle SIGPROF -s false",
+    "process handle SIGWINCH -n false", "process handle SIGURG -p true",
+    "process handle SIGRTMIN+3 -s false", "process handle SIGIOT SIGPOLL",
+    "process handle SIGUSR1 -s true -n false", "process handle SIGRTMAX-2 SIG32 SIGSTKFLT",
+    "process handle",  # last: lldb-16's batch mode ends after it
+]))
+# a program named through a symlink runs under that name, as lldb-16 runs
+# it: its module's name in frames, its argv[0] (the link made by run_all)
+LINK = "tests/out/vars_link"
+SESSIONS.append(("symlinked program", LINK, [
+    "b add", "r", "bt", "frame info", "up", "v argv[0]", "p argv[0]", "frame info",
+]))
 SKIP = {"globals": re.compile(r"\btls_"),
         "watchpoints": re.compile(r"^    declare @ '|^Watchpoints are checked by: ")}
 
 STACK = re.compile(r"0x00007ff[0-9a-f]{9}")
-SOURCE = re.compile(r"^\s*(->)?\s*\d+\s|^\s+\^\s*$")
+SOURCE = re.compile(r"^\s*(->)?\s*\d+(\s|$)|^\s+\^\s*$")
 
 
 def blocks(out, prompt, cmds):
@@ -242,6 +293,11 @@ def run_all():
     if not shutil.which(LLDB):
         results.skip("lldb compare", "%s is not installed (make deps installs it)" % LLDB)
         return
+    link = os.path.join(ROOT, LINK)
+    os.makedirs(os.path.dirname(link), exist_ok=True)
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(os.path.join("..", "programs", "vars"), link)
     for name, prog, cmds in SESSIONS:
         if not os.path.exists(os.path.join(ROOT, prog)):
             results.fail("lldb compare " + name, "%s is not built (make programs)" % prog)

@@ -404,6 +404,42 @@ def t_relaunch(tmp):
             p.close()
 
 
+def t_repeat_memory(tmp):
+    """Enter after 'memory read' (here GDB's x/4xb) goes on at the next
+    address with the same format, as in lldb-16; after 'n' it steps again;
+    after 'source list' it lists on."""
+    p = session(tmp)
+    try:
+        steps = (("file %s" % os.path.join(ROOT, "tests/programs/globals"), "Current executable"),
+                 ("b bump", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
+                 ("x/4xb &g_count", "0x00404028: 0x03 0x00 0x00 0x00\r\n"),
+                 ("", "0x0040402c: 0x00 0x00 0x00 0x00\r\n"),
+                 ("", "0x00404030: 0x00 0x00 0x00 0x00\r\n"),
+                 ("memory read -c 4 &g_name[1]", "0x00402009: 6c 6f 62 61"),
+                 ("", "0x0040200d: 6c 73 00"),
+                 ("n", "stop reason = step over"), ("", "stop reason = step over"),
+                 ("source list -f globals.c -l 1 -c 3", "* expressions. */"),
+                 ("", "#include <stdio.h>"))
+        for cmd, until in steps:
+            p.read_until("(ptdb) ")
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 60):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        p.read_until("(ptdb) ")
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        p = None
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if p:
+            p.close()
+
+
 def t_attach(tmp):
     """attach -p, backtrace, detach: the process keeps running afterwards;
     quit after an attach detaches rather than kills."""
@@ -440,6 +476,7 @@ def run_all():
     for name, fn in (("completion", t_completion), ("history", t_history), ("ctrl-c", t_ctrl_c),
                      ("interrupt", t_interrupt), ("interrupt dump", t_interrupt_dump),
                      ("attach", t_attach), ("relaunch", t_relaunch),
+                     ("Enter goes on after memory read", t_repeat_memory),
                      ("trace progress", t_trace_progress)):
         with tempfile.TemporaryDirectory() as tmp:
             try:

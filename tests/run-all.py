@@ -54,6 +54,7 @@ import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
 import lldb_compare_test  # noqa: E402
+import step_o2_test  # noqa: E402
 import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
 import layers_cmd_test  # noqa: E402
@@ -93,8 +94,8 @@ BESIDE_UNITS = [engine_test]
 SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test,
           percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
-          stress_test, symbols_test, lldb_compare_test, engine_test, watch_test, valgrind_test,
-          layers_cmd_test, dap_test, chunks_test]
+          stress_test, symbols_test, lldb_compare_test, step_o2_test, engine_test, watch_test,
+          valgrind_test, layers_cmd_test, dap_test, chunks_test]
 
 
 def main():

@@ -11,7 +11,10 @@ struct sym_module;
 
 struct dbg_module {
 	struct sym_module *sym;	/* NULL: the file is not ELF (ignored) */
-	char *path;
+	char *path;		/* as the user named it (the executable: a
+				 * symlink stays one, as in lldb-16) */
+	char *real;		/* path with its links resolved (the process's
+				 * maps name it so), or NULL */
 	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
 	int is_exe;
 	int anon;		/* a loaded trace's copy of anonymous executable

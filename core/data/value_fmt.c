@@ -326,6 +326,9 @@ static void fmt_pointer(struct pr *p, const struct sym_type *t, uint64_t u, char
 		s[got] = 0;
 		cat(buf, n, " ");
 		quoted(s, got, buf, n);
+		/* cut at LLDB's max-string-summary-length (1024): said so */
+		if (got == sizeof(s) - 1 && !memchr(s, 0, got))
+			cat(buf, n, "...");
 	} else if (tg->kind == SYM_T_FUNC) {
 		p->env->format_addr(p->env->d, u, loc, sizeof(loc));
 		cat(buf, n, " (");
@@ -792,6 +795,15 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 		std_string_text(env, s, v->bytes, v->size, buf, n);
 		return;
 	}
+	if (is_aggregate(s) && !one_liner(s) && v->in_mem) {
+		/* lldb-16's summary of an aggregate it would not print in one
+		 * line (a child that is a pointer to data, say) */
+		char tn[256];
+
+		sym_type_name(v->type, tn, sizeof(tn));
+		snprintf(buf, n, "%s @ 0x%016" PRIx64, tn, v->addr);
+		return;
+	}
 	if (is_aggregate(s)) {
 		/* LLDB prints an aggregate argument's children in one line */
 		buf[0] = 0;
@@ -811,6 +823,16 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 		return;
 	}
 	fmt_scalar(&p, v->type, v->bytes, buf, n);
+	/* a frame line shows a pointer's summary alone when it has one (a
+	 * string's: name="LOCPATH"), else its value: 0x0 for NULL */
+	if (s && s->kind == SYM_T_POINTER && !strcmp(buf, "NULL"))
+		snprintf(buf, n, "0x%016x", 0);
+	if (s && s->kind == SYM_T_POINTER && is_char_type(sym_type_strip(s->target)) &&
+	    !strncmp(buf, "0x", 2) && strstr(buf, " \"")) {
+		char *sp = strstr(buf, " \"");
+
+		memmove(buf, sp + 1, strlen(sp + 1) + 1);
+	}
 	/* LLDB names a function pointer in a frame line by its function
 	 * alone: "cmp=(a.out`cmp at a.c:7:1)" */
 	if (s && s->kind == SYM_T_POINTER && sym_type_strip(s->target) &&

@@ -24,14 +24,58 @@ struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const cha
 	memset(&d->mods[d->nmods], 0, sizeof(*d->mods));
 	d->mods[d->nmods].sym = m;
 	d->mods[d->nmods].path = xstrdup(path);
+	if (path[0] == '/') {
+		char real[PATH_MAX];
+
+		if (realpath(path, real) && strcmp(real, path))
+			d->mods[d->nmods].real = xstrdup(real);
+	}
 	return &d->mods[d->nmods++];
 }
 
-/* The executable read from file (its path as shown: abs). */
-static int set_exe_from(struct dbg *d, const char *file, const char *abs, struct ptdb_err *err)
+/* path made absolute as lldb-16 makes it: from the working directory,
+ * "." and ".." taken away by name, links kept. */
+static void lexical_abs(const char *path, char *out, size_t n)
+{
+	char buf[PATH_MAX * 2], cwd[PATH_MAX];
+	size_t len = 0;
+	char *save = NULL;
+
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		snprintf(buf, sizeof(buf), "%s/%s", cwd, path);
+	else
+		snprintf(buf, sizeof(buf), "%s", path);
+	out[0] = 0;
+	for (char *w = strtok_r(buf, "/", &save); w; w = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(w, "."))
+			continue;
+		if (!strcmp(w, "..")) {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			out[len] = 0;
+			continue;
+		}
+		len += (size_t)snprintf(out + len, n > len ? n - len : 0, "/%s", w);
+		if (len >= n) {
+			snprintf(out, n, "%s", path);
+			return;
+		}
+	}
+	if (!out[0])
+		snprintf(out, n, "/");
+}
+
+/* The executable read from file (its path as shown: abs; the name the
+ * user gave it: user, or NULL for abs). */
+static int set_exe_from(struct dbg *d, const char *file, const char *abs, const char *user_name,
+			struct ptdb_err *err)
 {
 	struct sym_module *m = sym_module_open_debug(file, d->debug_dirs, err);
+	char user[PATH_MAX];
 
+	snprintf(user, sizeof(user), "%s", user_name ? user_name : abs);
 	if (!m)
 		return -1;
 	if (strcmp(file, abs)) {
@@ -51,20 +95,27 @@ static int set_exe_from(struct dbg *d, const char *file, const char *abs, struct
 	/* Locations (and so their hits) belonged to the old executable. */
 	for (int i = 0; i < d->nbps; i++)
 		d->bps[i].nlocs = d->bps[i].hits = 0;
+	/* the name the user gave (a symlink's: the program runs as it, as
+	 * lldb-16 runs it) */
+	if (strcmp(user, abs) && access(user, X_OK) == 0)
+		sym_module_set_path(m, user);
+	else
+		snprintf(user, sizeof(user), "%s", abs);
 	free(d->exe_path);
-	d->exe_path = xstrdup(abs);
-	dbg_add_module(d, m, abs)->is_exe = 1;
+	d->exe_path = xstrdup(user);
+	dbg_add_module(d, m, user)->is_exe = 1;
 	dbg_resolve_all(d);
 	return 0;
 }
 
 int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err)
 {
-	char abs[PATH_MAX];
+	char abs[PATH_MAX], user[PATH_MAX];
 
 	if (!realpath(path, abs))
 		return ptdb_err_errno(err, "unable to find executable '%s'", path);
-	return set_exe_from(d, abs, abs, err);
+	lexical_abs(path, user, sizeof(user));
+	return set_exe_from(d, abs, abs, user, err);
 }
 
 struct dbg_module *dbg_module_for(struct dbg *d, uint64_t addr)
@@ -156,7 +207,7 @@ static struct sym_module *open_mapped(struct dbg *d, const struct target_map *mp
 static struct dbg_module *module_by_path(struct dbg *d, const char *path)
 {
 	for (int i = 0; i < d->nmods; i++)
-		if (!strcmp(d->mods[i].path, path))
+		if (!strcmp(d->mods[i].path, path) || (d->mods[i].real && !strcmp(d->mods[i].real, path)))
 			return &d->mods[i];
 	return NULL;
 }
@@ -361,7 +412,7 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 			struct target_proc *keep = d->proc;
 
 			d->proc = NULL;
-			if ((deleted ? set_exe_from(d, exe, abs, &e2) : dbg_set_exe(d, abs, &e2)) < 0)
+			if ((deleted ? set_exe_from(d, exe, abs, NULL, &e2) : dbg_set_exe(d, abs, &e2)) < 0)
 				dbg_drop_modules(d, 0);
 			d->proc = keep;
 		} else {

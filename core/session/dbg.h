@@ -147,6 +147,8 @@ struct dbg {
 	int no_hw_watch;		/* target.hardware-watchpoints false */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
+	char *step_avoid;		/* target.process.thread.step-avoid-regexp
+					 * (owned; NULL: LLDB's default ^std::) */
 	/* 'n' stopped where an inlined call starts: its frames are hidden
 	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
 	 * one at a time.  Valid for that thread, pc and stop id only. */

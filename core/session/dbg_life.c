@@ -25,13 +25,17 @@ void dbg_init(struct dbg *d)
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
 	}
-	/* As LLDB: job-control and timer noise passes silently. */
-	static const int quiet[] = { SIGCHLD, SIGWINCH, SIGALRM, SIGURG, SIGPROF,
-				     SIGVTALRM, SIGCONT };
+	/* lldb-16's table ('process handle'): timers and the real-time
+	 * signals pass silently, a child's end or a continue is only said */
+	static const int quiet[] = { SIGALRM, SIGPROF };
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
 		d->sig[quiet[i]].stop = 0;
 		d->sig[quiet[i]].notify = 0;
 	}
+	for (int i = 32; i < 65; i++)
+		d->sig[i].stop = d->sig[i].notify = 0;
+	d->sig[SIGCHLD].stop = 0;
+	d->sig[SIGCONT].stop = 0;
 	d->sig[SIGINT].pass = 0;
 	d->sig[SIGSTOP].pass = 0;
 	d->sig[SIGTRAP].pass = 0;
@@ -53,6 +57,7 @@ void dbg_drop_modules(struct dbg *d, int keep_exe)
 		}
 		sym_module_free(d->mods[i].sym);
 		free(d->mods[i].path);
+		free(d->mods[i].real);
 	}
 	d->nmods = k;
 }
@@ -109,6 +114,7 @@ void dbg_release(struct dbg *d)
 	free(d->debug_dirs);
 	free(d->source_map);
 	free(d->tsc_conv);
+	free(d->step_avoid);
 	dbg_icache_free(d);
 	dbg_decoded_free(d);
 	if (d->dis)

@@ -3,6 +3,8 @@
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 
+#include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 static void user_stop(struct dbg *d, struct dbg_stop *stop)
@@ -281,10 +283,71 @@ static int inline_level(struct dbg *d, uint64_t pc, int level, struct sym_inline
 	return 0;
 }
 
+enum { LC_BACK = 3, LC_IN = 4, LC_ON = 5 };
+
+/* Whether 's' steps over the function at pc: its name without parameters
+ * matches target.process.thread.step-avoid-regexp (LLDB's default
+ * "^std::" when the setting was never set). */
+static int step_avoided(struct dbg *d, struct dbg_module *m, uint64_t pc)
+{
+	const char *re = d->step_avoid ? d->step_avoid : "^std::";
+	struct sym_loc loc;
+	char name[1024];
+	regex_t rx;
+	int hit;
+
+	if (!re[0] || sym_lookup_addr(m->sym, pc, &loc) < 0 || !loc.func)
+		return 0;
+	snprintf(name, sizeof(name), "%s", loc.func);
+	name[sym_name_stem_len(name)] = 0;
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;
+	hit = regexec(&rx, name, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return hit;
+}
+
+/* 's' into a PLT entry: on to the function it jumps to when that has
+ * lines (LLDB's step through a trampoline), found by name in every
+ * module; or back after the call.  *r: the registers where it stopped.
+ * -1, RW_USER, LC_BACK, or LC_ON (in the function, or no stub: *r
+ * updated). */
+static int through_stub(struct dbg *d, pid_t tid, struct user_regs_struct *r, uint64_t ret,
+			uint64_t call_rsp, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_module *m = dbg_module_for(d, r->rip);
+	struct dbg_goal g[8];
+	char name[256];
+	int ng = 0, rr;
+
+	if (!m || sym_stub_target(m->sym, r->rip, name, sizeof(name)) < 0)
+		return LC_ON;
+	for (int i = 0; i < d->nmods && ng < 7; i++) {
+		uint64_t entry[4];
+		int n = d->mods[i].sym ? sym_lookup_exported(d->mods[i].sym, name, entry, 4) : 0;
+
+		for (int k = 0; k < n && ng < 7; k++) {
+			struct line_at la;
+
+			if (line_at(d, entry[k], &la) == 0)
+				g[ng++] = (struct dbg_goal){ entry[k], 0 };
+		}
+	}
+	if (!ng)
+		return LC_ON;
+	g[ng++] = (struct dbg_goal){ ret, call_rsp };
+	rr = run_to(d, tid, g, ng, stop, err);
+
+	if (rr < 0 || rr == RW_USER)
+		return rr;
+	if (thread_regs(d, tid, r, err) < 0)
+		return -1;
+	return r->rip == ret ? LC_BACK : LC_ON;
+}
+
 /* 'n' or 's' at a call instruction (*r0, in): runs the call.  -1 or
  * RW_USER (stop filled) as run_wait; LC_IN: 's' stopped in the callee,
  * after its prologue (it has lines); LC_BACK: back after the call. */
-enum { LC_BACK = 3, LC_IN = 4 };
 static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_struct *r0,
 		     const struct disasm_insn *in, struct dbg_stop *stop, struct ptdb_err *err)
 {
@@ -298,6 +361,20 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 		return rr;
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
+	if (into && line_at(d, r.rip, &now) < 0) {
+		rr = through_stub(d, tid, &r, ret, call_rsp, stop, err);
+		if (rr < 0 || rr == RW_USER)
+			return rr;
+		if (rr == LC_BACK)
+			return LC_BACK;
+	}
+	if (into && line_at(d, r.rip, &now) == 0 && step_avoided(d, now.m, r.rip)) {
+		/* LLDB's step-avoid-regexp: as if it had no lines */
+		struct dbg_goal g = { ret, call_rsp };
+
+		rr = run_to(d, tid, &g, 1, stop, err);
+		return rr < 0 || rr == RW_USER ? rr : LC_BACK;
+	}
 	if (into && line_at(d, r.rip, &now) == 0) {
 		uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);
 
@@ -320,24 +397,172 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 	return LC_BACK;
 }
 
+/* LLDB's frame 0 at a stop: the concrete function, the inlined calls it
+ * shows (outermost first; those starting at pc hidden, as a step's stop
+ * hides them), its file and line (a hidden call's call site). */
+struct frame0 {
+	struct dbg_module *m;
+	uint64_t func;
+	const char *file;
+	unsigned line;
+	int hidden, nvis;
+	struct sym_inline vis[DBG_MAX_INLINE];
+};
+
+/* hide < 0: LLDB's rule after a step (the innermost calls whose range
+ * starts at pc); else that many.  -1 without line information. */
+static int frame0_at(struct dbg *d, uint64_t pc, int hide, struct frame0 *f)
+{
+	struct sym_inline inl[DBG_MAX_INLINE];
+	struct sym_loc loc;
+	int ni;
+
+	memset(f, 0, sizeof(*f));
+	f->m = dbg_module_for(d, pc);
+	if (!f->m || sym_lookup_addr(f->m->sym, pc, &loc) < 0 || !loc.file)
+		return -1;
+	ni = sym_inlines_at(f->m->sym, pc, inl, DBG_MAX_INLINE);
+	if (hide < 0)
+		for (hide = 0; hide < ni && inl[hide].lo == pc; hide++)
+			;
+	f->hidden = hide < ni ? hide : ni;
+	f->nvis = ni - f->hidden;
+	for (int k = 0; k < f->nvis; k++)
+		f->vis[k] = inl[ni - 1 - k];
+	f->func = loc.func ? loc.func_addr : 0;
+	f->file = loc.file;
+	f->line = loc.line;
+	if (f->hidden) {
+		f->file = inl[f->hidden - 1].call_file;
+		f->line = inl[f->hidden - 1].call_line;
+	}
+	return 0;
+}
+
+static int same_call(const struct sym_inline *a, const struct sym_inline *b)
+{
+	return a->name == b->name && a->call_line == b->call_line &&
+	       a->call_col == b->call_col && a->call_file == b->call_file;
+}
+
+/* LLDB's frame comparison of frame 0 with the step's first frame. */
+enum { FC_EQUAL, FC_YOUNGER, FC_OLDER, FC_SAME_PARENT };
+static int frame_order(const struct frame0 *st, const struct frame0 *now)
+{
+	int k = 0;
+
+	if (now->func != st->func || now->m != st->m)
+		return FC_OLDER;
+	while (k < st->nvis && k < now->nvis && same_call(&st->vis[k], &now->vis[k]))
+		k++;
+	if (k == st->nvis)
+		return now->nvis == k ? FC_EQUAL : FC_YOUNGER;
+	if (k == now->nvis)
+		return FC_OLDER;
+	return k + 1 == st->nvis && k + 1 == now->nvis ? FC_SAME_PARENT : FC_OLDER;
+}
+
+/* The address ranges a step runs through (LLDB's step range plan). */
+struct step_ranges {
+	int n;
+	uint64_t lo[32], hi[32];
+};
+
+static int in_ranges(const struct step_ranges *rs, uint64_t pc)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (pc >= rs->lo[i] && pc < rs->hi[i])
+			return 1;
+	return 0;
+}
+
+static void add_range(struct step_ranges *rs, uint64_t lo, uint64_t hi)
+{
+	if (rs->n == 32)	/* the oldest goes */
+		memmove(rs->lo, rs->lo + 1, 31 * sizeof(rs->lo[0])),
+		memmove(rs->hi, rs->hi + 1, 31 * sizeof(rs->hi[0])), rs->n--;
+	rs->lo[rs->n] = lo;
+	rs->hi[rs->n++] = hi;
+}
+
+/* LLDB's ThreadPlanStepRange::InRange past the ranges: the same line
+ * elsewhere, or line 0, joins the step; the middle of another line
+ * becomes the step's line.  1: go on. */
+static int extend_step(struct step_ranges *rs, struct frame0 *cx, const struct frame0 *now,
+		       uint64_t pc, int into)
+{
+	struct sym_line_entry e;
+	uint64_t lo, hi;
+
+	if (!sym_same_file(now->file, cx->file))
+		return 0;
+	if (now->line == cx->line || now->line == 0) {
+		if (sym_step_range(now->m->sym, pc, cx->file, cx->line, !into, &lo, &hi) < 0)
+			return 0;
+		add_range(rs, lo, hi);
+		return 1;
+	}
+	if (sym_line_entry_at(now->m->sym, pc, &e) < 0 || e.lo == pc)
+		return 0;
+	cx->line = now->line;
+	rs->n = 0;
+	add_range(rs, e.lo, e.hi);
+	return 1;
+}
+
+static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why,
+			uint64_t pc, int hide)
+{
+	done(d, stop, tid, why);
+	if (hide <= 0)
+		return;
+	d->inl_hide.n = (unsigned)hide;
+	d->inl_hide.tid = tid;
+	d->inl_hide.pc = pc;
+	d->inl_hide.stop_id = target_stop_id(d->proc);
+}
+
+/* 'n' past an inlined call it entered in its middle: out of it (and the
+ * calls in it), over calls, as LLDB steps out of an inlined frame.
+ * RW_STEPPED, RW_USER or -1. */
+static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
+			  struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct frame0 now;
+
+	for (;;) {
+		int rr;
+
+		if (d->interrupt_requested)
+			return RW_STEPPED;
+		rr = one_insn(d, tid, 1, stop, err);
+		if (rr != RW_STEPPED)
+			return rr;
+		if (thread_regs(d, tid, r, err) < 0)
+			return -1;
+		if (frame0_at(d, r->rip, 0, &now) < 0 || frame_order(st, &now) != FC_YOUNGER)
+			return RW_STEPPED;
+	}
+}
+
 int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		  struct ptdb_err *err)
 {
 	enum dbg_reason why = into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
 	pid_t tid = d->sel_tid;
 	struct user_regs_struct r;
-	struct line_at start, now;
-	struct sym_inline over;
+	struct frame0 st, cx, now;
+	struct step_ranges rs = { 0 };
 	uint64_t lo, hi;
-	int rr, depth0, dep, have_over = 0;
+	int rr, hidden;
 
 	if (check_alive(d, err) < 0)
 		return -1;
 	dbg_interrupt_arm(d);
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
-	depth0 = inline_depth(d, r.rip) - dbg_inline_hidden(d, tid, r.rip);
-	if (into && depth0 < inline_depth(d, r.rip)) {
+	hidden = dbg_inline_hidden(d, tid, r.rip);
+	if (into && hidden > 0) {
 		/* 's' at a hidden inlined call: into it, nothing runs */
 		unsigned left = d->inl_hide.n - 1;
 
@@ -346,17 +571,17 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		d->inl_hide.stop_id = target_stop_id(d->proc);
 		return 0;
 	}
-	/* 'n' at a hidden inlined call runs through that call */
-	if (depth0 < inline_depth(d, r.rip))
-		have_over = inline_level(d, r.rip, depth0 + 1, &over) == 0;
-	if (line_at(d, r.rip, &start) < 0 ||
-	    sym_line_range(start.m->sym, r.rip, &lo, &hi) < 0) {
-		/* no line information: one instruction, over calls */
-		return finish_cmd(d, one_insn(d, tid, 1, stop, err), stop, tid, why);
+	if (frame0_at(d, r.rip, hidden, &st) < 0 ||
+	    sym_step_range(st.m->sym, r.rip, st.file, st.line, !into, &lo, &hi) < 0) {
+		/* no line information: one instruction, 'n' over calls and
+		 * 's' into them, as lldb-16 steps such a frame */
+		return finish_cmd(d, one_insn(d, tid, !into, stop, err), stop, tid, why);
 	}
+	cx = st;
+	add_range(&rs, lo, hi);
 	for (;;) {
 		struct disasm_insn in;
-		int have = dbg_insn_at(d, r.rip, &in) == 0;
+		int have = dbg_insn_at(d, r.rip, &in) == 0, order;
 
 		if (d->interrupt_requested) {
 			done(d, stop, tid, DBG_R_INTERRUPT);
@@ -365,7 +590,12 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		if (have && is_call(&in)) {
 			rr = line_call(d, tid, into, &r, &in, stop, err);
 			if (rr == LC_IN) {
-				done(d, stop, tid, why);
+				/* in the callee: the inlined calls starting
+				 * here hidden, as after any step */
+				if (thread_regs(d, tid, &r, err) < 0)
+					return -1;
+				stop_hidden(d, stop, tid, why, r.rip,
+					    frame0_at(d, r.rip, -1, &now) < 0 ? 0 : now.hidden);
 				return 0;
 			}
 		} else {
@@ -377,46 +607,42 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 			goto user;
 		if (thread_regs(d, tid, &r, err) < 0)
 			return -1;
-		if (r.rip >= lo && r.rip < hi)
+again:
+		if (in_ranges(&rs, r.rip))
 			continue;
 		if (have && in.kind == DISASM_KIND_RET)
 			break;	/* back in the caller: stop there */
-		/* an inlined call is a call: 'n' stops where it starts, showing
-		 * the call site (its frames hidden), and runs through it when
-		 * already there; 's' stops at its first line */
-		if ((dep = inline_depth(d, r.rip)) > depth0 && line_at(d, r.rip, &now) == 0 &&
-		    now.func == start.func) {
-			struct sym_inline cur;
-
-			if (into && now.line && sym_row_start(now.m->sym, r.rip))
-				break;
-			if (!into && sym_row_start(now.m->sym, r.rip) &&
-			    !(have_over && inline_level(d, r.rip, depth0 + 1, &cur) == 0 &&
-			      cur.name == over.name && cur.call_line == over.call_line &&
-			      cur.call_file == over.call_file)) {
-				done(d, stop, tid, why);
-				d->inl_hide.n = (unsigned)(dep - depth0);
-				d->inl_hide.tid = tid;
-				d->inl_hide.pc = r.rip;
-				d->inl_hide.stop_id = target_stop_id(d->proc);
+		if (frame0_at(d, r.rip, -1, &now) < 0)
+			break;	/* code without line information */
+		order = frame_order(&st, &now);
+		if (order == FC_YOUNGER && !into) {
+			rr = out_of_inlined(d, tid, &st, &r, stop, err);
+			if (rr < 0)
+				return -1;
+			if (rr == RW_USER)
+				goto user;
+			have = 0;
+			goto again;
+		}
+		if (order == FC_YOUNGER || order == FC_OLDER || (into && order == FC_SAME_PARENT)) {
+			if (now.line == 0)
+				continue;	/* LLDB never stops at line 0 */
+			stop_hidden(d, stop, tid, why, r.rip, order == FC_YOUNGER ? 0 : now.hidden);
+			return 0;
+		}
+		if (extend_step(&rs, &cx, &now, r.rip, into)) {
+			if (into && now.hidden && now.line == cx.line) {
+				/* into the inlined call starting here (LLDB's
+				 * virtual step) */
+				stop_hidden(d, stop, tid, why, r.rip, now.hidden - 1);
 				return 0;
 			}
-			if (sym_line_range(now.m->sym, r.rip, &lo, &hi) < 0)
-				break;
 			continue;
 		}
-		if (line_at(d, r.rip, &now) < 0)
-			break;	/* code without line information */
-		if (now.line == 0 ||
-		    (now.func == start.func && now.line == start.line &&
-		     !strcmp(now.file, start.file)) ||
-		    !sym_row_start(now.m->sym, r.rip)) {
-			/* same line elsewhere, or the middle of a line: go on */
-			if (sym_line_range(now.m->sym, r.rip, &lo, &hi) < 0)
-				break;
+		if (!into && now.line == 0)
 			continue;
-		}
-		break;
+		stop_hidden(d, stop, tid, why, r.rip, now.hidden);
+		return 0;
 	}
 	done(d, stop, tid, why);
 	return 0;

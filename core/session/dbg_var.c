@@ -173,7 +173,7 @@ static int frame_args(struct frame_ctx *fc, char *args, size_t n)
 	args[0] = 0;
 	for (int i = 0; i < fc->nvars; i++) {
 		struct value v;
-		char one[512];
+		char one[1100];	/* a string's summary: 1024 characters */
 		size_t k = strlen(args);
 
 		if (!fc->vars[i].is_param)
@@ -218,7 +218,7 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 {
 	struct frame_ctx fc;
 	struct sym_loc loc;
-	char name[512], args[1024], rest[512], *at;
+	char name[512], args[6144], rest[512], *at;
 	int nargs;
 
 	dbg_format_frame(d, f, index > 0, buf, n);
@@ -238,8 +238,14 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 	 * "(args)", then what followed the name */
 	{
 		size_t skip = f->look && f->inl < f->ninl ? strlen(name) : strlen(loc.func);
+		const char *close = strrchr(loc.func, ')');
 
-		snprintf(rest, sizeof(rest), "%s", at + skip);
+		/* a method's qualifiers follow the arguments, as in lldb-16:
+		 * "Runner::run(this=..., k=5) const" */
+		if (skip == strlen(loc.func) && close && close[1] == ' ')
+			snprintf(rest, sizeof(rest), "%s%s", close + 1, at + skip);
+		else
+			snprintf(rest, sizeof(rest), "%s", at + skip);
 	}
 	snprintf(at, n - (size_t)(at - buf), "%s(%s)%s", name, args, rest);
 	return buf;

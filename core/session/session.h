@@ -21,6 +21,13 @@ struct session {
 	uint64_t list_stop_id;
 	pid_t list_replay_tid;	/* and the replay cursor's place (tid 0: none) */
 	uint64_t list_replay_id;
+	/* "memory read" without an address continues here (cmd/cmd-memory.c)
+	 * with the last read's format, item size and count; mem_next_ok 0 =
+	 * nothing read yet */
+	int mem_next_ok;
+	uint64_t mem_next;
+	char mem_fmt;
+	unsigned mem_size, mem_count;
 	/* "process trace start --snapshot-on SIG": on SIG a bundle is saved
 	 * as snapshot_dir/snapshot-N and the process continues */
 	int snapshot_signo;

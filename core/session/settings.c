@@ -29,6 +29,8 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Check watchpoints with the x86 debug registers where the machine delivers their traps; false checks them by single-stepping every thread (exact, slow), as where it does not." },
 	[SETTING_BUNDLE_OUTSIDE] = { "trace.load-outside-files", SETTING_BOOL, "false", NULL,
 		"Let 'trace load' read the files a bundle names outside its own directory (absolute paths, .., symlinks), as 'trace load --allow-outside' does; each is listed in a warning.  Off, such a bundle is refused." },
+	[SETTING_STEP_AVOID] = { "target.process.thread.step-avoid-regexp", SETTING_STRING, "^std::", NULL,
+		"'step' does not stop in a function whose name (without its parameters) matches this extended regular expression: it runs the call to its return and steps on, as LLDB does (the C++ standard library's by default; empty: none)." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

@@ -68,6 +68,9 @@ void sym_module_set_name(struct sym_module *m, const char *name);
  * module opened from a copy named otherwise (or the link map's name, as
  * when the module was opened from path itself: core/symbols/sym_names.c). */
 void sym_module_set_display_name(struct sym_module *m, const char *path);
+/* The module's path and name as the user named its file (a symlink to
+ * it: "/usr/bin/python3" for python3.11, as lldb-16 keeps it). */
+void sym_module_set_path(struct sym_module *m, const char *path);
 /* bias = load address - link address (0 for a non-PIE executable). */
 void sym_module_set_bias(struct sym_module *m, uint64_t bias);
 uint64_t sym_module_bias(const struct sym_module *m);
@@ -134,8 +137,42 @@ int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
 int sym_line_range(struct sym_module *m, uint64_t addr, uint64_t *lo,
 		   uint64_t *hi);
 
-/* 1 if a line-table row (is_stmt, line != 0) starts exactly at addr. */
+/* 1 if a line entry (line != 0) starts exactly at addr.  LLDB's line
+ * entries: the rows at one address collapse into the last one, is_stmt
+ * or not (lldb-16 steps to rows without is_stmt as to any other). */
 int sym_row_start(struct sym_module *m, uint64_t addr);
+
+/* LLDB's line entry holding addr (runtime): [lo, hi) up to the next
+ * address with rows, the last row's file and line.  0 found, -1 not. */
+struct sym_line_entry {
+	uint64_t lo, hi;
+	const char *file;
+	unsigned line;
+};
+int sym_line_entry_at(struct sym_module *m, uint64_t addr, struct sym_line_entry *out);
+
+/* The range a source-level step runs through (LLDB's
+ * GetSameLineContiguousAddressRange): the entry holding addr, then the
+ * entries after it of file:line or of line 0, and, inlined != 0, those in
+ * an inlined call made at file:line.  Runtime addresses; 0 or -1. */
+int sym_step_range(struct sym_module *m, uint64_t addr, const char *file, unsigned line,
+		   int inlined, uint64_t *lo, uint64_t *hi);
+
+/* The function a PLT entry (a "symbol stub") holding addr (runtime) jumps
+ * to, by name (without its version): 0, or -1 when addr is in no stub. */
+int sym_stub_target(struct sym_module *m, uint64_t addr, char *name, size_t n);
+
+/* Where the dynamic linker binds name: the module's global and weak
+ * functions of that name (any version), IFUNC resolvers left out.
+ * Runtime addresses; returns the number filled (<= max). */
+int sym_lookup_exported(struct sym_module *m, const char *name, uint64_t *entry, int max);
+
+/* Length of a demangled name without its parameter list
+ * ("std::make_pair<int, int>" of "std::make_pair<int, int>(int&&, int&&)"). */
+size_t sym_name_stem_len(const char *d);
+
+/* Two DWARF paths of one file (equal, or a relative one's base name). */
+int sym_same_file(const char *a, const char *b);
 /* The breakpoint address past the prologue of the function holding addr
  * (runtime), 0 if no symbol covers addr. */
 uint64_t sym_func_after_prologue(struct sym_module *m, uint64_t addr);

@@ -532,7 +532,8 @@ static int sym_file_matches(const char *path, const char *want)
 	return pl > wl && path[pl - wl - 1] == '/' && !strcmp(path + pl - wl, want);
 }
 
-/* Calls fn for every is_stmt row of file (matched cached per file pointer). */
+/* Runs body for every line entry of file as LLDB keeps them: the last row
+ * at each address, is_stmt or not (matched cached per file pointer). */
 #define SYM_FOR_FILE_ROWS(m, want, cu, r, body) do {                       \
 	for (size_t ci_ = 0; ci_ < (m)->ncus; ci_++) {                      \
 		struct sym_cu *cu = &(m)->cus[ci_];                         \
@@ -541,7 +542,8 @@ static int sym_file_matches(const char *path, const char *want)
 		sym_cu_load((m), cu);                                       \
 		for (size_t ri_ = 0; ri_ < cu->nrows; ri_++) {              \
 			const struct sym_row *r = &cu->rows[ri_];           \
-			if (r->end_seq || !r->is_stmt || !r->file)          \
+			if (r->end_seq || !r->file ||                       \
+			    (ri_ + 1 < cu->nrows && r[1].addr == r->addr))  \
 				continue;                                   \
 			if (r->file != lastf_) {                            \
 				lastf_ = r->file;                           \
@@ -639,7 +641,41 @@ int sym_row_start(struct sym_module *m, uint64_t addr)
 {
 	const struct sym_row *r = sym_find_row(m, addr - m->bias, NULL);
 
-	return r && r->addr == addr - m->bias && r->is_stmt && r->line != 0;
+	return r && r->addr == addr - m->bias && r->line != 0;
+}
+
+int sym_same_file(const char *a, const char *b)
+{
+	const char *x, *y;
+
+	if (!a || !b)
+		return 0;
+	if (!strcmp(a, b))
+		return 1;
+	if (a[0] == '/' && b[0] == '/')
+		return 0;
+	x = strrchr(a, '/');
+	y = strrchr(b, '/');
+	return !strcmp(x ? x + 1 : a, y ? y + 1 : b);
+}
+
+int sym_line_entry_at(struct sym_module *m, uint64_t addr, struct sym_line_entry *out)
+{
+	struct sym_cu *cu;
+	long i = sym_find_row_idx(m, addr - m->bias, &cu);
+	size_t j;
+
+	if (i < 0)
+		return -1;
+	for (j = (size_t)i + 1; j < cu->nrows && cu->rows[j].addr == cu->rows[i].addr; j++)
+		;
+	if (j >= cu->nrows)
+		return -1;
+	out->lo = cu->rows[i].addr + m->bias;
+	out->hi = cu->rows[j].addr + m->bias;
+	out->file = cu->rows[i].file;
+	out->line = cu->rows[i].line;
+	return 0;
 }
 
 uint64_t sym_func_after_prologue(struct sym_module *m, uint64_t addr)

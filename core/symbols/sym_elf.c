@@ -301,6 +301,16 @@ void sym_module_set_name(struct sym_module *m, const char *name)
 	m->name = xstrdup(name);
 }
 
+void sym_module_set_path(struct sym_module *m, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	free(m->path);
+	free(m->name);
+	m->path = xstrdup(path);
+	m->name = xstrdup(slash && slash[1] ? slash + 1 : path);
+}
+
 void sym_module_set_display_name(struct sym_module *m, const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -8,6 +8,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,10 +169,28 @@ void sym_file_section(const struct sym_module *m, uint64_t a, char *name, size_t
 		      uint64_t *sec_start)
 {
 	struct elf_file ef;
+	char sec[128];
+	int seg = -1, k = 0;
 
 	name[0] = 0;
 	if (elf_open(sym_module_path(m), &ef) < 0)
 		return;
-	elf_section(&ef, a, name, n, sec_start);
+	/* LLDB names a section inside its segment: PT_LOAD[N] counts the
+	 * PT_LOAD headers from 0 */
+	for (int i = 0; i < ef.eh.e_phnum && seg < 0; i++)
+		if (ef.ph[i].p_type == PT_LOAD) {
+			if (a >= ef.ph[i].p_vaddr && a < ef.ph[i].p_vaddr + ef.ph[i].p_memsz) {
+				seg = k;
+				*sec_start = ef.ph[i].p_vaddr;
+			}
+			k++;
+		}
+	elf_section(&ef, a, sec, sizeof(sec), sec_start);
+	if (seg >= 0 && sec[0])
+		snprintf(name, n, "PT_LOAD[%d].%s", seg, sec);
+	else if (seg >= 0)
+		snprintf(name, n, "PT_LOAD[%d]", seg);
+	else
+		snprintf(name, n, "%s", sec);
 	elf_close(&ef);
 }

@@ -21,7 +21,9 @@ int sym_file_covers(const struct sym_module *m, uint64_t addr);
 /* 1 if addr lies in an executable PT_LOAD segment of the file. */
 int sym_file_code(const struct sym_module *m, uint64_t addr);
 /* The name of the allocated section holding link (file) address a into
- * name (n bytes; "" if none) and its address into *sec_start. */
+ * name (n bytes; "" if none) and its address into *sec_start, named as
+ * LLDB names it inside its segment ("PT_LOAD[1]..text"; "PT_LOAD[0]" and
+ * the segment's address outside any section). */
 void sym_file_section(const struct sym_module *m, uint64_t a, char *name, size_t n,
 		      uint64_t *sec_start);
 

@@ -10,12 +10,14 @@
 #include "core/symbols/sym_int.h"
 
 /* Length of a demangled name without its parameter list. */
-static size_t sym_name_stem(const char *d)
+size_t sym_name_stem_len(const char *d)
 {
 	int depth = 0;
 
 	for (size_t i = 0; d[i]; i++) {
-		if (d[i] == '<')
+		if (!strncmp(d + i, "(anonymous namespace)", 21))
+			i += 20;
+		else if (d[i] == '<')
 			depth++;
 		else if (d[i] == '>' && depth > 0)
 			depth--;
@@ -81,7 +83,7 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	d = sym_sym_name(s);
 	if (!strcmp(d, name))
 		return 1;
-	stem = sym_name_stem(d);
+	stem = sym_name_stem_len(d);
 	start = sym_name_start(d, stem);
 	if (strchr(name, '('))	/* with parameters: compare them too */
 		return sym_name_tail(d + start, strlen(d + start), name, nl);
@@ -177,6 +179,21 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 		 * function split into hot and cold parts has two) */
 		out->func = fn->name;
 		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
+		/* GCC gives a function of an anonymous namespace no linkage
+		 * name, so its DWARF name is bare ("run"); LLDB names it from
+		 * its context, as the symbol's demangled name has it:
+		 * "(anonymous namespace)::Runner::run(int) const" */
+		if (s && fn->name && !strchr(fn->name, ':') && !strchr(fn->name, '(') &&
+		    !strncmp(s->name, "_Z", 2) && s->addr >= fn->lo && s->addr < fn->hi) {
+			const char *d = sym_sym_name(s);
+
+			size_t st = sym_name_stem_len(d);
+
+			/* in a namespace or class only: a static function's
+			 * frame keeps its bare name, as lldb-16's does */
+			if (sym_name_tail(d, st, fn->name, strlen(fn->name)) && memmem(d, st, "::", 2))
+				out->func = d;
+		}
 	}
 	if (r) {
 		out->file = r->file;
@@ -239,4 +256,41 @@ const char *sym_main_file(struct sym_module *m)
 	if (r && r->file)
 		m->main_file = xstrdup(r->file);
 	return m->main_file;
+}
+
+int sym_stub_target(struct sym_module *m, uint64_t addr, char *name, size_t n)
+{
+	struct sym_sym *s = sym_find_sym(m, addr - m->bias);
+
+	if (!s || !s->stub || !s->name || n == 0)
+		return -1;
+	snprintf(name, n, "%.*s", (int)strcspn(s->name, "@"), s->name);
+	return 0;
+}
+
+static int sym_exported_as(const struct sym_sym *s, const char *name, size_t nl)
+{
+	return !s->stub && !s->ifunc && (s->bind == STB_GLOBAL || s->bind == STB_WEAK) &&
+	       !strncmp(s->name, name, nl) && (s->name[nl] == 0 || s->name[nl] == '@');
+}
+
+int sym_lookup_exported(struct sym_module *m, const char *name, uint64_t *entry, int max)
+{
+	size_t nl = strlen(name);
+	int n = 0;
+
+	for (size_t i = 0; i < m->nsyms && n < max; i++)
+		if (sym_exported_as(&m->syms[i], name, nl))
+			entry[n++] = m->syms[i].addr + m->bias;
+	for (size_t i = 0; i < m->nalias && n < max; i++) {
+		int dup = 0;
+
+		if (!sym_exported_as(&m->alias[i], name, nl))
+			continue;
+		for (int j = 0; j < n; j++)
+			dup |= entry[j] == m->alias[i].addr + m->bias;
+		if (!dup)
+			entry[n++] = m->alias[i].addr + m->bias;
+	}
+	return n;
 }

@@ -449,3 +449,38 @@ int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, 
 	}
 	return k;
 }
+
+/* A step's range of lines (sym.h), here above the line tables: an
+ * inlined call's lines count as its call site's. */
+/* Whether an inlined call holding addr (or a call holding that one) was
+ * made at file:line. */
+static int sym_inlined_from(struct sym_module *m, uint64_t addr, const char *file, unsigned line)
+{
+	struct sym_inline inl[16];
+	int n = sym_inlines_at(m, addr, inl, 16);
+
+	for (int k = 0; k < n; k++)
+		if (inl[k].call_line == line && sym_same_file(inl[k].call_file, file))
+			return 1;
+	return 0;
+}
+
+int sym_step_range(struct sym_module *m, uint64_t addr, const char *file, unsigned line,
+		   int inlined, uint64_t *lo, uint64_t *hi)
+{
+	struct sym_line_entry e;
+
+	if (sym_line_entry_at(m, addr, &e) < 0)
+		return -1;
+	*lo = e.lo;
+	*hi = e.hi;
+	while (sym_line_entry_at(m, *hi, &e) == 0 && e.lo == *hi) {
+		if (sym_same_file(e.file, file) && (e.line == 0 || e.line == line))
+			*hi = e.hi;
+		else if (inlined && sym_inlined_from(m, *hi, file, line))
+			*hi = e.hi;
+		else
+			break;
+	}
+	return 0;
+}
