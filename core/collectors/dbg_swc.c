@@ -510,6 +510,8 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && o->engine == DBG_ENGINE_CACHE)
+		dbg_swc_cache_syscall(d, t, &r);
 	/* a system call that may block runs on its own; one that
 	 * returns at once is stepped (see trace_syscall_returns_at_once) */
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !rq->step_tid &&

@@ -67,6 +67,9 @@ int dbg_swc_cache_step(struct dbg *d, struct trace_swc_thread *th, struct user_r
 /* The end of a run: the cache leaves the inferior (died: it is gone). */
 void dbg_swc_cache_finish(struct dbg *d, int died);
 void dbg_swc_cache_count_fallback(struct dbg *d);
+/* Thread t is about to run the system call at r->rip (whichever engine
+ * runs it): translations of code it unmaps or protects go. */
+void dbg_swc_cache_syscall(struct dbg *d, pid_t t, const struct user_regs_struct *r);
 void dbg_swc_cache_free(struct dbg *d);
 
 #endif
