@@ -14,6 +14,7 @@
  * (held meanwhile, then given back) or, with other traced threads
  * waiting, after a quantum (the thread is interrupted, like by Ctrl-C). */
 #include "core/collectors/dbg_cache.h"
+#include "core/collectors/dbg_code.h"
 #include "trace/ccache.h"
 #include "trace/swc.h"
 
@@ -186,27 +187,6 @@ static void flush(struct dbg_cache *c)
 	c->st.flushes++;
 }
 
-/* Is the call at r a write into a process's memory file (/proc/PID/mem:
- * the program writing its own code, even read-only code)?  [*lo, *hi)
- * then the addresses it may write. */
-static int writes_mem_file(struct dbg_cache *c, const struct user_regs_struct *r, uint64_t *lo, uint64_t *hi)
-{
-	char path[64], link[128];
-	ssize_t n;
-
-	if (r->rax != SYS_write && r->rax != SYS_pwrite64 && r->rax != SYS_writev && r->rax != SYS_pwritev &&
-	    r->rax != SYS_pwritev2)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)c->d->pid, (int)r->rdi);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 4 || memcmp(link + n - 4, "/mem", 4) || strncmp(link, "/proc/", 6))
-		return 0;
-	*lo = 0, *hi = ~0ull;
-	if (r->rax == SYS_pwrite64)	/* (its offset is the address) */
-		*lo = r->r10 & ~4095ull, *hi = r->r10 + r->rdx;
-	return 1;
-}
-
 /* The thread is at pc (an original one, its records out): a system call
  * there that maps, unmaps, moves or protects memory, or discards its
  * pages, makes the code read so far suspect; one over pages translated
@@ -216,27 +196,23 @@ static int writes_mem_file(struct dbg_cache *c, const struct user_regs_struct *r
 static void mapping_call(struct dbg_cache *c, pid_t t, const struct user_regs_struct *r)
 {
 	uint8_t b[2];
-	uint64_t lo = r->rdi & ~4095ull, hi = r->rdi + r->rsi;
+	uint64_t lo, hi;
+	int k;
 
 	if (target_read_mem(c->d->proc, r->rip, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05)
 		return;
-	if (writes_mem_file(c, r, &lo, &hi))
-		goto drop;
-	if (r->rax != SYS_mmap && r->rax != SYS_munmap && r->rax != SYS_mprotect && r->rax != SYS_mremap &&
-	    r->rax != SYS_madvise && r->rax != SYS_pkey_mprotect && r->rax != SYS_shmat && r->rax != SYS_shmdt &&
-	    r->rax != SYS_remap_file_pages)
+	k = dbg_code_call(c->d->pid, r, &lo, &hi);
+	if (k == DBG_CODE_NONE)
 		return;
-	c->maps_stale = 1;
-	c->mcall_pc = r->rip;
-	c->mcall_tid = t;
-	if (r->rax == SYS_mmap && !(r->r10 & MAP_FIXED))
-		return;		/* (only fresh memory) */
-	dbg_cache_pset_clear(&c->pages, 1);
-	if (r->rax == SYS_mremap || r->rax == SYS_shmat || r->rax == SYS_shmdt || r->rax == SYS_remap_file_pages)
-		lo = 0, hi = ~0ull;	/* (where to: all of it) */
-drop:
-	for (size_t k = 0; k < c->tpages.cap; k++)
-		if (c->tpages.key[k] && c->tpages.key[k] + 4096 > lo && c->tpages.key[k] < hi) {
+	if (k == DBG_CODE_MAPS) {
+		c->maps_stale = 1;
+		c->mcall_pc = r->rip;
+		c->mcall_tid = t;
+	}
+	if (lo < hi)
+		dbg_cache_pset_clear(&c->pages, 1);
+	for (size_t i = 0; i < c->tpages.cap && lo < hi; i++)
+		if (c->tpages.key[i] && c->tpages.key[i] + 4096 > lo && c->tpages.key[i] < hi) {
 			flush(c);
 			return;
 		}

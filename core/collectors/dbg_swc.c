@@ -11,6 +11,7 @@
 #include "trace/swc.h"
 #include "trace/syscalls.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,6 +490,55 @@ static int restart_interrupted(struct dbg *d, pid_t t, struct user_regs_struct *
 	return target_set_regs(d->proc, t, r, err) < 0 ? -1 : 1;
 }
 
+/* Interval timers (SIGALRM, SIGVTALRM, SIGPROF) tick in real or CPU time
+ * while tracing slows the thread down a hundredfold and more: delivered as
+ * they come, a fast one (100 us) runs the handler again as soon as it
+ * returns and the program never gets on.  So a thread takes a timer signal
+ * at most once per TIMER_PACE of its instructions; one that comes sooner
+ * is held (as the kernel merges a repeated one) and given at its first
+ * turn past that, or before it blocks in a system call (it may wait for
+ * that very signal).  Returns the signal to deliver now. */
+#define TIMER_PACE 20000
+
+static int pace_timer(struct dbg *d, struct trace_swc_thread *th, uint64_t pc, int sig, int blocks)
+{
+	struct dbg_swc_thread *s = &dbg_traced(th)->sw;
+
+	if (sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF) {
+		if (s->timer_at && th->insns + 1 < s->timer_at + TIMER_PACE && !blocks) {
+			s->timer_held = sig;
+			target_set_pending_signal(d->proc, th->tid, 0);
+			return 0;
+		}
+		s->timer_held = 0;
+		s->timer_at = th->insns + 1;
+		return sig;
+	}
+	if (!sig && s->timer_held && (blocks || th->insns + 1 >= s->timer_at + TIMER_PACE)) {
+		sig = s->timer_held;
+		s->timer_held = 0;
+		s->timer_at = th->insns + 1;
+		target_set_pending_signal(d->proc, th->tid, sig);
+		trace_swc_pause(th, pc);	/* (as at a signal's stop) */
+	}
+	return sig;
+}
+
+/* The timer signals held when the run ends: pending again, delivered when
+ * the threads resume. */
+static void unhold_timers(struct dbg *d)
+{
+	for (int i = 0; d->trace && i < d->trace->nth; i++) {
+		struct trace_swc_thread *th = d->trace->th[i];
+		struct dbg_swc_thread *s = &dbg_traced(th)->sw;
+
+		if (s->timer_held && target_thread_index(d->proc, th->tid) &&
+		    !target_pending_signal(d->proc, th->tid))
+			target_set_pending_signal(d->proc, th->tid, s->timer_held);
+		s->timer_held = 0;
+	}
+}
+
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
@@ -507,11 +557,16 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	if (!sig && restart_interrupted(d, t, &r, err) < 0)
 		return -1;
 	have = dbg_insn_at(d, r.rip, &in) == 0;
+	sig = pace_timer(d, th, r.rip, sig, have && in.kind == DISASM_KIND_SYSCALL &&
+			 !trace_syscall_returns_at_once(r.rax, r.rsi));
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
-	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && o->engine == DBG_ENGINE_CACHE)
-		dbg_swc_cache_syscall(d, t, &r);
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL) {
+		dbg_swc_code_syscall(d, &r);
+		if (o->engine == DBG_ENGINE_CACHE)
+			dbg_swc_cache_syscall(d, t, &r);
+	}
 	/* a system call that may block runs on its own; one that
 	 * returns at once is stepped (see trace_syscall_returns_at_once) */
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !rq->step_tid &&
@@ -593,6 +648,7 @@ static int swc_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 	if (dbg_alive(d)) {
 		int died;
 
+		unhold_timers(d);
 		unplant_parks(d);
 		died = target_thread_end(d->proc, &ex);
 		if (d->trace) {

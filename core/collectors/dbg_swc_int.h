@@ -24,6 +24,9 @@ struct dbg_swc {
 	unsigned rr;			/* round-robin position */
 	unsigned quantum;		/* instructions left for the current thread */
 	struct dbg_cache *cc;		/* the cache engine (core/collectors/dbg_cache.c) */
+	/* the mappings (core/collectors/dbg_swc_code.c) */
+	struct target_map *maps;
+	int nmaps, maps_stale, last_map;
 };
 
 /* d->trace->sw, created on first use. */
@@ -57,6 +60,14 @@ int dbg_swc_run_block(struct dbg *d, struct trace_swc_thread *th, struct user_re
 void dbg_swc_blocks_end(struct dbg *d);
 void dbg_swc_unplant_sticky(struct dbg *d);
 void dbg_swc_bcache_clear(struct dbg_swc *s);
+
+/* Code that changes (core/collectors/dbg_swc_code.c).  Whether the ptrace
+ * engine may plant a breakpoint at addr (a private, read-only,
+ * executable mapping); thread about to run the system call at r->rip:
+ * one that changes mappings or writes memory through /proc takes the
+ * engine's breakpoints out of what it touches and forgets the blocks. */
+int dbg_swc_plantable(struct dbg *d, uint64_t addr);
+void dbg_swc_code_syscall(struct dbg *d, const struct user_regs_struct *r);
 
 /* The cache engine's turn (core/collectors/dbg_swc_cache.c): as dbg_swc_run_block,
  * or EV_OFF. */

@@ -1044,6 +1044,60 @@ TEST(oracle_dual_mapped_jit_cache_engine)
 	CHECK_INT(changing_code("tests/programs/oracle_jit_dual", DBG_ENGINE_CACHE), 0);
 }
 
+/* JIT code moved with mremap and called at its new address, its old
+ * place filled again, its new page made writable and executable again. */
+TEST(oracle_code_moved_ptrace_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_code_move", DBG_ENGINE_PTRACE), 0);
+}
+
+TEST(oracle_code_moved_cache_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_code_move", DBG_ENGINE_CACHE), 0);
+}
+
+/* A 100 us interval timer ticks while the program works: traced, the
+ * program gets on (its handler ends it, status 3, when starved) and the
+ * handler runs in the trace as often as it counted. */
+static void fast_timer(int engine)
+{
+	struct dbg d;
+	struct dbg_stop st;
+	struct ptdb_err err;
+	struct dbg_trace_opts o = { .size = 64u << 20, .engine = engine };
+	uint64_t end = start(&d, "tests/programs/oracle_timer", "oracle_begin", "oracle_end");
+	uint64_t handler = sym_addr(&d, "on_alarm");
+	struct trace_swc_thread *th;
+	struct user_regs_struct r;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	long got = -1;
+
+	CHECK(end && handler);
+	CHECK(dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err) == 0);
+	if (dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end)
+		printf("#   stopped: reason %d, exit status %d\n", (int)st.reason, st.exit_status);
+	CHECK(st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end);
+	CHECK(target_get_regs(d.proc, d.sel_tid, &r, NULL) == 0);
+	th = dbg_trace_thread(&d, d.sel_tid);
+	if (th && trace_ring_snapshot(&th->ring, &buf, &len, &err) == 0 && !th->ring.wrapped)
+		got = decode_count(&d, buf, len, handler);
+	free(buf);
+	printf("#   %lld ticks counted, %ld handler runs traced\n", (long long)r.rdi, got);
+	dbg_release(&d);
+	CHECK(got == (long)r.rdi);
+}
+
+TEST(oracle_fast_timer_ptrace_engine)
+{
+	fast_timer(DBG_ENGINE_PTRACE);
+}
+
+TEST(oracle_fast_timer_cache_engine)
+{
+	fast_timer(DBG_ENGINE_CACHE);
+}
+
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle2_both_engines_equal_stepping,
 	  oracle_cache_engine_long_run_same_stream,
@@ -1054,4 +1108,6 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_spinning_threads_cache_engine, oracle_contended_mutex_cache_engine,
 	  oracle_self_patching_ptrace_engine, oracle_self_patching_cache_engine,
 	  oracle_wx_jit_ptrace_engine, oracle_wx_jit_cache_engine,
-	  oracle_dual_mapped_jit_ptrace_engine, oracle_dual_mapped_jit_cache_engine)
+	  oracle_dual_mapped_jit_ptrace_engine, oracle_dual_mapped_jit_cache_engine,
+	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
+	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine)

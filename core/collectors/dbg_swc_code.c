@@ -1,0 +1,72 @@
+/* core/collectors/dbg_swc_code.c: the ptrace engine and code that changes.
+ * Its breakpoints go only where the program cannot write (private,
+ * executable, read-only mappings): code in a writable or shared mapping
+ * (a JIT's, a second view of a memfd) or where ptdb cannot write is
+ * single-stepped, and a system call that maps, unmaps, moves or protects
+ * memory, or writes /proc/PID/mem, takes the engine's breakpoints out of
+ * the memory it touches and its blocks are decoded again: code rewritten
+ * after such a call is never run with a stale block or a lost breakpoint,
+ * and code moved with mremap carries no int3 of ptdb's. */
+#include "core/collectors/dbg_swc_int.h"
+#include "core/collectors/dbg_code.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The mappings, read again after a mapping call has run (the first
+ * question after it: the call runs by a single step right after). */
+static const struct target_map *map_of(struct dbg_swc *s, struct dbg *d, uint64_t addr)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (s->maps_stale || !s->maps) {
+			free(s->maps);
+			s->maps = NULL;
+			s->nmaps = s->maps_stale = 0;
+			if (target_maps(d->proc, &s->maps, &s->nmaps, NULL) < 0)
+				return NULL;
+		}
+		if (s->last_map < s->nmaps && addr >= s->maps[s->last_map].start &&
+		    addr < s->maps[s->last_map].end)
+			return &s->maps[s->last_map];
+		for (int i = 0; i < s->nmaps; i++)
+			if (addr >= s->maps[i].start && addr < s->maps[i].end) {
+				s->last_map = i;
+				return &s->maps[i];
+			}
+		s->maps_stale = 1;	/* mapped since: read again, once */
+	}
+	return NULL;
+}
+
+int dbg_swc_plantable(struct dbg *d, uint64_t addr)
+{
+	const struct target_map *m = map_of(dbg_swc(d), d, addr);
+
+	return m && m->perms[2] == 'x' && m->perms[1] != 'w' && m->perms[3] == 'p';
+}
+
+void dbg_swc_code_syscall(struct dbg *d, const struct user_regs_struct *r)
+{
+	struct dbg_swc *s = dbg_swc(d);
+	uint64_t lo, hi;
+	size_t k = 0;
+	int kind = dbg_code_call(d->pid, r, &lo, &hi);
+
+	if (kind == DBG_CODE_NONE)
+		return;
+	if (kind == DBG_CODE_MAPS)
+		s->maps_stale = 1;
+	if (lo >= hi)
+		return;
+	for (size_t i = 0; i < s->nsticky; i++) {
+		if (s->sticky[i] >= lo && s->sticky[i] < hi) {
+			if (dbg_alive(d))
+				target_bp_remove(d->proc, s->sticky[i], NULL);
+		} else {
+			s->sticky[k++] = s->sticky[i];
+		}
+	}
+	s->nsticky = k;
+	/* (the blocks: all decoded again, as they are reached) */
+	dbg_swc_bcache_clear(s);
+}
