@@ -549,7 +549,7 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 	struct user_regs_struct r;
 	struct disasm_insn in;
 	pid_t t = th->tid;
-	int have, sig, rr, engines;
+	int have, sig, rr, engines, vm_child;
 
 	if (target_get_regs(d->proc, t, &r, err) < 0)
 		return -1;
@@ -579,9 +579,18 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 		return park(d, th, err) < 0 ? -1 : EV_GO_ON;
 	}
 	/* (the ptrace engine's breakpoints out of its way: planted again
-	 * as its blocks need them) */
-	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && child_shares_memory(d, &r))
+	 * as its blocks need them; a child that runs beside the process,
+	 * not vfork's, holds them back while it lives) */
+	vm_child = 0;
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && child_shares_memory(d, &r)) {
 		dbg_swc_unplant_sticky(d);
+		vm_child = r.rax != 58 && !(r.rax == 56 && (r.rdi & 0x4000)) && r.rax != 435;
+		if (r.rax == 435) {	/* clone3: flags in its struct */
+			uint64_t fl = 0;
+
+			vm_child = target_read_mem(d->proc, r.rdi, &fl, 8, NULL) == 0 && !(fl & 0x4000);
+		}
+	}
 	rr = EV_OFF;
 	if (engines && o->engine == DBG_ENGINE_CACHE) {
 		rr = dbg_swc_cache_step(d, th, &r, rq, stop, err);
@@ -595,7 +604,10 @@ static int turn(struct dbg *d, struct trace_swc_thread *th, const struct dbg_run
 		if (rr != EV_NOTHING)
 			return rr;
 	}
-	return step_one(d, th, &in, have, sig, rq, stop, err);
+	rr = step_one(d, th, &in, have, sig, rq, stop, err);
+	if (vm_child && target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == in.addr + in.len && (long)r.rax > 0)
+		dbg_swc_vm_child(d, (pid_t)r.rax);
+	return rr;
 }
 
 static int collect(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,

@@ -10,6 +10,7 @@
 #include "core/collectors/dbg_swc_int.h"
 #include "core/collectors/dbg_code.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,9 +39,47 @@ static const struct target_map *map_of(struct dbg_swc *s, struct dbg *d, uint64_
 	return NULL;
 }
 
+/* Is the memory-sharing child still running (not gone, not a zombie)? */
+static int child_runs(pid_t child)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+void dbg_swc_vm_child(struct dbg *d, pid_t child)
+{
+	struct dbg_swc *s = dbg_swc(d);
+
+	dbg_swc_unplant_sticky(d);
+	dbg_swc_bcache_clear(s);
+	s->vm_child = child;
+	s->vm_checks = 0;
+}
+
 int dbg_swc_plantable(struct dbg *d, uint64_t addr)
 {
-	const struct target_map *m = map_of(dbg_swc(d), d, addr);
+	struct dbg_swc *s = dbg_swc(d);
+	const struct target_map *m;
+
+	/* (whether the child is gone: now and then, the blocks built
+	 * meanwhile are stepped until then) */
+	if (s->vm_child) {
+		if (s->vm_checks++ % 64 || child_runs(s->vm_child))
+			return 0;
+		s->vm_child = 0;
+		dbg_swc_bcache_clear(s);
+	}
+	m = map_of(s, d, addr);
 
 	return m && m->perms[2] == 'x' && m->perms[1] != 'w' && m->perms[3] == 'p';
 }

@@ -27,6 +27,10 @@ struct dbg_swc {
 	/* the mappings (core/collectors/dbg_swc_code.c) */
 	struct target_map *maps;
 	int nmaps, maps_stale, last_map;
+	pid_t vm_child;			/* a child that runs in this memory
+					 * (clone CLONE_VM): no breakpoint of
+					 * the engine's while it lives */
+	unsigned vm_checks;
 };
 
 /* d->trace->sw, created on first use. */
@@ -68,6 +72,10 @@ void dbg_swc_bcache_clear(struct dbg_swc *s);
  * engine's breakpoints out of what it touches and forgets the blocks. */
 int dbg_swc_plantable(struct dbg *d, uint64_t addr);
 void dbg_swc_code_syscall(struct dbg *d, const struct user_regs_struct *r);
+/* Thread t made a child that runs in this memory, not traced (clone with
+ * CLONE_VM, not vfork: it runs beside the process): the engine plants
+ * nothing until it is gone (it would trap on a breakpoint and die). */
+void dbg_swc_vm_child(struct dbg *d, pid_t child);
 
 /* The cache engine's turn (core/collectors/dbg_swc_cache.c): as dbg_swc_run_block,
  * or EV_OFF. */

@@ -1056,6 +1056,19 @@ TEST(oracle_code_moved_cache_engine)
 	CHECK_INT(changing_code("tests/programs/oracle_code_move", DBG_ENGINE_CACHE), 0);
 }
 
+/* A child made by clone(CLONE_VM) runs in the traced parent's memory
+ * (where the parent's code works meanwhile) and exits: the parent's trace
+ * is whole and the user's breakpoint still stops it. */
+TEST(oracle_clone_vm_child_ptrace_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_clone_vm", DBG_ENGINE_PTRACE), 0);
+}
+
+TEST(oracle_clone_vm_child_cache_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_clone_vm", DBG_ENGINE_CACHE), 0);
+}
+
 /* A 100 us interval timer ticks while the program works: traced, the
  * program gets on (its handler ends it, status 3, when starved) and the
  * handler runs in the trace as often as it counted. */
@@ -1110,4 +1123,5 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_wx_jit_ptrace_engine, oracle_wx_jit_cache_engine,
 	  oracle_dual_mapped_jit_ptrace_engine, oracle_dual_mapped_jit_cache_engine,
 	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
-	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine)
+	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
+	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine)
