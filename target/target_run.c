@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +124,7 @@ static void release_fork_child(struct target_proc *p, pid_t parent, pid_t child)
 			return;
 	if (!WIFSTOPPED(st))
 		return;	/* gone already */
-	if (syscall(SYS_kcmp, parent, child, 0 /* KCMP_VM */, 0, 0) == 0) {
+	if (syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0) == 0) {
 		ptrace(PTRACE_DETACH, child, 0, 0);
 		return;
 	}
