@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DBG_TRACE_QUANTUM 256
 
@@ -496,31 +497,47 @@ static int restart_interrupted(struct dbg *d, pid_t t, struct user_regs_struct *
  * returns and the program never gets on.  So a thread takes a timer signal
  * at most once per TIMER_PACE of its instructions; one that comes sooner
  * is held (as the kernel merges a repeated one) and given at its first
- * turn past that, or before it blocks in a system call (it may wait for
- * that very signal).  Returns the signal to deliver now. */
+ * turn past that.  At a system call that may block (it may wait for that
+ * very signal) the pace is TIMER_BLOCK_NS of real time instead: the call
+ * gets to run between two (a starved setitimer could not stop the timer),
+ * and an interval timer that fires while it waits is delivered then.
+ * Returns the signal to deliver now. */
 #define TIMER_PACE 20000
+#define TIMER_BLOCK_NS 10000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int pace_timer(struct dbg *d, struct trace_swc_thread *th, uint64_t pc, int sig, int blocks)
 {
 	struct dbg_swc_thread *s = &dbg_traced(th)->sw;
+	int timer = sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF;
+	int due;
 
-	if (sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF) {
-		if (s->timer_at && th->insns + 1 < s->timer_at + TIMER_PACE && !blocks) {
+	if (!timer && (sig || !s->timer_held))
+		return sig;
+	due = !s->timer_at || (blocks ? now_ns() >= s->timer_ns + TIMER_BLOCK_NS
+				       : th->insns + 1 >= s->timer_at + TIMER_PACE);
+	if (!due) {
+		if (timer) {
 			s->timer_held = sig;
 			target_set_pending_signal(d->proc, th->tid, 0);
-			return 0;
 		}
-		s->timer_held = 0;
-		s->timer_at = th->insns + 1;
-		return sig;
+		return 0;
 	}
-	if (!sig && s->timer_held && (blocks || th->insns + 1 >= s->timer_at + TIMER_PACE)) {
+	if (!timer) {
 		sig = s->timer_held;
-		s->timer_held = 0;
-		s->timer_at = th->insns + 1;
 		target_set_pending_signal(d->proc, th->tid, sig);
 		trace_swc_pause(th, pc);	/* (as at a signal's stop) */
 	}
+	s->timer_held = 0;
+	s->timer_at = th->insns + 1;
+	s->timer_ns = now_ns();
 	return sig;
 }
 

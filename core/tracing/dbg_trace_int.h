@@ -28,6 +28,7 @@ struct dbg_swc_thread {
 				 * returns here (collector's breakpoint), 0 if not */
 	uint64_t timer_at;	/* its instructions at its last timer signal
 				 * + 1 (0: none yet) */
+	uint64_t timer_ns;	/* and when (monotonic) */
 	int timer_held;		/* a timer signal held back meanwhile */
 };
 
