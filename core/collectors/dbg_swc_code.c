@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 /* The mappings, read again after a mapping call has run (the first
  * question after it: the call runs by a single step right after). */
@@ -84,19 +86,37 @@ int dbg_swc_plantable(struct dbg *d, uint64_t addr)
 	return m && m->perms[2] == 'x' && m->perms[1] != 'w' && m->perms[3] == 'p';
 }
 
+/* Does [lo, hi) meet executable memory (as mapped before the call: the
+ * only place blocks come from)?  A program that maps and unmaps data keeps
+ * its blocks. */
+static int touches_code(struct dbg_swc *s, struct dbg *d, uint64_t lo, uint64_t hi)
+{
+	if (!map_of(s, d, lo) && !s->maps)
+		return 1;
+	for (int i = 0; i < s->nmaps; i++)
+		if (s->maps[i].perms[2] == 'x' && s->maps[i].start < hi && s->maps[i].end > lo)
+			return 1;
+	return 0;
+}
+
 void dbg_swc_code_syscall(struct dbg *d, const struct user_regs_struct *r)
 {
 	struct dbg_swc *s = dbg_swc(d);
 	uint64_t lo, hi;
 	size_t k = 0;
-	int kind = dbg_code_call(d->pid, r, &lo, &hi);
+	int kind = dbg_code_call(d->pid, r, &lo, &hi), exec;
 
 	if (kind == DBG_CODE_NONE)
 		return;
+	/* (memory made executable: its blocks, built while it was not,
+	 * step; built again, they run) */
+	exec = (r->rax == SYS_mprotect || r->rax == SYS_pkey_mprotect || r->rax == SYS_mmap) && (r->rdx & PROT_EXEC);
+	if (lo >= hi || (!exec && !touches_code(s, d, lo, hi))) {
+		s->maps_stale |= kind == DBG_CODE_MAPS;
+		return;
+	}
 	if (kind == DBG_CODE_MAPS)
 		s->maps_stale = 1;
-	if (lo >= hi)
-		return;
 	for (size_t i = 0; i < s->nsticky; i++) {
 		if (s->sticky[i] >= lo && s->sticky[i] < hi) {
 			if (dbg_alive(d))
