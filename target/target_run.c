@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int task_is_ours(struct target_proc *p, pid_t pid)
@@ -108,8 +110,11 @@ static void after_exec(struct target_proc *p, pid_t tid)
 
 /* A child the process forked: waits for its first stop, writes the
  * original bytes over the breakpoints its copy of the memory holds, and
- * detaches it, so it runs on as if never traced. */
-static void release_fork_child(struct target_proc *p, pid_t child)
+ * detaches it, so it runs on as if never traced.  A child that shares the
+ * parent's memory (clone with CLONE_VM) has no copy: the bytes written
+ * would be the parent's, whose breakpoints would be gone for good; it is
+ * let go as it is. */
+static void release_fork_child(struct target_proc *p, pid_t parent, pid_t child)
 {
 	char path[64];
 	int st, fd;
@@ -119,6 +124,10 @@ static void release_fork_child(struct target_proc *p, pid_t child)
 			return;
 	if (!WIFSTOPPED(st))
 		return;	/* gone already */
+	if (syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0) == 0) {
+		ptrace(PTRACE_DETACH, child, 0, 0);
+		return;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	for (int i = 0; fd >= 0 && i < p->nbps; i++)
@@ -257,7 +266,7 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			if (p->follow_child && p->nthreads == 1 && tid == p->pid &&
 			    follow_fork_child(p, tid, (pid_t)msg) == 0)
 				return TARGET_EV_NONE;
-			release_fork_child(p, (pid_t)msg);
+			release_fork_child(p, tid, (pid_t)msg);
 		}
 		return TARGET_EV_NONE;
 	}

@@ -13,6 +13,7 @@ int trace_syscall_returns_at_once(uint64_t nr, uint64_t arg1)
 	case 131: case 157: case 158: case 186:	/* sigaltstack prctl arch_prctl gettid */
 	case 201: case 204: case 218: case 228: case 229:	/* time, sched_getaffinity, ... */
 	case 262: case 273: case 302: case 332: case 334: case 435:	/* ... rseq clone3 */
+	case 329:	/* pkey_mprotect */
 	case 318:	/* getrandom (blocks only before the kernel's pool is ready, at boot) */
 		return 1;
 	case 202: {	/* futex: the wake operations */

@@ -90,6 +90,10 @@ struct dbg_swc_thread {
 	uint64_t emulated;	/* transfers computed, not run natively */
 	uint64_t parked_at;	/* in a system call; runs on its own until it
 				 * returns here (collector's breakpoint), 0 if not */
+	uint64_t timer_at;	/* its instructions at its last timer signal
+				 * + 1 (0: none yet) */
+	uint64_t timer_ns;	/* and when (monotonic) */
+	int timer_held;		/* a timer signal held back meanwhile */
 };
 
 /* A traced thread as the session holds it (live, or a loaded bundle's;

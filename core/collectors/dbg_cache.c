@@ -14,6 +14,7 @@
  * (held meanwhile, then given back) or, with other traced threads
  * waiting, after a quantum (the thread is interrupted, like by Ctrl-C). */
 #include "core/collectors/dbg_cache.h"
+#include "core/collectors/dbg_code.h"
 #include "trace/ccache.h"
 #include "trace/swc.h"
 
@@ -186,27 +187,43 @@ static void flush(struct dbg_cache *c)
 	c->st.flushes++;
 }
 
-/* The thread left the cache at pc: a system call that maps, unmaps or
- * protects memory there makes the code read so far suspect; one over
- * pages translated code came from flushes the cache. */
-static void mapping_call(struct dbg_cache *c, const struct user_regs_struct *r)
+/* The thread is at pc (an original one, its records out): a system call
+ * there that maps, unmaps, moves or protects memory, or discards its
+ * pages, makes the code read so far suspect; one over pages translated
+ * code came from flushes the cache.  The mappings are read again once
+ * the call has run (see run: not before, or they would be the old ones
+ * and a page made writable would still count as code the cache runs). */
+static void mapping_call(struct dbg_cache *c, pid_t t, const struct user_regs_struct *r)
 {
 	uint8_t b[2];
-	uint64_t lo = r->rdi & ~4095ull, hi = r->rdi + r->rsi;
+	uint64_t lo, hi;
+	int k;
 
 	if (target_read_mem(c->d->proc, r->rip, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05)
 		return;
-	if (r->rax != SYS_mmap && r->rax != SYS_munmap && r->rax != SYS_mprotect && r->rax != SYS_mremap)
+	k = dbg_code_call(c->d->pid, r, &lo, &hi);
+	if (k == DBG_CODE_NONE)
 		return;
-	c->maps_stale = 1;
-	if (r->rax == SYS_mmap && !(r->r10 & MAP_FIXED))
-		return;		/* (only fresh memory) */
-	dbg_cache_pset_clear(&c->pages, 1);
-	for (size_t k = 0; k < c->tpages.cap; k++)
-		if (c->tpages.key[k] && c->tpages.key[k] + 4096 > lo && c->tpages.key[k] < hi) {
+	if (k == DBG_CODE_MAPS) {
+		c->maps_stale = 1;
+		c->mcall_pc = r->rip;
+		c->mcall_tid = t;
+	}
+	if (lo < hi)
+		dbg_cache_pset_clear(&c->pages, 1);
+	for (size_t i = 0; i < c->tpages.cap && lo < hi; i++)
+		if (c->tpages.key[i] && c->tpages.key[i] + 4096 > lo && c->tpages.key[i] < hi) {
 			flush(c);
 			return;
 		}
+}
+
+void dbg_cache_syscall(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, const struct user_regs_struct *r)
+{
+	if (c && c->ready) {
+		c->d = d;
+		mapping_call(c, t, r);
+	}
 }
 
 /* ---- the run ---- */
@@ -288,6 +305,15 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 	c->deadline = d->trace && d->trace->nth > 1 ? dbg_cache_now_ns() + QUANTUM_NS : 0;
 	/* (a signal the kernel holds for it: the ptrace engine takes this
 	 * turn, at the original pc; see dbg_cache_signal_waits) */
+	if (c->mcall_pc) {
+		/* a mapping call: not run yet (it is stepped), or run, and
+		 * the mappings are read again */
+		if (t == c->mcall_tid && r->rip == c->mcall_pc)
+			return DBG_CACHE_NOTHING;
+		c->mcall_pc = 0;
+		c->maps_stale = 1;
+		dbg_cache_pset_clear(&c->pages, 1);
+	}
 	if (c->broken || dbg_cache_signal_waits(d, t)) {
 		c->need_flush = 1;	/* the ptrace engine runs: anything may change */
 		return DBG_CACHE_OFF;
@@ -522,7 +548,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				return -1;
 			if (c->have_ev)
 				return take_event(c, th, r, ts);
-			mapping_call(c, r);
+			mapping_call(c, t, r);
 			return DBG_CACHE_AT;
 		}
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
@@ -601,6 +627,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->maps = NULL;
 	c->nmaps = 0;
 	c->maps_stale = 0;
+	c->mcall_pc = 0;
 	dbg_cache_pset_clear(&c->pages, 1);
 	dbg_cache_pset_clear(&c->tpages, 0);
 	dbg_cache_pset_clear(&c->pend_head, 0);

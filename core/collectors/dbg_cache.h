@@ -37,6 +37,10 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cc, struct trace_swc_
 void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *cc);
 void dbg_cache_free(struct dbg_cache *cc);
 void dbg_cache_count_fallback(struct dbg_cache *cc);
+/* Thread t (at an original pc, its records out) is about to run the
+ * system call at r->rip, whichever engine runs it: one that changes the
+ * mappings drops the translations of the code it touches. */
+void dbg_cache_syscall(struct dbg_tracee *d, struct dbg_cache *cc, pid_t t, const struct user_regs_struct *r);
 /* NULL-safe; zeros when the engine never ran. */
 struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *cc);
 

@@ -98,6 +98,8 @@ struct dbg_cache {
 	 * after the program maps, unmaps or protects memory */
 	struct target_map *maps;
 	int nmaps, maps_stale;
+	uint64_t mcall_pc;		/* a mapping call there, not run yet */
+	pid_t mcall_tid;
 	struct pset pages;		/* original code read: page -> bytes */
 	struct pset tpages;		/* pages translated code came from */
 	int need_flush;			/* the ptrace engine ran meanwhile */

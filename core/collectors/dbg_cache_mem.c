@@ -286,9 +286,13 @@ static int dbg_cache_runnable(struct dbg_cache *c, uint64_t addr)
 			if (target_maps(c->d->proc, &c->maps, &c->nmaps, NULL) < 0)
 				return 0;
 		}
+		/* not writable code (a JIT's: the ptrace engine runs it),
+		 * nor shared code (another view of it may be writable), nor a
+		 * memfd's (written with pwrite) */
 		for (int i = 0; i < c->nmaps; i++)
 			if (addr >= c->maps[i].start && addr < c->maps[i].end)
-				return c->maps[i].perms[2] == 'x' && c->maps[i].perms[1] != 'w';
+				return c->maps[i].perms[2] == 'x' && c->maps[i].perms[1] != 'w' &&
+				       c->maps[i].perms[3] == 'p' && strncmp(c->maps[i].path, "/memfd:", 7);
 		if (pass == 0)
 			c->maps_stale = 1;	/* mapped since: read again, once */
 	}

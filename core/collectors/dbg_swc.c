@@ -11,9 +11,11 @@
 #include "trace/swc.h"
 #include "trace/syscalls.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DBG_TRACE_QUANTUM 256
 
@@ -489,6 +491,71 @@ static int restart_interrupted(struct dbg_tracee *d, pid_t t, struct user_regs_s
 	return target_set_regs(d->proc, t, r, err) < 0 ? -1 : 1;
 }
 
+/* Interval timers (SIGALRM, SIGVTALRM, SIGPROF) tick in real or CPU time
+ * while tracing slows the thread down a hundredfold and more: delivered as
+ * they come, a fast one (100 us) runs the handler again as soon as it
+ * returns and the program never gets on.  So a thread takes a timer signal
+ * at most once per TIMER_PACE of its instructions; one that comes sooner
+ * is held (as the kernel merges a repeated one) and given at its first
+ * turn past that.  At a system call that may block (it may wait for that
+ * very signal) the pace is TIMER_BLOCK_NS of real time instead: the call
+ * gets to run between two (a starved setitimer could not stop the timer),
+ * and an interval timer that fires while it waits is delivered then.
+ * Returns the signal to deliver now. */
+#define TIMER_PACE 20000
+#define TIMER_BLOCK_NS 10000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int pace_timer(struct dbg_tracee *d, struct trace_swc_thread *th, uint64_t pc, int sig, int blocks)
+{
+	struct dbg_swc_thread *s = &dbg_traced(th)->sw;
+	int timer = sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF;
+	int due;
+
+	if (!timer && (sig || !s->timer_held))
+		return sig;
+	due = !s->timer_at || (blocks ? now_ns() >= s->timer_ns + TIMER_BLOCK_NS
+				       : th->insns + 1 >= s->timer_at + TIMER_PACE);
+	if (!due) {
+		if (timer) {
+			s->timer_held = sig;
+			target_set_pending_signal(d->proc, th->tid, 0);
+		}
+		return 0;
+	}
+	if (!timer) {
+		sig = s->timer_held;
+		target_set_pending_signal(d->proc, th->tid, sig);
+		trace_swc_pause(th, pc);	/* (as at a signal's stop) */
+	}
+	s->timer_held = 0;
+	s->timer_at = th->insns + 1;
+	s->timer_ns = now_ns();
+	return sig;
+}
+
+/* The timer signals held when the run ends: pending again, delivered when
+ * the threads resume. */
+static void unhold_timers(struct dbg_tracee *d)
+{
+	for (int i = 0; d->trace && i < d->trace->nth; i++) {
+		struct trace_swc_thread *th = d->trace->th[i];
+		struct dbg_swc_thread *s = &dbg_traced(th)->sw;
+
+		if (s->timer_held && target_thread_index(d->proc, th->tid) &&
+		    !target_pending_signal(d->proc, th->tid))
+			target_set_pending_signal(d->proc, th->tid, s->timer_held);
+		s->timer_held = 0;
+	}
+}
+
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
@@ -499,7 +566,7 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	struct user_regs_struct r;
 	struct disasm_insn in;
 	pid_t t = th->tid;
-	int have, sig, rr, engines;
+	int have, sig, rr, engines, vm_child;
 
 	if (target_get_regs(d->proc, t, &r, err) < 0)
 		return -1;
@@ -507,9 +574,16 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	if (!sig && restart_interrupted(d, t, &r, err) < 0)
 		return -1;
 	have = d->host->insn_at(d->s, r.rip, &in) == 0;
+	sig = pace_timer(d, th, r.rip, sig, have && in.kind == DISASM_KIND_SYSCALL &&
+			 !trace_syscall_returns_at_once(r.rax, r.rsi));
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL) {
+		dbg_swc_code_syscall(d, &r);
+		if (o->engine == DBG_ENGINE_CACHE)
+			dbg_swc_cache_syscall(d, t, &r);
+	}
 	/* a system call that may block runs on its own; one that
 	 * returns at once is stepped (see trace_syscall_returns_at_once) */
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && !rq->step_tid &&
@@ -522,9 +596,18 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 		return park(d, th, err) < 0 ? -1 : EV_GO_ON;
 	}
 	/* (the ptrace engine's breakpoints out of its way: planted again
-	 * as its blocks need them) */
-	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && child_shares_memory(d, &r))
+	 * as its blocks need them; a child that runs beside the process,
+	 * not vfork's, holds them back while it lives) */
+	vm_child = 0;
+	if (!sig && have && in.kind == DISASM_KIND_SYSCALL && child_shares_memory(d, &r)) {
 		dbg_swc_unplant_sticky(d);
+		vm_child = r.rax != 58 && !(r.rax == 56 && (r.rdi & 0x4000)) && r.rax != 435;
+		if (r.rax == 435) {	/* clone3: flags in its struct */
+			uint64_t fl = 0;
+
+			vm_child = target_read_mem(d->proc, r.rdi, &fl, 8, NULL) == 0 && !(fl & 0x4000);
+		}
+	}
 	rr = EV_OFF;
 	if (engines && o->engine == DBG_ENGINE_CACHE) {
 		rr = dbg_swc_cache_step(d, th, &r, rq, stop, err);
@@ -538,7 +621,10 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 		if (rr != EV_NOTHING)
 			return rr;
 	}
-	return step_one(d, th, &in, have, sig, rq, stop, err);
+	rr = step_one(d, th, &in, have, sig, rq, stop, err);
+	if (vm_child && target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == in.addr + in.len && (long)r.rax > 0)
+		dbg_swc_vm_child(d, (pid_t)r.rax);
+	return rr;
 }
 
 static int collect(struct dbg_tracee *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
@@ -591,6 +677,7 @@ static int swc_run(struct dbg_tracee *d, const struct dbg_run_req *rq, struct db
 	if (d->host->alive(d->s)) {
 		int died;
 
+		unhold_timers(d);
 		unplant_parks(d);
 		died = target_thread_end(d->proc, &ex);
 		if (d->trace) {

@@ -30,6 +30,8 @@ struct blk {
 	int sticky;			/* stop is a transfer the collector
 					 * computes: its breakpoint stays for the
 					 * run (forced stops are removed) */
+	int stop_ok;			/* a breakpoint can go at stop (else
+					 * the block's instructions are stepped) */
 };
 
 void dbg_swc_bcache_clear(struct dbg_swc *t)
@@ -42,6 +44,9 @@ void dbg_swc_bcache_clear(struct dbg_swc *t)
 	free(t->bcache);
 	t->bcache = NULL;
 	t->bcap = t->bn = 0;
+	free(t->maps);		/* (read again when next asked) */
+	t->maps = NULL;
+	t->nmaps = 0;
 }
 
 static void bcache_put(struct dbg_swc *t, struct blk *b)
@@ -135,7 +140,9 @@ static struct blk *block_at(struct dbg_tracee *d, uint64_t pc)
 		uint64_t next;
 		int seen = 0;
 
-		if (d->host->insn_at(d->s, a, &in) < 0 || !dbg_swc_runs_in_block(&in) || b->n >= BLK_MAX)
+		/* (code where no breakpoint can go is stepped) */
+		if (!dbg_swc_plantable(d, a) || d->host->insn_at(d->s, a, &in) < 0 ||
+		    !dbg_swc_runs_in_block(&in) || b->n >= BLK_MAX)
 			break;
 		if (!(b->n & (b->n - 1)) && b->n >= 16)
 			b->ins = xrealloc(b->ins, 2 * (size_t)b->n * sizeof(*b->ins));
@@ -154,6 +161,7 @@ static struct blk *block_at(struct dbg_tracee *d, uint64_t pc)
 			break;
 	}
 	b->stop = a;
+	b->stop_ok = dbg_swc_plantable(d, a);
 	b->stop_have = d->host->insn_at(d->s, a, &b->stop_in) == 0;
 	b->sticky = b->stop_have && trace_swc_state_dependent(&b->stop_in) &&
 		    b->stop_in.kind != DISASM_KIND_SYSCALL;
@@ -254,6 +262,8 @@ int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct 
 		if (budget-- <= 0 || *d->interrupt_requested)
 			return EV_GO_ON;
 		d->host->progress_tick(d->s);
+		if (!b->stop_ok)
+			return first ? EV_NOTHING : EV_GO_ON;
 		if (b->n == 0) {
 			/* a lone transfer: computed in place, no trap */
 			if (!b->sticky || emulate(d, t, r, &b->stop_in, &next) < 0)

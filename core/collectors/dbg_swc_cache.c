@@ -54,6 +54,11 @@ void dbg_swc_cache_finish(struct dbg_tracee *d, int died)
 	dbg_cache_finish(died ? NULL : d, dbg_swc(d)->cc);
 }
 
+void dbg_swc_cache_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *r)
+{
+	dbg_cache_syscall(d, dbg_swc(d)->cc, t, r);
+}
+
 void dbg_swc_cache_count_fallback(struct dbg_tracee *d)
 {
 	dbg_cache_count_fallback(dbg_swc(d)->cc);

@@ -24,6 +24,13 @@ struct dbg_swc {
 	unsigned rr;			/* round-robin position */
 	unsigned quantum;		/* instructions left for the current thread */
 	struct dbg_cache *cc;		/* the cache engine (core/collectors/dbg_cache.c) */
+	/* the mappings (core/collectors/dbg_swc_code.c) */
+	struct target_map *maps;
+	int nmaps, maps_stale, last_map;
+	pid_t vm_child;			/* a child that runs in this memory
+					 * (clone CLONE_VM): no breakpoint of
+					 * the engine's while it lives */
+	unsigned vm_checks;
 };
 
 /* d->trace->sw, created on first use. */
@@ -58,6 +65,18 @@ void dbg_swc_blocks_end(struct dbg_tracee *d);
 void dbg_swc_unplant_sticky(struct dbg_tracee *d);
 void dbg_swc_bcache_clear(struct dbg_swc *s);
 
+/* Code that changes (core/collectors/dbg_swc_code.c).  Whether the ptrace
+ * engine may plant a breakpoint at addr (a private, read-only,
+ * executable mapping); thread about to run the system call at r->rip:
+ * one that changes mappings or writes memory through /proc takes the
+ * engine's breakpoints out of what it touches and forgets the blocks. */
+int dbg_swc_plantable(struct dbg_tracee *d, uint64_t addr);
+void dbg_swc_code_syscall(struct dbg_tracee *d, const struct user_regs_struct *r);
+/* Thread t made a child that runs in this memory, not traced (clone with
+ * CLONE_VM, not vfork: it runs beside the process): the engine plants
+ * nothing until it is gone (it would trap on a breakpoint and die). */
+void dbg_swc_vm_child(struct dbg_tracee *d, pid_t child);
+
 /* The cache engine's turn (core/collectors/dbg_swc_cache.c): as dbg_swc_run_block,
  * or EV_OFF. */
 /* The running thread's turn ends: the round robin goes on to the next. */
@@ -67,6 +86,9 @@ int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct
 /* The end of a run: the cache leaves the inferior (died: it is gone). */
 void dbg_swc_cache_finish(struct dbg_tracee *d, int died);
 void dbg_swc_cache_count_fallback(struct dbg_tracee *d);
+/* Thread t is about to run the system call at r->rip (whichever engine
+ * runs it): translations of code it unmaps or protects go. */
+void dbg_swc_cache_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *r);
 void dbg_swc_cache_free(struct dbg_tracee *d);
 
 #endif

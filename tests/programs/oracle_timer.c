@@ -1,0 +1,42 @@
+/* oracle_timer.c: a 100 us interval timer (setitimer, SIGALRM) ticks
+ * while the program works: traced, the handler's runs must leave the
+ * program room to work (untraced it takes milliseconds).  oracle_end gets
+ * the number of ticks the handler counted; the handler ends the program
+ * (status 3) past 20000 ticks: starved, it would never finish. */
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static volatile long ticks;
+
+void oracle_begin(void) { __asm__ volatile("" ::: "memory"); }
+void oracle_end(long counted) { __asm__ volatile("" ::: "memory"); (void)counted; }
+
+void on_alarm(int sig) {
+  (void)sig;
+  if (++ticks > 20000)
+    _exit(3);
+}
+
+int main(void) {
+  struct itimerval it = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
+  struct sigaction sa = { 0 };
+  sigset_t alrm;
+  volatile long s = 0;
+
+  sa.sa_handler = on_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGALRM, &sa, NULL);
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  oracle_begin();
+  setitimer(ITIMER_REAL, &it, NULL);
+  for (long i = 0; i < 50000; i++)
+    s += i & 7;
+  setitimer(ITIMER_REAL, &off, NULL);
+  sigprocmask(SIG_BLOCK, &alrm, NULL);
+  oracle_end(ticks);
+  printf("%ld ticks\n", ticks);
+  return 0;
+}
