@@ -716,7 +716,7 @@ int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img
 	ix->timing = len && has_timing(buf, len);
 	r = trace_index_parallel(d, img, hook, err);
 	if (r == 0)
-		r = decode_all(d, img, ix->timing, hook, err);
+		r = decode_all(d, img, d->ix->timing, hook, err);	/* (a fresh index when the parallel pass fell back) */
 	else if (r == 1)
 		r = 0;
 	if (r < 0) {
