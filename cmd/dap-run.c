@@ -126,6 +126,45 @@ void dap_report_stop(struct dap *dp, const char *hint)
 			json_object_object_add(b, "text", json_object_new_string(desc));
 	}
 	dap_event(dp, "stopped", b);
+	dp->stopped_once = 1;
+}
+
+static void set_transparent(struct dap *dp, int on)
+{
+	pthread_mutex_lock(&dp->qlock);
+	dp->transparent_ok = on;
+	if (!on)
+		dp->bp_interrupt = 0;
+	pthread_mutex_unlock(&dp->qlock);
+}
+
+/* The run was stopped only for breakpoint requests (dap-live.c): they are
+ * answered and it goes on, unseen by the client.  1 if so. */
+static int serve_bp_requests(struct dap *dp)
+{
+	struct dbg *d = D(dp);
+	struct json_object *req;
+	int was;
+
+	pthread_mutex_lock(&dp->qlock);
+	was = dp->bp_interrupt;
+	dp->bp_interrupt = 0;
+	pthread_mutex_unlock(&dp->qlock);
+	if (!was || !dbg_alive(d) || dbg_replaying(d) || d->last.reason != DBG_R_INTERRUPT ||
+	    dap_live_stop_wanted(dp))
+		return 0;
+	while ((req = dap_live_take_bp(dp))) {
+		struct json_object *args = NULL, *body = NULL;
+		const char *c = dap_str(req, "command");
+		char msg[1024] = "";
+		int rc;
+
+		json_object_object_get_ex(req, "arguments", &args);
+		rc = dap_bp_handler(c)(dp, args, &body, msg, sizeof(msg));
+		dap_respond(dp, dap_int(req, "seq", 0), c, rc == 0, msg, body);
+		json_object_put(req);
+	}
+	return 1;
 }
 
 /* Runs line (a ptdb command) and reports the stop; log points print and
@@ -136,11 +175,16 @@ static void run(struct dap *dp, const char *line, const char *hint)
 	int was_replaying = dbg_replaying(d);
 
 	dap_refs_reset(dp);
+	dp->implied = 1;	/* the client asked: no continued event */
 	for (int guard = 0; guard < 100000 && !dp->gone; guard++) {
 		struct dap_bp *bp;
 		char text[4096];
 
+		set_transparent(dp, !strcmp(line, "process continue") && !dbg_replaying(d));
 		dap_command(dp, line, 1);
+		if (serve_bp_requests(dp))
+			continue;
+		set_transparent(dp, 0);
 		if (!dbg_alive(d) || dbg_replaying(d) || d->last.reason != DBG_R_BREAKPOINT)
 			break;
 		bp = dap_bp_of_dbg(dp, d->last.bp_id, 's');
@@ -149,6 +193,8 @@ static void run(struct dap *dp, const char *line, const char *hint)
 		dap_log_message(dp, bp->log, text, sizeof(text));
 		dap_output(dp, "console", text);
 	}
+	set_transparent(dp, 0);
+	dp->implied = 0;
 	/* forward past the end of the trace: the live stop again */
 	dap_report_stop(dp, was_replaying && !dbg_replaying(d) && dbg_alive(d) ? "live" : hint);
 }

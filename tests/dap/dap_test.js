@@ -446,6 +446,59 @@ tests['replay in a threaded program traced as a process: a thread\'s own history
 	dc.stopAdapter();
 };
 
+tests['while the program runs: threads, stackTrace, errors, breakpoints set unseen, continued, cancel'] = async () => {
+	const dc = client();
+	const stops = [], continued = [];
+	dc.on('stopped', (e) => stops.push(e.body));
+	dc.on('continued', (e) => continued.push(e.body));
+	const { stop } = await start(dc, { program: P('rel_spin4') }, {}, [{ name: 'main' }]);
+	const tid = stop.body.threadId;
+	await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+	await dc.continueRequest({ threadId: tid });
+	// answered while it runs (lldb-vscode-16's answers: the threads of the
+	// last stop, no frames; an evaluate fails)
+	const th = (await dc.threadsRequest()).body.threads;
+	assert.deepStrictEqual(th.map((t) => t.id), [tid]);
+	assert.deepStrictEqual((await dc.stackTraceRequest({ threadId: tid })).body.stackFrames, []);
+	await assert.rejects(dc.evaluateRequest({ expression: 'counter[0]', context: 'watch' }), /running/);
+	await assert.rejects(dc.nextRequest({ threadId: tid }), /running/);
+	await assert.rejects(dc.scopesRequest({ frameId: 1 }), /running/);
+	// a breakpoint where it never goes: set, and the run goes on unseen;
+	// then one it reaches: the only stop since the continue
+	const b1 = (await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 30 }] })).body.breakpoints;
+	assert.strictEqual(b1[0].verified, true);
+	assert.deepStrictEqual(stops.length, 1);
+	const hit = dc.waitForEvent('stopped');
+	const b2 = (await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 30 }, { line: 11 }] })).body.breakpoints;
+	const s = (await hit).body;
+	assert.deepStrictEqual([s.reason, s.hitBreakpointIds], ['breakpoint', [b2[1].id]]);
+	assert.deepStrictEqual(stops.map((x) => x.reason), ['breakpoint', 'breakpoint']);
+	assert.strictEqual((await top(dc, s.threadId)).name, 'work');
+	assert.strictEqual(continued.length, 0, 'the client asked for that run: no continued event');
+	// a console command resumes it: continued, then its stop
+	let p = dc.waitForEvent('stopped');
+	await dc.evaluateRequest({ expression: 'process continue', context: 'repl' });
+	await p;
+	assert.strictEqual(continued.length, 1);
+	assert.strictEqual(continued[0].allThreadsContinued, true);
+	// cancel: of a console command that runs on (interrupted: stopped, the
+	// request answered 'cancelled'), of a request long answered (nothing)
+	await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [] });
+	const done = dc.sequence - 1;
+	const seq = dc.sequence;
+	const cont = dc.waitForEvent('continued');
+	const ev = dc.evaluateRequest({ expression: 'process continue', context: 'repl' });
+	await cont;
+	p = dc.waitForEvent('stopped');
+	await dc.customRequest('cancel', { requestId: seq });
+	await assert.rejects(ev, /cancelled/);
+	assert.strictEqual((await p).body.reason, 'pause');
+	await dc.customRequest('cancel', { requestId: done });
+	assert.strictEqual((await top(dc, tid)).source.name, 'rel_spin4.c');
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
 tests['stepBack without a trace is an error, and the session goes on'] = async () => {
 	const dc = client();
 	const { stop } = await start(dc, { program: P('vars') }, { 'vars.c': [{ line: 35 }] });
