@@ -423,6 +423,39 @@ tests['replay: stepBack retraces the lines, reverseContinue, forward to the live
 	dc.stopAdapter();
 };
 
+tests['a long decode: progress events at the first stepBack over a long trace'] = async () => {
+	const dc = client();
+	const seen = [];
+	for (const e of ['progressStart', 'progressUpdate', 'progressEnd', 'stopped'])
+		dc.on(e, (ev) => seen.push(ev));
+	await dc.start();
+	await dc.initializeRequest({ adapterID: 'ptdb', supportsProgressReporting: true });
+	const first = dc.waitForEvent('stopped');
+	await Promise.all([
+		dc.launchRequest({ program: P('trace_long'), trace: { mode: 'thread', size: '64MiB', engine: 'cache' } }),
+		dc.waitForEvent('initialized').then(async () => {
+			await dc.setBreakpointsRequest({ source: { path: P('trace_long.c') }, breakpoints: [{ line: 20 }] });
+			return dc.configurationDoneRequest();
+		}),
+	]);
+	const tid = (await first).body.threadId;
+	let from = seen.length;
+	let s = await step(dc, tid, () => dc.stepBackRequest({ threadId: tid }));
+	assert.strictEqual(s.line, 10);
+	const ev = seen.slice(from);
+	const start = ev.find((e) => e.event === 'progressStart' && /^Decoding thread #1/.test(e.body.title));
+	assert.ok(start, JSON.stringify(ev.map((e) => [e.event, e.body.title || e.body.reason])));
+	assert.strictEqual(start.body.cancellable, true);
+	const end = ev.findIndex((e) => e.event === 'progressEnd' && e.body.progressId === start.body.progressId);
+	assert.ok(end > 0 && end < ev.findIndex((e) => e.event === 'stopped'), 'the decode ends before the stop');
+	// decoded once: the next move back tells no progress
+	from = seen.length;
+	s = await step(dc, tid, () => dc.stepBackRequest({ threadId: tid }));
+	assert.ok(!seen.slice(from).some((e) => e.event === 'progressStart'));
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
 tests['replay in a threaded program traced as a process: a thread\'s own history'] = async () => {
 	const dc = client();
 	const { stop, bps } = await start(dc, { program: P('threads'), trace: { mode: 'process', size: '256KiB' } },
