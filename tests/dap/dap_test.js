@@ -675,6 +675,51 @@ tests['a client that goes away: the launched program is killed, not left stopped
 	await until(() => !alive(pid), 'the debuggee to be gone');
 };
 
+// An editor process that starts ptdb --dap and drives it (initialize,
+// then launch or attach, then configurationDone), then says the pids.
+const EDITOR = `
+const p = require('child_process').spawn(process.argv[1], ['--dap'], { stdio: ['pipe', 'pipe', 'inherit'] });
+let buf = '', seq = 1, pid = 0;
+const send = (command, args) => { const s = JSON.stringify({ seq: seq++, type: 'request', command, arguments: args });
+	p.stdin.write('Content-Length: ' + Buffer.byteLength(s) + '\\r\\n\\r\\n' + s); };
+p.stdout.on('data', (d) => {
+	buf += d;
+	for (let m; (m = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buf)) && buf.length >= m.index + m[0].length + +m[1];) {
+		const o = JSON.parse(buf.substr(m.index + m[0].length, +m[1]));
+		buf = buf.slice(m.index + m[0].length + +m[1]);
+		if (o.event === 'process') pid = o.body.systemProcessId;
+		if (o.type === 'response' && o.command === 'configurationDone')
+			console.log(JSON.stringify({ ptdb: p.pid, prog: pid }));
+	}
+});
+send('initialize', {});
+send(process.argv[2], JSON.parse(process.argv[3]));
+send('configurationDone', {});
+`;
+
+async function editorKilled(what, args) {
+	const ed = child.spawn(process.execPath, ['-e', EDITOR, PTDB, what, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
+	cleanup.push(() => ed.kill('SIGKILL'));
+	let out = '';
+	ed.stdout.on('data', (d) => { out += d; });
+	await until(() => out.includes('\n'), 'the editor to start the session');
+	const pids = JSON.parse(out);
+	ed.kill('SIGKILL');	// the editor dies: ptdb's pipes close
+	await until(() => !alive(pids.ptdb), 'ptdb --dap to end');
+	return pids;
+}
+
+tests['an editor killed (kill -9) mid-run: the launched program is killed; an attached one detached, running'] = async () => {
+	const { prog } = await editorKilled('launch', { program: P('tgt_spin') });
+	await until(() => !alive(prog), 'the launched program to be gone');
+	const other = child.spawn(P('tgt_spin'), [], { stdio: 'ignore' });
+	cleanup.push(() => other.kill('SIGKILL'));
+	await editorKilled('attach', { pid: other.pid, stopOnEntry: true });
+	await until(() => /^[RS]/.test(fs.readFileSync('/proc/' + other.pid + '/stat', 'utf8').split(') ')[1]),
+		'the attached program to run on');
+	assert.ok(alive(other.pid));
+};
+
 tests['SIGTERM to ptdb --dap: the launched program is killed; an attached one detached, running'] = async () => {
 	const r = raw();
 	r.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
