@@ -143,7 +143,17 @@ static void *reader(void *arg)
 		body[len] = 0;
 		tok = json_tokener_new();
 		o = json_tokener_parse_ex(tok, body, (int)len);
-		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		if (o && dap_str(o, "type") && !strcmp(dap_str(o, "type"), "response")) {
+			/* the answer to our runInTerminal (dap-term.c waits for it) */
+			struct json_object *ok = NULL;
+
+			json_object_object_get_ex(o, "success", &ok);
+			pthread_mutex_lock(&dp->qlock);
+			if (dp->rit_state == 1)
+				dp->rit_state = json_object_get_boolean(ok) ? 2 : 3;
+			pthread_mutex_unlock(&dp->qlock);
+			json_object_put(o);
+		} else if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 		    !json_object_is_type(o, json_type_object) || !dap_str(o, "command")) {
 			json_object_put(o);
 			dap_enqueue(dp, NULL, "malformed message: not a JSON object with a command");
@@ -193,6 +203,7 @@ static int initialize(struct dap *dp, struct json_object *args, struct json_obje
 	(void)n;
 	dp->lines_start_at1 = dap_bool(args, "linesStartAt1", 1);
 	dp->progress_ok = dap_bool(args, "supportsProgressReporting", 0);
+	dp->rit_ok = dap_bool(args, "supportsRunInTerminalRequest", 0);
 	for (int i = 0; yes[i]; i++)
 		json_object_object_add(b, yes[i], json_object_new_boolean(1));
 	dp->initialized = 1;
@@ -290,6 +301,7 @@ int dap_main(struct session *s, int port)
 	dp->in_fd = in;
 	dp->out_fd = out;
 	dp->next_bp = 1;
+	dp->term_fd = -1;
 	dap_progress_install(dp);
 	dap_live_install(dp);
 	pthread_mutex_init(&dp->wlock, NULL);

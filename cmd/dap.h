@@ -92,6 +92,10 @@ struct dap {
 	int cancel_cur;			/* ... was cancelled */
 	char decode_id[32];		/* a long decode's progressId ("": none) */
 	unsigned decode_n;
+	/* the program in the client's terminal (dap-term.c) */
+	int rit_ok;			/* the client takes runInTerminal */
+	int rit_state;			/* (qlock) 1 asked, 2 done, 3 refused */
+	int term_fd;			/* the launcher's connection, or -1 */
 };
 
 /* dap.c: the request loop, on top of the other dap files */
@@ -133,6 +137,15 @@ void dap_live_install(struct dap *dp);
  * cancelled meanwhile. */
 void dap_live_begin_request(struct dap *dp, int64_t seq, const char *command);
 int dap_live_end_request(struct dap *dp);
+
+/* dap-term.c: ptdb --dap-terminal SOCKET (the launcher, main's), and
+ * the terminal's stdin, stdout, stderr for a launch: asks the client to
+ * run the launcher (kind "integrated" or "external"); 0, or -1 with msg. */
+int dap_terminal_main(const char *socket_path);
+int dap_terminal_open(struct dap *dp, const char *kind, const char *title, int fds[3], char *msg,
+		      size_t n);
+void dap_terminal_started(struct dap *dp, pid_t pid);	/* tells the launcher */
+void dap_terminal_close(struct dap *dp);		/* the launcher ends */
 
 /* dap-run.c */
 typedef int (*dap_handler)(struct dap *dp, struct json_object *args, struct json_object **body,

@@ -661,6 +661,43 @@ function alive(pid) {
 	}
 }
 
+tests['runInTerminal: the program in the client\'s terminal (console: integratedTerminal)'] = async () => {
+	const r = raw();
+	r.send({ seq: 1, type: 'request', command: 'initialize', arguments: { supportsRunInTerminalRequest: true } });
+	await r.wait((m) => m.request_seq === 1, 'initialize');
+	r.send({ seq: 2, type: 'request', command: 'launch', arguments: { program: P('vars'), args: ['x'], console: 'integratedTerminal' } });
+	const req = await r.wait((m) => m.type === 'request' && m.command === 'runInTerminal', 'the runInTerminal request');
+	assert.strictEqual(req.arguments.kind, 'integrated');
+	// the client runs the launcher in its terminal (here: on pipes)
+	const term = child.spawn(req.arguments.args[0], req.arguments.args.slice(1), { cwd: req.arguments.cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+	cleanup.push(() => term.kill('SIGKILL'));
+	let shown = '';
+	term.stdout.on('data', (d) => { shown += d; });
+	r.send({ seq: 3, type: 'response', request_seq: req.seq, command: 'runInTerminal', success: true, body: { processId: term.pid } });
+	assert.strictEqual((await r.wait((m) => m.request_seq === 2, 'launch')).success, true);
+	r.send({ seq: 4, type: 'request', command: 'configurationDone' });
+	assert.strictEqual((await r.wait((m) => m.event === 'exited', 'the exit')).body.exitCode, 0);
+	await exited(term);	// the launcher ends with the program
+	assert.ok(shown.includes('4 46 169 '), JSON.stringify(shown));
+	assert.ok(!r.msgs.some((m) => m.event === 'output' && m.body.category === 'stdout'), 'not as output events');
+	r.send({ seq: 5, type: 'request', command: 'disconnect', arguments: {} });
+	await exited(r.p);
+	// a client that runs no terminal, or refuses: an error, the session goes on
+	const n = raw();
+	n.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
+	n.send({ seq: 2, type: 'request', command: 'launch', arguments: { program: P('vars'), console: 'externalTerminal' } });
+	assert.match((await n.wait((m) => m.request_seq === 2, 'launch')).message, /supportsRunInTerminalRequest/);
+	n.send({ seq: 3, type: 'request', command: 'initialize', arguments: { supportsRunInTerminalRequest: true } });
+	n.send({ seq: 4, type: 'request', command: 'launch', arguments: { program: P('vars'), runInTerminal: true } });
+	const q = await n.wait((m) => m.type === 'request' && m.command === 'runInTerminal', 'the runInTerminal request');
+	n.send({ seq: 5, type: 'response', request_seq: q.seq, command: 'runInTerminal', success: false, message: 'no terminal' });
+	assert.match((await n.wait((m) => m.request_seq === 4, 'launch')).message, /could not run the program in a terminal/);
+	n.send({ seq: 6, type: 'request', command: 'launch', arguments: { program: P('vars') } });
+	assert.strictEqual((await n.wait((m) => m.request_seq === 6, 'launch')).success, true);
+	n.send({ seq: 7, type: 'request', command: 'disconnect', arguments: {} });
+	await exited(n.p);
+};
+
 tests['a client that goes away: the launched program is killed, not left stopped'] = async () => {
 	const r = raw();
 	r.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
