@@ -1,9 +1,10 @@
 /* cmd/dap.c: ptdb --dap — the Debug Adapter Protocol's framing
  * (Content-Length headers, JSON bodies through json-c), a reader thread
- * that queues the client's requests (and asks a running process to stop
- * for pause and disconnect), a thread that turns the program's stdout and
- * stderr into output events, and the loop that answers each request in
- * order on the session the REPL uses. */
+ * that hands the client's requests to dap-live.c (queued, or answered at
+ * once while the program runs) and asks a running process to stop for
+ * pause and disconnect, a thread that turns the program's stdout and
+ * stderr into output events, and the loop that answers the queued
+ * requests in order on the session the REPL uses. */
 #include "cmd/dap.h"
 #include "cmd/cmd.h"
 

@@ -1,8 +1,10 @@
 /* cmd/dap.h: ptdb as a Debug Adapter Protocol server (ptdb --dap), the
  * editor's front end beside the REPL over the same session.  Shared by
  * dap.c (framing, the message loop, events), dap-run.c (launch, attach,
- * breakpoints, running, stepping forward and back, stops) and dap-data.c
- * (threads, frames, scopes, variables, evaluate, memory, disassembly). */
+ * breakpoints, running, stepping forward and back, stops), dap-data.c
+ * (threads, frames, scopes, variables, evaluate, memory, disassembly),
+ * dap-live.c (the queue; requests while the program runs; cancel) and
+ * dap-term.c (the program in the client's terminal). */
 #ifndef PTDB_CMD_DAP_H
 #define PTDB_CMD_DAP_H
 

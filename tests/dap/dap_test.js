@@ -2,9 +2,11 @@
 // Protocol by @vscode/debugadapter-testsupport's DebugClient, over the
 // fixture programs (tests/programs): the requests and events of a session,
 // breakpoints of every kind, a threaded and a C++ program, the replay
-// session (stepBack, reverseContinue, forward to the live stop), protocol
-// errors, a client that goes away, --dap-port, and the same non-reverse
-// session against lldb-vscode-16 for comparison.
+// session (stepBack, reverseContinue, forward to the live stop), a long
+// decode's progress, requests while the program runs (continued, cancel),
+// runInTerminal, protocol errors, a client that goes away or is killed,
+// --dap-port, and the same non-reverse session against lldb-vscode-16 for
+// comparison.
 //
 // Usage: node dap_test.js [FILTER]   prints "ok - name" / "not ok - name".
 'use strict';
