@@ -97,15 +97,18 @@ struct dap_msg *dap_dequeue(struct dap *dp)
 /* ---- while the process runs ---- */
 
 /* (qlock held, dp->live) req answered now (1), or queued for the loop (0),
- * perhaps after asking the run to stop for it. */
-static int serve_running(struct dap *dp, struct json_object *req)
+ * perhaps after asking the run to stop for it.  queued: it waited in the
+ * queue since before the run (the reader asks a running process to stop
+ * for the stoppers itself: once, or a second SIGSTOP would linger). */
+static int serve_running(struct dap *dp, struct json_object *req, int queued)
 {
 	const char *c = dap_str(req, "command");
 	int64_t seq = dap_int(req, "seq", 0);
 	struct json_object *b;
 
 	if (among(c, stoppers)) {
-		dbg_request_interrupt(D(dp), 0);
+		if (queued)
+			dbg_request_interrupt(D(dp), 0);	/* (before the resume: a flag) */
 		return 0;
 	}
 	if (among(c, bp_requests)) {
@@ -173,7 +176,7 @@ int dap_live_route(struct dap *dp, struct json_object *req)
 		cancel(dp, req);
 		done = 1;
 	} else if (dp->live) {
-		done = serve_running(dp, req);
+		done = serve_running(dp, req, 0);
 	}
 	if (!done)
 		append(dp, new_msg(req, NULL));
@@ -204,7 +207,7 @@ static void on_resume(void *ctx)
 	for (struct dap_msg *p = NULL, *m = dp->qhead, *next; m; m = next) {
 		next = m->next;
 		if (m->req && strcmp(dap_str(m->req, "command"), "cancel") &&
-		    serve_running(dp, m->req)) {
+		    serve_running(dp, m->req, 1)) {
 			unlink_msg(dp, p, m);
 			free_msg(m);
 		} else {
