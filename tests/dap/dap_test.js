@@ -517,13 +517,20 @@ tests['while the program runs: threads, stackTrace, errors, breakpoints set unse
 	assert.strictEqual(continued.length, 1);
 	assert.strictEqual(continued[0].allThreadsContinued, true);
 	// cancel: of a console command that runs on (interrupted: stopped, the
-	// request answered 'cancelled'), of a request long answered (nothing)
+	// request answered 'cancelled'), of a request waiting in the queue, of a
+	// request long answered (nothing)
 	await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [] });
 	const done = dc.sequence - 1;
 	const seq = dc.sequence;
 	const cont = dc.waitForEvent('continued');
 	const ev = dc.evaluateRequest({ expression: 'process continue', context: 'repl' });
 	await cont;
+	// (a breakpoint request during a console command waits for its stop:
+	// queued, and cancelled there)
+	const bseq = dc.sequence;
+	const queued = dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 11 }] });
+	await dc.customRequest('cancel', { requestId: bseq });
+	await assert.rejects(queued, /cancelled/);
 	p = dc.waitForEvent('stopped');
 	await dc.customRequest('cancel', { requestId: seq });
 	await assert.rejects(ev, /cancelled/);
