@@ -10,7 +10,6 @@
 #include "cmd/dap.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,7 +18,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 /* How long the client may take to start the launcher. */
@@ -131,11 +129,15 @@ int dap_terminal_open(struct dap *dp, const char *kind, const char *title, int f
 	char dir[] = "/tmp/ptdb-dap-XXXXXX", cwd[PATH_MAX];
 	int s = -1, c = -1, waited = 0, state = 1;
 
-	if (!dp->rit_ok)
-		return snprintf(msg, n, "the client cannot run the program in a terminal "
-			 "(no supportsRunInTerminalRequest)"), -1;
-	if (!mkdtemp(dir))
-		return snprintf(msg, n, "cannot make a directory in /tmp: %s", strerror(errno)), -1;
+	if (!dp->rit_ok) {
+		snprintf(msg, n, "the client cannot run the program in a terminal "
+			 "(no supportsRunInTerminalRequest)");
+		return -1;
+	}
+	if (!mkdtemp(dir)) {
+		snprintf(msg, n, "cannot make a directory in /tmp: %s", strerror(errno));
+		return -1;
+	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s/terminal", dir);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0) {
