@@ -2,6 +2,8 @@
  * goto", the reverse stepping commands, and the forward ones while
  * replaying (GDB's reverse execution over a recorded history). */
 #include "cmd/builtin.h"
+#include "cmd/cmd-trace.h"
+#include "cmd/progress.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "core/session/session.h"
@@ -36,13 +38,29 @@ static int need_trace(struct cmd_ctx *ctx)
 	return 0;
 }
 
+/* The thread's trace decoded before the cursor needs it: a long decode
+ * (the first move back over a long trace) shows its progress and stops at
+ * Ctrl-C (the DAP: at pause or cancel).  0, or -1 said. */
+static int decode_first(struct cmd_ctx *ctx, pid_t tid)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct trace_decoded *dec;
+	int r;
+
+	cmd_busy_begin(d);
+	r = cmd_trace_decode(ctx, dbg_trace_thread(d, tid), tid, &dec);
+	cmd_busy_end(d);
+	return r;
+}
+
 enum cmd_status cmd_replay_run(struct cmd_ctx *ctx, int dir, enum dbg_replay_kind k)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct dbg_stop st;
 	struct ptdb_err err;
 
-	if (need_trace(ctx) < 0)
+	if (need_trace(ctx) < 0 ||
+	    decode_first(ctx, dbg_replaying(d) ? dbg_replay_tid(d) : d->sel_tid) < 0)
 		return CMD_ERROR;
 	if (!dbg_replaying(d)) {
 		/* backward from the live position: the end of the history */

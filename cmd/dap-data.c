@@ -100,16 +100,12 @@ static void frame_arg(struct dap *dp, struct json_object *args, pid_t *tid, unsi
 
 /* ---- threads and frames ---- */
 
-static int threads(struct dap *dp, struct json_object *args, struct json_object **body,
-		   char *msg, size_t n)
+struct json_object *dap_threads_body(struct dap *dp)
 {
 	struct target_thread_info ti[256];
-	struct json_object *arr = json_object_new_array();
+	struct json_object *arr = json_object_new_array(), *body;
 	int k = dbg_alive(D(dp)) ? dbg_threads(D(dp), ti, 256) : 0;
 
-	(void)args;
-	(void)msg;
-	(void)n;
 	for (int i = 0; i < k; i++) {
 		struct json_object *t = json_object_new_object();
 		char name[64];
@@ -120,8 +116,18 @@ static int threads(struct dap *dp, struct json_object *args, struct json_object 
 		add_str(t, "name", name);
 		json_object_array_add(arr, t);
 	}
-	*body = json_object_new_object();
-	json_object_object_add(*body, "threads", arr);
+	body = json_object_new_object();
+	json_object_object_add(body, "threads", arr);
+	return body;
+}
+
+static int threads(struct dap *dp, struct json_object *args, struct json_object **body,
+		   char *msg, size_t n)
+{
+	(void)args;
+	(void)msg;
+	(void)n;
+	*body = dap_threads_body(dp);
 	return 0;
 }
 

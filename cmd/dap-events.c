@@ -3,6 +3,7 @@
  * one resolved when its library loaded) — and the progress of a traced run
  * (progressStart, progressUpdate every quarter second, progressEnd). */
 #include "cmd/dap.h"
+#include "cmd/progress.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -144,10 +145,47 @@ static void on_progress(void *ctx, const struct dbg_progress_info *in)
 	dap_event(dp, "progressUpdate", b);
 }
 
+/* A long command's progress (decoding a trace for a move back, a dump):
+ * cancellable, by the cancel request's progressId (dap-live.c). */
+static void on_long(void *ctx, enum cmd_progress_phase phase, const char *label, int pct)
+{
+	struct dap *dp = ctx;
+	struct json_object *b;
+	char msg[32];
+
+	if (!dp->progress_ok || dp->gone)
+		return;
+	b = json_object_new_object();
+	if (phase == CMD_PROGRESS_BEGIN) {
+		pthread_mutex_lock(&dp->qlock);
+		snprintf(dp->decode_id, sizeof(dp->decode_id), "ptdb-long-%u", dp->decode_n++);
+		pthread_mutex_unlock(&dp->qlock);
+	}
+	json_object_object_add(b, "progressId", json_object_new_string(dp->decode_id));
+	if (phase == CMD_PROGRESS_END) {
+		dap_event(dp, "progressEnd", b);
+		pthread_mutex_lock(&dp->qlock);
+		dp->decode_id[0] = 0;
+		pthread_mutex_unlock(&dp->qlock);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%d%%", pct);
+	json_object_object_add(b, "message", json_object_new_string(msg));
+	json_object_object_add(b, "percentage", json_object_new_int(pct));
+	if (phase == CMD_PROGRESS_UPDATE) {
+		dap_event(dp, "progressUpdate", b);
+		return;
+	}
+	json_object_object_add(b, "title", json_object_new_string(label));
+	json_object_object_add(b, "cancellable", json_object_new_boolean(1));
+	dap_event(dp, "progressStart", b);
+}
+
 void dap_progress_install(struct dap *dp)
 {
 	dp->s->dbg.progress.fn = on_progress;
 	dp->s->dbg.progress.ctx = dp;
+	cmd_progress_listen(on_long, dp);
 }
 
 void dap_progress_end(struct dap *dp)

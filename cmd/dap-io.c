@@ -92,6 +92,31 @@ void dap_event(struct dap *dp, const char *event, struct json_object *body)
 	dap_send(dp, m);
 }
 
+void dap_respond(struct dap *dp, int64_t seq, const char *command, int ok, const char *msg,
+		 struct json_object *body)
+{
+	struct json_object *m = json_object_new_object();
+
+	json_object_object_add(m, "type", json_object_new_string("response"));
+	json_object_object_add(m, "request_seq", json_object_new_int64(seq));
+	json_object_object_add(m, "success", json_object_new_boolean(ok));
+	json_object_object_add(m, "command", json_object_new_string(command ? command : ""));
+	if (!ok) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(m, "message", json_object_new_string(msg));
+		json_object_object_add(e, "id", json_object_new_int(1));
+		json_object_object_add(e, "format", json_object_new_string(msg));
+		json_object_object_add(e, "showUser", json_object_new_boolean(0));
+		if (!body)
+			body = json_object_new_object();
+		json_object_object_add(body, "error", e);
+	}
+	if (body)
+		json_object_object_add(m, "body", body);
+	dap_send(dp, m);
+}
+
 /* A long text (a console command's dump) goes in pieces of whole lines of
  * at most this many bytes, not as one event of many megabytes. */
 #define OUTPUT_PIECE 65536
@@ -200,6 +225,9 @@ int dap_command(struct dap *dp, const char *line, int quiet)
 		dbg_request_interrupt(&dp->s->dbg, 0);
 	}
 	st = cmd_run_line(dp->s, line, out, err);
+	pthread_mutex_lock(&dp->qlock);
+	dp->live = 0;		/* the reader queues requests again */
+	pthread_mutex_unlock(&dp->qlock);
 	dp->running = 0;
 	fclose(out);
 	fclose(err);

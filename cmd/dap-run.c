@@ -77,6 +77,7 @@ void dap_report_stop(struct dap *dp, const char *hint)
 		}
 		dap_event(dp, "terminated", NULL);
 		dp->exited_sent = 1;
+		dap_terminal_close(dp);
 		return;
 	}
 	b = json_object_new_object();
@@ -126,6 +127,45 @@ void dap_report_stop(struct dap *dp, const char *hint)
 			json_object_object_add(b, "text", json_object_new_string(desc));
 	}
 	dap_event(dp, "stopped", b);
+	dp->stopped_once = 1;
+}
+
+static void set_transparent(struct dap *dp, int on)
+{
+	pthread_mutex_lock(&dp->qlock);
+	dp->transparent_ok = on;
+	if (!on)
+		dp->bp_interrupt = 0;
+	pthread_mutex_unlock(&dp->qlock);
+}
+
+/* The run was stopped only for breakpoint requests (dap-live.c): they are
+ * answered and it goes on, unseen by the client.  1 if so. */
+static int serve_bp_requests(struct dap *dp)
+{
+	struct dbg *d = D(dp);
+	struct json_object *req;
+	int was;
+
+	pthread_mutex_lock(&dp->qlock);
+	was = dp->bp_interrupt;
+	dp->bp_interrupt = 0;
+	pthread_mutex_unlock(&dp->qlock);
+	if (!was || !dbg_alive(d) || dbg_replaying(d) || d->last.reason != DBG_R_INTERRUPT ||
+	    dap_live_stop_wanted(dp))
+		return 0;
+	while ((req = dap_live_take_bp(dp))) {
+		struct json_object *args = NULL, *body = NULL;
+		const char *c = dap_str(req, "command");
+		char msg[1024] = "";
+		int rc;
+
+		json_object_object_get_ex(req, "arguments", &args);
+		rc = dap_bp_handler(c)(dp, args, &body, msg, sizeof(msg));
+		dap_respond(dp, dap_int(req, "seq", 0), c, rc == 0, msg, body);
+		json_object_put(req);
+	}
+	return 1;
 }
 
 /* Runs line (a ptdb command) and reports the stop; log points print and
@@ -136,11 +176,16 @@ static void run(struct dap *dp, const char *line, const char *hint)
 	int was_replaying = dbg_replaying(d);
 
 	dap_refs_reset(dp);
+	dp->implied = 1;	/* the client asked: no continued event */
 	for (int guard = 0; guard < 100000 && !dp->gone; guard++) {
 		struct dap_bp *bp;
 		char text[4096];
 
+		set_transparent(dp, !strcmp(line, "process continue") && !dbg_replaying(d));
 		dap_command(dp, line, 1);
+		if (serve_bp_requests(dp))
+			continue;
+		set_transparent(dp, 0);
 		if (!dbg_alive(d) || dbg_replaying(d) || d->last.reason != DBG_R_BREAKPOINT)
 			break;
 		bp = dap_bp_of_dbg(dp, d->last.bp_id, 's');
@@ -149,6 +194,8 @@ static void run(struct dap *dp, const char *line, const char *hint)
 		dap_log_message(dp, bp->log, text, sizeof(text));
 		dap_output(dp, "console", text);
 	}
+	set_transparent(dp, 0);
+	dp->implied = 0;
 	/* forward past the end of the trace: the live stop again */
 	dap_report_stop(dp, was_replaying && !dbg_replaying(d) && dbg_alive(d) ? "live" : hint);
 }
@@ -220,12 +267,36 @@ static int start_trace(struct dap *dp, struct json_object *t, char *msg, size_t 
 	return 0;
 }
 
+/* "console": "integratedTerminal" | "externalTerminal" (or lldb-dap's
+ * "runInTerminal": true): the program's stdio is the client's terminal
+ * (dap-term.c); otherwise fds stay -1 and its output comes as output events. */
+static int in_terminal(struct dap *dp, struct json_object *args, int fds[3], char *msg, size_t n)
+{
+	const char *console = dap_str(args, "console"), *kind = NULL, *prog = dap_str(args, "program");
+	char title[256];
+
+	if (console && !strcmp(console, "integratedTerminal"))
+		kind = "integrated";
+	else if (console && !strcmp(console, "externalTerminal"))
+		kind = "external";
+	else if (console && strcmp(console, "internalConsole"))
+		return FAIL("invalid console '%s': expected internalConsole, integratedTerminal or "
+			    "externalTerminal", console);
+	else if (dap_bool(args, "runInTerminal", 0))
+		kind = "integrated";
+	if (!kind)
+		return 0;
+	snprintf(title, sizeof(title), "ptdb: %s", strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog);
+	return dap_terminal_open(dp, kind, title, fds, msg, n);
+}
+
 static int do_launch(struct dap *dp, struct json_object *args, char *msg, size_t n)
 {
 	struct dbg *d = D(dp);
 	const char *prog = dap_str(args, "program"), *cwd = dap_str(args, "cwd");
 	struct json_object *a, *env, *t;
 	struct ptdb_err err;
+	int fds[3] = { -1, -1, -1 };
 	char **argv;
 	size_t na = 0;
 	int r;
@@ -254,14 +325,23 @@ static int do_launch(struct dap *dp, struct json_object *args, char *msg, size_t
 		set_env(env);
 	if (json_object_object_get_ex(args, "args", &a) && json_object_is_type(a, json_type_array))
 		na = json_object_array_length(a);
+	if (in_terminal(dp, args, fds, msg, n) < 0)
+		return -1;
 	argv = calloc(na + 2, sizeof(*argv));
 	argv[0] = d->exe_path;
 	for (size_t i = 0; i < na; i++)
 		argv[i + 1] = (char *)json_object_get_string(json_object_array_get_idx(a, i));
-	r = dbg_launch(d, argv, settings_get_bool(&dp->s->settings, SETTING_DISABLE_ASLR), &err);
+	r = dbg_launch_io(d, argv, settings_get_bool(&dp->s->settings, SETTING_DISABLE_ASLR),
+			  fds[0] >= 0 ? fds : NULL, &err);
 	free(argv);
-	if (r < 0)
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (r < 0) {
+		dap_terminal_close(dp);
 		return FAIL("%s", err.msg);
+	}
+	dap_terminal_started(dp, d->pid);
 	dp->launched = 1;
 	dp->exited_sent = 0;
 	dp->stop_on_entry = dap_bool(args, "stopOnEntry", 0);
@@ -415,6 +495,7 @@ static void end_process(struct dap *dp, int terminate)
 
 	if (dbg_replaying(d))
 		dbg_replay_leave(d);
+	dap_terminal_close(dp);
 	if (!dbg_alive(d))
 		return;
 	if (terminate)

@@ -1,9 +1,10 @@
 /* cmd/dap.c: ptdb --dap — the Debug Adapter Protocol's framing
  * (Content-Length headers, JSON bodies through json-c), a reader thread
- * that queues the client's requests (and asks a running process to stop
- * for pause and disconnect), a thread that turns the program's stdout and
- * stderr into output events, and the loop that answers each request in
- * order on the session the REPL uses. */
+ * that hands the client's requests to dap-live.c (queued, or answered at
+ * once while the program runs) and asks a running process to stop for
+ * pause and disconnect, a thread that turns the program's stdout and
+ * stderr into output events, and the loop that answers the queued
+ * requests in order on the session the REPL uses. */
 #include "cmd/dap.h"
 #include "cmd/cmd.h"
 
@@ -18,31 +19,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static void respond(struct dap *dp, int64_t seq, const char *command, int ok, const char *msg,
-		    struct json_object *body)
-{
-	struct json_object *m = json_object_new_object();
-
-	json_object_object_add(m, "type", json_object_new_string("response"));
-	json_object_object_add(m, "request_seq", json_object_new_int64(seq));
-	json_object_object_add(m, "success", json_object_new_boolean(ok));
-	json_object_object_add(m, "command", json_object_new_string(command ? command : ""));
-	if (!ok) {
-		struct json_object *e = json_object_new_object();
-
-		json_object_object_add(m, "message", json_object_new_string(msg));
-		json_object_object_add(e, "id", json_object_new_int(1));
-		json_object_object_add(e, "format", json_object_new_string(msg));
-		json_object_object_add(e, "showUser", json_object_new_boolean(0));
-		if (!body)
-			body = json_object_new_object();
-		json_object_object_add(body, "error", e);
-	}
-	if (body)
-		json_object_object_add(m, "body", body);
-	dap_send(dp, m);
-}
 
 /* ---- reading (the reader thread) ---- */
 
@@ -87,24 +63,6 @@ static int rbyte(struct rbuf *r)
 		r->len = (size_t)n;
 	}
 	return (unsigned char)r->buf[r->pos++];
-}
-
-static void enqueue(struct dap *dp, struct json_object *req, const char *error)
-{
-	struct dap_msg *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		abort();
-	m->req = req;
-	m->error = error ? strdup(error) : NULL;
-	pthread_mutex_lock(&dp->qlock);
-	if (dp->qtail)
-		dp->qtail->next = m;
-	else
-		dp->qhead = m;
-	dp->qtail = m;
-	pthread_cond_signal(&dp->qcond);
-	pthread_mutex_unlock(&dp->qlock);
 }
 
 /* One header block: the body's length, -2 without Content-Length, -1 at
@@ -161,7 +119,7 @@ static void *reader(void *arg)
 		if (len == -1)
 			break;
 		if (len < 0) {
-			enqueue(dp, NULL, "malformed header: expected 'Content-Length: <bytes>'");
+			dap_enqueue(dp, NULL, "malformed header: expected 'Content-Length: <bytes>'");
 			continue;
 		}
 		if ((unsigned long long)len > DAP_MAX_MESSAGE) {
@@ -170,7 +128,7 @@ static void *reader(void *arg)
 					goto out;
 			snprintf(msg, sizeof(msg), "message of %lld bytes refused: the limit is %u bytes",
 				 len, DAP_MAX_MESSAGE);
-			enqueue(dp, NULL, msg);
+			dap_enqueue(dp, NULL, msg);
 			continue;
 		}
 		body = malloc((size_t)len + 1);
@@ -186,10 +144,20 @@ static void *reader(void *arg)
 		body[len] = 0;
 		tok = json_tokener_new();
 		o = json_tokener_parse_ex(tok, body, (int)len);
-		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		if (o && dap_str(o, "type") && !strcmp(dap_str(o, "type"), "response")) {
+			/* the answer to our runInTerminal (dap-term.c waits for it) */
+			struct json_object *ok = NULL;
+
+			json_object_object_get_ex(o, "success", &ok);
+			pthread_mutex_lock(&dp->qlock);
+			if (dp->rit_state == 1)
+				dp->rit_state = json_object_get_boolean(ok) ? 2 : 3;
+			pthread_mutex_unlock(&dp->qlock);
+			json_object_put(o);
+		} else if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 		    !json_object_is_type(o, json_type_object) || !dap_str(o, "command")) {
 			json_object_put(o);
-			enqueue(dp, NULL, "malformed message: not a JSON object with a command");
+			dap_enqueue(dp, NULL, "malformed message: not a JSON object with a command");
 		} else {
 			const char *c = dap_str(o, "command");
 
@@ -199,7 +167,8 @@ static void *reader(void *arg)
 			if (dp->running && (!strcmp(c, "pause") || !strcmp(c, "disconnect") ||
 					    !strcmp(c, "terminate") || !strcmp(c, "restart")))
 				dbg_request_interrupt(&dp->s->dbg, 0);
-			enqueue(dp, o, NULL);
+			dap_live_route(dp, o);	/* (answered at once, or queued) */
+			o = NULL;
 		}
 		json_tokener_free(tok);
 		free(body);
@@ -209,26 +178,11 @@ out:
 	dp->gone = 1;
 	if (dp->running)
 		dbg_request_interrupt(&dp->s->dbg, 0);
-	enqueue(dp, NULL, NULL);
+	dap_enqueue(dp, NULL, NULL);
 	return NULL;
 }
 
 /* ---- the loop ---- */
-
-static struct dap_msg *dequeue(struct dap *dp)
-{
-	struct dap_msg *m;
-
-	pthread_mutex_lock(&dp->qlock);
-	while (!dp->qhead)
-		pthread_cond_wait(&dp->qcond, &dp->qlock);
-	m = dp->qhead;
-	dp->qhead = m->next;
-	if (!dp->qhead)
-		dp->qtail = NULL;
-	pthread_mutex_unlock(&dp->qlock);
-	return m;
-}
 
 static int initialize(struct dap *dp, struct json_object *args, struct json_object **body,
 		      char *msg, size_t n)
@@ -250,6 +204,7 @@ static int initialize(struct dap *dp, struct json_object *args, struct json_obje
 	(void)n;
 	dp->lines_start_at1 = dap_bool(args, "linesStartAt1", 1);
 	dp->progress_ok = dap_bool(args, "supportsProgressReporting", 0);
+	dp->rit_ok = dap_bool(args, "supportsRunInTerminalRequest", 0);
 	for (int i = 0; yes[i]; i++)
 		json_object_object_add(b, yes[i], json_object_new_boolean(1));
 	dp->initialized = 1;
@@ -273,15 +228,23 @@ static void handle(struct dap *dp, struct json_object *req)
 		h = dap_data_handler(command);
 	if (!h) {
 		snprintf(msg, sizeof(msg), "unknown request '%.200s'", command);
-		respond(dp, seq, command, 0, msg, NULL);
+		dap_respond(dp, seq, command, 0, msg, NULL);
 		return;
 	}
 	if (!dp->initialized && h != initialize) {
-		respond(dp, seq, command, 0, "the first request must be 'initialize'", NULL);
+		dap_respond(dp, seq, command, 0, "the first request must be 'initialize'", NULL);
 		return;
 	}
+	dap_live_begin_request(dp, seq, command);
 	rc = h(dp, args, &body, msg, sizeof(msg));
-	respond(dp, seq, command, rc == 0, msg, body);
+	if (dap_live_end_request(dp)) {
+		json_object_put(body);
+		dap_respond(dp, seq, command, 0, "cancelled", NULL);
+		if (dp->stop_pending)
+			dap_after(dp, "", NULL);	/* where the interrupted command stopped */
+		return;
+	}
+	dap_respond(dp, seq, command, rc == 0, msg, body);
 	if (rc == 0)
 		dap_after(dp, command, args);
 	else if (dp->stop_pending)
@@ -339,19 +302,21 @@ int dap_main(struct session *s, int port)
 	dp->in_fd = in;
 	dp->out_fd = out;
 	dp->next_bp = 1;
+	dp->term_fd = -1;
 	dap_progress_install(dp);
+	dap_live_install(dp);
 	pthread_mutex_init(&dp->wlock, NULL);
 	pthread_mutex_init(&dp->qlock, NULL);
 	pthread_cond_init(&dp->qcond, NULL);
 	pthread_create(&fw, NULL, dap_forwarder, dp);
 	pthread_create(&rd, NULL, reader, dp);
 	while (!dp->done) {
-		struct dap_msg *m = dequeue(dp);
+		struct dap_msg *m = dap_dequeue(dp);
 
 		if (m->req)
 			handle(dp, m->req);
 		else if (m->error)
-			respond(dp, 0, "", 0, m->error, NULL);
+			dap_respond(dp, 0, "", 0, m->error, NULL);
 		else
 			dap_abandon(dp);	/* the client went away */
 		json_object_put(m->req);

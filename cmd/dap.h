@@ -1,8 +1,10 @@
 /* cmd/dap.h: ptdb as a Debug Adapter Protocol server (ptdb --dap), the
  * editor's front end beside the REPL over the same session.  Shared by
  * dap.c (framing, the message loop, events), dap-run.c (launch, attach,
- * breakpoints, running, stepping forward and back, stops) and dap-data.c
- * (threads, frames, scopes, variables, evaluate, memory, disassembly). */
+ * breakpoints, running, stepping forward and back, stops), dap-data.c
+ * (threads, frames, scopes, variables, evaluate, memory, disassembly),
+ * dap-live.c (the queue; requests while the program runs; cancel) and
+ * dap-term.c (the program in the client's terminal). */
 #ifndef PTDB_CMD_DAP_H
 #define PTDB_CMD_DAP_H
 
@@ -79,6 +81,23 @@ struct dap {
 	int progress_ok;		/* the client takes progress events */
 	int progress_on;		/* a progressStart was sent */
 	unsigned progress_n;
+	/* while a command runs the process (dap-live.c); under qlock */
+	int live;			/* it runs: the reader answers for it */
+	int implied;			/* a client's request runs it (no continued event) */
+	int transparent_ok;		/* a client's continue runs it: breakpoint
+					 * requests may stop and resume it unseen */
+	int bp_interrupt;		/* it was stopped for breakpoint requests */
+	int stopped_once;		/* a stop was told (continued events after it) */
+	char *threads_snap;		/* the threads at the run's start (JSON text) */
+	int64_t cur_seq;		/* the request being handled (0: none) */
+	int cur_cancellable;		/* ... can be cancelled (evaluate) */
+	int cancel_cur;			/* ... was cancelled */
+	char decode_id[32];		/* a long decode's progressId ("": none) */
+	unsigned decode_n;
+	/* the program in the client's terminal (dap-term.c) */
+	int rit_ok;			/* the client takes runInTerminal */
+	int rit_state;			/* (qlock) 1 asked, 2 done, 3 refused */
+	int term_fd;			/* the launcher's connection, or -1 */
 };
 
 /* dap.c: the request loop, on top of the other dap files */
@@ -94,11 +113,41 @@ void *dap_forwarder(void *dp);
 /* The program's output read so far, as output events (before a stop). */
 void dap_flush_output(struct dap *dp);
 void dap_send(struct dap *dp, struct json_object *msg);	/* takes msg */
+/* The response to request seq (ok 0: msg is the error); takes body. */
+void dap_respond(struct dap *dp, int64_t seq, const char *command, int ok, const char *msg,
+		 struct json_object *body);
 void dap_event(struct dap *dp, const char *event, struct json_object *body);
 void dap_output(struct dap *dp, const char *category, const char *text);
 /* Runs a ptdb command line; its output as console output events (the
  * stop reports of stepping commands are not shown: quiet).  The status. */
 int dap_command(struct dap *dp, const char *line, int quiet);
+
+/* dap-live.c: the requests that come while the process runs (answered
+ * at once by the reader, or made to stop the run), cancel, the continued
+ * event; the request queue. */
+void dap_enqueue(struct dap *dp, struct json_object *req, const char *error);
+struct dap_msg *dap_dequeue(struct dap *dp);
+/* The reader's request: answered or acted on now (1), or to be queued (0). */
+int dap_live_route(struct dap *dp, struct json_object *req);
+/* A breakpoint request queued (removed from the queue), or NULL. */
+struct json_object *dap_live_take_bp(struct dap *dp);
+/* A request that wants the process stopped (pause, disconnect, ...) is
+ * queued, or the client went away. */
+int dap_live_stop_wanted(struct dap *dp);
+void dap_live_install(struct dap *dp);
+/* The request loop takes request seq / is done with it: 1 if it was
+ * cancelled meanwhile. */
+void dap_live_begin_request(struct dap *dp, int64_t seq, const char *command);
+int dap_live_end_request(struct dap *dp);
+
+/* dap-term.c: ptdb --dap-terminal SOCKET (the launcher, main's), and
+ * the terminal's stdin, stdout, stderr for a launch: asks the client to
+ * run the launcher (kind "integrated" or "external"); 0, or -1 with msg. */
+int dap_terminal_main(const char *socket_path);
+int dap_terminal_open(struct dap *dp, const char *kind, const char *title, int fds[3], char *msg,
+		      size_t n);
+void dap_terminal_started(struct dap *dp, pid_t pid);	/* tells the launcher */
+void dap_terminal_close(struct dap *dp);		/* the launcher ends */
 
 /* dap-run.c */
 typedef int (*dap_handler)(struct dap *dp, struct json_object *args, struct json_object **body,
@@ -126,6 +175,8 @@ void dap_progress_end(struct dap *dp);
 
 /* dap-data.c */
 dap_handler dap_data_handler(const char *command);
+/* The threads request's body (the live process's threads). */
+struct json_object *dap_threads_body(struct dap *dp);
 void dap_refs_reset(struct dap *dp);
 /* A log point's message with each {expression} replaced by its value. */
 void dap_log_message(struct dap *dp, const char *text, char *out, size_t n);

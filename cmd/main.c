@@ -169,6 +169,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "dap", no_argument, NULL, 'D' },
 		{ "dap-port", required_argument, NULL, 'P' },
+		{ "dap-terminal", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct action *acts = calloc((size_t)argc + 1, sizeof(*acts));
@@ -217,6 +218,9 @@ int main(int argc, char **argv)
 			dap_port = (int)v;
 			break;
 		}
+		case 'T':	/* the launcher a DAP client runs in its terminal */
+			free(acts);
+			return dap_terminal_main(optarg);
 		case 'V':
 			printf("ptdb version %s\n", PTDB_VERSION);
 			free(acts);

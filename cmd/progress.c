@@ -37,6 +37,31 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void (*listener)(void *ctx, enum cmd_progress_phase phase, const char *label, int pct);
+static void *listener_ctx;
+
+void cmd_progress_listen(void (*fn)(void *ctx, enum cmd_progress_phase phase, const char *label,
+				    int pct),
+			 void *ctx)
+{
+	listener = fn;
+	listener_ctx = ctx;
+}
+
+static void tell(struct cmd_progress *p, uint64_t done, uint64_t total)
+{
+	int pct = (int)(done >= total ? 100 : done * 100 / total);
+
+	if (!p->told) {
+		p->told = 1;
+		p->told_pct = pct;
+		listener(listener_ctx, CMD_PROGRESS_BEGIN, p->label, pct);
+	} else if (pct != p->told_pct) {
+		p->told_pct = pct;
+		listener(listener_ctx, CMD_PROGRESS_UPDATE, p->label, pct);
+	}
+}
+
 void cmd_progress_init(struct cmd_progress *p, struct cmd_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
@@ -49,6 +74,7 @@ void cmd_progress_init(struct cmd_progress *p, struct cmd_ctx *ctx, const char *
 	p->t0 = now_s();
 	p->shown = 0;
 	p->pct = -1;
+	p->told = 0;
 }
 
 int cmd_progress_update(struct cmd_progress *p, uint64_t done, uint64_t total)
@@ -57,6 +83,8 @@ int cmd_progress_update(struct cmd_progress *p, uint64_t done, uint64_t total)
 
 	if (cmd_interrupted(p->d))
 		return 1;
+	if (listener && total)
+		tell(p, done, total);
 	if (!p->tty || !total || now_s() - p->t0 < PROGRESS_AFTER)
 		return 0;
 	pct = (int)(done >= total ? 100 : done * 100 / total);
@@ -70,6 +98,9 @@ int cmd_progress_update(struct cmd_progress *p, uint64_t done, uint64_t total)
 
 void cmd_progress_done(struct cmd_progress *p)
 {
+	if (p->told && listener)
+		listener(listener_ctx, CMD_PROGRESS_END, p->label, 100);
+	p->told = 0;
 	if (!p->tty || p->shown <= 0)
 		return;
 	fprintf(p->tty, "\r%*s\r", p->shown, "");

@@ -21,6 +21,7 @@ int cmd_interrupted(const struct dbg *d);
 
 struct cmd_progress {
 	struct dbg *d;
+	int told, told_pct;	/* the listener was told it began, at pct */
 	FILE *tty;		/* the context's stderr if a terminal, else NULL */
 	char label[64];
 	double t0;		/* CLOCK_MONOTONIC seconds at the start */
@@ -35,6 +36,14 @@ void cmd_progress_init(struct cmd_progress *p, struct cmd_ctx *ctx, const char *
 int cmd_progress_update(struct cmd_progress *p, uint64_t done, uint64_t total);
 /* Clears the line if it was shown. */
 void cmd_progress_done(struct cmd_progress *p);
+/* A front end that shows every long command's progress its own way (the
+ * DAP's progress events): told when one begins (its label), when its
+ * percentage changes and when it ends; fn NULL: none. */
+enum cmd_progress_phase { CMD_PROGRESS_BEGIN, CMD_PROGRESS_UPDATE, CMD_PROGRESS_END };
+void cmd_progress_listen(void (*fn)(void *ctx, enum cmd_progress_phase phase, const char *label,
+				    int pct),
+			 void *ctx);
+
 /* dbg_trace_decode_progress's progress over a struct cmd_progress (ctx). */
 int cmd_progress_hook(void *ctx, uint64_t done, uint64_t total);
 

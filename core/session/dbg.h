@@ -136,6 +136,10 @@ struct dbg {
 	/* a traced run's progress, for a caller that shows it (set fn; see
 	 * core/tracing/dbg_progress.c) */
 	struct dbg_progress progress;
+	/* called as a command resumes the process, before each resume (a
+	 * front end that tells its client the program runs: the DAP's
+	 * continued event); fn NULL: none */
+	struct { void (*fn)(void *ctx); void *ctx; } on_resume;
 	volatile sig_atomic_t busy;	/* a long command that runs no inferior
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */

@@ -123,6 +123,8 @@ static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
 	int r;
 
+	if (d->on_resume.fn)
+		d->on_resume.fn(d->on_resume.ctx);
 	/* the tracer's threads are the parent's: it follows the parent */
 	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
 	if (dbg_tracing(d))

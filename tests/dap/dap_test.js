@@ -2,9 +2,11 @@
 // Protocol by @vscode/debugadapter-testsupport's DebugClient, over the
 // fixture programs (tests/programs): the requests and events of a session,
 // breakpoints of every kind, a threaded and a C++ program, the replay
-// session (stepBack, reverseContinue, forward to the live stop), protocol
-// errors, a client that goes away, --dap-port, and the same non-reverse
-// session against lldb-vscode-16 for comparison.
+// session (stepBack, reverseContinue, forward to the live stop), a long
+// decode's progress, requests while the program runs (continued, cancel),
+// runInTerminal, protocol errors, a client that goes away or is killed,
+// --dap-port, and the same non-reverse session against lldb-vscode-16 for
+// comparison.
 //
 // Usage: node dap_test.js [FILTER]   prints "ok - name" / "not ok - name".
 'use strict';
@@ -423,6 +425,39 @@ tests['replay: stepBack retraces the lines, reverseContinue, forward to the live
 	dc.stopAdapter();
 };
 
+tests['a long decode: progress events at the first stepBack over a long trace'] = async () => {
+	const dc = client();
+	const seen = [];
+	for (const e of ['progressStart', 'progressUpdate', 'progressEnd', 'stopped'])
+		dc.on(e, (ev) => seen.push(ev));
+	await dc.start();
+	await dc.initializeRequest({ adapterID: 'ptdb', supportsProgressReporting: true });
+	const first = dc.waitForEvent('stopped');
+	await Promise.all([
+		dc.launchRequest({ program: P('trace_long'), trace: { mode: 'thread', size: '64MiB', engine: 'cache' } }),
+		dc.waitForEvent('initialized').then(async () => {
+			await dc.setBreakpointsRequest({ source: { path: P('trace_long.c') }, breakpoints: [{ line: 20 }] });
+			return dc.configurationDoneRequest();
+		}),
+	]);
+	const tid = (await first).body.threadId;
+	let from = seen.length;
+	let s = await step(dc, tid, () => dc.stepBackRequest({ threadId: tid }));
+	assert.strictEqual(s.line, 10);
+	const ev = seen.slice(from);
+	const start = ev.find((e) => e.event === 'progressStart' && /^Decoding thread #1/.test(e.body.title));
+	assert.ok(start, JSON.stringify(ev.map((e) => [e.event, e.body.title || e.body.reason])));
+	assert.strictEqual(start.body.cancellable, true);
+	const end = ev.findIndex((e) => e.event === 'progressEnd' && e.body.progressId === start.body.progressId);
+	assert.ok(end > 0 && end < ev.findIndex((e) => e.event === 'stopped'), 'the decode ends before the stop');
+	// decoded once: the next move back tells no progress
+	from = seen.length;
+	s = await step(dc, tid, () => dc.stepBackRequest({ threadId: tid }));
+	assert.ok(!seen.slice(from).some((e) => e.event === 'progressStart'));
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
 tests['replay in a threaded program traced as a process: a thread\'s own history'] = async () => {
 	const dc = client();
 	const { stop, bps } = await start(dc, { program: P('threads'), trace: { mode: 'process', size: '256KiB' } },
@@ -442,6 +477,66 @@ tests['replay in a threaded program traced as a process: a thread\'s own history
 	const ended = finish(dc);
 	await dc.continueRequest({ threadId: tid });
 	await ended;
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
+};
+
+tests['while the program runs: threads, stackTrace, errors, breakpoints set unseen, continued, cancel'] = async () => {
+	const dc = client();
+	const stops = [], continued = [];
+	dc.on('stopped', (e) => stops.push(e.body));
+	dc.on('continued', (e) => continued.push(e.body));
+	const { stop } = await start(dc, { program: P('rel_spin4') }, {}, [{ name: 'main' }]);
+	const tid = stop.body.threadId;
+	await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+	await dc.continueRequest({ threadId: tid });
+	// answered while it runs (lldb-vscode-16's answers: the threads of the
+	// last stop, no frames; an evaluate fails)
+	const th = (await dc.threadsRequest()).body.threads;
+	assert.deepStrictEqual(th.map((t) => t.id), [tid]);
+	assert.deepStrictEqual((await dc.stackTraceRequest({ threadId: tid })).body.stackFrames, []);
+	await assert.rejects(dc.evaluateRequest({ expression: 'counter[0]', context: 'watch' }), /running/);
+	await assert.rejects(dc.nextRequest({ threadId: tid }), /running/);
+	await assert.rejects(dc.scopesRequest({ frameId: 1 }), /running/);
+	// a breakpoint where it never goes: set, and the run goes on unseen;
+	// then one it reaches: the only stop since the continue
+	const b1 = (await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 30 }] })).body.breakpoints;
+	assert.strictEqual(b1[0].verified, true);
+	assert.deepStrictEqual(stops.length, 1);
+	const hit = dc.waitForEvent('stopped');
+	const b2 = (await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 30 }, { line: 11 }] })).body.breakpoints;
+	const s = (await hit).body;
+	assert.deepStrictEqual([s.reason, s.hitBreakpointIds], ['breakpoint', [b2[1].id]]);
+	assert.deepStrictEqual(stops.map((x) => x.reason), ['breakpoint', 'breakpoint']);
+	assert.strictEqual((await top(dc, s.threadId)).name, 'work');
+	assert.strictEqual(continued.length, 0, 'the client asked for that run: no continued event');
+	// a console command resumes it: continued, then its stop
+	let p = dc.waitForEvent('stopped');
+	await dc.evaluateRequest({ expression: 'process continue', context: 'repl' });
+	await p;
+	assert.strictEqual(continued.length, 1);
+	assert.strictEqual(continued[0].allThreadsContinued, true);
+	// cancel: of a console command that runs on (interrupted: stopped, the
+	// request answered 'cancelled'), of a request waiting in the queue, of a
+	// request long answered (nothing)
+	await dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [] });
+	const done = dc.sequence - 1;
+	const seq = dc.sequence;
+	const cont = dc.waitForEvent('continued');
+	const ev = dc.evaluateRequest({ expression: 'process continue', context: 'repl' });
+	await cont;
+	// (a breakpoint request during a console command waits for its stop:
+	// queued, and cancelled there)
+	const bseq = dc.sequence;
+	const queued = dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 11 }] });
+	await dc.customRequest('cancel', { requestId: bseq });
+	await assert.rejects(queued, /cancelled/);
+	p = dc.waitForEvent('stopped');
+	await dc.customRequest('cancel', { requestId: seq });
+	await assert.rejects(ev, /cancelled/);
+	assert.strictEqual((await p).body.reason, 'pause');
+	await dc.customRequest('cancel', { requestId: done });
+	assert.strictEqual((await top(dc, tid)).source.name, 'rel_spin4.c');
 	await dc.disconnectRequest({});
 	dc.stopAdapter();
 };
@@ -575,6 +670,43 @@ function alive(pid) {
 	}
 }
 
+tests['runInTerminal: the program in the client\'s terminal (console: integratedTerminal)'] = async () => {
+	const r = raw();
+	r.send({ seq: 1, type: 'request', command: 'initialize', arguments: { supportsRunInTerminalRequest: true } });
+	await r.wait((m) => m.request_seq === 1, 'initialize');
+	r.send({ seq: 2, type: 'request', command: 'launch', arguments: { program: P('vars'), args: ['x'], console: 'integratedTerminal' } });
+	const req = await r.wait((m) => m.type === 'request' && m.command === 'runInTerminal', 'the runInTerminal request');
+	assert.strictEqual(req.arguments.kind, 'integrated');
+	// the client runs the launcher in its terminal (here: on pipes)
+	const term = child.spawn(req.arguments.args[0], req.arguments.args.slice(1), { cwd: req.arguments.cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+	cleanup.push(() => term.kill('SIGKILL'));
+	let shown = '';
+	term.stdout.on('data', (d) => { shown += d; });
+	r.send({ seq: 3, type: 'response', request_seq: req.seq, command: 'runInTerminal', success: true, body: { processId: term.pid } });
+	assert.strictEqual((await r.wait((m) => m.request_seq === 2, 'launch')).success, true);
+	r.send({ seq: 4, type: 'request', command: 'configurationDone' });
+	assert.strictEqual((await r.wait((m) => m.event === 'exited', 'the exit')).body.exitCode, 0);
+	await exited(term);	// the launcher ends with the program
+	assert.ok(shown.includes('4 46 169 '), JSON.stringify(shown));
+	assert.ok(!r.msgs.some((m) => m.event === 'output' && m.body.category === 'stdout'), 'not as output events');
+	r.send({ seq: 5, type: 'request', command: 'disconnect', arguments: {} });
+	await exited(r.p);
+	// a client that runs no terminal, or refuses: an error, the session goes on
+	const n = raw();
+	n.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
+	n.send({ seq: 2, type: 'request', command: 'launch', arguments: { program: P('vars'), console: 'externalTerminal' } });
+	assert.match((await n.wait((m) => m.request_seq === 2, 'launch')).message, /supportsRunInTerminalRequest/);
+	n.send({ seq: 3, type: 'request', command: 'initialize', arguments: { supportsRunInTerminalRequest: true } });
+	n.send({ seq: 4, type: 'request', command: 'launch', arguments: { program: P('vars'), runInTerminal: true } });
+	const q = await n.wait((m) => m.type === 'request' && m.command === 'runInTerminal', 'the runInTerminal request');
+	n.send({ seq: 5, type: 'response', request_seq: q.seq, command: 'runInTerminal', success: false, message: 'no terminal' });
+	assert.match((await n.wait((m) => m.request_seq === 4, 'launch')).message, /could not run the program in a terminal/);
+	n.send({ seq: 6, type: 'request', command: 'launch', arguments: { program: P('vars') } });
+	assert.strictEqual((await n.wait((m) => m.request_seq === 6, 'launch')).success, true);
+	n.send({ seq: 7, type: 'request', command: 'disconnect', arguments: {} });
+	await exited(n.p);
+};
+
 tests['a client that goes away: the launched program is killed, not left stopped'] = async () => {
 	const r = raw();
 	r.send({ seq: 1, type: 'request', command: 'initialize', arguments: {} });
@@ -587,6 +719,51 @@ tests['a client that goes away: the launched program is killed, not left stopped
 	r.p.stdin.end();	// the editor died
 	await exited(r.p);
 	await until(() => !alive(pid), 'the debuggee to be gone');
+};
+
+// An editor process that starts ptdb --dap and drives it (initialize,
+// then launch or attach, then configurationDone), then says the pids.
+const EDITOR = `
+const p = require('child_process').spawn(process.argv[1], ['--dap'], { stdio: ['pipe', 'pipe', 'inherit'] });
+let buf = '', seq = 1, pid = 0;
+const send = (command, args) => { const s = JSON.stringify({ seq: seq++, type: 'request', command, arguments: args });
+	p.stdin.write('Content-Length: ' + Buffer.byteLength(s) + '\\r\\n\\r\\n' + s); };
+p.stdout.on('data', (d) => {
+	buf += d;
+	for (let m; (m = /Content-Length: (\\d+)\\r\\n\\r\\n/.exec(buf)) && buf.length >= m.index + m[0].length + +m[1];) {
+		const o = JSON.parse(buf.substr(m.index + m[0].length, +m[1]));
+		buf = buf.slice(m.index + m[0].length + +m[1]);
+		if (o.event === 'process') pid = o.body.systemProcessId;
+		if (o.type === 'response' && o.command === 'configurationDone')
+			console.log(JSON.stringify({ ptdb: p.pid, prog: pid }));
+	}
+});
+send('initialize', {});
+send(process.argv[2], JSON.parse(process.argv[3]));
+send('configurationDone', {});
+`;
+
+async function editorKilled(what, args) {
+	const ed = child.spawn(process.execPath, ['-e', EDITOR, PTDB, what, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
+	cleanup.push(() => ed.kill('SIGKILL'));
+	let out = '';
+	ed.stdout.on('data', (d) => { out += d; });
+	await until(() => out.includes('\n'), 'the editor to start the session');
+	const pids = JSON.parse(out);
+	ed.kill('SIGKILL');	// the editor dies: ptdb's pipes close
+	await until(() => !alive(pids.ptdb), 'ptdb --dap to end');
+	return pids;
+}
+
+tests['an editor killed (kill -9) mid-run: the launched program is killed; an attached one detached, running'] = async () => {
+	const { prog } = await editorKilled('launch', { program: P('tgt_spin') });
+	await until(() => !alive(prog), 'the launched program to be gone');
+	const other = child.spawn(P('tgt_spin'), [], { stdio: 'ignore' });
+	cleanup.push(() => other.kill('SIGKILL'));
+	await editorKilled('attach', { pid: other.pid, stopOnEntry: true });
+	await until(() => /^[RS]/.test(fs.readFileSync('/proc/' + other.pid + '/stat', 'utf8').split(') ')[1]),
+		'the attached program to run on');
+	assert.ok(alive(other.pid));
 };
 
 tests['SIGTERM to ptdb --dap: the launched program is killed; an attached one detached, running'] = async () => {
