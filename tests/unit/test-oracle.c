@@ -1122,6 +1122,34 @@ TEST(oracle_fast_timer_cache_engine)
 	fast_timer(DBG_ENGINE_CACHE);
 }
 
+/* GCC nested functions called through pointers: trampolines on the
+ * executable stack, two of them taking turns in the same bytes.  Traced,
+ * every call goes where it should (the program's own check: exit 0).
+ * The trace is not compared with stepping: by oracle_end the stack holds
+ * other bytes, and the trace is decoded against memory at dump time (the
+ * code as it ran is not kept yet). */
+static int nested(int engine)
+{
+	struct seq none = { calloc(1, 8), 0 };
+
+	want_exit = code_written = 1;
+	traced_engine("tests/programs/oracle_nested", 8u << 20, 4096, &none, 0, 0, engine);
+	want_exit = code_written = 0;
+	free(none.ip);
+	printf("#   exit %d\n", last_exit);
+	return last_exit;
+}
+
+TEST(oracle_nested_trampolines_ptrace_engine)
+{
+	CHECK_INT(nested(DBG_ENGINE_PTRACE), 0);
+}
+
+TEST(oracle_nested_trampolines_cache_engine)
+{
+	CHECK_INT(nested(DBG_ENGINE_CACHE), 0);
+}
+
 /* A loop the ptrace engine ran (a signal waited, blocked) and then the
  * cache engine: the breakpoints the first left in it are no stops of the
  * second (before: a trap per pass, and with a second thread waiting, a
@@ -1167,4 +1195,5 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
 	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
 	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine,
-	  oracle_signal_then_loop_ptrace_engine, oracle_signal_then_loop_cache_engine)
+	  oracle_signal_then_loop_ptrace_engine, oracle_signal_then_loop_cache_engine,
+	  oracle_nested_trampolines_ptrace_engine, oracle_nested_trampolines_cache_engine)
