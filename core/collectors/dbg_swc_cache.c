@@ -17,9 +17,10 @@ int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct
 {
 	struct target_stop ts;
 	pid_t t = th->tid;
-	/* (arrivals at a stop that is not the user's, a goal in a deeper
-	 * frame in a loop say, end the turn after a while, as the ptrace
-	 * engine's block budget does: the other threads get theirs) */
+	/* (arrivals at stops that do not end the run, in a loop: a
+	 * breakpoint whose condition is false, a goal in a deeper frame,
+	 * another thread's parked return, end the turn after a while, as
+	 * the ptrace engine's block budget does: the others get theirs) */
 	int budget = d->trace->nth > 1 ? 64 : 1 << 30, rr;
 
 	/* the ptrace engine's breakpoints, left by a turn it took (a signal
