@@ -21,7 +21,7 @@ endif
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
-	binutils libc6-dbg lldb-16 qemu-user liblldb-22 nodejs
+	binutils libc6-dbg lldb-16 qemu-user liblldb-22 nodejs golang-go luajit
 
 # LLDB 22's command-line program (tests/lldb22_test.py loads ptdb's bundles
 # in it).  Debian's lldb-22 conflicts with lldb-16 (their python3-lldb

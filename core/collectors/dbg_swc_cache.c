@@ -17,10 +17,19 @@ int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct
 {
 	struct target_stop ts;
 	pid_t t = th->tid;
-	int rr;
+	/* (arrivals at stops that do not end the run, in a loop: a
+	 * breakpoint whose condition is false, a goal in a deeper frame,
+	 * another thread's parked return, end the turn after a while, as
+	 * the ptrace engine's block budget does: the others get theirs) */
+	int budget = d->trace->nth > 1 ? 64 : 1 << 30, rr;
 
+	/* the ptrace engine's breakpoints, left by a turn it took (a signal
+	 * waited), would be stops to the cache's blocks: a loop holding one
+	 * would leave the cache on every pass */
+	if (dbg_swc(d)->nsticky)
+		dbg_swc_unplant_sticky(d);
 	for (int first = 1;; first = 0) {
-		if (!first && *d->interrupt_requested)
+		if (!first && (*d->interrupt_requested || budget-- <= 0))
 			return EV_GO_ON;
 		switch (dbg_cache_run(d, &dbg_swc(d)->cc, th, r, rq->goals, rq->ngoals, &ts, err)) {
 		case DBG_CACHE_OFF:

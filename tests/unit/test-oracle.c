@@ -67,12 +67,21 @@ static int code_written;
  * its status in last_exit (-1: it did not exit). */
 static int want_exit, last_exit;
 
+/* Set: traced runs trace every thread (those made later too), and the
+ * run to the exit has a breakpoint at this function whose condition is
+ * never true.  last_traps: the cache engine's traps in the last run. */
+static int trace_all;
+static const char *exit_cond_bp;
+static unsigned long long last_traps;
+
 static void run_to_exit(struct dbg *d)
 {
 	struct dbg_stop st;
 	struct ptdb_err err;
 
 	last_exit = -1;
+	if (want_exit && exit_cond_bp)
+		dbg_bp_set_condition(dbg_bp_add(d, DBG_BP_NAME, exit_cond_bp, NULL, 0, 0), "0");
 	if (want_exit && dbg_continue(d, &st, &err) == 0 && st.reason == DBG_R_EXITED && !st.signaled)
 		last_exit = st.exit_status;
 }
@@ -186,7 +195,8 @@ static int traced_engine(const char *prog, size_t size, size_t period, const str
 	size_t len = 0;
 	int psbs = 0, rc = -1;
 
-	if (!end || dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err) < 0 ||
+	if (!end || (trace_all ? dbg_trace_start(&d, NULL, 0, 1, 0, &o, &err)
+			       : dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err)) < 0 ||
 	    dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end) {
 		printf("#   traced run did not reach the end breakpoint\n");
 		goto out;
@@ -205,6 +215,7 @@ static int traced_engine(const char *prog, size_t size, size_t period, const str
 		       (unsigned long long)cs.links, (unsigned long long)cs.misses,
 		       (unsigned long long)cs.drains, (unsigned long long)cs.entries,
 		       (unsigned long long)cs.fallback);
+		last_traps = cs.traps;
 		/* it really ran in the cache: most instructions came from
 		 * records (or some, where code is written: that is stepped) */
 		if (cs.records == 0 || cs.entries == 0 || (!code_written && cs.fallback * 20 > th->insns)) {
@@ -1111,6 +1122,65 @@ TEST(oracle_fast_timer_cache_engine)
 	fast_timer(DBG_ENGINE_CACHE);
 }
 
+/* GCC nested functions called through pointers: trampolines on the
+ * executable stack, two of them taking turns in the same bytes.  Traced,
+ * every call goes where it should (the program's own check: exit 0).
+ * The trace is not compared with stepping: by oracle_end the stack holds
+ * other bytes, and the trace is decoded against memory at dump time (the
+ * code as it ran is not kept yet). */
+static int nested(int engine)
+{
+	struct seq none = { calloc(1, 8), 0 };
+
+	want_exit = code_written = 1;
+	traced_engine("tests/programs/oracle_nested", 8u << 20, 4096, &none, 0, 0, engine);
+	want_exit = code_written = 0;
+	free(none.ip);
+	printf("#   exit %d\n", last_exit);
+	return last_exit;
+}
+
+TEST(oracle_nested_trampolines_ptrace_engine)
+{
+	CHECK_INT(nested(DBG_ENGINE_PTRACE), 0);
+}
+
+TEST(oracle_nested_trampolines_cache_engine)
+{
+	CHECK_INT(nested(DBG_ENGINE_CACHE), 0);
+}
+
+/* A loop the ptrace engine ran (a signal waited, blocked) and then the
+ * cache engine: the breakpoints the first left in it are no stops of the
+ * second (before: a trap per pass, and with a second thread waiting, a
+ * turn that never ended: Go's preempted loops hung).  The run goes on to
+ * the exit, every thread traced, main waiting for a worker in a loop
+ * through a breakpoint that never stops: the worker gets its turns. */
+static int sig_loop(int engine)
+{
+	int rc;
+
+	trace_all = 1;
+	exit_cond_bp = "wait_pass";
+	last_traps = 0;
+	rc = changing_code("tests/programs/oracle_sig_loop", engine);
+	trace_all = 0;
+	exit_cond_bp = NULL;
+	printf("#   %llu traps\n", last_traps);
+	/* (700 passes of the loop: a few traps to translate it) */
+	return rc == 0 && (engine != DBG_ENGINE_CACHE || last_traps < 300) ? 0 : -1;
+}
+
+TEST(oracle_signal_then_loop_ptrace_engine)
+{
+	CHECK_INT(sig_loop(DBG_ENGINE_PTRACE), 0);
+}
+
+TEST(oracle_signal_then_loop_cache_engine)
+{
+	CHECK_INT(sig_loop(DBG_ENGINE_CACHE), 0);
+}
+
 TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle2_both_engines_equal_stepping,
 	  oracle_cache_engine_long_run_same_stream,
@@ -1124,4 +1194,6 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_dual_mapped_jit_ptrace_engine, oracle_dual_mapped_jit_cache_engine,
 	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
 	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
-	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine)
+	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine,
+	  oracle_signal_then_loop_ptrace_engine, oracle_signal_then_loop_cache_engine,
+	  oracle_nested_trampolines_ptrace_engine, oracle_nested_trampolines_cache_engine)
