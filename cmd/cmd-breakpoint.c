@@ -154,17 +154,26 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 		break;
 	}
 	fprintf(out, ", locations = %d", bp->nlocs);
-	if (bp->nlocs)
+	if (resolved)	/* lldb-16 counts hits only of planted breakpoints */
 		fprintf(out, ", resolved = %d, hit count = %u", resolved, bp->hits);
 	bp_print_options(out, bp);
 	fputc('\n', out);
 	bp_print_condition(out, bp);
 	for (int k = 0; k < bp->nlocs; k++) {
+		struct dbg_module *m = dbg_module_for(d, bp->locs[k].addr);
+		char buf[512];
+
 		fprintf(out, "  %u.%d: ", bp->id, k + 1);
-		print_loc_where(out, d, bp->locs[k].addr);
+		if (m && m->sym && !m->end)	/* never loaded: module[file address] */
+			fprintf(out, "where = %s, address = %s[0x%016" PRIx64 "]",
+				dbg_format_addr(d, bp->locs[k].addr, buf, sizeof(buf)),
+				sym_module_name(m->sym),
+				bp->locs[k].addr - sym_module_bias(m->sym));
+		else
+			print_loc_where(out, d, bp->locs[k].addr);
 		fprintf(out, ", %s, hit count = %u%s\n",
 			bp->locs[k].planted ? "resolved" : "unresolved", bp->locs[k].hits,
-			bp->locs[k].enabled ? "" : " Options: disabled");
+			bp->locs[k].enabled ? "" : "  Options: disabled");
 	}
 	fputc('\n', out);
 }
