@@ -154,10 +154,9 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 
 	if (dbg_frame_line(d, f, index > 0, &file, &line, &col) == 0) {
 		file = dbg_source_path(d, file, mapped, sizeof(mapped));
-		if (source_list(out, file, line, col, &err) == 0)
-			return;
-		if (index > 0)
-			return;
+		/* a line whose file is not here: lldb-16 shows nothing more */
+		(void)source_list(out, file, line, col, &err);
+		return;
 	}
 	if (index == 0)
 		frame_disasm(out, d, f->pc);

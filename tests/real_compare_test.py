@@ -48,15 +48,15 @@ MINIGZIP = [
     "b gz_compress", "b minigzip.c:482", "breakpoint list", "r " + INPUT, "bt", "v",
     "frame variable -T", "p outfile", "p file", "p *file", "p mode", "p sizeof(outfile)",
     "n", "n", "s", "bt", "v", "p in->_flags", "p/x in->_flags", "n", "n", "n", "v len",
-    "p len", "up", "v", "frame info", "down", "frame info", "breakpoint disable 1", "finish",
+    "p err", "up", "v", "frame info", "down", "frame info", "breakpoint disable 1", "finish",
     "bt", "v", "source list -l 370 -c 6", "memory read -c 16 file", "x/4xw $rsp",
     "register read rip", "register read -f x rax", "thread list", "thread backtrace",
     "image lookup -n gz_compress", "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
-    "b compressFile_orDie", "b streaming_compression_thread_pool.c:162", "r 1 3 " + INPUT,
-    "bt", "v", "p level", "n", "n", "v i", "c", "thread list", "bt", "v", "p *args",
-    "p args->fname", "p args->cLevel", "n", "n", "n", "v fin", "thread select 1", "bt",
+    "b streaming_compression_thread_pool.c:42", "b streaming_compression_thread_pool.c:162", "r 1 3 " + INPUT,
+    "bt", "v", "p level", "n", "n", "v i", "c", "thread list", "bt", "v", "v *args",
+    "p args->fname", "p args->cLevel", "p *args->fname", "n", "n", "n", "v fin", "thread select 1", "bt",
     "frame info", "thread select 2", "frame info", "thread backtrace all", "breakpoint list",
     "breakpoint delete", "c",
 ]
@@ -78,8 +78,8 @@ SESSIONS = [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi", "finish", "c",
     ], None),
     ("sort", "/usr/bin/sort", [
-        "b setlocale", "b qsort", "r " + INPUT, "bt", "frame info", "v", "finish", "c", "bt",
-        "c",
+        "b setlocale", "r " + INPUT, "bt", "frame info", "v", "finish", "b qsort", "c", "bt",
+        "finish", "breakpoint list", "c",
     ], r"^[a-z ]+$"),
 ]
 

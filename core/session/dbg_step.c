@@ -513,7 +513,20 @@ static int extend_step(struct step_ranges *rs, struct frame0 *cx, const struct f
 static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why,
 			uint64_t pc, int hide)
 {
-	done(d, stop, tid, why);
+	unsigned id, loc;
+
+	if (dbg_bp_hit(d, tid, pc, &id, &loc)) {
+		/* the step ends where a breakpoint is: lldb-16 reports (and
+		 * counts) the breakpoint */
+		memset(stop, 0, sizeof(*stop));
+		stop->reason = DBG_R_BREAKPOINT;
+		stop->tid = tid;
+		stop->bp_id = id;
+		stop->loc_id = loc;
+		user_stop(d, stop);
+	} else {
+		done(d, stop, tid, why);
+	}
 	if (hide <= 0)
 		return;
 	d->inl_hide.n = (unsigned)hide;
