@@ -225,6 +225,16 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
 	fflush(out);
 	cmd_relay_drain();	/* what the program wrote before it stopped */
+	for (int i = 0; i < d->nbps; i++) {
+		/* a pending breakpoint resolved in a library loaded meanwhile,
+		 * as lldb-16 tells it */
+		struct dbg_bp *bp = &d->bps[i];
+
+		if (bp->nlocs > bp->told)
+			fprintf(out, "%d location%s added to breakpoint %u\n", bp->nlocs - bp->told,
+				bp->nlocs - bp->told == 1 ? "" : "s", bp->id);
+		bp->told = bp->nlocs;
+	}
 	for (int i = 0; i < d->nnotes; i++) {
 		const char *sig = target_signal_name(d->notes[i].signo);
 

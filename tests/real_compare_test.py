@@ -26,6 +26,7 @@ Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
 function of each C program, must stop at lldb-16's lines.
 """
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -122,10 +123,31 @@ def make_input():
             os.unlink(path + ext)
 
 
-def run(args, prog_env=None):
+def run(args, tty=False):
+    """The debugger's output.  tty: on a terminal (ptdb in batch mode lets
+    the program share its standard streams, and lldb-16 gives the program
+    a terminal of its own: on a terminal, both programs write to one, so
+    their stdio buffers, and the heap after them, are the same)."""
     make_input()
-    return subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=ROOT,
-                          stdin=subprocess.DEVNULL, errors="replace")
+    if not tty:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                           stdin=subprocess.DEVNULL, errors="replace")
+        return p.stdout + p.stderr
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    out = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        out.append(chunk)
+    os.close(master)
+    p.wait(timeout=300)
+    return b"".join(out).decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 def run_pair(prog, cmds):
@@ -135,9 +157,7 @@ def run_pair(prog, cmds):
         lldb_args += ["-o", c]
         ptdb_args += ["-o", c]
     lldb_args.append(prog)
-    lo = run(lldb_args)
-    po = run(ptdb_args)
-    return lo.stdout + lo.stderr, po.stdout + po.stderr
+    return run(lldb_args), run(ptdb_args, tty=True)
 
 
 def compare(name, prog, cmds, drop):
