@@ -36,6 +36,7 @@ import results
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lldb_compare_test import blocks, settle  # noqa: E402
+import step_o2_test  # noqa: E402
 
 ROOT = os.path.dirname(os.path.abspath(__file__)) + "/.."
 ROOT = os.path.normpath(ROOT)
@@ -87,6 +88,19 @@ SESSIONS = [
 # Differences from lldb-16 kept on purpose or not yet removed: (session
 # pattern, command pattern, words man/ptdb.1 names it with).
 KNOWN = [
+]
+
+# step walks: 15 'n' and 15 's' from a breakpoint in an -O2 function;
+# each stop's file:line must be lldb-16's
+WALKS = [
+    ("minigzip -O2", "minigzip_O2", ["b main", "r " + INPUT], "n"),
+    ("minigzip -O2", "minigzip_O2", ["b file_compress", "r " + INPUT], "s"),
+    ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "n"),
+    ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "s"),
+    ("gtest_sample -O2", "gtest_sample_O2",
+     ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "n"),
+    ("gtest_sample -O2", "gtest_sample_O2",
+     ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "s"),
 ]
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
@@ -185,6 +199,28 @@ def compare(name, prog, cmds, drop):
     return same, len(cmds), diffs, unnamed
 
 
+def walk(name, prog, start, step):
+    cmds = start + [step] * 15
+    lo, po = run_pair(prog, cmds)
+    want = step_o2_test.stops(lo, "lldb", cmds)
+    got = step_o2_test.stops(po, "ptdb", cmds)
+    title = "real compare step walk %s '%s'" % (name, step)
+    if len(want) < 16:
+        results.fail(title, "lldb-16 stopped %d times:\n%s" % (len(want), lo[-3000:]))
+        return
+    same = sum(1 for a, b in zip(want, got) if a == b)
+    if want != got:
+        rows = ["  %-4s lldb-16 %-40s ptdb %s%s" % (
+            a[0] if a else b[0], a[1] if a else "-", b[1] if b else "-",
+            "" if a == b else "   <- differs")
+            for a, b in [(want[k] if k < len(want) else None, got[k] if k < len(got) else None)
+                         for k in range(max(len(want), len(got)))]]
+        results.fail(title, "%d of %d stops at lldb-16's lines:\n%s" % (
+            same, len(want), "\n".join(rows)))
+    else:
+        results.ok("%s (%d stops at lldb-16's lines)" % (title, len(want)))
+
+
 def run_all(verbose=False):
     if not shutil.which(LLDB):
         results.skip("real compare", "%s is not installed (make deps installs it)" % LLDB)
@@ -211,6 +247,10 @@ def run_all(verbose=False):
             results.fail(line, "differences not named in man/ptdb.1:\n" + "\n".join(unnamed))
         else:
             results.ok(line)
+    for name, prog, start, step in WALKS:
+        path = os.path.join(REAL, prog)
+        if os.path.exists(os.path.join(ROOT, path)):
+            walk(name, path, start, step)
     if total:
         line = "real compare overall: %d of %d commands identical (%.1f%%)" % (
             total_same, total, 100.0 * total_same / total)
