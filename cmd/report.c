@@ -1,6 +1,7 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
 #include "cmd/trace-loss.h"
 #include "cmd/report.h"
+#include "cmd/dis-comment.h"
 #include "cmd/tty-relay.h"
 #include "core/session/session.h"
 #include "core/symbols/source.h"
@@ -117,6 +118,7 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	uint8_t buf[64];
 	size_t got = sizeof(buf);
 	uint64_t a = pc;
+	char cm[512];
 
 	ds = disasm_new(&err);
 	if (!ds)
@@ -132,7 +134,12 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 
 		if (disasm_insn(ds, buf + (a - pc), got - (a - pc), a, &in, &err) < 0)
 			break;
-		if (loc.func)
+		cmd_dis_comment(d, &in, loc.func ? loc.func_addr : 0, cm, sizeof(cm));
+		if (loc.func && cm[0])
+			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %-25s %s\n",
+				a == pc ? "->  " : "    ", a, a - loc.func_addr,
+				in.mnemonic, in.operands, cm);
+		else if (loc.func)
 			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %s\n",
 				a == pc ? "->  " : "    ", a, a - loc.func_addr,
 				in.mnemonic, in.operands);
