@@ -106,6 +106,9 @@ KNOWN_WALKS = [
 WALKS = [
     ("minigzip -O2", "minigzip_O2", ["b main", "r " + INPUT], "n"),
     ("minigzip -O2", "minigzip_O2", ["b file_compress", "r " + INPUT], "s"),
+    # 'n' over the call to a function whose first instruction has a breakpoint
+    ("minigzip -O2 (b gz_compress)", "minigzip_O2",
+     ["b file_compress", "b gz_compress", "r " + INPUT], "n"),
     ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "n"),
     ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "s"),
     ("gtest_sample -O2", "gtest_sample_O2",
