@@ -94,7 +94,7 @@ KNOWN = [
     ("^zstd_pool -O2$", r"^(r .*|bt|v|n|v i)$", "<Could not evaluate DW_OP_entry_value.>"),
     ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$", "which GCC gives every method"),
     ("^gtest_sample -O2$", r"^(bt|finish|up|frame info)$",
-     "a parameter with no location at all"),
+     "GCC splits many functions into a hot and a cold part"),
 ]
 # step walks that do not stop at lldb-16's lines: (walk, step, words)
 KNOWN_WALKS = [
