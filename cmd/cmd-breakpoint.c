@@ -167,7 +167,7 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 		fprintf(out, "address = 0x%016" PRIx64, bp->addr);
 		break;
 	}
-	fprintf(out, ", locations = %d", bp->nlocs);
+	fprintf(out, ", locations = %d%s", bp->nlocs, bp->nlocs ? "" : " (pending)");
 	if (resolved)	/* lldb-16 counts hits only of planted breakpoints */
 		fprintf(out, ", resolved = %d, hit count = %u", resolved, bp->hits);
 	bp_print_options(out, bp);
