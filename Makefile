@@ -21,7 +21,8 @@ endif
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
 	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
-	binutils libc6-dbg lldb-16 qemu-user liblldb-22 nodejs golang-go luajit
+	binutils libc6-dbg lldb-16 qemu-user liblldb-22 nodejs golang-go luajit \
+	libzstd-dev libgtest-dev coreutils
 
 # LLDB 22's command-line program (tests/lldb22_test.py loads ptdb's bundles
 # in it).  Debian's lldb-22 conflicts with lldb-16 (their python3-lldb
@@ -94,6 +95,31 @@ tests/programs/step_nodebug: tests/programs/step_nodebug.c
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 
+# Real programs nobody here wrote, built at test time from the sources
+# Debian's packages ship, -O0 and -O2 (PIE): zlib's minigzip (C), zstd's
+# multi-threaded streaming compressor (C, pthreads), googletest's sample 1
+# with googletest itself (C++ and its standard library).  The comparison
+# with lldb-16 (tests/real_compare_test.py) debugs them.
+REAL     = tests/out/real
+ZLIB_EX  = /usr/share/doc/zlib1g-dev/examples
+ZSTD_EX  = /usr/share/doc/libzstd-dev/examples
+GTEST    = /usr/src/googletest/googletest
+REAL_PROGS = $(foreach o,O0 O2,$(REAL)/minigzip_$(o) $(REAL)/zstd_pool_$(o) $(REAL)/gtest_sample_$(o))
+$(REAL)/minigzip_%: $(ZLIB_EX)/minigzip.c
+	@mkdir -p $(REAL)
+	gcc -g -$* -o $@ $< -lz
+$(REAL)/zstd_pool_%: $(ZSTD_EX)/streaming_compression_thread_pool.c
+	@mkdir -p $(REAL)
+	gcc -g -$* -pthread -I$(ZSTD_EX) -o $@ $< -lzstd
+$(REAL)/gtest_all_%.o: $(GTEST)/src/gtest-all.cc
+	@mkdir -p $(REAL)
+	g++ -g -$* -I$(GTEST)/include -I$(GTEST) -c -o $@ $<
+$(REAL)/gtest_sample_%: $(REAL)/gtest_all_%.o $(GTEST)/samples/sample1.cc $(GTEST)/samples/sample1_unittest.cc
+	g++ -g -$* -pthread -I$(GTEST)/include -o $@ $(GTEST)/samples/sample1.cc \
+	  $(GTEST)/samples/sample1_unittest.cc $(GTEST)/src/gtest_main.cc $<
+.SECONDARY: $(REAL)/gtest_all_O0.o $(REAL)/gtest_all_O2.o
+real-programs: $(REAL_PROGS)
+
 programs: $(PROGS)
 
 tests/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/replay.c tests/fuzz/fuzz.h libptdb.a
@@ -148,7 +174,7 @@ npm-deps:
 	else cd tests/dap && npm ci --no-audit --no-fund; fi
 
 check: deps
-	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs $(FUZZ_REPLAYS)
+	@$(MAKE) --no-print-directory ptdb $(UNIT_BINS) programs real-programs $(FUZZ_REPLAYS)
 	@$(PYTHON) tests/run-all.py $(UNIT_BINS)
 
 demo: deps
@@ -179,4 +205,4 @@ print-cflags:
 print-ldlibs:
 	@echo $(LDLIBS)
 
-.PHONY: all deps npm-deps check demo bench hwcheck install clean programs fuzz print-cflags print-ldlibs
+.PHONY: all deps npm-deps check demo bench hwcheck install clean programs real-programs fuzz print-cflags print-ldlibs

@@ -133,12 +133,26 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 	return CMD_OK;
 }
 
+/* As lldb-16 says it: planted, or, with no live process (it exited, or a
+ * trace is loaded), enabled at an address of a loaded module. */
+static int loc_resolved(struct dbg *d, const struct dbg_bp *bp, int k)
+{
+	struct dbg_module *m;
+
+	if (bp->locs[k].planted)
+		return 1;
+	if (dbg_alive(d) || !bp->enabled || !bp->locs[k].enabled)
+		return 0;
+	m = dbg_module_for(d, bp->locs[k].addr);
+	return m && m->end;
+}
+
 static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 {
 	int resolved = 0;
 
 	for (int k = 0; k < bp->nlocs; k++)
-		resolved += bp->locs[k].planted;
+		resolved += loc_resolved(d, bp, k);
 	fprintf(out, "%u: ", bp->id);
 	switch (bp->kind) {
 	case DBG_BP_NAME:
@@ -153,18 +167,27 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 		fprintf(out, "address = 0x%016" PRIx64, bp->addr);
 		break;
 	}
-	fprintf(out, ", locations = %d", bp->nlocs);
-	if (bp->nlocs)
+	fprintf(out, ", locations = %d%s", bp->nlocs, bp->nlocs ? "" : " (pending)");
+	if (resolved)	/* lldb-16 counts hits only of planted breakpoints */
 		fprintf(out, ", resolved = %d, hit count = %u", resolved, bp->hits);
 	bp_print_options(out, bp);
 	fputc('\n', out);
 	bp_print_condition(out, bp);
 	for (int k = 0; k < bp->nlocs; k++) {
+		struct dbg_module *m = dbg_module_for(d, bp->locs[k].addr);
+		char buf[512];
+
 		fprintf(out, "  %u.%d: ", bp->id, k + 1);
-		print_loc_where(out, d, bp->locs[k].addr);
+		if (m && m->sym && !m->end)	/* never loaded: module[file address] */
+			fprintf(out, "where = %s, address = %s[0x%016" PRIx64 "]",
+				dbg_format_addr(d, bp->locs[k].addr, buf, sizeof(buf)),
+				sym_module_name(m->sym),
+				bp->locs[k].addr - sym_module_bias(m->sym));
+		else
+			print_loc_where(out, d, bp->locs[k].addr);
 		fprintf(out, ", %s, hit count = %u%s\n",
-			bp->locs[k].planted ? "resolved" : "unresolved", bp->locs[k].hits,
-			bp->locs[k].enabled ? "" : " Options: disabled");
+			loc_resolved(d, bp, k) ? "resolved" : "unresolved", bp->locs[k].hits,
+			bp->locs[k].enabled ? "" : "  Options: disabled");
 	}
 	fputc('\n', out);
 }

@@ -187,11 +187,13 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 		if (find_source(d, fname, path, sizeof(path)) < 0)
 			return cmd_error(ctx, "Could not find source file \"%s\".", fname);
 		file = path;
-		if (!line) {
+		center = 0;
+		if (!line)
 			line = 1;
-			center = 0;
-		}
+		else
+			count++;	/* lldb-16: from the line, count more after it */
 	} else if (line) {
+		center = 0;	/* lldb-16: count lines from the line */
 		if (s->list_file[0]) {
 			file = s->list_file;
 		} else if (d->mods && d->mods[0].sym && sym_main_file(d->mods[0].sym)) {

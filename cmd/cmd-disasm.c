@@ -1,5 +1,6 @@
 /* cmd/cmd-disasm.c: "disassemble" (and memory read -f i), LLDB's layout:
  * a "module`function:" line, <+offset>, the branch targets' symbols. */
+#include "cmd/dis-comment.h"
 #include "cmd/builtin.h"
 #include "cmd/data.h"
 #include "cmd/report.h"
@@ -39,13 +40,6 @@ static void sym_at(struct dbg *d, uint64_t addr, struct dbg_module **mp, struct 
 	*mp = m;
 	if (m)
 		sym_lookup_addr(m->sym, addr, loc);
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
 }
 
 /* Decodes instructions from start: at most count (0: no limit), below end
@@ -99,32 +93,6 @@ static int dis_collect(struct dbg *d, struct disasm *ds, uint64_t start, uint64_
 	}
 	*out = v;
 	return n;
-}
-
-/* The comment LLDB puts after a direct branch or call. */
-static void dis_comment(struct dbg *d, const struct disasm_insn *in, uint64_t func_addr,
-			char *buf, size_t n)
-{
-	struct dbg_module *m;
-	struct sym_loc loc;
-
-	buf[0] = 0;
-	if (!in->has_target)
-		return;
-	sym_at(d, in->target, &m, &loc);
-	if (!m || !loc.func || !cmd_module_code(m, in->target))
-		return;
-	if (loc.func_addr == func_addr)
-		snprintf(buf, n, "; <+%" PRIu64 ">", in->target - func_addr);
-	else if (in->target == loc.func_addr)
-		snprintf(buf, n, "; %s", loc.func);
-	else
-		snprintf(buf, n, "; %s + %" PRIu64, loc.func, in->target - loc.func_addr);
-	if (loc.file && loc.line) {
-		size_t len = strlen(buf);
-
-		snprintf(buf + len, n - len, " at %s:%u", base_name(loc.file), loc.line);
-	}
 }
 
 /* Prints instructions LLDB style, a "module`function:" line before each
@@ -181,7 +149,7 @@ static void dis_print(struct cmd_ctx *ctx, const struct disasm_insn *v, int n,
 						      b ? " " : "", in->bytes[b]);
 			fprintf(ctx->out, "%-*s  ", bytew, bytes);
 		}
-		dis_comment(d, in, loc.func ? loc.func_addr : 0, cm, sizeof(cm));
+		cmd_dis_comment(d, in, loc.func ? loc.func_addr : 0, cm, sizeof(cm));
 		if (cm[0])
 			fprintf(ctx->out, "%-6s %-25s %s\n", in->mnemonic, in->operands, cm);
 		else if (in->operands[0])

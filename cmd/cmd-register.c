@@ -157,6 +157,9 @@ static uint64_t reg_value(const struct reg_def *r, const struct user_regs_struct
 
 /* One register; in a set's listing (set != 0) two columns further in, as
  * lldb-16 indents a set's registers. */
+/* register read -f: 'x' (hex, the default), 'd' or 'u' (decimal) */
+static char read_fmt;
+
 static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int size, uint64_t v)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -164,6 +167,16 @@ static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int siz
 	struct sym_loc loc;
 	char buf[512];
 
+	if (read_fmt == 'd' || read_fmt == 'u') {	/* -f d|u: the number alone */
+		int64_t sv = size == 8 ? (int64_t)v : size == 4 ? (int32_t)v :
+			     size == 2 ? (int16_t)v : (int8_t)v;
+
+		if (read_fmt == 'd')
+			fprintf(ctx->out, "%s%8s = %" PRId64 "\n", set ? "  " : "", name, sv);
+		else
+			fprintf(ctx->out, "%s%8s = %" PRIu64 "\n", set ? "  " : "", name, v);
+		return;
+	}
 	fprintf(ctx->out, "%s%8s = 0x%0*" PRIx64, set ? "  " : "", name, size * 2, v);
 	if (size == 8 && (m = dbg_module_for(d, v)) && cmd_module_code(m, v) &&
 	    sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
@@ -317,7 +330,15 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 	struct user_fpregs_struct fr;
 	struct ptdb_err err;
 	int have_fp = -1, failed = 0;
+	const char *f = cmd_opt(ctx->node, a, "format");
 
+	read_fmt = 'x';
+	if (f && (!strcmp(f, "d") || !strcmp(f, "decimal")))
+		read_fmt = 'd';
+	else if (f && (!strcmp(f, "u") || !strcmp(f, "unsigned")))
+		read_fmt = 'u';
+	else if (f && strcmp(f, "x") && strcmp(f, "hex"))
+		return cmd_error(ctx, "invalid format '%s': use x, d or u", f);
 	if (dbg_replaying(d) && d->sel_tid == dbg_replay_tid(d)) {
 		/* only the program counter is in the trace */
 		if (a->argc == 0) {
@@ -516,6 +537,8 @@ static const struct cmd_node register_read_node = {
 	.opts = (const struct cmd_opt[]){
 		{ 'a', "all", OPT_FLAG, NULL, "Also show fs_base, gs_base and the floating point "
 			"and SSE registers." },
+		{ 'f', "format", OPT_STRING, "format", "Show the values in this format: x (hex, "
+			"the default), d (signed decimal) or u (unsigned decimal)." },
 		{ 0 } },
 };
 

@@ -1,6 +1,7 @@
 /* cmd/report.c: stop, thread and frame reports in LLDB's layout. */
 #include "cmd/trace-loss.h"
 #include "cmd/report.h"
+#include "cmd/dis-comment.h"
 #include "cmd/tty-relay.h"
 #include "core/session/session.h"
 #include "core/symbols/source.h"
@@ -117,6 +118,7 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	uint8_t buf[64];
 	size_t got = sizeof(buf);
 	uint64_t a = pc;
+	char cm[512];
 
 	ds = disasm_new(&err);
 	if (!ds)
@@ -132,7 +134,12 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 
 		if (disasm_insn(ds, buf + (a - pc), got - (a - pc), a, &in, &err) < 0)
 			break;
-		if (loc.func)
+		cmd_dis_comment(d, &in, loc.func ? loc.func_addr : 0, cm, sizeof(cm));
+		if (loc.func && cm[0])
+			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %-25s %s\n",
+				a == pc ? "->  " : "    ", a, a - loc.func_addr,
+				in.mnemonic, in.operands, cm);
+		else if (loc.func)
 			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %s\n",
 				a == pc ? "->  " : "    ", a, a - loc.func_addr,
 				in.mnemonic, in.operands);
@@ -154,10 +161,9 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 
 	if (dbg_frame_line(d, f, index > 0, &file, &line, &col) == 0) {
 		file = dbg_source_path(d, file, mapped, sizeof(mapped));
-		if (source_list(out, file, line, col, &err) == 0)
-			return;
-		if (index > 0)
-			return;
+		/* a line whose file is not here: lldb-16 shows nothing more */
+		(void)source_list(out, file, line, col, &err);
+		return;
 	}
 	if (index == 0)
 		frame_disasm(out, d, f->pc);
@@ -226,6 +232,16 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 {
 	fflush(out);
 	cmd_relay_drain();	/* what the program wrote before it stopped */
+	for (int i = 0; i < d->nbps; i++) {
+		/* a pending breakpoint resolved in a library loaded meanwhile,
+		 * as lldb-16 tells it */
+		struct dbg_bp *bp = &d->bps[i];
+
+		if (bp->nlocs > bp->told)
+			fprintf(out, "%d location%s added to breakpoint %u\n", bp->nlocs - bp->told,
+				bp->nlocs - bp->told == 1 ? "" : "s", bp->id);
+		bp->told = bp->nlocs;
+	}
 	for (int i = 0; i < d->nnotes; i++) {
 		const char *sig = target_signal_name(d->notes[i].signo);
 

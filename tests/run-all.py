@@ -19,7 +19,8 @@ the symbol tests (tests/symbols_test.py), the 64-thread stress test
 (tests/stress_test.py), the two software engines on every tracing transcript
 (tests/engine_test.py), valgrind memcheck on the transcripts of mission §1
 (tests/valgrind_test.py), the comparison of variables and expressions
-with lldb-16 (tests/lldb_compare_test.py), the layering of the code's
+with lldb-16 (tests/lldb_compare_test.py) and on real programs built from
+Debian's sources (tests/real_compare_test.py), the layering of the code's
 rooms (tests/layers_test.py: no include or call from a room into one
 above it, no circle between rooms) and the layers of cmd/ and
 core/symbols/ (no trace/ header seen by cmd/, no call or include circle:
@@ -57,6 +58,7 @@ import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
 import lldb_compare_test  # noqa: E402
 import step_o2_test  # noqa: E402
+import real_compare_test  # noqa: E402
 import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
 import layers_cmd_test  # noqa: E402
@@ -97,7 +99,8 @@ BESIDE_UNITS = [engine_test]
 SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test,
           percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
-          stress_test, symbols_test, lldb_compare_test, step_o2_test, engine_test, watch_test,
+          stress_test, symbols_test, lldb_compare_test, step_o2_test, real_compare_test,
+          engine_test, watch_test,
           valgrind_test, layers_cmd_test, dap_test, chunks_test, runtimes_test]
 
 

@@ -160,7 +160,7 @@ def run_all():
                "kill", prog=stripped)
     tree = out[out.find("[call tree"):]
     check("symbols: S15 a stripped program's call tree names every function", tree,
-          ["symlibc`___ptdb_unnamed_symbol_401", "libc.so.6`__GI___qsort_r at msort.c:",
+          ["symlibc`___lldb_unnamed_symbol10 to", "libc.so.6`__GI___qsort_r at msort.c:",
            "libc.so.6`symbol stub for: memcpy to <+0>"], ["`0x"])
     if not os.path.isdir("/usr/lib/debug/.build-id"):
         results.skip("symbols: S4", "libc6-dbg is not installed (make deps)")

@@ -265,6 +265,27 @@ static void quoted(const uint8_t *s, size_t len, char *buf, size_t n)
 	cat(buf, n, "\"");
 }
 
+/* A char array as lldb-16 shows it: its first 1024 bytes
+ * (max-string-summary-length) up to the last that is not NUL, NULs
+ * inside as \0, and "..." after when the array is longer. */
+static void char_array(const uint8_t *s, size_t len, char *buf, size_t n)
+{
+	size_t m = len > 1024 ? 1024 : len;
+	char one[8];
+
+	while (m && !s[m - 1])
+		m--;
+	cat(buf, n, "\"");
+	for (size_t i = 0; i < m; i++) {
+		if (s[i] == '\'')
+			snprintf(one, sizeof(one), "'");
+		else
+			char_lit(s[i], one, sizeof(one));
+		cat(buf, n, one);
+	}
+	cat(buf, n, len > 1024 ? "\"..." : "\"");
+}
+
 static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, size_t n)
 {
 	int bits = (int)(size * 8);
@@ -595,7 +616,7 @@ static void print_ref(struct pr *p, int indent, const char *name, const struct s
 	uint64_t a = 0;
 	size_t size = tg ? (size_t)tg->size : 0;
 	uint8_t *obj;
-	char v[2048];
+	char v[4200];
 
 	memcpy(&a, b, 8);
 	if (!size || size > (1u << 20)) {
@@ -641,7 +662,7 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 		       const uint8_t *b, uint64_t addr, int in_mem, int top)
 {
 	const struct sym_type *s = sym_type_strip(t);
-	char v[2048];
+	char v[4200];
 
 	if (indent > 64) {	/* a type that contains itself (hostile DWARF) */
 		fprintf(p->out, "%*s%s = ...\n", indent, "", name);
@@ -676,7 +697,7 @@ static void print_node(struct pr *p, int indent, const char *name, const struct 
 	}
 	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1) {
 		v[0] = 0;
-		quoted(b, (size_t)s->size, v, sizeof(v));
+		char_array(b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);
 		return;
 	}
@@ -788,7 +809,7 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 	}
 	if (s && s->kind == SYM_T_ARRAY && is_char_type(s->target) && s->ndims == 1) {
 		buf[0] = 0;
-		quoted(v->bytes, v->size, buf, n);
+		char_array(v->bytes, v->size, buf, n);
 		return;
 	}
 	if (is_std_string(s)) {	/* its summary, as LLDB's frame lines give it */

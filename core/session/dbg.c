@@ -105,6 +105,8 @@ static int set_exe_from(struct dbg *d, const char *file, const char *abs, const 
 	d->exe_path = xstrdup(user);
 	dbg_add_module(d, m, user)->is_exe = 1;
 	dbg_resolve_all(d);
+	for (int i = 0; i < d->nbps; i++)
+		d->bps[i].told = d->bps[i].nlocs;
 	return 0;
 }
 

@@ -48,6 +48,8 @@ struct dbg_bp {
 	int enabled;
 	unsigned hits;
 	int nlocs;
+	int told;		/* locations the user was told of (set, or
+				 * "N locations added" at a stop report) */
 	struct dbg_bp_loc locs[DBG_MAX_LOCS];
 	/* "breakpoint command add": run at each hit (cmd/ does) */
 	char **commands;

@@ -120,6 +120,7 @@ struct dbg_bp *dbg_bp_add(struct dbg *d, enum dbg_bp_kind kind,
 	bp->addr = addr;
 	bp->enabled = 1;
 	bp_resolve(d, bp);
+	bp->told = bp->nlocs;	/* the command says where */
 	return bp;
 }
 

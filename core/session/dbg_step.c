@@ -363,6 +363,20 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 		return rr;
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
+	{
+		unsigned id, loc;
+
+		if (dbg_bp_hit(d, tid, r.rip, &id, &loc)) {
+			/* a breakpoint where the call lands (an -O2 function's
+			 * entry): it stops 'n' and 's' there, as in lldb-16 */
+			memset(stop, 0, sizeof(*stop));
+			stop->reason = DBG_R_BREAKPOINT;
+			stop->tid = tid;
+			stop->bp_id = id;
+			stop->loc_id = loc;
+			return RW_USER;
+		}
+	}
 	if (into && line_at(d, r.rip, &now) < 0) {
 		rr = through_stub(d, tid, &r, ret, call_rsp, stop, err);
 		if (rr < 0 || rr == RW_USER)
@@ -515,7 +529,20 @@ static int extend_step(struct step_ranges *rs, struct frame0 *cx, const struct f
 static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why,
 			uint64_t pc, int hide)
 {
-	done(d, stop, tid, why);
+	unsigned id, loc;
+
+	if (dbg_bp_hit(d, tid, pc, &id, &loc)) {
+		/* the step ends where a breakpoint is: lldb-16 reports (and
+		 * counts) the breakpoint */
+		memset(stop, 0, sizeof(*stop));
+		stop->reason = DBG_R_BREAKPOINT;
+		stop->tid = tid;
+		stop->bp_id = id;
+		stop->loc_id = loc;
+		user_stop(d, stop);
+	} else {
+		done(d, stop, tid, why);
+	}
 	if (hide <= 0)
 		return;
 	d->inl_hide.n = (unsigned)hide;

@@ -190,26 +190,32 @@ static int frame_args(struct frame_ctx *fc, char *args, size_t n)
  * call] at ...": after the inlined call's name for an inlined frame,
  * else after the function's; NULL when the text does not have it. */
 static char *args_at(char *buf, const struct dbg_frame *f, const char *func, char *name,
-		     size_t nn)
+		     size_t nn, size_t *full)
 {
 	char *at = strchr(buf, '`');
 
 	if (!at)
 		return NULL;
 	if (f->look && f->inl < f->ninl) {
-		char *in = strstr(at, " [inlined] ");
-		size_t len;
+		/* the inlined call's whole name, up to " at file:line": a
+		 * template's has its return type and spaces ("void
+		 * ns::f<int, void>(int*)"), its arguments replace its
+		 * parameter types, as in lldb-16 */
+		char *in = strstr(at, " [inlined] "), *end, whole[512];
 
 		if (!in)
 			return NULL;
 		in += strlen(" [inlined] ");
-		len = strcspn(in, " ");
-		snprintf(name, nn, "%.*s", (int)len, in);
+		end = strstr(in, " at ");
+		*full = end ? (size_t)(end - in) : strlen(in);
+		snprintf(whole, sizeof(whole), "%.*s", (int)*full, in);
+		strip_params(whole, name, nn);
 		return in;
 	}
 	if (strncmp(at + 1, func, strlen(func)))
 		return NULL;
 	strip_params(func, name, nn);
+	*full = strlen(func);
 	return at + 1;
 }
 
@@ -219,6 +225,7 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 	struct frame_ctx fc;
 	struct sym_loc loc;
 	char name[512], args[6144], rest[512], *at;
+	size_t full = 0;
 	int nargs;
 
 	dbg_format_frame(d, f, index > 0, buf, n);
@@ -232,17 +239,18 @@ char *frame_format(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 	}
 	nargs = frame_args(&fc, args, sizeof(args));
 	frame_ctx_close(&fc);
-	if (!nargs || !(at = args_at(buf, f, loc.func, name, sizeof(name))))
+	if (!nargs || !(at = args_at(buf, f, loc.func, name, sizeof(name), &full)))
 		return buf;
 	/* the name as printed (C++: without its parameter types), then
 	 * "(args)", then what followed the name */
 	{
-		size_t skip = f->look && f->inl < f->ninl ? strlen(name) : strlen(loc.func);
+		int inl = f->look && f->inl < f->ninl;
+		size_t skip = full;
 		const char *close = strrchr(loc.func, ')');
 
 		/* a method's qualifiers follow the arguments, as in lldb-16:
 		 * "Runner::run(this=..., k=5) const" */
-		if (skip == strlen(loc.func) && close && close[1] == ' ')
+		if (!inl && close && close[1] == ' ')
 			snprintf(rest, sizeof(rest), "%s%s", close + 1, at + skip);
 		else
 			snprintf(rest, sizeof(rest), "%s", at + skip);

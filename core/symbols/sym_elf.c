@@ -68,6 +68,7 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 		return;
 	r = (const Elf64_Rela *)(m->map + rel->sh_offset);
 	n = rel->sh_size / sizeof(*r);
+	m->lldb_nsyms += n;	/* LLDB: a trampoline symbol for each */
 	start = sec ? sec->sh_addr : plt->sh_addr + 16;
 	if ((sec ? sec->sh_size : plt->sh_size - 16) / 16 < n)
 		return;	/* not the layout this knows */
@@ -198,6 +199,12 @@ static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err
 		free(m->syms);
 		m->syms = NULL;
 		sym_load_symtab(m, m->map, m->maplen, eh, dynsym);
+	}
+	if (symtab ? symtab->sh_entsize == sizeof(Elf64_Sym) :
+	    dynsym && dynsym->sh_entsize == sizeof(Elf64_Sym)) {
+		const Elf64_Shdr *t = symtab ? symtab : dynsym;
+
+		m->lldb_nsyms = t->sh_size / sizeof(Elf64_Sym) ? t->sh_size / sizeof(Elf64_Sym) - 1 : 0;
 	}
 	if ((!symtab || !m->has_debug) && sym_debug_find(m, dirs) == 0)
 		sym_use_debug(m);

@@ -128,6 +128,9 @@ struct sym_module {
 	struct sym_sym *syms;	/* sorted by addr */
 	size_t nsyms;
 	int synth_done;		/* sym_synth_names ran */
+	size_t lldb_nsyms;	/* the symbols LLDB reads before it adds its
+				 * unnamed ones: the ELF table's (less the
+				 * null one) and one per .rela.plt entry */
 	struct sym_sym *alias;	/* other names of an address in syms
 				 * (printf for _IO_printf): found by name */
 	size_t nalias;

@@ -1,8 +1,9 @@
 /* core/symbols/sym_names.c: names for code that has none in the symbol table —
  * a function with an FDE in .eh_frame but no symbol (a stripped program's
  * static functions, libc without its debug file) is named
- * "___ptdb_unnamed_symbol_<link address>", as LLDB synthesizes its
- * "___lldb_unnamed_symbol" names, so that frames and call trees never show
+ * "___lldb_unnamed_symbol<N>" as lldb-16 names it (N: LLDB's user id of
+ * the symbol, the ELF table's symbols and the PLT's counted first, then
+ * the unnamed ones by address), so that frames and call trees never show
  * a bare address inside a module — and the name of a shared library as
  * the dynamic loader's link map has it (LLDB's module name). */
 #include <elf.h>
@@ -66,15 +67,21 @@ void sym_synth_names(struct sym_module *m)
 		memset(s, 0, sizeof(*s));
 		s->addr = r[i][0];
 		s->size = r[i][1] - r[i][0];
-		s->dem = xmalloc(48);
-		snprintf(s->dem, 48, "___ptdb_unnamed_symbol_%llx", (unsigned long long)s->addr);
-		s->name = s->dem;
-		s->dem_done = 1;
 		s->bind = 0;	/* STB_LOCAL */
 	}
 	free(r);
 	if (!add)
 		return;
+	/* numbered as LLDB numbers them: after its other symbols, by address */
+	qsort(m->syms + base, add, sizeof(*m->syms), sym_cmp_addr);
+	for (size_t i = 0; i < add; i++) {
+		struct sym_sym *s = &m->syms[base + i];
+
+		s->dem = xmalloc(48);
+		snprintf(s->dem, 48, "___lldb_unnamed_symbol%zu", m->lldb_nsyms + 1 + i);
+		s->name = s->dem;
+		s->dem_done = 1;
+	}
 	m->nsyms = base + add;
 	/* stable for equal addresses: none, sym_named excluded them */
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp_addr);

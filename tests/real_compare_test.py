@@ -1,0 +1,322 @@
+"""Comparison with lldb-16 on real programs nobody here wrote: the same
+batch session runs in lldb-16 and in ptdb, and each command's output is
+compared.  The programs are built at test time from the sources Debian's
+packages ship (Makefile, real-programs), each -O0 and -O2 (PIE):
+
+  minigzip     zlib's example compressor (C, zlib1g-dev),
+  zstd_pool    zstd's multi-threaded streaming compressor (C, pthreads,
+               libzstd-dev),
+  gtest_sample googletest's sample 1 with googletest itself (C++, its
+               standard library: strings, vectors; libgtest-dev),
+
+plus Debian's /usr/bin/python3 (no debug information) and /usr/bin/sort
+(libc from libc6-dbg's debug files).
+
+Normalized, because they must differ: process and thread ids, and stack
+addresses (each debugger starts the program with its own environment,
+which moves the stack).  Dropped: the program's own output (it reaches
+the terminal in whichever order the two processes write it).
+
+Every command's output must be identical except the differences named in
+KNOWN, each of which man/ptdb.1 names (its section on lldb-16); the test
+prints the ratio of identical commands per program and overall, and fails
+on any difference not named, or under FLOOR (the goal is 95%).
+
+Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
+function of each C program, must stop at lldb-16's lines.
+"""
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+
+import results
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lldb_compare_test import blocks, settle  # noqa: E402
+import step_o2_test  # noqa: E402
+
+ROOT = os.path.dirname(os.path.abspath(__file__)) + "/.."
+ROOT = os.path.normpath(ROOT)
+PTDB = os.path.join(ROOT, "ptdb")
+LLDB = "lldb-16"
+REAL = "tests/out/real"
+INPUT = REAL + "/input.txt"
+
+# a session: (name, program, commands, output of the program to drop)
+MINIGZIP = [
+    "b gz_compress", "b minigzip.c:482", "breakpoint list", "r " + INPUT, "bt", "v",
+    "frame variable -T", "p outfile", "p file", "p *file", "p mode", "p sizeof(outfile)",
+    "n", "n", "s", "bt", "v", "p in->_flags", "p/x in->_flags", "n", "n", "n", "v len",
+    "p err", "up", "v", "frame info", "down", "frame info", "breakpoint disable 1", "finish",
+    "bt", "v", "source list -l 370 -c 6", "memory read -c 16 file", "x/4xw $rsp",
+    "register read rip", "register read -f x rax", "thread list", "thread backtrace",
+    "image lookup -n gz_compress", "breakpoint list", "breakpoint delete 1", "c",
+]
+ZSTD = [
+    "b streaming_compression_thread_pool.c:42", "b streaming_compression_thread_pool.c:162", "r 1 3 " + INPUT,
+    "bt", "v", "p level", "n", "n", "v i", "c", "thread list", "bt", "v", "v *args",
+    "p args->fname", "p args->cLevel", "p *args->fname", "n", "n", "n", "v fin", "thread select 1", "bt",
+    "frame info", "thread select 2", "frame info", "thread backtrace all", "breakpoint list",
+    "breakpoint delete --force", "c",
+]
+GTEST = [
+    "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
+    "p n", "finish", "c", "v", "p result", "frame info", "up", "frame info", "down", "n", "n",
+    "breakpoint list", "breakpoint delete --force", "c",
+]
+ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
+GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
+SESSIONS = [
+    ("minigzip -O0", "minigzip_O0", MINIGZIP, None),
+    ("minigzip -O2", "minigzip_O2", MINIGZIP, None),
+    ("zstd_pool -O0", "zstd_pool_O0", ZSTD, ZSTD_OUT),
+    ("zstd_pool -O2", "zstd_pool_O2", ZSTD, ZSTD_OUT),
+    ("gtest_sample -O0", "gtest_sample_O0", GTEST, GTEST_OUT),
+    ("gtest_sample -O2", "gtest_sample_O2", GTEST, GTEST_OUT),
+    ("python3", "/usr/bin/python3", [
+        "b Py_BytesMain", "r -c pass", "bt", "register read rdi", "finish", "c",
+    ], None),
+    ("sort", "/usr/bin/sort", [
+        "b setlocale", "r " + INPUT, "bt", "frame info", "v", "finish", "b qsort", "c", "bt",
+        "finish", "breakpoint list", "c",
+    ], r"^[a-z ]+$"),
+]
+
+# Differences from lldb-16 kept on purpose or not yet removed: (session
+# pattern, command pattern, words man/ptdb.1 names it with).
+KNOWN = [
+    ("^minigzip -O2$", r"^(finish|bt|thread list|thread backtrace)$", "keeps the step's plan"),
+    ("^zstd_pool", r"^(thread list|thread select 1|bt|frame info|thread backtrace all)$",
+     "place their thread stacks at different addresses"),
+    ("^zstd_pool -O2$", r"^(r .*|bt|v|n|v i)$", "<Could not evaluate DW_OP_entry_value.>"),
+    ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$", "which GCC gives every method"),
+    ("^gtest_sample -O2$", r"^(bt|finish|up|frame info)$",
+     "GCC splits many functions into a hot and a cold part"),
+]
+# step walks that do not stop at lldb-16's lines: (walk, step, words)
+KNOWN_WALKS = [
+    ("gtest_sample -O2", "n", "code whose line-table rows name another file"),
+]
+
+# step walks: 15 'n' and 15 's' from a breakpoint in an -O2 function;
+# each stop's file:line must be lldb-16's
+WALKS = [
+    ("minigzip -O2", "minigzip_O2", ["b main", "r " + INPUT], "n"),
+    ("minigzip -O2", "minigzip_O2", ["b file_compress", "r " + INPUT], "s"),
+    # 'n' over the call to a function whose first instruction has a breakpoint
+    ("minigzip -O2 (b gz_compress)", "minigzip_O2",
+     ["b file_compress", "b gz_compress", "r " + INPUT], "n"),
+    ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "n"),
+    ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "s"),
+    ("gtest_sample -O2", "gtest_sample_O2",
+     ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "n"),
+    ("gtest_sample -O2", "gtest_sample_O2",
+     ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "s"),
+]
+
+# the share of identical commands under which the test fails: what ptdb
+# reaches now (86%), short of the issue's goal of 95%
+FLOOR = 0.84
+
+PID = re.compile(r"\b(Process|pid =|process) \d+")
+TID = re.compile(r"\btid = (0x[0-9a-f]+|\d+)")
+LAUNCHED = re.compile(r"^Process PID launched: ")
+EXITED = re.compile(r"^Process PID exited with status")
+RESUMING = re.compile(r"^Process PID resuming$")
+STACK = re.compile(r"0x(00007fff|7fff)f[e-f][0-9a-f]{6}\b")
+
+
+def normalize(lines, drop):
+    out = []
+    for l in lines:
+        if drop and re.search(drop, l):
+            continue
+        l = PID.sub(r"\1 PID", l.rstrip())
+        l = TID.sub("tid = TID", l)
+        l = STACK.sub("0xSTACK", l).expandtabs(8)
+        out.append(l)
+    # lldb-16 in batch mode prints the launch line when its event is
+    # handled, after the stop that follows it
+    launched = [l for l in out if LAUNCHED.match(l)]
+    out = launched + [l for l in out if not LAUNCHED.match(l)]
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+# The programs' environment: PATH alone (the two debuggers pass a larger one
+# in different orders, and the strings sit at the top of the stack, where
+# an uninitialized array reaches)
+ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
+def make_input():
+    path = os.path.join(ROOT, INPUT)
+    with open(path, "w") as f:
+        for i in range(40):
+            f.write("%s line %d of the input\n" % (["pear", "apple", "fig", "kiwi"][i % 4], i))
+    for ext in (".gz", ".zst"):
+        if os.path.exists(path + ext):
+            os.unlink(path + ext)
+
+
+def run(args, tty=False):
+    """The debugger's output.  tty: on a terminal (ptdb in batch mode lets
+    the program share its standard streams, and lldb-16 gives the program
+    a terminal of its own: on a terminal, both programs write to one, so
+    their stdio buffers, and the heap after them, are the same)."""
+    make_input()
+    if not tty:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                           stdin=subprocess.DEVNULL, errors="replace", env=ENV)
+        return p.stdout + p.stderr
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                         env=ENV)
+    os.close(slave)
+    out = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        out.append(chunk)
+    os.close(master)
+    p.wait(timeout=300)
+    return b"".join(out).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def run_pair(prog, cmds):
+    lldb_args = [LLDB, "-b", "-x"]
+    ptdb_args = [PTDB, "-b", "-o", "file " + prog]
+    for c in cmds:
+        lldb_args += ["-o", c]
+        ptdb_args += ["-o", c]
+    lldb_args.append(prog)
+    return run(lldb_args), run(ptdb_args, tty=True)
+
+
+def compare(name, prog, cmds, drop):
+    """(identical, compared, [differences], [unnamed differences])"""
+    lo, po = run_pair(prog, cmds)
+    lb = settle(cmds, blocks(lo, "lldb", cmds))
+    pb = blocks(po, "ptdb", cmds)
+    same, diffs, unnamed, skipped = 0, [], [], 0
+    wants = [normalize(lb[(i, c)], drop) if (i, c) in lb else None for i, c in enumerate(cmds)]
+    for w in wants:
+        # what lldb-16 printed after the program's exit belongs to an
+        # earlier command whose output it printed late
+        k = next((j for j, l in enumerate(w or []) if EXITED.match(l)), None)
+        if k is not None:
+            del w[k + 1:]
+        # ... or before a continue's "resuming"
+        k = next((j for j, l in enumerate(w or []) if RESUMING.match(l)), None)
+        if k:
+            del w[:k]
+    for i, c in enumerate(cmds):
+        key = (i, c)
+        if wants[i] is None:
+            unnamed.append("lldb-16 did not run '%s' (an earlier command failed?)\n%s"
+                           % (c, lo[-2000:]))
+            break
+        want = wants[i]
+        got = normalize(pb.get(key, ["<ptdb did not run it>"]), drop)
+        for j in range(i + 1, min(i + 4, len(cmds))):
+            # lldb-16 in batch mode printed this command's output after
+            # a later command's echo
+            if want or not got or not wants[j] or wants[j][:len(got)] != got:
+                continue
+            want, wants[j] = got, wants[j][len(got):]
+            break
+        if want == got:
+            same += 1
+            continue
+        if not want and c.startswith("thread select"):
+            # lldb-16 in batch mode prints thread select's frame when its
+            # event is handled, at times after the program's exit: not
+            # compared
+            skipped += 1
+            continue
+        text = "%s: '%s':\n  lldb-16:\n%s\n  ptdb:\n%s" % (
+            name, c, "\n".join("    | " + l for l in want), "\n".join("    | " + l for l in got))
+        diffs.append(text)
+        if not any(re.search(s, name) and re.search(k, c) for s, k, _ in KNOWN):
+            unnamed.append(text)
+    return same, len(cmds) - skipped, diffs, unnamed
+
+
+def walk(name, prog, start, step):
+    cmds = start + [step] * 15
+    lo, po = run_pair(prog, cmds)
+    want = step_o2_test.stops(lo, "lldb", cmds)
+    got = step_o2_test.stops(po, "ptdb", cmds)
+    title = "real compare step walk %s '%s'" % (name, step)
+    if len(want) < 16:
+        results.fail(title, "lldb-16 stopped %d times:\n%s" % (len(want), lo[-3000:]))
+        return
+    same = sum(1 for a, b in zip(want, got) if a == b)
+    if want != got:
+        rows = ["  %-4s lldb-16 %-40s ptdb %s%s" % (
+            a[0] if a else b[0], a[1] if a else "-", b[1] if b else "-",
+            "" if a == b else "   <- differs")
+            for a, b in [(want[k] if k < len(want) else None, got[k] if k < len(got) else None)
+                         for k in range(max(len(want), len(got)))]]
+        why = "%d of %d stops at lldb-16's lines:\n%s" % (same, len(want), "\n".join(rows))
+        if any(n == name and k == step for n, k, _ in KNOWN_WALKS):
+            print("# %s: named in man/ptdb.1\n# %s" % (title, why.replace("\n", "\n# ")))
+            results.ok("%s (%d of %d stops at lldb-16's lines; the rest named in man/ptdb.1)"
+                       % (title, same, len(want)))
+        else:
+            results.fail(title, why)
+    else:
+        results.ok("%s (%d stops at lldb-16's lines)" % (title, len(want)))
+
+
+def run_all(verbose=False):
+    if not shutil.which(LLDB):
+        results.skip("real compare", "%s is not installed (make deps installs it)" % LLDB)
+        return
+    man = open(os.path.join(ROOT, "man/ptdb.1")).read()
+    for _, _, words in KNOWN + KNOWN_WALKS:
+        if words not in " ".join(man.split()):
+            results.fail("real compare: man page", "man/ptdb.1 does not name '%s'" % words)
+    total_same = total = 0
+    for name, prog, cmds, drop in SESSIONS:
+        path = prog if prog.startswith("/") else os.path.join(REAL, prog)
+        if not os.path.exists(os.path.join(ROOT, path)):
+            results.fail("real compare " + name, "%s is not built (make real-programs)" % path)
+            continue
+        same, n, diffs, unnamed = compare(name, path, cmds, drop)
+        total_same += same
+        total += n
+        line = "real compare %s: %d of %d commands identical (%.0f%%)" % (
+            name, same, n, 100.0 * same / n)
+        if verbose:
+            for d in diffs:
+                print(d)
+        if unnamed:
+            results.fail(line, "differences not named in man/ptdb.1:\n" + "\n".join(unnamed))
+        else:
+            results.ok(line)
+    for name, prog, start, step in WALKS:
+        path = os.path.join(REAL, prog)
+        if os.path.exists(os.path.join(ROOT, path)):
+            walk(name, path, start, step)
+    if total:
+        line = "real compare overall: %d of %d commands identical (%.1f%%)" % (
+            total_same, total, 100.0 * total_same / total)
+        # the goal is 95%; below FLOOR (what ptdb reaches now) is a regression
+        if total_same < FLOOR * total:
+            results.fail(line, "under %.0f%% (the goal: 95%%)" % (100 * FLOOR))
+        else:
+            results.ok(line + ("" if total_same >= 0.95 * total else "; the goal: 95%"))
+
+
+if __name__ == "__main__":
+    run_all(verbose="-v" in sys.argv)
+    sys.exit(results.summary())
