@@ -48,7 +48,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	struct dbg_tracee *d = c->d;
 	struct region *g = dbg_cache_region_of(c, r->rip);
 	struct ccache_block *b;
-	int idx;
+	int idx, w;
 
 	if (!g) {		/* outside the cache: an original pc */
 		dbg_cache_sync_done(c, th, r->rip);
@@ -67,16 +67,32 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		return 1;
 	}
 	b = dbg_cache_block_of(c, g, r->rip);
-	switch (b ? ccache_where(b, r->rip, &idx) : CCACHE_INSIDE) {
+	switch (b ? (w = ccache_where(b, r->rip, &idx)) : CCACHE_INSIDE) {
 	case CCACHE_AT_ENTRY:
 		dbg_cache_sync_done(c, th, b->start);
 		r->rip = b->start;
 		return 1;
 	case CCACHE_AT_TRAP:
+		if (idx == 0 && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL) {
+			/* the SYSCALL's check left the cache before it: the
+			 * block but its SYSCALL ran (the tracer runs that) */
+			idx = b->n - 1;
+			goto at_insn;
+		}
 		dbg_cache_sync_done(c, th, b->exit[idx].target);
 		r->rip = b->exit[idx].target;
 		return 1;
+	case CCACHE_AT_SYSRET:	/* (see core/collectors/dbg_cache_sys.c) */
+		if (dbg_cache_sys_back(c, g, b, w, idx, r) < 0)
+			return 0;
+		dbg_cache_sync_done(c, th, r->rip);
+		return 1;
+	case CCACHE_AT_SYSCALL:
+		if (dbg_cache_sys_back(c, g, b, w, idx, r) < 0)
+			return 0;
+		/* fall through */
 	case CCACHE_AT_INSN:
+	at_insn:
 		if (c->cur >= 0 && &c->blk[c->cur] == b)
 			dbg_cache_emit(th, b, idx, b->ins[idx].addr);
 		else

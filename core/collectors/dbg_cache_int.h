@@ -187,6 +187,16 @@ uint64_t dbg_cache_cpu_ns(void);
 uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
 
 
+/* core/collectors/dbg_cache_sys.c: system calls run in the cache.  Whether
+ * nr runs there; its region's table written; a thread at a cache pc
+ * where ccache_where said CCACHE_AT_SYSCALL or CCACHE_AT_SYSRET (where)
+ * for instruction idx of b in region g, its registers made the original
+ * ones (r->rip included): 0, or -1. */
+int dbg_cache_sys_runs(unsigned nr);
+int dbg_cache_sys_table_write(struct dbg_tracee *d, uint64_t region);
+int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct ccache_block *b, int where,
+		       int idx, struct user_regs_struct *r);
+
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
 int dbg_cache_is_stop(void *ctx, uint64_t addr);
 struct region *dbg_cache_region_of(struct dbg_cache *c, uint64_t pc);
