@@ -494,7 +494,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		struct region *g;
 		struct ccache_block *b = NULL;
 		int64_t from = -1;
-		int idx = -1;
+		int idx = -1, got;
 
 		uint64_t t0;
 
@@ -506,7 +506,10 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
 		resumed = 0;
-		if (!wait_thread(c, t, ts))
+		dbg_cache_live_begin(c, th);
+		got = wait_thread(c, t, ts);
+		dbg_cache_live_end(c);
+		if (!got)
 			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		c->st.wait_ns += dbg_cache_now_ns() - t0;
 		c->st.traps++;
@@ -675,6 +678,7 @@ void dbg_cache_free(struct dbg_cache *c)
 {
 	if (!c)
 		return;
+	dbg_cache_live_free(c);
 	dbg_cache_finish(NULL, c);
 	free(c);
 }
