@@ -311,6 +311,29 @@ static void trailer(struct emit *e, struct ccache_block *b, uint64_t (*calls)[2]
 	}
 }
 
+/* A SYSCALL that runs in the cache, its number checked (ccache_sys.c):
+ * the block's two exits, to itself (the tracer runs it) and on; or, out
+ * of reach, an exit before it. */
+static void sys_insn(const struct ccache_env *env, struct emit *e, uint64_t base, struct ccache_block *b,
+		     const struct disasm_insn *in, size_t at)
+{
+	struct ccache_sys_code sc;
+
+	if (ccache_sys_code(base + at, env->region, in, &sc) < 0) {
+		exit_jmp(e, b, -1, in->addr);
+		return;
+	}
+	add_insn(b, in, at);
+	put(e, sc.code, sc.len);
+	for (int k = 0; k < 2; k++) {
+		struct ccache_exit *x = &b->exit[b->nexit++];
+
+		x->target = k ? in->addr + in->len : in->addr;
+		x->patch_off = (uint32_t)at + sc.patch_off[k];
+		x->end_off = (uint32_t)at + sc.end_off[k];
+	}
+}
+
 /* A block is built in these and copied out at its size (two small
  * allocations, not two of the largest size cut down). */
 static _Thread_local uint8_t scratch_code[CCACHE_BLOCK_MAX_BYTES];
@@ -342,7 +365,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			seen = b->ins[i].addr == a;
 		if (b->n && (seen || b->n >= CCACHE_BLOCK_MAX_INSNS - 1 || e.n > CCACHE_BLOCK_MAX_BYTES / 2 ||
 			     env->stop(env->ctx, a) || env->decode(env->ctx, a, &in) < 0 ||
-			     !ccache_translatable(&in))) {
+			     (!ccache_translatable(&in) && !(env->syscalls && in.kind == DISASM_KIND_SYSCALL)))) {
 			exit_jmp(&e, b, -1, a);
 			break;
 		}
@@ -381,6 +404,11 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			put1(&e, 5);
 			exit_jmp(&e, b, -1, in.addr + in.len);
 			exit_jmp(&e, b, -1, in.target);
+			ended = 1;
+			break;
+		case DISASM_KIND_SYSCALL:
+			/* (never a block's first: see ccache_sys.c) */
+			sys_insn(env, &e, base, b, &in, at);
 			ended = 1;
 			break;
 		case DISASM_KIND_JMP_IND:
@@ -482,6 +510,15 @@ int ccache_where(const struct ccache_block *b, uint64_t pc, int *idx)
 			*idx = i;
 			return CCACHE_AT_INSN;
 		}
+	if (b->n && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL) {
+		unsigned saved;
+		int w = ccache_sys_where(b->ins[b->n - 1].coff, (uint32_t)off, &saved);
+
+		if (w) {
+			*idx = b->n - 1;
+			return w == 1 ? CCACHE_AT_SYSCALL : CCACHE_AT_SYSRET;
+		}
+	}
 	return off < b->len ? CCACHE_INSIDE : CCACHE_OUTSIDE;
 }
 

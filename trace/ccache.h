@@ -21,11 +21,18 @@
 enum {
 	CCACHE_SLOT_MAGIC = 0, CCACHE_SLOT_R = 8, CCACHE_SLOT_A = 16, CCACHE_SLOT_T = 24,
 	CCACHE_SLOT_C = 32, CCACHE_SLOT_D = 40, CCACHE_SLOT_J = 48,
+	/* rcx and r11 while a system call's number is checked */
+	CCACHE_SLOT_S1 = 56, CCACHE_SLOT_S2 = 64,
 	CCACHE_TABLE_OFF = 4096,
 	/* indexed by the target's low 16 bits: the dispatcher probes that
 	 * entry and the next (one more follows the last) */
 	CCACHE_TABLE_ENTRIES = 65536,
 	CCACHE_CODE_OFF = CCACHE_TABLE_OFF + CCACHE_TABLE_ENTRIES * 16 + 4096,
+	/* between the lookup table and the code: one byte per system call
+	 * number below CCACHE_SYSTAB_ENTRIES, nonzero if it runs in the cache
+	 * (any other number, and 0 entries, leave the cache before it) */
+	CCACHE_SYSTAB_OFF = CCACHE_TABLE_OFF + (CCACHE_TABLE_ENTRIES + 4) * 16,
+	CCACHE_SYSTAB_ENTRIES = 512,
 	CCACHE_BLOCK_MAX_INSNS = 256,
 	CCACHE_BLOCK_MAX_BYTES = 8192
 };
@@ -43,6 +50,8 @@ struct ccache_env {
 	ccache_decode_fn decode;
 	ccache_stop_fn stop;
 	void *ctx;
+	int syscalls;		/* a SYSCALL (not a block's first) runs in the
+				 * cache, its number checked (ccache_sys.c) */
 };
 
 struct ccache_insn {
@@ -92,8 +101,32 @@ size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *mi
  * (its original state; several may share an offset: the first);
  * CCACHE_AT_TRAP: just after exit *idx's trap (the block done, going to
  * the exit's target); CCACHE_INSIDE: in a stub, not an original state. */
-enum { CCACHE_OUTSIDE, CCACHE_AT_ENTRY, CCACHE_AT_INSN, CCACHE_AT_TRAP, CCACHE_INSIDE };
+enum { CCACHE_OUTSIDE, CCACHE_AT_ENTRY, CCACHE_AT_INSN, CCACHE_AT_TRAP, CCACHE_INSIDE,
+       CCACHE_AT_SYSCALL, CCACHE_AT_SYSRET };
+/* CCACHE_AT_SYSCALL: in the check before a SYSCALL run in the cache (the
+ * block's last instruction, *idx): the original state before it, with
+ * rcx and r11 in slots S1/S2 as ccache_sys_where says; CCACHE_AT_SYSRET:
+ * the SYSCALL has run: the original state after it, but for rcx (the
+ * kernel put a cache address there: the original next pc belongs). */
 int ccache_where(const struct ccache_block *b, uint64_t pc, int *idx);
+
+/* trace/ccache_sys.c.  A SYSCALL run in the cache, ending its block: rcx
+ * and r11 into slots S1/S2, the number (eax, as the kernel takes it)
+ * looked up in the region's system call table (no flags touched), then
+ * either the SYSCALL, rcx set to the original next pc and exit 1 (to the
+ * fall-through), or rcx/r11 back and exit 0 (to the SYSCALL itself: the
+ * tracer runs it).  at: the cache address of code[0].  0, or -1 if the
+ * table is out of rel32 reach. */
+struct ccache_sys_code {
+	uint8_t code[128];
+	uint32_t len;
+	uint32_t patch_off[2], end_off[2];	/* each exit's rel32, and its end */
+};
+int ccache_sys_code(uint64_t at, uint64_t region, const struct disasm_insn *in, struct ccache_sys_code *out);
+/* Where offset off of a block is, for a SYSCALL whose code starts at
+ * coff: 1 (CCACHE_AT_SYSCALL) with *saved (bit 0: rcx is in slot S1, bit
+ * 1: r11 in S2), 2 (CCACHE_AT_SYSRET), 0: neither. */
+int ccache_sys_where(uint32_t coff, uint32_t off, unsigned *saved);
 
 /* The rel32 that links exit k of b to code at dest: writes the 4 bytes
  * (and, when dest is beyond rel32, the far slot's 8 bytes) to patch at

@@ -48,7 +48,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	struct dbg_tracee *d = c->d;
 	struct region *g = dbg_cache_region_of(c, r->rip);
 	struct ccache_block *b;
-	int idx;
+	int idx, w;
 
 	if (!g) {		/* outside the cache: an original pc */
 		dbg_cache_sync_done(c, th, r->rip);
@@ -67,16 +67,32 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		return 1;
 	}
 	b = dbg_cache_block_of(c, g, r->rip);
-	switch (b ? ccache_where(b, r->rip, &idx) : CCACHE_INSIDE) {
+	switch (b ? (w = ccache_where(b, r->rip, &idx)) : CCACHE_INSIDE) {
 	case CCACHE_AT_ENTRY:
 		dbg_cache_sync_done(c, th, b->start);
 		r->rip = b->start;
 		return 1;
 	case CCACHE_AT_TRAP:
+		if (idx == 0 && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL) {
+			/* the SYSCALL's check left the cache before it: the
+			 * block but its SYSCALL ran (the tracer runs that) */
+			idx = b->n - 1;
+			goto at_insn;
+		}
 		dbg_cache_sync_done(c, th, b->exit[idx].target);
 		r->rip = b->exit[idx].target;
 		return 1;
+	case CCACHE_AT_SYSRET:	/* (see core/collectors/dbg_cache_sys.c) */
+		if (dbg_cache_sys_back(c, g, b, w, idx, r) < 0)
+			return 0;
+		dbg_cache_sync_done(c, th, r->rip);
+		return 1;
+	case CCACHE_AT_SYSCALL:
+		if (dbg_cache_sys_back(c, g, b, w, idx, r) < 0)
+			return 0;
+		/* fall through */
 	case CCACHE_AT_INSN:
+	at_insn:
 		if (c->cur >= 0 && &c->blk[c->cur] == b)
 			dbg_cache_emit(th, b, idx, b->ins[idx].addr);
 		else
@@ -478,7 +494,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		struct region *g;
 		struct ccache_block *b = NULL;
 		int64_t from = -1;
-		int idx = -1;
+		int idx = -1, got;
 
 		uint64_t t0;
 
@@ -490,7 +506,10 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
 			return -1;
 		resumed = 0;
-		if (!wait_thread(c, t, ts))
+		dbg_cache_live_begin(c, th);
+		got = wait_thread(c, t, ts);
+		dbg_cache_live_end(c);
+		if (!got)
 			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		c->st.wait_ns += dbg_cache_now_ns() - t0;
 		c->st.traps++;
@@ -659,6 +678,7 @@ void dbg_cache_free(struct dbg_cache *c)
 {
 	if (!c)
 		return;
+	dbg_cache_live_free(c);
 	dbg_cache_finish(NULL, c);
 	free(c);
 }

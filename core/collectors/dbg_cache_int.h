@@ -137,6 +137,9 @@ struct dbg_cache {
 	struct target_stop *held;	/* other threads' events meanwhile */
 	size_t nheld, cheld;
 	/* mappings still in the inferior (a run could not remove them) */
+	/* records read while the thread runs (dbg_cache_live.c) */
+	struct dbg_cache_live *live;
+	int live_failed;
 	struct left {
 		uint64_t addr, len, magic_off, magic;
 	} left[MAX_REGIONS + 1];
@@ -178,6 +181,14 @@ void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t 
  * on a broken buffer); the last block ran to its end and went on to pc. */
 void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next);
 int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th);
+void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n);
+
+/* core/collectors/dbg_cache_live.c: records read while the thread runs,
+ * from dbg_cache_live_begin (the thread resumed) to dbg_cache_live_end
+ * (it stopped: returns once the reader is idle); the reader ended. */
+void dbg_cache_live_begin(struct dbg_cache *c, struct trace_swc_thread *th);
+void dbg_cache_live_end(struct dbg_cache *c);
+void dbg_cache_live_free(struct dbg_cache *c);
 void dbg_cache_sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc);
 /* The engine's time figures: monotonic nanoseconds, ptdb's CPU time, and
  * the CPU time thread t of pid has run (its schedstat, kept open; 0 if
@@ -186,6 +197,16 @@ uint64_t dbg_cache_now_ns(void);
 uint64_t dbg_cache_cpu_ns(void);
 uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
 
+
+/* core/collectors/dbg_cache_sys.c: system calls run in the cache.  Whether
+ * nr runs there; its region's table written; a thread at a cache pc
+ * where ccache_where said CCACHE_AT_SYSCALL or CCACHE_AT_SYSRET (where)
+ * for instruction idx of b in region g, its registers made the original
+ * ones (r->rip included): 0, or -1. */
+int dbg_cache_sys_runs(unsigned nr);
+int dbg_cache_sys_table_write(struct dbg_tracee *d, uint64_t region);
+int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct ccache_block *b, int where,
+		       int idx, struct user_regs_struct *r);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
 int dbg_cache_is_stop(void *ctx, uint64_t addr);

@@ -187,7 +187,7 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 	/* code pages are not writable by the program (ptdb writes them
 	 * through the debugger's access) */
 	if (!n || target_write_mem(d->proc, g->dispatch, disp, n, NULL) < 0 ||
-	    target_write_mem(d->proc, a, &c->magic, 8, NULL) < 0 ||
+	    target_write_mem(d->proc, a, &c->magic, 8, NULL) < 0 || dbg_cache_sys_table_write(d, a) < 0 ||
 	    do_mprotect(d, c, t, a + CCACHE_CODE_OFF, REGION_SIZE - CCACHE_CODE_OFF, PROT_READ | PROT_EXEC) < 0) {
 		c->nreg--;
 		return NULL;

@@ -155,6 +155,21 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 	}
 }
 
+/* Records ids[0..n) into the trace: every block but the last is complete
+ * (it went on to the next one's start). */
+void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] >= c->nblk)
+			continue;	/* cannot happen: the ids are ours */
+		if (i + 4 < n && ids[i + 4] < c->nblk)
+			__builtin_prefetch(c->plan[ids[i + 4]]);
+		if (c->cur >= 0)
+			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
+		c->cur = ids[i];
+	}
+}
+
 /* Reads the records since the last drain: every block but the last is
  * complete (it went on to the next one's start). */
 int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
@@ -169,7 +184,7 @@ int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 		return -1;
 	n = (p - c->rd) / 4;
 	if (!n)
-		return 0;
+		goto read;	/* (all read while the thread ran) */
 	t0 = dbg_cache_now_ns();
 	/* (one buffer for every drain: a fresh one would be fresh pages,
 	 * each faulted in) */
@@ -185,17 +200,10 @@ int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 		    target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (ids[i] >= c->nblk)
-			continue;	/* cannot happen: the ids are ours */
-		if (i + 4 < n && ids[i + 4] < c->nblk)
-			__builtin_prefetch(c->plan[ids[i + 4]]);
-		if (c->cur >= 0)
-			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
-		c->cur = ids[i];
-	}
+	dbg_cache_emit_ids(c, th, ids, n);
 	c->st.records += n;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
+read:
 	c->rd = p;
 	if (p - s < REC_BYTES / 2 || c->keep_ptr)
 		return 0;

@@ -37,7 +37,8 @@ static int stop(void *ctx, uint64_t addr)
 	return addr == Stop_at;
 }
 
-static const struct ccache_env Env = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL };
+static const struct ccache_env Env = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL, 0 };
+static const struct ccache_env Env_sys = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL, 1 };
 
 static void code(const uint8_t *b, size_t n)
 {
@@ -310,8 +311,63 @@ TEST(ccache_word_and_sse_rip_operands_are_moved)
 		CHECK(!ccache_translatable(&in));
 }
 
+/* A SYSCALL in the cache: its number checked against the region's
+ * table (rcx and r11 saved first), then run, rcx made the original next
+ * pc, on through exit 1; not listed: rcx and r11 back, exit 0 to the
+ * SYSCALL itself.  Never a block's first instruction. */
+TEST(ccache_syscall_runs_in_place_after_a_check)
+{
+	struct ccache_block b;
+	int idx = -1;
+	uint32_t o;
+
+	/* mov $39,%eax; syscall; nop */
+	code((const uint8_t[]){ 0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05 }, 7);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK_INT(b.n, 1);	/* (off: the block ends before it) */
+	CHECK(b.exit[0].target == ORIG + 5);
+	ccache_block_release(&b);
+	CHECK_INT(ccache_translate(&Env_sys, ORIG, BASE, 0, &b), 0);
+	CHECK_INT(b.n, 2);
+	CHECK_INT(b.nexit, 2);
+	CHECK(b.exit[0].target == ORIG + 5);
+	CHECK(b.exit[1].target == ORIG + 7);
+	o = b.ins[1].coff;
+	CHECK(!memcmp(b.code + o, "\x48\x89\x0d", 3));
+	CHECK(abs_at(&b, o + 3, o + 7) == REGION + CCACHE_SLOT_S1);
+	CHECK(!memcmp(b.code + o + 7, "\x4c\x89\x1d", 3));
+	CHECK(abs_at(&b, o + 10, o + 14) == REGION + CCACHE_SLOT_S2);
+	CHECK(abs_at(&b, o + 65, o + 69) == REGION + CCACHE_SYSTAB_OFF);
+	CHECK(!memcmp(b.code + o + 76, "\x0f\x05\x48\xb9", 4));
+	CHECK(rd64(b.code + o + 80) == ORIG + 7);
+	for (int k = 0; k < 2; k++) {
+		CHECK(b.exit[k].end_off + (int64_t)rd32(b.code + b.exit[k].patch_off) == b.exit[k].trap_off);
+		CHECK_INT(b.code[b.exit[k].trap_off], 0xcc);
+	}
+	CHECK_INT(ccache_where(&b, BASE + o, &idx), CCACHE_AT_INSN);
+	CHECK_INT(ccache_where(&b, BASE + o + 7, &idx), CCACHE_AT_SYSCALL);
+	CHECK_INT(idx, 1);
+	CHECK_INT(ccache_where(&b, BASE + o + 76, &idx), CCACHE_AT_SYSCALL);
+	CHECK_INT(ccache_where(&b, BASE + o + 78, &idx), CCACHE_AT_SYSRET);
+	CHECK_INT(ccache_where(&b, BASE + o + 88, &idx), CCACHE_AT_SYSRET);
+	CHECK_INT(ccache_where(&b, BASE + b.exit[0].trap_off + 1, &idx), CCACHE_AT_TRAP);
+	CHECK_INT(idx, 0);
+	{
+		unsigned saved = 0;
+
+		CHECK_INT(ccache_sys_where(o, o + 7, &saved), 1);
+		CHECK_INT(saved, 1);
+		CHECK_INT(ccache_sys_where(o, o + 30, &saved), 1);
+		CHECK_INT(saved, 3);
+		CHECK_INT(ccache_sys_where(o, o + 93, &saved), 0);
+	}
+	ccache_block_release(&b);
+	/* a block that starts at one: not in the cache */
+	CHECK_INT(ccache_translate(&Env_sys, ORIG + 5, BASE, 0, &b), -1);
+}
+
 TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
 	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,
-	  ccache_word_and_sse_rip_operands_are_moved)
+	  ccache_word_and_sse_rip_operands_are_moved, ccache_syscall_runs_in_place_after_a_check)

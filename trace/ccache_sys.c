@@ -1,0 +1,103 @@
+/* trace/ccache_sys.c: a SYSCALL that runs in the code cache (see
+ * ccache.h).  The check before it keeps the flags (they live across a
+ * system call: the kernel gives them back), the stack and the red zone:
+ * rcx and r11 (which the SYSCALL clobbers anyway) hold the number's
+ * parts and the table's address, saved in two slots of the region for
+ * the path that leaves the cache instead.  The number is taken as the
+ * kernel takes it (eax, sign-extended: the upper half of rax is
+ * ignored), so a number the table does not list (>= 512, x32's) leaves
+ * the cache too.  The layout is fixed; ccache_sys_where reads it. */
+#include "trace/ccache.h"
+
+#include <string.h>
+
+/* offsets in the code below */
+enum {
+	SYS_RCX_SAVED = 7,	/* after mov %rcx,S1 */
+	SYS_BOTH_SAVED = 14,	/* after mov %r11,S2 */
+	SYS_OUT = 16,		/* rcx, r11 back, then exit 0 */
+	SYS_EXIT0 = 30,
+	SYS_CHECK = 35,
+	SYS_TABLE = 62,		/* lea table(%rip),%r11 */
+	SYS_INSN = 76,		/* the SYSCALL */
+	SYS_AFTER = 78,		/* movabs $next,%rcx */
+	SYS_EXIT1 = 88,
+	SYS_LEN = 93
+};
+
+static int rel32(uint8_t *p, uint64_t at, uint32_t end, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (at + end));
+	int32_t v = (int32_t)d;
+
+	if (d != v)
+		return -1;
+	memcpy(p, &v, 4);
+	return 0;
+}
+
+int ccache_sys_code(uint64_t at, uint64_t region, const struct disasm_insn *in, struct ccache_sys_code *o)
+{
+	static const uint8_t tmpl[SYS_LEN] = {
+		0x48, 0x89, 0x0d, 0, 0, 0, 0,		/*  0 mov %rcx,S1(%rip) */
+		0x4c, 0x89, 0x1d, 0, 0, 0, 0,		/*  7 mov %r11,S2(%rip) */
+		0xeb, SYS_CHECK - SYS_OUT,		/* 14 jmp check */
+		0x48, 0x8b, 0x0d, 0, 0, 0, 0,		/* 16 out: mov S1(%rip),%rcx */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,		/* 23 mov S2(%rip),%r11 */
+		0xe9, 0, 0, 0, 0,			/* 30 jmp exit 0 */
+		0x89, 0xc1,				/* 35 check: mov %eax,%ecx */
+		0x0f, 0xc9,				/* 37 bswap %ecx */
+		0x0f, 0xb7, 0xc9,			/* 39 movzwl %cx,%ecx: bits 16-31 */
+		0xe3, 0x02,				/* 42 jrcxz 46 */
+		0xeb, (uint8_t)(SYS_OUT - 46),		/* 44 jmp out */
+		0x0f, 0xb6, 0xcc,			/* 46 movzbl %ah,%ecx: bits 8-15 */
+		0xe3, 0x08,				/* 49 jrcxz 59 */
+		0x48, 0x8d, 0x49, 0xff,			/* 51 lea -1(%rcx),%rcx */
+		0xe3, 0x02,				/* 55 jrcxz 59 (bits 8-15 were 1) */
+		0xeb, (uint8_t)(SYS_OUT - 59),		/* 57 jmp out */
+		0x0f, 0xb7, 0xc8,			/* 59 movzwl %ax,%ecx (< 512) */
+		0x4c, 0x8d, 0x1d, 0, 0, 0, 0,		/* 62 lea table(%rip),%r11 */
+		0x41, 0x0f, 0xb6, 0x0c, 0x0b,		/* 69 movzbl (%r11,%rcx),%ecx */
+		0xe3, (uint8_t)(SYS_OUT - 76),		/* 74 jrcxz out (not listed) */
+		0x0f, 0x05,				/* 76 syscall */
+		0x48, 0xb9, 0, 0, 0, 0, 0, 0, 0, 0,	/* 78 movabs $next,%rcx */
+		0xe9, 0, 0, 0, 0,			/* 88 jmp exit 1 */
+	};
+	uint64_t next = in->addr + in->len;
+	uint8_t *p = o->code;
+
+	if (in->kind != DISASM_KIND_SYSCALL || in->len != 2 || in->bytes[0] != 0x0f || in->bytes[1] != 0x05)
+		return -1;
+	memcpy(p, tmpl, SYS_LEN);
+	if (rel32(p + 3, at, SYS_RCX_SAVED, region + CCACHE_SLOT_S1) < 0 ||
+	    rel32(p + 10, at, SYS_BOTH_SAVED, region + CCACHE_SLOT_S2) < 0 ||
+	    rel32(p + 19, at, 23, region + CCACHE_SLOT_S1) < 0 ||
+	    rel32(p + 26, at, SYS_EXIT0, region + CCACHE_SLOT_S2) < 0 ||
+	    rel32(p + SYS_TABLE + 3, at, SYS_TABLE + 7, region + CCACHE_SYSTAB_OFF) < 0)
+		return -1;
+	memcpy(p + SYS_AFTER + 2, &next, 8);
+	o->len = SYS_LEN;
+	o->patch_off[0] = SYS_EXIT0 + 1;
+	o->end_off[0] = SYS_EXIT0 + 5;
+	o->patch_off[1] = SYS_EXIT1 + 1;
+	o->end_off[1] = SYS_EXIT1 + 5;
+	return 0;
+}
+
+int ccache_sys_where(uint32_t coff, uint32_t off, unsigned *saved)
+{
+	uint32_t d;
+
+	if (off < coff)
+		return 0;
+	d = off - coff;
+	if (d == SYS_RCX_SAVED) {
+		*saved = 1;
+		return 1;
+	}
+	if (d >= SYS_BOTH_SAVED && d <= SYS_INSN) {
+		*saved = 3;
+		return 1;
+	}
+	return d == SYS_AFTER || d == SYS_EXIT1 ? 2 : 0;
+}
