@@ -91,6 +91,9 @@ tests/programs/step_o2: tests/programs/step_o2.c
 	gcc -g -O2 -fPIE -pie -o $@ $<
 tests/programs/step_nodebug: tests/programs/step_nodebug.c
 	gcc -O0 -no-pie -fno-pie -o $@ $<
+# Calls with floating-point and struct arguments (libm's hypot).
+tests/programs/calls_abi: tests/programs/calls_abi.c
+	gcc -g -O0 -no-pie -fno-pie -o $@ $< -lm
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

@@ -419,12 +419,12 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n);
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err);
 
-/* dbg_call.c: calls the function at fn in thread tid with up to 6
- * integer or pointer arguments (SysV ABI), only that thread running; 0
- * with rax in *ret.  Every register of the thread is restored whatever
- * happens; a crash or a breakpoint inside is an error (the call is
- * abandoned). */
-int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int nargs,
-	     uint64_t *ret, struct ptdb_err *err);
+/* dbg_call.c: calls the function at fn in thread tid with the arguments
+ * c places (SysV ABI: struct dbg_call_args), only that thread running; 0
+ * with the result in c (rax, rdx, xmm0, xmm1, ret_buf).  Every register
+ * of the thread is restored whatever happens; a crash or a breakpoint
+ * inside is an error (the call is abandoned). */
+int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, struct dbg_call_args *c,
+	     struct ptdb_err *err);
 
 #endif
