@@ -77,6 +77,12 @@ double after6(long a, long b, long c, long d, long e, struct mixed m)
 
 static int calls;
 
+/* an unnamed parameter: shown as lldb-16 shows it, and counted in a call */
+double wsum(int a, double, int c)
+{
+	return a + c;
+}
+
 void bump(int by)
 {
 	calls += by;
@@ -100,5 +106,6 @@ int main(void)
 	h += (double)sum8(1, 2, 3, 4, 5, 6, 7, 8) + dsum9(1, 2, 3, 4, 5, 6, 7, 8, 9) +
 	     after6(1, 2, 3, 4, 5, mix(1, 1.0)) + twice_d(1.0);
 	bump(1);
+	h += wsum(1, 2.5, 3);
 	return (int)h + calls;
 }
