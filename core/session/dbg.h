@@ -153,6 +153,11 @@ struct dbg {
 	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
 	 * one at a time.  Valid for that thread, pc and stop id only. */
 	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
+	/* a finish that another stop came before (another thread's
+	 * breakpoint): as LLDB's step-out plan it stays, and a later continue
+	 * completes it ("stop reason = step out").  tid 0: none; ret the
+	 * finished function's return type, for "Return value:" (cmd's) */
+	struct { pid_t tid; struct dbg_goal g; const struct sym_type *ret; } pend_out;
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
