@@ -458,6 +458,7 @@ struct sym_entry {
 	uint64_t addr;
 	unsigned line;
 	int pe;
+	int end;	/* the sequence's end */
 };
 
 static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct sym_entry *e)
@@ -468,11 +469,21 @@ static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct s
 		while (j < n && !r[j].end_seq && r[j].addr == r[k].addr)
 			j++;
 	e->addr = r[k].addr;
+	e->end = r[k].end_seq;
 	e->line = r[j - 1].line;
 	e->pe = j - k > 1;
 	for (size_t q = k; q < j; q++)
 		e->pe |= r[q].prologue_end;
 	return j;
+}
+
+/* A unit of Go (DW_LANG_Go). */
+static int cu_is_go(struct sym_module *m, struct sym_cu *cu)
+{
+	uint64_t lang = 0;
+
+	return sym_cu_die(m, cu) == 0 && sym_die_udata(m, cu->die, DW_AT_language, &lang) == 0 &&
+	       lang == DW_LANG_Go;
 }
 
 /* LLDB's prologue (Function::GetPrologueByteSize) on those entries: the
@@ -497,6 +508,16 @@ uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
 		;
 	for (k = f; k < n && ne < 7; )
 		k = sym_entry_at(r, n, k, &e[ne++]);
+	if (cu_is_go(m, cu)) {
+		/* lldb-16 makes no functions of Go's units: the symbol's
+		 * prologue (Symbol::GetPrologueByteSize), the first of the next
+		 * six entries with another line, else the end of the first
+		 * entry; prologue_end not read */
+		for (q = 1; q < ne && q <= 6 && !e[q].end; q++)
+			if (e[q].line != e[0].line)
+				return e[q].addr > lo && e[q].addr < hi ? e[q].addr : lo;
+		return ne > 1 && e[1].addr > lo && e[1].addr < hi ? e[1].addr : lo;
+	}
 	if (e[0].pe)
 		return lo;
 	for (q = 1; q < ne && q <= 5 && !pick; q++)

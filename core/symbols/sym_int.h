@@ -100,8 +100,10 @@ struct sym_fde;
 struct sym_cfi {		/* one frame section's parsed FDE table */
 	int state;		/* 0 untried, 1 ok, -1 none */
 	int is_eh;		/* .eh_frame (else .debug_frame) */
-	const uint8_t *data;	/* section bytes, in the mapping */
+	const uint8_t *data;	/* section bytes, in the mapping (or owned) */
 	size_t size;
+	uint8_t *owned;		/* a compressed section inflated (Go's
+				 * .debug_frame), or NULL */
 	uint64_t addr;		/* section link address (pcrel base) */
 	struct sym_cie *cie;	/* sorted by section offset */
 	size_t ncie;
