@@ -105,6 +105,8 @@ struct dbg_progress_info {
 	double rate;		/* instructions per second */
 	unsigned fill_pct;	/* fullest buffer, percent (100 once wrapped) */
 	int wrapped;		/* a buffer wrapped (now or before the run) */
+	int watching;		/* no trace: the run single-steps for software
+				 * watchpoints, insns the instructions stepped */
 };
 struct dbg_progress {
 	void (*fn)(void *ctx, const struct dbg_progress_info *info);
