@@ -480,10 +480,15 @@ static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct s
 /* A unit of Go (DW_LANG_Go). */
 static int cu_is_go(struct sym_module *m, struct sym_cu *cu)
 {
-	uint64_t lang = 0;
+	Dwarf_Unsigned lang = 0;
+	Dwarf_Error e = NULL;
+	int ok;
 
-	return sym_cu_die(m, cu) == 0 && sym_die_udata(m, cu->die, DW_AT_language, &lang) == 0 &&
-	       lang == DW_LANG_Go;
+	if (sym_cu_die(m, cu) < 0)
+		return 0;
+	ok = dwarf_srclang(cu->die, &lang, &e) == DW_DLV_OK;
+	sym_dw_errfree(m, &e);
+	return ok && lang == DW_LANG_Go;
 }
 
 /* LLDB's prologue (Function::GetPrologueByteSize) on those entries: the
