@@ -4,8 +4,9 @@
  * dbg_call_args: rdi, rsi, rdx, rcx, r8, r9, xmm0-7, bytes on the stack,
  * space for a MEMORY-class result), returning to an int3 planted at the
  * executable's entry point.  Only that thread runs.  Every register
- * (general and FPU/SSE) is put back afterwards, whether the call returned,
- * crashed (a signal) or stopped at a breakpoint; the stack it used lies
+ * (general and FPU/SSE) is put back afterwards, whether the call returned
+ * or crashed (a signal); the user's breakpoints are passed (lldb-16's
+ * expressions ignore them); the stack it used lies
  * below the red zone and is left as garbage, as LLDB leaves it. */
 #include <inttypes.h>
 #include <stddef.h>
@@ -111,6 +112,13 @@ static int run_call(struct dbg *d, pid_t tid, uint64_t back, struct dbg_call_arg
 				continue;	/* a thread started or stopped */
 			target_thread_requeue(d->proc, &ts);	/* another thread's */
 			return ptdb_err_set(err, "another thread stopped during the call");
+		}
+		if (ts.tid == tid && ts.kind == TARGET_STOP_BREAKPOINT && ts.addr != back) {
+			/* a breakpoint of the user's: passed, as lldb-16's
+			 * expressions ignore breakpoints by default */
+			if (target_thread_cont(d->proc, tid, err) < 0)
+				return -1;
+			continue;
 		}
 		break;
 	}

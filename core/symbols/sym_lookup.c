@@ -77,7 +77,7 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	last = base;
 	if (*base == '~')
 		base++;
-	bl = strcspn(base, "(<");
+	bl = strcspn(base, "(<[");	/* "[abi:cxx11]": not in the mangling */
 	if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
 		return 0;
 	d = sym_sym_name(s);
