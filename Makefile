@@ -40,7 +40,8 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
 PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so \
-	tests/programs/vars_o2 tests/programs/vars_o2_dw4 tests/programs/vars_tu
+	tests/programs/vars_o2 tests/programs/vars_o2_dw4 tests/programs/vars_tu \
+	tests/programs/go_hello
 
 # Fuzz harnesses (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang
 # for 'make fuzz', and replay drivers built with $(CC) that 'make check' runs
@@ -90,8 +91,18 @@ tests/programs/inline_o2: tests/programs/inline_o2.c
 # without line information.
 tests/programs/step_o2: tests/programs/step_o2.c
 	gcc -g -O2 -fPIE -pie -o $@ $<
+# Breakpoints by name in optimized C++ (0178).
+tests/programs/bp_o2: tests/programs/bp_o2.cpp
+	g++ -g -O2 -fPIE -pie -o $@ $<
 tests/programs/step_nodebug: tests/programs/step_nodebug.c
 	gcc -O0 -no-pie -fno-pie -o $@ $<
+# Go as Debian's golang-go builds it (compressed DWARF); no module, the
+# build cache under tests/out.
+tests/programs/go_hello: tests/programs/go_hello.go
+	cd tests/programs && GO111MODULE=off GOCACHE=$(CURDIR)/tests/out/gocache go build -o go_hello go_hello.go
+# Calls with floating-point and struct arguments (libm's hypot).
+tests/programs/calls_abi: tests/programs/calls_abi.c
+	gcc -g -O0 -no-pie -fno-pie -o $@ $< -lm
 tests/programs/libplugin.so: tests/programs/lib/plugin.c
 	gcc -g -O0 -shared -fPIC -o $@ $<
 

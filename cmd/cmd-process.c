@@ -194,7 +194,15 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 	flush(ctx);
-	r = dbg_continue(d, &stop, &err);
+	{
+		/* a finish another thread's stop interrupted may complete */
+		pid_t out_tid = d->pend_out.tid;
+		const struct sym_type *ret = d->pend_out.ret;
+
+		r = dbg_continue(d, &stop, &err);
+		if (r == 0 && out_tid && stop.reason == DBG_R_STEP_OUT && stop.tid == out_tid)
+			cmd_note_return_value(d, out_tid, ret);
+	}
 	return finish_run(ctx, r, &stop, &err);
 }
 

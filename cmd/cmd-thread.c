@@ -30,14 +30,36 @@ static int pre_run(struct cmd_ctx *ctx)
 	return 0;
 }
 
+void cmd_note_return_value(struct dbg *d, pid_t tid, const struct sym_type *ret)
+{
+	char *buf = NULL, name[32];
+	size_t len = 0;
+	FILE *f;
+	struct value v;
+	static const struct value_fmt natural;
+
+	if (!ret || frame_return_value(d, tid, ret, &v) < 0)
+		return;
+	f = open_memstream(&buf, &len);
+	if (f) {
+		snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
+		fputs("Return value: ", f);
+		value_print(f, &d->env, name, &v, &natural);
+		fclose(f);
+		free(d->stop_note);
+		d->stop_note = buf;
+	}
+	value_release(&v);
+}
+
 /* finish, and the value the function returned for the stop report:
- * "Return value: (int) $0 = 3". */
+ * "Return value: (int) $0 = 3".  Another thread's stop first: the finish
+ * stays (the session's pend_out) with the type for its later report. */
 static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct ptdb_err *err)
 {
 	struct dbg *d = &ctx->s->dbg;
 	const struct sym_type *ret = NULL;
 	struct frame_ctx fc;
-	struct value v;
 	pid_t tid = d->sel_tid;
 	int r;
 
@@ -47,25 +69,11 @@ static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct pt
 		frame_ctx_close(&fc);
 	}
 	r = dbg_finish(d, st, err);
-	if (r < 0 || st->reason != DBG_R_STEP_OUT || !ret || tid != d->sel_tid ||
-	    frame_return_value(d, tid, ret, &v) < 0)
+	if (r == 0 && d->pend_out.tid == tid)
+		d->pend_out.ret = ret;
+	if (r < 0 || st->reason != DBG_R_STEP_OUT || tid != d->sel_tid)
 		return r;
-	{
-		char *buf = NULL, name[32];
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		static const struct value_fmt natural;
-
-		if (f) {
-			snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
-			fputs("Return value: ", f);
-			value_print(f, &d->env, name, &v, &natural);
-			fclose(f);
-			free(d->stop_note);
-			d->stop_note = buf;
-		}
-	}
-	value_release(&v);
+	cmd_note_return_value(d, tid, ret);
 	return r;
 }
 
@@ -92,9 +100,20 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 	case STEP_IN:
 		r = dbg_step_line(d, k == STEP_IN, &st, &err);
 		break;
-	case STEP_OUT:
+	case STEP_OUT: {
+		pid_t tid = d->sel_tid;
+		enum cmd_status cs;
+
 		r = finish_with_value(ctx, &st, &err);
-		break;
+		cs = after_run(ctx, r, &st, &err);
+		/* another thread's stop came first: it is reported, then the
+		 * finishing thread is selected again, as lldb-16 does */
+		if (r == 0 && d->pend_out.tid == tid && d->sel_tid != tid) {
+			d->sel_tid = tid;
+			d->sel_frame = 0;
+		}
+		return cs;
+	}
 	default:
 		r = dbg_step_insn(d, k == STEP_INST_OVER, &st, &err);
 		break;

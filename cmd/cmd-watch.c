@@ -81,6 +81,12 @@ static enum cmd_status created(struct cmd_ctx *ctx, uint64_t addr, unsigned size
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "Watchpoint created: ");
 	print_wp(ctx, w, 0);
+	if (!strncmp(dbg_watch_method(&ctx->s->dbg), "software", 8))
+		fprintf(ctx->out, "Note: watchpoints are checked by single-stepping here (%s): "
+			"a run is thousands of times slower, its progress shown on the terminal; "
+			"Ctrl-C stops it.\n", ctx->s->dbg.no_hw_watch ?
+			"target.hardware-watchpoints is false" :
+			"this machine delivers no debug-register traps");
 	return CMD_OK;
 }
 

@@ -129,13 +129,18 @@ static void on_progress(void *ctx, const struct dbg_progress_info *in)
 	if (!dp->progress_ok || dp->gone)
 		return;
 	snprintf(id, sizeof(id), "ptdb-run-%u", dp->progress_n);
-	snprintf(msg, sizeof(msg), "%" PRIu64 " instructions traced, %.0f/s, buffer %u%%%s",
-		 in->insns, in->rate, in->fill_pct, in->wrapped ? " (wrapped)" : "");
+	if (in->watching)	/* software watchpoints: single-stepping, no trace */
+		snprintf(msg, sizeof(msg), "%" PRIu64 " instructions single-stepped for "
+			 "watchpoints, %.0f/s", in->insns, in->rate);
+	else
+		snprintf(msg, sizeof(msg), "%" PRIu64 " instructions traced, %.0f/s, buffer %u%%%s",
+			 in->insns, in->rate, in->fill_pct, in->wrapped ? " (wrapped)" : "");
 	b = json_object_new_object();
 	json_object_object_add(b, "progressId", json_object_new_string(id));
 	if (!dp->progress_on) {
 		dp->progress_on = 1;
-		json_object_object_add(b, "title", json_object_new_string("Traced run"));
+		json_object_object_add(b, "title", json_object_new_string(in->watching ?
+					"Run checking watchpoints" : "Traced run"));
 		json_object_object_add(b, "cancellable", json_object_new_boolean(0));
 		json_object_object_add(b, "message", json_object_new_string(msg));
 		dap_event(dp, "progressStart", b);

@@ -38,6 +38,12 @@ struct cmd_ctx;
 enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 			       struct ptdb_err *err);
 
+/* "Return value: (int) $0 = 3" for the next stop report, the value a
+ * finished function of type ret left in tid (cmd-thread.c; ret NULL:
+ * nothing). */
+struct sym_type;
+void cmd_note_return_value(struct dbg *d, pid_t tid, const struct sym_type *ret);
+
 /* A signal by name (SIGUSR2, USR2) or number; -1 if none. */
 int cmd_parse_signal(const char *s);
 

@@ -57,8 +57,13 @@ static void show(void *ctx, const struct dbg_progress_info *in)
 	else
 		snprintf(fill, sizeof(fill), "buffer %u%% full", in->fill_pct);
 	pthread_mutex_lock(&screen);
-	snprintf(l->text, sizeof(l->text), "Tracing: %llu instructions, %.2f M/s, %s",
-		 (unsigned long long)in->insns, in->rate / 1e6, fill);
+	if (in->watching)	/* software watchpoints: no trace, a step at a time */
+		snprintf(l->text, sizeof(l->text), "Checking watchpoints by single-stepping: "
+			 "%llu instructions, %.0f/s (Ctrl-C stops)",
+			 (unsigned long long)in->insns, in->rate);
+	else
+		snprintf(l->text, sizeof(l->text), "Tracing: %llu instructions, %.2f M/s, %s",
+			 (unsigned long long)in->insns, in->rate / 1e6, fill);
 	if (!l->held)
 		draw(l);
 	pthread_mutex_unlock(&screen);

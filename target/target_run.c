@@ -429,6 +429,12 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 	pid_t tid = t->tid;
 	int st, r;
 
+	if (orig == 0xCC) {	/* the program's own int3: it has trapped (the
+				 * breakpoint's stop), it is stepped over as
+				 * lldb-16 steps it: no second SIGTRAP */
+		set_pc(tid, pc + 1);
+		return 0;
+	}
 	if (target_raw_write(p, pc, &orig, 1) < 0)
 		return 0;
 	p->stepover_active = 1;
@@ -552,6 +558,17 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	if (have_queued(p, tid))
 		return 0;
 	pc = target_thread_pc(tid);
+	if (target_find_bp(p, pc) && target_find_bp(p, pc)->orig == 0xCC) {
+		/* the program's own int3 under a breakpoint: stepped over
+		 * (step_over_alone), the step's stop made here */
+		set_pc(tid, pc + 1);
+		memset(&t->queued, 0, sizeof(t->queued));
+		t->queued.tid = tid;
+		t->queued.kind = TARGET_STOP_STEP;
+		t->queued.addr = pc + 1;
+		t->has_event = 1;
+		return 0;
+	}
 	if (target_find_bp(p, pc)) {
 		unsigned char orig = target_find_bp(p, pc)->orig;
 

@@ -114,7 +114,7 @@ SESSIONS.append(("stl C++", "tests/programs/stl", [
     "v s empty v ev names pts m st l up upp unull sp sp2 wp pr made g", "v -T v", "v -R v",
     "p v", "p s", "p m", "p sp", "p up", "p unull", "v v[1]", "v st[2]", "v l[1]", "v pts[1]",
     "v names[1]", "v pts[1].y", "v dq fl op none bs at mm", "v dq[2]", "v fl[1]",
-    "p bs", "p dq", "p v.size()", "p m.size()",
+    "p bs", "p dq", "p v.size()", "p m.size()", "p greet(s)",
 ]))
 # memory read's address is any expression (a pointer's value, &var,
 # &array[i], a register), 'x/NFU' GDB's count, format and unit; lines as

@@ -356,6 +356,49 @@ def trace_progress(tmp, engine):
             p.close()
 
 
+def t_watch_progress(tmp):
+    """Watchpoints checked by single-stepping (target.hardware-watchpoints
+    false, as on a machine without debug-register traps): setting one says
+    so, and a continue that takes seconds shows its progress on the
+    terminal (instructions stepped, rate), cleared before the stop."""
+    p = session(tmp)
+    try:
+        steps = (("settings set target.hardware-watchpoints false", "(ptdb) "),
+                 ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
+                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
+                 ("watchpoint set variable sink", "Note: watchpoints are checked by single-stepping"),
+                 ("b second_over", "Breakpoint 2:"))
+        for cmd, until in steps:
+            p.read_until("(ptdb) ")
+            p.buf = b""
+            p.send(cmd + "\r")
+            if not p.read_until(until, 60):
+                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send("c\r")
+        if not p.read_until("stop reason = breakpoint 2.1", 600):
+            return "the continue did not stop at second_over: %r" % p.buf[-300:]
+        m = re.search(rb"\rChecking watchpoints by single-stepping: (\d+) instructions, \d+/s "
+                      rb"\(Ctrl-C stops\)", p.buf)
+        if not m or int(m.group(1)) == 0:
+            return "no progress line during the continue: %r" % p.buf[-600:]
+        if not re.search(rb"Checking watchpoints[^\n]*\r +\rProcess \d+ stopped", p.buf):
+            return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
+        p.read_until("(ptdb) ")
+        p.send("kill\r")
+        p.read_until("(ptdb) ")
+        p.send("quit\r")
+        st = p.wait_exit()
+        p = None
+        if st is None or not os.WIFEXITED(st):
+            return "ptdb did not exit after quit"
+        return None
+    finally:
+        if p:
+            p.close()
+
+
 def t_relaunch(tmp):
     """'r' with a live process asks on a terminal: 'n' keeps the process,
     an empty answer (yes) kills it and launches a new one."""
@@ -477,7 +520,8 @@ def run_all():
                      ("interrupt", t_interrupt), ("interrupt dump", t_interrupt_dump),
                      ("attach", t_attach), ("relaunch", t_relaunch),
                      ("Enter goes on after memory read", t_repeat_memory),
-                     ("trace progress", t_trace_progress)):
+                     ("trace progress", t_trace_progress),
+                     ("watchpoint progress", t_watch_progress)):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 why = fn(tmp)

@@ -1,9 +1,13 @@
 /* core/data/expr_call.c: calls of the program's functions in an
- * expression ("p add(2, 3)", "p v.size()"): the function found by name
- * (the frame's module first, the dynamic loader's private copies last),
- * an IFUNC resolved by calling its resolver, the result typed by the
- * function's DWARF.  The function is found and called by the
- * session, through the frame's value_env. */
+ * expression ("p add(2, 3)", "p v.size()", "p hypot(3.0, 4.0)",
+ * "p norm(make_point(6, 8))"): the function found by name (the frame's
+ * module first, the dynamic loader's private copies last), an IFUNC
+ * resolved by calling its resolver, the arguments converted to the
+ * parameters' DWARF types (without them: C's default promotions), placed
+ * and the result taken as the SysV ABI classifies them (expr_abi.c), the
+ * result typed by the function's DWARF (without it: by a cast around the
+ * call, as LLDB asks).  The function is found and called by
+ * the session, through the frame's value_env. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,70 +18,200 @@
 #include "core/data/expr_int.h"
 #include "core/symbols/sym.h"
 
-/* "f(1, 2)": the program's function called in the stopped thread
- * (dbg_call); integer and pointer arguments and results.  A member
- * function ("v.size()", name "Class::size") gets this = self first. */
-int ex_call(struct ex *x, const char *name, const uint64_t *self, struct value *v)
-{
-	uint64_t args[6], fn = 0, rax = 0;
-	int nargs = 0;
+#define CALL_MAX_ARGS 32
 
-	if (self)
-		args[nargs++] = *self;
-	struct dbg_module *m;
+/* The callee's DWARF: its result type (*ret untouched without DWARF) and
+ * its parameters' types (this first), their count, -1 without DWARF. */
+static int callee_types(struct dbg_module *m, uint64_t fn, const struct sym_type **ret,
+			const struct sym_type **pt, int max)
+{
 	struct sym_func_scope sc;
 	struct sym_var *vars = NULL;
-	const struct sym_type *ret = &expr_t_ulong, *rs;	/* no DWARF: rax whole */
+	int nv, np = -1;
+
+	memset(&sc, 0, sizeof(sc));
+	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
+	if (nv < 0)
+		return -1;
+	if (sc.func) {
+		*ret = sc.ret;
+		np = 0;
+		for (int i = 0; i < nv && np < max; i++)
+			if (vars[i].is_param)
+				pt[np++] = vars[i].type;
+	}
+	sym_vars_free(vars, nv);
+	free(sc.frame_base);
+	return np;
+}
+
+static const char *ordinal(int n)
+{
+	if (n % 100 / 10 == 1)
+		return "th";
+	return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* The argument a made a value of the parameter's type pt (NULL: none
+ * known, C's default promotions): an array decays, a reference takes the
+ * object's address, a struct must be one of the same type. */
+static int convert_arg(struct ex *x, struct value *a, const struct sym_type *pt, int i,
+		       const char *fname)
+{
+	const struct sym_type *s = sym_type_strip(pt), *at = sym_type_strip(a->type);
+	char tn[256], an[256];
+
+	if (!at)
+		return ex_fail(x, "argument %d of '%s' has no value", i + 1, fname);
+	if (!s) {	/* no prototype: the default promotions */
+		if (at->kind == SYM_T_ARRAY)
+			s = pt = expr_new_type(x->st, SYM_T_POINTER, at->target);
+		else if (ex_is_float(at) && at->size == 4)
+			s = pt = &expr_t_double;
+		else if ((at->kind == SYM_T_BASE || at->kind == SYM_T_ENUM) && at->size < 4)
+			s = pt = &expr_t_int;
+		else
+			return 0;
+	}
+	if (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) {
+		if (!a->in_mem)
+			return ex_fail(x, "argument %d of '%s' is a reference: its value must be in "
+				       "memory", i + 1, fname);
+		uint64_t addr = a->addr;
+
+		value_release(a);
+		ex_set_u(a, pt, addr);
+		return 0;
+	}
+	if (s->kind == SYM_T_POINTER && at->kind == SYM_T_ARRAY && a->in_mem) {
+		uint64_t addr = a->addr;
+
+		value_release(a);
+		ex_set_u(a, pt, addr);
+		return 0;
+	}
+	if (ex_is_scalar(s) && ex_is_scalar(at)) {
+		ex_convert(a, pt);
+		return 0;
+	}
+	if ((s->kind == SYM_T_STRUCT || s->kind == SYM_T_UNION || s->kind == SYM_T_CLASS) &&
+	    at->kind == s->kind && at->size == s->size &&
+	    (!at->name || !s->name || !strcmp(at->name, s->name))) {
+		a->type = pt;
+		return 0;
+	}
+	return ex_fail(x, "no matching function for call to '%s': no known conversion from '%s' "
+		       "to '%s' for %d%s argument", fname, sym_type_name(a->type, an, sizeof(an)),
+		       sym_type_name(pt, tn, sizeof(tn)), i + 1, ordinal(i + 1));
+}
+
+/* The call with its arguments evaluated: fn's types, the ABI's places,
+ * the call, the result. */
+static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint64_t fn,
+		     const uint64_t *self, const struct sym_type *cast, struct value *args,
+		     int nargs, struct value *v)
+{
+	const struct sym_type *pt[CALL_MAX_ARGS + 1], *ret = NULL, *rs;
+	int np = callee_types(m, fn, &ret, pt, CALL_MAX_ARGS + 1), k = self ? 1 : 0;
+	struct ex_abi a;
 	struct ptdb_err err = { 0 };
-	int nv;
+
+	memset(&a, 0, sizeof(a));
+	rs = sym_type_strip(ret);
+	if (np < 0 || (rs && rs->kind == SYM_T_VOID)) {	/* no DWARF, or assembly's */
+		if (!cast && !self)
+			return ex_fail(x, "'%s' has unknown return type; cast the call to its "
+				       "declared return type", name);
+		/* a member function of a library without DWARF ("s.size()" in
+		 * libstdc++): LLDB reads the class's declaration; here rax */
+		ret = cast ? cast : &expr_t_ulong;
+	}
+	if (np >= 0 && nargs < np - k)	/* more: maybe variadic (DWARF may not say) */
+		return ex_fail(x, "no matching function for call to '%s': requires %d argument%s, "
+			       "but %d %s provided", name, np - k, np - k == 1 ? "" : "s", nargs,
+			       nargs == 1 ? "was" : "were");
+	rs = sym_type_strip(ret);
+	if (rs && rs->kind == SYM_T_VOID)	/* "(void)f()" */
+		ret = NULL;
+	if (ret && ex_abi_ret(x, &a, ret, name) < 0)
+		return -1;
+	if (self)
+		a.c.gpr[a.c.ngpr++] = *self;
+	for (int i = 0; i < nargs; i++)
+		if (convert_arg(x, &args[i], np > k + i ? pt[k + i] : NULL, i, name) < 0 ||
+		    ex_abi_arg(x, &a, &args[i], name) < 0) {
+			ex_abi_free(&a);
+			return -1;
+		}
+	if (x->fc->env->call(x->fc->d, x->fc->tid, fn, &a.c, &err) < 0) {
+		ex_abi_free(&a);
+		return ex_fail(x, "%s", err.msg);
+	}
+	if (ret)
+		ex_abi_result(&a, ret, v);
+	else
+		ex_val(v, &expr_t_void);
+	ex_abi_free(&a);
+	return 0;
+}
+
+/* "f(1, 2)": the program's function called in the stopped thread
+ * (dbg_call).  A member function ("v.size()", name "Class::size") gets
+ * this = self first. */
+int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct sym_type *cast,
+	    struct value *v)
+{
+	struct value args[CALL_MAX_ARGS];
+	int nargs = 0, rc = -1;
+	uint64_t fn = 0;
+	struct dbg_module *m;
+	struct ptdb_err err = { 0 };
 
 	ex_eat(x, "(");
 	while (!ex_eat(x, ")")) {
-		struct value a;
-
-		if (nargs && !ex_eat(x, ","))
-			return ex_fail(x, "expected ')'%s", "");
-		if (ex_assign(x, &a) < 0)
-			return -1;
-		if (!ex_is_scalar(a.type) || ex_is_float(a.type) || nargs == 6) {
-			value_release(&a);
-			return ex_fail(x, "ptdb calls functions with up to 6 integer or pointer "
-				       "arguments only ('%s')", name);
+		if (nargs && !ex_eat(x, ",")) {
+			ex_fail(x, "expected ')'%s", "");
+			goto out;
 		}
-		args[nargs++] = ex_u(&a);
-		value_release(&a);
+		if (nargs == CALL_MAX_ARGS) {
+			ex_fail(x, "ptdb calls functions with up to %d arguments ('%s')",
+				CALL_MAX_ARGS, name);
+			goto out;
+		}
+		if (ex_assign(x, &args[nargs]) < 0)
+			goto out;
+		nargs++;
 	}
 	if (x->skip) {
-		ex_set_u(v, &expr_t_int, 0);
-		return 0;
+		ex_set_u(v, cast ? cast : &expr_t_int, 0);
+		rc = 0;
+		goto out;
 	}
-	if (x->fc->no_data)
-		return ex_fail(x, "%s", x->fc->no_data);
-	if (!(m = x->fc->env->function_named(x->fc->d, x->fc->mod, name, &fn)))
-		return self ? ex_fail(x, "the program has no out-of-line copy of '%.300s' to call "
-				      "(inlined away, or never used)", name)
-			    : ex_fail(x, "use of undeclared identifier '%s'", name);
+	if (x->fc->no_data) {
+		ex_fail(x, "%s", x->fc->no_data);
+		goto out;
+	}
+	if (!(m = x->fc->env->function_named(x->fc->d, x->fc->mod, name, &fn))) {
+		if (self)
+			ex_fail(x, "the program has no out-of-line copy of '%.300s' to call "
+				"(inlined away, or never used)", name);
+		else
+			ex_fail(x, "use of undeclared identifier '%s'", name);
+		goto out;
+	}
 	if (sym_addr_is_ifunc(m->sym, fn)) {	/* ask the resolver for the function */
-		if (x->fc->env->call(x->fc->d, x->fc->tid, fn, NULL, 0, &fn, &err) < 0)
-			return ex_fail(x, "%s", err.msg);
+		struct dbg_call_args c;
+
+		memset(&c, 0, sizeof(c));
+		if (x->fc->env->call(x->fc->d, x->fc->tid, fn, &c, &err) < 0) {
+			ex_fail(x, "%s", err.msg);
+			goto out;
+		}
+		fn = c.rax;
 	}
-	memset(&sc, 0, sizeof(sc));
-	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
-	if (nv >= 0) {
-		if (sc.func)
-			ret = sc.ret;
-		sym_vars_free(vars, nv);
-		free(sc.frame_base);
-	}
-	rs = sym_type_strip(ret);
-	if (rs && rs->kind == SYM_T_VOID)	/* unspecified (assembly): rax whole */
-		ret = rs = &expr_t_ulong;
-	if (ret && (!rs || (rs->kind != SYM_T_BASE && rs->kind != SYM_T_POINTER &&
-			    rs->kind != SYM_T_ENUM) || (rs->kind == SYM_T_BASE && rs->enc == DW_ATE_float)))
-		return ex_fail(x, "ptdb calls functions returning an integer or a pointer only ('%s')",
-			       name);
-	if (x->fc->env->call(x->fc->d, x->fc->tid, fn, args, nargs, &rax, &err) < 0)
-		return ex_fail(x, "%s", err.msg);
-	ex_set_u(v, ret ? ret : &expr_t_void, rax);
-	return 0;
+	rc = call_with(x, name, m, fn, self, cast, args, nargs, v);
+out:
+	for (int i = 0; i < nargs; i++)
+		value_release(&args[i]);
+	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/data/frame.h"
 #include "core/symbols/sym_var.h"
 
 struct frame_ctx;
@@ -32,6 +33,10 @@ struct ex {
 	int failed;
 	int skip;		/* > 0: evaluate for types only, no effects */
 	int depth;		/* nesting, bounded: "((((..." must not exhaust the stack */
+	/* "(double)f(x)": the cast's type, and where its operand begins (a
+	 * call there without DWARF returns that type, as in LLDB) */
+	const struct sym_type *cast_to;
+	const char *cast_at;
 };
 
 extern const struct sym_type expr_t_int, expr_t_uint, expr_t_long, expr_t_ulong,
@@ -62,8 +67,24 @@ int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t ad
 /* expr_parse.c: an assignment expression (a call's argument). */
 int ex_assign(struct ex *x, struct value *v);
 /* expr_call.c: "name(args)" called in the frame's thread; self: a member
- * function's object address (this), or NULL. */
-int ex_call(struct ex *x, const char *name, const uint64_t *self, struct value *v);
+ * function's object address (this), or NULL; cast: the type a cast
+ * around the call gives a function without DWARF (NULL: none). */
+int ex_call(struct ex *x, const char *name, const uint64_t *self,
+	    const struct sym_type *cast, struct value *v);
+/* expr_abi.c: a call's arguments and result placed as the SysV ABI
+ * classifies them.  ex_abi_ret first (a result in memory takes rdi), then
+ * ex_abi_arg for each argument in order (its value already of the
+ * parameter's type); after the call, ex_abi_result makes the value. */
+struct ex_abi {
+	struct dbg_call_args c;
+	uint8_t *stack;
+	size_t nstack, cap;
+	int ret_cls[2], nret;
+};
+int ex_abi_ret(struct ex *x, struct ex_abi *a, const struct sym_type *t, const char *fname);
+int ex_abi_arg(struct ex *x, struct ex_abi *a, const struct value *v, const char *fname);
+void ex_abi_result(struct ex_abi *a, const struct sym_type *t, struct value *v);
+void ex_abi_free(struct ex_abi *a);
 /* After '$': a register ($rax) or an earlier result ($3). */
 int ex_dollar(struct ex *x, struct value *v);
 /* Writes rv into the variable, register or memory lv stands for. */

@@ -113,9 +113,11 @@ static int deref_reference(struct ex *x, struct value *v)
 	return ex_load(x, v, t->target, a);
 }
 
-static int call_function(struct ex *x, const char *name, struct value *v)
+/* at: where the name began (a cast just before it types a call of a
+ * function without DWARF) */
+static int call_function(struct ex *x, const char *name, const char *at, struct value *v)
 {
-	return ex_call(x, name, NULL, v);
+	return ex_call(x, name, NULL, x->cast_at == at ? x->cast_to : NULL, v);
 }
 
 int ex_assign(struct ex *x, struct value *v)
@@ -126,6 +128,7 @@ int ex_assign(struct ex *x, struct value *v)
 static int identifier(struct ex *x, struct value *v)
 {
 	char name[256];
+	const char *at = x->p;
 
 	ex_ident(x, name, sizeof(name));
 	if (!strcmp(name, "true") || !strcmp(name, "false")) {
@@ -137,7 +140,7 @@ static int identifier(struct ex *x, struct value *v)
 		return 0;
 	}
 	if (ex_peek(x, "("))
-		return call_function(x, name, v);
+		return call_function(x, name, at, v);
 	if (x->fc->no_data)
 		return ex_fail(x, "%s", x->fc->no_data);
 	if (x->fc->env->var_named(x->fc, name, v) < 0)
@@ -263,7 +266,7 @@ static int member(struct ex *x, struct value *v, int arrow)
 		for (char *q; (q = strstr(full, "> >"));)	/* the demangler's spelling */
 			memmove(q + 1, q + 2, strlen(q + 2) + 1);
 		value_release(v);
-		return ex_call(x, full, &self, v);
+		return ex_call(x, full, &self, NULL, v);
 	}
 	m = find_member(v->type, name, &off, 0);
 	if (!m) {
@@ -454,9 +457,18 @@ static int sizeof_op(struct ex *x, struct value *v)
 
 static int cast(struct ex *x, struct value *v, const struct sym_type *t)
 {
-	const struct sym_type *s = sym_type_strip(t);
+	const struct sym_type *s = sym_type_strip(t), *outer_to = x->cast_to;
+	const char *outer_at = x->cast_at;
+	int rc;
 
-	if (unary(x, v) < 0)
+	while (isspace((unsigned char)*x->p))
+		x->p++;
+	x->cast_to = t;
+	x->cast_at = x->p;
+	rc = unary(x, v);
+	x->cast_to = outer_to;
+	x->cast_at = outer_at;
+	if (rc < 0)
 		return -1;
 	if (!s || s->kind == SYM_T_VOID) {
 		value_release(v);

@@ -46,4 +46,25 @@ struct dbg_frame {
 	int sigtramp;			/* the signal trampoline's frame */
 };
 
+/* A function call as the SysV x86-64 ABI makes it (the data classifies
+ * the arguments, core/session/dbg_call.c makes the call): the INTEGER
+ * eightbytes in rdi, rsi, rdx, rcx, r8, r9, the SSE ones in the low
+ * halves of xmm0-7, and the rest (MEMORY-class structs, what did not fit
+ * in registers) as bytes the callee finds above its return address.  A
+ * MEMORY-class result (ret_mem > 0 bytes) is made in space the call
+ * reserves on the stack: its address goes in gpr[0] (rdi), which the
+ * caller leaves free, and its bytes come back in ret_buf. */
+struct dbg_call_args {
+	uint64_t gpr[6];
+	int ngpr;
+	uint64_t sse[8];
+	int nsse;
+	const uint8_t *stack;	/* a multiple of 8 bytes, in order */
+	size_t nstack;
+	size_t ret_mem;
+	uint8_t *ret_buf;	/* ret_mem bytes */
+	/* the result: rax, rdx and the low halves of xmm0 and xmm1 */
+	uint64_t rax, rdx, xmm0, xmm1;
+};
+
 #endif

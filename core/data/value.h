@@ -68,10 +68,11 @@ struct value_env {
 	 * (first's first, the dynamic loader's copies last), or NULL */
 	struct dbg_module *(*function_named)(struct dbg *d, struct dbg_module *first,
 					     const char *name, uint64_t *fn);
-	/* fn called in the stopped thread tid (dbg_call: SysV ABI, every
-	 * register restored): 0 and *ret, or -1 with err */
-	int (*call)(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int nargs,
-		    uint64_t *ret, struct ptdb_err *err);
+	/* fn called in the stopped thread tid with the arguments in c
+	 * (dbg_call: SysV ABI, every register restored): 0 and c's result,
+	 * or -1 with err */
+	int (*call)(struct dbg *d, pid_t tid, uint64_t fn, struct dbg_call_args *c,
+		    struct ptdb_err *err);
 };
 
 /* A frame's registers and variables. */

@@ -107,6 +107,8 @@ struct dbg_progress_info {
 	double rate;		/* instructions per second */
 	unsigned fill_pct;	/* fullest buffer, percent (100 once wrapped) */
 	int wrapped;		/* a buffer wrapped (now or before the run) */
+	int watching;		/* no trace: the run single-steps for software
+				 * watchpoints, insns the instructions stepped */
 };
 struct dbg_progress {
 	void (*fn)(void *ctx, const struct dbg_progress_info *info);
@@ -159,6 +161,11 @@ struct dbg {
 	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
 	 * one at a time.  Valid for that thread, pc and stop id only. */
 	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
+	/* a finish that another stop came before (another thread's
+	 * breakpoint): as LLDB's step-out plan it stays, and a later continue
+	 * completes it ("stop reason = step out").  tid 0: none; ret the
+	 * finished function's return type, for "Return value:" (cmd's) */
+	struct { pid_t tid; struct dbg_goal g; const struct sym_type *ret; } pend_out;
 	struct dbg_pm *pm;		/* a loaded trace, or NULL */
 	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
 	/* TSC -> ns of the traces being shown: measured when tracing starts
@@ -425,12 +432,12 @@ size_t dbg_read_some(struct dbg *d, uint64_t addr, void *buf, size_t n);
 int dbg_read(struct dbg *d, uint64_t addr, void *buf, size_t n,
 	     struct ptdb_err *err);
 
-/* dbg_call.c: calls the function at fn in thread tid with up to 6
- * integer or pointer arguments (SysV ABI), only that thread running; 0
- * with rax in *ret.  Every register of the thread is restored whatever
- * happens; a crash or a breakpoint inside is an error (the call is
- * abandoned). */
-int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, const uint64_t *args, int nargs,
-	     uint64_t *ret, struct ptdb_err *err);
+/* dbg_call.c: calls the function at fn in thread tid with the arguments
+ * c places (SysV ABI: struct dbg_call_args), only that thread running; 0
+ * with the result in c (rax, rdx, xmm0, xmm1, ret_buf).  Every register
+ * of the thread is restored whatever happens; a crash or a breakpoint
+ * inside is an error (the call is abandoned). */
+int dbg_call(struct dbg *d, pid_t tid, uint64_t fn, struct dbg_call_args *c,
+	     struct ptdb_err *err);
 
 #endif

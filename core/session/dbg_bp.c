@@ -16,14 +16,18 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 	int n;
 
 	switch (bp->kind) {
-	case DBG_BP_NAME:
-		n = sym_lookup_func(m->sym, bp->name, entry, after, max < DBG_MAX_LOCS ? max : DBG_MAX_LOCS);
+	case DBG_BP_NAME: {
+		/* every inlined copy, then the out-of-line copies, in the order
+		 * lldb-16 lists them (the DWARF's: a function's concrete copy
+		 * comes after the functions it is inlined into) */
+		int ni = sym_lookup_inlined(m->sym, bp->name, out, max);
+
+		n = max - ni < DBG_MAX_LOCS ? max - ni : DBG_MAX_LOCS;
+		n = n > 0 ? sym_lookup_func(m->sym, bp->name, entry, after, n) : 0;
 		for (int i = 0; i < n; i++)
-			out[i] = after[i] ? after[i] : entry[i];
-		/* and every inlined copy, as LLDB does */
-		if (n < max)
-			n += sym_lookup_inlined(m->sym, bp->name, out + n, max - n);
-		return n;
+			out[ni + i] = after[i] ? after[i] : entry[i];
+		return ni + n;
+	}
 	case DBG_BP_LINE: {
 		const char *file = bp->file;
 

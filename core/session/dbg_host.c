@@ -59,6 +59,8 @@ static struct sym_type *type_named(struct dbg *d, const char *name)
 static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first,
 					 const char *name, uint64_t *fn)
 {
+	char tagged[1024];
+
 	if (first && first->sym && sym_lookup_func(first->sym, name, fn, NULL, 1) == 1)
 		return first;
 	/* the dynamic loader's private copies (its own strlen) last */
@@ -68,6 +70,11 @@ static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first
 			    (strstr(d->mods[i].path ? d->mods[i].path : "", "/ld-linux") != NULL) == pass &&
 			    sym_lookup_func(d->mods[i].sym, name, fn, NULL, 1) == 1)
 				return &d->mods[i];
+	/* a function returning std::string carries the ABI tag in its name
+	 * ("hello[abi:cxx11]()"): called by the name the user knows */
+	if (!strchr(name, '[') && !strchr(name, '(') &&
+	    snprintf(tagged, sizeof(tagged), "%s[abi:cxx11]", name) < (int)sizeof(tagged))
+		return function_named(d, first, tagged, fn);
 	return NULL;
 }
 

@@ -12,6 +12,8 @@ static void user_stop(struct dbg *d, struct dbg_stop *stop)
 	d->last = *stop;
 	if (d->proc)
 		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
+	if (d->pend_out.tid && (!dbg_alive(d) || !target_thread_index(d->proc, d->pend_out.tid)))
+		d->pend_out.tid = 0;	/* its thread or the process is gone */
 	if (stop->reason == DBG_R_EXITED) {
 		dbg_trace_exited(d);
 		return;
@@ -154,12 +156,33 @@ int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
 	return 1;
 }
 
+static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why);
+static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
+		  int n, struct dbg_stop *stop, struct ptdb_err *err);
+
 int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	int r;
 
 	if (check_alive(d, err) < 0)
 		return -1;
+	if (d->pend_out.tid && target_thread_index(d->proc, d->pend_out.tid)) {
+		/* a finish another stop interrupted goes on (LLDB's plan) */
+		pid_t tid = d->pend_out.tid;
+		struct dbg_goal g = d->pend_out.g;
+
+		r = run_to(d, tid, &g, 1, stop, err);
+		if (r < 0)
+			return -1;
+		if (r == RW_GOAL) {
+			done(d, stop, tid, DBG_R_STEP_OUT);
+			d->pend_out.tid = 0;
+			return 0;
+		}
+		user_stop(d, stop);
+		return 0;
+	}
+	d->pend_out.tid = 0;
 	r = run_wait(d, 0, 0, NULL, 0, stop, err);
 	if (r < 0)
 		return -1;
@@ -237,6 +260,7 @@ int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 
 	if (check_alive(d, err) < 0)
 		return -1;
+	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
 	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
 			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
@@ -587,6 +611,7 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 
 	if (check_alive(d, err) < 0)
 		return -1;
+	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
 	if (thread_regs(d, tid, &r, err) < 0)
 		return -1;
@@ -685,10 +710,11 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	struct dbg_frame fr[DBG_MAX_FRAMES];
 	pid_t tid = d->sel_tid;
 	struct dbg_goal g;
-	int n, k;
+	int n, k, rr;
 
 	if (check_alive(d, err) < 0)
 		return -1;
+	d->pend_out.tid = 0;	/* a new stepping command replaces it */
 	dbg_interrupt_arm(d);
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
@@ -748,7 +774,14 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
 	g.pc = fr[k].pc;
 	g.min_rsp = fr[k].rsp;
-	return finish_cmd(d, run_to(d, tid, &g, 1, stop, err), stop, tid, DBG_R_STEP_OUT);
+	rr = run_to(d, tid, &g, 1, stop, err);
+	if (rr == RW_USER && dbg_alive(d) && stop->reason != DBG_R_EXITED &&
+	    stop->reason != DBG_R_EXEC && stop->reason != DBG_R_INTERRUPT) {
+		d->pend_out.tid = tid;	/* completed by a later continue */
+		d->pend_out.g = g;
+		d->pend_out.ret = NULL;
+	}
+	return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
 }
 
 int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
@@ -763,6 +796,7 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 
 	if (check_alive(d, err) < 0)
 		return -1;
+	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
 	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
 	if (nf < 0)

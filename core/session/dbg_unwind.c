@@ -6,6 +6,7 @@
 #include "core/session/dbg_int.h"
 #include "target/target.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define STACK_SPAN (8u << 20)	/* a frame pointer this far off is not one */
@@ -38,6 +39,54 @@ static int ra_at(struct dbg *d, uint64_t addr, uint64_t *ra)
 	return rd(d, addr, ra, 8) == 0 && is_return_addr(d, *ra) ? 0 : -1;
 }
 
+/* The stack pointer's distance below the CFA's return address at pc, read
+ * from the function's instructions from its start (as LLDB's
+ * instruction-emulation unwind does): pushes, pops and constant
+ * adjustments of rsp on a straight path; *rbp_at the distance of a pushed
+ * rbp (-1: none).  -1 when another write of rsp, a jump or a ret lies on
+ * the way, or the function is not known. */
+static int64_t stack_depth(struct dbg *d, struct dbg_module *m, uint64_t pc, int64_t *rbp_at)
+{
+	struct sym_loc loc;
+	struct disasm_insn in;
+	int64_t off = 0;
+	uint64_t a;
+
+	*rbp_at = -1;
+	if (!m || sym_lookup_addr(m->sym, pc, &loc) < 0 || !loc.func || pc < loc.func_addr ||
+	    pc - loc.func_addr > 4096)
+		return -1;
+	for (a = loc.func_addr; a < pc; a += in.len) {
+		const char *op = in.operands;
+		size_t n;
+
+		if (dbg_insn_at(d, a, &in) < 0 || !in.len)
+			return -1;
+		op = in.operands;
+		n = strlen(op);
+		if (in.kind == DISASM_KIND_RET || in.kind == DISASM_KIND_JMP ||
+		    in.kind == DISASM_KIND_JMP_IND || in.kind == DISASM_KIND_FAR)
+			return -1;
+		if (!strncmp(in.mnemonic, "push", 4)) {
+			off += 8;
+			if (!strcmp(op, "%rbp") && *rbp_at < 0)
+				*rbp_at = off;
+		} else if (!strncmp(in.mnemonic, "pop", 3))
+			off -= 8;
+		else if (n >= 6 && !strcmp(op + n - 6, ", %rsp") && op[0] == '$' &&
+			 (!strcmp(in.mnemonic, "subq") || !strcmp(in.mnemonic, "addq"))) {
+			int64_t imm = (int64_t)strtoll(op + 1, NULL, 0);
+
+			off += in.mnemonic[0] == 's' ? imm : -imm;
+		} else if ((n >= 4 && !strcmp(op + n - 4, "%rsp")) || !strncmp(in.mnemonic, "leave", 5) ||
+			   !strncmp(in.mnemonic, "enter", 5))
+			return -1;	/* rsp set otherwise */
+		if (off < 0)
+			return -1;
+	}
+	return off;
+}
+
 int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uint64_t rbp,
 		    int first, uint64_t *cpc, uint64_t *crsp, uint64_t *crbp)
 {
@@ -56,6 +105,19 @@ int dbg_unwind_step(struct dbg *d, uint64_t pc, uint64_t look, uint64_t rsp, uin
 		*crsp = rsp + 8;
 		*crbp = rbp;
 		return 0;
+	}
+	/* the function's own instructions up to pc (glibc's clone3 after its
+	 * syscall: no CFI there, rbp no frame pointer) */
+	if (first) {
+		int64_t rbp_at, off = stack_depth(d, m, pc, &rbp_at);
+
+		if (off >= 0 && ra_at(d, rsp + (uint64_t)off, cpc) == 0 &&
+		    (rbp_at < 0 || rd(d, rsp + (uint64_t)(off - rbp_at), crbp, 8) == 0)) {
+			*crsp = rsp + (uint64_t)off + 8;
+			if (rbp_at < 0)
+				*crbp = rbp;
+			return 0;
+		}
 	}
 	/* the rbp chain, when rbp points into this stack */
 	if (rbp > rsp && rbp - rsp < STACK_SPAN && rd(d, rbp, v, sizeof(v)) == 0 &&

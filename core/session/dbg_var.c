@@ -181,7 +181,8 @@ static int frame_args(struct frame_ctx *fc, char *args, size_t n)
 		frame_var_value(fc, fc->mod->sym, &fc->vars[i], &v);
 		value_brief(fc->env, &v, one, sizeof(one));
 		value_release(&v);
-		snprintf(args + k, n - k, "%s%s=%s", nargs++ ? ", " : "", fc->vars[i].name, one);
+		snprintf(args + k, n - k, "%s%s=%s", nargs++ ? ", " : "",
+			 fc->vars[i].name[0] ? fc->vars[i].name : "(null)", one);	/* as lldb-16 */
 	}
 	return nargs;
 }

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { METHOD_UNKNOWN, METHOD_HW, METHOD_SW };
 
@@ -439,10 +440,42 @@ static int sw_step(struct dbg *d, pid_t t, pid_t step_tid, pid_t tid,
 	return GO_ON;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The single-stepping's progress for the caller's d->progress.fn (a line
+ * on the terminal): instructions stepped and their rate, about every
+ * DBG_PROGRESS_EVERY seconds (the clock read every 256 steps). */
+static void sw_progress(struct dbg *d, uint64_t steps, double t0, double *last)
+{
+	struct dbg_progress_info in;
+	double t;
+
+	if (!d->progress.fn || (steps & 255))
+		return;
+	t = now_s();
+	if (t - *last < DBG_PROGRESS_EVERY)
+		return;
+	*last = t;
+	memset(&in, 0, sizeof(in));
+	in.seconds = t - t0;
+	in.insns = steps;
+	in.rate = in.seconds > 0 ? (double)steps / in.seconds : 0;
+	in.watching = 1;
+	d->progress.fn(d->progress.ctx, &in);
+}
+
 static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
 		   int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct dbg_watch *ws = d->watch;
+	double t0 = now_s(), last = t0;
+	uint64_t steps = 0;
 
 	/* threads still in the system calls of the last run go on there */
 	for (int i = ws->npark - 1; i >= 0; i--) {
@@ -483,6 +516,7 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
 		rr = sw_step(d, t, step_tid, tid, goals, ngoals, stop, err);
 		if (rr != GO_ON)
 			return rr;
+		sw_progress(d, ++steps, t0, &last);
 	}
 }
 

@@ -435,6 +435,24 @@ void uw_load(struct sym_module *m, struct sym_cfi *c, int is_eh)
 			if (strnlen(nm, ss->sh_size - sh->sh_name) != strlen(want) ||
 			    memcmp(nm, want, strlen(want)))
 				continue;
+			if ((sh->sh_flags & SHF_COMPRESSED) && !is_eh && !m->dw_debug &&
+			    sh->sh_type != SHT_NOBITS) {
+				/* Go writes its .debug_frame compressed (and no
+				 * .eh_frame): inflated once, kept with the table */
+				size_t len = 0;
+				uint8_t *copy = NULL;
+				const uint8_t *p = sym_dwobj_bytes(m, want, &len, &copy);
+
+				if (p && !copy) {
+					copy = xmalloc(len ? len : 1);
+					memcpy(copy, p, len);
+				}
+				c->owned = copy;
+				c->data = copy;
+				c->size = copy ? len : 0;
+				c->addr = sh->sh_addr;
+				break;
+			}
 			if (sh->sh_type == SHT_NOBITS || (sh->sh_flags & SHF_COMPRESSED) ||
 			    sh->sh_offset > m->maplen || sh->sh_size > m->maplen - sh->sh_offset)
 				break;
@@ -479,6 +497,7 @@ void sym_unwind_free(struct sym_module *m)
 	for (int i = 0; i < 2; i++) {
 		free(cs[i]->cie);
 		free(cs[i]->fde);
+		free(cs[i]->owned);
 		memset(cs[i], 0, sizeof(*cs[i]));
 	}
 }

@@ -452,12 +452,14 @@ const struct sym_row *sym_find_row(struct sym_module *m, uint64_t a,
 
 /* One of LLDB's line entries: the rows at one address merged (LLDB keeps
  * the last; a merge marks the entry as a prologue's end, GCC's way of
- * saying the prologue is empty, as optimized code has it).  Fills e from
- * the rows starting at k; returns the index after them. */
+ * saying the prologue is empty, as optimized code has it, when the last
+ * two rows name the same file: LineTable::AppendLineEntryToSequence).
+ * Fills e from the rows starting at k; returns the index after them. */
 struct sym_entry {
 	uint64_t addr;
 	unsigned line;
 	int pe;
+	int end;	/* the sequence's end */
 };
 
 static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct sym_entry *e)
@@ -468,11 +470,28 @@ static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct s
 		while (j < n && !r[j].end_seq && r[j].addr == r[k].addr)
 			j++;
 	e->addr = r[k].addr;
+	e->end = r[k].end_seq;
 	e->line = r[j - 1].line;
-	e->pe = j - k > 1;
-	for (size_t q = k; q < j; q++)
-		e->pe |= r[q].prologue_end;
+	if (j - k > 1)	/* LLDB overwrites the row's own flag */
+		e->pe = r[j - 1].file == r[j - 2].file ||
+			(r[j - 1].file && r[j - 2].file && !strcmp(r[j - 1].file, r[j - 2].file));
+	else
+		e->pe = r[k].prologue_end;
 	return j;
+}
+
+/* A unit of Go (DW_LANG_Go). */
+static int cu_is_go(struct sym_module *m, struct sym_cu *cu)
+{
+	Dwarf_Unsigned lang = 0;
+	Dwarf_Error e = NULL;
+	int ok;
+
+	if (sym_cu_die(m, cu) < 0)
+		return 0;
+	ok = dwarf_srclang(cu->die, &lang, &e) == DW_DLV_OK;
+	sym_dw_errfree(m, &e);
+	return ok && lang == DW_LANG_Go;
 }
 
 /* LLDB's prologue (Function::GetPrologueByteSize) on those entries: the
@@ -480,7 +499,7 @@ static size_t sym_entry_at(const struct sym_row *r, size_t n, size_t k, struct s
  * among the next five, else the first of them with another line (wherever
  * it lies), else the end of the first entry; then past entries of line 0.
  * An end outside (lo, hi) means no prologue. */
-uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
+uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi, int sym_rule)
 {
 	struct sym_cu *cu;
 	long i = sym_find_row_idx(m, lo, &cu);
@@ -497,6 +516,17 @@ uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi)
 		;
 	for (k = f; k < n && ne < 7; )
 		k = sym_entry_at(r, n, k, &e[ne++]);
+	if (sym_rule || cu_is_go(m, cu)) {
+		/* lldb-16 makes no function of this one (a function of several
+		 * ranges, any of Go's units): the symbol's prologue
+		 * (Symbol::GetPrologueByteSize), the first of the next
+		 * six entries with another line, else the end of the first
+		 * entry; prologue_end not read */
+		for (q = 1; q < ne && q <= 6 && !e[q].end; q++)
+			if (e[q].line != e[0].line)
+				return e[q].addr > lo && e[q].addr < hi ? e[q].addr : lo;
+		return ne > 1 && e[1].addr > lo && e[1].addr < hi ? e[1].addr : lo;
+	}
 	if (e[0].pe)
 		return lo;
 	for (q = 1; q < ne && q <= 5 && !pick; q++)
@@ -604,7 +634,7 @@ int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
 		struct sym_sym *s = sym_find_sym(m, addrs[j]);
 
 		if (s && s->addr == addrs[j] && s->size)
-			addrs[j] = sym_after_prologue(m, s->addr, s->addr + s->size);
+			addrs[j] = sym_after_prologue(m, s->addr, s->addr + s->size, 0);
 		addrs[j] += m->bias;
 	}
 	free(funcs);
@@ -684,5 +714,5 @@ uint64_t sym_func_after_prologue(struct sym_module *m, uint64_t addr)
 
 	if (!s)
 		return 0;
-	return sym_after_prologue(m, s->addr, s->addr + (s->size ? s->size : 1)) + m->bias;
+	return sym_after_prologue(m, s->addr, s->addr + (s->size ? s->size : 1), 0) + m->bias;
 }

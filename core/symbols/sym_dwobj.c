@@ -30,15 +30,15 @@ static int dwobj_span(const struct sym_dwobj *o, const Elf64_Shdr *sh)
 	return sh->sh_offset <= o->len && sh->sh_size <= o->len - sh->sh_offset ? 0 : -1;
 }
 
-/* A zlib-compressed section's header, or NULL. */
-static const Elf64_Chdr *dwobj_chdr(const struct sym_dwobj *o, const Elf64_Shdr *sh)
+/* A zlib-compressed section's header (copied: Go writes its compressed
+ * sections unaligned), or NULL. */
+static const Elf64_Chdr *dwobj_chdr(const struct sym_dwobj *o, const Elf64_Shdr *sh,
+				    Elf64_Chdr *ch)
 {
-	const Elf64_Chdr *ch;
-
 	if (!(sh->sh_flags & SHF_COMPRESSED) || sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0 ||
-	    sh->sh_size < sizeof(*ch) || (sh->sh_offset & 7))
+	    sh->sh_size < sizeof(*ch))
 		return NULL;
-	ch = (const Elf64_Chdr *)(o->map + sh->sh_offset);
+	memcpy(ch, o->map + sh->sh_offset, sizeof(*ch));
 	/* zlib inflates at most about 1032:1; a larger claim is corrupt */
 	return ch->ch_type == ELFCOMPRESS_ZLIB && ch->ch_size <= ((uint64_t)1 << 30) &&
 	       ch->ch_size / 1100 <= sh->sh_size ? ch : NULL;
@@ -49,6 +49,7 @@ static int dwobj_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *ret, in
 	struct sym_dwobj *o = obj;
 	const Elf64_Shdr *sh;
 	const Elf64_Chdr *ch;
+	Elf64_Chdr chb;
 
 	if (i >= o->nsh)
 		return DW_DLV_NO_ENTRY;
@@ -62,7 +63,7 @@ static int dwobj_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *ret, in
 	ret->link = sh->sh_link;
 	ret->info = sh->sh_info;
 	ret->entrysize = sh->sh_entsize;
-	if ((ch = dwobj_chdr(o, sh)))
+	if ((ch = dwobj_chdr(o, sh, &chb)))
 		ret->size = ch->ch_size;
 	else if (sh->sh_flags & SHF_COMPRESSED)
 		ret->size = 0;	/* a compression this does not know: empty */
@@ -92,6 +93,7 @@ static int dwobj_load(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
 	struct sym_dwobj *o = obj;
 	const Elf64_Shdr *sh;
 	const Elf64_Chdr *ch;
+	Elf64_Chdr chb;
 	uLongf out;
 
 	if (i >= o->nsh)
@@ -109,7 +111,7 @@ static int dwobj_load(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
 		*data = o->inflated[i];
 		return DW_DLV_OK;
 	}
-	if (!(ch = dwobj_chdr(o, sh))) {
+	if (!(ch = dwobj_chdr(o, sh, &chb))) {
 		*error = DW_DLE_ZLIB_SECTION_SHORT;
 		return DW_DLV_ERROR;
 	}
@@ -222,10 +224,11 @@ const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t 
 	Dwarf_Small *data = NULL;
 	int err = 0, i = dwobj_find(o, name);
 	const Elf64_Chdr *ch;
+	Elf64_Chdr chb;
 
 	if (i < 0 || dwobj_load(o, (Dwarf_Half)i, &data, &err) != DW_DLV_OK)
 		return NULL;
-	ch = o->shs[i].sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, &o->shs[i]) : NULL;
+	ch = o->shs[i].sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, &o->shs[i], &chb) : NULL;
 	*len = ch ? ch->ch_size : o->shs[i].sh_size;
 	return data;
 }
@@ -265,12 +268,13 @@ struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, s
 	struct sym_dwstream *s;
 	const Elf64_Shdr *sh;
 	const Elf64_Chdr *ch = NULL;
+	Elf64_Chdr chb;
 
 	if (i < 0)
 		return NULL;
 	sh = &o->shs[i];
 	if (sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0 ||
-	    ((sh->sh_flags & SHF_COMPRESSED) && !o->inflated[i] && !(ch = dwobj_chdr(o, sh))))
+	    ((sh->sh_flags & SHF_COMPRESSED) && !o->inflated[i] && !(ch = dwobj_chdr(o, sh, &chb))))
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	if (!(sh->sh_flags & SHF_COMPRESSED)) {
@@ -279,7 +283,7 @@ struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, s
 		s->done = s->data;
 	} else if (o->inflated[i]) {
 		s->data = o->inflated[i];
-		s->len = dwobj_chdr(o, sh)->ch_size;
+		s->len = dwobj_chdr(o, sh, &chb)->ch_size;
 	} else {
 		s->in = o->map + sh->sh_offset + sizeof(*ch);
 		s->in_end = o->map + sh->sh_offset + sh->sh_size;

@@ -554,10 +554,18 @@ int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, 
 			continue;
 		if (!cu->scopes_loaded)
 			sym_scope_load(m, cu);
+		/* as lldb-16: none in a function of several ranges (it makes
+		 * no function of it); one of no code at its empty range */
 		for (size_t k = 0; k < cu->nscopes && n < max; k++) {
 			const struct sym_scope *s = &cu->scopes[k];
 
-			if (s->depth > 0 && s->owns_name && inl_name_matches(s->name, name))
+			if (s->depth > 0 && s->owns_name && !s->split && inl_name_matches(s->name, name))
+				addrs[n++] = s->start + m->bias;
+		}
+		for (size_t k = 0; k < cu->nempties && n < max; k++) {
+			const struct sym_scope *s = &cu->empties[k];
+
+			if (!s->split && inl_name_matches(s->name, name))
 				addrs[n++] = s->start + m->bias;
 		}
 	}

@@ -40,6 +40,9 @@ struct sym_scope {		/* one range of a function or of a call
 	unsigned call_line, call_col;
 	int depth;		/* 0: the function; n: n calls deep */
 	int owns_name;
+	int split;		/* in a function of several ranges (a hot and a
+				 * .cold part): lldb-16 makes no function of it,
+				 * so its inlined calls get no breakpoint */
 };
 
 struct sym_cu {
@@ -55,6 +58,10 @@ struct sym_cu {
 	int scopes_loaded;	/* sym_scope.c */
 	struct sym_scope *scopes;
 	size_t nscopes;
+	/* inlined calls whose ranges are all empty (lo = hi = start): no
+	 * code of theirs, but lldb-16 sets a breakpoint by name there */
+	struct sym_scope *empties;
+	size_t nempties;
 	char **scope_files;	/* call_file names */
 	size_t nscope_files;
 	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
@@ -100,8 +107,10 @@ struct sym_fde;
 struct sym_cfi {		/* one frame section's parsed FDE table */
 	int state;		/* 0 untried, 1 ok, -1 none */
 	int is_eh;		/* .eh_frame (else .debug_frame) */
-	const uint8_t *data;	/* section bytes, in the mapping */
+	const uint8_t *data;	/* section bytes, in the mapping (or owned) */
 	size_t size;
+	uint8_t *owned;		/* a compressed section inflated (Go's
+				 * .debug_frame), or NULL */
 	uint64_t addr;		/* section link address (pcrel base) */
 	struct sym_cie *cie;	/* sorted by section offset */
 	size_t ncie;
@@ -210,7 +219,11 @@ void sym_die_free(struct sym_module *m, Dwarf_Die c);
 const struct sym_row *sym_find_row(struct sym_module *m, uint64_t link_addr,
 				   struct sym_cu **cu_out);
 /* LLDB's after-prologue link address for function [lo, hi). */
-uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi);
+uint64_t sym_after_prologue(struct sym_module *m, uint64_t lo, uint64_t hi, int sym_rule);
+/* sym_scope.c: 1 if the function at link address a has several ranges
+ * (a hot and a .cold part): lldb-16 makes no function of it, so its
+ * breakpoint by name skips the symbol's prologue (sym_rule). */
+int sym_func_split(struct sym_module *m, uint64_t a);
 /* sym_unwind.c */
 void sym_unwind_free(struct sym_module *m);
 /* The .eh_frame FDEs' link ranges [lo, hi), sorted (heap, caller frees);

@@ -77,7 +77,7 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	last = base;
 	if (*base == '~')
 		base++;
-	bl = strcspn(base, "(<");
+	bl = strcspn(base, "(<[");	/* "[abi:cxx11]": not in the mangling */
 	if (bl == 0 || !memmem(s->name, strlen(s->name), base, bl))
 		return 0;
 	d = sym_sym_name(s);
@@ -123,7 +123,8 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
 		entry[n] = s->addr + m->bias;
 		if (after_prologue)
-			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;
+			after_prologue[n] = sym_after_prologue(m, s->addr, end,
+							       sym_func_split(m, s->addr)) + m->bias;
 		n++;
 	}
 	/* aliases: the function of the symbol kept at their address */
@@ -141,7 +142,8 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		end = k->size ? k->addr + k->size : k->addr + 1;
 		entry[n] = s->addr + m->bias;
 		if (after_prologue)
-			after_prologue[n] = sym_after_prologue(m, s->addr, end) + m->bias;
+			after_prologue[n] = sym_after_prologue(m, s->addr, end,
+							       sym_func_split(m, s->addr)) + m->bias;
 		n++;
 	}
 	return n;

@@ -24,6 +24,7 @@ struct scope_walk {
 	Dwarf_Signed nfiles;
 	uint64_t start;		/* the DIE's lowest range start, empty ranges
 				 * included */
+	int split;		/* walking a function of several ranges */
 	Dwarf_Off last;		/* the offset of the DIE walked last */
 };
 
@@ -142,6 +143,23 @@ static void scope_add(struct scope_walk *w, uint64_t lo, uint64_t hi, const stru
 	cu->scopes[cu->nscopes].lo = lo;
 	cu->scopes[cu->nscopes].hi = hi;
 	cu->nscopes++;
+}
+
+/* An inlined call of no code (its ranges empty) at w->start: kept apart
+ * from the scopes (no address lies in it) for breakpoints by name.  It
+ * takes tmpl's name. */
+static void scope_add_empty(struct scope_walk *w, const struct sym_scope *tmpl)
+{
+	struct sym_cu *cu = w->cu;
+
+	if (!(cu->nempties & (cu->nempties + 1)) || !cu->empties)
+		cu->empties = xrealloc(cu->empties, (cu->nempties * 2 + 2) * sizeof(*cu->empties));
+	cu->empties[cu->nempties] = *tmpl;
+	cu->empties[cu->nempties].lo = cu->empties[cu->nempties].hi = w->start;
+	cu->empties[cu->nempties].entry = cu->empties[cu->nempties].start = w->start;
+	cu->empties[cu->nempties].owns_name = 1;
+	cu->empties[cu->nempties].split = w->split;
+	cu->nempties++;
 }
 
 /* DWARF 5 DW_AT_ranges (.debug_rnglists). */
@@ -286,7 +304,10 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 		if (scope_die_ranges(w, die, &t)) {
 			struct sym_scope *sc = w->cu->scopes;
 			uint64_t entry = UINT64_MAX;
+			int outer = w->split;
 
+			if (tag == DW_TAG_subprogram)
+				w->split = w->cu->nscopes - before > 1;
 			/* the DIE's first scope owns the name; all know its entry */
 			for (size_t i = before; i < w->cu->nscopes; i++)
 				entry = sc[i].lo < entry ? sc[i].lo : entry;
@@ -294,8 +315,12 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 				sc[i].owns_name = i == before;
 				sc[i].entry = entry;
 				sc[i].start = w->start < entry ? w->start : entry;
+				sc[i].split = w->split;
 			}
 			scope_walk_children(w, die, d + 1, nest + 1);
+			w->split = outer;
+		} else if (tag == DW_TAG_inlined_subroutine && w->start != UINT64_MAX) {
+			scope_add_empty(w, &t);	/* its ranges are all empty */
 		} else {
 			free(name);
 			if (tag == DW_TAG_subprogram)
@@ -369,9 +394,29 @@ void sym_scope_free_cu(struct sym_cu *cu)
 		if (cu->scopes[i].owns_name)
 			free((char *)cu->scopes[i].name);
 	free(cu->scopes);
+	for (size_t i = 0; i < cu->nempties; i++)
+		free((char *)cu->empties[i].name);
+	free(cu->empties);
 	for (size_t i = 0; i < cu->nscope_files; i++)
 		free(cu->scope_files[i]);
 	free(cu->scope_files);
+}
+
+int sym_func_split(struct sym_module *m, uint64_t a)
+{
+	struct sym_cu *cu = NULL;
+
+	if (!m->has_debug || sym_dwarf_init(m) < 0)
+		return 0;
+	sym_find_row(m, a, &cu);
+	if (!cu)
+		return 0;
+	if (!cu->scopes_loaded)
+		sym_scope_load(m, cu);
+	for (size_t i = 0; i < cu->nscopes; i++)
+		if (cu->scopes[i].depth == 0 && a >= cu->scopes[i].lo && a < cu->scopes[i].hi)
+			return cu->scopes[i].split;
+	return 0;
 }
 
 int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max)

@@ -406,6 +406,52 @@ static void add_enum(struct sym_module *m, struct sym_type *t, Dwarf_Die c)
 	en->value = (int64_t)v;
 }
 
+static void errfree(struct sym_module *m, Dwarf_Error *e)
+{
+	if (*e)
+		dwarf_dealloc(m->dbg, *e, DW_DLA_ERROR);
+	*e = NULL;
+}
+
+/* A member function that makes its class non-trivial for calls: a
+ * destructor, a copy or move constructor (a reference to the class as its
+ * first parameter after this), a virtual function; not one defaulted. */
+static int special_member(struct sym_module *m, const struct sym_type *t, Dwarf_Die f)
+{
+	const char *n = sym_die_name(m, f);
+	uint64_t v;
+
+	if (!n || sym_die_udata(m, f, DW_AT_defaulted, &v) == 0)
+		return 0;
+	if (n[0] == '~' || (sym_die_udata(m, f, DW_AT_virtuality, &v) == 0 && v))
+		return 1;
+	if (!t->name || strcmp(n, t->name))
+		return 0;
+	for (Dwarf_Die p = sym_die_child(m, f); p; p = sym_die_next(m, p)) {
+		Dwarf_Half tag = 0;
+		Dwarf_Error e = NULL;
+		uint64_t off;
+		Dwarf_Die r = NULL;
+		int ref;
+
+		if (dwarf_tag(p, &tag, &e) != DW_DLV_OK || tag != DW_TAG_formal_parameter ||
+		    sym_die_flag(m, p, DW_AT_artificial)) {	/* this */
+			errfree(m, &e);
+			continue;
+		}
+		tag = 0;
+		if (sym_die_ref(m, p, DW_AT_type, &off) == 0 &&
+		    dwarf_offdie_b(m->dbg, off, 1, &r, &e) == DW_DLV_OK)
+			dwarf_tag(r, &tag, &e);
+		errfree(m, &e);
+		ref = tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type;
+		sym_die_free(m, r);
+		sym_die_free(m, p);
+		return ref;
+	}
+	return 0;
+}
+
 static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 			  int cxx, int depth)
 {
@@ -419,6 +465,9 @@ static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die di
 		if ((tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
 		    (t->kind == SYM_T_STRUCT || t->kind == SYM_T_UNION || t->kind == SYM_T_CLASS))
 			add_member(m, t, c, tag, cxx, depth);
+		else if (tag == DW_TAG_subprogram && cxx && !t->by_ref &&
+			 (t->kind == SYM_T_STRUCT || t->kind == SYM_T_CLASS))
+			t->by_ref = special_member(m, t, c);
 		else if (tag == DW_TAG_subrange_type && t->kind == SYM_T_ARRAY)
 			add_dim(m, t, c);
 		else if (tag == DW_TAG_enumerator && t->kind == SYM_T_ENUM)

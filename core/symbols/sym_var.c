@@ -236,7 +236,9 @@ static void add_var(struct walk *w, Dwarf_Die die, int is_param)
 
 	if (!name)
 		name = sym_die_name(m, named);
-	if (!name) {	/* an unnamed parameter: nothing to show */
+	if (!name && is_param)	/* "int f(int, int b)": "" (lldb-16 shows "(null)=0") */
+		name = (char *)"";
+	if (!name) {
 		if (org)
 			dwarf_dealloc(m->dbg, org, DW_DLA_DIE);
 		return;

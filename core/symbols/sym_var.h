@@ -42,6 +42,10 @@ struct sym_type {
 	int enc;		/* SYM_T_BASE: DW_ATE_* */
 	int is_cxx;		/* from a C++ unit */
 	int declaration;	/* an incomplete type */
+	int by_ref;		/* C++: a destructor, a copy or move constructor
+				 * or a virtual function of its own: passed and
+				 * returned by invisible reference (Itanium C++
+				 * ABI; its members' and bases' not included) */
 	struct sym_type *target;	/* pointee, element, aliased, qualified,
 					 * return type (NULL: void) */
 	struct sym_member *mem;	/* members, or function parameter types */

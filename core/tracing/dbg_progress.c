@@ -7,6 +7,7 @@
 #include "trace/swc.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_s(void)
@@ -70,6 +71,7 @@ void dbg_progress_poll(struct dbg *d)
 	if (t - d->progress.last < DBG_PROGRESS_EVERY)
 		return;
 	d->progress.last = t;
+	memset(&in, 0, sizeof(in));
 	in.seconds = t - d->progress.t0;
 	in.insns = figures(d, &in.fill_pct, &in.wrapped) - d->progress.insns0;
 	in.rate = in.seconds > 0 ? (double)in.insns / in.seconds : 0;
