@@ -146,8 +146,8 @@ static void on_progress(void *ctx, const struct dbg_progress_info *in)
 
 void dap_progress_install(struct dap *dp)
 {
-	dp->s->dbg.progress.fn = on_progress;
-	dp->s->dbg.progress.ctx = dp;
+	dp->s->dbg.tr.progress.fn = on_progress;
+	dp->s->dbg.tr.progress.ctx = dp;
 }
 
 void dap_progress_end(struct dap *dp)
