@@ -31,16 +31,6 @@ const struct dbg_host dbg_host = {
 	.thread_release = dbg_trace_thread_release,
 };
 
-static struct target_proc *trace_proc(const struct dbg *d)
-{
-	return d->proc;
-}
-
-static pid_t trace_pid(const struct dbg *d)
-{
-	return d->pid;
-}
-
 static struct dbg_module *trace_modules(struct dbg *d, int *n)
 {
 	*n = d->nmods;
@@ -90,8 +80,6 @@ const struct dbg_trace_host dbg_trace_host = {
 	.disasm = dbg_disasm,
 	.read_some = dbg_read_some,
 	.addr_line = dbg_addr_line,
-	.proc = trace_proc,
-	.pid = trace_pid,
 	.modules = trace_modules,
 	.last = trace_last,
 	.select = trace_select,

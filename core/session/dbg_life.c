@@ -21,6 +21,8 @@ void dbg_init(struct dbg *d)
 	d->next_bp_id = 1;
 	d->host = &dbg_host;
 	d->tr.host = &dbg_trace_host;
+	d->tr.proc = &d->proc;
+	d->tr.pid = &d->pid;
 	dbg_env_init(d);
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;

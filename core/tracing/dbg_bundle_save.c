@@ -68,7 +68,7 @@ static int anon_regions(struct dbg *d, struct anon *out, int max)
 
 	if (!dbg_tr(d)->host->alive(d))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)dbg_tr(d)->host->pid(d));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)*dbg_tr(d)->pid);
 	if (!(f = fopen(path, "r")))
 		return 0;
 	while (n < max && fgets(line, sizeof(line), f)) {
@@ -377,7 +377,7 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	b.tsc = dbg_tsc_to_bundle(dbg_tr(d)->tsc_conv);
 	b.procs = &p;
 	b.nprocs = 1;
-	p.pid = dbg_tr(d)->host->pid(d);
+	p.pid = *dbg_tr(d)->pid;
 	p.triple = TRIPLE;
 	p.threads = xcalloc((size_t)nth, sizeof(*p.threads));
 	t.mods = dbg_tr(d)->host->modules(d, &nmods);

@@ -48,7 +48,7 @@ static struct dbg_icache *icache_get(struct dbg *d)
 	int flavor = ds ? (int)disasm_get_flavor(ds) : 0;
 	struct target_proc *proc = dbg_tr_proc(d);
 	uint64_t sid = proc ? target_stop_id(proc) : 0;	/* dbg_trace_stop_id */
-	pid_t pid = dbg_tr(d)->host->pid(d);
+	pid_t pid = *dbg_tr(d)->pid;
 	int kept = dbg_trace_kept(d);
 
 	if (!c) {

@@ -44,9 +44,8 @@ struct dbg_trace_host {
 	/* source location of addr: 0 found, -1 not */
 	int (*addr_line)(struct dbg *d, uint64_t addr, const char **file, unsigned *line,
 			 unsigned *column);
-	/* the session's state it reads, and sets */
-	struct target_proc *(*proc)(const struct dbg *d);	/* live or exited, or NULL */
-	pid_t (*pid)(const struct dbg *d);
+	/* the session's state it reads, and sets (the process and pid:
+	 * dbg_tr(d)->proc, ->pid) */
 	/* the modules, [0] the executable; *n their count */
 	struct dbg_module *(*modules)(struct dbg *d, int *n);
 	struct dbg_stop *(*last)(struct dbg *d);	/* the last stop reported */
@@ -65,7 +64,7 @@ struct dbg_trace_host {
 /* The session's process, live or exited, or NULL. */
 static inline struct target_proc *dbg_tr_proc(const struct dbg *d)
 {
-	return dbg_tr(d)->host->proc(d);
+	return *dbg_tr(d)->proc;
 }
 
 /* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after

@@ -34,6 +34,7 @@ struct trace_decode_hook;
 struct trace_image;
 struct trace_swc_cpu;
 struct trace_swc_thread;
+struct target_proc;
 struct trace_tsc_conv;
 
 /* A post-mortem session: a trace bundle loaded with "trace load"
@@ -104,6 +105,12 @@ struct dbg_tracing {
 	struct dbg_progress progress;
 	/* what the trace session asks of the session (core/session/dbg_host.c) */
 	const struct dbg_trace_host *host;
+	/* the session's process (live or exited, or NULL) and pid, read
+	 * where the session keeps them (set with host by dbg_init, as a
+	 * collector's struct dbg_tracee points at the session's run flags):
+	 * the instruction cache checks them at every lookup */
+	struct target_proc *const *proc;
+	const pid_t *pid;
 };
 
 /* d's trace session: struct dbg begins with it (C11 6.7.2.1: a pointer to
