@@ -16,17 +16,13 @@
 #include "core/data/frame.h"
 #include "core/session/frame.h"
 #include "core/symbols/sym.h"
-#include "core/tracing/tracing.h"
+#include "core/tracing/tracing.h"	/* struct dbg_tracing; the threads, tracing,
+					 * bundles and replay on a struct dbg */
 #include "target/target.h"
 
 struct disasm;
-struct dbg_trace;
-struct trace_swc_thread;
-struct trace_decoded;
-struct trace_tsc_conv;
 struct expr_store;
 struct dbg_host;
-struct dbg_trace_host;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
@@ -136,7 +132,6 @@ void dbg_release(struct dbg *d);	/* kills a launched, detaches an attached proce
 /* "file": opens the executable's symbols; replaces any previous one (the
  * process, if live, is killed first). */
 int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err);
-
 
 /* 1 if a process is live (stopped), 0 otherwise. */
 int dbg_alive(const struct dbg *d);

@@ -8,7 +8,8 @@
  * nothing of it but their own part, dbg_tr(d) (struct dbg begins with it,
  * core/session/dbg.h checks); whatever else they need of the session they
  * ask through dbg_tr(d)->host (struct dbg_trace_host,
- * core/tracing/dbg_trace_int.h).  Functions returning int: >= 0 success,
+ * core/tracing/dbg_trace_int.h), but the process and its pid, which they
+ * read through dbg_tr(d)->proc and ->pid.  Functions returning int: >= 0 success,
  * < 0 failure with err filled. */
 #ifndef PTDB_CORE_TRACING_H
 #define PTDB_CORE_TRACING_H
@@ -28,13 +29,13 @@ struct dbg_trace;
 struct dbg_trace_host;
 struct dbg_trace_opts;
 struct ptdb_err;
+struct target_proc;
 struct target_thread_info;
 struct trace_decoded;
 struct trace_decode_hook;
 struct trace_image;
 struct trace_swc_cpu;
 struct trace_swc_thread;
-struct target_proc;
 struct trace_tsc_conv;
 
 /* A post-mortem session: a trace bundle loaded with "trace load"
