@@ -16,7 +16,7 @@ static enum cmd_status exec_save(struct cmd_ctx *ctx, const struct cmd_args *a)
 	struct ptdb_err err;
 	char json[PATH_MAX];
 
-	if (!d->pm && !dbg_alive(d) && !dbg_trace_kept(d))
+	if (!d->tr.pm && !dbg_alive(d) && !dbg_trace_kept(d))
 		return cmd_error(ctx, d->proc ? "Process must be launched."
 				      : d->exe_path ? "Command requires a current process."
 						    : "invalid target, create a target using the 'file' command");
@@ -41,25 +41,25 @@ static enum cmd_status exec_load(struct cmd_ctx *ctx, const struct cmd_args *a)
 	/* what was read outside the bundle, allowed: said every time */
 	for (int i = 0; i < b->noutside; i++)
 		fprintf(ctx->err, "warning: %s:%s (outside the bundle's directory)\n", b->json, b->outside[i]);
-	for (int i = 0; i < d->pm->nth; i++)
-		traced += d->pm->th[i].th != NULL;
+	for (int i = 0; i < d->tr.pm->nth; i++)
+		traced += d->tr.pm->th[i].th != NULL;
 	fprintf(ctx->out, "Loaded the trace of process %d: %d thread%s (%d traced), %d module%s.\n",
-		(int)d->pid, d->pm->nth, d->pm->nth == 1 ? "" : "s", traced, d->nmods,
+		(int)d->pid, d->tr.pm->nth, d->tr.pm->nth == 1 ? "" : "s", traced, d->nmods,
 		d->nmods == 1 ? "" : "s");
-	if (d->pm->nproc > 1)
+	if (d->tr.pm->nproc > 1)
 		fprintf(ctx->out, "The bundle holds %d processes: this is target #0 of them "
-			"('target list', 'target select <index>').\n", d->pm->nproc);
-	for (int i = 0; i < d->pm->nth; i++)	/* as the live trace said */
-		if (d->pm->th[i].th)
-			cmd_trace_loss_loaded(ctx->out, d->pm->th[i].index, d->pm->th[i].th);
+			"('target list', 'target select <index>').\n", d->tr.pm->nproc);
+	for (int i = 0; i < d->tr.pm->nth; i++)	/* as the live trace said */
+		if (d->tr.pm->th[i].th)
+			cmd_trace_loss_loaded(ctx->out, d->tr.pm->th[i].index, d->tr.pm->th[i].th);
 	if (verbose) {
-		const struct bundle_process *p = &b->procs[d->pm->proc];
+		const struct bundle_process *p = &b->procs[d->tr.pm->proc];
 
 		fprintf(ctx->out, "Bundle: %s\n", b->json);
 		fprintf(ctx->out, "CPU: %s, family %" PRIu64 ", model %" PRIu64 ", stepping %" PRIu64 "\n", b->vendor, b->family,
 			b->model, b->stepping);
 		for (int i = 0; i < p->nthreads; i++) {
-			struct trace_swc_thread *th = d->pm->th[i].th;
+			struct trace_swc_thread *th = d->tr.pm->th[i].th;
 			struct dbg_trace_figures f;
 
 			if (th) {

@@ -236,7 +236,7 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	if (shown < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	s->list_next = first + (unsigned)shown;
-	if (dbg_alive(d) || d->pm) {
+	if (dbg_alive(d) || d->tr.pm) {
 		ctx->s->list_pid = d->pid;
 		ctx->s->list_stop_id = list_stop_id(d);
 		s->list_replay_tid = dbg_replay_tid(d);

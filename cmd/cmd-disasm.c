@@ -208,7 +208,7 @@ static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_ar
 	pc = cmd_selected_pc(d, &caller);
 	o.mark = pc;
 	if (!given || cmd_opt_given(nd, a, "frame") || cmd_opt_given(nd, a, "pc")) {
-		if (!dbg_alive(d) && !d->pm)
+		if (!dbg_alive(d) && !d->tr.pm)
 			return cmd_error(ctx, "Cannot disassemble around the current %s without a "
 					 "selected frame: no currently running process.",
 					 cmd_opt_given(nd, a, "pc") ? "PC" : "function");

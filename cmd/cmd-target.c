@@ -14,13 +14,13 @@ static void list(struct cmd_ctx *ctx)
 {
 	struct dbg *d = &ctx->s->dbg;
 
-	if (d->pm) {
+	if (d->tr.pm) {
 		fprintf(ctx->out, "Current targets:\n");
-		for (int i = 0; i < d->pm->nproc; i++) {
-			const struct dbg_pm_proc *p = &d->pm->procs[i];
+		for (int i = 0; i < d->tr.pm->nproc; i++) {
+			const struct dbg_pm_proc *p = &d->tr.pm->procs[i];
 
 			fprintf(ctx->out, "%c target #%d: %s ( arch=%s, platform=host, pid=%d, state=stopped )\n",
-				i == d->pm->proc ? '*' : ' ', i, p->exe ? p->exe : "(none)",
+				i == d->tr.pm->proc ? '*' : ' ', i, p->exe ? p->exe : "(none)",
 				p->triple ? p->triple : TRIPLE, (int)p->pid);
 		}
 		return;
@@ -50,7 +50,7 @@ static enum cmd_status exec_select(struct cmd_ctx *ctx, const struct cmd_args *a
 	struct bundle *b;
 	char *end, *json;
 	long idx = strtol(w, &end, 10);
-	int n = d->pm ? d->pm->nproc : d->exe_path ? 1 : 0;
+	int n = d->tr.pm ? d->tr.pm->nproc : d->exe_path ? 1 : 0;
 
 	if (!*w || *end)
 		return cmd_error(ctx, "invalid index string value '%s'", w);
@@ -58,11 +58,11 @@ static enum cmd_status exec_select(struct cmd_ctx *ctx, const struct cmd_args *a
 		return cmd_error(ctx, "index %ld is out of range since there are no active targets", idx);
 	if (idx < 0 || idx >= n)
 		return cmd_error(ctx, "index %ld is out of range, valid target indexes are 0 - %d", idx, n - 1);
-	if (d->pm && idx != d->pm->proc) {
+	if (d->tr.pm && idx != d->tr.pm->proc) {
 		/* the bundle again, with that process (the current one stays
 		 * loaded if it cannot be) */
-		json = xstrdup(d->pm->json);
-		if (dbg_load_bundle_process(d, json, (int)idx, d->pm->allow_outside, &b, &err) < 0) {
+		json = xstrdup(d->tr.pm->json);
+		if (dbg_load_bundle_process(d, json, (int)idx, d->tr.pm->allow_outside, &b, &err) < 0) {
 			free(json);
 			return cmd_error(ctx, "%s", err.msg);
 		}

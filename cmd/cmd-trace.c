@@ -318,7 +318,7 @@ static void info_cpus(FILE *out, const struct trace_swc_thread *th, const struct
 /* dump info -v: the collector's state (intel-pt) or counters (software). */
 static void info_collector(struct dbg *d, FILE *out, const struct dbg_trace_figures *f)
 {
-	if (!d->pm && !strcmp(dbg_trace_technology(d), "intel-pt")) {
+	if (!d->tr.pm && !strcmp(dbg_trace_technology(d), "intel-pt")) {
 		/* the hardware counts nothing for ptdb: the perf event's state */
 		fprintf(out, "\n  Collector:\n    perf_event_open intel_pt, %s\n",
 			f->per_cpu ? "one event per online CPU" : "one event for this thread");
@@ -349,8 +349,8 @@ static void info_text(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thr
 	dbg_decoded_figures(dec, &df);
 	fprintf(out, "thread #%d: tid = %d%s\n", cmd_trace_thread_index(d, tid), (int)tid,
 		dbg_thread_exited(d, tid) ? " (exited)" : "");
-	if (d->pm)
-		fprintf(out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->pm->json);
+	if (d->tr.pm)
+		fprintf(out, "\n  Trace technology: intel-pt (loaded from %s)\n", d->tr.pm->json);
 	else if (!strcmp(dbg_trace_technology(d), "intel-pt"))
 		fprintf(out, "\n  Trace technology: intel-pt\n");
 	else

@@ -40,7 +40,7 @@ static int need_data(struct cmd_ctx *ctx)
 {
 	struct dbg *d = &ctx->s->dbg;
 
-	if (d->replay) {
+	if (d->tr.replay) {
 		cmd_error(ctx, "the trace holds no data: variables are not available while replaying "
 			  "(leave with 'thread trace goto end' or run the process)");
 		return -1;

@@ -529,9 +529,9 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 		cmd_argv_free(words);
 		return st;
 	}
-	if ((node->needs & CMD_NEEDS_THREADS) && !dbg_alive(&s->dbg) && !s->dbg.pm)
+	if ((node->needs & CMD_NEEDS_THREADS) && !dbg_alive(&s->dbg) && !s->dbg.tr.pm)
 		st = cmd_no_process(&ctx);
-	else if ((node->needs & CMD_NEEDS_PROCESS) && s->dbg.pm)
+	else if ((node->needs & CMD_NEEDS_PROCESS) && s->dbg.tr.pm)
 		st = cmd_error(&ctx, "the process of a loaded trace is not live");
 	else if ((node->needs & CMD_NEEDS_PROCESS) && !dbg_alive(&s->dbg))
 		st = cmd_no_process(&ctx);
@@ -562,14 +562,14 @@ int need_target(struct cmd_ctx *ctx)
 
 int need_threads(struct cmd_ctx *ctx)
 {
-	return ctx->s->dbg.pm ? 0 : need_process(ctx);
+	return ctx->s->dbg.tr.pm ? 0 : need_process(ctx);
 }
 
 int need_process(struct cmd_ctx *ctx)
 {
 	if (dbg_alive(&ctx->s->dbg))
 		return 0;
-	if (ctx->s->dbg.pm) {
+	if (ctx->s->dbg.tr.pm) {
 		cmd_error(ctx, "the process of a loaded trace is not live");
 		return -1;
 	}

@@ -188,8 +188,8 @@ static void on_long(void *ctx, enum cmd_progress_phase phase, const char *label,
 
 void dap_progress_install(struct dap *dp)
 {
-	dp->s->dbg.progress.fn = on_progress;
-	dp->s->dbg.progress.ctx = dp;
+	dp->s->dbg.tr.progress.fn = on_progress;
+	dp->s->dbg.tr.progress.ctx = dp;
 	cmd_progress_listen(on_long, dp);
 }
 

@@ -19,7 +19,7 @@ size_t cmd_data_read(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->pm)	/* a loaded trace: the modules' files */
+	if (d->tr.pm)	/* a loaded trace: the modules' files */
 		return dbg_read_some(d, addr, buf, n);
 	if (dbg_alive(d)) {
 		if (dbg_read(d, addr, buf, n, NULL) == 0)
@@ -100,7 +100,7 @@ uint64_t cmd_selected_pc(struct dbg *d, int *caller)
 	int n;
 
 	*caller = 0;
-	if (!dbg_alive(d) && !d->pm)	/* a loaded trace has frames too */
+	if (!dbg_alive(d) && !d->tr.pm)	/* a loaded trace has frames too */
 		return 0;
 	n = dbg_frames(d, d->sel_tid, fr, (int)d->sel_frame + 1 < DBG_MAX_FRAMES ?
 		       (int)d->sel_frame + 1 : DBG_MAX_FRAMES, &err);

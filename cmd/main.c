@@ -157,6 +157,48 @@ static void install_signals(struct session *s)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* --dap-port's value: 0 to 65535, or -1 told on stderr. */
+static int dap_port_arg(const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v < 0 || v > 65535) {
+		fprintf(stderr, "error: invalid --dap-port '%s': expected 0 to 65535\n", arg);
+		return -1;
+	}
+	return (int)v;
+}
+
+/* -s and -o in order, until one quits, a signal ends ptdb, or (stop-on-error)
+ * one fails. */
+static enum cmd_status run_actions(struct session *s, const struct action *acts, int nacts,
+				   int *failed)
+{
+	enum cmd_status st = CMD_OK;
+
+	for (int i = 0; i < nacts && st != CMD_EXIT && !s->term_signal; i++) {
+		if (acts[i].is_file) {
+			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;
+
+			if (!f) {
+				fprintf(stderr, "error: cannot open command file '%s': %s\n",
+					acts[i].text, strerror(errno));
+				*failed = 1;
+				continue;
+			}
+			st = script_run_file(s, f, stdout, stderr, failed);
+			if (f != stdin)
+				fclose(f);
+		} else {
+			st = script_run_line(s, acts[i].text, stdout, stderr, failed);
+		}
+		if (*failed && settings_get_bool(&s->settings, SETTING_STOP_ON_ERROR))
+			break;
+	}
+	return st;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -205,19 +247,13 @@ int main(int argc, char **argv)
 		case 'D':
 			dap = 1;
 			break;
-		case 'P': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > 65535) {
-				fprintf(stderr, "error: invalid --dap-port '%s': expected 0 to 65535\n", optarg);
+		case 'P':
+			if ((dap_port = dap_port_arg(optarg)) < 0) {
 				free(acts);
 				return 2;
 			}
 			dap = 1;
-			dap_port = (int)v;
 			break;
-		}
 		case 'T':	/* the launcher a DAP client runs in its terminal */
 			free(acts);
 			return dap_terminal_main(optarg);
@@ -268,25 +304,8 @@ int main(int argc, char **argv)
 		if (failed && settings_get_bool(&s.settings, SETTING_STOP_ON_ERROR))
 			nacts = 0;
 	}
-	for (int i = 0; i < nacts && st != CMD_EXIT && !s.term_signal; i++) {
-		if (acts[i].is_file) {
-			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;
-
-			if (!f) {
-				fprintf(stderr, "error: cannot open command file '%s': %s\n",
-					acts[i].text, strerror(errno));
-				failed = 1;
-				continue;
-			}
-			st = script_run_file(&s, f, stdout, stderr, &failed);
-			if (f != stdin)
-				fclose(f);
-		} else {
-			st = script_run_line(&s, acts[i].text, stdout, stderr, &failed);
-		}
-		if (failed && settings_get_bool(&s.settings, SETTING_STOP_ON_ERROR))
-			break;
-	}
+	if (st != CMD_EXIT)
+		st = run_actions(&s, acts, nacts, &failed);
 	signal(SIGINT, SIG_DFL);
 	if (!batch && st != CMD_EXIT && !s.term_signal)
 		repl_run(&s);

@@ -75,14 +75,14 @@ void cmd_trace_progress_install(struct dbg *d, FILE *tty)
 	the_line.shown = 0;
 	the_line.held = 0;
 	the_line.text[0] = '\0';
-	d->progress.fn = the_line.tty ? show : NULL;
-	d->progress.ctx = &the_line;
+	d->tr.progress.fn = the_line.tty ? show : NULL;
+	d->tr.progress.ctx = &the_line;
 }
 
 void cmd_trace_progress_clear(struct dbg *d)
 {
 	/* another front end (ptdb --dap) may own the progress callback */
-	struct line *l = d->progress.fn == show ? d->progress.ctx : NULL;
+	struct line *l = d->tr.progress.fn == show ? d->tr.progress.ctx : NULL;
 
 	if (!l)
 		return;

@@ -17,9 +17,9 @@ int cmd_trace_need_live(struct cmd_ctx *ctx, int starts)
 
 	if (dbg_alive(d))
 		return 0;
-	if (!starts && !d->pm && !d->proc && !d->exe_path)
+	if (!starts && !d->tr.pm && !d->proc && !d->exe_path)
 		cmd_error(ctx, "invalid target, create a target using the 'file' command");
-	else if (d->pm)
+	else if (d->tr.pm)
 		cmd_error(ctx, "Tracing is not supported. Can't trace a non-live process.");
 	else
 		cmd_error(ctx, d->proc ? "Process must be launched." : starts ? "Process not available."
@@ -37,9 +37,9 @@ int cmd_trace_thread_list(struct cmd_ctx *ctx, const struct cmd_args *a, pid_t *
 	struct dbg *d = &ctx->s->dbg;
 	int all;
 
-	if (!d->pm && !dbg_trace_kept(d) && cmd_trace_need_live(ctx, 0) < 0)
+	if (!d->tr.pm && !dbg_trace_kept(d) && cmd_trace_need_live(ctx, 0) < 0)
 		return -1;
-	if (!dbg_tracing(d) && !d->pm) {
+	if (!dbg_tracing(d) && !d->tr.pm) {
 		cmd_error(ctx, "Process is not being traced");
 		return -1;
 	}

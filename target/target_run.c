@@ -207,6 +207,33 @@ static void new_thread_stop(struct target_proc *p, pid_t tid)
 	t->queued.tid = tid;	/* TARGET_STOP_NONE: "a thread started" */
 }
 
+/* tid exited or was killed (status): a thread goes; the process's end
+ * takes every thread with it and is reported (TARGET_EV_EXIT). */
+static int exited(struct target_proc *p, pid_t tid, struct target_thread *t, int status,
+		  struct target_stop *st)
+{
+	if (tid != p->pid) {
+		if (t)
+			target_remove_thread(p, tid);
+		return TARGET_EV_NONE;
+	}
+	if (WIFEXITED(status)) {
+		st->kind = TARGET_STOP_EXITED;
+		st->exit_status = WEXITSTATUS(status);
+	} else {
+		st->kind = TARGET_STOP_SIGNALED;
+		st->signo = WTERMSIG(status);
+	}
+	while (p->nthreads > 0)
+		target_remove_thread(p, p->threads[p->nthreads - 1].tid);
+	p->alive = 0;
+	p->running = 0;
+	p->stepover_active = 0;
+	p->nbps = 0;
+	p->exit_stop = *st;
+	return TARGET_EV_EXIT;
+}
+
 int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			 struct target_stop *st)
 {
@@ -216,28 +243,8 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 
 	memset(st, 0, sizeof(*st));
 	st->tid = tid;
-	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		if (tid != p->pid) {
-			if (t)
-				target_remove_thread(p, tid);
-			return TARGET_EV_NONE;
-		}
-		if (WIFEXITED(status)) {
-			st->kind = TARGET_STOP_EXITED;
-			st->exit_status = WEXITSTATUS(status);
-		} else {
-			st->kind = TARGET_STOP_SIGNALED;
-			st->signo = WTERMSIG(status);
-		}
-		while (p->nthreads > 0)
-			target_remove_thread(p, p->threads[p->nthreads - 1].tid);
-		p->alive = 0;
-		p->running = 0;
-		p->stepover_active = 0;
-		p->nbps = 0;
-		p->exit_stop = *st;
-		return TARGET_EV_EXIT;
-	}
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		return exited(p, tid, t, status, st);
 	if (!WIFSTOPPED(status))
 		return TARGET_EV_NONE;
 	if (!t)

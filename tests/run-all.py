@@ -24,7 +24,8 @@ Debian's sources (tests/real_compare_test.py), the layering of the code's
 rooms (tests/layers_test.py: no include or call from a room into one
 above it, no circle between rooms) and the layers of cmd/ and
 core/symbols/ (no trace/ header seen by cmd/, no call or include circle:
-tests/layers_cmd_test.py), the Debug Adapter Protocol
+tests/layers_cmd_test.py), the files' and functions' sizes
+(tests/layers_size_test.py), the Debug Adapter Protocol
 sessions (tests/dap_test.py, node), Debian's luajit and a Go program traced
 from start to exit under both engines (tests/runtimes_test.py) run; each
 reports results through
@@ -63,6 +64,7 @@ import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
 import layers_cmd_test  # noqa: E402
 import layers_test  # noqa: E402
+import layers_size_test  # noqa: E402
 import dap_test  # noqa: E402
 import chunks_test  # noqa: E402
 import runtimes_test  # noqa: E402
@@ -101,7 +103,7 @@ SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, ll
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, symbols_test, lldb_compare_test, step_o2_test, real_compare_test,
           engine_test, watch_test,
-          valgrind_test, layers_cmd_test, dap_test, chunks_test, runtimes_test]
+          valgrind_test, layers_cmd_test, layers_size_test, dap_test, chunks_test, runtimes_test]
 
 
 def main():

@@ -7,6 +7,7 @@
 #define PTDB_CORE_DBG_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -15,16 +16,13 @@
 #include "core/data/frame.h"
 #include "core/session/frame.h"
 #include "core/symbols/sym.h"
+#include "core/tracing/tracing.h"	/* struct dbg_tracing; the threads, tracing,
+					 * bundles and replay on a struct dbg */
 #include "target/target.h"
 
 struct disasm;
-struct dbg_trace;
-struct trace_swc_thread;
-struct trace_decoded;
-struct trace_tsc_conv;
 struct expr_store;
 struct dbg_host;
-struct dbg_trace_host;
 
 #define DBG_MAX_LOCS 64
 #define DBG_MAX_FRAMES 256
@@ -69,56 +67,11 @@ struct dbg_sig {
 	unsigned char stop, pass, notify;
 };
 
-/* A post-mortem session: a trace bundle loaded with "trace load"
- * (core/tracing/dbg_bundle.c).  Its modules are d->mods; no process lives. */
-struct dbg_pm_thread {
-	pid_t tid;
-	unsigned index;
-	struct trace_swc_thread *th;	/* its trace (NULL: listed, not traced) */
-};
-
-/* Every process of a loaded bundle ("target list"); one is loaded. */
-struct dbg_pm_proc {
-	pid_t pid;
-	char *exe;			/* its first module's file, or NULL */
-	char *triple;			/* or NULL */
-};
-
-struct dbg_pm {
-	char *json;			/* the trace.json loaded */
-	int allow_outside;		/* loaded with files outside its directory allowed */
-	pid_t pid;
-	struct dbg_pm_proc *procs;	/* the bundle's processes, in order */
-	int nproc, proc;		/* how many; which is loaded */
-	int kernel;			/* a kernel bundle (saved as one again) */
-	struct dbg_pm_thread *th;
-	int nth;
-	struct trace_swc_cpu *cpu;	/* a per-CPU bundle's CPU stream, or NULL */
-	char vendor[32];		/* cpuInfo */
-	unsigned family, model, stepping;
-};
-
-/* While a traced run goes on: the figures handed to progress.fn, about
- * every DBG_PROGRESS_EVERY seconds (core/tracing/dbg_progress.c). */
-#define DBG_PROGRESS_EVERY 0.25
-struct dbg_progress_info {
-	double seconds;		/* since the run began */
-	uint64_t insns;		/* recorded in this run, all traced threads */
-	double rate;		/* instructions per second */
-	unsigned fill_pct;	/* fullest buffer, percent (100 once wrapped) */
-	int wrapped;		/* a buffer wrapped (now or before the run) */
-	int watching;		/* no trace: the run single-steps for software
-				 * watchpoints, insns the instructions stepped */
-};
-struct dbg_progress {
-	void (*fn)(void *ctx, const struct dbg_progress_info *info);
-	void *ctx;
-	double t0, last;	/* CLOCK_MONOTONIC seconds */
-	uint64_t insns0;
-	unsigned n;		/* calls since the last clock read */
-};
-
 struct dbg {
+	/* the trace session's state (core/tracing/tracing.h): first, so that
+	 * the trace session reaches it from a struct dbg * (dbg_tr) without
+	 * reading this struct */
+	struct dbg_tracing tr;
 	char *exe_path;			/* "file": absolute path */
 	struct dbg_module *mods;	/* mods[0] is the executable */
 	int nmods;
@@ -137,20 +90,10 @@ struct dbg {
 	/* a command that resumes the process has begun (dbg_interrupt_arm):
 	 * an interrupt before it is inside resume/wait is kept, not lost */
 	volatile sig_atomic_t interrupt_armed;
-	/* a traced run's progress, for a caller that shows it (set fn; see
-	 * core/tracing/dbg_progress.c) */
-	struct dbg_progress progress;
-	/* called as a command resumes the process, before each resume (a
-	 * front end that tells its client the program runs: the DAP's
-	 * continued event); fn NULL: none */
-	struct { void (*fn)(void *ctx); void *ctx; } on_resume;
 	volatile sig_atomic_t busy;	/* a long command that runs no inferior
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */
 	struct disasm *dis;		/* for stepping over calls */
-	struct dbg_icache *icache;	/* instructions read and disassembled (core/tracing/dbg_cursor.c) */
-	struct dbg_decoded_cache *decoded;	/* threads' decoded traces (core/tracing/dbg_decoded.c) */
-	struct dbg_trace *trace;	/* the trace session (core/tracing/dbg_trace.c) or NULL */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	int no_hw_watch;		/* target.hardware-watchpoints false */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
@@ -161,17 +104,6 @@ struct dbg {
 	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
 	 * one at a time.  Valid for that thread, pc and stop id only. */
 	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
-	/* a finish that another stop came before (another thread's
-	 * breakpoint): as LLDB's step-out plan it stays, and a later continue
-	 * completes it ("stop reason = step out").  tid 0: none; ret the
-	 * finished function's return type, for "Return value:" (cmd's) */
-	struct { pid_t tid; struct dbg_goal g; const struct sym_type *ret; } pend_out;
-	struct dbg_pm *pm;		/* a loaded trace, or NULL */
-	struct dbg_replay *replay;	/* replaying a thread's trace, or NULL */
-	/* TSC -> ns of the traces being shown: measured when tracing starts
-	 * with timestamps, or read from a loaded bundle; heap, NULL until
-	 * one is (core/tracing/dbg_items.c) */
-	struct trace_tsc_conv *tsc_conv;
 	/* signals passed on without stopping but with notify: told with the
 	 * next stop report ("stopped and restarted") */
 	/* index: the thread's, taken when the signal came (it may be gone
@@ -190,10 +122,11 @@ struct dbg {
 	struct dbg_watch *watch;	/* watchpoints (core/session/dbg_watch.c), or NULL */
 	/* what a collector calls instead of calling up, and what values and
 	 * expressions read through (core/session/dbg_host.c) */
-	const struct dbg_host *host;
-	const struct dbg_trace_host *trace_host;	/* the trace session's */
+	const struct dbg_host *host;	/* the collectors' */
 	struct value_env env;
 };
+
+_Static_assert(offsetof(struct dbg, tr) == 0, "dbg_tr: struct dbg begins with its tracing");
 
 void dbg_init(struct dbg *d);
 void dbg_release(struct dbg *d);	/* kills a launched, detaches an attached process */
@@ -201,11 +134,6 @@ void dbg_release(struct dbg *d);	/* kills a launched, detaches an attached proce
 /* "file": opens the executable's symbols; replaces any previous one (the
  * process, if live, is killed first). */
 int dbg_set_exe(struct dbg *d, const char *path, struct ptdb_err *err);
-
-/* The threads of the live process, or of a loaded trace; their count. */
-int dbg_threads(struct dbg *d, struct target_thread_info *out, int max);
-/* Index of tid ("thread #N"), 0 if unknown. */
-unsigned dbg_thread_index(struct dbg *d, pid_t tid);
 
 /* 1 if a process is live (stopped), 0 otherwise. */
 int dbg_alive(const struct dbg *d);
@@ -305,118 +233,9 @@ char *dbg_format_inline_callers(struct dbg *d, uint64_t addr, const char *indent
 int dbg_addr_line(struct dbg *d, uint64_t addr, const char **file,
 		  unsigned *line, unsigned *column);
 
-/* Live tracing: the trace session (core/tracing/dbg_trace.c), its collectors
- * (core/collectors/dbg_swc.c, core/collectors/dbg_ipt.c) and sources
- * (core/tracing/dbg_source.c); struct dbg_trace_opts: core/collectors/run.h. */
-
-/* "intel-pt" or "software": what the live (or loaded) trace came from. */
-const char *dbg_trace_technology(const struct dbg *d);
-int dbg_tracing(const struct dbg *d);
-/* The session shows a loaded bundle (no process). */
-int dbg_trace_loaded(const struct dbg *d);
-/* Registers and memory are a live process's own (not a loaded bundle's
- * nor a replayed position's). */
-int dbg_live_state(const struct dbg *d);
-/* The process exited with (software) traces: they stay readable (dump,
- * function-calls) until the next run; the threads keep their numbers. */
-int dbg_trace_kept(const struct dbg *d);
-/* Threads for the trace commands: the live ones, then traced threads that
- * exited (core/tracing/dbg_exited.c); dbg_thread_exited says which is which. */
-int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max);
-int dbg_thread_exited(struct dbg *d, pid_t tid);
-int dbg_trace_is_process(const struct dbg *d);
-int dbg_trace_single_step(const struct dbg *d);
-/* The software engine of the live trace: "ptrace" or "cache". */
-const char *dbg_trace_engine(const struct dbg *d);
-/* The cache engine's counters (zeros when it never ran; struct
- * dbg_cache_stats: core/collectors/run.h). */
-void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out);
-/* The per-CPU stream of per-CPU tracing (live or loaded), or NULL. */
-struct trace_swc_cpu *dbg_trace_cpu(struct dbg *d);
-/* Starts tracing tids (or all current and future threads); a traced
- * thread's trace restarts.  Error "Thread N can't be traced as the process
- * trace size limit has been reached..." */
-int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int process,
-		    const struct dbg_trace_opts *o, struct ptdb_err *err);
-/* Errors: "Process is not being traced", "thread not traced". */
-int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
-		   struct ptdb_err *err);
-void dbg_trace_end(struct dbg *d);
-/* The thread's trace (traced, or stopped and kept until the next resume). */
-struct trace_swc_thread *dbg_trace_thread(struct dbg *d, pid_t tid);
-/* Its decoded trace, cached until the process runs again. */
-int dbg_trace_decode(struct dbg *d, struct trace_swc_thread *th,
-		     struct trace_decoded **out, struct ptdb_err *err);
-/* The same with trace_decode_hooked's hook (NULL: none): a cancelled
- * decode returns TRACE_DECODE_CANCELLED ("interrupted") and caches nothing. */
-struct trace_decode_hook;
-int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
-			    const struct trace_decode_hook *hook,
-			    struct trace_decoded **out, struct ptdb_err *err);
-/* The decoder's memory image: the loaded modules' executable segments as
- * file sections (the vDSO through its copy). */
-struct trace_image;
-int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_err *err);
-/* trace_next_ip_fn over the live process (ctx = the dbg). */
-uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip);
-
-/* Every trace the session holds (traced threads, stopped ones kept until
- * the next resume, a loaded bundle's), in thread order; the count. */
-int dbg_trace_all(struct dbg *d, struct trace_swc_thread **out, int max);
-/* The live trace's state as LLDB's jLLDBTraceGetState response (JSON text,
- * heap; core/tracing/dbg_state.c), or NULL with err when nothing is traced. */
-char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err);
-
-/* Trace bundles (core/tracing/dbg_bundle.c).  Loading replaces the session's
- * target (a live process is killed or detached first) with the bundle's
- * post-mortem one; *info (free with bundle_free) tells what was loaded. */
 /* The process stopped for the user between commands: its breakpoint bytes
  * out of memory until the next resume (target_park). */
 void dbg_park(struct dbg *d);
-
-struct bundle;
-int dbg_load_bundle(struct dbg *d, const char *path, int allow_outside, struct bundle **info,
-		    struct ptdb_err *err);
-/* The same with the bundle's process index loaded (a bundle of several
- * processes loads the first; "target select" another). */
-int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allow_outside,
-			    struct bundle **info, struct ptdb_err *err);
-/* Drops a loaded trace (no-op without one). */
-void dbg_unload_bundle(struct dbg *d);
-/* Writes the session's traces (live or loaded) as a bundle in dir; compact:
- * only the threads and modules the traces touch; force: write into a
- * non-empty dir.  json (n bytes) receives the path of trace.json. */
-int dbg_save_bundle(struct dbg *d, const char *dir, int compact, int force,
-		    char *json, size_t n, struct ptdb_err *err);
-
-/* Replay: a cursor over one thread's trace stands for the thread
- * (core/tracing/dbg_replay.c).  Moving it reports DBG_R_REPLAY stops. */
-enum dbg_replay_kind {
-	DBG_RP_INSN,		/* stepi / reverse-stepi */
-	DBG_RP_LINE_IN,		/* step / reverse-step */
-	DBG_RP_LINE_OVER,	/* next / reverse-next */
-	DBG_RP_OUT,		/* finish / reverse-finish */
-	DBG_RP_CONTINUE,	/* continue / reverse-continue: to a breakpoint */
-};
-int dbg_replaying(const struct dbg *d);
-pid_t dbg_replay_tid(const struct dbg *d);
-int dbg_replay_cursor(const struct dbg *d, uint64_t *id, uint64_t *total);
-uint64_t dbg_replay_pc(struct dbg *d);
-/* Enters (or moves within) replay: tid's cursor at instruction id. */
-int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop,
-		    struct ptdb_err *err);
-/* Enters replay one past the end of tid's trace (where the live thread
- * is), for a backward move to start from. */
-int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err);
-/* dir -1 back in time, +1 forward. */
-int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct dbg_stop *stop,
-		    struct ptdb_err *err);
-/* Back to the live process (its last stop is current again). */
-void dbg_replay_leave(struct dbg *d);
-/* The call stack at the cursor from the trace's calls and returns: frame
- * 0 at the cursor, callers at their return addresses, and a last frame
- * with untraced set when the trace began inside a call. */
-int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb_err *err);
 
 /* Records a signal that was passed on with notify (dbg_sig.notify). */
 void dbg_note_signal(struct dbg *d, pid_t tid, int signo);

@@ -184,6 +184,28 @@ int dbg_bp_enable(struct dbg *d, struct dbg_bp *bp, int loc, int on,
 	return 0;
 }
 
+/* A replayed stop at an enabled breakpoint counts as a hit, as a live one
+ * does (breakpoint list shows replayed hits): the trace session's
+ * bp_replay_hit (core/tracing/dbg_replay.c). */
+int dbg_bp_replay_hit(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc)
+{
+	for (int i = 0; i < d->nbps; i++) {
+		struct dbg_bp *bp = &d->bps[i];
+
+		if (!bp->enabled)
+			continue;
+		for (int k = 0; k < bp->nlocs; k++)
+			if (bp->locs[k].addr == ip && bp->locs[k].enabled) {
+				*id = bp->id;
+				*loc = (unsigned)k + 1;
+				bp->hits++;
+				bp->locs[k].hits++;
+				return 1;
+			}
+	}
+	return 0;
+}
+
 /* Is addr a planted, enabled user breakpoint location?  Counts the hit. */
 int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc)
 {

@@ -31,6 +31,45 @@ const struct dbg_host dbg_host = {
 	.thread_release = dbg_trace_thread_release,
 };
 
+static struct dbg_module *trace_modules(struct dbg *d, int *n)
+{
+	*n = d->nmods;
+	return d->mods;
+}
+
+static struct dbg_stop *trace_last(struct dbg *d)
+{
+	return &d->last;
+}
+
+static void trace_select(struct dbg *d, pid_t tid)
+{
+	d->sel_tid = tid;
+	d->sel_frame = 0;
+}
+
+/* A loaded bundle's target (core/tracing/dbg_bundle.c): the modules are
+ * added already. */
+static void trace_loaded(struct dbg *d, const char *exe, pid_t pid, pid_t tid)
+{
+	d->exe_path = xstrdup(exe);
+	d->pid = pid;
+	trace_select(d, tid);
+	memset(&d->last, 0, sizeof(d->last));
+}
+
+/* The session's part of what a collector is handed (dbg_tee). */
+static void trace_tee(struct dbg *d, struct dbg_tracee *t)
+{
+	t->proc = d->proc;
+	t->pid = d->pid;
+	t->running = &d->running;
+	t->interrupt_requested = &d->interrupt_requested;
+	t->load_bp = &d->load_bp;
+	t->sel_tid = &d->sel_tid;
+	t->host = d->host;
+}
+
 const struct dbg_trace_host dbg_trace_host = {
 	.alive = dbg_alive,
 	.module_for = dbg_module_for,
@@ -41,6 +80,12 @@ const struct dbg_trace_host dbg_trace_host = {
 	.disasm = dbg_disasm,
 	.read_some = dbg_read_some,
 	.addr_line = dbg_addr_line,
+	.modules = trace_modules,
+	.last = trace_last,
+	.select = trace_select,
+	.loaded = trace_loaded,
+	.bp_replay_hit = dbg_bp_replay_hit,
+	.tee = trace_tee,
 };
 
 static struct sym_type *type_named(struct dbg *d, const char *name)

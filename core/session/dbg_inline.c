@@ -19,7 +19,7 @@ int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 		  struct ptdb_err *err)
 {
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
-	struct dbg_replay *cursor = d->replay;
+	struct dbg_replay *cursor = d->tr.replay;
 	struct dbg_stop last = d->last, stop;
 	pid_t sel = d->sel_tid;
 	unsigned frame = d->sel_frame;
@@ -29,7 +29,7 @@ int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 
 	if (dbg_pm_frame(d, tid, &f0, err) < 0)
 		return -1;
-	d->replay = NULL;
+	d->tr.replay = NULL;
 	if (!th || dbg_trace_decode(d, th, &dec, NULL) < 0 ||
 	    dbg_replay_goto(d, tid, trace_decoded_insn_count(dec) - 1, &stop, NULL) < 0 ||
 	    (n = dbg_replay_frames(d, out, max, NULL)) < 1 || out[0].pc != f0.pc) {
@@ -38,7 +38,7 @@ int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	}
 	out[0].replaying = 0;
 	dbg_replay_leave(d);
-	d->replay = cursor;
+	d->tr.replay = cursor;
 	d->last = last;
 	d->sel_tid = sel;
 	d->sel_frame = frame;
@@ -51,7 +51,7 @@ int dbg_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 	struct dbg_frame *c, *all;
 	int n, k = 0, hide, cap = max + DBG_MAX_INLINE;
 
-	if (d->replay && tid == dbg_replay_tid(d))
+	if (d->tr.replay && tid == dbg_replay_tid(d))
 		return dbg_replay_frames(d, out, max, err);
 	if (dbg_source(d)->frames)
 		return dbg_source(d)->frames(d, tid, out, max, err);

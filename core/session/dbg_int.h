@@ -28,7 +28,7 @@ struct trace_swc_thread;
 
 /* What collectors call instead of calling up (core/session/dbg_host.c). */
 extern const struct dbg_host dbg_host;
-/* What the trace session calls instead of calling up (d->trace_host). */
+/* What the trace session calls instead of calling up (d->tr.host). */
 extern const struct dbg_trace_host dbg_trace_host;
 /* d->env: what values and expressions read of d. */
 void dbg_env_init(struct dbg *d);
@@ -48,6 +48,8 @@ int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 		  struct ptdb_err *err);
 /* Counts a hit if addr is a planted enabled user location. */
 int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc);
+/* A replayed stop at ip, an enabled location: counts the hit (dbg_bp.c). */
+int dbg_bp_replay_hit(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc);
 /* dbg_cond.c: whether a hit of bp's location by tid stops: 0 not a hit
  * (another thread, condition false), 1 stop, 2 a hit ignored (-i).  A
  * condition that cannot be evaluated stops, with d->stop_error saying

@@ -17,10 +17,12 @@
 void dbg_init(struct dbg *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->tsc_conv = xcalloc(1, sizeof(*d->tsc_conv));
+	d->tr.tsc_conv = xcalloc(1, sizeof(*d->tr.tsc_conv));
 	d->next_bp_id = 1;
 	d->host = &dbg_host;
-	d->trace_host = &dbg_trace_host;
+	d->tr.host = &dbg_trace_host;
+	d->tr.proc = &d->proc;
+	d->tr.pid = &d->pid;
 	dbg_env_init(d);
 	for (int i = 1; i < 65; i++) {
 		d->sig[i].stop = d->sig[i].pass = d->sig[i].notify = 1;
@@ -113,7 +115,7 @@ void dbg_release(struct dbg *d)
 	free(d->exe_path);
 	free(d->debug_dirs);
 	free(d->source_map);
-	free(d->tsc_conv);
+	free(d->tr.tsc_conv);
 	free(d->step_avoid);
 	dbg_icache_free(d);
 	dbg_decoded_free(d);

@@ -18,7 +18,7 @@ static void user_stop(struct dbg *d, struct dbg_stop *stop)
 		dbg_trace_exited(d);
 		return;
 	}
-	if (stop->reason == DBG_R_EXEC && d->trace) {
+	if (stop->reason == DBG_R_EXEC && d->tr.trace) {
 		/* the traced image is gone (and with it the tracer's parked
 		 * breakpoints, which the target forgot): its trace cannot be
 		 * decoded against the new program, nor tracing go on there */

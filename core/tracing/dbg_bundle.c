@@ -237,31 +237,41 @@ static int kernel_as_process(struct bundle *b, struct ptdb_err *err)
 	return 0;
 }
 
-void dbg_unload_bundle(struct dbg *d)
+/* pm and what it holds go, and d's decoded traces of its threads (d NULL:
+ * a pm not yet loaded, whose threads were never decoded). */
+static void pm_free(struct dbg *d, struct dbg_pm *pm)
 {
-	if (!d->pm)
-		return;
-	for (int i = 0; i < d->pm->nth; i++)
-		if (d->pm->th[i].th) {
-			dbg_trace_thread_release(d, d->pm->th[i].th);
-			free(dbg_traced(d->pm->th[i].th));
+	for (int i = 0; i < pm->nth; i++)
+		if (pm->th[i].th) {
+			if (d)
+				dbg_trace_thread_release(d, pm->th[i].th);
+			else
+				trace_swc_release(pm->th[i].th);
+			free(dbg_traced(pm->th[i].th));
 		}
-	free(d->pm->th);
-	while (d->pm->cpu) {
-		struct trace_swc_cpu *c = d->pm->cpu;
+	free(pm->th);
+	while (pm->cpu) {
+		struct trace_swc_cpu *c = pm->cpu;
 
-		d->pm->cpu = c->next;
+		pm->cpu = c->next;
 		trace_swc_cpu_release(c);
 		free(c);
 	}
-	for (int i = 0; i < d->pm->nproc; i++) {
-		free(d->pm->procs[i].exe);
-		free(d->pm->procs[i].triple);
+	for (int i = 0; i < pm->nproc; i++) {
+		free(pm->procs[i].exe);
+		free(pm->procs[i].triple);
 	}
-	free(d->pm->procs);
-	free(d->pm->json);
-	free(d->pm);
-	d->pm = NULL;
+	free(pm->procs);
+	free(pm->json);
+	free(pm);
+}
+
+void dbg_unload_bundle(struct dbg *d)
+{
+	if (!dbg_tr(d)->pm)
+		return;
+	pm_free(d, dbg_tr(d)->pm);
+	dbg_tr(d)->pm = NULL;
 }
 
 /* The processes of b but p, checked as LLDB checks them at load: every
@@ -343,9 +353,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allo
 		if (!p->threads[i].trace)
 			continue;
 		if (read_trace(b, p->threads[i].jpath, "iptTrace", p->threads[i].trace, &data, &len, err) < 0) {
-			struct dbg tmp = { .pm = pm };
-
-			dbg_unload_bundle(&tmp);
+			pm_free(NULL, pm);
 			goto fail;
 		}
 		t->th = dbg_traced_new();
@@ -356,9 +364,7 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allo
 		}
 	}
 	if (b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) {
-		struct dbg tmp = { .pm = pm };
-
-		dbg_unload_bundle(&tmp);
+		pm_free(NULL, pm);
 		goto fail;
 	}
 	pm->json = xstrdup(b->json);
@@ -371,9 +377,9 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allo
 	pm->model = b->model;
 	pm->stepping = b->stepping;
 	/* everything read: the bundle replaces the session's target */
-	d->trace_host->drop_target(d);
+	dbg_tr(d)->host->drop_target(d);
 	for (int i = 0; i < nm; i++) {
-		struct dbg_module *m = d->trace_host->add_module(d, ms[i], p->mods[i].system_path);
+		struct dbg_module *m = dbg_tr(d)->host->add_module(d, ms[i], p->mods[i].system_path);
 
 		if (sym_module_range(ms[i], &m->start, &m->end) < 0)
 			m->start = m->end = 0;
@@ -381,14 +387,10 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allo
 		m->anon = !strncmp(p->mods[i].system_path, "[anon:", 6);
 	}
 	free(ms);
-	d->exe_path = xstrdup(p->mods[0].file);
-	d->pm = pm;
-	d->pid = pm->pid;
-	d->sel_tid = pm->nth ? pm->th[0].tid : 0;
-	d->sel_frame = 0;
-	memset(&d->last, 0, sizeof(d->last));
+	dbg_tr(d)->pm = pm;
+	dbg_tr(d)->host->loaded(d, p->mods[0].file, pm->pid, pm->nth ? pm->th[0].tid : 0);
 	*dbg_tsc_conv_rw(d) = dbg_tsc_from_bundle(&b->tsc);
-	d->trace_host->resolve_all(d);
+	dbg_tr(d)->host->resolve_all(d);
 	*info = b;
 	return 0;
 fail:
@@ -419,7 +421,7 @@ int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err 
 		if (ok) {
 			memset(f, 0, sizeof(*f));
 			f->pc = ip;
-			f->mod = d->trace_host->module_for(d, ip);
+			f->mod = dbg_tr(d)->host->module_for(d, ip);
 			return 1;
 		}
 	}

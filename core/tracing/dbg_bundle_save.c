@@ -66,9 +66,9 @@ static int anon_regions(struct dbg *d, struct anon *out, int max)
 	FILE *f;
 	int n = 0;
 
-	if (!d->trace_host->alive(d))
+	if (!dbg_tr(d)->host->alive(d))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)d->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)*dbg_tr(d)->pid);
 	if (!(f = fopen(path, "r")))
 		return 0;
 	while (n < max && fgets(line, sizeof(line), f)) {
@@ -92,17 +92,18 @@ static int anon_regions(struct dbg *d, struct anon *out, int max)
 
 struct touch {
 	struct dbg *d;
-	char *mod_used;		/* per d->mods */
+	struct dbg_module *mods;	/* the session's */
+	char *mod_used;		/* per mods */
 	struct anon *anon;
 	int nanon;
 };
 
 static void touch_ip(struct touch *t, uint64_t ip)
 {
-	struct dbg_module *m = t->d->trace_host->module_for(t->d, ip);
+	struct dbg_module *m = dbg_tr(t->d)->host->module_for(t->d, ip);
 
 	if (m)
-		t->mod_used[m - t->d->mods] = 1;
+		t->mod_used[m - t->mods] = 1;
 	for (int i = 0; i < t->nanon; i++)
 		if (ip >= t->anon[i].lo && ip < t->anon[i].hi)
 			t->anon[i].used = 1;
@@ -280,8 +281,11 @@ static char *module_file(const char *dir, const char *sp, const struct bundle_pr
 static int save_modules(struct dbg *d, const char *dir, int compact, const struct touch *t,
 			struct bundle_process *p, struct ptdb_err *err)
 {
-	for (int i = 0; i < d->nmods; i++) {
-		struct dbg_module *m = &d->mods[i];
+	int nmods;
+	struct dbg_module *mods = dbg_tr(d)->host->modules(d, &nmods);
+
+	for (int i = 0; i < nmods; i++) {
+		struct dbg_module *m = &mods[i];
 		struct bundle_module *bm;
 		const char *sp = m->path;
 		char uuid[128];
@@ -308,7 +312,7 @@ static int save_modules(struct dbg *d, const char *dir, int compact, const struc
 		if (compact && !t->anon[i].used)
 			continue;
 		buf = xmalloc(len);
-		got = d->trace_host->read_some(d, t->anon[i].lo, buf, len);
+		got = dbg_tr(d)->host->read_some(d, t->anon[i].lo, buf, len);
 		if (!got) {
 			free(buf);
 			continue;
@@ -352,17 +356,17 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 		       int compact, int force, char *json, size_t jn, struct ptdb_err *err)
 {
 	struct anon anon[64];
-	struct touch t = { d, NULL, anon, 0 };
+	struct touch t = { d, NULL, NULL, anon, 0 };
 	struct bundle b;
 	struct bundle_process p;
 	struct bundle_dir bd;
 	const char *dir;
-	int r = -1;
+	int r = -1, nmods;
 
 	memset(&b, 0, sizeof(b));
 	memset(&p, 0, sizeof(p));
 	if (nth == 0)
-		return ptdb_err_set(err, d->pm ? "the loaded trace holds no thread traces"
+		return ptdb_err_set(err, dbg_tr(d)->pm ? "the loaded trace holds no thread traces"
 					      : "Process is not being traced");
 	if (bundle_dir_begin(&bd, dir_arg, force, err) < 0)
 		return -1;
@@ -370,18 +374,19 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	b.dir = bd.tmp;
 	b.json = join(dir, "trace.json");
 	save_cpu_info(d, &b);
-	b.tsc = dbg_tsc_to_bundle(d->tsc_conv);
+	b.tsc = dbg_tsc_to_bundle(dbg_tr(d)->tsc_conv);
 	b.procs = &p;
 	b.nprocs = 1;
-	p.pid = d->pid;
+	p.pid = *dbg_tr(d)->pid;
 	p.triple = TRIPLE;
 	p.threads = xcalloc((size_t)nth, sizeof(*p.threads));
-	p.mods = xcalloc((size_t)d->nmods + 64, sizeof(*p.mods));
-	t.mod_used = xcalloc((size_t)d->nmods + 1, 1);
+	t.mods = dbg_tr(d)->host->modules(d, &nmods);
+	p.mods = xcalloc((size_t)nmods + 64, sizeof(*p.mods));
+	t.mod_used = xcalloc((size_t)nmods + 1, 1);
 	t.nanon = anon_regions(d, anon, 64);
 	if (save_threads(d, ths, nth, compact, dir, &p, &t, err) == 0 &&
 	    save_cpus(d, dir, &b, err) == 0 && save_modules(d, dir, compact, &t, &p, err) == 0 &&
-	    !(d->pm && d->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0 &&
+	    !(dbg_tr(d)->pm && dbg_tr(d)->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0 &&
 	    bundle_dir_commit(&bd, err) == 0) {
 		snprintf(json, jn, "%s/trace.json", bd.target);
 		r = 0;

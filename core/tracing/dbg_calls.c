@@ -58,7 +58,7 @@ static enum trace_calls_class class_of(enum disasm_kind k)
  * one function per module, as LLDB has it), else 0. */
 static uint64_t func_key(struct dbg *d, uint64_t ip, int *named)
 {
-	struct dbg_module *m = d->trace_host->module_for(d, ip);
+	struct dbg_module *m = dbg_tr(d)->host->module_for(d, ip);
 	struct sym_loc loc;
 
 	*named = 0;

@@ -27,7 +27,9 @@ struct dbg_icache {
 
 uint64_t dbg_trace_stop_id(struct dbg *d)
 {
-	return d->proc ? target_stop_id(d->proc) : 0;
+	struct target_proc *proc = dbg_tr_proc(d);
+
+	return proc ? target_stop_id(proc) : 0;
 }
 
 static void icache_reset(struct dbg_icache *c, size_t cap)
@@ -41,22 +43,24 @@ static void icache_reset(struct dbg_icache *c, size_t cap)
 /* The cache, emptied when the code it holds may differ from the code now. */
 static struct dbg_icache *icache_get(struct dbg *d)
 {
-	struct dbg_icache *c = d->icache;
-	struct disasm *ds = d->trace_host->disasm(d);
+	struct dbg_icache *c = dbg_tr(d)->icache;
+	struct disasm *ds = dbg_tr(d)->host->disasm(d);
 	int flavor = ds ? (int)disasm_get_flavor(ds) : 0;
-	uint64_t sid = dbg_trace_stop_id(d);
+	struct target_proc *proc = dbg_tr_proc(d);
+	uint64_t sid = proc ? target_stop_id(proc) : 0;	/* dbg_trace_stop_id */
+	pid_t pid = *dbg_tr(d)->pid;
 	int kept = dbg_trace_kept(d);
 
 	if (!c) {
-		c = d->icache = xcalloc(1, sizeof(*c));
+		c = dbg_tr(d)->icache = xcalloc(1, sizeof(*c));
 		icache_reset(c, ICACHE_MIN);
-	} else if (c->proc != (const void *)d->proc || c->pm != (const void *)d->pm ||
-		   c->pid != d->pid || c->stop_id != sid || c->flavor != flavor || c->kept != kept) {
+	} else if (c->proc != (const void *)proc || c->pm != (const void *)dbg_tr(d)->pm ||
+		   c->pid != pid || c->stop_id != sid || c->flavor != flavor || c->kept != kept) {
 		icache_reset(c, ICACHE_MIN);
 	}
-	c->proc = d->proc;
-	c->pm = d->pm;
-	c->pid = d->pid;
+	c->proc = proc;
+	c->pm = dbg_tr(d)->pm;
+	c->pid = pid;
 	c->stop_id = sid;
 	c->flavor = flavor;
 	c->kept = kept;
@@ -91,17 +95,17 @@ static void icache_grow(struct dbg_icache *c)
 static void fill(struct dbg *d, uint64_t ip, struct dbg_insn *e)
 {
 	uint8_t buf[16];
-	struct disasm *ds = d->trace_host->disasm(d);
+	struct disasm *ds = dbg_tr(d)->host->disasm(d);
 	size_t n = sizeof(buf);
 
 	e->ip = ip;
 	e->ok = 0;
-	if (!d->pm && !dbg_trace_kept(d) && !d->trace_host->alive(d))
+	if (!dbg_tr(d)->pm && !dbg_trace_kept(d) && !dbg_tr(d)->host->alive(d))
 		n = 0;
-	else if (d->pm || dbg_trace_kept(d))
-		n = d->trace_host->read_some(d, ip, buf, n);
-	else if (target_read_mem(d->proc, ip, buf, n, NULL) < 0)
-		n = d->trace_host->read_some(d, ip, buf, n);	/* up to a page end; files when gone */
+	else if (dbg_tr(d)->pm || dbg_trace_kept(d))
+		n = dbg_tr(d)->host->read_some(d, ip, buf, n);
+	else if (target_read_mem(dbg_tr_proc(d), ip, buf, n, NULL) < 0)
+		n = dbg_tr(d)->host->read_some(d, ip, buf, n);	/* up to a page end; files when gone */
 	e->nbytes = n;
 	if (ds && n && disasm_insn(ds, buf, n, ip, &e->in, NULL) == 0)
 		e->ok = 1;
@@ -140,7 +144,7 @@ const struct dbg_insn *dbg_insn_cached(struct dbg *d, uint64_t ip)
 
 void dbg_icache_stats(struct dbg *d, uint64_t *lookups, uint64_t *misses)
 {
-	struct dbg_icache *c = d->icache;
+	struct dbg_icache *c = dbg_tr(d)->icache;
 
 	*lookups = c ? c->lookups : 0;
 	*misses = c ? c->misses : 0;
@@ -148,11 +152,11 @@ void dbg_icache_stats(struct dbg *d, uint64_t *lookups, uint64_t *misses)
 
 void dbg_icache_free(struct dbg *d)
 {
-	if (!d->icache)
+	if (!dbg_tr(d)->icache)
 		return;
-	free(d->icache->slot);
-	free(d->icache);
-	d->icache = NULL;
+	free(dbg_tr(d)->icache->slot);
+	free(dbg_tr(d)->icache);
+	dbg_tr(d)->icache = NULL;
 }
 
 uint64_t dbg_cursor_next_ip(void *ctx, uint64_t ip)
@@ -160,7 +164,7 @@ uint64_t dbg_cursor_next_ip(void *ctx, uint64_t ip)
 	struct dbg *d = ctx;
 	const struct dbg_insn *e;
 
-	if (!d->trace_host->alive(d) && !d->pm && !d->trace)
+	if (!dbg_tr(d)->host->alive(d) && !dbg_tr(d)->pm && !dbg_tr(d)->trace)
 		return 0;
 	e = dbg_insn_cached(d, ip);
 	if (!e->ok)

@@ -36,7 +36,7 @@ static size_t live_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 	struct dbg *d = ctx;
 	size_t got = 0;
 
-	if (d->trace_host->module_for(d, addr))
+	if (dbg_tr(d)->host->module_for(d, addr))
 		return 0;	/* a module's own bytes come from its file */
 	while (got < n) {
 		uint64_t a = addr + got;
@@ -44,7 +44,7 @@ static size_t live_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 		if (chunk > n - got)
 			chunk = n - got;
-		if (target_read_mem(d->proc, a, buf + got, chunk, NULL) < 0)
+		if (target_read_mem(dbg_tr_proc(d), a, buf + got, chunk, NULL) < 0)
 			break;
 		got += chunk;
 	}
@@ -68,10 +68,13 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 			img->cpu.stepping = (uint8_t)st;
 		}
 	}
-	if (!d->pm && d->trace_host->alive(d))
+	if (!dbg_tr(d)->pm && dbg_tr(d)->host->alive(d))
 		trace_image_set_reader(img, live_code, d);
-	for (int i = 0; i < d->nmods; i++) {
-		struct dbg_module *m = &d->mods[i];
+	int nmods;
+	struct dbg_module *mods = dbg_tr(d)->host->modules(d, &nmods);
+
+	for (int i = 0; i < nmods; i++) {
+		struct dbg_module *m = &mods[i];
 		char fdpath[64];
 		struct img_ctx c = { img, m->path, err };
 
@@ -119,7 +122,7 @@ struct dbg_decoded_cache {
 
 static struct dbg_decoded_entry *entry(struct dbg *d, const struct trace_swc_thread *th, int add)
 {
-	struct dbg_decoded_cache *c = d->decoded;
+	struct dbg_decoded_cache *c = dbg_tr(d)->decoded;
 
 	for (int i = 0; c && i < c->n; i++)
 		if (c->e[i].th == th)
@@ -127,7 +130,7 @@ static struct dbg_decoded_entry *entry(struct dbg *d, const struct trace_swc_thr
 	if (!add)
 		return NULL;
 	if (!c)
-		c = d->decoded = xcalloc(1, sizeof(*c));
+		c = dbg_tr(d)->decoded = xcalloc(1, sizeof(*c));
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 16;
 		c->e = xrealloc(c->e, (size_t)c->cap * sizeof(*c->e));
@@ -145,7 +148,7 @@ static int decoded_current(struct dbg *d, const struct dbg_decoded_entry *e)
 
 void dbg_decoded_forget(struct dbg *d, const struct trace_swc_thread *th)
 {
-	struct dbg_decoded_cache *c = d->decoded;
+	struct dbg_decoded_cache *c = dbg_tr(d)->decoded;
 	struct dbg_decoded_entry *e = entry(d, th, 0);
 
 	if (!e)
@@ -170,7 +173,7 @@ double dbg_decoded_seconds(struct dbg *d, const struct trace_swc_thread *th)
 
 void dbg_decoded_free(struct dbg *d)
 {
-	struct dbg_decoded_cache *c = d->decoded;
+	struct dbg_decoded_cache *c = dbg_tr(d)->decoded;
 
 	if (!c)
 		return;
@@ -178,7 +181,7 @@ void dbg_decoded_free(struct dbg *d)
 		trace_decoded_free(c->e[i].dec);
 	free(c->e);
 	free(c);
-	d->decoded = NULL;
+	dbg_tr(d)->decoded = NULL;
 }
 
 /* The id of the k-th CPU of the list c. */

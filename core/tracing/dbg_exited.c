@@ -12,7 +12,7 @@ int dbg_thread_exited(struct dbg *d, pid_t tid)
 {
 	if (dbg_source(d)->loaded || !dbg_trace_thread(d, tid))
 		return 0;
-	return dbg_trace_kept(d) || !d->trace_host->alive(d) || !target_thread_index(d->proc, tid);
+	return dbg_trace_kept(d) || !dbg_tr(d)->host->alive(d) || !target_thread_index(dbg_tr_proc(d), tid);
 }
 
 int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max)
@@ -20,11 +20,11 @@ int dbg_trace_threads(struct dbg *d, struct target_thread_info *out, int max)
 	struct trace_swc_thread **th;
 	int n = dbg_threads(d, out, max), nt;
 
-	if (dbg_source(d)->files_only(d) || !d->trace_host->alive(d))
+	if (dbg_source(d)->files_only(d) || !dbg_tr(d)->host->alive(d))
 		return n;	/* dbg_threads has them all */
 	th = dbg_trace_list(d, &nt);
 	for (int i = 0; i < nt && n < max; i++) {
-		if (target_thread_index(d->proc, th[i]->tid))
+		if (target_thread_index(dbg_tr_proc(d), th[i]->tid))
 			continue;	/* alive: listed already */
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].tid = th[i]->tid;

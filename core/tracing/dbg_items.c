@@ -101,14 +101,14 @@ int dbg_trace_decode_progress(struct dbg *d, struct trace_swc_thread *th,
 
 struct trace_tsc_conv *dbg_tsc_conv_rw(struct dbg *d)
 {
-	if (!d->tsc_conv)
-		d->tsc_conv = xcalloc(1, sizeof(*d->tsc_conv));
-	return d->tsc_conv;
+	if (!dbg_tr(d)->tsc_conv)
+		dbg_tr(d)->tsc_conv = xcalloc(1, sizeof(*dbg_tr(d)->tsc_conv));
+	return dbg_tr(d)->tsc_conv;
 }
 
 int dbg_tsc_known(const struct dbg *d, struct dbg_tsc_figures *f)
 {
-	const struct trace_tsc_conv *c = d->tsc_conv;
+	const struct trace_tsc_conv *c = dbg_tr(d)->tsc_conv;
 
 	if (!c || !c->valid)
 		return 0;
@@ -128,7 +128,7 @@ int dbg_tsc_known(const struct dbg *d, struct dbg_tsc_figures *f)
 
 uint64_t dbg_tsc_to_ns(const struct dbg *d, uint64_t tsc)
 {
-	return trace_tsc_to_ns(d->tsc_conv, tsc);
+	return trace_tsc_to_ns(dbg_tr(d)->tsc_conv, tsc);
 }
 
 struct trace_tsc_conv dbg_tsc_from_bundle(const struct bundle_tsc *b)

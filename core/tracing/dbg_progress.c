@@ -45,14 +45,14 @@ void dbg_progress_begin(struct dbg *d)
 	unsigned fill;
 	int wrapped;
 
-	d->progress.t0 = d->progress.last = now_s();
-	d->progress.n = 0;
-	d->progress.insns0 = d->progress.fn ? figures(d, &fill, &wrapped) : 0;
+	dbg_tr(d)->progress.t0 = dbg_tr(d)->progress.last = now_s();
+	dbg_tr(d)->progress.n = 0;
+	dbg_tr(d)->progress.insns0 = dbg_tr(d)->progress.fn ? figures(d, &fill, &wrapped) : 0;
 }
 
 void dbg_progress_tick(struct dbg *d)
 {
-	if (!d->progress.fn || (++d->progress.n & 255))
+	if (!dbg_tr(d)->progress.fn || (++dbg_tr(d)->progress.n & 255))
 		return;
 	dbg_progress_poll(d);
 }
@@ -65,15 +65,15 @@ void dbg_progress_poll(struct dbg *d)
 	struct dbg_progress_info in;
 	double t;
 
-	if (!d->progress.fn)
+	if (!dbg_tr(d)->progress.fn)
 		return;
 	t = now_s();
-	if (t - d->progress.last < DBG_PROGRESS_EVERY)
+	if (t - dbg_tr(d)->progress.last < DBG_PROGRESS_EVERY)
 		return;
-	d->progress.last = t;
+	dbg_tr(d)->progress.last = t;
 	memset(&in, 0, sizeof(in));
-	in.seconds = t - d->progress.t0;
-	in.insns = figures(d, &in.fill_pct, &in.wrapped) - d->progress.insns0;
+	in.seconds = t - dbg_tr(d)->progress.t0;
+	in.insns = figures(d, &in.fill_pct, &in.wrapped) - dbg_tr(d)->progress.insns0;
 	in.rate = in.seconds > 0 ? (double)in.insns / in.seconds : 0;
-	d->progress.fn(d->progress.ctx, &in);
+	dbg_tr(d)->progress.fn(dbg_tr(d)->progress.ctx, &in);
 }

@@ -36,7 +36,7 @@ static void replay_free(struct dbg_replay *r)
 static int at_item(struct dbg *d, struct trace_decoded *dec, uint64_t index,
 		   const struct dbg_item **it)
 {
-	struct dbg_replay *r = d->replay;
+	struct dbg_replay *r = dbg_tr(d)->replay;
 
 	if (!r->cur || r->serial != trace_decoded_serial(dec)) {
 		dbg_cursor_free(r->cur);
@@ -57,7 +57,7 @@ static struct trace_decoded *decoded(struct dbg *d, struct ptdb_err *err)
 {
 	struct trace_decoded *dec;
 
-	if (dbg_trace_decode(d, d->replay->th, &dec, err) < 0)
+	if (dbg_trace_decode(d, dbg_tr(d)->replay->th, &dec, err) < 0)
 		return NULL;
 	return dec;
 }
@@ -120,7 +120,7 @@ static struct line line_of(struct dbg *d, uint64_t ip)
 	struct line l = { NULL, 0, 0 };
 	unsigned col;
 
-	l.known = d->trace_host->addr_line(d, ip, &l.file, &l.line, &col) == 0;
+	l.known = dbg_tr(d)->host->addr_line(d, ip, &l.file, &l.line, &col) == 0;
 	return l;
 }
 
@@ -129,66 +129,44 @@ static int same_line(struct line a, struct line b)
 	return a.known && b.known && a.line == b.line && a.file == b.file;
 }
 
-/* A replayed stop at an enabled breakpoint counts as a hit, as a live one
- * does (breakpoint list shows replayed hits). */
-static int at_breakpoint(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc)
-{
-	for (int i = 0; i < d->nbps; i++) {
-		struct dbg_bp *bp = &d->bps[i];
-
-		if (!bp->enabled)
-			continue;
-		for (int k = 0; k < bp->nlocs; k++)
-			if (bp->locs[k].addr == ip && bp->locs[k].enabled) {
-				*id = bp->id;
-				*loc = (unsigned)k + 1;
-				bp->hits++;
-				bp->locs[k].hits++;
-				return 1;
-			}
-	}
-	return 0;
-}
-
 int dbg_replaying(const struct dbg *d)
 {
-	return d->replay != NULL;
+	return dbg_tr(d)->replay != NULL;
 }
 
 pid_t dbg_replay_tid(const struct dbg *d)
 {
-	return d->replay ? d->replay->tid : 0;
+	return dbg_tr(d)->replay ? dbg_tr(d)->replay->tid : 0;
 }
 
 int dbg_replay_cursor(const struct dbg *d, uint64_t *id, uint64_t *total)
 {
-	if (!d->replay)
+	if (!dbg_tr(d)->replay)
 		return -1;
-	*id = d->replay->id;
-	*total = d->replay->total;
+	*id = dbg_tr(d)->replay->id;
+	*total = dbg_tr(d)->replay->total;
 	return 0;
 }
 
 void dbg_replay_leave(struct dbg *d)
 {
-	if (!d->replay)
+	if (!dbg_tr(d)->replay)
 		return;
-	d->last = d->replay->live;
-	replay_free(d->replay);
-	d->replay = NULL;
+	*dbg_tr(d)->host->last(d) = dbg_tr(d)->replay->live;
+	replay_free(dbg_tr(d)->replay);
+	dbg_tr(d)->replay = NULL;
 }
 
 static void set_stop(struct dbg *d, struct dbg_stop *stop, int edge)
 {
 	memset(stop, 0, sizeof(*stop));
 	stop->reason = DBG_R_REPLAY;
-	stop->tid = d->replay->tid;
-	stop->replay_id = d->replay->id;
-	stop->replay_total = d->replay->total;
+	stop->tid = dbg_tr(d)->replay->tid;
+	stop->replay_id = dbg_tr(d)->replay->id;
+	stop->replay_total = dbg_tr(d)->replay->total;
 	stop->replay_edge = edge;
-	d->last = *stop;
-	d->sel_tid = d->replay->tid;
-	d->sel_frame = 0;
+	*dbg_tr(d)->host->last(d) = *stop;
+	dbg_tr(d)->host->select(d, dbg_tr(d)->replay->tid);
 }
 
 int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop,
@@ -209,14 +187,14 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 		return ptdb_err_set(err, "no instruction %" PRIu64 " in the trace: its ids are 0 to %" PRIu64,
 				    id, trace_decoded_insn_count(dec) - 1);
 	r = xcalloc(1, sizeof(*r));
-	r->live = d->replay ? d->replay->live : d->last;
+	r->live = dbg_tr(d)->replay ? dbg_tr(d)->replay->live : *dbg_tr(d)->host->last(d);
 	r->tid = tid;
 	r->th = th;
 	r->total = trace_decoded_insn_count(dec);
 	r->item = trace_decoded_insn_item(dec, id);	/* O(log n) */
 	r->id = id;
-	replay_free(d->replay);
-	d->replay = r;
+	replay_free(dbg_tr(d)->replay);
+	dbg_tr(d)->replay = r;
 	set_stop(d, stop, 0);
 	return 0;
 }
@@ -235,15 +213,15 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 		return ptdb_err_set(err, "the trace of thread #%u holds no instructions",
 				    dbg_thread_index(d, tid));
 	r = xcalloc(1, sizeof(*r));
-	r->live = d->last;
+	r->live = *dbg_tr(d)->host->last(d);
 	r->tid = tid;
 	r->th = th;
 	r->total = trace_decoded_insn_count(dec);
 	/* one past the last instruction: where the live thread is */
 	r->id = r->total;
 	r->item = trace_decoded_item_count(dec);
-	replay_free(d->replay);
-	d->replay = r;
+	replay_free(dbg_tr(d)->replay);
+	dbg_tr(d)->replay = r;
 	return 0;
 }
 
@@ -252,15 +230,16 @@ uint64_t dbg_replay_pc(struct dbg *d)
 	struct trace_decoded *dec;
 	const struct dbg_item *it;
 
-	if (!d->replay || !(dec = decoded(d, NULL)))
+	if (!dbg_tr(d)->replay || !(dec = decoded(d, NULL)))
 		return 0;
-	if (d->replay->id >= d->replay->total) {
+	if (dbg_tr(d)->replay->id >= dbg_tr(d)->replay->total) {
 		/* past the end: the live thread's pc */
 		struct user_regs_struct r;
 
-		return d->trace_host->alive(d) && target_get_regs(d->proc, d->replay->tid, &r, NULL) == 0 ? r.rip : 0;
+		return dbg_tr(d)->host->alive(d) &&
+		       target_get_regs(dbg_tr_proc(d), dbg_tr(d)->replay->tid, &r, NULL) == 0 ? r.rip : 0;
 	}
-	if (at_item(d, dec, d->replay->item, &it) < 0)
+	if (at_item(d, dec, dbg_tr(d)->replay->item, &it) < 0)
 		return 0;
 	return it->ip;
 }
@@ -331,15 +310,15 @@ int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct db
 	struct walk w;
 	int edge = 0, r = 0;
 
-	if (!d->replay)
+	if (!dbg_tr(d)->replay)
 		return ptdb_err_set(err, "not replaying a trace");
 	memset(&w, 0, sizeof(w));
 	w.d = d;
 	w.dir = dir;
 	if (!(w.dec = decoded(d, err)))
 		return -1;
-	w.cur.id = d->replay->id;
-	w.cur.item = d->replay->item;
+	w.cur.id = dbg_tr(d)->replay->id;
+	w.cur.item = dbg_tr(d)->replay->item;
 	w.cur.ip = dbg_replay_pc(d);
 	w.start = line_of(d, w.cur.ip);
 	for (;;) {
@@ -354,7 +333,7 @@ int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct db
 			continue;
 		}
 		if (kind == DBG_RP_CONTINUE) {
-			if (at_breakpoint(d, w.cur.ip, &w.bp_id, &w.bp_loc))
+			if (dbg_tr(d)->host->bp_replay_hit(d, w.cur.ip, &w.bp_id, &w.bp_loc))
 				break;
 			continue;
 		}
@@ -377,8 +356,8 @@ int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct db
 	}
 	if (r == 1 || r == 2)
 		edge = r;
-	d->replay->id = w.cur.id;
-	d->replay->item = w.cur.item;
+	dbg_tr(d)->replay->id = w.cur.id;
+	dbg_tr(d)->replay->item = w.cur.item;
 	set_stop(d, stop, edge);
 	if (r == 3)
 		stop->replay_gap = 1;
@@ -386,7 +365,7 @@ int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct db
 		stop->bp_id = w.bp_id;
 		stop->loc_id = w.bp_loc;
 	}
-	d->last = *stop;
+	*dbg_tr(d)->host->last(d) = *stop;
 	return 0;
 }
 
@@ -402,14 +381,14 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 	w.dir = -1;
 	if (!(w.dec = decoded(d, err)))
 		return -1;
-	w.cur.id = d->replay->id;
-	w.cur.item = d->replay->item;
+	w.cur.id = dbg_tr(d)->replay->id;
+	w.cur.item = dbg_tr(d)->replay->item;
 	w.cur.ip = dbg_replay_pc(d);
 	if (max <= 0)
 		return 0;
 	memset(&out[0], 0, sizeof(out[0]));
 	out[0].pc = w.cur.ip;
-	out[0].mod = d->trace_host->module_for(d, w.cur.ip);
+	out[0].mod = dbg_tr(d)->host->module_for(d, w.cur.ip);
 	out[0].replaying = 1;
 	n = 1;
 	/* every call the walk back leaves through is a caller's frame, shown
@@ -431,7 +410,7 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 				ret = w.cur.ip + e->in.len;
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].pc = ret;
-			out[n].mod = d->trace_host->module_for(d, ret - 1);
+			out[n].mod = dbg_tr(d)->host->module_for(d, ret - 1);
 			n++;
 			w.depth = 0;
 		}

@@ -1,7 +1,7 @@
 /* core/tracing/dbg_source.c: where the session's traces and threads come from — a
  * source: the live process traced by the software collector, the live
  * process traced by the intel-pt collector, or a loaded bundle
- * (core/tracing/dbg_bundle.c fills d->pm).  Readers of traces ask the source
+ * (core/tracing/dbg_bundle.c fills dbg_tr(d)->pm).  Readers of traces ask the source
  * (dbg_source) instead of testing the mode. */
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/trace_info.h"
@@ -23,8 +23,8 @@ static int live_traces(struct dbg *d, struct trace_swc_thread **out, int max)
 {
 	int n = 0;
 
-	for (int i = 0; d->trace && i < d->trace->nth && n < max; i++)
-		out[n++] = d->trace->th[i];
+	for (int i = 0; dbg_tr(d)->trace && i < dbg_tr(d)->trace->nth && n < max; i++)
+		out[n++] = dbg_tr(d)->trace->th[i];
 	/* in thread order */
 	for (int i = 1; i < n; i++)
 		for (int k = i; k > 0 && out[k - 1]->index > out[k]->index; k--) {
@@ -38,7 +38,7 @@ static int live_traces(struct dbg *d, struct trace_swc_thread **out, int max)
 
 static struct trace_swc_cpu *live_cpu(struct dbg *d)
 {
-	return d->trace ? d->trace->cpu : NULL;
+	return dbg_tr(d)->trace ? dbg_tr(d)->trace->cpu : NULL;
 }
 
 static int live_threads(struct dbg *d, struct target_thread_info *out, int max)
@@ -58,15 +58,15 @@ static int live_threads(struct dbg *d, struct target_thread_info *out, int max)
 		free(th);
 		return n;
 	}
-	return d->proc ? target_threads(d->proc, out, max) : 0;
+	return dbg_tr_proc(d) ? target_threads(dbg_tr_proc(d), out, max) : 0;
 }
 
 static unsigned live_thread_index(struct dbg *d, pid_t tid)
 {
 	struct trace_swc_thread *th;
 
-	if (!dbg_trace_kept(d) && d->proc && target_thread_index(d->proc, tid))
-		return target_thread_index(d->proc, tid);
+	if (!dbg_trace_kept(d) && dbg_tr_proc(d) && target_thread_index(dbg_tr_proc(d), tid))
+		return target_thread_index(dbg_tr_proc(d), tid);
 	/* a traced thread that exited keeps its number */
 	th = live_trace(d, tid);
 	return th ? th->index : 0;
@@ -79,29 +79,29 @@ static int live_files_only(const struct dbg *d)
 
 static int live_selectable(struct dbg *d, pid_t tid)
 {
-	return d->trace_host->alive(d) && target_thread_index(d->proc, tid);
+	return dbg_tr(d)->host->alive(d) && target_thread_index(dbg_tr_proc(d), tid);
 }
 
 static int live_mapped(const struct dbg *d)
 {
-	return d->trace_host->alive(d);
+	return dbg_tr(d)->host->alive(d);
 }
 
 static int live_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 			 int *stepping)
 {
-	if (!d->trace)
+	if (!dbg_tr(d)->trace)
 		return -1;
-	return dbg_trace_collector(d->trace)->cpu_info(dbg_tee(d), vendor, n, family, model, stepping);
+	return dbg_trace_collector(dbg_tr(d)->trace)->cpu_info(dbg_tee(d), vendor, n, family, model, stepping);
 }
 
 /* ---- a loaded bundle ---- */
 
 static struct trace_swc_thread *pm_trace(struct dbg *d, pid_t tid)
 {
-	for (int i = 0; i < d->pm->nth; i++)
-		if (d->pm->th[i].tid == tid)
-			return d->pm->th[i].th;
+	for (int i = 0; i < dbg_tr(d)->pm->nth; i++)
+		if (dbg_tr(d)->pm->th[i].tid == tid)
+			return dbg_tr(d)->pm->th[i].th;
 	return NULL;
 }
 
@@ -109,34 +109,34 @@ static int pm_traces(struct dbg *d, struct trace_swc_thread **out, int max)
 {
 	int n = 0;
 
-	for (int i = 0; i < d->pm->nth && n < max; i++)
-		if (d->pm->th[i].th)
-			out[n++] = d->pm->th[i].th;
+	for (int i = 0; i < dbg_tr(d)->pm->nth && n < max; i++)
+		if (dbg_tr(d)->pm->th[i].th)
+			out[n++] = dbg_tr(d)->pm->th[i].th;
 	return n;
 }
 
 static struct trace_swc_cpu *pm_cpu(struct dbg *d)
 {
-	return d->pm->cpu;
+	return dbg_tr(d)->pm->cpu;
 }
 
 static int pm_threads(struct dbg *d, struct target_thread_info *out, int max)
 {
 	int n = 0;
 
-	for (int i = 0; i < d->pm->nth && n < max; i++, n++) {
+	for (int i = 0; i < dbg_tr(d)->pm->nth && n < max; i++, n++) {
 		memset(&out[n], 0, sizeof(out[n]));
-		out[n].tid = d->pm->th[i].tid;
-		out[n].index = d->pm->th[i].index;
+		out[n].tid = dbg_tr(d)->pm->th[i].tid;
+		out[n].index = dbg_tr(d)->pm->th[i].index;
 	}
 	return n;
 }
 
 static unsigned pm_thread_index(struct dbg *d, pid_t tid)
 {
-	for (int i = 0; i < d->pm->nth; i++)
-		if (d->pm->th[i].tid == tid)
-			return d->pm->th[i].index;
+	for (int i = 0; i < dbg_tr(d)->pm->nth; i++)
+		if (dbg_tr(d)->pm->th[i].tid == tid)
+			return dbg_tr(d)->pm->th[i].index;
 	return 0;
 }
 
@@ -163,16 +163,16 @@ static int pm_mapped(const struct dbg *d)
 static int pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 		     struct ptdb_err *err)
 {
-	return max > 0 ? d->trace_host->pm_frames(d, tid, out, max, err) : 0;
+	return max > 0 ? dbg_tr(d)->host->pm_frames(d, tid, out, max, err) : 0;
 }
 
 static int pm_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int *model,
 		       int *stepping)
 {
-	snprintf(vendor, n, "%s", d->pm->vendor);
-	*family = (int)d->pm->family;
-	*model = (int)d->pm->model;
-	*stepping = (int)d->pm->stepping;
+	snprintf(vendor, n, "%s", dbg_tr(d)->pm->vendor);
+	*family = (int)dbg_tr(d)->pm->family;
+	*model = (int)dbg_tr(d)->pm->model;
+	*stepping = (int)dbg_tr(d)->pm->stepping;
 	return 0;
 }
 
@@ -203,9 +203,9 @@ static const struct dbg_source loaded = {
 
 const struct dbg_source *dbg_source(const struct dbg *d)
 {
-	if (d->pm)
+	if (dbg_tr(d)->pm)
 		return &loaded;
-	return d->trace && d->trace->hw ? &live_intel_pt : &live_software;
+	return dbg_tr(d)->trace && dbg_tr(d)->trace->hw ? &live_intel_pt : &live_software;
 }
 
 /* ---- what the rest of ptdb calls ---- */
@@ -217,7 +217,7 @@ int dbg_trace_loaded(const struct dbg *d)
 
 int dbg_live_state(const struct dbg *d)
 {
-	return !d->replay && !dbg_source(d)->loaded;
+	return !dbg_tr(d)->replay && !dbg_source(d)->loaded;
 }
 
 const char *dbg_trace_technology(const struct dbg *d)

@@ -66,8 +66,8 @@ char *dbg_trace_state(struct dbg *d, int pretty, struct ptdb_err *err)
 	s.cpuinfo_bytes = cpuinfo_bytes();
 	if (!s.tsc)
 		s.tsc = dbg_tsc_conv_rw(d);
-	if (dbg_trace_collector(d->trace)->state)
-		dbg_trace_collector(d->trace)->state(dbg_tee(d), &s);
+	if (dbg_trace_collector(dbg_tr(d)->trace)->state)
+		dbg_trace_collector(dbg_tr(d)->trace)->state(dbg_tee(d), &s);
 	text = trace_state_json(&s, pretty);
 	free(st);
 	free(sc);

@@ -17,58 +17,52 @@ const struct dbg_collector *dbg_trace_collector(const struct dbg_trace *t)
 
 struct dbg_tracee *dbg_tee(struct dbg *d)
 {
-	struct dbg_tracee *t = &d->trace->tee;
+	struct dbg_tracee *t = &dbg_tr(d)->trace->tee;
 
-	t->trace = d->trace;
-	t->proc = d->proc;
-	t->pid = d->pid;
-	t->running = &d->running;
-	t->interrupt_requested = &d->interrupt_requested;
-	t->load_bp = &d->load_bp;
-	t->sel_tid = &d->sel_tid;
+	t->trace = dbg_tr(d)->trace;
+	dbg_tr(d)->host->tee(d, t);
 	t->tsc_conv = dbg_tsc_conv_rw(d);
-	t->host = d->host;
 	t->s = d;
 	return t;
 }
 
 void dbg_trace_cache_stats(const struct dbg *d, struct dbg_cache_stats *out)
 {
-	*out = dbg_swc_cache_stats(d->trace);
+	*out = dbg_swc_cache_stats(dbg_tr(d)->trace);
 }
 
 static void drop_cpu(struct dbg *d)
 {
-	if (!d->trace->cpu)
+	if (!dbg_tr(d)->trace->cpu)
 		return;
-	dbg_trace_collector(d->trace)->cpus_stop(dbg_tee(d));
-	d->trace->cpu = NULL;
-	d->trace->cpu_stopped = 0;
+	dbg_trace_collector(dbg_tr(d)->trace)->cpus_stop(dbg_tee(d));
+	dbg_tr(d)->trace->cpu = NULL;
+	dbg_tr(d)->trace->cpu_stopped = 0;
 }
 
 int dbg_tracing(const struct dbg *d)
 {
-	return d->trace != NULL;
+	return dbg_tr(d)->trace != NULL;
 }
 
 int dbg_trace_kept(const struct dbg *d)
 {
-	return d->trace && !d->pm && !d->trace_host->alive(d);
+	return dbg_tr(d)->trace && !dbg_tr(d)->pm && !dbg_tr(d)->host->alive(d);
 }
 
 void dbg_trace_exited(struct dbg *d)
 {
-	if (!d->trace)
+	if (!dbg_tr(d)->trace)
 		return;
-	if (!dbg_trace_collector(d->trace)->exited(dbg_tee(d))) {
+	if (!dbg_trace_collector(dbg_tr(d)->trace)->exited(dbg_tee(d))) {
 		dbg_trace_end(d);
 		return;
 	}
 	/* the rings hold the whole story: keep them */
-	d->trace->all = 0;
-	for (int i = 0; i < d->trace->nth; i++) {
-		d->trace->th[i]->tracing = 0;
-		dbg_traced(d->trace->th[i])->sw.parked_at = 0;
+	dbg_tr(d)->trace->all = 0;
+	for (int i = 0; i < dbg_tr(d)->trace->nth; i++) {
+		dbg_tr(d)->trace->th[i]->tracing = 0;
+		dbg_traced(dbg_tr(d)->trace->th[i])->sw.parked_at = 0;
 	}
 }
 
@@ -79,7 +73,7 @@ struct target_thread_info *dbg_proc_threads(struct dbg *d, int *n)
 
 	for (;;) {
 		ti = xrealloc(ti, (size_t)cap * sizeof(*ti));
-		*n = target_threads(d->proc, ti, cap);
+		*n = target_threads(dbg_tr_proc(d), ti, cap);
 		if (*n <= cap)
 			return ti;
 		cap = *n;
@@ -105,7 +99,7 @@ void dbg_trace_thread_release(struct dbg *d, struct trace_swc_thread *th)
 
 struct dbg_ipt *dbg_trace_ipt(const struct dbg *d)
 {
-	return d->trace ? d->trace->hw : NULL;
+	return dbg_tr(d)->trace ? dbg_tr(d)->trace->hw : NULL;
 }
 
 static struct trace_swc_thread *add(struct dbg_trace *t)
@@ -127,11 +121,11 @@ static void forget(struct dbg_trace *t, struct trace_swc_thread *th)
 
 struct trace_swc_thread *dbg_trace_find(struct dbg *d, pid_t tid)
 {
-	if (!d->trace)
+	if (!dbg_tr(d)->trace)
 		return NULL;
-	for (int i = 0; i < d->trace->nth; i++)
-		if (d->trace->th[i]->tid == tid)
-			return d->trace->th[i];
+	for (int i = 0; i < dbg_tr(d)->trace->nth; i++)
+		if (dbg_tr(d)->trace->th[i]->tid == tid)
+			return dbg_tr(d)->trace->th[i];
 	return NULL;
 }
 
@@ -143,7 +137,7 @@ static void exclude(struct dbg_trace *t, pid_t tid)
 
 static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 {
-	struct dbg_trace *t = d->trace;
+	struct dbg_trace *t = dbg_tr(d)->trace;
 	const struct dbg_collector *col = dbg_trace_collector(t);
 	struct trace_swc_thread *th;
 	int fresh = 0;
@@ -160,7 +154,7 @@ static int start_one(struct dbg *d, pid_t tid, struct ptdb_err *err)
 			dbg_trace_thread_release(d, th);
 		else
 			th = add(t);
-		trace_swc_init_on_cpu(th, tid, target_thread_index(d->proc, tid), t->cpu);
+		trace_swc_init_on_cpu(th, tid, target_thread_index(dbg_tr_proc(d), tid), t->cpu);
 		dbg_traced(th)->sw.parked_at = parked;
 		return 0;
 	}
@@ -186,9 +180,9 @@ int dbg_trace_adopt(struct dbg *d, pid_t tid, struct ptdb_err *err)
 static int start_allowed(struct dbg *d, const pid_t *tids, int n, int all, int process,
 			 const struct dbg_trace_opts *o, struct ptdb_err *err)
 {
-	struct dbg_trace *t = d->trace;
+	struct dbg_trace *t = dbg_tr(d)->trace;
 
-	if (!d->trace_host->alive(d))
+	if (!dbg_tr(d)->host->alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
 	if (!t)
 		return 0;
@@ -222,15 +216,15 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 
 	if (start_allowed(d, tids, n, all, process, o, err) < 0)
 		return -1;
-	if (o->backend == DBG_BACKEND_INTEL_PT && !(d->trace && d->trace->hw)) {
-		int fresh = !d->trace;
+	if (o->backend == DBG_BACKEND_INTEL_PT && !(dbg_tr(d)->trace && dbg_tr(d)->trace->hw)) {
+		int fresh = !dbg_tr(d)->trace;
 
 		if (fresh)
-			d->trace = xcalloc(1, sizeof(*d->trace));
+			dbg_tr(d)->trace = xcalloc(1, sizeof(*dbg_tr(d)->trace));
 		if (dbg_ipt_collector_new(dbg_tee(d), o, err) < 0) {
 			if (fresh) {
-				free(d->trace);
-				d->trace = NULL;
+				free(dbg_tr(d)->trace);
+				dbg_tr(d)->trace = NULL;
 			}
 			return -1;
 		}
@@ -239,18 +233,18 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 	 * nanoseconds is this machine's, measured once per session (a
 	 * failure leaves raw TSC values, which dumps still show) */
 	if ((o->tsc || (o->per_cpu && o->backend == DBG_BACKEND_INTEL_PT)) &&
-	    (!dbg_tsc_conv_rw(d)->valid || d->tsc_conv->source == TRACE_TSC_GIVEN))
-		trace_tsc_measure(d->tsc_conv);
-	if (!d->trace)
-		d->trace = xcalloc(1, sizeof(*d->trace));
-	d->trace->opts = *o;
+	    (!dbg_tsc_conv_rw(d)->valid || dbg_tr(d)->tsc_conv->source == TRACE_TSC_GIVEN))
+		trace_tsc_measure(dbg_tr(d)->tsc_conv);
+	if (!dbg_tr(d)->trace)
+		dbg_tr(d)->trace = xcalloc(1, sizeof(*dbg_tr(d)->trace));
+	dbg_tr(d)->trace->opts = *o;
 	if (o->per_cpu) {
-		if (dbg_trace_collector(d->trace)->cpus_start(dbg_tee(d), o, err) < 0)
+		if (dbg_trace_collector(dbg_tr(d)->trace)->cpus_start(dbg_tee(d), o, err) < 0)
 			return -1;
-		d->trace->opts.tsc = 1;
+		dbg_tr(d)->trace->opts.tsc = 1;
 	}
 	if (process) {
-		d->trace->process = 1;
+		dbg_tr(d)->trace->process = 1;
 		all = 1;
 	}
 	if (!all) {
@@ -259,7 +253,7 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 				return -1;
 		return 0;
 	}
-	d->trace->all = 1;
+	dbg_tr(d)->trace->all = 1;
 	ti = dbg_proc_threads(d, &nt);
 	for (int i = 0; i < nt; i++)
 		if (start_one(d, ti[i].tid, err) < 0) {
@@ -273,32 +267,32 @@ int dbg_trace_start(struct dbg *d, const pid_t *tids, int n, int all, int proces
 /* Stopped threads stay dumpable until the process runs again. */
 static void stop_one(struct dbg *d, struct trace_swc_thread *th)
 {
-	dbg_trace_collector(d->trace)->thread_stop(dbg_tee(d), th);
+	dbg_trace_collector(dbg_tr(d)->trace)->thread_stop(dbg_tee(d), th);
 	th->tracing = 0;
 }
 
 int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 		   struct ptdb_err *err)
 {
-	if (!d->trace)
+	if (!dbg_tr(d)->trace)
 		return ptdb_err_set(err, "Process is not being traced");
-	if (d->trace->cpu && !d->trace->cpu_stopped && !all)
+	if (dbg_tr(d)->trace->cpu && !dbg_tr(d)->trace->cpu_stopped && !all)
 		return ptdb_err_set(err, "Can't stop tracing an individual thread when per-cpu process "
 				    "tracing is enabled.");
 	if (all) {
-		int any = d->trace->all;
+		int any = dbg_tr(d)->trace->all;
 
-		for (int i = 0; i < d->trace->nth; i++)
-			any |= d->trace->th[i]->tracing;
+		for (int i = 0; i < dbg_tr(d)->trace->nth; i++)
+			any |= dbg_tr(d)->trace->th[i]->tracing;
 		if (!any)
 			return ptdb_err_set(err, "Process is not being traced");
-		for (int i = 0; i < d->trace->nth; i++)
-			stop_one(d, d->trace->th[i]);
-		if (d->trace->cpu)
-			d->trace->cpu_stopped = 1;
-		d->trace->nexcl = 0;
-		d->trace->all = 0;
-		d->trace->process = 0;
+		for (int i = 0; i < dbg_tr(d)->trace->nth; i++)
+			stop_one(d, dbg_tr(d)->trace->th[i]);
+		if (dbg_tr(d)->trace->cpu)
+			dbg_tr(d)->trace->cpu_stopped = 1;
+		dbg_tr(d)->trace->nexcl = 0;
+		dbg_tr(d)->trace->all = 0;
+		dbg_tr(d)->trace->process = 0;
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
@@ -309,47 +303,47 @@ int dbg_trace_stop(struct dbg *d, const pid_t *tids, int n, int all,
 	}
 	for (int i = 0; i < n; i++) {
 		stop_one(d, dbg_trace_find(d, tids[i]));
-		exclude(d->trace, tids[i]);
+		exclude(dbg_tr(d)->trace, tids[i]);
 	}
 	return 0;
 }
 
 int dbg_trace_single_step(const struct dbg *d)
 {
-	return d->trace && d->trace->opts.single_step;
+	return dbg_tr(d)->trace && dbg_tr(d)->trace->opts.single_step;
 }
 
 const char *dbg_trace_engine(const struct dbg *d)
 {
-	return d->trace && d->trace->opts.engine == DBG_ENGINE_CACHE ? "cache" : "ptrace";
+	return dbg_tr(d)->trace && dbg_tr(d)->trace->opts.engine == DBG_ENGINE_CACHE ? "cache" : "ptrace";
 }
 
 int dbg_trace_is_process(const struct dbg *d)
 {
-	return d->trace && d->trace->process;
+	return dbg_tr(d)->trace && dbg_tr(d)->trace->process;
 }
 
 void dbg_trace_end(struct dbg *d)
 {
-	if (!d->trace)
+	if (!dbg_tr(d)->trace)
 		return;
-	dbg_trace_collector(d->trace)->end(dbg_tee(d));
-	for (int i = 0; i < d->trace->nth; i++) {
-		dbg_trace_thread_release(d, d->trace->th[i]);
-		free(dbg_traced(d->trace->th[i]));
+	dbg_trace_collector(dbg_tr(d)->trace)->end(dbg_tee(d));
+	for (int i = 0; i < dbg_tr(d)->trace->nth; i++) {
+		dbg_trace_thread_release(d, dbg_tr(d)->trace->th[i]);
+		free(dbg_traced(dbg_tr(d)->trace->th[i]));
 	}
-	free(d->trace->th);
-	free(d->trace->excluded);
+	free(dbg_tr(d)->trace->th);
+	free(dbg_tr(d)->trace->excluded);
 	drop_cpu(d);
-	free(d->trace);
-	d->trace = NULL;
+	free(dbg_tr(d)->trace);
+	dbg_tr(d)->trace = NULL;
 }
 
 /* Before the process runs: forget threads whose trace the user stopped
  * (and a per-CPU stream whose tracing stopped). */
 void dbg_trace_drop_kept(struct dbg *d)
 {
-	struct dbg_trace *t = d->trace;
+	struct dbg_trace *t = dbg_tr(d)->trace;
 	int k = 0;
 
 	if (t->cpu && t->cpu_stopped)
@@ -372,16 +366,16 @@ void dbg_trace_drop_kept(struct dbg *d)
 /* A stop the user sees: every traced thread's trace pauses where it is. */
 void dbg_trace_did_stop(struct dbg *d)
 {
-	if (!d->trace || !d->trace_host->alive(d))
+	if (!dbg_tr(d)->trace || !dbg_tr(d)->host->alive(d))
 		return;
-	dbg_trace_collector(d->trace)->did_stop(dbg_tee(d));
+	dbg_trace_collector(dbg_tr(d)->trace)->did_stop(dbg_tee(d));
 }
 
 void dbg_trace_over_limit(struct dbg *d, pid_t tid, struct dbg_stop *stop)
 {
 	/* reported once, then it runs on untraced (not excluded, every
 	 * 'continue' stopped on it again and the process never got on) */
-	exclude(d->trace, tid);
+	exclude(dbg_tr(d)->trace, tid);
 	memset(stop, 0, sizeof(*stop));
 	stop->reason = DBG_R_TRACE_LIMIT;
 	stop->tid = tid;
@@ -393,5 +387,5 @@ int dbg_trace_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *
 	dbg_replay_leave(d);	/* any resume leaves replay mode */
 	memset(stop, 0, sizeof(*stop));
 	dbg_trace_drop_kept(d);
-	return dbg_trace_collector(d->trace)->run(dbg_tee(d), rq, stop, err);
+	return dbg_trace_collector(dbg_tr(d)->trace)->run(dbg_tee(d), rq, stop, err);
 }

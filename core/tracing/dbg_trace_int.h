@@ -9,8 +9,12 @@
 #ifndef PTDB_CORE_DBG_TRACE_INT_H
 #define PTDB_CORE_DBG_TRACE_INT_H
 
-#include "core/session/dbg.h"
 #include "core/collectors/collector.h"
+#include "core/collectors/run.h"
+#include "core/data/frame.h"
+#include "core/symbols/sym.h"
+#include "core/tracing/tracing.h"
+#include "target/target.h"
 #include "trace/swc.h"
 
 #include <stddef.h>
@@ -19,7 +23,7 @@ struct dbg_swc;
 struct trace_state;
 
 /* What the trace session asks of the session above it, each call with the
- * session (core/session/dbg_host.c fills it; d->trace_host): it never
+ * session (core/session/dbg_host.c fills it; dbg_tr(d)->host): it never
  * calls up by name. */
 struct dbg_trace_host {
 	int (*alive)(const struct dbg *d);	/* a live (stopped) process */
@@ -40,7 +44,28 @@ struct dbg_trace_host {
 	/* source location of addr: 0 found, -1 not */
 	int (*addr_line)(struct dbg *d, uint64_t addr, const char **file, unsigned *line,
 			 unsigned *column);
+	/* the session's state it reads, and sets (the process and pid:
+	 * dbg_tr(d)->proc, ->pid) */
+	/* the modules, [0] the executable; *n their count */
+	struct dbg_module *(*modules)(struct dbg *d, int *n);
+	struct dbg_stop *(*last)(struct dbg *d);	/* the last stop reported */
+	void (*select)(struct dbg *d, pid_t tid);	/* tid selected, its frame 0 */
+	/* a loaded bundle's target is the session's: its executable (a
+	 * copy is kept), pid and selected thread; no stop yet */
+	void (*loaded)(struct dbg *d, const char *exe, pid_t pid, pid_t tid);
+	/* a replayed stop at ip, an enabled location of an enabled
+	 * breakpoint, counts as a hit: 1 with *id, *loc (1-based) */
+	int (*bp_replay_hit)(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc);
+	/* the session's part of what a collector is handed: the process,
+	 * its run flags, the selected thread, the collectors' host */
+	void (*tee)(struct dbg *d, struct dbg_tracee *t);
 };
+
+/* The session's process, live or exited, or NULL. */
+static inline struct target_proc *dbg_tr_proc(const struct dbg *d)
+{
+	return *dbg_tr(d)->proc;
+}
 
 /* A new thread, zeroed (xcalloc; free(dbg_traced(th)) after
  * dbg_trace_thread_release): every struct trace_swc_thread core holds is
@@ -63,7 +88,7 @@ void dbg_trace_over_limit(struct dbg *d, pid_t tid, struct dbg_stop *stop);
 /* Earlier traces, stopped and kept for dumps, go (before the resume, or
  * before a per-CPU trace takes their place). */
 void dbg_trace_drop_kept(struct dbg *d);
-/* What d's collector is handed: d->trace->tee, refreshed from d (d->trace
+/* What d's collector is handed: dbg_tr(d)->trace->tee, refreshed from d (dbg_tr(d)->trace
  * set). */
 struct dbg_tracee *dbg_tee(struct dbg *d);
 /* The trace session's part of struct dbg_host (core/session/dbg_host.c). */

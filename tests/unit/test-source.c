@@ -4,6 +4,7 @@
  * traces, threads and their numbers, the technology, memory from files,
  * selectable threads; and the trace session ends them cleanly. */
 #include "tests/unit/test.h"
+#include "core/session/dbg.h"
 #include "core/tracing/dbg_trace_int.h"
 #include "trace/swc.h"
 
@@ -50,16 +51,16 @@ TEST(source_loaded_bundle)
 	uint8_t b;
 
 	dbg_init(&d);
-	d.pm = xcalloc(1, sizeof(*d.pm));
-	d.pm->pid = 100;
-	d.pm->nth = 2;
-	d.pm->th = xcalloc(2, sizeof(*d.pm->th));
-	d.pm->th[0] = (struct dbg_pm_thread){ .tid = 100, .index = 1, .th = loaded_thread(100, 1) };
-	d.pm->th[1] = (struct dbg_pm_thread){ .tid = 101, .index = 2, .th = NULL };
-	snprintf(d.pm->vendor, sizeof(d.pm->vendor), "GenuineIntel");
-	d.pm->family = 6;
-	d.pm->model = 85;
-	d.pm->stepping = 4;
+	d.tr.pm = xcalloc(1, sizeof(*d.tr.pm));
+	d.tr.pm->pid = 100;
+	d.tr.pm->nth = 2;
+	d.tr.pm->th = xcalloc(2, sizeof(*d.tr.pm->th));
+	d.tr.pm->th[0] = (struct dbg_pm_thread){ .tid = 100, .index = 1, .th = loaded_thread(100, 1) };
+	d.tr.pm->th[1] = (struct dbg_pm_thread){ .tid = 101, .index = 2, .th = NULL };
+	snprintf(d.tr.pm->vendor, sizeof(d.tr.pm->vendor), "GenuineIntel");
+	d.tr.pm->family = 6;
+	d.tr.pm->model = 85;
+	d.tr.pm->stepping = 4;
 
 	CHECK_STR(dbg_trace_technology(&d), "intel-pt");
 	CHECK_INT(dbg_trace_loaded(&d), 1);
@@ -72,10 +73,10 @@ TEST(source_loaded_bundle)
 	CHECK_INT(ti[1].index, 2);
 	CHECK_INT(dbg_thread_index(&d, 101), 2);
 	CHECK_INT(dbg_thread_index(&d, 102), 0);
-	CHECK(dbg_trace_thread(&d, 100) == d.pm->th[0].th);
+	CHECK(dbg_trace_thread(&d, 100) == d.tr.pm->th[0].th);
 	CHECK(dbg_trace_thread(&d, 101) == NULL);
 	CHECK_INT(dbg_trace_all(&d, all, 4), 1);
-	CHECK(all[0] == d.pm->th[0].th);
+	CHECK(all[0] == d.tr.pm->th[0].th);
 	CHECK_INT(dbg_thread_exited(&d, 100), 0);
 	/* a listed thread is selectable, another is not */
 	CHECK_INT(dbg_select_thread(&d, 101), 0);
@@ -90,7 +91,7 @@ TEST(source_loaded_bundle)
 	CHECK_STR(vendor, "GenuineIntel");
 	CHECK_INT(family * 10000 + model * 10 + stepping, 60854);
 	dbg_release(&d);
-	CHECK(d.pm == NULL);
+	CHECK(d.tr.pm == NULL);
 }
 
 /* A process that exited while traced by the software collector: its
@@ -107,14 +108,14 @@ TEST(source_exited_software_trace)
 	uint8_t b;
 
 	dbg_init(&d);
-	d.trace = xcalloc(1, sizeof(*d.trace));
-	d.trace->nth = 2;
-	d.trace->th = xcalloc(2, sizeof(*d.trace->th));
-	d.trace->th[0] = loaded_thread(201, 2);
-	d.trace->th[1] = loaded_thread(200, 1);
+	d.tr.trace = xcalloc(1, sizeof(*d.tr.trace));
+	d.tr.trace->nth = 2;
+	d.tr.trace->th = xcalloc(2, sizeof(*d.tr.trace->th));
+	d.tr.trace->th[0] = loaded_thread(201, 2);
+	d.tr.trace->th[1] = loaded_thread(200, 1);
 
 	CHECK_STR(dbg_trace_technology(&d), "software");
-	CHECK(dbg_trace_collector(d.trace) == &dbg_swc_collector);
+	CHECK(dbg_trace_collector(d.tr.trace) == &dbg_swc_collector);
 	CHECK_INT(dbg_tracing(&d), 1);
 	CHECK_INT(dbg_trace_kept(&d), 1);
 	CHECK_INT(dbg_trace_loaded(&d), 0);
@@ -125,7 +126,7 @@ TEST(source_exited_software_trace)
 	CHECK_INT(ti[0].tid, 200);
 	CHECK_INT(ti[1].index, 2);
 	CHECK_INT(dbg_thread_index(&d, 201), 2);
-	CHECK(dbg_trace_thread(&d, 201) == d.trace->th[0]);
+	CHECK(dbg_trace_thread(&d, 201) == d.tr.trace->th[0]);
 	CHECK_INT(dbg_thread_exited(&d, 201), 1);
 	CHECK_INT(dbg_select_thread(&d, 200), -1);	/* no process */
 	CHECK_INT(dbg_source(&d)->files_only(&d), 1);
@@ -137,7 +138,7 @@ TEST(source_exited_software_trace)
 	CHECK_INT(dbg_trace_stop(&d, NULL, 0, 1, &err), -1);
 	CHECK_STR(err.msg, "Process is not being traced");
 	dbg_trace_end(&d);
-	CHECK(d.trace == NULL);
+	CHECK(d.tr.trace == NULL);
 	CHECK_INT(dbg_tracing(&d), 0);
 	dbg_release(&d);
 }

@@ -68,10 +68,10 @@ static void conv_1ghz(struct dbg *d)
 
 	memset(d, 0, sizeof(*d));
 	memset(&conv, 0, sizeof(conv));
-	d->tsc_conv = &conv;
-	trace_tsc_from_freq(d->tsc_conv, 1000000000ull, 0, 0);
-	d->tsc_conv->start_tsc = 500;
-	d->tsc_conv->has_start = 1;
+	d->tr.tsc_conv = &conv;
+	trace_tsc_from_freq(d->tr.tsc_conv, 1000000000ull, 0, 0);
+	d->tr.tsc_conv->start_tsc = 500;
+	d->tr.tsc_conv->has_start = 1;
 }
 
 /* The cmd/ wording of a trace/ item (cmd/ reads core's items). */
@@ -140,11 +140,11 @@ TEST(clock_interpolates)
 	for (uint64_t i = 0; i < 9; i++)
 		CHECK_STR(cmd_trace_clock_text(&c, i, buf, sizeof(buf)), want[i]);
 	/* without a start, relative to the first timestamp */
-	d.tsc_conv->has_start = 0;
+	d.tr.tsc_conv->has_start = 0;
 	cmd_trace_clock_init(&c, &d, dec);
 	CHECK_STR(cmd_trace_clock_text(&c, 3, buf, sizeof(buf)), "[200.000 ns]");
 	/* without a conversion: the counter in force, not interpolated */
-	d.tsc_conv->valid = 0;
+	d.tr.tsc_conv->valid = 0;
 	cmd_trace_clock_init(&c, &d, dec);
 	CHECK_STR(cmd_trace_clock_text(&c, 5, buf, sizeof(buf)), "[tsc=1000]");
 	CHECK_STR(cmd_trace_clock_text(&c, 8, buf, sizeof(buf)), "[tsc=2000]");
