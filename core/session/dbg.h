@@ -93,6 +93,15 @@ struct dbg {
 	volatile sig_atomic_t busy;	/* a long command that runs no inferior
 					 * (decoding, dumping): Ctrl-C sets
 					 * interrupt_requested for it to poll */
+	/* called as a command resumes the process, before each resume (a
+	 * front end that tells its client the program runs: the DAP's
+	 * continued event); fn NULL: none */
+	struct { void (*fn)(void *ctx); void *ctx; } on_resume;
+	/* a finish that another stop came before (another thread's
+	 * breakpoint): as LLDB's step-out plan it stays, and a later continue
+	 * completes it ("stop reason = step out").  tid 0: none; ret the
+	 * finished function's return type, for "Return value:" (cmd's) */
+	struct { pid_t tid; struct dbg_goal g; const struct sym_type *ret; } pend_out;
 	struct disasm *dis;		/* for stepping over calls */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	int no_hw_watch;		/* target.hardware-watchpoints false */

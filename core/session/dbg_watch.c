@@ -448,7 +448,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The single-stepping's progress for the caller's d->progress.fn (a line
+/* The single-stepping's progress for the caller's d->tr.progress.fn (a line
  * on the terminal): instructions stepped and their rate, about every
  * DBG_PROGRESS_EVERY seconds (the clock read every 256 steps). */
 static void sw_progress(struct dbg *d, uint64_t steps, double t0, double *last)
@@ -456,7 +456,7 @@ static void sw_progress(struct dbg *d, uint64_t steps, double t0, double *last)
 	struct dbg_progress_info in;
 	double t;
 
-	if (!d->progress.fn || (steps & 255))
+	if (!d->tr.progress.fn || (steps & 255))
 		return;
 	t = now_s();
 	if (t - *last < DBG_PROGRESS_EVERY)
@@ -467,7 +467,7 @@ static void sw_progress(struct dbg *d, uint64_t steps, double t0, double *last)
 	in.insns = steps;
 	in.rate = in.seconds > 0 ? (double)steps / in.seconds : 0;
 	in.watching = 1;
-	d->progress.fn(d->progress.ctx, &in);
+	d->tr.progress.fn(d->tr.progress.ctx, &in);
 }
 
 static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
