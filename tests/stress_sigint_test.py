@@ -16,9 +16,14 @@ One ptdb session attaches to it; the program must never die nor change.
       'c' (traced, a breakpoint stop), 'breakpoint delete', 'c', a SIGINT
       at a random moment, 'detach': the program runs on, untraced, .text
       and mappings as before; repeated, in one ptdb session
+  X4  SIGHUP (a closed terminal) or SIGTERM to ptdb at a random moment of
+      a traced continue, both engines: ptdb exits 128 + the signal, the
+      program runs on, untraced, .text and mappings as before (a record
+      buffer or region whose mapping a signal interrupted stayed mapped)
 
 The counts: 20 interrupts per engine and 10 cycles in 'make check';
-PTDB_STRESS_FULL=1 runs 200 interrupts per engine and 100 cycles.  A
+PTDB_STRESS_FULL=1 runs 200 interrupts per engine and 100 cycles (X4: 8
+and 40 sessions).  A
 random moment is a number of work() calls (counter[] read from
 /proc/PID/mem) drawn from a seeded generator: PTDB_STRESS_SEED=N repeats a
 run, and a failure prints the seed.  Every wait is for a condition; the
@@ -41,6 +46,7 @@ EXE = os.path.join(ROOT, "tests", "programs", "rel_spin4")
 FULL = bool(os.environ.get("PTDB_STRESS_FULL"))
 INTERRUPTS = 200 if FULL else 20
 CYCLES = 100 if FULL else 10
+HANGUPS = 40 if FULL else 8
 STEP_DEADLINE = 60.0
 
 
@@ -304,10 +310,47 @@ def cycles(name, n):
     x.done()
 
 
+def hangup(name, n):
+    """SIGHUP (a closed terminal) or SIGTERM to ptdb at a random moment of
+    a traced continue, n sessions in turn, both engines."""
+    why, seeds, t0 = [], [], time.time()
+    for i in range(n):
+        sig = (signal.SIGHUP, signal.SIGTERM)[i % 2]
+        engine = ("cache", "cache", "ptrace", "ptrace")[i % 4]
+        x = Storm(name)
+        x.mark = 0
+        seeds.append(x.seed)
+        x.s.send("settings set trace.software.engine " + engine, "process attach -p %d" % x.p.pid)
+        if x.expect("Process %d stopped" % x.p.pid, "attach"):
+            x.s.send("process trace start", "c")
+            if x.expect("Process %d resuming" % x.p.pid, "c"):
+                random_moment(x.p.pid, x.rng, 1 << 20 if engine == "cache" else 1 << 14)
+                x.s.p.send_signal(sig)
+                rc = x.s.finish()
+                if rc != 128 + sig:
+                    x.why.append("ptdb's exit status %s, want %d" % (rc, 128 + sig))
+                w = runs_on(x.p, x.before)
+                if w:
+                    x.why.append(w)
+        x.s.finish()
+        x.p.kill()
+        x.p.wait()
+        if x.why:
+            why.append("%s, %s engine, seed %d: %s\n%s" % (sig.name, engine, x.seed, "; ".join(x.why),
+                                                             x.s.output()[-1500:]))
+            break
+    print("# stress_sigint: %d SIGHUP/SIGTERM sessions in %.1f s" % (n, time.time() - t0))
+    if why:
+        return results.fail(name, "\n".join(why))
+    results.ok(name)
+
+
 def run_all():
     storm("X1 cache engine: %d interrupts of 4 traced threads" % INTERRUPTS, "cache", INTERRUPTS)
     storm("X2 ptrace engine: %d interrupts of 4 traced threads" % INTERRUPTS, "ptrace", INTERRUPTS)
     cycles("X3 %d attach/trace/detach cycles on 4 threads" % CYCLES, CYCLES)
+    hangup("X4 SIGHUP/SIGTERM to ptdb in %d traced continues: the program runs on untouched" % HANGUPS,
+           HANGUPS)
 
 
 if __name__ == "__main__":
