@@ -115,25 +115,14 @@ static enum cmd_status exec_version(struct cmd_ctx *ctx, const struct cmd_args *
 static enum cmd_status exec_source(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	enum cmd_status st;
-	int failed = 0, fd;
-	struct stat sb;
+	int failed = 0;
+	char why[128];
 	FILE *f;
 
 	if (ctx->s->depth >= 16)
 		return cmd_error(ctx, "command source nested too deeply (16 levels)");
-	/* O_NONBLOCK: a FIFO (or a device) is refused at once, not waited on */
-	fd = open(a->argv[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return cmd_error(ctx, "cannot open command file '%s': %s", a->argv[0], strerror(errno));
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return cmd_error(ctx, "cannot open command file '%s': not a regular file", a->argv[0]);
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	if (!(f = fdopen(fd, "r"))) {
-		close(fd);
-		return cmd_error(ctx, "cannot open command file '%s': %s", a->argv[0], strerror(errno));
-	}
+	if (!(f = script_open(a->argv[0], why, sizeof(why))))
+		return cmd_error(ctx, "cannot open command file '%s': %s", a->argv[0], why);
 	ctx->s->depth++;
 	st = script_run_file(ctx->s, f, ctx->out, ctx->err, &failed);
 	ctx->s->depth--;

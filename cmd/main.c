@@ -179,11 +179,12 @@ static enum cmd_status run_actions(struct session *s, const struct action *acts,
 
 	for (int i = 0; i < nacts && st != CMD_EXIT && !s->term_signal; i++) {
 		if (acts[i].is_file) {
-			FILE *f = strcmp(acts[i].text, "-") ? fopen(acts[i].text, "r") : stdin;
+			char why[128];
+			FILE *f = strcmp(acts[i].text, "-") ? script_open(acts[i].text, why, sizeof(why)) : stdin;
 
 			if (!f) {
 				fprintf(stderr, "error: cannot open command file '%s': %s\n",
-					acts[i].text, strerror(errno));
+					acts[i].text, why);
 				*failed = 1;
 				continue;
 			}

@@ -3,8 +3,58 @@
 #include "core/session/session.h"
 #include "base/err.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Has the pipe fd a writer, or data?  tee(2) copies without taking: 0
+ * when it is empty with no writer (a read would see the end at once),
+ * EAGAIN when a writer is there but has written nothing yet. */
+static int pipe_has_writer(int fd)
+{
+	int p[2], ok;
+	ssize_t k;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return 1;	/* (cannot tell: read it) */
+	k = tee(fd, p[1], 1, SPLICE_F_NONBLOCK);
+	ok = k > 0 || (k < 0 && errno == EAGAIN);
+	close(p[0]);
+	close(p[1]);
+	return ok;
+}
+
+FILE *script_open(const char *path, char *why, size_t n)
+{
+	struct stat sb;
+	FILE *f;
+	/* O_NONBLOCK: opening a FIFO does not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, n, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &sb) < 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+		snprintf(why, n, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	if (S_ISFIFO(sb.st_mode) && !pipe_has_writer(fd)) {
+		snprintf(why, n, "a FIFO with no writer");
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (!(f = fdopen(fd, "r"))) {
+		snprintf(why, n, "%s", strerror(errno));
+		close(fd);
+	}
+	return f;
+}
 
 enum cmd_status script_run_line(struct session *s, const char *line, FILE *out, FILE *err, int *failed)
 {

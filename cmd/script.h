@@ -13,4 +13,10 @@ enum cmd_status script_run_line(struct session *s, const char *line, FILE *out, 
  * stop-on-error setting is true. */
 enum cmd_status script_run_file(struct session *s, FILE *in, FILE *out, FILE *err, int *failed);
 
+/* The script file path opened for reading, or NULL with a one-line
+ * reason in why: a regular file, or a pipe (a FIFO, or '<(...)') whose
+ * writer is there already; a FIFO with no writer, a directory, a device
+ * or a socket is refused at once, never waited on. */
+FILE *script_open(const char *path, char *why, size_t n);
+
 #endif

@@ -8,8 +8,10 @@ source is gone) are made in tests/out/hostile/ from copies of the fixtures.
   H2  commands on a stopped process: sizes, thread indices, 'all' mixed
       with indices, options after '--'
   H3  files given to 'file' and 'source list'; FIFOs given as the program,
-      to 'file', 'trace load' and 'command source' (refused at once); a
-      program whose path holds a newline
+      to 'file', 'trace load', 'command source' and '-s' (refused at once;
+      a script that is a pipe with its writer there, as '-s <(...)', runs;
+      -s on a FIFO with no writer once waited forever); a program whose
+      path holds a newline
   H4  files written on a full disk (a file size limit): 'thread trace
       dump instructions -F' (with -t, -C), 'function-calls -F', 'export
       ctf -f' each say so
@@ -220,12 +222,14 @@ def fifos():
     cases = [
         (["file " + fifo], "error: '%s' is not a regular file" % fifo),
         (["trace load " + fifo], "error: %s: not a regular file" % fifo),
-        (["command source " + fifo], "error: cannot open command file '%s': not a regular file" % fifo),
+        (["command source " + fifo], "error: cannot open command file '%s': a FIFO with no writer" % fifo),
         (["--", fifo], "error: '%s' is not a regular file" % fifo),
+        (["-s", fifo], "error: cannot open command file '%s': a FIFO with no writer" % fifo),
+        (["-s", OUT], "error: cannot open command file '%s': not a regular file" % OUT),
     ]
     for args, want in cases:
         name = "H3 a FIFO: " + " ".join(args).replace(OUT + "/", "")
-        cmd = [PTDB, "-b"] + (args if args[0] == "--" else ["-o", args[0]]) + ["-o", "version"]
+        cmd = [PTDB, "-b"] + (args if args[0] in ("--", "-s") else ["-o", args[0]]) + ["-o", "version"]
         try:
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
                                stdin=subprocess.DEVNULL)
@@ -237,6 +241,27 @@ def fifos():
             results.fail(name, "want exactly [%r]\n got %r\n%s" % (want, errs, p.stdout))
         else:
             results.ok(name)
+
+
+def script_pipe():
+    """-s on a pipe whose writer is there ('-s <(...)'): its commands run
+    (a FIFO is refused only when nobody writes to it)."""
+    name = "H3 -s on a pipe with a writer runs its commands"
+    r, w = os.pipe()
+    p = subprocess.Popen([PTDB, "-b", "-s", "/dev/fd/%d" % r], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, pass_fds=(r,), stdin=subprocess.DEVNULL)
+    os.close(r)
+    os.write(w, b"version\n")
+    os.close(w)
+    try:
+        out = p.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out = p.communicate()[0]
+        return results.fail(name, "ptdb still waits on the pipe after 30 s\n" + out)
+    if "(ptdb) version" not in out or "ptdb version" not in out or p.returncode != 0:
+        return results.fail(name, "exit %d\n%s" % (p.returncode, out))
+    results.ok(name)
 
 
 def newline_path():
@@ -318,6 +343,7 @@ def run_all():
     check_cases("H3", FILES, [])
     noread()
     fifos()
+    script_pipe()
     newline_path()
     full_disk()
     dwarf()

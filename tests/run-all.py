@@ -16,7 +16,8 @@ full store (tests/chunks_test.py), the fuzz corpus replay (tests/fuzz_replay.py)
 hostile input tests (tests/hostile_test.py), the process tests
 (tests/process_test.py), interrupts in every state (tests/interrupt_test.py),
 the symbol tests (tests/symbols_test.py), the 64-thread stress test
-(tests/stress_test.py), the two software engines on every tracing transcript
+(tests/stress_test.py), interrupt storms and attach cycles on 4 traced
+threads (tests/stress_sigint_test.py), the two software engines on every tracing transcript
 (tests/engine_test.py), valgrind memcheck on the transcripts of mission §1
 (tests/valgrind_test.py), the comparison of variables and expressions
 with lldb-16 (tests/lldb_compare_test.py) and on real programs built from
@@ -57,6 +58,7 @@ import attach_test  # noqa: E402
 import fuzz_replay  # noqa: E402
 import hostile_test  # noqa: E402
 import stress_test  # noqa: E402
+import stress_sigint_test  # noqa: E402
 import lldb_compare_test  # noqa: E402
 import step_o2_test  # noqa: E402
 import real_compare_test  # noqa: E402
@@ -101,8 +103,8 @@ BESIDE_UNITS = [engine_test]
 SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, lldb22_test, hwcheck_test,
           percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
-          stress_test, symbols_test, lldb_compare_test, step_o2_test, real_compare_test,
-          engine_test, watch_test,
+          stress_test, stress_sigint_test, symbols_test, lldb_compare_test, step_o2_test,
+          real_compare_test, engine_test, watch_test,
           valgrind_test, layers_cmd_test, layers_size_test, dap_test, chunks_test, runtimes_test]
 
 

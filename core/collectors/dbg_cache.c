@@ -107,13 +107,27 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 
 static int signal_deliverable(struct dbg_tracee *d, pid_t t);
 
+/* An event held until the thread's turn ends (given back, in order, to
+ * target_thread_event then). */
+static void hold(struct dbg_cache *c, const struct target_stop *ts)
+{
+	if (c->nheld == c->cheld) {
+		c->cheld = c->cheld ? 2 * c->cheld : 16;
+		c->held = xrealloc(c->held, c->cheld * sizeof(*c->held));
+	}
+	c->held[c->nheld++] = *ts;
+}
+
 /* Brings a thread stopped in the cache to an original state, stepping it
- * through the stub it is in (a signal it stopped with stays pending). */
+ * through the stub it is in (a signal it stopped with stays pending).
+ * A stop that comes during a step (the SIGSTOP of an interrupt, a
+ * signal) is the program's: held as t's event, at the original pc. */
 static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct ptdb_err *err)
 {
 	struct dbg_tracee *d = c->d;
 	int sig = target_pending_signal(d->proc, t), rc = -1;
+	size_t h0 = c->nheld;
 	/* a signal the kernel holds for it (its own trap or fault, raised
 	 * as it was interrupted) is taken first, by a step that runs
 	 * nothing: left there, it would strike at an original pc */
@@ -139,10 +153,13 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			break;
 		}
 		if (target_thread_step(d->proc, t, &ts, err) < 0 || ts.tid != t ||
-		    (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_SIGNAL) ||
+		    (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_SIGNAL &&
+		     ts.kind != TARGET_STOP_INTERRUPT) ||
 		    target_get_regs(d->proc, t, r, err) < 0)
 			break;
 		held = 0;
+		if (ts.kind == TARGET_STOP_INTERRUPT)
+			hold(c, &ts);	/* (it ran nothing: stepped again) */
 		if (ts.kind == TARGET_STOP_SIGNAL) {
 			if (ts.signo == SIGSEGV && ts.addr == c->rec + 4096 + REC_BYTES) {
 				/* the record store met the guard page: drained
@@ -154,12 +171,21 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				r->rax = s;
 				target_set_regs(d->proc, t, r, NULL);
 			} else if (!(ts.signo == SIGTRAP && ts.si_code == SI_KERNEL) && !sig) {
-				sig = ts.signo;	/* another arrived: kept for later */
+				/* another arrived: pending again, and reported
+				 * (or dropped) as 'process handle' says */
+				sig = ts.signo;
+				hold(c, &ts);
 			}
 			target_set_pending_signal(d->proc, t, 0);
 		}
 	}
 	target_set_pending_signal(d->proc, t, sig);
+	for (size_t i = h0; rc == 0 && i < c->nheld; i++) {
+		if (c->held[i].addr == c->sc || dbg_cache_region_of(c, c->held[i].addr))
+			c->held[i].addr = r->rip;
+		if (c->held[i].kind == TARGET_STOP_SIGNAL)
+			trace_swc_pause(th, r->rip);
+	}
 	if (rc < 0 && err && !err->msg[0])
 		ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
 	return rc;

@@ -133,13 +133,17 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	c->rec = do_mmap(d, c, t, 0, 4096 + REC_BYTES + 4096, PROT_READ | PROT_WRITE, 0);
 	if (!c->rec)
 		return -1;
-	if (do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0)
-		return -1;
 	p = rec_start(c);
 	b = c->magic;
+	/* (the magic first: a buffer this fails to finish, a signal
+	 * stopping the next call, is left behind, unmapped later) */
 	if (target_write_mem(d->proc, c->rec, &p, 8, NULL) < 0 ||
-	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0)
+	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0 ||
+	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0) {
+		dbg_cache_leave_behind(d, c, c->rec, 4096 + REC_BYTES + 4096, 8);
+		c->rec = 0;
 		return -1;
+	}
 	c->cur = -1;
 	c->rd = p;
 	c->ready = 1;
@@ -185,11 +189,13 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 	g->miss_off = miss;
 	g->used = g->disp_len = (n + 63) & ~(uint64_t)63;
 	/* code pages are not writable by the program (ptdb writes them
-	 * through the debugger's access) */
-	if (!n || target_write_mem(d->proc, g->dispatch, disp, n, NULL) < 0 ||
-	    target_write_mem(d->proc, a, &c->magic, 8, NULL) < 0 || dbg_cache_sys_table_write(d, a) < 0 ||
+	 * through the debugger's access); one this fails to finish (a
+	 * signal stopped the call) is left behind, unmapped later */
+	if (target_write_mem(d->proc, a, &c->magic, 8, NULL) < 0 || !n ||
+	    target_write_mem(d->proc, g->dispatch, disp, n, NULL) < 0 || dbg_cache_sys_table_write(d, a) < 0 ||
 	    do_mprotect(d, c, t, a + CCACHE_CODE_OFF, REGION_SIZE - CCACHE_CODE_OFF, PROT_READ | PROT_EXEC) < 0) {
 		c->nreg--;
+		dbg_cache_leave_behind(d, c, a, REGION_SIZE, 0);
 		return NULL;
 	}
 	return g;

@@ -440,6 +440,10 @@ int dbg_detach(struct dbg *d, struct ptdb_err *err)
 	dbg_replay_leave(d);
 	if (!dbg_alive(d))
 		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
+	/* the trace ends while the process is still ours: the collector's
+	 * breakpoints and the cache engine's mappings leave with it (after
+	 * the detach nothing could take them out) */
+	dbg_trace_end(d);
 	for (int i = 0; i < d->nbps; i++)
 		for (int k = 0; k < d->bps[i].nlocs; k++)
 			if (d->bps[i].locs[k].planted) {
