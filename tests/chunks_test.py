@@ -82,6 +82,22 @@ def compare(k, name, setup):
     if why:
         return results.fail("chunks: %s %d dumps as the full store" % (name, k), "\n".join(why))
     results.ok("chunks: %s %d dumps as the full store (%d lines)" % (name, k, texts["full"].count("\n")))
+    stays_parallel(k, name, bundle)
+
+
+def stays_parallel(k, name, bundle):
+    """The parallel indexing pass's segments start from the state the one
+    before ended in (the time in force at their PSB's sync point, the CPU
+    marks, the last disable): on these traces it never falls back to the
+    serial pass ('dump info -v' says which ran), and runs on 3 threads for
+    each thread whose trace is long enough."""
+    out = run(["trace load " + bundle, "thread trace dump info all -v"],
+              {"PTDB_TRACE_CHUNK_BYTES": "0", "PTDB_DECODE_THREADS": "3"})
+    passes = re.findall(r"Indexing pass: (\d+) threads?(.*)", out)
+    what = "chunks: %s %d indexed in parallel" % (name, k)
+    if not passes or any(rest for _, rest in passes) or max(int(n) for n, _ in passes) != 3:
+        return results.fail(what, "indexing passes: %r\n%s" % (passes, out[-3000:]))
+    results.ok("%s (%s threads)" % (what, ", ".join(n for n, _ in passes)))
 
 
 def sizes_beyond_memory():

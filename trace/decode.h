@@ -137,8 +137,11 @@ void trace_decoded_adopt(struct trace_decoded *d, void *buf, struct trace_image 
  * trace_decode's). */
 void trace_decoded_chunk_stats(const struct trace_decoded *d, uint64_t *chunks,
 			       uint64_t *decodes);
-/* The threads an indexed trace's indexing pass ran on (1: serially). */
+/* The threads an indexed trace's indexing pass ran on (1: serially), and
+ * whether it ran serially because a parallel pass's segments did not
+ * start from the state the one before ended in (1: it fell back). */
 int trace_decoded_index_threads(const struct trace_decoded *d);
+int trace_decoded_index_fell_back(const struct trace_decoded *d);
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
 /* Which decode this is: unique in the process (state kept about one

@@ -192,6 +192,11 @@ int trace_decoded_index_threads(const struct trace_decoded *d)
 	return d->ix && d->ix->segments > 1 ? d->ix->segments : 1;
 }
 
+int trace_decoded_index_fell_back(const struct trace_decoded *d)
+{
+	return d->ix ? d->ix->fell_back : 0;
+}
+
 
 /* Chunk ci decoded, with a reference for the caller (NULL: it failed). */
 static struct trace_decoded *chunk_get(const struct trace_decoded *top, size_t ci)

@@ -86,6 +86,7 @@ struct trace_index {
 	} cache[TRACE_CHUNK_CACHE];
 	uint64_t clock, chunk_decodes;
 	int segments;		/* threads the indexing pass ran on */
+	int fell_back;		/* a parallel pass was run again serially */
 };
 
 /* A decoded trace is either a store (the blocks, runs and side table of
