@@ -133,6 +133,10 @@ int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img
 			 struct trace_decoded **out, struct ptdb_err *err);
 /* An indexed trace takes buf (heap: freed) and img (released) with it. */
 void trace_decoded_adopt(struct trace_decoded *d, void *buf, struct trace_image *img);
+/* The IP of buf's last instruction, read from the PSBs near its end
+ * (trace/decode_last.c): 1, or 0 when none there holds one (decode it
+ * all to know). */
+int trace_last_insn_ip(const uint8_t *buf, size_t len, const struct trace_image *img, uint64_t *ip);
 /* An indexed trace's chunks and how many chunk decodes it made (0, 0 for
  * trace_decode's). */
 void trace_decoded_chunk_stats(const struct trace_decoded *d, uint64_t *chunks,

@@ -69,6 +69,8 @@ struct rd {
 	const char *name;	/* the description file as the user named it */
 	char dir_real[PATH_MAX];
 	int allow_outside;	/* read files outside dir_real (else refused) */
+	/* the last directory a file was resolved in, and its real path */
+	char memo_dir[PATH_MAX], memo_real[PATH_MAX];
 	struct ptdb_err *err;
 };
 
@@ -196,6 +198,34 @@ static int inside(const char *real, const char *dir)
 	return !strncmp(real, dir, dl) && real[dl] == '/';
 }
 
+/* realpath(full, real), the directory's resolution kept from the file
+ * before (a bundle lists its threads' files in one directory: 100,000
+ * resolutions of every component of its path took a quarter of loading
+ * 100,000 threads) when full names a regular file, not a link. */
+static int real_of(struct rd *r, const char *full, char *real)
+{
+	const char *slash = strrchr(full, '/');
+	size_t dl = slash ? (size_t)(slash - full) : 0;
+	struct stat lst;
+
+	if (!dl || dl >= sizeof(r->memo_dir) || lstat(full, &lst) < 0 || !S_ISREG(lst.st_mode))
+		return realpath(full, real) ? 0 : -1;
+	if (strncmp(r->memo_dir, full, dl) || r->memo_dir[dl]) {
+		char dir[PATH_MAX];
+
+		memcpy(dir, full, dl);
+		dir[dl] = 0;
+		r->memo_dir[0] = 0;
+		if (!realpath(dir, r->memo_real))
+			return realpath(full, real) ? 0 : -1;
+		memcpy(r->memo_dir, dir, dl + 1);
+	}
+	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(r->memo_real, "/") ? r->memo_real : "",
+		     slash + 1) >= PATH_MAX)
+		return realpath(full, real) ? 0 : -1;
+	return 0;
+}
+
 /* A path member: resolved against the bundle directory; the file must be a
  * readable regular file inside the bundle's directory (after .. and
  * symlinks), unless r->allow_outside: then it is read and noted in
@@ -241,7 +271,7 @@ static int get_file(struct rd *r, struct json_object *o, const char *jpath, cons
 	}
 	/* paths that leave the bundle (absolute, .., symlinks): data names
 	 * no file outside it unless the user allows it */
-	if (!realpath(full, real)) {
+	if (real_of(r, full, real) < 0) {
 		fail(r, p, "cannot read '%s': %s", full, strerror(errno));
 		free(full);
 		return -1;
