@@ -254,7 +254,7 @@ def index():
 
 
 def main():
-    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "index"]
+    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "index", "load"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
@@ -271,6 +271,9 @@ def main():
         ok = steady.main() and ok
     if "index" in which:
         ok = index() and ok
+    if "load" in which:
+        import load_bench
+        ok = load_bench.main() and ok
     sys.exit(0 if ok else 1)
 
 
