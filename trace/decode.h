@@ -158,7 +158,8 @@ uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
 size_t trace_decoded_mem_bytes(const struct trace_decoded *d);
 
 /* Calls fn for each distinct block of the trace: its first and last
- * instruction addresses (no walk over instructions). */
+ * instruction addresses (no walk over instructions; an indexed trace's
+ * chunks are decoded, a block may come once per chunk). */
 void trace_decoded_blocks(const struct trace_decoded *d,
 			  void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx);
 

@@ -334,6 +334,18 @@ uint64_t trace_index_side_before(const struct trace_decoded *top, uint64_t index
 	return r;
 }
 
+void trace_index_blocks(const struct trace_decoded *top,
+			void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx)
+{
+	for (size_t ci = 0; ci < top->ix->n; ci++) {
+		struct trace_decoded *st = chunk_get(top, ci);
+
+		for (size_t i = 0; st && i < st->ndict; i++)
+			fn(ctx, st->dict[i].ip, st->dict[i].end_ip);
+		trace_store_unref(st);
+	}
+}
+
 void trace_index_summary(const struct trace_decoded *top, uint64_t *events, int nkinds,
 			 uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc)
 {
