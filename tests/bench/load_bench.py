@@ -127,14 +127,27 @@ def big(base):
     return mib <= 64
 
 
+def cpu_children():
+    import resource
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
 def timed(argv):
+    """Wall seconds of argv (and its CPU seconds in cpu_of[argv[-1]]: the
+    machine's other load aside)."""
+    c0 = cpu_children()
     t0 = time.monotonic()
     p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        timeout=3600)
     dt = time.monotonic() - t0
     if "Loaded the trace" not in p.stdout or "error:" in p.stdout:
         sys.exit("load bench: %s failed:\n%s" % (" ".join(argv), p.stdout[-2000:]))
+    cpu_of[argv[-1]] = cpu_children() - c0
     return dt
+
+
+cpu_of = {}
 
 
 def threads():
@@ -146,18 +159,21 @@ def threads():
             j["processes"][0]["threads"] = [{"tid": 100 + i, "iptTrace": th["iptTrace"]}
                                             for i in range(n)]
         return variant(base, "threads-%d-%s" % (n, os.path.basename(base)), edit)
-    t = {}
+    t, c = {}, {}
     for n in (1000, 100000):
         b = make(n)
         t[n, "load"] = timed([PTDB, "-b", "-o", "trace load " + b])
         t[n, "list"] = timed([PTDB, "-b", "-o", "trace load " + b, "-o", "thread list"])
+        c[n] = cpu_of["thread list"]
     whole = t[100000, "list"]
     print("threads (trace load, thread list):")
     for n in (1000, 100000):
-        print("  %6d threads: load %.2f s, load + thread list %.2f s" % (n, t[n, "load"], t[n, "list"]))
+        print("  %6d threads: load %.2f s, load + thread list %.2f s (CPU %.2f s)" % (
+            n, t[n, "load"], t[n, "list"], c[n]))
     print("  100,000 against 100 x 1,000: load %.2f, load + thread list %.2f (1.00: linear)" % (
         t[100000, "load"] / (100 * t[1000, "load"]), whole / (100 * t[1000, "list"])))
-    print("  goal: load and thread list <= 5 s: %.2f s %s" % (whole, "ok" if whole <= 5 else "MISSED"))
+    print("  goal: load and thread list <= 5 s: %.2f s %s (CPU %.2f s: the rest is the machine's "
+          "other load)" % (whole, "ok" if whole <= 5 else "MISSED", c[100000]))
     return whole <= 5
 
 
