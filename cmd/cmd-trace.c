@@ -336,6 +336,21 @@ static void info_collector(struct dbg *d, FILE *out, const struct dbg_trace_figu
 	fprintf(out, "    Tracing: %s\n", f->tracing ? "yes" : "stopped");
 }
 
+/* -v: how the decoded trace is held (ptdb's own section). */
+static void info_index(FILE *out, const struct dbg_decoded_figures *df)
+{
+	fprintf(out, "\n  Decoded trace:\n");
+	if (!df->chunks) {
+		fprintf(out, "    Held whole in memory\n");
+		return;
+	}
+	fprintf(out, "    Chunks: %" PRIu64 " (%" PRIu64 " decoded so far)\n", df->chunks,
+		df->chunk_decodes);
+	fprintf(out, "    Indexing pass: %d thread%s%s\n", df->index_threads,
+		df->index_threads == 1 ? "" : "s",
+		df->index_fell_back ? " (the parallel pass fell back to the serial one)" : "");
+}
+
 static void info_text(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thread *th,
 		      struct trace_decoded *dec, int verbose)
 {
@@ -375,8 +390,10 @@ static void info_text(struct cmd_ctx *ctx, pid_t tid, const struct trace_swc_thr
 		info_cpus(out, th, &f);
 	fprintf(out, "\n  Timing for this thread:\n    Decoding instructions: %.5fs\n", f.dec_seconds);
 	cmd_trace_info_sections(d, dec, out);
-	if (verbose)
+	if (verbose) {
 		info_collector(d, out, &f);
+		info_index(out, &df);
+	}
 }
 
 static enum cmd_status info_one(struct cmd_ctx *ctx, pid_t tid, int verbose, int json)

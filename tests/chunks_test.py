@@ -82,6 +82,22 @@ def compare(k, name, setup):
     if why:
         return results.fail("chunks: %s %d dumps as the full store" % (name, k), "\n".join(why))
     results.ok("chunks: %s %d dumps as the full store (%d lines)" % (name, k, texts["full"].count("\n")))
+    stays_parallel(k, name, bundle)
+
+
+def stays_parallel(k, name, bundle):
+    """The parallel indexing pass's segments start from the state the one
+    before ended in (the time in force at their PSB's sync point, the CPU
+    marks, the last disable): on these traces it never falls back to the
+    serial pass ('dump info -v' says which ran), and runs on 3 threads for
+    each thread whose trace is long enough."""
+    out = run(["trace load " + bundle, "thread trace dump info all -v"],
+              {"PTDB_TRACE_CHUNK_BYTES": "0", "PTDB_DECODE_THREADS": "3"})
+    passes = re.findall(r"Indexing pass: (\d+) threads?(.*)", out)
+    what = "chunks: %s %d indexed in parallel" % (name, k)
+    if not passes or any(rest for _, rest in passes) or max(int(n) for n, _ in passes) != 3:
+        return results.fail(what, "indexing passes: %r\n%s" % (passes, out[-3000:]))
+    results.ok("%s (%s threads)" % (what, ", ".join(n for n, _ in passes)))
 
 
 def sizes_beyond_memory():
@@ -102,11 +118,52 @@ def sizes_beyond_memory():
     results.ok("chunks: sizes beyond the memory available")
 
 
+def mapped():
+    """A trace file of 1 MiB or more is mapped, not read, at trace load (and
+    decoded where it lies): recurse's trace repeated to 2 MiB dumps the same
+    through the full store and through chunks, and 'thread list' shows
+    where it ends as the full decode does."""
+    src = os.path.join(OUT, "chunks-1-recurse")
+    dst = os.path.join(OUT, "chunks-mapped")
+    shutil.rmtree(dst, ignore_errors=True)
+    if not os.path.exists(os.path.join(src, "trace.json")):
+        return results.fail("chunks: a mapped trace file", "no recurse bundle")
+    shutil.copytree(src, dst)
+    tdir = os.path.join(dst, "threads")
+    for f in os.listdir(tdir):
+        path = os.path.join(tdir, f)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        data = data[data.find(bytes([2, 0x82] * 8)):]
+        with open(path, "wb") as fh:
+            fh.write(data * ((2 << 20) // len(data) + 1))
+    cmds = ["trace load " + dst, "thread list", "thread trace dump info",
+            "thread trace dump instructions -c 3000 -t -e", "thread trace dump instructions -s 200000 -c 500",
+            "thread trace dump function-calls", "thread trace dump instructions -c 1"]
+    full = run(cmds, {"PTDB_TRACE_STORE": "full"})
+    chunked = run(cmds, {"PTDB_DECODE_THREADS": "2"})
+    what = "chunks: a mapped trace file (2 MiB) dumps as the full store"
+    # thread list reads the end of the trace alone: the last instruction
+    listed = re.search(r"thread #1: tid = \d+, (0x[0-9a-f]+)", full)
+    total = re.findall(r"total instructions = (\d+)", full)
+    last = total and re.search(r"\[\s*%d\] (0x[0-9a-f]+)" % (int(total[-1]) - 1), full)
+    if not listed or not last or listed.group(1) != last.group(1):
+        return results.fail(what, "thread list's pc %s is not the last instruction's %s" % (
+            listed and listed.group(1), last and last.group(1)))
+    if full != chunked or "error:" in full or "Raw trace size: 2" not in full:
+        a, b = full.splitlines(), chunked.splitlines()
+        i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        return results.fail(what, "line %d:\n  full:    %s\n  indexed: %s\n%s" % (
+            i + 1, a[i] if i < len(a) else "(end)", b[i] if i < len(b) else "(end)", full[:2000]))
+    results.ok(what)
+
+
 def run_all():
     os.makedirs(OUT, exist_ok=True)
     sizes_beyond_memory()
     for k, (name, setup) in enumerate(CASES):
         compare(k, name, setup)
+    mapped()
 
 
 if __name__ == "__main__":

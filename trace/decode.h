@@ -133,12 +133,19 @@ int trace_decode_indexed(const uint8_t *buf, size_t len, struct trace_image *img
 			 struct trace_decoded **out, struct ptdb_err *err);
 /* An indexed trace takes buf (heap: freed) and img (released) with it. */
 void trace_decoded_adopt(struct trace_decoded *d, void *buf, struct trace_image *img);
+/* The IP of buf's last instruction, read from the PSBs near its end
+ * (trace/decode_last.c): 1, or 0 when none there holds one (decode it
+ * all to know). */
+int trace_last_insn_ip(const uint8_t *buf, size_t len, const struct trace_image *img, uint64_t *ip);
 /* An indexed trace's chunks and how many chunk decodes it made (0, 0 for
  * trace_decode's). */
 void trace_decoded_chunk_stats(const struct trace_decoded *d, uint64_t *chunks,
 			       uint64_t *decodes);
-/* The threads an indexed trace's indexing pass ran on (1: serially). */
+/* The threads an indexed trace's indexing pass ran on (1: serially), and
+ * whether it ran serially because a parallel pass's segments did not
+ * start from the state the one before ended in (1: it fell back). */
 int trace_decoded_index_threads(const struct trace_decoded *d);
+int trace_decoded_index_fell_back(const struct trace_decoded *d);
 
 uint64_t trace_decoded_insn_count(const struct trace_decoded *d);
 /* Which decode this is: unique in the process (state kept about one
@@ -151,7 +158,8 @@ uint64_t trace_decoded_gap_count(const struct trace_decoded *d);
 size_t trace_decoded_mem_bytes(const struct trace_decoded *d);
 
 /* Calls fn for each distinct block of the trace: its first and last
- * instruction addresses (no walk over instructions). */
+ * instruction addresses (no walk over instructions; an indexed trace's
+ * chunks are decoded, a block may come once per chunk). */
 void trace_decoded_blocks(const struct trace_decoded *d,
 			  void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx);
 

@@ -192,6 +192,11 @@ int trace_decoded_index_threads(const struct trace_decoded *d)
 	return d->ix && d->ix->segments > 1 ? d->ix->segments : 1;
 }
 
+int trace_decoded_index_fell_back(const struct trace_decoded *d)
+{
+	return d->ix ? d->ix->fell_back : 0;
+}
+
 
 /* Chunk ci decoded, with a reference for the caller (NULL: it failed). */
 static struct trace_decoded *chunk_get(const struct trace_decoded *top, size_t ci)
@@ -327,6 +332,18 @@ uint64_t trace_index_side_before(const struct trace_decoded *top, uint64_t index
 		r += trace_decoded_side_before(st, index - ix->ent[ci].item);
 	trace_store_unref(st);
 	return r;
+}
+
+void trace_index_blocks(const struct trace_decoded *top,
+			void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx)
+{
+	for (size_t ci = 0; ci < top->ix->n; ci++) {
+		struct trace_decoded *st = chunk_get(top, ci);
+
+		for (size_t i = 0; st && i < st->ndict; i++)
+			fn(ctx, st->dict[i].ip, st->dict[i].end_ip);
+		trace_store_unref(st);
+	}
 }
 
 void trace_index_summary(const struct trace_decoded *top, uint64_t *events, int nkinds,

@@ -86,6 +86,7 @@ struct trace_index {
 	} cache[TRACE_CHUNK_CACHE];
 	uint64_t clock, chunk_decodes;
 	int segments;		/* threads the indexing pass ran on */
+	int fell_back;		/* a parallel pass was run again serially */
 };
 
 /* A decoded trace is either a store (the blocks, runs and side table of
@@ -186,6 +187,9 @@ uint64_t trace_index_insn_item(const struct trace_decoded *top, uint64_t id);
 int trace_index_side(const struct trace_decoded *top, uint64_t k, uint64_t *index,
 		     struct trace_item *it);
 uint64_t trace_index_side_before(const struct trace_decoded *top, uint64_t index);
+/* Every chunk's blocks (an index keeps none of its own). */
+void trace_index_blocks(const struct trace_decoded *top,
+			void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx);
 void trace_index_summary(const struct trace_decoded *top, uint64_t *events, int nkinds,
 			 uint64_t *tsc_lo, uint64_t *tsc_hi, int *have_tsc);
 void trace_index_time_span(const struct trace_decoded *top, uint64_t index,

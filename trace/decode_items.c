@@ -204,6 +204,10 @@ void trace_decoded_summary(const struct trace_decoded *d, uint64_t *events, int 
 void trace_decoded_blocks(const struct trace_decoded *d,
 			  void (*fn)(void *ctx, uint64_t ip, uint64_t end_ip), void *ctx)
 {
+	if (d->ix) {
+		trace_index_blocks(d, fn, ctx);
+		return;
+	}
 	for (size_t i = 0; i < d->ndict; i++)
 		fn(ctx, d->dict[i].ip, d->dict[i].end_ip);
 }

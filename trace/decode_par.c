@@ -118,13 +118,16 @@ static uint64_t next_psb(const uint8_t *buf, size_t len, uint64_t from)
 	return p ? (uint64_t)(p - buf) : UINT64_MAX;
 }
 
-/* The time in force just before the PSB at off, as libipt keeps it when
- * the trace's time comes in TSC packets alone (the software backend's):
- * the last TSC packet since the PSB before it.  0 if none (or MTC/CYC
- * refine it: the segment's check then sends the pass back to serial). */
-static int time_before(const uint8_t *buf, size_t len, uint64_t off, uint64_t *tsc)
+/* The time in force at the sync point of the PSB at off, as libipt keeps
+ * it when the trace's time comes in TSC packets alone (the software
+ * backend's): the last TSC packet since the PSB before it, up to the end
+ * of its own PSB+ (the serial pass ticks at a PSB+'s time before its sync
+ * point: the segment before this one has that tick, and this one starts
+ * with its time in force).  0 if none (or MTC/CYC refine it: the
+ * segment's check then sends the pass back to serial). */
+static int time_at(const uint8_t *buf, size_t len, uint64_t off, uint64_t *tsc)
 {
-	uint64_t from = off > ((uint64_t)1 << 16) ? off - ((uint64_t)1 << 16) : 0, prev = UINT64_MAX;
+	uint64_t from = off > ((uint64_t)1 << 16) ? off - ((uint64_t)1 << 16) : 0, prev = off;
 	struct pt_config cfg;
 	struct pt_packet_decoder *pd;
 	struct pt_packet pk;
@@ -132,8 +135,6 @@ static int time_before(const uint8_t *buf, size_t len, uint64_t off, uint64_t *t
 
 	for (uint64_t p = next_psb(buf, len, from); p < off; p = next_psb(buf, len, p + 1))
 		prev = p;
-	if (prev == UINT64_MAX)
-		return 0;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
@@ -144,8 +145,7 @@ static int time_before(const uint8_t *buf, size_t len, uint64_t off, uint64_t *t
 		for (;;) {
 			uint64_t at = 0;
 
-			if (pt_pkt_get_offset(pd, &at) < 0 || at >= off ||
-			    pt_pkt_next(pd, &pk, sizeof(pk)) < 0)
+			if (pt_pkt_get_offset(pd, &at) < 0 || pt_pkt_next(pd, &pk, sizeof(pk)) < 0)
 				break;
 			if (pk.type == ppt_tsc) {
 				*tsc = pk.payload.tsc.tsc;
@@ -153,6 +153,8 @@ static int time_before(const uint8_t *buf, size_t len, uint64_t off, uint64_t *t
 			} else if (pk.type == ppt_mtc || pk.type == ppt_cyc) {
 				found = 0;
 				break;
+			} else if (at > off && (pk.type == ppt_psbend || pk.type == ppt_psb)) {
+				break;	/* its PSB+ read */
 			}
 		}
 	pt_pkt_free_decoder(pd);
@@ -355,7 +357,7 @@ int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
 		s->d->nmarks = img->ncpu_marks;
 		while (s->d->next_mark < s->d->nmarks && s->d->marks[s->d->next_mark] < s->start)
 			s->d->next_mark++;
-		if (i && ix->timing && time_before(d->buf, d->len, s->start, &s->guess)) {
+		if (i && ix->timing && time_at(d->buf, d->len, s->start, &s->guess)) {
 			s->d->last_tsc = s->guess;
 			s->d->have_tsc = 1;	/* (ent[0]'s is set when merged) */
 			s->guess_tsc = 1;
@@ -404,6 +406,7 @@ int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
 			d->ix = NULL;
 			fresh = trace_index_new(d, img, ix->chunk_bytes);
 			fresh->timing = ix->timing;
+			fresh->fell_back = 1;
 			trace_index_free(ix);
 		}
 	}

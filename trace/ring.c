@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 size_t trace_ring_round_size(size_t bytes)
 {
@@ -34,7 +36,10 @@ void trace_ring_release(struct trace_ring *r)
 {
 	uint64_t gen = r->gen;
 
-	free(r->buf);
+	if (r->map_len)
+		munmap(r->buf, r->map_len);
+	else
+		free(r->buf);
 	memset(r, 0, sizeof(*r));
 	r->gen = gen + 1;	/* what was read of it is stale */
 }
@@ -45,6 +50,45 @@ void trace_ring_adopt(struct trace_ring *r, uint8_t *buf, size_t len)
 	r->buf = buf;
 	r->size = r->pos = len;
 	r->total = len;
+}
+
+int trace_map_file(int fd, size_t len, uint8_t **buf, size_t *map_len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t file_pages = (len + page - 1) / page * page;
+	size_t all = (len + TRACE_RING_SLACK + page - 1) / page * page;
+	uint8_t *p;
+
+	if (all < len)
+		return -1;
+	/* the whole span as zero pages, the file mapped over its start: the
+	 * bytes past its end up to the page's end are zeros, and so is the
+	 * page after when the file ends at a page boundary */
+	p = mmap(NULL, all, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (file_pages && mmap(p, file_pages, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		munmap(p, all);
+		return -1;
+	}
+	*buf = p;
+	*map_len = all;
+	return 0;
+}
+
+void trace_ring_adopt_mapped(struct trace_ring *r, uint8_t *buf, size_t len, size_t map_len)
+{
+	trace_ring_adopt(r, buf, len);
+	r->map_len = map_len;
+	r->whole = 1;
+}
+
+const uint8_t *trace_ring_view(const struct trace_ring *r, size_t *len)
+{
+	if (!r->whole)
+		return NULL;
+	*len = r->pos;
+	return r->buf;
 }
 
 int trace_ring_write(struct trace_ring *r, const void *p, size_t n)
@@ -118,7 +162,12 @@ int trace_aux_overwrite_wrapped(const uint8_t *aux, size_t size, uint64_t head)
 void trace_ring_take_aux(struct trace_ring *r, uint8_t *buf, size_t len, size_t size,
 			 int wrapped)
 {
-	free(r->buf);
+	if (r->map_len)
+		munmap(r->buf, r->map_len);
+	else
+		free(r->buf);
+	r->map_len = 0;
+	r->whole = 0;
 	r->buf = buf;
 	r->size = size;
 	r->pos = len;

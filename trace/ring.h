@@ -20,6 +20,9 @@ struct trace_ring {
 	size_t pos;         /* next write offset, 0 <= pos < size */
 	int wrapped;        /* pos has gone past the end at least once */
 	uint64_t total;     /* bytes ever written, padding included */
+	size_t map_len;     /* buf is a file's mapping of map_len bytes
+			     * (trace_ring_adopt_mapped; munmap'd), 0: heap */
+	int whole;          /* a file's contents, never written (viewed) */
 	uint64_t gen;       /* generation: bumped whenever the contents are
 			     * replaced (trace_ring_take_aux: a hardware
 			     * refill; trace_ring_adopt: a loaded trace or a
@@ -41,6 +44,21 @@ void trace_ring_release(struct trace_ring *r);
  * unwrapped (its size is len, not a power of two; a loaded trace, a
  * thread's part of a per-CPU trace).  Takes buf (xmalloc'd). */
 void trace_ring_adopt(struct trace_ring *r, uint8_t *buf, size_t len);
+
+/* A file's len bytes read as they are needed: a private read-only
+ * mapping of fd followed by TRACE_RING_SLACK zero bytes (an anonymous
+ * page after the file's last one), *map_len bytes in all for
+ * trace_ring_adopt_mapped.  -1 (errno set) if it cannot be mapped. */
+int trace_map_file(int fd, size_t len, uint8_t **buf, size_t *map_len);
+/* As trace_ring_adopt, buf being a file's contents followed by
+ * TRACE_RING_SLACK zero bytes, never written: trace_map_file's mapping
+ * (map_len), or xmalloc'd (map_len 0). */
+void trace_ring_adopt_mapped(struct trace_ring *r, uint8_t *buf, size_t len, size_t map_len);
+/* The contents without a copy when r holds them as they are read (a
+ * file's, trace_ring_adopt_mapped): buf[0,*len) followed by
+ * TRACE_RING_SLACK zero bytes, valid until r is released or adopts
+ * another buffer.  NULL otherwise (take a snapshot). */
+const uint8_t *trace_ring_view(const struct trace_ring *r, size_t *len);
 
 /* Appends one whole packet (n <= 64 and n <= size).  When it does not fit
  * before the end, the rest of the ring is filled with PAD (0x00) bytes and

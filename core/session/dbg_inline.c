@@ -29,6 +29,10 @@ int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
 
 	if (dbg_pm_frame(d, tid, &f0, err) < 0)
 		return -1;
+	if (max == 1) {		/* (the replay's frame 0 is f0: 'thread list' needs no decode) */
+		out[0] = f0;
+		return 1;
+	}
 	d->tr.replay = NULL;
 	if (!th || dbg_trace_decode(d, th, &dec, NULL) < 0 ||
 	    dbg_replay_goto(d, tid, trace_decoded_insn_count(dec) - 1, &stop, NULL) < 0 ||

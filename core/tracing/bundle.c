@@ -69,6 +69,8 @@ struct rd {
 	const char *name;	/* the description file as the user named it */
 	char dir_real[PATH_MAX];
 	int allow_outside;	/* read files outside dir_real (else refused) */
+	/* the last directory a file was resolved in, and its real path */
+	char memo_dir[PATH_MAX], memo_real[PATH_MAX];
 	struct ptdb_err *err;
 };
 
@@ -196,6 +198,34 @@ static int inside(const char *real, const char *dir)
 	return !strncmp(real, dir, dl) && real[dl] == '/';
 }
 
+/* realpath(full, real), the directory's resolution kept from the file
+ * before (a bundle lists its threads' files in one directory: 100,000
+ * resolutions of every component of its path took a quarter of loading
+ * 100,000 threads) when full names a regular file, not a link. */
+static int real_of(struct rd *r, const char *full, char *real)
+{
+	const char *slash = strrchr(full, '/');
+	size_t dl = slash ? (size_t)(slash - full) : 0;
+	struct stat lst;
+
+	if (!dl || dl >= sizeof(r->memo_dir) || lstat(full, &lst) < 0 || !S_ISREG(lst.st_mode))
+		return realpath(full, real) ? 0 : -1;
+	if (strncmp(r->memo_dir, full, dl) || r->memo_dir[dl]) {
+		char dir[PATH_MAX];
+
+		memcpy(dir, full, dl);
+		dir[dl] = 0;
+		r->memo_dir[0] = 0;
+		if (!realpath(dir, r->memo_real))
+			return realpath(full, real) ? 0 : -1;
+		memcpy(r->memo_dir, dir, dl + 1);
+	}
+	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(r->memo_real, "/") ? r->memo_real : "",
+		     slash + 1) >= PATH_MAX)
+		return realpath(full, real) ? 0 : -1;
+	return 0;
+}
+
 /* A path member: resolved against the bundle directory; the file must be a
  * readable regular file inside the bundle's directory (after .. and
  * symlinks), unless r->allow_outside: then it is read and noted in
@@ -241,7 +271,7 @@ static int get_file(struct rd *r, struct json_object *o, const char *jpath, cons
 	}
 	/* paths that leave the bundle (absolute, .., symlinks): data names
 	 * no file outside it unless the user allows it */
-	if (!realpath(full, real)) {
+	if (real_of(r, full, real) < 0) {
 		fail(r, p, "cannot read '%s': %s", full, strerror(errno));
 		free(full);
 		return -1;
@@ -395,12 +425,28 @@ static int read_wrap(struct rd *r, struct json_object *t, const char *jp, struct
 	return get_u64(r, t, jp, "bytesWritten", &bt->written);
 }
 
+/* The thread listed before with tid (k < n of p->threads, whose tids
+ * an open-addressing table of cap slots, a power of two, holds as index
+ * + 1), or -1; tid is then added as thread n. */
+static int seen_tid(const struct bundle_process *p, int *tab, size_t cap, int n)
+{
+	size_t h = (size_t)((uint32_t)p->threads[n].tid * 2654435761u) & (cap - 1);
+
+	for (; tab[h]; h = (h + 1) & (cap - 1))
+		if (p->threads[tab[h] - 1].tid == p->threads[n].tid)
+			return tab[h] - 1;
+	tab[h] = n + 1;
+	return -1;
+}
+
 static int read_process(struct rd *r, struct json_object *o, const char *jp,
 			struct bundle_process *p)
 {
 	struct json_object *th, *mods;
 	int64_t pid;
 	char sub[256];
+	size_t cap = 16;
+	int *tab, r2 = 0;
 
 	if (want(r, o, json_type_object, jp, "an object") < 0 ||
 	    get_int(r, o, jp, "pid", 0, INT_MAX, &pid) < 0 ||
@@ -410,24 +456,32 @@ static int read_process(struct rd *r, struct json_object *o, const char *jp,
 		return -1;
 	p->pid = (pid_t)pid;
 	p->threads = xcalloc(json_object_array_length(th) + 1, sizeof(*p->threads));
-	for (size_t i = 0; i < json_object_array_length(th); i++) {
+	while (cap < 2 * json_object_array_length(th))
+		cap *= 2;
+	tab = xcalloc(cap, sizeof(*tab));
+	for (size_t i = 0; i < json_object_array_length(th) && r2 == 0; i++) {
 		struct json_object *t = json_object_array_get_idx(th, i);
 		struct bundle_thread *bt = &p->threads[p->nthreads++];
 		int64_t tid;
+		int k;
 
 		snprintf(sub, sizeof(sub), "%s.threads[%zu]", jp, i);
 		bt->jpath = xstrdup(sub);
 		if (want(r, t, json_type_object, sub, "an object") < 0 ||
 		    get_int(r, t, sub, "tid", 0, INT_MAX, &tid) < 0 ||
 		    get_file(r, t, sub, "iptTrace", 0, &bt->trace) < 0 ||
-		    read_wrap(r, t, sub, bt) < 0)
-			return -1;
+		    read_wrap(r, t, sub, bt) < 0) {
+			r2 = -1;
+			break;
+		}
 		bt->tid = (pid_t)tid;
-		for (int k = 0; k < p->nthreads - 1; k++)
-			if (p->threads[k].tid == bt->tid)
-				return fail(r, sub, "thread %d is listed twice (also at %s)",
-					    (int)bt->tid, p->threads[k].jpath);
+		if ((k = seen_tid(p, tab, cap, p->nthreads - 1)) >= 0)
+			r2 = fail(r, sub, "thread %d is listed twice (also at %s)", (int)bt->tid,
+				  p->threads[k].jpath);
 	}
+	free(tab);
+	if (r2 < 0)
+		return -1;
 	p->mods = xcalloc(json_object_array_length(mods) + 1, sizeof(*p->mods));
 	for (size_t i = 0; i < json_object_array_length(mods); i++) {
 		snprintf(sub, sizeof(sub), "%s.modules[%zu]", jp, i);
@@ -734,127 +788,4 @@ void bundle_free(struct bundle *b)
 	free(b->dir);
 	free(b->json);
 	free(b);
-}
-
-/* ---- writing ---- */
-
-/* path relative to dir when inside it, else as is. */
-static struct json_object *path_json(const struct bundle *b, const char *path)
-{
-	size_t n = strlen(b->dir);
-
-	if (!strncmp(path, b->dir, n) && path[n] == '/')
-		return json_object_new_string(path + n + 1);
-	return json_object_new_string(path);
-}
-
-static struct json_object *hex_json(uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_object_new_string(buf);
-}
-
-int bundle_write(const struct bundle *b, struct ptdb_err *err)
-{
-	struct json_object *root = json_object_new_object(), *ci = json_object_new_object();
-	struct json_object *procs = json_object_new_array();
-	FILE *f;
-	int bad, fd;
-
-	json_object_object_add(root, "type", json_object_new_string("intel-pt"));
-	json_object_object_add(ci, "vendor", json_object_new_string(b->vendor));
-	json_object_object_add(ci, "family", json_object_new_int64((int64_t)b->family));
-	json_object_object_add(ci, "model", json_object_new_int64((int64_t)b->model));
-	json_object_object_add(ci, "stepping", json_object_new_int64((int64_t)b->stepping));
-	json_object_object_add(root, "cpuInfo", ci);
-	for (int i = 0; i < b->nprocs; i++) {
-		const struct bundle_process *p = &b->procs[i];
-		struct json_object *po = json_object_new_object(), *th = json_object_new_array();
-		struct json_object *mods = json_object_new_array();
-
-		json_object_object_add(po, "pid", json_object_new_int((int)p->pid));
-		if (p->triple)
-			json_object_object_add(po, "triple", json_object_new_string(p->triple));
-		for (int k = 0; k < p->nthreads; k++) {
-			struct json_object *t = json_object_new_object();
-
-			json_object_object_add(t, "tid", json_object_new_int((int)p->threads[k].tid));
-			if (p->threads[k].trace)
-				json_object_object_add(t, "iptTrace", path_json(b, p->threads[k].trace));
-			if (p->threads[k].wrapped) {
-				json_object_object_add(t, "wrapped", json_object_new_boolean(1));
-				json_object_object_add(t, "bytesWritten",
-						       json_object_new_uint64(p->threads[k].written));
-			}
-			json_object_array_add(th, t);
-		}
-		for (int k = 0; k < p->nmods; k++) {
-			const struct bundle_module *m = &p->mods[k];
-			struct json_object *mo = json_object_new_object();
-
-			json_object_object_add(mo, "systemPath", json_object_new_string(m->system_path));
-			if (m->file)
-				json_object_object_add(mo, "file", path_json(b, m->file));
-			json_object_object_add(mo, "loadAddress", hex_json(m->load_addr));
-			if (m->uuid && m->uuid[0])
-				json_object_object_add(mo, "uuid", json_object_new_string(m->uuid));
-			json_object_array_add(mods, mo);
-		}
-		json_object_object_add(po, "threads", th);
-		json_object_object_add(po, "modules", mods);
-		json_object_array_add(procs, po);
-	}
-	json_object_object_add(root, "processes", procs);
-	if (b->ncpus) {
-		struct json_object *cpus = json_object_new_array();
-
-		for (int i = 0; i < b->ncpus; i++) {
-			struct json_object *c = json_object_new_object();
-
-			json_object_object_add(c, "id", json_object_new_int(b->cpus[i].id));
-			json_object_object_add(c, "iptTrace", path_json(b, b->cpus[i].trace));
-			json_object_object_add(c, "contextSwitchTrace", path_json(b, b->cpus[i].context_switch));
-			json_object_array_add(cpus, c);
-		}
-		json_object_object_add(root, "cpus", cpus);
-	}
-	if (b->kernel_file) {
-		struct json_object *k = json_object_new_object();
-
-		json_object_object_add(k, "file", path_json(b, b->kernel_file));
-		json_object_object_add(k, "loadAddress", hex_json(b->kernel_load));
-		json_object_object_add(root, "kernel", k);
-	}
-	if (b->tsc.valid) {
-		struct json_object *t = json_object_new_object();
-		char zero[24];
-
-		json_object_object_add(t, "timeMult", json_object_new_int64(b->tsc.mult));
-		json_object_object_add(t, "timeShift", json_object_new_int(b->tsc.shift));
-		/* a decimal string, as LLDB writes it */
-		snprintf(zero, sizeof(zero), "%" PRIu64, b->tsc.zero);
-		json_object_object_add(t, "timeZero", json_object_new_string(zero));
-		json_object_object_add(root, "tscPerfZeroConversion", t);
-	}
-	/* a new file: never written through a symlink or over another */
-	fd = open(b->json, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		json_object_put(root);
-		return ptdb_err_errno(err, "cannot write '%s'", b->json);
-	}
-	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_SPACED |
-							     JSON_C_TO_STRING_NOSLASHESCAPE));
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		json_object_put(root);
-		return ptdb_err_errno(err, "cannot write '%s'", b->json);
-	}
-	json_object_put(root);
-	return 0;
 }

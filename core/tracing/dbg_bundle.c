@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,9 +35,16 @@ static uint64_t trace_file_limit(void)
 	return half < ((uint64_t)4 << 30) ? half : ((uint64_t)4 << 30);
 }
 
-/* The whole of a trace file named at JSON path jpath.key. */
+/* Trace files of this size or more are mapped, smaller ones read: a
+ * mapping is two of the process's areas (vm.max_map_count, 65530 by
+ * default, bounds them), and a small file's pages are soon all read. */
+#define MAP_MIN_BYTES ((uint64_t)1 << 20)
+
+/* The whole of a trace file named at JSON path jpath.key: mapped, read
+ * as it is needed (map_len set: the mapping's length, 0 if it was read:
+ * small, or it could not be mapped), or read into memory (map_len NULL). */
 static int read_trace(const struct bundle *b, const char *jpath, const char *key, const char *path,
-		      uint8_t **data, size_t *len, struct ptdb_err *err)
+		      uint8_t **data, size_t *len, size_t *map_len, struct ptdb_err *err)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	uint64_t limit = trace_file_limit();
@@ -60,8 +68,18 @@ static int read_trace(const struct bundle *b, const char *jpath, const char *key
 				    "memory and reads at most %" PRIu64 " bytes (half the memory, at most 4 GiB)",
 				    b->json, jpath, key, path, (long long)st.st_size, limit);
 	}
+	if (map_len) {
+		*map_len = 0;
+		if ((uint64_t)st.st_size >= MAP_MIN_BYTES &&
+		    trace_map_file(fd, (size_t)st.st_size, data, map_len) == 0) {
+			close(fd);
+			*len = (size_t)st.st_size;
+			return 0;
+		}
+	}
 	/* the decoder may read a little past the end: zeroed slack */
-	*data = xcalloc((size_t)st.st_size + TRACE_RING_SLACK, 1);
+	*data = xmalloc((size_t)st.st_size + TRACE_RING_SLACK);
+	memset(*data + st.st_size, 0, TRACE_RING_SLACK);
 	while (got < (size_t)st.st_size) {
 		ssize_t r = read(fd, *data + got, (size_t)st.st_size - got);
 
@@ -79,6 +97,14 @@ static int read_trace(const struct bundle *b, const char *jpath, const char *key
 	return 0;
 }
 
+static void drop_trace(uint8_t *data, size_t map_len)
+{
+	if (map_len)
+		munmap(data, map_len);
+	else
+		free(data);
+}
+
 /* A per-CPU bundle's CPUs: their traces, their context switches
  * (checked), and the threads of pid the switches name that the bundle does
  * not list. */
@@ -91,17 +117,18 @@ static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struc
 		struct trace_swc_cpu *c;
 		struct trace_switch *sw;
 		uint8_t *data, *swb;
-		size_t len, swlen, nsw;
+		size_t len, swlen, nsw, map_len;
 		char jp[64];
 
 		snprintf(jp, sizeof(jp), "traceBundle.cpus[%d]", ci);
 		for (int k = 0; k < ci; k++)
 			if (b->cpus[k].id == bc->id)
 				return ptdb_err_set(err, "%s:%s.id: CPU %d is listed twice", b->json, jp, bc->id);
-		if (read_trace(b, jp, "iptTrace", bc->trace, &data, &len, err) < 0)
+		if (read_trace(b, jp, "iptTrace", bc->trace, &data, &len, &map_len, err) < 0)
 			return -1;
-		if (read_trace(b, jp, "contextSwitchTrace", bc->context_switch, &swb, &swlen, err) < 0) {
-			free(data);
+		if (read_trace(b, jp, "contextSwitchTrace", bc->context_switch, &swb, &swlen, NULL,
+			       err) < 0) {
+			drop_trace(data, map_len);
 			return -1;
 		}
 		if (trace_switch_parse(swb, swlen, &sw, &nsw, err) < 0) {
@@ -109,12 +136,13 @@ static int load_cpus(const struct bundle *b, struct dbg_pm *pm, pid_t pid, struc
 
 			snprintf(msg, sizeof(msg), "%s", err->msg);
 			ptdb_err_set(err, "%s:%s.contextSwitchTrace: %s", b->json, jp, msg);
-			free(data);
+			drop_trace(data, map_len);
 			free(swb);
 			return -1;
 		}
 		c = xcalloc(1, sizeof(*c));
-		trace_swc_init_loaded(&c->s, 0, 0, data, len);
+		trace_swc_init_loaded(&c->s, 0, 0, NULL, 0);
+		trace_ring_adopt_mapped(&c->s.ring, data, len, map_len);
 		c->id = bc->id;
 		c->pid = pid;
 		c->conv = dbg_tsc_from_bundle(&b->tsc);
@@ -263,6 +291,7 @@ static void pm_free(struct dbg *d, struct dbg_pm *pm)
 	}
 	free(pm->procs);
 	free(pm->json);
+	dbg_pm_index_free(pm);
 	free(pm);
 }
 
@@ -276,20 +305,75 @@ void dbg_unload_bundle(struct dbg *d)
 
 /* The processes of b but p, checked as LLDB checks them at load: every
  * module opens (and matches its uuid). */
+/* A set of strings (the modules already checked). */
+struct seen {
+	char **slot;
+	size_t cap, n;
+};
+
+/* 1 if key was in the set; it is then. */
+static int seen_add(struct seen *st, const char *key)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	if (2 * (st->n + 1) > st->cap) {
+		struct seen big = { xcalloc(st->cap ? st->cap * 2 : 64, sizeof(char *)),
+				    st->cap ? st->cap * 2 : 64, 0 };
+
+		for (size_t i = 0; i < st->cap; i++) {
+			if (st->slot[i])
+				seen_add(&big, st->slot[i]);
+			free(st->slot[i]);
+		}
+		free(st->slot);
+		*st = big;
+	}
+	for (const char *c = key; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	for (size_t i = (size_t)h & (st->cap - 1);; i = (i + 1) & (st->cap - 1)) {
+		if (!st->slot[i]) {
+			st->slot[i] = xstrdup(key);
+			st->n++;
+			return 0;
+		}
+		if (!strcmp(st->slot[i], key))
+			return 1;
+	}
+}
+
 static int check_others(const struct bundle *b, const struct bundle_process *p, struct ptdb_err *err)
 {
-	for (int i = 0; i < b->nprocs; i++) {
+	struct seen st = { NULL, 0, 0 };
+	int r = 0;
+
+	/* a module opens as it did for another process when it names the
+	 * same file, build ID and load address (processes share their
+	 * libraries: 10,000 of them are 10,000 times the same few files) */
+	for (int i = 0; i < b->nprocs && r == 0; i++) {
 		if (&b->procs[i] == p)
 			continue;
-		for (int k = 0; k < b->procs[i].nmods; k++) {
-			struct sym_module *m = open_module(b, &b->procs[i].mods[k], err);
+		for (int k = 0; k < b->procs[i].nmods && r == 0; k++) {
+			const struct bundle_module *bm = &b->procs[i].mods[k];
+			const char *uuid = bm->uuid ? bm->uuid : "";
+			size_t n = strlen(bm->file) + strlen(uuid) + 24;
+			char *key = xmalloc(n);
+			struct sym_module *m;
 
-			if (!m)
-				return -1;
-			sym_module_free(m);
+			snprintf(key, n, "%s\n%s\n%" PRIx64, bm->file, uuid, bm->load_addr);
+
+			if (!seen_add(&st, key)) {
+				if ((m = open_module(b, bm, err)))
+					sym_module_free(m);
+				else
+					r = -1;
+			}
+			free(key);
 		}
 	}
-	return 0;
+	for (size_t i = 0; i < st.cap; i++)
+		free(st.slot[i]);
+	free(st.slot);
+	return r;
 }
 
 static void note_procs(struct dbg_pm *pm, const struct bundle *b, int index)
@@ -346,18 +430,20 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allo
 	for (int i = 0; i < p->nthreads; i++) {
 		struct dbg_pm_thread *t = &pm->th[pm->nth++];
 		uint8_t *data = NULL;
-		size_t len = 0;
+		size_t len = 0, map_len = 0;
 
 		t->tid = p->threads[i].tid;
 		t->index = (unsigned)i + 1;
 		if (!p->threads[i].trace)
 			continue;
-		if (read_trace(b, p->threads[i].jpath, "iptTrace", p->threads[i].trace, &data, &len, err) < 0) {
+		if (read_trace(b, p->threads[i].jpath, "iptTrace", p->threads[i].trace, &data, &len,
+			       &map_len, err) < 0) {
 			pm_free(NULL, pm);
 			goto fail;
 		}
 		t->th = dbg_traced_new();
-		trace_swc_init_loaded(t->th, t->tid, t->index, data, len);
+		trace_swc_init_loaded(t->th, t->tid, t->index, NULL, 0);
+		trace_ring_adopt_mapped(&t->th->ring, data, len, map_len);
 		if (p->threads[i].wrapped) {	/* as the live trace was */
 			t->th->ring.wrapped = 1;
 			t->th->ring.total = p->threads[i].written;
@@ -401,14 +487,33 @@ fail:
 	return -1;
 }
 
+/* The IP of the last instruction of th's trace read from its end alone
+ * (trace_last_insn_ip): 1, or 0 (decode it all). */
+static int last_ip(struct dbg *d, struct trace_swc_thread *th, uint64_t *ip)
+{
+	const struct trace_image *img;
+	const uint8_t *buf;
+	size_t len;
+
+	if (th->cpu || !(buf = trace_ring_view(&th->ring, &len)) || !len || !(img = dbg_pm_image(d)))
+		return 0;
+	return trace_last_insn_ip(buf, len, img, ip);
+}
+
 int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err)
 {
 	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
-	uint64_t n;
+	uint64_t n, ip;
 
 	if (!th)
 		return ptdb_err_set(err, "thread %d has no trace", (int)tid);
+	if (last_ip(d, th, &ip)) {
+		memset(f, 0, sizeof(*f));
+		f->pc = ip;
+		f->mod = dbg_tr(d)->host->module_for(d, ip);
+		return 1;
+	}
 	if (dbg_trace_decode(d, th, &dec, err) < 0)
 		return -1;
 	/* the last instruction of the trace */

@@ -201,13 +201,14 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 	struct trace_piece *pieces = NULL;
 	const uint8_t **bufs;
 	size_t nparts = 0, np = 0;
-	int n, ncpu = 0, stale = 0, r = 0;
+	int n, ncpu = 0, stale = 0, r = 0, *owned;
 
 	for (struct trace_swc_cpu *k = c; k; k = k->next, ncpu++)
 		stale |= !k->split_valid || k->split_total != k->s.ring.total || k->split_sw != k->sw_len;
 	if (!stale)
 		return 0;
 	bufs = xcalloc((size_t)ncpu, sizeof(*bufs));
+	owned = xcalloc((size_t)ncpu, sizeof(*owned));
 	ncpu = 0;
 	for (struct trace_swc_cpu *k = c; k && r == 0; k = k->next, ncpu++) {
 		struct trace_switch *sw;
@@ -218,10 +219,14 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 			r = -1;
 			break;
 		}
-		if (trace_ring_snapshot(&k->s.ring, &buf, &len, err) < 0) {
+		if ((buf = (uint8_t *)trace_ring_view(&k->s.ring, &len))) {
+			owned[ncpu] = 0;	/* a loaded file's */
+		} else if (trace_ring_snapshot(&k->s.ring, &buf, &len, err) < 0) {
 			free(sw);
 			r = -1;
 			break;
+		} else {
+			owned[ncpu] = 1;
 		}
 		bufs[ncpu] = buf;
 		r = trace_split_pieces(buf, len, sw, nsw, &k->conv, ncpu, &pieces, &np, err);
@@ -230,8 +235,10 @@ static int split_cpu(struct dbg *d, struct trace_swc_cpu *c, struct ptdb_err *er
 	if (r == 0)
 		r = trace_split_merge(bufs, pieces, np, &parts, &nparts);
 	for (int k = 0; k < ncpu; k++)
-		free((void *)bufs[k]);
+		if (owned[k])
+			free((void *)bufs[k]);
 	free(bufs);
+	free(owned);
 	free(pieces);
 	if (r < 0)
 		return -1;
@@ -316,6 +323,7 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 	struct trace_decoded *dec = NULL;
 	struct trace_image img;
 	struct timespec t0, t1;
+	const uint8_t *view;
 	uint8_t *buf;
 	size_t len;
 	int r;
@@ -328,10 +336,15 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 		return 0;
 	}
 	dbg_decoded_forget(d, th);
-	if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
+	/* a loaded trace is read where it is mapped (the decoded trace is
+	 * forgotten before its ring is released); a live one is copied */
+	if ((view = trace_ring_view(&th->ring, &len)))
+		buf = (uint8_t *)view;
+	else if (trace_ring_snapshot(&th->ring, &buf, &len, err) < 0)
 		return -1;
 	if (dbg_trace_build_image(d, &img, err) < 0) {
-		free(buf);
+		if (!view)
+			free(buf);
 		return -1;
 	}
 	if (th->cpu) {	/* (its ring is its split part, whole) */
@@ -347,10 +360,11 @@ int dbg_trace_decode_hooked(struct dbg *d, struct trace_swc_thread *th,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (r < 0) {
 		trace_image_release(&img);
-		free(buf);
+		if (!view)
+			free(buf);
 		return r;
 	}
-	trace_decoded_adopt(dec, buf, &img);	/* read as chunks are decoded */
+	trace_decoded_adopt(dec, view ? NULL : buf, &img);	/* read as chunks are decoded */
 	e = entry(d, th, 1);
 	e->dec = dec;
 	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;

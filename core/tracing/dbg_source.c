@@ -99,10 +99,9 @@ static int live_cpu_info(struct dbg *d, char *vendor, size_t n, int *family, int
 
 static struct trace_swc_thread *pm_trace(struct dbg *d, pid_t tid)
 {
-	for (int i = 0; i < dbg_tr(d)->pm->nth; i++)
-		if (dbg_tr(d)->pm->th[i].tid == tid)
-			return dbg_tr(d)->pm->th[i].th;
-	return NULL;
+	struct dbg_pm_thread *t = dbg_pm_thread_of(d, tid);
+
+	return t ? t->th : NULL;
 }
 
 static int pm_traces(struct dbg *d, struct trace_swc_thread **out, int max)
@@ -134,10 +133,9 @@ static int pm_threads(struct dbg *d, struct target_thread_info *out, int max)
 
 static unsigned pm_thread_index(struct dbg *d, pid_t tid)
 {
-	for (int i = 0; i < dbg_tr(d)->pm->nth; i++)
-		if (dbg_tr(d)->pm->th[i].tid == tid)
-			return dbg_tr(d)->pm->th[i].index;
-	return 0;
+	struct dbg_pm_thread *t = dbg_pm_thread_of(d, tid);
+
+	return t ? t->index : 0;
 }
 
 static int pm_files_only(const struct dbg *d)

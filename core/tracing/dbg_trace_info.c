@@ -55,6 +55,9 @@ void dbg_decoded_figures(const struct trace_decoded *dec, struct dbg_decoded_fig
 	f->items = trace_decoded_item_count(dec);
 	f->gaps = trace_decoded_gap_count(dec);
 	f->mem = trace_decoded_mem_bytes(dec);
+	trace_decoded_chunk_stats(dec, &f->chunks, &f->chunk_decodes);
+	f->index_threads = trace_decoded_index_threads(dec);
+	f->index_fell_back = trace_decoded_index_fell_back(dec);
 }
 
 int dbg_trace_wrapped(const struct trace_swc_thread *th, unsigned long long *written,

@@ -107,6 +107,12 @@ void dbg_trace_did_stop(struct dbg *d);
 /* A loaded trace's thread has one frame: where its trace ends
  * (core/tracing/dbg_bundle.c). */
 int dbg_pm_frame(struct dbg *d, pid_t tid, struct dbg_frame *f, struct ptdb_err *err);
+/* core/tracing/dbg_bundle_index.c: a loaded bundle's thread with tid (the
+ * first listed), or NULL; the image of its modules, built once (NULL if
+ * it cannot be); both freed with d->pm by dbg_pm_index_free. */
+struct dbg_pm_thread *dbg_pm_thread_of(struct dbg *d, pid_t tid);
+const struct trace_image *dbg_pm_image(struct dbg *d);
+void dbg_pm_index_free(struct dbg_pm *pm);
 
 /* Where the session's traces and threads come from (core/tracing/dbg_source.c):
  * the live process traced by the software or the intel-pt collector, or a

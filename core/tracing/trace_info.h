@@ -48,6 +48,11 @@ int dbg_trace_cpu_figures(const struct trace_swc_thread *th, int i, struct dbg_t
 struct dbg_decoded_figures {
 	uint64_t insns, items, gaps;	/* items: insns + gaps + events */
 	size_t mem;			/* bytes it takes in memory */
+	/* an index's chunks, the chunk decodes so far, the threads its
+	 * indexing pass ran on, and whether a parallel pass fell back to
+	 * the serial one (chunks 0: a store of the whole trace) */
+	uint64_t chunks, chunk_decodes;
+	int index_threads, index_fell_back;
 };
 void dbg_decoded_figures(const struct trace_decoded *dec, struct dbg_decoded_figures *f);
 

@@ -65,6 +65,7 @@ struct dbg_pm {
 	struct trace_swc_cpu *cpu;	/* a per-CPU bundle's CPU stream, or NULL */
 	char vendor[32];		/* cpuInfo */
 	unsigned family, model, stepping;
+	struct dbg_pm_index *index;	/* core/tracing/dbg_bundle_index.c's */
 };
 
 /* While a traced run goes on: the figures handed to progress.fn, about

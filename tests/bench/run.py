@@ -234,17 +234,25 @@ def index():
     prog = build_prog("bigloop", "-O0")
     out = subprocess.run([exe, prog, iters], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True).stdout.split()
-    if len(out) != 10 or out[0] != out[8]:
+    if len(out) != 13 or out[0] != out[8]:
         print("index: indexbench failed or disagreed with the bare pass: %s" % " ".join(out))
         return False
     n, tlen, chunks = int(out[0]), int(out[1]), int(out[2])
     t_index, t_bare, extra = float(out[3]), float(out[4]), int(out[5])
     seek_max, seek_med, threads = float(out[6]), float(out[7]), int(out[9])
+    c_index, c_bare, c_flags = float(out[10]), float(out[11]), float(out[12])
     ratio = t_index / (t_bare / threads)
     beyond = (extra - tlen) / 2**20
     print("index (%d instructions, %.1f MiB of trace, %d chunks):" % (n, tlen / 2**20, chunks))
     print("  first decode %.2f s on %d threads; bare libipt %.2f s / %d = %.2f s: %.2fx %s" % (
         t_index, threads, t_bare, threads, t_bare / threads, ratio, "ok" if ratio <= 1.2 else "MISSED"))
+    print("  CPU time: indexing pass %.2f s (all threads), bare libipt %.2f s: %.2fx the work; "
+          "wall %.2f s against its CPU / %d threads %.2f s: %.2fx" % (
+              c_index, c_bare, c_index / c_bare, t_index, threads, c_index / threads,
+              t_index / (c_index / threads)))
+    print("  the work: bare libipt configured as ptdb's decoder (blocks end at jumps and calls: "
+          "the guard against 'jmp .'; the CPU's errata) %.2f s = %.2fx; the rest %.2fx" % (c_flags, c_flags / c_bare,
+                                                                   c_index / c_flags))
     print("  peak memory added %.1f MiB, %.1f MiB beyond the raw trace's copy %s" % (
         extra / 2**20, beyond, "ok" if beyond <= 256 else "MISSED"))
     print("  seek + dump 20: max %.1f ms, median %.1f ms %s" % (
@@ -254,7 +262,7 @@ def index():
 
 
 def main():
-    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "index"]
+    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "index", "load"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
@@ -271,6 +279,9 @@ def main():
         ok = steady.main() and ok
     if "index" in which:
         ok = index() and ok
+    if "load" in which:
+        import load_bench
+        ok = load_bench.main() and ok
     sys.exit(0 if ok else 1)
 
 

@@ -8,7 +8,10 @@
  * seeks to random instruction ids that dump 20 instructions each (cursor
  * seek, 20 steps, each instruction disassembled).  Prints one line:
  * insns trace_bytes chunks index_s bare_s peak_extra_bytes seek_max_s
- * seek_median_s bare_insns threads. */
+ * seek_median_s bare_insns threads index_cpu_s bare_cpu_s bare_flags_cpu_s
+ * (CPU seconds, all threads: what the indexing pass does beyond libipt's
+ * own work, whatever else the machine runs; the last the bare pass with
+ * blocks ending at jumps and calls, as ptdb's decoder asks). */
 #include "core/session/dbg.h"
 #include "core/tracing/cursor.h"
 #include "trace/decode.h"
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now(void)
@@ -43,7 +47,10 @@ static long status_kb(const char *key)
 	return v;
 }
 
-static uint64_t bare(const uint8_t *buf, size_t len, struct trace_image *img)
+/* flags: ptdb's decoder's configuration: blocks end at jumps and calls
+ * (libipt 2.0.5 recurses once per instruction through a loop of direct
+ * jumps), the CPU's errata. */
+static uint64_t bare(const uint8_t *buf, size_t len, struct trace_image *img, int flags)
 {
 	struct pt_config cfg;
 	struct pt_block_decoder *dec;
@@ -52,6 +59,15 @@ static uint64_t bare(const uint8_t *buf, size_t len, struct trace_image *img)
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.end_on_jump = (uint32_t)flags;
+	cfg.flags.variant.block.end_on_call = (uint32_t)flags;
+	if (flags && img->cpu.intel) {	/* and the CPU's errata, as ptdb's */
+		cfg.cpu.vendor = pcv_intel;
+		cfg.cpu.family = img->cpu.family;
+		cfg.cpu.model = img->cpu.model;
+		cfg.cpu.stepping = img->cpu.stepping;
+		pt_cpu_errata(&cfg.errata, &cfg.cpu);
+	}
 	dec = pt_blk_alloc_decoder(&cfg);
 	pt_blk_set_image(dec, img->image);
 	for (;;) {
@@ -81,6 +97,16 @@ static uint64_t bare(const uint8_t *buf, size_t len, struct trace_image *img)
 	return n;
 }
 
+/* CPU seconds of the process, all its threads. */
+static double cpu(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -101,7 +127,7 @@ int main(int argc, char **argv)
 	struct dbg_cursor *c;
 	uint8_t *buf;
 	size_t len;
-	double t0, t_index, t_bare, seeks[20];
+	double t0, t_index, t_bare, seeks[20], c0, c_index, c_bare, c_flags;
 	uint64_t ni, nb, chunks, decodes;
 	long rss0, hwm;
 	FILE *f;
@@ -126,9 +152,11 @@ int main(int argc, char **argv)
 		fclose(f);
 	}
 	t0 = now();
+	c0 = cpu();
 	if (dbg_trace_decode(&d, th, &dec, &err) < 0)
 		goto fail;
 	t_index = now() - t0;
+	c_index = cpu() - c0;
 	ni = trace_decoded_insn_count(dec);
 	trace_decoded_chunk_stats(dec, &chunks, &decodes);
 	c = dbg_cursor_new(&d, dec);
@@ -150,12 +178,18 @@ int main(int argc, char **argv)
 	    dbg_trace_build_image(&d, &img, &err) < 0)
 		goto fail;
 	t0 = now();
-	nb = bare(buf, len, &img);
+	c0 = cpu();
+	nb = bare(buf, len, &img, 0);
 	t_bare = now() - t0;
+	c_bare = cpu() - c0;
+	c0 = cpu();
+	bare(buf, len, &img, 1);
+	c_flags = cpu() - c0;
 	qsort(seeks, 20, sizeof(seeks[0]), cmp_d);
-	printf("%llu %zu %llu %.3f %.3f %ld %.6f %.6f %llu %d\n", (unsigned long long)ni, len,
-	       (unsigned long long)chunks, t_index, t_bare, (hwm - rss0) * 1024L, seeks[19],
-	       seeks[10], (unsigned long long)nb, trace_decoded_index_threads(dec));
+	printf("%llu %zu %llu %.3f %.3f %ld %.6f %.6f %llu %d %.3f %.3f %.3f\n", (unsigned long long)ni,
+	       len, (unsigned long long)chunks, t_index, t_bare, (hwm - rss0) * 1024L, seeks[19],
+	       seeks[10], (unsigned long long)nb, trace_decoded_index_threads(dec), c_index, c_bare,
+	       c_flags);
 	free(buf);
 	trace_image_release(&img);
 	dbg_release(&d);
