@@ -200,6 +200,18 @@ static enum cmd_status run_actions(struct session *s, const struct action *acts,
 	return st;
 }
 
+/* --dap: the client's launch or attach request names the program, so
+ * nothing else may (other: a program, -s, -o, -p or -n was given). */
+static int run_dap(struct session *s, int other, int port)
+{
+	if (other) {
+		fprintf(stderr, "error: --dap takes no program, -s, -o, -p or -n: the client's "
+			"launch or attach request names the program\n");
+		return 2;
+	}
+	return dap_main(s, port);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -281,13 +293,7 @@ int main(int argc, char **argv)
 	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
 	s.batch = batch;
 	if (dap) {
-		if (optind < argc || nacts || attach_pid || attach_name) {
-			fprintf(stderr, "error: --dap takes no program, -s, -o, -p or -n: the client's "
-				"launch or attach request names the program\n");
-			rc = 2;
-		} else {
-			rc = dap_main(&s, dap_port);
-		}
+		rc = run_dap(&s, optind < argc || nacts || attach_pid || attach_name, dap_port);
 		session_release(&s);
 		free(acts);
 		return rc;

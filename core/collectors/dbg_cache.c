@@ -510,6 +510,30 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 	return rc;
 }
 
+/* A full record buffer (its guard page faulted): read it and restart the
+ * store.  1: the thread runs on; 0: its turn is over (settled out of the
+ * cache); -1: error. */
+static int full_buffer(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t,
+		       struct user_regs_struct *r, struct ptdb_err *err)
+{
+	uint64_t s = rec_start(c);
+
+	c->st.drains++;
+	if (dbg_cache_drain(c, th) < 0)
+		return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+	r->rax = s;
+	target_set_pending_signal(c->d->proc, t, 0);
+	if (target_set_regs(c->d->proc, t, r, err) < 0)
+		return -1;
+	if (c->deadline && !c->yield && ++c->fills >= QUANTUM_FILLS) {
+		c->yield = 1;	/* its quantum: from here, not interrupted */
+		c->st.quanta++;
+	}
+	if (c->yield)
+		return settle(c, th, t, r, err) < 0 ? -1 : 0;
+	return 1;
+}
+
 static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
@@ -598,25 +622,10 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		}
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
 		    ts->addr == c->rec + 4096 + REC_BYTES && dbg_cache_region_of(c, r->rip)) {
-			/* a full buffer: read it, restart the store */
-			uint64_t s = rec_start(c);
+			int fr = full_buffer(c, th, t, r, err);
 
-			c->st.drains++;
-			if (dbg_cache_drain(c, th) < 0)
-				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
-			r->rax = s;
-			target_set_pending_signal(d->proc, t, 0);
-			if (target_set_regs(d->proc, t, r, err) < 0)
-				return -1;
-			if (c->deadline && !c->yield && ++c->fills >= QUANTUM_FILLS) {
-				c->yield = 1;	/* its quantum: from here, not interrupted */
-				c->st.quanta++;
-			}
-			if (c->yield) {
-				if (settle(c, th, t, r, err) < 0)
-					return -1;
-				return DBG_CACHE_YIELD;
-			}
+			if (fr <= 0)
+				return fr < 0 ? -1 : DBG_CACHE_YIELD;
 			continue;
 		}
 		/* anything else happens to the program: out of the cache first */

@@ -93,6 +93,16 @@ int dbg_end_stop(struct dbg *d, const struct target_stop *ts, struct dbg_stop *s
 /* Runs the process natively as rq asks (traced: dbg_trace_run). */
 int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err);
+/* core/session/dbg_run.c, for stepping (dbg_step.c): a run as the session
+ * makes it (the trace session's collector when tracing, else checking
+ * watchpoints, else natively), RW_* as dbg_run_native; what a stop the
+ * user sees updates (selection, modules, a kept trace); a thread's
+ * registers; "Process must be launched." when there is no process. */
+int dbg_run_wait(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		 int ngoals, struct dbg_stop *stop, struct ptdb_err *err);
+void dbg_user_stop(struct dbg *d, struct dbg_stop *stop);
+int dbg_thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r, struct ptdb_err *err);
+int dbg_check_alive(struct dbg *d, struct ptdb_err *err);
 /* The same checking the watchpoints (core/session/dbg_watch.c); -2 when none is
  * enabled (the caller runs the process). */
 int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,

@@ -1,160 +1,11 @@
 /* core/session/dbg_step.c: continue, source-line and instruction stepping, finish
- * and until, over target/'s all-stop resume/step/wait. */
+ * and until, each a run of dbg_run.c's dbg_run_wait. */
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
-
-static void user_stop(struct dbg *d, struct dbg_stop *stop)
-{
-	d->last = *stop;
-	if (d->proc)
-		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
-	if (d->pend_out.tid && (!dbg_alive(d) || !target_thread_index(d->proc, d->pend_out.tid)))
-		d->pend_out.tid = 0;	/* its thread or the process is gone */
-	if (stop->reason == DBG_R_EXITED) {
-		dbg_trace_exited(d);
-		return;
-	}
-	if (stop->reason == DBG_R_EXEC && d->tr.trace) {
-		/* the traced image is gone (and with it the tracer's parked
-		 * breakpoints, which the target forgot): its trace cannot be
-		 * decoded against the new program, nor tracing go on there */
-		dbg_trace_end(d);
-		stop->trace_ended = 1;
-		d->last = *stop;
-	}
-	dbg_trace_did_stop(d);
-	d->sel_tid = stop->tid;
-	d->sel_frame = 0;
-	dbg_refresh_modules(d);
-}
-
-static int thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
-		       struct ptdb_err *err)
-{
-	return target_get_regs(d->proc, tid, r, err);
-}
-
-/* Runs (step_tid != 0: single-steps that thread) until a user-visible stop
- * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
- * stepping, the step done (RW_STEPPED).  Handles module loads and the
- * signal policy on the way. */
-int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
-		   struct ptdb_err *err)
-{
-	pid_t step_tid = rq->step_tid, tid = rq->tid;
-	const struct dbg_goal *goals = rq->goals;
-	int ngoals = rq->ngoals;
-	struct target_stop ts;
-
-	dbg_replay_leave(d);	/* any resume leaves replay mode */
-	memset(stop, 0, sizeof(*stop));
-	for (;;) {
-		int r = step_tid ? target_step(d->proc, step_tid, err)
-				 : target_resume(d->proc, err);
-
-		if (r < 0)
-			return -1;
-		d->running = 1;
-		if (d->interrupt_requested)
-			target_interrupt(d->proc);	/* Ctrl-C came between two steps */
-		r = target_wait(d->proc, &ts, err);
-		d->running = 0;
-		if (r < 0)
-			return -1;
-		stop->tid = ts.tid;
-		switch (ts.kind) {
-		case TARGET_STOP_EXITED:
-		case TARGET_STOP_SIGNALED:
-			dbg_exit_stop(stop, &ts);
-			return RW_USER;
-		case TARGET_STOP_BREAKPOINT: {
-			struct user_regs_struct regs;
-
-			if (dbg_bp_hit(d, ts.tid, ts.addr, &stop->bp_id, &stop->loc_id)) {
-				stop->reason = DBG_R_BREAKPOINT;
-				return RW_USER;
-			}
-			if (ts.tid == tid && thread_regs(d, tid, &regs, err) == 0)
-				for (int i = 0; i < ngoals; i++)
-					if (goals[i].pc == ts.addr && regs.rsp >= goals[i].min_rsp)
-						return RW_GOAL;
-			if (ts.addr == d->load_bp)
-				dbg_refresh_modules(d);
-			if (step_tid && ts.tid == step_tid)
-				return RW_STEPPED;
-			break;	/* someone else's internal breakpoint: go on */
-		}
-		case TARGET_STOP_STEP:
-			if (step_tid && ts.tid == step_tid)
-				return RW_STEPPED;
-			break;
-		case TARGET_STOP_SIGNAL:
-			if (dbg_signal_stop(d, &ts, stop))
-				return RW_USER;
-			break;
-		case TARGET_STOP_EXEC:
-			stop->reason = DBG_R_EXEC;
-			return RW_USER;
-		case TARGET_STOP_INTERRUPT:
-			if (d->interrupt_requested) {
-				stop->reason = DBG_R_INTERRUPT;
-				return RW_USER;
-			}
-			stop->reason = DBG_R_SIGNAL;
-			stop->signo = 19;	/* SIGSTOP from outside */
-			return RW_USER;
-		case TARGET_STOP_NONE:
-			break;
-		}
-		if (d->interrupt_requested) {
-			/* the interrupt landed as another event; stop here */
-			stop->reason = DBG_R_INTERRUPT;
-			return RW_USER;
-		}
-	}
-}
-
-static int run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
-		    const struct dbg_goal *goals, int ngoals,
-		    struct dbg_stop *stop, struct ptdb_err *err)
-{
-	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
-	int r;
-
-	if (d->on_resume.fn)
-		d->on_resume.fn(d->on_resume.ctx);
-	/* the tracer's threads are the parent's: it follows the parent */
-	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
-	if (dbg_tracing(d))
-		return dbg_trace_run(d, &rq, stop, err);
-	r = dbg_watch_run(d, &rq, stop, err);
-	if (r != -2)
-		return r;
-	return dbg_run_native(d, &rq, stop, err);
-}
-
-static int check_alive(struct dbg *d, struct ptdb_err *err)
-{
-	if (!dbg_alive(d))
-		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
-	return 0;
-}
-
-int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
-{
-	struct target_stop ts;
-
-	if (!dbg_alive(d) || !target_poll_exit(d->proc, &ts))
-		return 0;
-	memset(stop, 0, sizeof(*stop));
-	dbg_exit_stop(stop, &ts);
-	user_stop(d, stop);
-	return 1;
-}
 
 static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why);
 static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
@@ -164,7 +15,7 @@ int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	int r;
 
-	if (check_alive(d, err) < 0)
+	if (dbg_check_alive(d, err) < 0)
 		return -1;
 	if (d->pend_out.tid && target_thread_index(d->proc, d->pend_out.tid)) {
 		/* a finish another stop interrupted goes on (LLDB's plan) */
@@ -179,14 +30,14 @@ int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 			d->pend_out.tid = 0;
 			return 0;
 		}
-		user_stop(d, stop);
+		dbg_user_stop(d, stop);
 		return 0;
 	}
 	d->pend_out.tid = 0;
-	r = run_wait(d, 0, 0, NULL, 0, stop, err);
+	r = dbg_run_wait(d, 0, 0, NULL, 0, stop, err);
 	if (r < 0)
 		return -1;
-	user_stop(d, stop);
+	dbg_user_stop(d, stop);
 	return 0;
 }
 
@@ -198,7 +49,7 @@ static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
 
 	for (int i = 0; i < n && i < 8; i++)
 		planted[i] = target_bp_insert(d->proc, goals[i].pc, err) == 0;
-	r = run_wait(d, 0, tid, goals, n, stop, err);
+	r = dbg_run_wait(d, 0, tid, goals, n, stop, err);
 	if (dbg_alive(d))
 		for (int i = 0; i < n && i < 8; i++)
 			if (planted[i])
@@ -219,7 +70,7 @@ static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 	struct user_regs_struct r;
 	struct disasm_insn in;
 
-	if (thread_regs(d, tid, &r, err) < 0)
+	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	if (over && dbg_insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
 		struct dbg_goal g = { r.rip + in.len, r.rsp };
@@ -227,7 +78,7 @@ static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 
 		return rr == RW_GOAL ? RW_STEPPED : rr;
 	}
-	return run_wait(d, tid, tid, NULL, 0, stop, err);
+	return dbg_run_wait(d, tid, tid, NULL, 0, stop, err);
 }
 
 static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
@@ -236,7 +87,7 @@ static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 	memset(stop, 0, sizeof(*stop));
 	stop->reason = why;
 	stop->tid = tid;
-	user_stop(d, stop);
+	dbg_user_stop(d, stop);
 }
 
 /* The end of a stepping command: an error, a stop that came first
@@ -247,7 +98,7 @@ static int finish_cmd(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
 	if (rr < 0)
 		return -1;
 	if (rr == RW_USER)
-		user_stop(d, stop);
+		dbg_user_stop(d, stop);
 	else
 		done(d, stop, tid, why);
 	return 0;
@@ -258,7 +109,7 @@ int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 {
 	pid_t tid = d->sel_tid;
 
-	if (check_alive(d, err) < 0)
+	if (dbg_check_alive(d, err) < 0)
 		return -1;
 	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
@@ -366,7 +217,7 @@ static int through_stub(struct dbg *d, pid_t tid, struct user_regs_struct *r, ui
 
 	if (rr < 0 || rr == RW_USER)
 		return rr;
-	if (thread_regs(d, tid, r, err) < 0)
+	if (dbg_thread_regs(d, tid, r, err) < 0)
 		return -1;
 	return r->rip == ret ? LC_BACK : LC_ON;
 }
@@ -382,10 +233,10 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 	struct line_at now;
 	int rr;
 
-	rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+	rr = dbg_run_wait(d, tid, tid, NULL, 0, stop, err);
 	if (rr < 0 || rr == RW_USER)
 		return rr;
-	if (thread_regs(d, tid, &r, err) < 0)
+	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	{
 		unsigned id, loc;
@@ -563,7 +414,7 @@ static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum db
 		stop->tid = tid;
 		stop->bp_id = id;
 		stop->loc_id = loc;
-		user_stop(d, stop);
+		dbg_user_stop(d, stop);
 	} else {
 		done(d, stop, tid, why);
 	}
@@ -591,7 +442,7 @@ static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
 		rr = one_insn(d, tid, 1, stop, err);
 		if (rr != RW_STEPPED)
 			return rr;
-		if (thread_regs(d, tid, r, err) < 0)
+		if (dbg_thread_regs(d, tid, r, err) < 0)
 			return -1;
 		if (frame0_at(d, r->rip, 0, &now) < 0 || frame_order(st, &now) != FC_YOUNGER)
 			return RW_STEPPED;
@@ -609,11 +460,11 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	uint64_t lo, hi;
 	int rr, hidden;
 
-	if (check_alive(d, err) < 0)
+	if (dbg_check_alive(d, err) < 0)
 		return -1;
 	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
-	if (thread_regs(d, tid, &r, err) < 0)
+	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	hidden = dbg_inline_hidden(d, tid, r.rip);
 	if (into && hidden > 0) {
@@ -646,20 +497,20 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 			if (rr == LC_IN) {
 				/* in the callee: the inlined calls starting
 				 * here hidden, as after any step */
-				if (thread_regs(d, tid, &r, err) < 0)
+				if (dbg_thread_regs(d, tid, &r, err) < 0)
 					return -1;
 				stop_hidden(d, stop, tid, why, r.rip,
 					    frame0_at(d, r.rip, -1, &now) < 0 ? 0 : now.hidden);
 				return 0;
 			}
 		} else {
-			rr = run_wait(d, tid, tid, NULL, 0, stop, err);
+			rr = dbg_run_wait(d, tid, tid, NULL, 0, stop, err);
 		}
 		if (rr < 0)
 			return -1;
 		if (rr == RW_USER)
 			goto user;
-		if (thread_regs(d, tid, &r, err) < 0)
+		if (dbg_thread_regs(d, tid, &r, err) < 0)
 			return -1;
 again:
 		if (in_ranges(&rs, r.rip))
@@ -701,7 +552,7 @@ again:
 	done(d, stop, tid, why);
 	return 0;
 user:
-	user_stop(d, stop);
+	dbg_user_stop(d, stop);
 	return 0;
 }
 
@@ -712,7 +563,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	struct dbg_goal g;
 	int n, k, rr;
 
-	if (check_alive(d, err) < 0)
+	if (dbg_check_alive(d, err) < 0)
 		return -1;
 	d->pend_out.tid = 0;	/* a new stepping command replaces it */
 	dbg_interrupt_arm(d);
@@ -727,7 +578,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 		struct sym_inline self, cur;
 		struct user_regs_struct r0;
 
-		if (thread_regs(d, tid, &r0, err) < 0)
+		if (dbg_thread_regs(d, tid, &r0, err) < 0)
 			return -1;
 		if (inline_level(d, r0.rip, target + 1, &self) < 0)
 			self.name = NULL;
@@ -740,13 +591,13 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 				done(d, stop, tid, DBG_R_INTERRUPT);
 				return 0;
 			}
-			if (thread_regs(d, tid, &r, err) < 0)
+			if (dbg_thread_regs(d, tid, &r, err) < 0)
 				return -1;
 			ret = dbg_insn_at(d, r.rip, &in) == 0 && in.kind == DISASM_KIND_RET;
 			rr = one_insn(d, tid, 1, stop, err);
 			if (rr != RW_STEPPED)
 				return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
-			if (thread_regs(d, tid, &r, err) < 0)
+			if (dbg_thread_regs(d, tid, &r, err) < 0)
 				return -1;
 			if (ret || (dep = inline_depth(d, r.rip)) <= target)
 				break;
@@ -794,7 +645,7 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 	pid_t tid = d->sel_tid;
 	int nf, ng = 0;
 
-	if (check_alive(d, err) < 0)
+	if (dbg_check_alive(d, err) < 0)
 		return -1;
 	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);

@@ -1,0 +1,157 @@
+/* core/session/dbg_run.c: running the process natively (or through the
+ * trace session or watchpoints) until a stop the user sees or a goal, and
+ * what a stop the user sees updates.  Stepping, finish and until
+ * (dbg_step.c) run through dbg_run_wait. */
+#include "core/session/dbg.h"
+#include "core/session/dbg_int.h"
+
+#include <string.h>
+
+void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
+{
+	d->last = *stop;
+	if (d->proc)
+		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
+	if (d->pend_out.tid && (!dbg_alive(d) || !target_thread_index(d->proc, d->pend_out.tid)))
+		d->pend_out.tid = 0;	/* its thread or the process is gone */
+	if (stop->reason == DBG_R_EXITED) {
+		dbg_trace_exited(d);
+		return;
+	}
+	if (stop->reason == DBG_R_EXEC && d->tr.trace) {
+		/* the traced image is gone (and with it the tracer's parked
+		 * breakpoints, which the target forgot): its trace cannot be
+		 * decoded against the new program, nor tracing go on there */
+		dbg_trace_end(d);
+		stop->trace_ended = 1;
+		d->last = *stop;
+	}
+	dbg_trace_did_stop(d);
+	d->sel_tid = stop->tid;
+	d->sel_frame = 0;
+	dbg_refresh_modules(d);
+}
+
+int dbg_thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
+		       struct ptdb_err *err)
+{
+	return target_get_regs(d->proc, tid, r, err);
+}
+
+/* Runs (step_tid != 0: single-steps that thread) until a user-visible stop
+ * (RW_USER, *stop filled), a goal reached by tid (RW_GOAL), or, when
+ * stepping, the step done (RW_STEPPED).  Handles module loads and the
+ * signal policy on the way. */
+int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
+		   struct ptdb_err *err)
+{
+	pid_t step_tid = rq->step_tid, tid = rq->tid;
+	const struct dbg_goal *goals = rq->goals;
+	int ngoals = rq->ngoals;
+	struct target_stop ts;
+
+	dbg_replay_leave(d);	/* any resume leaves replay mode */
+	memset(stop, 0, sizeof(*stop));
+	for (;;) {
+		int r = step_tid ? target_step(d->proc, step_tid, err)
+				 : target_resume(d->proc, err);
+
+		if (r < 0)
+			return -1;
+		d->running = 1;
+		if (d->interrupt_requested)
+			target_interrupt(d->proc);	/* Ctrl-C came between two steps */
+		r = target_wait(d->proc, &ts, err);
+		d->running = 0;
+		if (r < 0)
+			return -1;
+		stop->tid = ts.tid;
+		switch (ts.kind) {
+		case TARGET_STOP_EXITED:
+		case TARGET_STOP_SIGNALED:
+			dbg_exit_stop(stop, &ts);
+			return RW_USER;
+		case TARGET_STOP_BREAKPOINT: {
+			struct user_regs_struct regs;
+
+			if (dbg_bp_hit(d, ts.tid, ts.addr, &stop->bp_id, &stop->loc_id)) {
+				stop->reason = DBG_R_BREAKPOINT;
+				return RW_USER;
+			}
+			if (ts.tid == tid && dbg_thread_regs(d, tid, &regs, err) == 0)
+				for (int i = 0; i < ngoals; i++)
+					if (goals[i].pc == ts.addr && regs.rsp >= goals[i].min_rsp)
+						return RW_GOAL;
+			if (ts.addr == d->load_bp)
+				dbg_refresh_modules(d);
+			if (step_tid && ts.tid == step_tid)
+				return RW_STEPPED;
+			break;	/* someone else's internal breakpoint: go on */
+		}
+		case TARGET_STOP_STEP:
+			if (step_tid && ts.tid == step_tid)
+				return RW_STEPPED;
+			break;
+		case TARGET_STOP_SIGNAL:
+			if (dbg_signal_stop(d, &ts, stop))
+				return RW_USER;
+			break;
+		case TARGET_STOP_EXEC:
+			stop->reason = DBG_R_EXEC;
+			return RW_USER;
+		case TARGET_STOP_INTERRUPT:
+			if (d->interrupt_requested) {
+				stop->reason = DBG_R_INTERRUPT;
+				return RW_USER;
+			}
+			stop->reason = DBG_R_SIGNAL;
+			stop->signo = 19;	/* SIGSTOP from outside */
+			return RW_USER;
+		case TARGET_STOP_NONE:
+			break;
+		}
+		if (d->interrupt_requested) {
+			/* the interrupt landed as another event; stop here */
+			stop->reason = DBG_R_INTERRUPT;
+			return RW_USER;
+		}
+	}
+}
+
+int dbg_run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
+		    const struct dbg_goal *goals, int ngoals,
+		    struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
+	int r;
+
+	if (d->on_resume.fn)
+		d->on_resume.fn(d->on_resume.ctx);
+	/* the tracer's threads are the parent's: it follows the parent */
+	target_set_follow_fork(d->proc, d->follow_fork_child && !dbg_tracing(d));
+	if (dbg_tracing(d))
+		return dbg_trace_run(d, &rq, stop, err);
+	r = dbg_watch_run(d, &rq, stop, err);
+	if (r != -2)
+		return r;
+	return dbg_run_native(d, &rq, stop, err);
+}
+
+int dbg_check_alive(struct dbg *d, struct ptdb_err *err)
+{
+	if (!dbg_alive(d))
+		return ptdb_err_code(err, PTDB_E_NO_PROCESS, "Process must be launched.");
+	return 0;
+}
+
+int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
+{
+	struct target_stop ts;
+
+	if (!dbg_alive(d) || !target_poll_exit(d->proc, &ts))
+		return 0;
+	memset(stop, 0, sizeof(*stop));
+	dbg_exit_stop(stop, &ts);
+	dbg_user_stop(d, stop);
+	return 1;
+}
