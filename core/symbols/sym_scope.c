@@ -402,17 +402,23 @@ void sym_scope_free_cu(struct sym_cu *cu)
 	free(cu->scope_files);
 }
 
-int sym_func_split(struct sym_module *m, uint64_t a)
+/* The compile unit whose line rows cover a, its scopes loaded; NULL if none. */
+static struct sym_cu *scopes_cu(struct sym_module *m, uint64_t a)
 {
 	struct sym_cu *cu = NULL;
 
-	if (!m->has_debug || sym_dwarf_init(m) < 0)
-		return 0;
 	sym_find_row(m, a, &cu);
-	if (!cu)
-		return 0;
-	if (!cu->scopes_loaded)
+	if (cu && !cu->scopes_loaded)
 		sym_scope_load(m, cu);
+	return cu;
+}
+
+int sym_func_split(struct sym_module *m, uint64_t a)
+{
+	struct sym_cu *cu;
+
+	if (!m->has_debug || sym_dwarf_init(m) < 0 || !(cu = scopes_cu(m, a)))
+		return 0;
 	for (size_t i = 0; i < cu->nscopes; i++)
 		if (cu->scopes[i].depth == 0 && a >= cu->scopes[i].lo && a < cu->scopes[i].hi)
 			return cu->scopes[i].split;
@@ -421,16 +427,11 @@ int sym_func_split(struct sym_module *m, uint64_t a)
 
 int sym_scopes_at(struct sym_module *m, uint64_t a, const struct sym_scope **out, int max)
 {
-	struct sym_cu *cu = NULL;
+	struct sym_cu *cu;
 	int n = 0;
 
-	if (!m->has_debug || max <= 0)
+	if (!m->has_debug || max <= 0 || !(cu = scopes_cu(m, a)))
 		return 0;
-	sym_find_row(m, a, &cu);
-	if (!cu)
-		return 0;
-	if (!cu->scopes_loaded)
-		sym_scope_load(m, cu);
 	/* the subprogram holding a, then each inlined call in it by depth */
 	for (int depth = 0; depth < max; depth++) {
 		const struct sym_scope *best = NULL;
