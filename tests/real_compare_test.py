@@ -218,14 +218,24 @@ def compare(name, prog, cmds, drop):
         k = next((j for j, l in enumerate(w or []) if RESUMING.match(l)), None)
         if k:
             del w[:k]
+    gots = [normalize(pb.get((i, c), ["<ptdb did not run it>"]), drop) for i, c in enumerate(cmds)]
+    for i in range(len(cmds)):
+        # lldb-16 in batch mode printed an earlier command's output (a
+        # stop) before this command's own: given back to the earlier
+        # command that shows nothing there (where ptdb shows something),
+        # whatever that output is
+        want, got = wants[i], gots[i]
+        if not want or not got or len(want) <= len(got) or want[-len(got):] != got:
+            continue
+        k = next((k for k in range(i - 1, max(-1, i - 4), -1) if wants[k] == [] and gots[k]), None)
+        if k is not None:
+            wants[k], wants[i] = want[:-len(got)], got
     for i, c in enumerate(cmds):
-        key = (i, c)
         if wants[i] is None:
             unnamed.append("lldb-16 did not run '%s' (an earlier command failed?)\n%s"
                            % (c, lo[-2000:]))
             break
-        want = wants[i]
-        got = normalize(pb.get(key, ["<ptdb did not run it>"]), drop)
+        want, got = wants[i], gots[i]
         for j in range(i + 1, min(i + 4, len(cmds))):
             # lldb-16 in batch mode printed this command's output after
             # a later command's echo
