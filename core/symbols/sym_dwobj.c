@@ -88,9 +88,73 @@ static Dwarf_Unsigned dwobj_count(void *obj)
 	return ((struct sym_dwobj *)obj)->nsh;
 }
 
+/* A .debug_rnglists or .debug_loclists section's headers, checked as
+ * libdwarf reads them (length, version 5, address size 2, 4 or 8, the
+ * rest of the header inside the section).  libdwarf 20210528 frees its
+ * half-built list of headers at a bad one and then goes on using it (a
+ * double free): such a section is refused here before libdwarf sees it. */
+static int dwobj_lists_ok(const uint8_t *d, uint64_t n)
+{
+	for (uint64_t off = 0; off < n;) {
+		uint64_t len, lsize = 4;
+		uint32_t l32;
+		uint16_t ver;
+
+		if (n - off < 4)
+			return 0;
+		memcpy(&l32, d + off, 4);
+		if (l32 == 0xffffffffu) {
+			if (n - off < 12)
+				return 0;
+			memcpy(&len, d + off + 4, 8);
+			lsize = 12;
+		} else if (l32 >= 0xfffffff0u || l32 == 0) {
+			return 0;	/* reserved, or (IRIX's) 64-bit length form */
+		} else {
+			len = l32;
+		}
+		/* version 2, address size 1, selector size 1, offset count 4 */
+		if (len < 8 || len > n - off - lsize)
+			return 0;
+		memcpy(&ver, d + off + lsize, 2);
+		if (ver != 5 || (d[off + lsize + 2] != 2 && d[off + lsize + 2] != 4 &&
+				 d[off + lsize + 2] != 8))
+			return 0;
+		off += lsize + len;
+	}
+	return 1;
+}
+
+static int dwobj_is_lists(const struct sym_dwobj *o, const Elf64_Shdr *sh)
+{
+	const char *nm = sh->sh_name < o->shstrsz &&
+		memchr(o->shstr + sh->sh_name, 0, o->shstrsz - sh->sh_name) ? o->shstr + sh->sh_name : "";
+
+	return !strncmp(nm, ".debug_rnglists", 15) || !strncmp(nm, ".debug_loclists", 15) ||
+	       !strncmp(nm, ".zdebug_rnglists", 16) || !strncmp(nm, ".zdebug_loclists", 16);
+}
+
+/* The section's bytes as libdwarf reads them (inflated, for a compressed
+ * one), or DW_DLV_ERROR. */
+static int dwobj_bytes(struct sym_dwobj *o, Dwarf_Half i, Dwarf_Small **data, int *error);
+
 static int dwobj_load(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
 {
 	struct sym_dwobj *o = obj;
+	Dwarf_Obj_Access_Section sec;
+	int rc = dwobj_bytes(o, i, data, error);
+
+	if (rc != DW_DLV_OK || !dwobj_is_lists(o, &o->shs[i]))
+		return rc;
+	if (dwobj_info(o, i, &sec, error) != DW_DLV_OK || !dwobj_lists_ok(*data, sec.size)) {
+		*error = DW_DLE_RNGLISTS_ERROR;
+		return DW_DLV_ERROR;
+	}
+	return DW_DLV_OK;
+}
+
+static int dwobj_bytes(struct sym_dwobj *o, Dwarf_Half i, Dwarf_Small **data, int *error)
+{
 	const Elf64_Shdr *sh;
 	const Elf64_Chdr *ch;
 	Elf64_Chdr chb;
