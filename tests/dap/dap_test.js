@@ -523,17 +523,19 @@ tests['while the program runs: threads, stackTrace, errors, breakpoints set unse
 	const done = dc.sequence - 1;
 	const seq = dc.sequence;
 	const cont = dc.waitForEvent('continued');
-	const ev = dc.evaluateRequest({ expression: 'process continue', context: 'repl' });
+	// (each rejection awaited from the start: a response that comes in a
+	// read of its own before the await would be an unhandled rejection)
+	const ev = assert.rejects(dc.evaluateRequest({ expression: 'process continue', context: 'repl' }), /cancelled/);
 	await cont;
 	// (a breakpoint request during a console command waits for its stop:
 	// queued, and cancelled there)
 	const bseq = dc.sequence;
-	const queued = dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 11 }] });
+	const queued = assert.rejects(dc.setBreakpointsRequest({ source: { path: P('rel_spin4.c') }, breakpoints: [{ line: 11 }] }), /cancelled/);
 	await dc.customRequest('cancel', { requestId: bseq });
-	await assert.rejects(queued, /cancelled/);
+	await queued;
 	p = dc.waitForEvent('stopped');
 	await dc.customRequest('cancel', { requestId: seq });
-	await assert.rejects(ev, /cancelled/);
+	await ev;
 	assert.strictEqual((await p).body.reason, 'pause');
 	await dc.customRequest('cancel', { requestId: done });
 	assert.strictEqual((await top(dc, tid)).source.name, 'rel_spin4.c');
