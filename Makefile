@@ -91,6 +91,8 @@ tests/programs/inline_o2: tests/programs/inline_o2.c
 # without line information.
 tests/programs/step_o2: tests/programs/step_o2.c
 	gcc -g -O2 -fPIE -pie -o $@ $<
+tests/programs/step_ret_o2: tests/programs/step_ret_o2.c
+	gcc -g -O2 -fPIE -pie -o $@ $<
 # Breakpoints by name in optimized C++ (0178).
 tests/programs/bp_o2: tests/programs/bp_o2.cpp
 	g++ -g -O2 -fPIE -pie -o $@ $<

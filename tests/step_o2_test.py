@@ -36,6 +36,14 @@ SESSIONS = [
                                       "r " + ARGS, "c", "c", "n", "n", "c", "c"]),
     ("until", ["b process", "r " + ARGS, "n", "thread until 57", "n", "n"]),
 ]
+# a return into the first instruction of an inlined call: the stop (of
+# 'finish' or of 'n' out of the callee) is at the call's call site, and
+# 'n' from there steps over the rest of the inlined call
+RET = "tests/programs/step_ret_o2"
+SESSIONS_RET = [
+    ("finish into an inlined call, then n", ["b load", "r alpha beta", "finish"] + ["n"] * 5),
+    ("n out into an inlined call", ["b load", "r a b"] + ["n"] * 9),
+]
 # without line information: 's' one instruction into calls, 'n' over them
 NODEBUG = "tests/programs/step_nodebug"
 SESSIONS_NODEBUG = [
@@ -99,11 +107,14 @@ def run_all():
     if not shutil.which(LLDB):
         results.skip("step O2", "%s is not installed (make deps installs it)" % LLDB)
         return
-    if not os.path.exists(os.path.join(ROOT, PROG)):
-        results.fail("step O2", "%s is not built (make programs)" % PROG)
-        return
+    for prog in (PROG, RET):
+        if not os.path.exists(os.path.join(ROOT, prog)):
+            results.fail("step O2", "%s is not built (make programs)" % prog)
+            return
     for name, cmds in SESSIONS:
         run_session(name, cmds)
+    for name, cmds in SESSIONS_RET:
+        run_session(name, cmds, RET)
     if not os.path.exists(os.path.join(ROOT, NODEBUG)):
         results.fail("step O2", "%s is not built (make programs)" % NODEBUG)
         return

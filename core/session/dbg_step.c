@@ -10,6 +10,8 @@
 static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why);
 static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
 		  int n, struct dbg_stop *stop, struct ptdb_err *err);
+static void stop_at_calls(struct dbg *d, struct dbg_stop *stop, pid_t tid,
+			  enum dbg_reason why, uint64_t pc);
 
 int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
@@ -26,7 +28,7 @@ int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 		if (r < 0)
 			return -1;
 		if (r == RW_GOAL) {
-			done(d, stop, tid, DBG_R_STEP_OUT);
+			stop_at_calls(d, stop, tid, DBG_R_STEP_OUT, g.pc);
 			d->pend_out.tid = 0;
 			return 0;
 		}
@@ -401,6 +403,18 @@ static int extend_step(struct step_ranges *rs, struct frame0 *cx, const struct f
 	return 1;
 }
 
+/* The stop at pc shows frame 0 with the innermost hide inlined calls
+ * hidden (their call site as its line). */
+static void hide_calls(struct dbg *d, pid_t tid, uint64_t pc, int hide)
+{
+	if (hide <= 0)
+		return;
+	d->inl_hide.n = (unsigned)hide;
+	d->inl_hide.tid = tid;
+	d->inl_hide.pc = pc;
+	d->inl_hide.stop_id = target_stop_id(d->proc);
+}
+
 static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why,
 			uint64_t pc, int hide)
 {
@@ -418,12 +432,22 @@ static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum db
 	} else {
 		done(d, stop, tid, why);
 	}
-	if (hide <= 0)
-		return;
-	d->inl_hide.n = (unsigned)hide;
-	d->inl_hide.tid = tid;
-	d->inl_hide.pc = pc;
-	d->inl_hide.stop_id = target_stop_id(d->proc);
+	hide_calls(d, tid, pc, hide);
+}
+
+/* A step or finish that ended at pc (its own stop, not a breakpoint's):
+ * the inlined calls whose ranges start there hidden, as lldb-16 shows
+ * any stop of a thread plan; e.g. a return into the first instruction of
+ * an inlined call stops at that call's call site, and 'n' from there
+ * steps over the call. */
+static void stop_at_calls(struct dbg *d, struct dbg_stop *stop, pid_t tid,
+			  enum dbg_reason why, uint64_t pc)
+{
+	struct frame0 f;
+
+	done(d, stop, tid, why);
+	if (frame0_at(d, pc, -1, &f) == 0)
+		hide_calls(d, tid, pc, f.hidden);
 }
 
 /* 'n' past an inlined call it entered in its middle: out of it (and the
@@ -515,8 +539,11 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 again:
 		if (in_ranges(&rs, r.rip))
 			continue;
-		if (have && in.kind == DISASM_KIND_RET)
-			break;	/* back in the caller: stop there */
+		if (have && in.kind == DISASM_KIND_RET) {
+			/* back in the caller: stop there */
+			stop_at_calls(d, stop, tid, why, r.rip);
+			return 0;
+		}
 		if (frame0_at(d, r.rip, -1, &now) < 0)
 			break;	/* code without line information */
 		order = frame_order(&st, &now);
@@ -631,6 +658,10 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 		d->pend_out.tid = tid;	/* completed by a later continue */
 		d->pend_out.g = g;
 		d->pend_out.ret = NULL;
+	}
+	if (rr == RW_GOAL) {
+		stop_at_calls(d, stop, tid, DBG_R_STEP_OUT, g.pc);
+		return 0;
 	}
 	return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
 }
