@@ -4,8 +4,11 @@ several line rows at one address, rows without is_stmt, inlined calls
 whose ranges start where a step stops, calls into libc through the PLT
 with libc6-dbg's lines), and every stop of 'n', 's', 'finish', 'thread
 until' and of breakpoints by name and line must be at lldb-16's file and
-line; and in a program without line information, 's' and 'n' one
-instruction into or over calls, as lldb-16 steps there.
+line; 's' with step-avoid-regexp naming inlined functions steps out of
+them; on tests/programs/step_ret_o2, 'finish' and 'n' out of a function
+returning to the first instruction of an inlined call stop at its call
+site and 'n' goes on over it; and in a program without line information,
+'s' and 'n' one instruction into or over calls, as lldb-16 steps there.
 
 Compared: the file:line of each stop's "frame #0" line.  Not compared: the
 function part of that line.  After 's' into an inlined call that starts
@@ -26,7 +29,7 @@ LLDB = "lldb-16"
 PROG = "tests/programs/step_o2"
 ARGS = "alpha bb gamma-delta e"
 
-FRAME0 = re.compile(r"^\s*frame #0: 0x[0-9a-f]+ (.*?)(?: at (\S+?):(\d+)(?::\d+)?)?$")
+FRAME0 = re.compile(r"^\s*frame #0: 0x[0-9a-f]+ (.*?)(?: at (\S+?):(\d+)(?::\d+)?)?(?: \[inlined\])?$")
 
 SESSIONS = [
     ("n from process", ["b process", "r " + ARGS] + ["n"] * 15),
@@ -35,7 +38,11 @@ SESSIONS = [
     ("breakpoints by line and name", ["b step_o2.c:52", "b step_o2.c:53", "b grow",
                                       "r " + ARGS, "c", "c", "n", "n", "c", "c"]),
     ("until", ["b process", "r " + ARGS, "n", "thread until 57", "n", "n"]),
-]
+    # step-avoid-regexp names inlined functions too: 's' steps out of
+    # them (out of buf_put and grow, and of both)
+] + [("s avoiding " + rx, ["settings set target.process.thread.step-avoid-regexp " + rx,
+                           "b process", "r " + ARGS] + ["s"] * 15)
+     for rx in ("^buf_put", "^grow", "^(grow|buf_put)")]
 # a return into the first instruction of an inlined call: the stop (of
 # 'finish' or of 'n' out of the callee) is at the call's call site, and
 # 'n' from there steps over the rest of the inlined call

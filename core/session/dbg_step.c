@@ -167,23 +167,29 @@ enum { LC_BACK = 3, LC_IN = 4, LC_ON = 5 };
 /* Whether 's' steps over the function at pc: its name without parameters
  * matches target.process.thread.step-avoid-regexp (LLDB's default
  * "^std::" when the setting was never set). */
-static int step_avoided(struct dbg *d, struct dbg_module *m, uint64_t pc)
+static int avoid_name(struct dbg *d, const char *fname)
 {
 	const char *re = d->step_avoid ? d->step_avoid : "^std::";
-	struct sym_loc loc;
 	char name[1024];
 	regex_t rx;
 	int hit;
 
-	if (!re[0] || sym_lookup_addr(m->sym, pc, &loc) < 0 || !loc.func)
+	if (!re[0] || !fname)
 		return 0;
-	snprintf(name, sizeof(name), "%s", loc.func);
+	snprintf(name, sizeof(name), "%s", fname);
 	name[sym_name_stem_len(name)] = 0;
 	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
 		return 0;
 	hit = regexec(&rx, name, 0, NULL, 0) == 0;
 	regfree(&rx);
 	return hit;
+}
+
+static int step_avoided(struct dbg *d, struct dbg_module *m, uint64_t pc)
+{
+	struct sym_loc loc;
+
+	return sym_lookup_addr(m->sym, pc, &loc) == 0 && avoid_name(d, loc.func);
 }
 
 /* 's' into a PLT entry: on to the function it jumps to when that has
@@ -339,7 +345,7 @@ static int same_call(const struct sym_inline *a, const struct sym_inline *b)
 }
 
 /* LLDB's frame comparison of frame 0 with the step's first frame. */
-enum { FC_EQUAL, FC_YOUNGER, FC_OLDER, FC_SAME_PARENT };
+enum { FC_EQUAL, FC_YOUNGER, FC_OLDER, FC_SAME_PARENT, FC_AVOIDED };
 static int frame_order(const struct frame0 *st, const struct frame0 *now)
 {
 	int k = 0;
@@ -473,6 +479,74 @@ static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
 	}
 }
 
+/* Whether frame 0 of f (its innermost visible call) is an inlined call
+ * that 's' steps out of: step-avoid-regexp names it, as LLDB checks an
+ * inlined frame as it checks a function. */
+static int avoided_inline(struct dbg *d, const struct frame0 *f)
+{
+	return f->nvis > 0 && avoid_name(d, f->vis[f->nvis - 1].name);
+}
+
+/* 's' out of f's frame 0, an avoided inlined call: over calls until pc
+ * is out of it, as LLDB steps out of an inlined frame (through the
+ * ranges of its block).  RW_STEPPED (r: there), RW_USER or -1. */
+static int leave_inlined(struct dbg *d, pid_t tid, const struct frame0 *f,
+			 struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	const struct sym_inline c = f->vis[f->nvis - 1];
+	int k = f->nvis - 1;
+	struct frame0 now;
+
+	for (;;) {
+		int rr;
+
+		if (d->interrupt_requested)
+			return RW_STEPPED;
+		rr = one_insn(d, tid, 1, stop, err);
+		if (rr != RW_STEPPED)
+			return rr;
+		if (dbg_thread_regs(d, tid, r, err) < 0)
+			return -1;
+		if (frame0_at(d, r->rip, 0, &now) < 0 || now.m != f->m || now.func != f->func ||
+		    now.nvis <= k || !same_call(&now.vis[k], &c))
+			return RW_STEPPED;
+	}
+}
+
+/* 's' at pc where hidden inlined calls start: into the outermost hidden
+ * one, nothing runs (LLDB's virtual step); or, when step-avoid-regexp
+ * names it, out of it, and on out of each avoided call frame 0 then
+ * is, and stop there (LLDB's virtual step plan asks only whether to
+ * stop where its step out ended). */
+static int virtual_step(struct dbg *d, pid_t tid, int hidden, struct user_regs_struct *r,
+			struct dbg_stop *stop, struct ptdb_err *err)
+{
+	struct frame0 f;
+	int rr;
+
+	if (frame0_at(d, r->rip, hidden - 1, &f) < 0 || !avoided_inline(d, &f)) {
+		unsigned left = d->inl_hide.n - 1;
+
+		done(d, stop, tid, DBG_R_STEP_IN);
+		d->inl_hide.n = left;
+		d->inl_hide.stop_id = target_stop_id(d->proc);
+		return 0;
+	}
+	do {
+		rr = leave_inlined(d, tid, &f, r, stop, err);
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER) {
+			dbg_user_stop(d, stop);
+			return 0;
+		}
+		if (frame0_at(d, r->rip, -1, &f) < 0)
+			break;
+	} while (avoided_inline(d, &f) && !d->interrupt_requested);
+	stop_at_calls(d, stop, tid, DBG_R_STEP_IN, r->rip);
+	return 0;
+}
+
 int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		  struct ptdb_err *err)
 {
@@ -491,15 +565,8 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	hidden = dbg_inline_hidden(d, tid, r.rip);
-	if (into && hidden > 0) {
-		/* 's' at a hidden inlined call: into it, nothing runs */
-		unsigned left = d->inl_hide.n - 1;
-
-		done(d, stop, tid, why);
-		d->inl_hide.n = left;
-		d->inl_hide.stop_id = target_stop_id(d->proc);
-		return 0;
-	}
+	if (into && hidden > 0)
+		return virtual_step(d, tid, hidden, &r, stop, err);
 	if (frame0_at(d, r.rip, hidden, &st) < 0 ||
 	    sym_step_range(st.m->sym, r.rip, st.file, st.line, !into, &lo, &hi) < 0) {
 		/* no line information: one instruction, 'n' over calls and
@@ -547,8 +614,12 @@ again:
 		if (frame0_at(d, r.rip, -1, &now) < 0)
 			break;	/* code without line information */
 		order = frame_order(&st, &now);
-		if (order == FC_YOUNGER && !into) {
-			rr = out_of_inlined(d, tid, &st, &r, stop, err);
+		if (order == FC_YOUNGER && into && frame0_at(d, r.rip, 0, &now) == 0 &&
+		    avoided_inline(d, &now))
+			order = FC_AVOIDED;
+		if (order == FC_AVOIDED || (order == FC_YOUNGER && !into)) {
+			rr = order == FC_AVOIDED ? leave_inlined(d, tid, &now, &r, stop, err)
+						 : out_of_inlined(d, tid, &st, &r, stop, err);
 			if (rr < 0)
 				return -1;
 			if (rr == RW_USER)
@@ -565,8 +636,18 @@ again:
 		if (extend_step(&rs, &cx, &now, r.rip, into)) {
 			if (into && now.hidden && now.line == cx.line) {
 				/* into the inlined call starting here (LLDB's
-				 * virtual step) */
-				stop_hidden(d, stop, tid, why, r.rip, now.hidden - 1);
+				 * virtual step), or out of it when avoided */
+				if (frame0_at(d, r.rip, now.hidden - 1, &now) == 0 &&
+				    avoided_inline(d, &now)) {
+					rr = leave_inlined(d, tid, &now, &r, stop, err);
+					if (rr < 0)
+						return -1;
+					if (rr == RW_USER)
+						goto user;
+					have = 0;
+					goto again;
+				}
+				stop_hidden(d, stop, tid, why, r.rip, now.hidden);
 				return 0;
 			}
 			continue;
