@@ -23,7 +23,9 @@ prints the ratio of identical commands per program and overall, and fails
 on any difference not named, or under FLOOR (the goal is 95%).
 
 Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
-function of each C program, must stop at lldb-16's lines.
+function of each program, must stop at lldb-16's lines; in googletest's
+tests, functions GCC split into a hot and a cold part that lldb-16 steps
+by the line table alone (man/ptdb.1), at lldb-22's.
 """
 import os
 import pty
@@ -96,10 +98,13 @@ KNOWN = [
     ("^gtest_sample -O2$", r"^(bt|finish|up|frame info)$",
      "GCC splits many functions into a hot and a cold part"),
 ]
-# step walks that do not stop at lldb-16's lines: (walk, step, words)
-KNOWN_WALKS = [
-    ("gtest_sample -O2", "n", "code whose line-table rows name another file"),
-]
+# Walks through functions GCC split into a hot and a cold part, where
+# lldb-16 finds no DWARF function and so steps by the line table alone
+# (man/ptdb.1 names it with these words): compared with lldb-22, which
+# reads such functions and steps them with LLDB's plan, as ptdb does
+SPLIT_WORDS = "steps by the line table alone"
+LLDB22 = shutil.which("lldb-22") or os.path.join(ROOT, "tests", "deps", "lldb-22", "usr", "lib",
+                                                 "llvm-22", "bin", "lldb")
 
 # step walks: 15 'n' and 15 's' from a breakpoint in an -O2 function;
 # each stop's file:line must be lldb-16's
@@ -111,10 +116,18 @@ WALKS = [
      ["b file_compress", "b gz_compress", "r " + INPUT], "n"),
     ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "n"),
     ("zstd_pool -O2", "zstd_pool_O2", ["b compressFile_orDie", "r 1 3 " + INPUT], "s"),
+    # 'finish', then 'n' in the caller
+    ("zstd_pool -O2 (finish)", "zstd_pool_O2",
+     ["b compressFile_orDie", "r 1 3 " + INPUT, "s", "s", "finish"], "n"),
+]
+# in googletest's tests (split functions: see SPLIT_WORDS), against lldb-22:
+# 'n' out of IsPrime returns into the first instruction of inlined calls
+# (shown at their call site, then run over), 's' leaves std:: inlined calls
+WALKS22 = [
     ("gtest_sample -O2", "gtest_sample_O2",
      ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "n"),
-    ("gtest_sample -O2", "gtest_sample_O2",
-     ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "s"),
+    ("gtest_sample -O2 (b Factorial)", "gtest_sample_O2",
+     ["b Factorial", "r --gtest_color=no --gtest_filter=FactorialTest.*"], "s"),
 ]
 
 # the share of identical commands under which the test fails: what ptdb
@@ -191,8 +204,8 @@ def run(args, tty=False):
     return b"".join(out).decode("utf-8", "replace").replace("\r\n", "\n")
 
 
-def run_pair(prog, cmds):
-    lldb_args = [LLDB, "-b", "-x"]
+def run_pair(prog, cmds, lldb=LLDB):
+    lldb_args = [lldb, "-b", "-x"]
     ptdb_args = [PTDB, "-b", "-o", "file " + prog]
     for c in cmds:
         lldb_args += ["-o", c]
@@ -260,31 +273,28 @@ def compare(name, prog, cmds, drop):
     return same, len(cmds) - skipped, diffs, unnamed
 
 
-def walk(name, prog, start, step):
+def walk(name, prog, start, step, lldb=LLDB):
     cmds = start + [step] * 15
-    lo, po = run_pair(prog, cmds)
+    lo, po = run_pair(prog, cmds, lldb)
     want = step_o2_test.stops(lo, "lldb", cmds)
     got = step_o2_test.stops(po, "ptdb", cmds)
-    title = "real compare step walk %s '%s'" % (name, step)
-    if len(want) < 16:
-        results.fail(title, "lldb-16 stopped %d times:\n%s" % (len(want), lo[-3000:]))
+    ref = "lldb-16" if lldb == LLDB else "lldb-22"
+    title = "real compare step walk %s '%s'%s" % (name, step, "" if lldb == LLDB else " (lldb-22)")
+    nrun = sum(1 for c in start if c.split(" ")[0] in step_o2_test.RUN) + 15
+    if len(want) < nrun:
+        results.fail(title, "%s stopped %d times:\n%s" % (ref, len(want), lo[-3000:]))
         return
     same = sum(1 for a, b in zip(want, got) if a == b)
     if want != got:
-        rows = ["  %-4s lldb-16 %-40s ptdb %s%s" % (
-            a[0] if a else b[0], a[1] if a else "-", b[1] if b else "-",
+        rows = ["  %-4s %s %-40s ptdb %s%s" % (
+            a[0] if a else b[0], ref, a[1] if a else "-", b[1] if b else "-",
             "" if a == b else "   <- differs")
             for a, b in [(want[k] if k < len(want) else None, got[k] if k < len(got) else None)
                          for k in range(max(len(want), len(got)))]]
-        why = "%d of %d stops at lldb-16's lines:\n%s" % (same, len(want), "\n".join(rows))
-        if any(n == name and k == step for n, k, _ in KNOWN_WALKS):
-            print("# %s: named in man/ptdb.1\n# %s" % (title, why.replace("\n", "\n# ")))
-            results.ok("%s (%d of %d stops at lldb-16's lines; the rest named in man/ptdb.1)"
-                       % (title, same, len(want)))
-        else:
-            results.fail(title, why)
+        results.fail(title, "%d of %d stops at %s's lines:\n%s" % (
+            same, len(want), ref, "\n".join(rows)))
     else:
-        results.ok("%s (%d stops at lldb-16's lines)" % (title, len(want)))
+        results.ok("%s (%d stops at %s's lines)" % (title, len(want), ref))
 
 
 def run_all(verbose=False):
@@ -292,7 +302,7 @@ def run_all(verbose=False):
         results.skip("real compare", "%s is not installed (make deps installs it)" % LLDB)
         return
     man = open(os.path.join(ROOT, "man/ptdb.1")).read()
-    for _, _, words in KNOWN + KNOWN_WALKS:
+    for words in [w for _, _, w in KNOWN] + [SPLIT_WORDS]:
         if words not in " ".join(man.split()):
             results.fail("real compare: man page", "man/ptdb.1 does not name '%s'" % words)
     total_same = total = 0
@@ -317,6 +327,15 @@ def run_all(verbose=False):
         path = os.path.join(REAL, prog)
         if os.path.exists(os.path.join(ROOT, path)):
             walk(name, path, start, step)
+    for name, prog, start, step in WALKS22:
+        path = os.path.join(REAL, prog)
+        if not os.path.exists(os.path.join(ROOT, path)):
+            continue
+        if not os.access(LLDB22, os.X_OK):
+            results.skip("real compare step walk %s '%s' (lldb-22)" % (name, step),
+                         "lldb-22 is not installed (make deps takes it out of its package)")
+            continue
+        walk(name, path, start, step, LLDB22)
     if total:
         line = "real compare overall: %d of %d commands identical (%.1f%%)" % (
             total_same, total, 100.0 * total_same / total)
