@@ -122,8 +122,10 @@ WALKS = [
 ]
 # in googletest's tests (split functions: see SPLIT_WORDS), against lldb-22:
 # 'n' out of IsPrime returns into the first instruction of inlined calls
-# (shown at their call site, then run over), 's' leaves std:: inlined calls
+# (shown at their call site, then run over), 's' leaves std:: inlined calls;
+# and 's' into libc's fread (split too), stopping at its first line
 WALKS22 = [
+    ("minigzip -O2 (b gz_compress)", "minigzip_O2", ["b gz_compress", "r " + INPUT], "s"),
     ("gtest_sample -O2", "gtest_sample_O2",
      ["b IsPrime", "r --gtest_color=no --gtest_filter=IsPrimeTest.*"], "n"),
     ("gtest_sample -O2 (b Factorial)", "gtest_sample_O2",
