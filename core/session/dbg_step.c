@@ -553,7 +553,7 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	enum dbg_reason why = into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
 	pid_t tid = d->sel_tid;
 	struct user_regs_struct r;
-	struct frame0 st, cx, now;
+	struct frame0 st, cx, now, deep;
 	struct step_ranges rs = { 0 };
 	uint64_t lo, hi;
 	int rr, hidden;
@@ -614,11 +614,11 @@ again:
 		if (frame0_at(d, r.rip, -1, &now) < 0)
 			break;	/* code without line information */
 		order = frame_order(&st, &now);
-		if (order == FC_YOUNGER && into && frame0_at(d, r.rip, 0, &now) == 0 &&
-		    avoided_inline(d, &now))
+		if (order == FC_YOUNGER && into && frame0_at(d, r.rip, 0, &deep) == 0 &&
+		    avoided_inline(d, &deep))
 			order = FC_AVOIDED;
 		if (order == FC_AVOIDED || (order == FC_YOUNGER && !into)) {
-			rr = order == FC_AVOIDED ? leave_inlined(d, tid, &now, &r, stop, err)
+			rr = order == FC_AVOIDED ? leave_inlined(d, tid, &deep, &r, stop, err)
 						 : out_of_inlined(d, tid, &st, &r, stop, err);
 			if (rr < 0)
 				return -1;
