@@ -543,7 +543,10 @@ static int virtual_step(struct dbg *d, pid_t tid, int hidden, struct user_regs_s
 		if (frame0_at(d, r->rip, -1, &f) < 0)
 			break;
 	} while (avoided_inline(d, &f) && !d->interrupt_requested);
-	stop_at_calls(d, stop, tid, DBG_R_STEP_IN, r->rip);
+	if (d->interrupt_requested)
+		done(d, stop, tid, DBG_R_INTERRUPT);
+	else
+		stop_at_calls(d, stop, tid, DBG_R_STEP_IN, r->rip);
 	return 0;
 }
 
