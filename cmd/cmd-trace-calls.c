@@ -26,6 +26,23 @@ static int calls_of(struct cmd_ctx *ctx, pid_t tid, int extents, struct dbg_call
 	return r;
 }
 
+/* n spaces: the indentation of a call tree n/2 levels deep.  Its width
+ * is the depth's (LLDB's layout), so a chain of d calls prints d * d
+ * spaces in all: written a block at a time, not a space at a time as
+ * printf pads. */
+static void indent(FILE *out, size_t n)
+{
+	static const char sp[] = "                                                                "
+				 "                                                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+
+		fwrite(sp, 1, k, out);
+		n -= k;
+	}
+}
+
 /* ---- naming segments ---- */
 
 struct seg_names {
@@ -81,7 +98,7 @@ static void print_tree_text(struct dbg *d, const struct dbg_call_seg *segs, size
 
 		if (i == 0 || s->tree != segs[i - 1].tree)
 			fprintf(out, "\n[call tree #%u]\n", s->tree);
-		fprintf(out, "%*s", 2 * (int)s->depth, "");
+		indent(out, 2 * (size_t)s->depth);
 		switch (s->kind) {
 		case DBG_SEG_ERRORS:
 			fprintf(out, "<tracing errors>  [%" PRIu64 ", %" PRIu64 "]\n", s->first_id, s->last_id);
@@ -115,7 +132,8 @@ static void print_flat(struct dbg *d, const struct dbg_call_seg *segs, size_t n,
 
 		if (s->kind == DBG_SEG_UNTRACED)
 			continue;	/* GDB lists what was traced */
-		fprintf(out, "%u\t%*s", ++num, 2 * (int)s->depth, "");
+		fprintf(out, "%u\t", ++num);
+		indent(out, 2 * (size_t)s->depth);
 		if (s->kind == DBG_SEG_ERRORS) {
 			fprintf(out, "[decode error]\tinst %" PRIu64 "\n", s->first_id);
 			continue;
@@ -154,8 +172,10 @@ static void jw_sep(struct jw *w)
 	if (!w->empty[w->level])
 		fputc(',', w->f);
 	w->empty[w->level] = 0;
-	if (w->pretty)
-		fprintf(w->f, "\n%*s", 2 * (int)w->level, "");
+	if (w->pretty) {
+		fputc('\n', w->f);
+		indent(w->f, 2 * w->level);
+	}
 }
 
 static void jw_open(struct jw *w, char c)
@@ -174,8 +194,10 @@ static void jw_close(struct jw *w, char c)
 	int had = !w->empty[w->level];
 
 	w->level--;
-	if (w->pretty && had)
-		fprintf(w->f, "\n%*s", 2 * (int)w->level, "");
+	if (w->pretty && had) {
+		fputc('\n', w->f);
+		indent(w->f, 2 * w->level);
+	}
 	fputc(c, w->f);
 	if (!w->level)
 		fputc('\n', w->f);

@@ -45,6 +45,8 @@ struct target_stop {
 	int si_code;
 	uint64_t addr;    /* pc; for SIGSEGV/SIGBUS/SIGFPE/SIGILL the si_addr */
 	int exit_status;
+	pid_t sender;     /* INTERRUPT: the SIGSTOP's sender (ptdb's own pid:
+			   * target_interrupt's) */
 };
 
 struct target_launch_opts {
@@ -158,12 +160,16 @@ int target_resume(struct target_proc *p, struct ptdb_err *err);
 int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err);
 int target_wait(struct target_proc *p, struct target_stop *stop,
 		struct ptdb_err *err);
-/* Only kill(2): safe from a signal handler while the inferior runs. */
 /* 0 if the process is dead by now, not yet reaped (killed from outside). */
 int target_alive_now(const struct target_proc *p);
 /* While stopped: has the process died (SIGKILL from outside)?  1 with *st
  * its exit (the process is gone), else 0; consumes nothing else. */
 int target_poll_exit(struct target_proc *p, struct target_stop *st);
+/* Stops the running process with a SIGSTOP (the next stop reported is
+ * TARGET_STOP_INTERRUPT, unless a stop of another kind comes first: the
+ * SIGSTOP then still queued is swallowed when it arrives, and an
+ * interrupt stop queued meanwhile dropped).  Only kill(2) and a flag:
+ * safe from a signal handler while the inferior runs. */
 int target_interrupt(struct target_proc *p);
 /* Signal delivered to tid on its next resume; 0 suppresses. */
 void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);
@@ -207,6 +213,11 @@ int target_thread_interrupt(struct target_proc *p, pid_t tid);
  * the next target_thread_event (0), or -1 if its thread is gone, running
  * or holds one already. */
 int target_thread_requeue(struct target_proc *p, const struct target_stop *st);
+/* 1 when thread tid holds a queued event, not yet reported (a stop that
+ * raced another's): the next target_thread_step or _event of it returns
+ * that event instead of running it, so whoever means to run tid for its
+ * own purposes (an injected system call) must leave it be. */
+int target_thread_has_event(const struct target_proc *p, pid_t tid);
 int target_thread_end(struct target_proc *p, struct target_stop *exit_st);
 
 /* /proc/PID/maps; caller frees *out. */

@@ -5,6 +5,8 @@
 
 #include "target/target.h"
 
+#include <signal.h>
+
 struct target_thread {
 	pid_t tid;
 	unsigned index;
@@ -55,6 +57,12 @@ struct target_proc {
 	uint64_t stepover_addr;
 	pid_t stepover_tid;
 	uint64_t stop_id;
+	/* target_interrupt's SIGSTOP is wanted as a stop: set by it (from a
+	 * signal handler too), cleared once a stop is reported.  A SIGSTOP
+	 * of ptdb's that comes after (the process stopped for another reason
+	 * first, the signal was still queued) is swallowed, never reported
+	 * at a later resume. */
+	volatile sig_atomic_t interrupt_wanted;
 	struct target_hooks hooks;
 	uint64_t dr[4], dr7;	/* debug registers every thread gets
 				 * (target_debugreg.c); dr7 0: none */
@@ -97,6 +105,9 @@ void target_unpark(struct target_proc *p);
 void target_take_queued_traps(struct target_proc *p);
 
 /* target_run.c */
+/* Queued interrupt stops of ptdb's own SIGSTOP that no interrupt wants
+ * any more are dropped (the stop the interrupt asked for came first). */
+void target_drop_stale_interrupts(struct target_proc *p);
 enum { TARGET_EV_NONE, TARGET_EV_REPORT, TARGET_EV_EXIT };
 int target_next_event(struct target_proc *p, pid_t *tid, int *status);
 int target_bp_gone(const struct target_proc *p, uint64_t addr);

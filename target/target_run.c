@@ -178,6 +178,12 @@ static int follow_fork_child(struct target_proc *p, pid_t parent, pid_t child)
 	return 0;
 }
 
+/* A SIGSTOP sent by ptdb itself (target_interrupt), not from outside. */
+static int own_sigstop(const siginfo_t *si)
+{
+	return si->si_code <= 0 && si->si_pid == getpid();
+}
+
 static int is_fault(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
@@ -288,6 +294,15 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	}
 	if (ev != 0 || sig == (SIGTRAP | 0x80))
 		return TARGET_EV_NONE; /* interrupt, group-stop, syscall */
+	memset(&si, 0, sizeof(si));
+	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
+	if (sig == SIGSTOP && own_sigstop(&si) && !p->interrupt_wanted) {
+		/* an interrupt's SIGSTOP that came after the stop it asked
+		 * for (the process stopped for another reason first): gone,
+		 * and the thread goes on (a step too: t->stepping stays) */
+		t->pending_sig = 0;
+		return TARGET_EV_NONE;
+	}
 	/* A reportable stop ends a step-over: re-plant the lifted int3.
 	 * (Interrupt/clone stops leave it lifted; the step goes on.) */
 	if (p->stepover_active && p->stepover_tid == tid) {
@@ -297,8 +312,6 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		if (target_find_bp(p, p->stepover_addr))
 			target_raw_write(p, p->stepover_addr, &cc, 1);
 	}
-	memset(&si, 0, sizeof(si));
-	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
 	st->signo = sig;
 	st->si_code = si.si_code;
 	st->addr = target_thread_pc(tid);
@@ -325,6 +338,7 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	} else if (sig == SIGSTOP) {
 		st->kind = TARGET_STOP_INTERRUPT;
 		st->signo = 0;
+		st->sender = si.si_pid;
 		t->pending_sig = 0;
 	} else {
 		st->kind = TARGET_STOP_SIGNAL;
@@ -399,6 +413,7 @@ void target_resume_thread(struct target_thread *t)
 
 static int deliver(struct target_proc *p, struct target_stop *st)
 {
+	p->interrupt_wanted = 0;	/* a stop came: any interrupt has it */
 	p->running = 0;
 	p->step_mode = 0;
 	p->stop_id++;
@@ -407,11 +422,26 @@ static int deliver(struct target_proc *p, struct target_stop *st)
 	return 0;
 }
 
-/* Drops queued breakpoint stops whose breakpoint was removed meanwhile. */
+void target_drop_stale_interrupts(struct target_proc *p)
+{
+	if (p->interrupt_wanted)
+		return;
+	for (int i = 0; i < p->nthreads; i++) {
+		struct target_thread *t = &p->threads[i];
+
+		if (t->has_event && t->queued.kind == TARGET_STOP_INTERRUPT &&
+		    t->queued.sender == getpid())
+			t->has_event = 0;
+	}
+}
+
+/* Drops queued breakpoint stops whose breakpoint was removed meanwhile,
+ * and interrupt stops no interrupt wants any more. */
 static int have_queued(struct target_proc *p, pid_t only)
 {
 	int any = 0;
 
+	target_drop_stale_interrupts(p);
 	for (int i = 0; i < p->nthreads; i++) {
 		struct target_thread *t = &p->threads[i];
 
@@ -649,5 +679,6 @@ int target_interrupt(struct target_proc *p)
 {
 	if (!p->alive)
 		return TARGET_ERR_NOPROC;
+	p->interrupt_wanted = 1;
 	return kill(p->pid, SIGSTOP);
 }

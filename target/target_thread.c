@@ -25,6 +25,7 @@
 void target_thread_begin(struct target_proc *p)
 {
 	p->one_by_one = 1;
+	target_drop_stale_interrupts(p);
 	if (p->hooks.will_resume)
 		p->hooks.will_resume(p->hooks.ctx, p);
 }
@@ -320,6 +321,7 @@ int target_thread_end(struct target_proc *p, struct target_stop *exit_st)
 	if (p->alive)
 		r = target_stop_all(p, exit_st);
 	target_one_by_one_end(p);
+	p->interrupt_wanted = 0;	/* the run is over: any interrupt has its stop */
 	p->running = 0;
 	p->step_mode = 0;
 	p->stop_id++;
@@ -348,6 +350,13 @@ int target_thread_requeue(struct target_proc *p, const struct target_stop *st)
 	t->has_event = 1;
 	t->queued = *st;
 	return 0;
+}
+
+int target_thread_has_event(const struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	return t && t->has_event;
 }
 
 int target_thread_step_start(struct target_proc *p, pid_t tid)

@@ -59,14 +59,18 @@ int dbg_cache_signal_waits(const struct dbg_tracee *d, pid_t t)
 }
 
 /* Runs one system call in thread t, its registers restored afterwards.
- * -1 when it did not run (a signal came first: it stays pending). */
+ * -1 when it did not run (a signal came first: it stays pending), or
+ * may not: t holds an event target/ queued for it (a stop that raced
+ * another thread's, at the end of a run), which the step would take in
+ * the call's place and lose; the call is left for later. */
 int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
 {
 	struct user_regs_struct save, r;
 	struct target_stop ts;
 	int ok;
 
-	if (!c->sc || target_pending_signal(d->proc, t) || dbg_cache_signal_waits(d, t) ||
+	if (!c->sc || target_thread_has_event(d->proc, t) || target_pending_signal(d->proc, t) ||
+	    dbg_cache_signal_waits(d, t) ||
 	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
 	r = save;

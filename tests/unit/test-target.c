@@ -386,6 +386,78 @@ TEST(interrupt_running)
 	CHECK_INT(waitpid(pid, NULL, WNOHANG), -1);
 }
 
+/* Waits until the process's main thread is in a ptrace stop, consuming
+ * nothing (the target's wait takes it later). */
+static void await_stopped(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOWAIT | __WALL) < 0 && errno == EINTR)
+		;
+}
+
+/* An interrupt that comes while the process already stopped for another
+ * reason (a breakpoint, not yet waited for): the breakpoint's stop is the
+ * one reported, and the SIGSTOP the interrupt sent, still queued, does not
+ * show up later as an interrupt stop at the next continue or step. */
+TEST(interrupt_after_other_stop_does_not_linger)
+{
+	for (int stepping = 0; stepping < 2; stepping++) {
+		struct target_proc *p = launch(LOOP);
+		uint64_t main_ = sym(LOOP, "main");
+		struct target_stop st;
+		struct ptdb_err err;
+
+		CHECK(p);
+		CHECK_INT(target_bp_insert(p, main_, &err), 0);
+		CHECK_INT(target_resume(p, &err), 0);
+		await_stopped(target_pid(p));	/* trapped on main's int3 */
+		CHECK_INT(target_interrupt(p), 0);
+		CHECK_INT(target_wait(p, &st, &err), 0);
+		CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);
+		CHECK_INT(st.addr, main_);
+		if (stepping) {
+			CHECK_INT(target_step(p, st.tid, &err), 0);
+			CHECK_INT(target_wait(p, &st, &err), 0);
+			CHECK_INT(st.kind, TARGET_STOP_STEP);
+			CHECK_INT(st.addr, main_ + 1);	/* push %rbp */
+		}
+		CHECK_INT(cont(p, &st), 0);
+		CHECK_INT(st.kind, TARGET_STOP_EXITED);
+		target_free(p);
+	}
+}
+
+/* A SIGSTOP from outside is still a stop of its own (signal SIGSTOP). */
+TEST(outside_sigstop_reported)
+{
+	struct target_proc *p = launch(LOOP);
+	uint64_t main_ = sym(LOOP, "main");
+	struct target_stop st;
+	struct ptdb_err err;
+	pid_t pid, k;
+
+	CHECK(p);
+	pid = target_pid(p);
+	CHECK_INT(target_bp_insert(p, main_, &err), 0);
+	CHECK_INT(cont(p, &st), 0);
+	CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);
+	k = fork();
+	if (k == 0) {
+		kill(pid, SIGSTOP);
+		_exit(0);
+	}
+	CHECK_INT(waitpid(k, NULL, 0), k);
+	CHECK_INT(target_bp_remove(p, main_, &err), 0);
+	CHECK_INT(cont(p, &st), 0);
+	CHECK_INT(st.kind, TARGET_STOP_INTERRUPT);
+	CHECK(st.sender == k);
+	CHECK_INT(cont(p, &st), 0);
+	CHECK_INT(st.kind, TARGET_STOP_EXITED);
+	target_free(p);
+}
+
 TEST(attach_detach)
 {
 	struct target_thread_info ti[4];
@@ -438,5 +510,5 @@ TEST_MAIN(launch_exit_status, breakpoint_hit_and_mask,
 	  memory_write_and_errors, launch_missing_file, threads_indices_names,
 	  threads_racing_breakpoints, sigfpe_signal_stop,
 	  sigfpe_suppressed_keeps_faulting, kill_no_zombie, poll_exit_after_outside_kill,
-	  interrupt_running,
+	  interrupt_running, interrupt_after_other_stop_does_not_linger, outside_sigstop_reported,
 	  attach_detach, attach_missing)

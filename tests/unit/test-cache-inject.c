@@ -1,0 +1,77 @@
+/* tests/unit/test-cache-inject.c: the cache engine's system calls
+ * injected into a stopped thread (core/collectors/dbg_cache_mem.c) and the
+ * events target/ holds queued for that thread. */
+#include "core/collectors/dbg_cache_int.h"
+#include "tests/unit/test.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define LOOP "tests/programs/trace_loop"
+#define LOOP_MAIN 0x401106	/* (test-target checks it is main) */
+
+static struct target_proc *stopped_at_main(void)
+{
+	struct target_launch_opts o = { .path = LOOP, .disable_aslr = 1 };
+	struct target_proc *p = NULL;
+	struct target_stop st;
+	struct ptdb_err err;
+
+	if (target_launch(&o, &p, &err) < 0 || target_bp_insert(p, LOOP_MAIN, &err) < 0 ||
+	    target_resume(p, &err) < 0 || target_wait(p, &st, &err) < 0 ||
+	    st.kind != TARGET_STOP_BREAKPOINT) {
+		printf("#   launch %s to main failed\n", LOOP);
+		if (p)
+			target_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* A thread holding a queued event (a stop that raced another's, here a
+ * breakpoint stop given back) gets no system call injected: the call
+ * would take the event in the thread's place and lose it.  The event is
+ * reported next; once it is, the injection runs. */
+TEST(inject_keeps_queued_event)
+{
+	struct target_proc *p = stopped_at_main();
+	struct dbg_cache *c = calloc(1, sizeof(*c));
+	struct user_regs_struct r;
+	struct target_stop q, ts;
+	struct dbg_tracee d;
+	uint64_t a[6] = { 0 };
+	int64_t ret = 0;
+	pid_t pid;
+
+	CHECK(p && c);
+	pid = target_pid(p);
+	memset(&d, 0, sizeof(d));
+	d.proc = p;
+	d.pid = pid;
+	c->sc = dbg_cache_find_syscall(&d);
+	CHECK(c->sc != 0);
+	target_thread_begin(p);
+	memset(&q, 0, sizeof(q));
+	q.kind = TARGET_STOP_BREAKPOINT;
+	q.tid = pid;
+	q.addr = LOOP_MAIN;
+	CHECK_INT(target_thread_requeue(p, &q), 0);
+	CHECK_INT(target_thread_has_event(p, pid), 1);
+	CHECK_INT(dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret), -1);
+	CHECK_INT(target_thread_has_event(p, pid), 1);
+	CHECK_INT(target_thread_event(p, 0, &ts), 1);
+	CHECK_INT(ts.kind, TARGET_STOP_BREAKPOINT);
+	CHECK_INT(ts.addr, LOOP_MAIN);
+	CHECK_INT(target_thread_has_event(p, pid), 0);
+	/* nothing queued now: the call runs, the thread's registers kept */
+	CHECK_INT(dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret), 0);
+	CHECK_INT(ret, pid);
+	CHECK_INT(target_get_regs(p, pid, &r, NULL), 0);
+	CHECK_INT(r.rip, LOOP_MAIN);
+	CHECK_INT(target_thread_end(p, &ts), 0);
+	target_free(p);
+	free(c);
+}
+
+TEST_MAIN(inject_keeps_queued_event)
