@@ -9,12 +9,14 @@
 
 void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
 {
+	pid_t sel;
+
+	d->nbp_stops = 0;
 	d->last = *stop;
 	if (d->proc)
 		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
-	if (d->pend_out.tid && (!dbg_alive(d) || !target_thread_index(d->proc, d->pend_out.tid)))
-		d->pend_out.tid = 0;	/* its thread or the process is gone */
 	if (stop->reason == DBG_R_EXITED) {
+		d->npend_out = 0;
 		dbg_trace_exited(d);
 		return;
 	}
@@ -27,8 +29,11 @@ void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
 		d->last = *stop;
 	}
 	dbg_trace_did_stop(d);
-	d->sel_tid = stop->tid;
+	sel = dbg_bp_stops_take(d, stop, d->sel_tid);
+	d->last = *stop;
+	d->sel_tid = sel;
 	d->sel_frame = 0;
+	dbg_pend_out_prune(d);
 	dbg_refresh_modules(d);
 }
 
