@@ -11,8 +11,10 @@ static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reaso
 static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
 		  int n, struct dbg_stop *stop, struct ptdb_err *err);
 
+/* The newest pending finish still valid. */
 struct dbg_pend_out *dbg_pend_out_top(struct dbg *d)
 {
+	dbg_pend_out_prune(d);
 	return d->npend_out ? &d->pend_out[d->npend_out - 1] : NULL;
 }
 
