@@ -323,7 +323,8 @@ static char *qualified(struct sym_module *m, uint64_t off, const char *name, int
 			    lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14)
 				qual_walk(m, m->cus[i].die, "", 0);
 		}
-		qsort(tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp);
+		if (tc->nqual)	/* none: qual is NULL, which qsort may not take */
+			qsort(tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp);
 	}
 	hit = tc->nqual ? bsearch(&key, tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp) : NULL;
 	if (!hit)
