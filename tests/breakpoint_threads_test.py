@@ -7,6 +7,8 @@ are stopped.  Then, as in lldb-16:
     1.1") in the stop report (each with its frame) and in 'thread list';
   - the selected thread is the first of them by index (the one selected
     before, if it is one of them);
+  - the breakpoint's commands run once in each of them, that thread
+    selected;
   - each hit is counted once, and the next continue does not report it
     again: over the session each thread is reported once, the hit count
     ends at the number of threads.
@@ -39,7 +41,8 @@ HITS = re.compile(r"^1: name = 'hit', .*hit count = (\d+)$")
 
 def session():
     """ptdb's output of the session on the fixture"""
-    cmds = ["b hit", "r"] + ["thread list", "breakpoint list", "c"] * (NTHREADS + 1)
+    cmds = (["b hit", 'breakpoint command add -o "p who" 1', "r"] +
+            ["thread list", "breakpoint list", "c"] * (NTHREADS + 1))
     with tempfile.NamedTemporaryFile("w", suffix=".ptdb") as f:
         f.write("\n".join(cmds) + "\n")
         f.flush()
@@ -61,7 +64,7 @@ def split(out):
 
 def check_run(out):
     """(qualified, error or None)"""
-    addr, reported, prev_sel, qualified, stop = None, [], None, False, None
+    addr, reported, prev_sel, qualified, stop, whos = None, [], None, False, None, []
     for cmd, lines in split(out):
         if cmd == "b hit":
             for ln in lines:
@@ -77,11 +80,15 @@ def check_run(out):
                 continue
             if not any(ln.startswith("Process ") and ln.endswith(" stopped") for ln in lines):
                 continue
-            stop = {}
+            stop, whos = {}, []
             for ln in lines:
                 m = HEADER.match(ln)
                 if m:
                     stop[int(m.group(2))] = (m.group(1) == "*", m.group(3))
+        elif cmd == "p who" and stop is not None:
+            # the breakpoint's commands, once in each thread at it, that
+            # thread selected: main (#1) passes 1, the workers 2
+            whos.extend(int(ln.split(" = ")[1]) for ln in lines if ln.startswith("(int) $"))
         elif cmd == "thread list" and stop is not None:
             at, why, sel = set(), {}, None
             for ln in lines:
@@ -106,6 +113,9 @@ def check_run(out):
             want = prev_sel if prev_sel in at else min(at)
             if sel != want or not stop[want][0]:
                 return qualified, "thread #%s selected, lldb-16 selects #%d" % (sel, want)
+            if sorted(whos) != sorted(1 if i == 1 else 2 for i in at):
+                return qualified, ("the breakpoint's command gave who = %s, for threads %s"
+                                   % (whos, sorted(at)))
             if set(reported) & at:
                 return qualified, "threads %s reported again" % sorted(set(reported) & at)
             reported.extend(sorted(at))
