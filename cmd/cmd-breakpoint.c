@@ -459,14 +459,67 @@ static char *expand_hit(const char *cmd, unsigned hits)
 	return out;
 }
 
+static int depth;	/* commands that run the process themselves */
+
+/* The commands of every breakpoint whose hit made the stop, in each thread
+ * at one (lldb-16 runs each location's, in order), that thread selected
+ * while they run.  0: none had commands; 1: all that stopped asked to
+ * continue; -1: not. */
+static int run_hit_commands(struct cmd_ctx *ctx)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct dbg_bp_stop bs[DBG_MAX_BP_STOPS];
+	int n = d->nbp_stops, any = 0, autoc = 1;
+	pid_t sel = d->sel_tid;
+
+	memcpy(bs, d->bp_stops, sizeof(bs[0]) * (size_t)n);
+	for (int t = 0; t < n; t++)
+		for (int k = 0; k < bs[t].nids; k++) {
+			struct dbg_bp *bp = dbg_bp_find(d, bs[t].ids[k]);
+			char **cmds;
+			int nc;
+
+			if (!bp || !bp->ncommands) {
+				autoc = 0;
+				continue;
+			}
+			any = 1;
+			autoc &= bp->auto_continue;
+			/* the list may change (or the breakpoint go) while it runs */
+			nc = bp->ncommands;
+			cmds = xcalloc((size_t)nc, sizeof(*cmds));
+			for (int i = 0; i < nc; i++)
+				cmds[i] = expand_hit(bp->commands[i], bp->hits);
+			if (dbg_alive(d) && bs[t].tid != d->sel_tid && dbg_thread_index(d, bs[t].tid)) {
+				d->sel_tid = bs[t].tid;
+				d->sel_frame = 0;
+			}
+			depth++;
+			for (int i = 0; i < nc; i++) {
+				fprintf(ctx->out, "(ptdb) %s\n", cmds[i]);
+				fflush(ctx->out);
+				cmd_run_line(ctx->s, cmds[i], ctx->out, ctx->err);
+			}
+			depth--;
+			for (int i = 0; i < nc; i++)
+				free(cmds[i]);
+			free(cmds);
+		}
+	if (any && dbg_alive(d) && d->sel_tid != sel && dbg_thread_index(d, sel) &&
+	    dbg_bp_stop_of(d, sel)) {
+		d->sel_tid = sel;	/* the stop's thread selected again */
+		d->sel_frame = 0;
+	}
+	return !any ? 0 : autoc ? 1 : -1;
+}
+
 enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 			       struct ptdb_err *err)
 {
-	static int depth;	/* commands that run the process themselves */
 	struct dbg *d = &ctx->s->dbg;
 
 	for (;;) {
-		struct dbg_bp *bp;
+		struct dbg_stop last0 = d->last;
 		int autoc;
 
 		cmd_trace_progress_clear(d);
@@ -507,31 +560,10 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 			r = dbg_continue(d, stop, err);
 			continue;
 		}
-		if (stop->reason != DBG_R_BREAKPOINT || !(bp = dbg_bp_find(d, stop->bp_id)) ||
-		    !bp->ncommands || depth >= 4)
+		if (stop->reason != DBG_R_BREAKPOINT || depth >= 4 || !(autoc = run_hit_commands(ctx)))
 			return CMD_OK;
-		autoc = bp->auto_continue;
-		depth++;
-		/* the list may change (or the breakpoint go) while it runs */
-		{
-			int n = bp->ncommands;
-			char **cmds = xcalloc((size_t)n, sizeof(*cmds));
-			unsigned hits = bp->hits;
-
-			for (int i = 0; i < n; i++)
-				cmds[i] = expand_hit(bp->commands[i], hits);
-			for (int i = 0; i < n; i++) {
-				fprintf(ctx->out, "(ptdb) %s\n", cmds[i]);
-				fflush(ctx->out);
-				cmd_run_line(ctx->s, cmds[i], ctx->out, ctx->err);
-			}
-			for (int i = 0; i < n; i++)
-				free(cmds[i]);
-			free(cmds);
-		}
-		depth--;
-		if (!autoc || !dbg_alive(d) || d->last.reason != DBG_R_BREAKPOINT ||
-		    d->last.bp_id != stop->bp_id)
+		/* not when the commands ran the process to another stop */
+		if (autoc < 0 || !dbg_alive(d) || memcmp(&d->last, &last0, sizeof(last0)))
 			return CMD_OK;
 		dbg_interrupt_disarm(d);
 		dbg_interrupt_arm(d);

@@ -196,8 +196,9 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 	flush(ctx);
 	{
 		/* a finish another thread's stop interrupted may complete */
-		pid_t out_tid = d->pend_out.tid;
-		const struct sym_type *ret = d->pend_out.ret;
+		struct dbg_pend_out *po = dbg_pend_out_top(d);
+		pid_t out_tid = po ? po->tid : 0;
+		const struct sym_type *ret = po ? po->ret : NULL;
 
 		r = dbg_continue(d, &stop, &err);
 		if (r == 0 && out_tid && stop.reason == DBG_R_STEP_OUT && stop.tid == out_tid)

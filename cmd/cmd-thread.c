@@ -54,7 +54,7 @@ void cmd_note_return_value(struct dbg *d, pid_t tid, const struct sym_type *ret)
 
 /* finish, and the value the function returned for the stop report:
  * "Return value: (int) $0 = 3".  Another thread's stop first: the finish
- * stays (the session's pend_out) with the type for its later report. */
+ * stays (the session's pend_out stack) with the type for its later report. */
 static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct ptdb_err *err)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -69,8 +69,9 @@ static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct pt
 		frame_ctx_close(&fc);
 	}
 	r = dbg_finish(d, st, err);
-	if (r == 0 && d->pend_out.tid == tid)
-		d->pend_out.ret = ret;
+	if (r == 0 && st->reason != DBG_R_STEP_OUT && dbg_pend_out_top(d) &&
+	    dbg_pend_out_top(d)->tid == tid && !dbg_pend_out_top(d)->ret)
+		dbg_pend_out_top(d)->ret = ret;	/* the one it left pending */
 	if (r < 0 || st->reason != DBG_R_STEP_OUT || tid != d->sel_tid)
 		return r;
 	cmd_note_return_value(d, tid, ret);
@@ -108,7 +109,8 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 		cs = after_run(ctx, r, &st, &err);
 		/* another thread's stop came first: it is reported, then the
 		 * finishing thread is selected again, as lldb-16 does */
-		if (r == 0 && d->pend_out.tid == tid && d->sel_tid != tid) {
+		if (r == 0 && dbg_pend_out_top(d) && dbg_pend_out_top(d)->tid == tid &&
+		    d->sel_tid != tid) {
 			d->sel_tid = tid;
 			d->sel_frame = 0;
 		}

@@ -20,6 +20,12 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 	const struct dbg_stop *s = &d->last;
 
 	buf[0] = 0;
+	if (s->reason == DBG_R_BREAKPOINT && dbg_bp_stop_of(d, tid)) {
+		/* every location there, as lldb-16 ("breakpoint 1.1 2.1"),
+		 * in each thread whose hit came with the stop */
+		snprintf(buf, n, "breakpoint %s", dbg_bp_stop_of(d, tid)->where);
+		return buf;
+	}
 	if (s->tid != tid)
 		return buf;
 	switch (s->reason) {
@@ -264,7 +270,25 @@ void report_stop(FILE *out, struct dbg *d, const struct dbg_stop *stop)
 	if (stop->reason == DBG_R_WATCH)
 		report_watch_hit(out, d, stop->bp_id);	/* cmd/cmd-watch.c */
 	fprintf(out, "Process %d stopped\n", (int)d->pid);
-	report_thread_frame(out, d, d->sel_tid, d->sel_frame);
+	if (stop->reason == DBG_R_BREAKPOINT && d->nbp_stops > 1) {
+		/* every thread at a breakpoint, by index, as lldb-16 */
+		struct dbg_bp_stop bs[DBG_MAX_BP_STOPS];
+		int n = d->nbp_stops;
+
+		memcpy(bs, d->bp_stops, sizeof(bs[0]) * (size_t)n);
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0 && dbg_thread_index(d, bs[j].tid) <
+					       dbg_thread_index(d, bs[j - 1].tid); j--) {
+				struct dbg_bp_stop t = bs[j];
+
+				bs[j] = bs[j - 1];
+				bs[j - 1] = t;
+			}
+		for (int i = 0; i < n; i++)
+			report_thread_frame(out, d, bs[i].tid, bs[i].tid == d->sel_tid ? d->sel_frame : 0);
+	} else {
+		report_thread_frame(out, d, d->sel_tid, d->sel_frame);
+	}
 	cmd_trace_loss_notice(out, d);
 }
 

@@ -171,6 +171,13 @@ int target_poll_exit(struct target_proc *p, struct target_stop *st);
  * interrupt stop queued meanwhile dropped).  Only kill(2) and a flag:
  * safe from a signal handler while the inferior runs. */
 int target_interrupt(struct target_proc *p);
+/* While stopped after a reported stop: a breakpoint stop of thread tid
+ * that came at the same time (queued, or its int3's SIGTRAP still in the
+ * kernel): 1 with *addr (the breakpoint's), else 0.  It stays queued until
+ * target_drop_event takes it (then the thread, at the breakpoint, steps
+ * over it at the next resume, its stop not reported again). */
+int target_queued_bp(struct target_proc *p, pid_t tid, uint64_t *addr);
+void target_drop_event(struct target_proc *p, pid_t tid);
 /* Signal delivered to tid on its next resume; 0 suppresses. */
 void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);
 int target_pending_signal(const struct target_proc *p, pid_t tid);

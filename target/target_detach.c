@@ -135,3 +135,45 @@ void target_take_queued_traps(struct target_proc *p)
 		}
 	}
 }
+
+/* A breakpoint stop of tid's that came with the one reported: queued, or
+ * an int3 it ran as it was interrupted (its SIGTRAP taken now, as
+ * target_take_queued_traps does).  1 with *addr; the stop stays queued
+ * (target_drop_event takes it).  Any other event taken is queued too. */
+int target_queued_bp(struct target_proc *p, pid_t tid, uint64_t *addr)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (!p->alive || p->running || !t || !t->stopped || t->starting)
+		return 0;
+	if (!t->has_event && trap_queued(p->pid, tid)) {
+		struct target_stop ev;
+		int st;
+
+		t->stopped = 0;
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0) {
+			t->stopped = 1;
+			return 0;
+		}
+		while (waitpid(tid, &st, __WALL) < 0 && errno == EINTR)
+			;
+		if (target_handle_status(p, tid, st, &ev) != TARGET_EV_REPORT ||
+		    !(t = target_find_thread(p, tid)) || !t->stopped)
+			return 0;
+		t->has_event = 1;
+		t->queued = ev;
+	}
+	if (!t->has_event || t->queued.kind != TARGET_STOP_BREAKPOINT ||
+	    !target_find_bp(p, t->queued.addr))
+		return 0;
+	*addr = t->queued.addr;
+	return 1;
+}
+
+void target_drop_event(struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (t)
+		t->has_event = 0;
+}

@@ -61,6 +61,7 @@ import stress_test  # noqa: E402
 import stress_sigint_test  # noqa: E402
 import lldb_compare_test  # noqa: E402
 import step_o2_test  # noqa: E402
+import breakpoint_threads_test  # noqa: E402
 import real_compare_test  # noqa: E402
 import symbols_test  # noqa: E402
 import engine_test  # noqa: E402
@@ -104,6 +105,7 @@ SUITES = [layers_test, repl_test, prompt_test, bundle_test, lldb_bundle_test, ll
           percpu_test, check_ctf,
           check_man, fuzz_replay, hostile_test, process_test, interrupt_test, attach_test,
           stress_test, stress_sigint_test, symbols_test, lldb_compare_test, step_o2_test,
+          breakpoint_threads_test,
           real_compare_test, engine_test, watch_test,
           valgrind_test, layers_cmd_test, layers_size_test, dap_test, chunks_test, runtimes_test]
 

@@ -181,6 +181,12 @@ void vf_fmt_scalar(struct vf_pr *p, const struct sym_type *t0, const uint8_t *b,
 		return;
 	case SYM_T_BASE:
 		break;
+	case SYM_T_MEMBER_PTR:
+		/* lldb-16 shows a pointer to member as its bytes:
+		 * "0c 00 00 00 00 00 00 00" */
+		for (size_t i = 0, k = 0; i < size && k + 4 < n; i++)
+			k += (size_t)snprintf(buf + k, n - k, "%s%02x", i ? " " : "", b[i]);
+		return;
 	default:
 		snprintf(buf, n, "0x%016" PRIx64, u);
 		return;

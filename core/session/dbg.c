@@ -354,7 +354,7 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 int dbg_launch_io(struct dbg *d, char *const *argv, int disable_aslr,
 		  const int *fds, struct ptdb_err *err)
 {
-	d->pend_out.tid = 0;
+	d->npend_out = 0;
 	struct target_launch_opts o = { 0 };
 
 	if (!d->exe_path)

@@ -62,6 +62,27 @@ struct dbg_bp {
 
 
 
+/* A thread stopped at a breakpoint (core/session/dbg_hits.c): every
+ * location at its address, LLDB's reason ("1.1 2.1"), and the breakpoints
+ * whose hit made the stop (their commands run), in order. */
+struct dbg_bp_stop {
+	pid_t tid;
+	uint64_t addr;
+	int nids;
+	unsigned ids[8];
+	char where[96];
+};
+#define DBG_MAX_BP_STOPS 16
+
+/* A finish another stop came before: as LLDB's step-out plan it stays
+ * until a continue completes it, or its frame is gone. */
+struct dbg_pend_out {
+	pid_t tid;
+	struct dbg_goal g;
+	const struct sym_type *ret;	/* the function's return type (cmd's) */
+};
+#define DBG_MAX_PEND_OUT 32
+
 /* How a signal reaching the inferior is handled ("process handle"). */
 struct dbg_sig {
 	unsigned char stop, pass, notify;
@@ -97,11 +118,17 @@ struct dbg {
 	 * front end that tells its client the program runs: the DAP's
 	 * continued event); fn NULL: none */
 	struct { void (*fn)(void *ctx); void *ctx; } on_resume;
-	/* a finish that another stop came before (another thread's
-	 * breakpoint): as LLDB's step-out plan it stays, and a later continue
-	 * completes it ("stop reason = step out").  tid 0: none; ret the
-	 * finished function's return type, for "Return value:" (cmd's) */
-	struct { pid_t tid; struct dbg_goal g; const struct sym_type *ret; } pend_out;
+	/* finishes that another stop came before (a breakpoint in another
+	 * thread or deeper in the same one), oldest first: as LLDB's step-out
+	 * plans they stay, and a later continue completes the newest ("stop
+	 * reason = step out"); one whose frame is gone is dropped */
+	struct dbg_pend_out pend_out[DBG_MAX_PEND_OUT];
+	int npend_out;
+	/* the threads at a breakpoint at the last stop (d->last.tid's first,
+	 * then those whose hits came with it), and the last hit counted */
+	struct dbg_bp_stop bp_stops[DBG_MAX_BP_STOPS];
+	int nbp_stops;
+	struct dbg_bp_stop hit;
 	struct disasm *dis;		/* for stepping over calls */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	int no_hw_watch;		/* target.hardware-watchpoints false */
@@ -170,6 +197,10 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+/* The newest pending finish (the one a continue completes), or NULL. */
+struct dbg_pend_out *dbg_pend_out_top(struct dbg *d);
+/* thread tid's breakpoint stop at the last stop, or NULL */
+const struct dbg_bp_stop *dbg_bp_stop_of(const struct dbg *d, pid_t tid);
 /* Runs until one of addrs is reached in the selected frame, or the frame
  * returns. */
 int dbg_until(struct dbg *d, const uint64_t *addrs, int n,

@@ -206,11 +206,15 @@ int dbg_bp_replay_hit(struct dbg *d, uint64_t ip, unsigned *id, unsigned *loc)
 	return 0;
 }
 
-/* Is addr a planted, enabled user breakpoint location?  Counts the hit. */
+/* Is addr a planted, enabled user breakpoint location?  Counts the hit of
+ * every breakpoint there (d->hit: those whose hit stops). */
 int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *loc)
 {
 	int found = 0;
 
+	memset(&d->hit, 0, sizeof(d->hit));
+	d->hit.tid = tid;
+	d->hit.addr = addr;
 	for (int i = 0; i < d->nbps; i++) {
 		struct dbg_bp *bp = &d->bps[i];
 
@@ -227,6 +231,8 @@ int dbg_bp_hit(struct dbg *d, pid_t tid, uint64_t addr, unsigned *id, unsigned *
 				bp->locs[k].hits++;
 				if (pass == 2)
 					continue;
+				if (d->hit.nids < 8)
+					d->hit.ids[d->hit.nids++] = bp->id;
 				if (!found) {
 					*id = bp->id;
 					*loc = (unsigned)k + 1;

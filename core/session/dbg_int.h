@@ -101,6 +101,13 @@ int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 int dbg_run_wait(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
 		 int ngoals, struct dbg_stop *stop, struct ptdb_err *err);
 void dbg_user_stop(struct dbg *d, struct dbg_stop *stop);
+/* dbg_hits.c: the threads at breakpoints at a stop for one (d->bp_stops);
+ * the thread to select */
+pid_t dbg_bp_stops_take(struct dbg *d, struct dbg_stop *stop, pid_t prev);
+/* dbg_run.c: pending finishes (a stack, newest on top); those whose thread
+ * or frame is gone are dropped */
+void dbg_pend_out_prune(struct dbg *d);
+void dbg_pend_out_push(struct dbg *d, pid_t tid, const struct dbg_goal *g);
 int dbg_thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r, struct ptdb_err *err);
 int dbg_check_alive(struct dbg *d, struct ptdb_err *err);
 /* The same checking the watchpoints (core/session/dbg_watch.c); -2 when none is

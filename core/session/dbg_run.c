@@ -9,12 +9,14 @@
 
 void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
 {
+	pid_t sel;
+
+	d->nbp_stops = 0;
 	d->last = *stop;
 	if (d->proc)
 		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
-	if (d->pend_out.tid && (!dbg_alive(d) || !target_thread_index(d->proc, d->pend_out.tid)))
-		d->pend_out.tid = 0;	/* its thread or the process is gone */
 	if (stop->reason == DBG_R_EXITED) {
+		d->npend_out = 0;
 		dbg_trace_exited(d);
 		return;
 	}
@@ -27,8 +29,11 @@ void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
 		d->last = *stop;
 	}
 	dbg_trace_did_stop(d);
-	d->sel_tid = stop->tid;
+	sel = dbg_bp_stops_take(d, stop, d->sel_tid);
+	d->last = *stop;
+	d->sel_tid = sel;
 	d->sel_frame = 0;
+	dbg_pend_out_prune(d);
 	dbg_refresh_modules(d);
 }
 
@@ -154,4 +159,39 @@ int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
 	dbg_exit_stop(stop, &ts);
 	dbg_user_stop(d, stop);
 	return 1;
+}
+
+/* The newest pending finish still valid. */
+struct dbg_pend_out *dbg_pend_out_top(struct dbg *d)
+{
+	dbg_pend_out_prune(d);
+	return d->npend_out ? &d->pend_out[d->npend_out - 1] : NULL;
+}
+
+/* LLDB's stale step-out plans: a finish whose thread is gone, or whose
+ * frame returned (the thread's stack pointer at or above the caller's),
+ * is dropped at a stop. */
+void dbg_pend_out_prune(struct dbg *d)
+{
+	int k = 0;
+
+	for (int i = 0; i < d->npend_out; i++) {
+		struct dbg_pend_out *p = &d->pend_out[i];
+		struct user_regs_struct r;
+
+		if (!dbg_alive(d) || !target_thread_index(d->proc, p->tid) ||
+		    dbg_thread_regs(d, p->tid, &r, NULL) < 0 || r.rsp >= p->g.min_rsp)
+			continue;
+		d->pend_out[k++] = *p;
+	}
+	d->npend_out = k;
+}
+
+void dbg_pend_out_push(struct dbg *d, pid_t tid, const struct dbg_goal *g)
+{
+	if (d->npend_out == DBG_MAX_PEND_OUT) {	/* the oldest goes */
+		memmove(d->pend_out, d->pend_out + 1, (DBG_MAX_PEND_OUT - 1) * sizeof(d->pend_out[0]));
+		d->npend_out--;
+	}
+	d->pend_out[d->npend_out++] = (struct dbg_pend_out){ tid, *g, NULL };
 }

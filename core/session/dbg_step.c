@@ -19,23 +19,23 @@ int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 	if (dbg_check_alive(d, err) < 0)
 		return -1;
-	if (d->pend_out.tid && target_thread_index(d->proc, d->pend_out.tid)) {
-		/* a finish another stop interrupted goes on (LLDB's plan) */
-		pid_t tid = d->pend_out.tid;
-		struct dbg_goal g = d->pend_out.g;
+	dbg_pend_out_prune(d);
+	if (d->npend_out) {
+		/* the newest finish another stop interrupted goes on (LLDB's
+		 * plan); older ones stay for later continues */
+		struct dbg_pend_out p = d->pend_out[d->npend_out - 1];
 
-		r = run_to(d, tid, &g, 1, stop, err);
+		r = run_to(d, p.tid, &p.g, 1, stop, err);
 		if (r < 0)
 			return -1;
 		if (r == RW_GOAL) {
-			stop_at_calls(d, stop, tid, DBG_R_STEP_OUT, g.pc);
-			d->pend_out.tid = 0;
+			d->npend_out--;
+			stop_at_calls(d, stop, p.tid, DBG_R_STEP_OUT, p.g.pc);
 			return 0;
 		}
 		dbg_user_stop(d, stop);
 		return 0;
 	}
-	d->pend_out.tid = 0;
 	r = dbg_run_wait(d, 0, 0, NULL, 0, stop, err);
 	if (r < 0)
 		return -1;
@@ -113,7 +113,6 @@ int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 
 	if (dbg_check_alive(d, err) < 0)
 		return -1;
-	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
 	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
 			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
@@ -563,7 +562,6 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 
 	if (dbg_check_alive(d, err) < 0)
 		return -1;
-	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
 	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
@@ -676,7 +674,6 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 
 	if (dbg_check_alive(d, err) < 0)
 		return -1;
-	d->pend_out.tid = 0;	/* a new stepping command replaces it */
 	dbg_interrupt_arm(d);
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
@@ -738,11 +735,8 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	g.min_rsp = fr[k].rsp;
 	rr = run_to(d, tid, &g, 1, stop, err);
 	if (rr == RW_USER && dbg_alive(d) && stop->reason != DBG_R_EXITED &&
-	    stop->reason != DBG_R_EXEC && stop->reason != DBG_R_INTERRUPT) {
-		d->pend_out.tid = tid;	/* completed by a later continue */
-		d->pend_out.g = g;
-		d->pend_out.ret = NULL;
-	}
+	    stop->reason != DBG_R_EXEC && stop->reason != DBG_R_INTERRUPT)
+		dbg_pend_out_push(d, tid, &g);	/* completed by a later continue */
 	if (rr == RW_GOAL) {
 		stop_at_calls(d, stop, tid, DBG_R_STEP_OUT, g.pc);
 		return 0;
@@ -762,7 +756,6 @@ int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
 
 	if (dbg_check_alive(d, err) < 0)
 		return -1;
-	d->pend_out.tid = 0;	/* a new stepping command replaces a pending finish */
 	dbg_interrupt_arm(d);
 	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
 	if (nf < 0)

@@ -75,6 +75,18 @@ static void name_decl(const struct sym_type *t, const char *inner, char *buf, si
 		name_decl(tg, tmp, buf, n, depth + 1);
 		return;
 	}
+	case SYM_T_MEMBER_PTR: {
+		/* "int Foo::*", "void (Foo::*)(int)" */
+		const struct sym_type *tg = t->target;
+		const char *cls = t->cls && t->cls->name ? t->cls->name : "(unnamed class)";
+
+		if (tg && (tg->kind == SYM_T_ARRAY || tg->kind == SYM_T_FUNC))
+			snprintf(tmp, sizeof(tmp), "(%s::*%s)", cls, inner);
+		else
+			snprintf(tmp, sizeof(tmp), "%s::*%s", cls, inner);
+		name_decl(tg, tmp, buf, n, depth + 1);
+		return;
+	}
 	case SYM_T_ARRAY: {
 		char dims[128] = "";
 

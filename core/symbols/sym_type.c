@@ -323,7 +323,8 @@ static char *qualified(struct sym_module *m, uint64_t off, const char *name, int
 			    lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14)
 				qual_walk(m, m->cus[i].die, "", 0);
 		}
-		qsort(tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp);
+		if (tc->nqual)	/* none: qual is NULL, which qsort may not take */
+			qsort(tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp);
 	}
 	hit = tc->nqual ? bsearch(&key, tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp) : NULL;
 	if (!hit)
@@ -472,7 +473,8 @@ static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die di
 			add_dim(m, t, c);
 		else if (tag == DW_TAG_enumerator && t->kind == SYM_T_ENUM)
 			add_enum(m, t, c);
-		else if (tag == DW_TAG_formal_parameter && t->kind == SYM_T_FUNC) {
+		else if (tag == DW_TAG_formal_parameter && t->kind == SYM_T_FUNC &&
+			 !sym_die_flag(m, c, DW_AT_artificial)) {	/* a method's this: not named */
 			t->mem = xrealloc(t->mem, (size_t)(t->nmem + 1) * sizeof(*t->mem));
 			memset(&t->mem[t->nmem], 0, sizeof(t->mem[0]));
 			t->mem[t->nmem++].type = die_type(m, c, cxx, depth);
@@ -499,6 +501,7 @@ static enum sym_tkind tag_kind(Dwarf_Half tag, int *ok)
 	case DW_TAG_const_type: return SYM_T_CONST;
 	case DW_TAG_volatile_type: return SYM_T_VOLATILE;
 	case DW_TAG_subroutine_type: return SYM_T_FUNC;
+	case DW_TAG_ptr_to_member_type: return SYM_T_MEMBER_PTR;
 	case DW_TAG_unspecified_type: return SYM_T_VOID;
 	case DW_TAG_atomic_type: case DW_TAG_restrict_type: return SYM_T_TYPEDEF;
 	default: *ok = 0; return SYM_T_VOID;
@@ -546,6 +549,16 @@ static void type_fill(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 		t->size = v;
 	else if (t->kind == SYM_T_POINTER || t->kind == SYM_T_REF || t->kind == SYM_T_RVREF)
 		t->size = 8;
+	if (t->kind == SYM_T_MEMBER_PTR) {
+		const struct sym_type *tg = sym_type_strip(t->target);
+
+		if (sym_die_ref(m, die, DW_AT_containing_type, &v) == 0)
+			t->cls = type_at(m, v, t->is_cxx, depth + 1);
+		if (!t->size)	/* the Itanium C++ ABI's: an offset, or a
+				 * function's address (or vtable offset + 1)
+				 * and the adjustment of this */
+			t->size = tg && tg->kind == SYM_T_FUNC ? 16 : 8;
+	}
 	if (sym_die_udata(m, die, DW_AT_encoding, &v) == 0)
 		t->enc = (int)v;
 	t->declaration = sym_die_flag(m, die, DW_AT_declaration);

@@ -17,6 +17,7 @@ enum sym_tkind {
 	SYM_T_VOID, SYM_T_BASE, SYM_T_POINTER, SYM_T_REF, SYM_T_RVREF,
 	SYM_T_STRUCT, SYM_T_UNION, SYM_T_CLASS, SYM_T_ARRAY, SYM_T_ENUM,
 	SYM_T_TYPEDEF, SYM_T_CONST, SYM_T_VOLATILE, SYM_T_FUNC,
+	SYM_T_MEMBER_PTR,	/* C++ "int Foo::*", "void (Foo::*)(int)" */
 };
 
 struct sym_type;
@@ -59,6 +60,8 @@ struct sym_type {
 				 * dimensions (owned) */
 	struct sym_type *ptr_to;	/* a pointer to this type, made on demand
 					 * (sym_type_pointer_to; owned) */
+	struct sym_type *cls;	/* SYM_T_MEMBER_PTR: the class (its target the
+				 * member's type: data or function) */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */

@@ -313,5 +313,44 @@ TEST(value_children)
 	sym_module_free(m);
 }
 
+/* Pointers to members (DW_TAG_ptr_to_member_type, tests/programs/member_ptr):
+ * their class, their size (the Itanium C++ ABI's), their names and their
+ * values (bytes) as lldb-16 prints them. */
+TEST(member_pointers)
+{
+	struct ptdb_err err;
+	struct sym_module *m = sym_module_open("tests/programs/member_ptr", &err);
+	const struct sym_type *s, *pm, *pmf;
+	struct value v = { 0 };
+	uint8_t bytes[64] = { 0 };
+	char name[256], text[512];
+
+	CHECK(m);
+	s = sym_type_strip(sym_type_named(m, "Holder"));
+	CHECK(s && s->nmem == 3 && s->size <= sizeof(bytes));
+	pm = s->mem[0].type;
+	pmf = s->mem[1].type;
+	CHECK(pm->kind == SYM_T_MEMBER_PTR && pmf->kind == SYM_T_MEMBER_PTR);
+	CHECK(pm->cls && pm->cls->name && !strcmp(pm->cls->name, "Foo"));
+	CHECK_INT(pm->size, 8);
+	CHECK_INT(pmf->size, 16);
+	CHECK_INT(s->mem[1].off, 8);
+	CHECK_STR(sym_type_name(pm, name, sizeof(name)), "int Foo::*");
+	CHECK_STR(sym_type_name(pmf, name, sizeof(name)), "void (Foo::*)(int)");
+	bytes[0] = 4;
+	bytes[8] = 0x14;
+	bytes[9] = 0x12;
+	bytes[24] = 3;
+	v.type = s;
+	v.bytes = bytes;
+	v.size = (size_t)s->size;
+	v.in_reg = -1;
+	value_brief(NULL, &v, text, sizeof(text));
+	CHECK_STR(text, "(pm = 04 00 00 00 00 00 00 00, pmf = 14 12 00 00 00 00 00 00 00 00 00 00 00 "
+		  "00 00 00, n = 3)");
+	sym_module_free(m);
+}
+
 TEST_MAIN(expr_fbreg_cfa, expr_reg_and_breg, expr_addr_bias_and_values, expr_pieces,
-	  expr_entry_value, expr_errors, float_digits, types_and_names, value_children)
+	  expr_entry_value, expr_errors, float_digits, types_and_names, value_children,
+	  member_pointers)

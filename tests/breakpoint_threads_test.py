@@ -1,0 +1,156 @@
+"""Several threads at one breakpoint at once, as lldb-16 stops them: the
+threads of tests/programs/bp_threads meet in a spin and call hit() (the
+breakpoint) together, so that more than one has trapped before the others
+are stopped.  Then, as in lldb-16:
+
+  - every thread that trapped has its reason ("stop reason = breakpoint
+    1.1") in the stop report (each with its frame) and in 'thread list';
+  - the selected thread is the first of them by index (the one selected
+    before, if it is one of them);
+  - the breakpoint's commands run once in each of them, that thread
+    selected;
+  - each hit is counted once, and the next continue does not report it
+    again: over the session each thread is reported once, the hit count
+    ends at the number of threads.
+
+Whether two threads trap before the stop depends on the scheduler: the
+session is run again (up to TRIES times) until one stop has found two
+threads at the breakpoint's address (read from 'thread list', which lists
+a thread there whether or not ptdb reported it: ptdb gave the second one
+no reason and reported it at the next continue as a stop of its own).
+Every run's stops are checked.
+"""
+import os
+import re
+import subprocess
+import tempfile
+
+import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTDB = os.path.join(ROOT, "ptdb")
+PROG = "tests/programs/bp_threads"
+NTHREADS = 4
+TRIES = 30
+
+HEADER = re.compile(r"^([* ]) thread #(\d+), name = '[^']*', stop reason = (.*)$")
+LISTED = re.compile(r"^([* ]) thread #(\d+): tid = \d+, (0x[0-9a-f]+) (\S+?)[`(]")
+BP = re.compile(r"^Breakpoint 1: .*, address = (0x[0-9a-f]+)$")
+HITS = re.compile(r"^1: name = 'hit', .*hit count = (\d+)$")
+
+
+def session():
+    """ptdb's output of the session on the fixture"""
+    cmds = (["b hit", 'breakpoint command add -o "p who" 1', "r"] +
+            ["thread list", "breakpoint list", "c"] * (NTHREADS + 1))
+    with tempfile.NamedTemporaryFile("w", suffix=".ptdb") as f:
+        f.write("\n".join(cmds) + "\n")
+        f.flush()
+        p = subprocess.run([PTDB, "-b", "-s", f.name, PROG], cwd=ROOT, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=120)
+    return p.stdout + p.stderr
+
+
+def split(out):
+    """[(command, its output lines)]"""
+    res = []
+    for line in out.splitlines():
+        if line.startswith("(ptdb) "):
+            res.append((line[7:], []))
+        elif res:
+            res[-1][1].append(line)
+    return res
+
+
+def check_run(out):
+    """(qualified, error or None)"""
+    addr, reported, prev_sel, qualified, stop, whos = None, [], None, False, None, []
+    for cmd, lines in split(out):
+        if cmd == "b hit":
+            for ln in lines:
+                m = BP.match(ln)
+                if m:
+                    addr = int(m.group(1), 16)
+        elif cmd in ("r", "c"):
+            if any("exited with status" in ln for ln in lines):
+                if not any("exited with status = %d " % (1 + 2 * (NTHREADS - 1)) in ln
+                           for ln in lines):
+                    return qualified, "the program's exit: %s" % lines
+                stop = None
+                continue
+            if not any(ln.startswith("Process ") and ln.endswith(" stopped") for ln in lines):
+                continue
+            stop, whos = {}, []
+            for ln in lines:
+                m = HEADER.match(ln)
+                if m:
+                    stop[int(m.group(2))] = (m.group(1) == "*", m.group(3))
+        elif cmd == "p who" and stop is not None:
+            # the breakpoint's commands, once in each thread at it, that
+            # thread selected: main (#1) passes 1, the workers 2
+            whos.extend(int(ln.split(" = ")[1]) for ln in lines if ln.startswith("(int) $"))
+        elif cmd == "thread list" and stop is not None:
+            at, why, sel = set(), {}, None
+            for ln in lines:
+                m = LISTED.match(ln)
+                if not m:
+                    continue
+                idx = int(m.group(2))
+                if m.group(1) == "*":
+                    sel = idx
+                if int(m.group(3), 16) == addr:
+                    at.add(idx)
+                if "stop reason = " in ln:
+                    why[idx] = ln.split("stop reason = ")[1]
+            if len(at) >= 2:
+                qualified = True
+            if set(why) != at or any(w != "breakpoint 1.1" for w in why.values()):
+                return qualified, ("threads at the breakpoint %s, threads with a reason %s "
+                                   "(thread list: %s)" % (sorted(at), why, lines))
+            if set(stop) != at or any(w != "breakpoint 1.1" for _, w in stop.values()):
+                return qualified, ("the stop report shows %s, the threads at the breakpoint "
+                                   "are %s" % (stop, sorted(at)))
+            want = prev_sel if prev_sel in at else min(at)
+            if sel != want or not stop[want][0]:
+                return qualified, "thread #%s selected, lldb-16 selects #%d" % (sel, want)
+            if sorted(whos) != sorted(1 if i == 1 else 2 for i in at):
+                return qualified, ("the breakpoint's command gave who = %s, for threads %s"
+                                   % (whos, sorted(at)))
+            if set(reported) & at:
+                return qualified, "threads %s reported again" % sorted(set(reported) & at)
+            reported.extend(sorted(at))
+            prev_sel = sel
+        elif cmd == "breakpoint list" and stop is not None:
+            for ln in lines:
+                m = HITS.match(ln)
+                if m and int(m.group(1)) != len(reported):
+                    return qualified, ("hit count %s after %d threads reported"
+                                       % (m.group(1), len(reported)))
+    if sorted(reported) != list(range(1, NTHREADS + 1)):
+        return qualified, "threads reported over the session: %s" % reported
+    return qualified, None
+
+
+def run_all():
+    name = "breakpoint threads: several threads at one breakpoint at once"
+    if not os.path.exists(os.path.join(ROOT, PROG)):
+        results.fail(name, "%s is not built (make programs)" % PROG)
+        return
+    for i in range(TRIES):
+        out = session()
+        qualified, err = check_run(out)
+        if err:
+            results.fail(name, "run %d: %s" % (i + 1, err))
+            return
+        if qualified:
+            results.ok(name + " (run %d)" % (i + 1))
+            return
+    results.fail(name, "in %d runs no two threads trapped at once (every run's stops "
+                 "were right; the scheduler never let two threads reach hit() together)"
+                 % TRIES)
+
+
+if __name__ == "__main__":
+    import sys
+    run_all()
+    sys.exit(results.summary())
