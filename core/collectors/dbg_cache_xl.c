@@ -169,7 +169,8 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
 		if (!g)
 			return -1;
-		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1 };
+		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
+					   dbg_cache_watch_env(c, g) };
 		if (ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, &b) < 0)
 			return -1;
 		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
