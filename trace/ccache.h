@@ -69,7 +69,7 @@ struct ccache_env {
  * which accesses range i stops (CCACHE_WATCH_READ | CCACHE_WATCH_WRITE,
  * as DISASM_MEM_READ / WRITE).  mem gives an instruction's memory
  * accesses (disasm_mem_access). */
-enum { CCACHE_WATCH_MAX = 16 };
+enum { CCACHE_WATCH_MAX = 16, CCACHE_WATCH_READ = DISASM_MEM_READ, CCACHE_WATCH_WRITE = DISASM_MEM_WRITE };
 struct ccache_watch {
 	int n;
 	int access[CCACHE_WATCH_MAX];
