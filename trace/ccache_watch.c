@@ -80,7 +80,7 @@ static int lea_rdx(struct wemit *e, const struct disasm_mem *m)
 	size_t n = 0;
 
 	if ((m->base != DISASM_REG_NONE && b < 0) || (m->index != DISASM_REG_NONE && x < 0) ||
-	    (m->index == DISASM_REG_NONE && m->scale > 1) || x == 4 || m->addr32)
+	    (m->index == DISASM_REG_NONE && m->scale != 0) || x == 4 || m->addr32)
 		return -1;
 	if (b < 0 && x < 0) {
 		/* an absolute address (RIP-relative originally) */

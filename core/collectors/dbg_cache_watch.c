@@ -91,11 +91,6 @@ int dbg_cache_watch_run(struct dbg_tracee *d, struct dbg_cache **cc, pid_t t, co
 	c->d = d;
 	c->watch = 1;
 	set_ranges(c, w, n);
-	if (c->ready && c->need_flush) {
-		/* (the tables are written again as the regions' blocks come) */
-		for (int i = 0; i < c->nreg; i++)
-			c->reg[i].watch_set = 0;
-	}
 	for (int i = 0; i < c->nreg; i++)
 		dbg_cache_watch_env(c, &c->reg[i]);
 	memset(&c->wth, 0, sizeof(c->wth));
