@@ -553,7 +553,8 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 
 		/* the progress line's turn: every trap (a full record buffer
 		 * traps every 65536 blocks the thread runs) */
-		d->host->progress_poll(d->s);
+		if (!c->watch)	/* (a trace's line: a watched run has none) */
+			d->host->progress_poll(d->s);
 		dbg_cache_stage_flush(c);
 		t0 = dbg_cache_now_ns();
 		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
