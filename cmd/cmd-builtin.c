@@ -161,6 +161,7 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	ctx->s->dbg.follow_fork_child =
 		!strcmp(settings_get(&ctx->s->settings, SETTING_FOLLOW_FORK), "child");
 	ctx->s->dbg.no_hw_watch = !strcmp(settings_get(&ctx->s->settings, SETTING_HW_WATCH), "false");
+	ctx->s->dbg.watch_by_step = !strcmp(settings_get(&ctx->s->settings, SETTING_TRACE_ENGINE), "ptrace");
 	free(ctx->s->dbg.debug_dirs);
 	ctx->s->dbg.debug_dirs = xstrdup(settings_get(&ctx->s->settings, SETTING_DEBUG_FILE_PATHS));
 	free(ctx->s->dbg.source_map);

@@ -81,9 +81,15 @@ static enum cmd_status created(struct cmd_ctx *ctx, uint64_t addr, unsigned size
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "Watchpoint created: ");
 	print_wp(ctx, w, 0);
-	if (!strncmp(dbg_watch_method(&ctx->s->dbg), "software", 8))
+	if (!strcmp(dbg_watch_method(&ctx->s->dbg), "software (single-step)"))
 		fprintf(ctx->out, "Note: watchpoints are checked by single-stepping here (%s): "
 			"a run is thousands of times slower, its progress shown on the terminal; "
+			"Ctrl-C stops it.\n", ctx->s->dbg.no_hw_watch ?
+			"target.hardware-watchpoints is false" :
+			"this machine delivers no debug-register traps");
+	else if (!strncmp(dbg_watch_method(&ctx->s->dbg), "software", 8))
+		fprintf(ctx->out, "Note: watchpoints are checked in software here (%s): the process runs "
+			"out of a code cache that checks its memory accesses, a few times slower; "
 			"Ctrl-C stops it.\n", ctx->s->dbg.no_hw_watch ?
 			"target.hardware-watchpoints is false" :
 			"this machine delivers no debug-register traps");
@@ -166,8 +172,17 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 		return CMD_OK;
 	}
 	fprintf(ctx->out, "Number of supported hardware watchpoints: %d\n", DBG_WATCH_MAX);
-	fprintf(ctx->out, "Watchpoints are checked by: %s\n",
-		dbg_tracing(d) ? "nothing: the process has a trace" : dbg_watch_method(d));
+	if (dbg_tracing(d)) {
+		fprintf(ctx->out, "Watchpoints are checked by: nothing: the process has a trace\n");
+	} else if (!strcmp(dbg_watch_method(d), "software (code cache)")) {
+		uint64_t traps, entries;
+
+		dbg_watch_cache_counts(d, &traps, &entries);
+		fprintf(ctx->out, "Watchpoints are checked by: software (code cache: %" PRIu64 " entries, %"
+			PRIu64 " checks trapped)\n", entries, traps);
+	} else {
+		fprintf(ctx->out, "Watchpoints are checked by: %s\n", dbg_watch_method(d));
+	}
 	fprintf(ctx->out, "Current watchpoints:\n");
 	for (int i = 0; i < n; i++)
 		print_wp(ctx, &w[i], brief);

@@ -358,12 +358,14 @@ def trace_progress(tmp, engine):
 
 def t_watch_progress(tmp):
     """Watchpoints checked by single-stepping (target.hardware-watchpoints
-    false, as on a machine without debug-register traps): setting one says
+    false, as on a machine without debug-register traps, and
+    trace.software.engine ptrace: no code cache): setting one says
     so, and a continue that takes seconds shows its progress on the
     terminal (instructions stepped, rate), cleared before the stop."""
     p = session(tmp)
     try:
         steps = (("settings set target.hardware-watchpoints false", "(ptdb) "),
+                 ("settings set trace.software.engine ptrace", "(ptdb) "),
                  ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
                  ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
                  ("watchpoint set variable sink", "Note: watchpoints are checked by single-stepping"),

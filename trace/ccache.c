@@ -334,6 +334,30 @@ static void sys_insn(const struct ccache_env *env, struct emit *e, uint64_t base
 	}
 }
 
+/* Before an instruction that may touch memory, the watchpoint check
+ * (ccache_watch.c): its int3 is right before the instruction's own code,
+ * so a hit stops in the original state before it (CCACHE_AT_INSN). */
+static int watch_check(const struct ccache_env *env, struct emit *e, uint64_t base, const struct disasm_insn *in)
+{
+	int n;
+
+	switch (in->kind) {
+	case DISASM_KIND_JMP: case DISASM_KIND_JCC: case DISASM_KIND_JRCXZ:
+	case DISASM_KIND_LOOP: case DISASM_KIND_SYSCALL:
+		return 0;
+	default:
+		break;
+	}
+	n = ccache_watch_code(env->watch, env->ctx, base + e->n, env->region, in, e->p + e->n,
+			      e->cap > e->n ? e->cap - e->n : 0);
+	if (n < 0) {
+		e->bad = 1;
+		return -1;
+	}
+	e->n += (size_t)n;
+	return 0;
+}
+
 /* A block is built in these and copied out at its size (two small
  * allocations, not two of the largest size cut down). */
 static _Thread_local uint8_t scratch_code[CCACHE_BLOCK_MAX_BYTES];
@@ -354,7 +378,8 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	b->base = base;
 	b->id = id;
 	b->ins = scratch_ins;
-	b->rec_off = record_stub(env, &e, base, id);
+	/* (checking watchpoints, nothing is recorded) */
+	b->rec_off = env->watch ? 0 : record_stub(env, &e, base, id);
 
 	while (!ended && !e.bad) {
 		struct disasm_insn in;
@@ -371,6 +396,9 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		}
 		if (!b->n && (env->decode(env->ctx, a, &in) < 0 || !ccache_translatable(&in)))
 			goto fail;
+		if (env->watch && watch_check(env, &e, base, &in) < 0)
+			break;
+		at = e.n;
 		if (in.riprel_off && !riprel_fits(&in, base + at)) {
 			/* its operand is out of the cache's reach: not here */
 			if (!b->n)

@@ -23,6 +23,11 @@ enum {
 	CCACHE_SLOT_C = 32, CCACHE_SLOT_D = 40, CCACHE_SLOT_J = 48,
 	/* rcx and r11 while a system call's number is checked */
 	CCACHE_SLOT_S1 = 56, CCACHE_SLOT_S2 = 64,
+	/* rax, rcx, rdx and the flags while a watchpoint check runs
+	 * (ccache_watch.c), and the watched ranges it compares with */
+	CCACHE_SLOT_WA = 72, CCACHE_SLOT_WC = 80, CCACHE_SLOT_WD = 88, CCACHE_SLOT_WF = 96,
+	CCACHE_SLOT_WS = 104, CCACHE_SLOT_WP = 112,	/* rsi; a byte lodsb reads */
+	CCACHE_WATCH_OFF = 2048,
 	CCACHE_TABLE_OFF = 4096,
 	/* indexed by the target's low 16 bits: the dispatcher probes that
 	 * entry and the next (one more follows the last) */
@@ -52,7 +57,39 @@ struct ccache_env {
 	void *ctx;
 	int syscalls;		/* a SYSCALL (not a block's first) runs in the
 				 * cache, its number checked (ccache_sys.c) */
+	/* NULL, or watchpoints checked: no record stub, and before each
+	 * instruction that may touch a watched range a check that traps
+	 * (ccache_watch.c) */
+	const struct ccache_watch *watch;
 };
+
+/* trace/ccache_watch.c: watched ranges checked by translated code.  The
+ * ranges live in the region's slot page (CCACHE_WATCH_OFF: n pairs of
+ * 8-byte lo, hi, hi exclusive), written by the tracer; access[i] says
+ * which accesses range i stops (CCACHE_WATCH_READ | CCACHE_WATCH_WRITE,
+ * as DISASM_MEM_READ / WRITE).  mem gives an instruction's memory
+ * accesses (disasm_mem_access). */
+enum { CCACHE_WATCH_MAX = 16, CCACHE_WATCH_READ = DISASM_MEM_READ, CCACHE_WATCH_WRITE = DISASM_MEM_WRITE };
+struct ccache_watch {
+	int n;
+	int access[CCACHE_WATCH_MAX];
+	int fsgsbase;		/* rdfsbase/rdgsbase run here (the kernel
+				 * allows them): fs/gs-relative accesses
+				 * are checked, else they always trap */
+	int (*mem)(void *ctx, const struct disasm_insn *in, struct disasm_mem *m, int max);
+};
+/* The check before in, for cache address at in a region at region:
+ * flags, rax, rcx and rdx saved in the W* slots, the address range of
+ * each access that a range's kind stops computed (lea: original
+ * registers, plus the fs or gs base; a rep string instruction's whole
+ * reach from rcx, in the direction flag's direction) and compared with the ranges, everything restored, then
+ * either a jump over an int3 that is the check's last byte (no hit) or
+ * that int3 (a hit: the original state before in).  An access it cannot
+ * compute (fs/gs-relative without fsgsbase, 32-bit addressing, a vector index, more than
+ * a few operands) makes the check the int3 alone.  Returns its length
+ * (0: in touches no range's kind of memory), or -1 (out of room). */
+int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint64_t region,
+		      const struct disasm_insn *in, uint8_t *out, size_t cap);
 
 struct ccache_insn {
 	uint64_t addr, target;

@@ -345,6 +345,9 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 	c->yield = 0;
 	c->fills = 0;
 	c->deadline = d->trace && d->trace->nth > 1 ? dbg_cache_now_ns() + QUANTUM_NS : 0;
+	if (c->watch)
+		c->deadline = c->wquantum ? dbg_cache_now_ns() + c->wquantum : 0;
+	c->whit = 0;
 	/* (a signal the kernel holds for it: the ptrace engine takes this
 	 * turn, at the original pc; see dbg_cache_signal_waits) */
 	if (c->mcall_pc) {
@@ -550,7 +553,8 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 
 		/* the progress line's turn: every trap (a full record buffer
 		 * traps every 65536 blocks the thread runs) */
-		d->host->progress_poll(d->s);
+		if (!c->watch)	/* (a trace's line: a watched run has none) */
+			d->host->progress_poll(d->s);
 		dbg_cache_stage_flush(c);
 		t0 = dbg_cache_now_ns();
 		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
@@ -590,6 +594,16 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		g = dbg_cache_region_of(c, r->rip - 1);
 		if (g)
 			b = dbg_cache_block_of(c, g, r->rip - 1);
+		if (c->watch && ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL &&
+		    b && ccache_where(b, r->rip, &idx) == CCACHE_AT_INSN) {
+			/* a watchpoint check's trap: before the instruction
+			 * that may touch a watched range (the caller steps it) */
+			if (!map_back(c, th, r) || target_set_regs(d->proc, t, r, err) < 0)
+				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+			c->whit = 1;
+			c->wtraps++;
+			return DBG_CACHE_AT;
+		}
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
 		    (r->rip == g->dispatch + g->miss_off + 1 ||
 		     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {

@@ -41,6 +41,29 @@ void dbg_cache_count_fallback(struct dbg_cache *cc);
  * system call at r->rip, whichever engine runs it: one that changes the
  * mappings drops the translations of the code it touches. */
 void dbg_cache_syscall(struct dbg_tracee *d, struct dbg_cache *cc, pid_t t, const struct user_regs_struct *r);
+/* Watchpoints checked in the cache (core/collectors/dbg_cache_watch.c): a
+ * watched range, and access DISASM_MEM_READ | DISASM_MEM_WRITE: the
+ * accesses that stop. */
+struct dbg_cache_wrange {
+	uint64_t addr;
+	unsigned size;
+	int access;
+};
+/* Runs thread t (stopped at an original r->rip, no signal pending) out
+ * of *cc (created on first use; a cache of its own, never a trace's)
+ * with no trace: nothing recorded, and every access that may touch one
+ * of the n ranges w (n <= 16) trapping before it.  others: other threads
+ * wait for their turn (the thread's ends after a while: DBG_CACHE_YIELD).
+ * Returns as dbg_cache_run; DBG_CACHE_AT with *hit 1: the instruction at
+ * r->rip may touch a range (the caller runs it, checking), *hit 0: a
+ * stop (breakpoint, goal) or code the cache does not run is at r->rip.
+ * The end of the run (the cache leaves the inferior): dbg_cache_finish. */
+int dbg_cache_watch_run(struct dbg_tracee *d, struct dbg_cache **cc, pid_t t, const struct dbg_cache_wrange *w,
+			int n, int others, struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
+			struct target_stop *ts, int *hit, struct ptdb_err *err);
+/* The checks that trapped, and the thread's entries into the cache,
+ * since it was created (NULL-safe). */
+void dbg_cache_watch_counts(const struct dbg_cache *cc, uint64_t *traps, uint64_t *entries);
 /* NULL-safe; zeros when the engine never ran. */
 struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *cc);
 

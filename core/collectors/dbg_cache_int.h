@@ -28,6 +28,7 @@ struct region {
 	uint32_t miss_off;
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
+	int watch_set;			/* its watched ranges written */
 	uint64_t *tkey;			/* the original pc each lookup table
 					 * slot holds, 0: none (heap, or NULL) */
 };
@@ -145,6 +146,18 @@ struct dbg_cache {
 	} left[MAX_REGIONS + 1];
 	int nleft;
 	pid_t left_pid;
+	/* watchpoints checked in the cache (core/collectors/dbg_cache_watch.c):
+	 * nothing recorded, the ranges in every region's table; wth: the
+	 * thread's stand-in trace (nothing written into it); wquantum: a
+	 * turn's length with other threads waiting (ns, 0: none); whit: the
+	 * last stop was a check's */
+	int watch;
+	struct ccache_watch wdesc;
+	uint64_t wlo[CCACHE_WATCH_MAX], whi[CCACHE_WATCH_MAX];
+	struct trace_swc_thread wth;
+	uint64_t wquantum;
+	int whit;
+	uint64_t wtraps, wruns;		/* checks that trapped; runs in the cache */
 };
 
 static inline uint64_t rec_start(const struct dbg_cache *c)
@@ -207,6 +220,10 @@ int dbg_cache_sys_runs(unsigned nr);
 int dbg_cache_sys_table_write(struct dbg_tracee *d, uint64_t region);
 int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct ccache_block *b, int where,
 		       int idx, struct user_regs_struct *r);
+
+/* core/collectors/dbg_cache_watch.c: the translator's env->watch (NULL
+ * when not checking watchpoints), region g's ranges written first. */
+const struct ccache_watch *dbg_cache_watch_env(struct dbg_cache *c, struct region *g);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
 int dbg_cache_is_stop(void *ctx, uint64_t addr);

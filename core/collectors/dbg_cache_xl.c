@@ -149,6 +149,15 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 	put_code(c, b->base + o1, rel, 4, 0);
 }
 
+/* The block at pc translated into g's free space (ccache_translate). */
+static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, struct ccache_block *b)
+{
+	struct ccache_env env = { g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
+				  dbg_cache_watch_env(c, g) };
+
+	return ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, b);
+}
+
 /* The block at pc, translated now if need be.  A block at a stop is the
  * tracer's to enter only (not linked, not in the tables): private.
  * Returns its id, -1 if pc cannot run in the cache. */
@@ -164,13 +173,8 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		return id;
 	t0 = dbg_cache_now_ns();
 	for (int tries = 0; tries < 2; tries++) {
-		struct ccache_env env;
-
 		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
-		if (!g)
-			return -1;
-		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1 };
-		if (ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, &b) < 0)
+		if (!g || translate_in(c, g, pc, &b) < 0)
 			return -1;
 		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
 			break;

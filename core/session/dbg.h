@@ -132,6 +132,9 @@ struct dbg {
 	struct disasm *dis;		/* for stepping over calls */
 	int follow_fork_child;		/* target.follow-fork child (untraced runs) */
 	int no_hw_watch;		/* target.hardware-watchpoints false */
+	int watch_by_step;		/* trace.software.engine ptrace: software
+					 * watchpoints single-step only (else
+					 * the code cache runs between accesses) */
 	char *debug_dirs;		/* target.debug-file-search-paths (owned) */
 	char *source_map;		/* target.source-map pairs (owned) */
 	char *step_avoid;		/* target.process.thread.step-avoid-regexp

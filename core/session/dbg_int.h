@@ -115,6 +115,21 @@ int dbg_check_alive(struct dbg *d, struct ptdb_err *err);
 int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 
+/* core/session/dbg_watch_cache.c: one turn of thread t in the code cache
+ * while watchpoints are checked (the ranges rg): DBG_WC_STEP (the
+ * instruction at t's pc is the single-stepping's: it may touch a range,
+ * the cache does not run it, or the cache is not used), DBG_WC_NEXT (t's
+ * turn is over: the next thread's), DBG_WC_EVENT (*ts happened to t, its
+ * addresses original), an RW_* result (*stop filled), or -1.  Its end
+ * (the cache leaves the inferior): dbg_watch_cache_end. */
+enum { DBG_WC_STEP = -10, DBG_WC_NEXT = -11, DBG_WC_EVENT = -12 };
+struct dbg_cache;
+struct dbg_cache_wrange;
+int dbg_watch_cache_turn(struct dbg *d, struct dbg_cache **cc, pid_t t, pid_t tid,
+			 const struct dbg_goal *goals, int ngoals, const struct dbg_cache_wrange *rg,
+			 int nrg, struct target_stop *ts, struct dbg_stop *stop, struct ptdb_err *err);
+void dbg_watch_cache_end(struct dbg *d, struct dbg_cache *cc);
+
 /* The trace session's functions the session calls (dbg_source,
  * dbg_trace_run, ...; it calls no function of the session). */
 #include "core/tracing/dbg_trace_int.h"

@@ -5,6 +5,7 @@
 #include "core/session/watch.h"
 #include "core/session/dbg_int.h"
 #include "core/data/value.h"
+#include "core/collectors/dbg_cache.h"
 #include "trace/syscalls.h"
 
 #include <inttypes.h>
@@ -25,6 +26,8 @@ struct dbg_watch {
 	struct { pid_t tid; uint64_t at; } park[256];
 	int npark;
 	unsigned rr;
+	struct dbg_cache *cc;	/* the code cache between accesses
+				 * (core/session/dbg_watch_cache.c) */
 };
 
 static struct dbg_watch *watch_of(struct dbg *d)
@@ -149,7 +152,14 @@ const char *dbg_watch_method(struct dbg *d)
 		ws->method = METHOD_SW;
 	else if (ws->method != METHOD_HW)
 		ws->method = target_dr_probe() == 1 ? METHOD_HW : METHOD_SW;
-	return ws->method == METHOD_HW ? "hardware" : "software (single-step)";
+	if (ws->method == METHOD_HW)
+		return "hardware";
+	return d->watch_by_step ? "software (single-step)" : "software (code cache)";
+}
+
+void dbg_watch_cache_counts(struct dbg *d, uint64_t *traps, uint64_t *entries)
+{
+	dbg_cache_watch_counts(d->watch ? d->watch->cc : NULL, traps, entries);
 }
 
 int dbg_watch_read(struct dbg *d, const struct dbg_watchpoint *w, uint8_t *v)
@@ -196,6 +206,7 @@ void dbg_watch_free(struct dbg *d)
 		free(d->watch->w[i].spec);
 		free(d->watch->w[i].cond);
 	}
+	dbg_cache_free(d->watch->cc);
 	free(d->watch);
 	d->watch = NULL;
 }
@@ -476,6 +487,12 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
 	struct dbg_watch *ws = d->watch;
 	double t0 = now_s(), last = t0;
 	uint64_t steps = 0;
+	struct dbg_cache_wrange rg[DBG_WATCH_MAX * 4];
+	int nrg = 0;
+
+	for (int i = 0; i < ws->n; i++)
+		if (ws->w[i].enabled)
+			rg[nrg++] = (struct dbg_cache_wrange){ ws->w[i].addr, ws->w[i].size, ws->w[i].access };
 
 	/* threads still in the system calls of the last run go on there */
 	for (int i = ws->npark - 1; i >= 0; i--) {
@@ -513,6 +530,19 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
 				return rr;
 			continue;
 		}
+		/* natively out of the code cache up to what may touch a
+		 * watched range (dbg_watch_cache.c), then that one step */
+		if (!step_tid) {
+			rr = dbg_watch_cache_turn(d, &ws->cc, t, tid, goals, ngoals, rg, nrg, &ts, stop, err);
+			if (rr == DBG_WC_NEXT)
+				continue;
+			if (rr == DBG_WC_EVENT)
+				rr = sw_event(d, &ts, tid, goals, ngoals, stop);
+			if (rr == GO_ON)
+				continue;
+			if (rr != DBG_WC_STEP)
+				return rr;
+		}
 		rr = sw_step(d, t, step_tid, tid, goals, ngoals, stop, err);
 		if (rr != GO_ON)
 			return rr;
@@ -542,11 +572,13 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 				target_bp_remove(d->proc, d->watch->park[i].at, NULL);
 		/* a failure may be the process killed from outside: its exit */
 		if (target_thread_end(d->proc, &ex) || (rr < 0 && target_poll_exit(d->proc, &ex))) {
+			dbg_watch_cache_end(d, d->watch->cc);
 			memset(stop, 0, sizeof(*stop));
 			dbg_exit_stop(stop, &ex);
 			return RW_USER;
 		}
 	}
+	dbg_watch_cache_end(d, d->watch->cc);
 	if (!dbg_alive(d))
 		d->watch->npark = 0;
 	return rr;

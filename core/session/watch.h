@@ -1,9 +1,10 @@
 /* core/session/watch.h: watchpoints (core/session/dbg_watch.c).  Up to four, as the x86
  * debug registers allow: DR0-DR3 where this machine delivers their traps
  * (probed once), else exact software checking: while one is enabled the
- * process runs one instruction at a time and each instruction's memory
- * accesses (disasm_mem_access) are compared with the watched ranges.  A
- * hit stops after the instruction, as the hardware does.
+ * process runs out of the code cache up to an instruction that may touch
+ * a watched range (or one instruction at a time), and that instruction's
+ * memory accesses (disasm_mem_access) are compared with the watched
+ * ranges.  A hit stops after the instruction, as the hardware does.
  * Functions returning int: >= 0 success, < 0 failure with err filled. */
 #ifndef PTDB_CORE_WATCH_H
 #define PTDB_CORE_WATCH_H
@@ -39,9 +40,17 @@ int dbg_watch_delete(struct dbg *d, unsigned id);
 /* Enabling counts against the four slots. */
 int dbg_watch_enable(struct dbg *d, struct dbg_watchpoint *w, int on, struct ptdb_err *err);
 void dbg_watch_set_condition(struct dbg_watchpoint *w, const char *cond);
-/* "hardware" or "software (single-step)": how they are checked here
- * (probes the machine the first time). */
+/* "hardware", "software (code cache)" or "software (single-step)": how
+ * they are checked here (probes the machine the first time).  Software
+ * checking runs the threads out of the cache engine's code cache
+ * (core/session/dbg_watch_cache.c) up to each instruction that may touch
+ * a watched range, which it single-steps and checks; with
+ * trace.software.engine ptrace it single-steps every instruction. */
 const char *dbg_watch_method(struct dbg *d);
+/* The software checking's code cache so far: checks that trapped (an
+ * instruction that may touch a range, then single-stepped) and the
+ * threads' entries into the cache. */
+void dbg_watch_cache_counts(struct dbg *d, uint64_t *traps, uint64_t *entries);
 /* The value bytes v (w->size of them) as LLDB shows them: by the
  * variable's type, else as a 64-bit hex number. */
 void dbg_watch_format(struct dbg *d, const struct dbg_watchpoint *w, const uint8_t *v,

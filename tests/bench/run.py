@@ -262,7 +262,7 @@ def index():
 
 
 def main():
-    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "index", "load"]
+    which = sys.argv[1:] or ["startup", "tracing", "dump", "cache", "steady", "watch", "index", "load"]
     ok = True
     if "startup" in which:
         ok = startup() and ok
@@ -277,6 +277,9 @@ def main():
     if "steady" in which:
         import steady
         ok = steady.main() and ok
+    if "watch" in which:
+        import watch_bench
+        ok = watch_bench.main() and ok
     if "index" in which:
         ok = index() and ok
     if "load" in which:
