@@ -96,6 +96,8 @@ struct trace_item {
 	uint64_t tsc;
 	int has_tsc;
 	int cpu;                /* CPU event: the new CPU's id */
+	uint32_t code_tag;      /* instruction: the code version it ran in
+				 * (trace/pages.h's tag), 0: the memory's */
 };
 
 /* Where execution goes after the instruction at ip *inside a block*: ip +

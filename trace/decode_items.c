@@ -157,6 +157,7 @@ int trace_store_item(struct trace_cursor *c, uint64_t index, struct trace_item *
 	if (fill_block(c, RUN_IDX(r->v), next_ip, ctx) < 0)
 		return -1;
 	it->ip = c->ips[(index - c->first) % d->dict[RUN_IDX(r->v)].ninsn];
+	it->code_tag = TRACE_DBLOCK_TAG(d->dict[RUN_IDX(r->v)].flags);
 	return 0;
 }
 

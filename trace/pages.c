@@ -257,7 +257,8 @@ void trace_pages_count(const struct trace_pages *p, uint64_t *pages, uint64_t *v
 }
 
 /* File: the magic, the current generation, then per version its page
- * address, its generation and its bytes (little-endian u64s). */
+ * address (| 1: the page was said or seen changed), its generation and
+ * its bytes (little-endian u64s). */
 uint8_t *trace_pages_save(const struct trace_pages *p, size_t *len)
 {
 	size_t hdr = sizeof(SAVE_MAGIC) - 1 + 8, rec = 16 + TRACE_PAGE;
@@ -269,7 +270,9 @@ uint8_t *trace_pages_save(const struct trace_pages *p, size_t *len)
 	q += 8;
 	for (size_t i = 0; p && i < p->cap; i++)
 		for (uint32_t k = 0; k < p->tab[i].n; k++) {
-			memcpy(q, &p->tab[i].addr, 8);
+			uint64_t a = p->tab[i].addr | (p->tab[i].touched ? 1 : 0);
+
+			memcpy(q, &a, 8);
 			memcpy(q + 8, &p->tab[i].v[k].gen, 8);
 			memcpy(q + 16, p->tab[i].v[k].bytes, TRACE_PAGE);
 			q += rec;
@@ -292,9 +295,13 @@ int trace_pages_load(struct trace_pages *p, const uint8_t *buf, size_t len, stru
 
 		memcpy(&addr, q, 8);
 		memcpy(&g, q + 8, 8);
-		if (!addr || addr & (TRACE_PAGE - 1))
+		if (addr < TRACE_PAGE || addr & (TRACE_PAGE - 2))
 			return ptdb_err_set(err, "the code pages file has a bad page address");
-		e = add(p, addr);
+		e = add(p, addr & ~1ull);
+		if (addr & 1 && !e->touched) {
+			e->touched = 1;
+			p->touched++;
+		}
 		if (e->n && e->v[e->n - 1].gen > g)
 			return ptdb_err_set(err, "the code pages file's versions are out of order");
 		if (e->n == e->cap) {

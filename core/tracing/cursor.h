@@ -53,6 +53,8 @@ struct dbg_item {
 	uint64_t tsc;
 	int has_tsc;
 	int cpu;		/* CPU event: the new CPU's id */
+	uint32_t code_tag;	/* instruction: the code version it ran in
+				 * (trace/pages.h), 0: the memory's */
 };
 
 /* A decoded trace's counts: instructions, items (instructions + gaps +
