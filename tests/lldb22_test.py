@@ -210,6 +210,8 @@ def two_processes(saved):
                 t["iptTrace"] = "p%d/%s" % (k, t["iptTrace"])
             for m in p["modules"]:
                 m["file"] = "p%d/%s" % (k, m["file"])
+            if "codePages" in p:
+                p["codePages"] = "p%d/%s" % (k, p["codePages"])
             procs.append(p)
     desc["processes"] = procs
     with open(os.path.join(d, "trace.json"), "w") as f:
@@ -320,13 +322,15 @@ def same_words(d, tsc):
             why.append("dump instructions -f -k -j:\n  ptdb %s\n  lldb %s" % (a, b))
     except (IndexError, ValueError) as e:
         why.append("dump instructions -j: %s\n%s%s" % (e, mine, theirs))
-    # without libc's module its code is "no memory mapped": errors
+    # without libc's module (and ptdb's code pages, which hold the code
+    # that ran) its code is "no memory mapped": errors
     bad = d + "-nolibc"
     shutil.rmtree(bad, ignore_errors=True)
     shutil.copytree(d, bad)
     desc = json.load(open(os.path.join(bad, "trace.json")))
     desc["processes"][0]["modules"] = [m for m in desc["processes"][0]["modules"]
                                        if "libc.so" not in m["systemPath"]]
+    desc["processes"][0].pop("codePages", None)
     with open(os.path.join(bad, "trace.json"), "w") as f:
         json.dump(desc, f)
     for b in (d, bad):
