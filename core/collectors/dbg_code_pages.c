@@ -10,6 +10,9 @@
 #include "core/collectors/dbg_code.h"
 #include "trace/pages.h"
 
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
 struct trace_pages *dbg_code_pages(struct dbg_trace *t)
 {
 	if (!t->pages)
@@ -26,8 +29,18 @@ void dbg_code_pages_syscall(struct dbg_tracee *d, const struct user_regs_struct 
 {
 	uint64_t lo, hi;
 
-	if (dbg_code_call(d->pid, r, &lo, &hi) != DBG_CODE_NONE)
-		trace_pages_changed(dbg_code_pages(d->trace), lo, hi);
+	if (dbg_code_call(d->pid, r, &lo, &hi) == DBG_CODE_NONE)
+		return;
+	if (r->rax == SYS_mremap) {
+		/* what it moves, and where to when fixed (else fresh memory):
+		 * not every page (realloc moves data with it) */
+		lo = r->rdi & ~(TRACE_PAGE - 1);
+		hi = r->rdi + r->rsi;
+		if (r->r10 & MREMAP_FIXED)
+			trace_pages_changed(dbg_code_pages(d->trace), r->r8 & ~(TRACE_PAGE - 1),
+					    r->r8 + r->rdx);
+	}
+	trace_pages_changed(dbg_code_pages(d->trace), lo, hi);
 }
 
 void dbg_code_pages_insn(struct dbg_tracee *d, struct trace_swc_thread *th,
