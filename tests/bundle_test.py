@@ -120,11 +120,13 @@ def changing_code(name, engine):
                  "file " + os.path.join(PROG, name), "b oracle_begin", "b oracle_end", "r",
                  "thread trace start", "c",
                  "thread trace dump instructions -a -e -F " + live,
+                 "thread trace dump function-calls -F " + live + ".calls",
                  "trace save " + saved, "kill"])
     if "Trace bundle description file written to: %s/trace.json" % saved not in out1:
         return results.fail("changing code " + tag, "save failed:\n" + out1[-3000:])
     shutil.move(saved, moved)
-    ptdb(["trace load " + moved, "thread trace dump instructions -a -e -F " + post])
+    ptdb(["trace load " + moved, "thread trace dump instructions -a -e -F " + post,
+          "thread trace dump function-calls -F " + post + ".calls"])
     why = []
     a = read(live) if os.path.exists(live) else b""
     b = read(post) if os.path.exists(post) else b""
@@ -135,6 +137,9 @@ def changing_code(name, engine):
             why.append("the live dump has %d lines with %r" % (a.count(what), what))
     if a != b:
         why.append("dumps differ: live %d bytes, loaded %d bytes" % (len(a), len(b)))
+    calls = [read(f + ".calls") if os.path.exists(f + ".calls") else b"" for f in (live, post)]
+    if not calls[0] or calls[0] != calls[1] or b"error" in calls[0]:
+        why.append("function-calls dumps differ or fail:\n%s\n%s" % (calls[0][-800:], calls[1][-800:]))
     if why:
         return results.fail("changing code " + tag, "\n".join(why))
     results.ok("changing code " + tag)
