@@ -326,6 +326,9 @@ MALFORMED = [
     # every process is checked at load, not only the one loaded first
     ("two processes, the second's module broken", "two-processes", "{j}:traceBundle.processes[1].modules[0]: "),
     ("no processes", (["processes"], []), "{j}:traceBundle: no processes: the bundle describes nothing to load"),
+    # ptdb's code pages (LLDB ignores them)
+    ("code pages missing", (P0 + ["codePages"], "none.bin"), "{j}:traceBundle.processes[0].codePages: cannot read '{d}/none.bin': No such file or directory"),
+    ("code pages not ptdb's", (P0 + ["codePages"], "code.bin"), "{j}:traceBundle.processes[0].codePages: the code pages file is not one ptdb wrote"),
 ]
 
 
