@@ -114,8 +114,7 @@ static void fill(struct dbg *d, uint64_t ip, struct dbg_insn *e)
 		e->ok = 1;
 }
 
-/* The instruction at ip as it was in code version tag (trace/pages.h). */
-static void fill_version(struct dbg *d, uint64_t ip, uint32_t tag, struct dbg_insn *e)
+const struct dbg_insn *dbg_insn_version(struct dbg *d, uint64_t ip, uint32_t tag, struct dbg_insn *e)
 {
 	uint8_t buf[16];
 	struct disasm *ds = dbg_tr(d)->host->disasm(d);
@@ -125,6 +124,7 @@ static void fill_version(struct dbg *d, uint64_t ip, uint32_t tag, struct dbg_in
 	e->nbytes = trace_pages_read(dbg_trace_pages(d), tag - 1, ip, buf, sizeof(buf));
 	if (ds && e->nbytes && disasm_insn(ds, buf, e->nbytes, ip, &e->in, NULL) == 0)
 		e->ok = 1;
+	return e;
 }
 
 const struct dbg_insn *dbg_insn_cached(struct dbg *d, uint64_t ip)
@@ -288,9 +288,7 @@ const struct dbg_insn *dbg_cursor_insn(struct dbg_cursor *c)
 {
 	if (!c->valid || c->it.kind != DBG_ITEM_INSN)
 		return NULL;
-	if (c->it.code_tag) {
-		fill_version(c->d, c->it.ip, c->it.code_tag, &c->vin);
-		return &c->vin;
-	}
+	if (c->it.code_tag)
+		return dbg_insn_version(c->d, c->it.ip, c->it.code_tag, &c->vin);
 	return dbg_insn_cached(c->d, c->it.ip);
 }
