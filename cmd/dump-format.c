@@ -22,6 +22,7 @@ static const char *error_text(const struct dbg_item *it)
  * of its line after the id (text) or its JSON members after "id". */
 struct memo {
 	uint64_t ip;		/* 0: empty */
+	uint32_t tag;		/* the code version (0: the memory's) */
 	struct sym_loc loc;
 	char *ctx;		/* "  <address>\n", made when first shown */
 	char *text;
@@ -89,16 +90,32 @@ static size_t memo_slot(const struct dump *p, uint64_t ip)
 static void make_text(struct dump *p, struct memo *m, const struct dbg_insn *e);
 static void make_json(struct dump *p, struct memo *m, const struct dbg_insn *e);
 
+/* The code version the cursor's instruction at ip ran in (its item's
+ * code_tag: code that changed while traced), 0: the memory's. */
+static uint32_t tag_of(const struct dump *p, uint64_t ip)
+{
+	const struct dbg_item *it = p->cur ? dbg_cursor_item(p->cur) : NULL;
+
+	return it && it->kind == DBG_ITEM_INSN && it->ip == ip ? it->code_tag : 0;
+}
+
+/* The instruction at ip as it ran. */
+static const struct dbg_insn *insn_of(struct dump *p, uint64_t ip)
+{
+	return tag_of(p, ip) ? dbg_cursor_insn(p->cur) : dbg_insn_cached(p->d, ip);
+}
+
 /* The memo of ip, made on its first use. */
 static struct memo *memo_get(struct dump *p, uint64_t ip)
 {
 	struct dbg_module *mod;
 	struct memo *m;
+	uint32_t tag = tag_of(p, ip);
 	size_t k;
 
 	if (p->mcap) {
 		for (k = memo_slot(p, ip); p->memo[k].ip; k = (k + 1) & (p->mcap - 1))
-			if (p->memo[k].ip == ip)
+			if (p->memo[k].ip == ip && p->memo[k].tag == tag)
 				return &p->memo[k];
 	}
 	if (p->mn >= MEMO_MAX)
@@ -123,12 +140,13 @@ static struct memo *memo_get(struct dump *p, uint64_t ip)
 	m = &p->memo[k];
 	p->mn++;
 	m->ip = ip;
+	m->tag = tag;
 	if ((mod = dbg_module_for(p->d, ip)))
 		sym_lookup_addr(mod->sym, ip, &m->loc);
 	if (p->json)
-		make_json(p, m, dbg_insn_cached(p->d, ip));
+		make_json(p, m, insn_of(p, ip));
 	else
-		make_text(p, m, dbg_insn_cached(p->d, ip));
+		make_text(p, m, insn_of(p, ip));
 	return m;
 }
 
@@ -331,7 +349,7 @@ void dump_print_insn(struct dump *p, uint64_t id, uint64_t index, uint64_t ip)
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
-		json_members(p, o, m, dbg_insn_cached(p->d, ip));
+		json_members(p, o, m, insn_of(p, ip));
 		cmd_trace_clock_json(&p->clk, index, p->o->times, o);
 		dump_out_flush(p);
 		cmd_jstream_add(p->json, o);

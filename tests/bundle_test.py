@@ -96,6 +96,55 @@ def round_trip(name, stop, compact):
     results.ok("bundle round trip " + tag)
 
 
+# ---- code that changed while traced: decoded as it ran, live and loaded ----
+
+CHANGING = ["oracle_smc", "oracle_jit_wx", "oracle_jit_dual", "oracle_code_move", "oracle_nested"]
+
+
+def changing_code(name, engine):
+    """The fixture rewrites, moves or unmaps its code (or runs trampolines
+    on its stack) between oracle_begin and oracle_end; at oracle_end the
+    trace dumps without a decode error, every instruction readable, and
+    the saved bundle, loaded elsewhere, dumps the same."""
+    tag = "%s-%s" % (name, engine)
+    saved = os.path.join(OUT, "saved-" + tag)
+    moved = os.path.join(OUT, "moved-" + tag)
+    live = os.path.join(OUT, "live-%s.txt" % tag)
+    post = os.path.join(OUT, "post-%s.txt" % tag)
+    for p in (saved, moved):
+        shutil.rmtree(p, ignore_errors=True)
+    for p in (live, post):
+        if os.path.exists(p):
+            os.unlink(p)
+    out1 = ptdb(["settings set trace.software.engine " + engine,
+                 "file " + os.path.join(PROG, name), "b oracle_begin", "b oracle_end", "r",
+                 "thread trace start", "c",
+                 "thread trace dump instructions -a -e -F " + live,
+                 "thread trace dump function-calls -F " + live + ".calls",
+                 "trace save " + saved, "kill"])
+    if "Trace bundle description file written to: %s/trace.json" % saved not in out1:
+        return results.fail("changing code " + tag, "save failed:\n" + out1[-3000:])
+    shutil.move(saved, moved)
+    ptdb(["trace load " + moved, "thread trace dump instructions -a -e -F " + post,
+          "thread trace dump function-calls -F " + post + ".calls"])
+    why = []
+    a = read(live) if os.path.exists(live) else b""
+    b = read(post) if os.path.exists(post) else b""
+    if a.count(b"\n    [") < 500:
+        why.append("the live dump has almost no instructions")
+    for what in (b"error", b"<unreadable>"):
+        if what in a:
+            why.append("the live dump has %d lines with %r" % (a.count(what), what))
+    if a != b:
+        why.append("dumps differ: live %d bytes, loaded %d bytes" % (len(a), len(b)))
+    calls = [read(f + ".calls") if os.path.exists(f + ".calls") else b"" for f in (live, post)]
+    if not calls[0] or calls[0] != calls[1] or b"error" in calls[0]:
+        why.append("function-calls dumps differ or fail:\n%s\n%s" % (calls[0][-800:], calls[1][-800:]))
+    if why:
+        return results.fail("changing code " + tag, "\n".join(why))
+    results.ok("changing code " + tag)
+
+
 # ---- a raw code image and a hand-assembled Intel PT stream ----
 
 RAW_BASE = 0x100000
@@ -277,6 +326,9 @@ MALFORMED = [
     # every process is checked at load, not only the one loaded first
     ("two processes, the second's module broken", "two-processes", "{j}:traceBundle.processes[1].modules[0]: "),
     ("no processes", (["processes"], []), "{j}:traceBundle: no processes: the bundle describes nothing to load"),
+    # ptdb's code pages (LLDB ignores them)
+    ("code pages missing", (P0 + ["codePages"], "none.bin"), "{j}:traceBundle.processes[0].codePages: cannot read '{d}/none.bin': No such file or directory"),
+    ("code pages not ptdb's", (P0 + ["codePages"], "code.bin"), "{j}:traceBundle.processes[0].codePages: the code pages file is not one ptdb wrote"),
 ]
 
 
@@ -611,6 +663,9 @@ def run_all():
     for name, stop in LIVE:
         round_trip(name, stop, False)
     round_trip("recurse", LIVE[1][1], True)
+    for name in CHANGING:
+        for engine in ("ptrace", "cache"):
+            changing_code(name, engine)
     raw_image()
     lldb_style_elf()
     malformed()

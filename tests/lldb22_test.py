@@ -16,6 +16,10 @@ plugin; it cannot record here, but it loads and decodes bundles):
           events, their order and times), 'dump info' (its item, event
           and error counts, but for the enable events LLDB does not show),
           on a bundle whose trace runs where no module is (errors) too
+  X9      a bundle of code that changed while traced (a W^X JIT whose page
+          is unmapped before the save: its PIPs, its "codePages" file)
+          loads in lldb-22, which lists ptdb's instructions up to the JIT
+          code (the code pages are ptdb's own: LLDB sees no memory there)
 
 lldb-22 stops a batch session at the first command that fails, so an
 error there shows in the text compared.
@@ -206,6 +210,8 @@ def two_processes(saved):
                 t["iptTrace"] = "p%d/%s" % (k, t["iptTrace"])
             for m in p["modules"]:
                 m["file"] = "p%d/%s" % (k, m["file"])
+            if "codePages" in p:
+                p["codePages"] = "p%d/%s" % (k, p["codePages"])
             procs.append(p)
     desc["processes"] = procs
     with open(os.path.join(d, "trace.json"), "w") as f:
@@ -316,13 +322,15 @@ def same_words(d, tsc):
             why.append("dump instructions -f -k -j:\n  ptdb %s\n  lldb %s" % (a, b))
     except (IndexError, ValueError) as e:
         why.append("dump instructions -j: %s\n%s%s" % (e, mine, theirs))
-    # without libc's module its code is "no memory mapped": errors
+    # without libc's module (and ptdb's code pages, which hold the code
+    # that ran) its code is "no memory mapped": errors
     bad = d + "-nolibc"
     shutil.rmtree(bad, ignore_errors=True)
     shutil.copytree(d, bad)
     desc = json.load(open(os.path.join(bad, "trace.json")))
     desc["processes"][0]["modules"] = [m for m in desc["processes"][0]["modules"]
                                        if "libc.so" not in m["systemPath"]]
+    desc["processes"][0].pop("codePages", None)
     with open(os.path.join(bad, "trace.json"), "w") as f:
         json.dump(desc, f)
     for b in (d, bad):
@@ -336,6 +344,34 @@ def same_words(d, tsc):
     results.ok("lldb-22: the same words (dump instructions -f, -k, -j -k, -E; dump info)")
 
 
+def changing_code():
+    name = "lldb-22: a bundle of code that changed"
+    d = os.path.join(OUT, "changing-code")
+    shutil.rmtree(d, ignore_errors=True)
+    out = ptdb(["file " + os.path.join(PROG, "oracle_jit_wx"), "b oracle_begin", "b oracle_end",
+                "r", "thread trace start", "c", "trace save " + d, "kill"])
+    if "written to" not in out:
+        return results.fail(name, out[-2000:])
+    if "codePages" not in open(os.path.join(d, "trace.json")).read():
+        return results.fail(name, "the bundle has no code pages")
+    mine, mtext = ptdb_dump(d)
+    theirs, ltext = lldb_dump(d)
+    why = []
+    if "error:" in ltext:
+        why.append("lldb-22: " + "\n".join(l for l in ltext.splitlines() if "error:" in l)[:1500])
+    for tid, items in mine.items():
+        if "error" in items:
+            why.append("ptdb's dump has errors:\n" + mtext[-1500:])
+        got = theirs.get(tid, [])
+        k = got.index("error") if "error" in got else len(got)
+        if k < 100 or got[:k] != items[:k]:
+            why.append("tid %d: lldb-22 lists %d items before its first error, %s ptdb's" % (
+                tid, k, "not" if got[:k] != items[:k] else "too few of"))
+    if why:
+        return results.fail(name, "\n".join(why))
+    results.ok(name)
+
+
 def run_all():
     if not os.access(LLDB, os.X_OK):
         return results.skip("lldb-22", "no lldb-22 (make deps fetches it)")
@@ -345,6 +381,7 @@ def run_all():
         same_words(saved[0], saved[1])
     if len(saved) >= 3:
         two_processes(saved[1:3])      # recurse with TSC, threads
+    changing_code()
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@ engines (the cache engine and the ptrace engine):
   R1  Debian's luajit running a hot loop with branches (tests/programs/
       hot.lua, with -jv: LuaJIT prints each trace it compiles): the
       program's output, LuaJIT's trace lines included, is the untraced
-      run's, and the run ends.  The decode errors are printed, not checked:
-      LuaJIT patches the exits of its traces and unmaps its machine code at
-      exit, and the trace is decoded against the memory of dump time.
+      run's, the run ends, and the trace decodes with no error: LuaJIT
+      patches the exits of its traces and unmaps its machine code at exit,
+      and the trace decodes against the code as it ran (the code pages
+      both engines keep; before, against the memory of dump time: 5
+      decode errors at n=3000, 1242 at n=3000000 under the cache engine).
   R2  a Go program (tests/programs/go/spin.go, built with Debian's
       golang-go): goroutines, a channel, a loop the runtime preempts
       (SIGURG); traced from its entry point to its exit, every thread:
@@ -138,7 +140,7 @@ def run_all():
                 results.skip(name, "no luajit (Debian's luajit: make deps)")
             else:
                 check(name, [LUAJIT, "-jv", os.path.join(ROOT, "tests", "programs", "hot.lua"), lua_n],
-                      "main", engine, "64M", False)
+                      "main", engine, "64M", True)
             n = go_n if engine == "cache" else go_np
             name = "runtimes R2 Go goroutines, n=%d, %s engine%s" % (n, engine, tag)
             if not go:

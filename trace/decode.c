@@ -11,6 +11,7 @@
  * checkpoint stores the first item index of that run for random access. */
 #include "trace/decode.h"
 #include "trace/decode_int.h"
+#include "trace/pages.h"
 
 #include <intel-pt.h>
 #include <stdlib.h>
@@ -95,6 +96,14 @@ static int dict_find(struct trace_decoded *d, uint64_t ip, uint64_t end_ip, uint
 	return 0;
 }
 
+/* The code versions of img (trace/pages.h) for d's blocks. */
+static void use_pages(struct trace_decoded *d, const struct trace_image *img)
+{
+	d->pages = img ? img->pages : NULL;
+	d->tagging = trace_pages_touched(d->pages);
+	d->gen = 0;
+}
+
 static int add_block(struct trace_decoded *d, const struct pt_block *blk)
 {
 	uint32_t idx, ninsn = blk->ninsn;
@@ -111,7 +120,8 @@ static int add_block(struct trace_decoded *d, const struct pt_block *blk)
 		return 0;
 	}
 	if (dict_find(d, blk->ip, blk->end_ip, ninsn,
-		      (uint32_t)blk->mode | (blk->truncated ? 0x100u : 0u), &idx) < 0)
+		      (uint32_t)blk->mode | (blk->truncated ? 0x100u : 0u) |
+		      (d->tagging ? trace_pages_tag(d->pages, blk->ip, d->gen) << 12 : 0u), &idx) < 0)
 		return -1;
 	last = d->nruns ? &d->runs[d->nruns - 1] : NULL;
 	if (last && !(last->v & TRACE_RUN_SIDE) && RUN_IDX(last->v) == idx &&
@@ -277,6 +287,13 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 	int kind, hw = 0;
 	uint64_t ip = 0;
 
+	/* the code generation the collector said (trace/pages.h) */
+	if (ev->type == ptev_paging || ev->type == ptev_async_paging) {
+		d->gen = trace_pages_gen_of_cr3(ev->type == ptev_paging ? ev->variant.paging.cr3
+									 : ev->variant.async_paging.cr3);
+		note_time(d, ev, 0);
+		return;
+	}
 	if (ev->status_update) {
 		note_time(d, ev, 0);	/* the PSB+'s TSC */
 		return;     /* PSB+ bookkeeping (§13) */
@@ -592,6 +609,7 @@ int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, in
 
 	if (!dec)
 		return -1;
+	use_pages(d, img);
 	r = decode_run(d, dec, hook, set, off, err);
 	pt_blk_free_decoder(dec);
 	return r;
@@ -616,6 +634,7 @@ static int decode_all(struct trace_decoded *d, struct trace_image *img, int timi
 		d->mark_cpus = img->cpu_ids;
 		d->nmarks = img->ncpu_marks;
 	}
+	use_pages(d, img);
 	if (!d->len)
 		return 0;
 	dec = new_decoder(d->buf, d->len, img, timing, err);
@@ -696,6 +715,7 @@ struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t
 	st->hw_disabled = e->hw_disabled;
 	st->first_resumed = e->first_resumed;
 	st->stop_off = ci + 1 < ix->n ? ix->ent[ci + 1].off : UINT64_MAX;
+	use_pages(st, &ix->img);
 	dec = new_decoder(ix->buf, ix->len, ix->img.image ? &ix->img : NULL, ix->timing, NULL);
 	if (!dec) {
 		trace_decoded_free(st);

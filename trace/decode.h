@@ -12,6 +12,7 @@
 
 struct pt_image;
 struct pt_image_section_cache;
+struct trace_pages;
 
 /* The memory image the decoder reads code from: file-backed sections in a
  * section cache (pt-packets.md §13: keeps the block cache effective). */
@@ -28,6 +29,9 @@ struct trace_image {
 	struct pt_image_section_cache *iscache;
 	struct trace_cpu cpu;
 	void *reader;		/* trace_image_set_reader's, owned */
+	/* the code as it ran (trace/pages.h; borrowed, NULL: none): read
+	 * before the reader's memory, by the generation the trace says */
+	struct trace_pages *pages;
 	/* a thread's trace cut out of per-CPU traces: where each execution on
 	 * a new CPU starts (offsets of PSBs, increasing) and that CPU's id,
 	 * for TRACE_EV_CPU events (borrowed; none: ncpu_marks 0) */
@@ -43,6 +47,9 @@ void trace_image_release(struct trace_image *img);
  * the count (0: nothing there). */
 typedef size_t (*trace_image_read_fn)(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
 void trace_image_set_reader(struct trace_image *img, trace_image_read_fn fn, void *ctx);
+/* Code no file section covers comes first from the versions a software
+ * collector kept (borrowed: outlives the image and its decodes). */
+void trace_image_set_pages(struct trace_image *img, struct trace_pages *pages);
 /* Maps size bytes of path at file_offset to vaddr. */
 int trace_image_add_file(struct trace_image *img, const char *path,
 			 uint64_t file_offset, uint64_t size, uint64_t vaddr,
@@ -89,6 +96,8 @@ struct trace_item {
 	uint64_t tsc;
 	int has_tsc;
 	int cpu;                /* CPU event: the new CPU's id */
+	uint32_t code_tag;      /* instruction: the code version it ran in
+				 * (trace/pages.h's tag), 0: the memory's */
 };
 
 /* Where execution goes after the instruction at ip *inside a block*: ip +

@@ -59,6 +59,7 @@ void trace_decoded_adopt(struct trace_decoded *d, void *buf, struct trace_image 
 		ix->img.image = img->image;
 		ix->img.iscache = img->iscache;
 		ix->img.reader = img->reader;
+		ix->img.pages = img->pages;
 		ix->own_img = 1;
 		memset(img, 0, sizeof(*img));
 	}

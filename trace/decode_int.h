@@ -18,8 +18,10 @@ struct trace_dblock {
 	uint64_t ip;
 	uint64_t end_ip;
 	uint32_t ninsn;
-	uint32_t flags;
+	uint32_t flags;		/* libipt's mode, 0x100 truncated, bits 12-31
+				 * the code version's tag (trace/pages.h) */
 };
+#define TRACE_DBLOCK_TAG(flags) ((flags) >> 12)
 
 struct trace_run {
 	uint32_t v;         /* TRACE_RUN_SIDE | side index, or (rep - 1) << 24 |
@@ -137,6 +139,12 @@ struct trace_decoded {
 	int seen_tsc, seen_hw, first_hw_enabled;
 	uint64_t first_tsc, first_hw_item;
 	uint64_t serial;	/* trace_decoded_serial */
+	/* the code as it ran (the image's pages, borrowed): blocks on pages
+	 * that changed carry their version's tag in flags (bits 12-31, see
+	 * trace_pages_tag), read at the generation the last PIP said */
+	struct trace_pages *pages;
+	int tagging;
+	uint64_t gen;
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
 };
@@ -157,9 +165,14 @@ size_t trace_index_mem_bytes(const struct trace_index *ix);
 struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci);
 /* trace_image's reader (its reader field). */
 struct image_reader {
-	trace_image_read_fn fn;
+	trace_image_read_fn fn;	/* NULL: the pages alone */
 	void *ctx;
+	struct trace_pages *pages;
 };
+/* image.c: what the image's reader gives for size bytes at ip in address
+ * space cr3 (the pages' version, else fn's): bytes, or 0. */
+size_t trace_image_read(const struct image_reader *r, uint64_t cr3, uint64_t ip, uint8_t *buf,
+			size_t size);
 
 /* trace/decode.c for trace/decode_par.c: a decoded trace of buf in mode;
  * decoding it from the first PSB (set: the PSB at off) to its stop_off;

@@ -4,6 +4,7 @@
  * events, time spans and error kinds. */
 #include "trace/decode.h"
 #include "trace/decode_int.h"
+#include "trace/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ static int fill_block(struct trace_cursor *c, uint32_t di, trace_next_ip_fn next
 {
 	const struct trace_dblock *b = &c->d->dict[di];
 	uint64_t ip = b->ip;
+	uint32_t tag = TRACE_DBLOCK_TAG(b->flags);
+	struct trace_pages *pages = c->d->pages;
 
 	if (c->blk == di)
 		return 0;
@@ -70,9 +73,14 @@ static int fill_block(struct trace_cursor *c, uint32_t di, trace_next_ip_fn next
 	for (uint32_t k = 0; k < b->ninsn; k++) {
 		c->ips[k] = ip;
 		if (k + 1 < b->ninsn) {
-			if (!next_ip)
-				return -1;
-			ip = next_ip(ctx, ip);
+			uint64_t at = ip;
+
+			/* code that changed: its version (trace/pages.h);
+			 * else the caller's, and the kept code where that
+			 * has none (a process gone, a bundle) */
+			ip = tag ? trace_pages_next_ip(pages, tag - 1, at) : next_ip ? next_ip(ctx, at) : 0;
+			if (!ip && !tag && pages)
+				ip = trace_pages_next_ip(pages, UINT64_MAX, at);
 			if (!ip)
 				return -1;
 		}
@@ -149,6 +157,7 @@ int trace_store_item(struct trace_cursor *c, uint64_t index, struct trace_item *
 	if (fill_block(c, RUN_IDX(r->v), next_ip, ctx) < 0)
 		return -1;
 	it->ip = c->ips[(index - c->first) % d->dict[RUN_IDX(r->v)].ninsn];
+	it->code_tag = TRACE_DBLOCK_TAG(d->dict[RUN_IDX(r->v)].flags);
 	return 0;
 }
 

@@ -38,9 +38,8 @@ static int locked_read(uint8_t *buf, size_t size, const struct pt_asid *asid, ui
 	struct locked_reader *l = context;
 	size_t got;
 
-	(void)asid;
 	pthread_mutex_lock(&l->mu);
-	got = l->r->fn(l->r->ctx, ip, buf, size);
+	got = trace_image_read(l->r, asid ? asid->cr3 : pt_asid_no_cr3, ip, buf, size);
 	pthread_mutex_unlock(&l->mu);
 	return got ? (int)got : -pte_nomap;
 }

@@ -2,6 +2,7 @@
  * program's code as file sections, or read through a reader function. */
 #include "trace/decode.h"
 #include "trace/decode_int.h"
+#include "trace/pages.h"
 
 #include <intel-pt.h>
 #include <stdlib.h>
@@ -31,27 +32,48 @@ void trace_image_release(struct trace_image *img)
 	img->iscache = NULL;
 }
 
+size_t trace_image_read(const struct image_reader *r, uint64_t cr3, uint64_t ip, uint8_t *buf,
+			size_t size)
+{
+	size_t got = 0;
+
+	if (r->pages)
+		got = trace_pages_read(r->pages, trace_pages_gen_of_cr3(cr3), ip, buf, size);
+	if (!got && r->fn)
+		got = r->fn(r->ctx, ip, buf, size);
+	return got;
+}
+
 static int image_read_cb(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
 			 void *context)
 {
-	struct image_reader *r = context;
-	size_t got;
+	size_t got = trace_image_read(context, asid ? asid->cr3 : pt_asid_no_cr3, ip, buf, size);
 
-	(void)asid;
-	got = r->fn(r->ctx, ip, buf, size);
 	return got ? (int)got : -pte_nomap;
+}
+
+/* The image's reader (lives as long as the image: freed with it). */
+static struct image_reader *reader_of(struct trace_image *img)
+{
+	if (!img->reader) {
+		img->reader = xcalloc(1, sizeof(struct image_reader));
+		pt_image_set_callback(img->image, image_read_cb, img->reader);
+	}
+	return img->reader;
 }
 
 void trace_image_set_reader(struct trace_image *img, trace_image_read_fn fn, void *ctx)
 {
-	/* the reader lives as long as the image: freed with it */
-	struct image_reader *r = xcalloc(1, sizeof(*r));
+	struct image_reader *r = reader_of(img);
 
 	r->fn = fn;
 	r->ctx = ctx;
-	free(img->reader);
-	img->reader = r;
-	pt_image_set_callback(img->image, image_read_cb, r);
+}
+
+void trace_image_set_pages(struct trace_image *img, struct trace_pages *pages)
+{
+	reader_of(img)->pages = pages;
+	img->pages = pages;
 }
 
 int trace_image_add_file(struct trace_image *img, const char *path,

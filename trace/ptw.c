@@ -2,6 +2,7 @@
  * sequence follows docs/pt-packets.md (libipt 2.0.5 validated); the section
  * numbers in comments refer to it. */
 #include "trace/ptw.h"
+#include "trace/pages.h"
 
 #include <intel-pt.h>
 #include <string.h>
@@ -49,6 +50,28 @@ static int ptw_tsc(struct trace_ptw *w)
 	p.type = ppt_tsc;
 	p.payload.tsc.tsc = w->now & ((1ull << 56) - 1);
 	return ptw_put(w, &p);
+}
+
+/* PIP: the code generation as its CR3 (trace/pages.h); in a PSB+ always
+ * once one was said or the generation moved, else when it moved. */
+static int ptw_pip(struct trace_ptw *w, int in_psb)
+{
+	struct pt_packet p;
+	uint64_t cr3;
+
+	if (!w->code_gen)
+		return 0;
+	cr3 = trace_pages_cr3(*w->code_gen);
+	if (w->said ? !in_psb && cr3 == w->cr3_said : !cr3)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_pip;
+	p.payload.pip.cr3 = cr3;
+	if (ptw_put(w, &p) < 0)
+		return -1;
+	w->cr3_said = cr3;
+	w->said = 1;
+	return 0;
 }
 
 /* §12: the IP compression against the last IP. */
@@ -192,7 +215,7 @@ static int ptw_psb_plus(struct trace_ptw *w, int with_fup, uint64_t ip)
 	if (ptw_simple(w, ppt_psb) < 0)
 		return -1;
 	ptw_reset_mirror(w);
-	if (ptw_tsc(w) < 0 || ptw_mode(w) < 0)
+	if (ptw_tsc(w) < 0 || ptw_pip(w, 1) < 0 || ptw_mode(w) < 0)
 		return -1;
 	if (with_fup && ptw_ip(w, ppt_fup, ip) < 0)
 		return -1;
@@ -215,6 +238,8 @@ int trace_ptw_enable(struct trace_ptw *w, uint64_t ip)
 	if (w->packet_en)
 		return -1;
 	if (!w->started && ptw_psb_plus(w, 0, 0) < 0)
+		return -1;
+	if (ptw_pip(w, 0) < 0)
 		return -1;
 	return ptw_pge(w, ip);
 }
@@ -283,6 +308,13 @@ int trace_ptw_psb_disabled(struct trace_ptw *w)
 	if (w->packet_en)
 		return -1;
 	return ptw_psb_plus(w, 0, 0);
+}
+
+int trace_ptw_code_moved(struct trace_ptw *w, uint64_t next_ip)
+{
+	if (!w->code_gen || !w->packet_en || trace_pages_cr3(*w->code_gen) == w->cr3_said)
+		return 0;
+	return ptw_psb_plus(w, 1, next_ip);
 }
 
 size_t trace_ptw_bytes_written(const struct trace_ptw *w)

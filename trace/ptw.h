@@ -39,6 +39,12 @@ struct trace_ptw {
 	unsigned stack_top; /* index of the next push */
 	unsigned stack_n;   /* entries in use, <= TRACE_PTW_STACK */
 	uint64_t last_psb;  /* ring->total at the last PSB */
+	/* the code generation (trace/pages.h) the collector keeps, NULL:
+	 * none; said in a PIP (its CR3) in every PSB+ and before a TIP.PGE
+	 * once it moved (cr3_said: the last one written, said: any) */
+	const uint64_t *code_gen;
+	uint64_t cr3_said;
+	int said;
 };
 
 /* All int functions return 0, or -1 on a sequence violation (e.g. a branch
@@ -134,6 +140,9 @@ static inline int trace_ptw_psb_due(const struct trace_ptw *w)
 {
 	return w->started && w->ring->total - w->last_psb >= w->psb_period;
 }
+/* The code generation moved while tracing is on: a PSB+ (its PIP) before
+ * the instruction at next_ip; when off, the next TIP.PGE says it. */
+int trace_ptw_code_moved(struct trace_ptw *w, uint64_t next_ip);
 /* Bytes appended to the ring so far (PAD fill included). */
 size_t trace_ptw_bytes_written(const struct trace_ptw *w);
 

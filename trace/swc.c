@@ -168,6 +168,15 @@ int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc)
 	return trace_ptw_disable_async(W(t), pc);
 }
 
+int trace_swc_code_moved(struct trace_swc_thread *t, uint64_t pc)
+{
+	if (t->cpu && t->cpu->on != t)
+		return 0;	/* switched out: its next PSB+ says it */
+	if (W(t)->packet_en)
+		now(t);
+	return trace_ptw_code_moved(W(t), pc);
+}
+
 int trace_swc_state_dependent(const struct disasm_insn *in)
 {
 	switch (in->kind) {

@@ -110,6 +110,9 @@ int trace_swc_resume(struct trace_swc_thread *t, uint64_t pc);
 /* The thread stopped before pc (a stop the user sees, a signal): FUP(pc)
  * TIP.PGD unless already disabled. */
 int trace_swc_pause(struct trace_swc_thread *t, uint64_t pc);
+/* The code generation moved (trace/pages.h) before the thread's
+ * instruction at pc: said at once (a PSB+) when tracing is on. */
+int trace_swc_code_moved(struct trace_swc_thread *t, uint64_t pc);
 /* in executed and the thread's next instruction is at next: the packets of
  * its control-flow effect (TNT, TIP, return compression, SYSCALL's
  * disable/enable), then a periodic PSB+ when due. */

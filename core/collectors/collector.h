@@ -131,6 +131,11 @@ struct dbg_trace {
 	 * first runs), or the intel-pt one's (NULL: software) */
 	struct dbg_swc *sw;
 	struct dbg_ipt *hw;
+	/* the code as it ran: the pages the software collector recorded
+	 * instructions of, a version each time they changed (trace/pages.h;
+	 * core/collectors/dbg_code_pages.c), or a loaded bundle's; freed
+	 * with the trace */
+	struct trace_pages *pages;
 	pid_t hw_limit_tid;		/* intel-pt: a new thread over the limit */
 	struct dbg_tracee tee;		/* what the collector is handed
 					 * (core/tracing/dbg_trace.c: dbg_tee) */

@@ -5,6 +5,7 @@
  * not unmap, and the original code read a page at a time for the
  * translator (read-only executable mappings only). */
 #include "core/collectors/dbg_cache_int.h"
+#include "core/collectors/dbg_code.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,7 @@ static const uint8_t *dbg_cache_page_at(struct dbg_cache *c, uint64_t addr)
 		return NULL;
 	}
 	dbg_cache_pset_add(&c->pages, pg, b);
+	dbg_code_pages_page(c->d->trace, pg, b);	/* (the code as it ran) */
 	return b;
 }
 

@@ -19,4 +19,25 @@ enum { DBG_CODE_NONE, DBG_CODE_MAPS, DBG_CODE_WRITE };
  * (/proc/PID/mem: code written, even read-only code), [*lo, *hi) where. */
 int dbg_code_call(pid_t pid, const struct user_regs_struct *r, uint64_t *lo, uint64_t *hi);
 
+/* The code as it ran (core/collectors/dbg_code_pages.c over trace/pages.h):
+ * the pages of the instructions both engines record, a version each time
+ * they changed.  dbg_code_pages: t's store (made on first use);
+ * dbg_code_pages_writer: th's packets say its generation. */
+struct dbg_trace;
+struct dbg_tracee;
+struct disasm_insn;
+struct trace_swc_thread;
+struct trace_pages *dbg_code_pages(struct dbg_trace *t);
+void dbg_code_pages_writer(struct dbg_trace *t, struct trace_swc_thread *th);
+/* A system call about to run with registers r: code it may change is
+ * read again when next run, in a new generation. */
+void dbg_code_pages_syscall(struct dbg_tracee *d, const struct user_regs_struct *r);
+/* Thread th (NULL: none in particular) is about to run in, at pc: its
+ * page kept if its bytes are new (the generation said at once when they
+ * changed unannounced). */
+void dbg_code_pages_insn(struct dbg_tracee *d, struct trace_swc_thread *th,
+			 const struct disasm_insn *in, uint64_t pc);
+/* The bytes of a page as an engine read them to run them. */
+void dbg_code_pages_page(struct dbg_trace *t, uint64_t page, const uint8_t *bytes);
+
 #endif

@@ -6,6 +6,7 @@
  * A thread inside a system call that may block runs on its own until it
  * returns (it is "parked" at the return address); threads not traced run
  * freely. */
+#include "core/collectors/dbg_code.h"
 #include "core/collectors/dbg_swc_int.h"
 #include "trace/ring.h"
 #include "trace/swc.h"
@@ -76,6 +77,7 @@ static int swc_thread_start(struct dbg_tracee *d, struct trace_swc_thread *th, i
 	if (trace_swc_init(th, tid, target_thread_index(d->proc, tid), o->size, o->psb_period,
 			   o->tsc, err) < 0)
 		return -1;
+	dbg_code_pages_writer(d->trace, th);
 	dbg_traced(th)->sw.parked_at = parked;
 	return 0;
 }
@@ -110,6 +112,7 @@ static int swc_cpus_start(struct dbg_tracee *d, const struct dbg_trace_opts *o, 
 		free(c);
 		return -1;
 	}
+	dbg_code_pages_writer(d->trace, &c->s);
 	/* earlier traces, stopped and kept for dumps, go now */
 	d->host->trace_drop_kept(d->s);
 	d->trace->cpu = c;
@@ -574,12 +577,15 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	if (!sig && restart_interrupted(d, t, &r, err) < 0)
 		return -1;
 	have = d->host->insn_at(d->s, r.rip, &in) == 0;
+	if (have)	/* (its code kept: the code as it ran) */
+		dbg_code_pages_insn(d, th, &in, r.rip);
 	sig = pace_timer(d, th, r.rip, sig, have && in.kind == DISASM_KIND_SYSCALL &&
 			 !trace_syscall_returns_at_once(r.rax, r.rsi));
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL) {
+		dbg_code_pages_syscall(d, &r);
 		dbg_swc_code_syscall(d, &r);
 		if (o->engine == DBG_ENGINE_CACHE)
 			dbg_swc_cache_syscall(d, t, &r);

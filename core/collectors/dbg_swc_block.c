@@ -3,6 +3,7 @@
  * direct jumps up to the next state-dependent transfer, a breakpoint at
  * its end), and the transfer it stops at is computed (trace/xfer) and
  * applied instead of run: one trap per block. */
+#include "core/collectors/dbg_code.h"
 #include "core/collectors/dbg_swc_int.h"
 #include "trace/swc.h"
 #include "trace/xfer.h"
@@ -124,7 +125,7 @@ int dbg_swc_runs_in_block(const struct disasm_insn *in)
 	       in->kind == DISASM_KIND_CALL;
 }
 
-static struct blk *block_at(struct dbg_tracee *d, uint64_t pc)
+static struct blk *block_at(struct dbg_tracee *d, struct trace_swc_thread *th, uint64_t pc)
 {
 	struct blk *b = bcache_get(dbg_swc(d), pc);
 	uint64_t a = pc;
@@ -144,6 +145,7 @@ static struct blk *block_at(struct dbg_tracee *d, uint64_t pc)
 		if (!dbg_swc_plantable(d, a) || d->host->insn_at(d->s, a, &in) < 0 ||
 		    !dbg_swc_runs_in_block(&in) || b->n >= BLK_MAX)
 			break;
+		dbg_code_pages_insn(d, th, &in, pc);
 		if (!(b->n & (b->n - 1)) && b->n >= 16)
 			b->ins = xrealloc(b->ins, 2 * (size_t)b->n * sizeof(*b->ins));
 		bi = &b->ins[b->n++];
@@ -163,6 +165,8 @@ static struct blk *block_at(struct dbg_tracee *d, uint64_t pc)
 	b->stop = a;
 	b->stop_ok = dbg_swc_plantable(d, a);
 	b->stop_have = d->host->insn_at(d->s, a, &b->stop_in) == 0;
+	if (b->stop_have)
+		dbg_code_pages_insn(d, th, &b->stop_in, pc);
 	b->sticky = b->stop_have && trace_swc_state_dependent(&b->stop_in) &&
 		    b->stop_in.kind != DISASM_KIND_SYSCALL;
 	bcache_put(dbg_swc(d), b);
@@ -254,7 +258,7 @@ int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct 
 	int budget = d->trace->nth > 1 ? 64 : 1 << 30, first = 1;
 
 	for (;; first = 0) {
-		struct blk *b = block_at(d, r->rip);
+		struct blk *b = block_at(d, th, r->rip);
 		struct target_stop ts;
 		uint64_t next;
 		int rr;

@@ -41,7 +41,8 @@ const char bundle_schema_text[] =
 	"                                     // lowest loaded address of the file\n"
 	"      \"uuid\"?: string                // build ID, checked against the file (hex,\n"
 	"                                     // dashes allowed: LLDB's 6AA9A4E2-...-5B41261A)\n"
-	"    } ]\n"
+	"    } ],\n"
+	"    \"codePages\"?: string             // ptdb's: the code pages as they ran\n"
 	"  } ],\n"
 	"  \"cpus\"?: [ {\n"
 	"    \"id\": integer,\n"
@@ -452,7 +453,8 @@ static int read_process(struct rd *r, struct json_object *o, const char *jp,
 	    get_int(r, o, jp, "pid", 0, INT_MAX, &pid) < 0 ||
 	    get_string(r, o, jp, "triple", 0, &p->triple) < 0 ||
 	    get_array(r, o, jp, "threads", 1, &th) < 0 ||
-	    get_array(r, o, jp, "modules", 1, &mods) < 0)
+	    get_array(r, o, jp, "modules", 1, &mods) < 0 ||
+	    get_file(r, o, jp, "codePages", 0, &p->code_pages) < 0)
 		return -1;
 	p->pid = (pid_t)pid;
 	p->threads = xcalloc(json_object_array_length(th) + 1, sizeof(*p->threads));
@@ -771,6 +773,7 @@ void bundle_free(struct bundle *b)
 		free(p->threads);
 		free(p->mods);
 		free(p->triple);
+		free(p->code_pages);
 	}
 	for (int i = 0; i < b->ncpus; i++) {
 		free(b->cpus[i].trace);

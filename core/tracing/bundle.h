@@ -41,6 +41,8 @@ struct bundle_process {
 	int nthreads;
 	struct bundle_module *mods;
 	int nmods;
+	char *code_pages;	/* "codePages" (ptdb's; LLDB ignores it): the
+				 * code as it ran (trace/pages.h), or NULL */
 };
 
 struct bundle_cpu {

@@ -77,6 +77,8 @@ int bundle_write(const struct bundle *b, struct ptdb_err *err)
 		}
 		json_object_object_add(po, "threads", th);
 		json_object_object_add(po, "modules", mods);
+		if (p->code_pages)
+			json_object_object_add(po, "codePages", path_json(b, p->code_pages));
 		json_object_array_add(procs, po);
 	}
 	json_object_object_add(root, "processes", procs);

@@ -53,6 +53,8 @@ struct dbg_item {
 	uint64_t tsc;
 	int has_tsc;
 	int cpu;		/* CPU event: the new CPU's id */
+	uint32_t code_tag;	/* instruction: the code version it ran in
+				 * (trace/pages.h), 0: the memory's */
 };
 
 /* A decoded trace's counts: instructions, items (instructions + gaps +
@@ -100,6 +102,9 @@ struct dbg_insn {
  * flavor), then the cached copy.  Never NULL; valid until the next call
  * that may fill the cache. */
 const struct dbg_insn *dbg_insn_cached(struct dbg *d, uint64_t ip);
+/* The instruction at ip as it ran in code version tag (an item's
+ * code_tag, not 0: code that changed while traced), into *e. */
+const struct dbg_insn *dbg_insn_version(struct dbg *d, uint64_t ip, uint32_t tag, struct dbg_insn *e);
 /* Lookups, and how many of them read and disassembled (misses). */
 void dbg_icache_stats(struct dbg *d, uint64_t *lookups, uint64_t *misses);
 void dbg_icache_free(struct dbg *d);

@@ -8,6 +8,7 @@
 #include "core/tracing/items_int.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
+#include "trace/pages.h"
 #include "trace/swc.h"
 
 #include <dirent.h>
@@ -292,7 +293,31 @@ static void pm_free(struct dbg *d, struct dbg_pm *pm)
 	free(pm->procs);
 	free(pm->json);
 	dbg_pm_index_free(pm);
+	trace_pages_free(pm->pages);
 	free(pm);
+}
+
+/* The bundle's code as it ran ("codePages", trace/pages.h), into pm. */
+static int load_pages(const struct bundle *b, int index, struct dbg_pm *pm, struct ptdb_err *err)
+{
+	const struct bundle_process *p = &b->procs[index];
+	char jpath[64];
+	uint8_t *data = NULL;
+	size_t len = 0;
+	struct ptdb_err e;
+	int r;
+
+	if (!p->code_pages)
+		return 0;
+	snprintf(jpath, sizeof(jpath), "traceBundle.processes[%d]", index);
+	if (read_trace(b, jpath, "codePages", p->code_pages, &data, &len, NULL, err) < 0)
+		return -1;
+	pm->pages = trace_pages_new();
+	r = trace_pages_load(pm->pages, data, len, &e);
+	free(data);
+	if (r < 0)
+		return ptdb_err_set(err, "%s:%s.codePages: %s", b->json, jpath, e.msg);
+	return 0;
 }
 
 void dbg_unload_bundle(struct dbg *d)
@@ -449,7 +474,8 @@ int dbg_load_bundle_process(struct dbg *d, const char *path, int index, int allo
 			t->th->ring.total = p->threads[i].written;
 		}
 	}
-	if (b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) {
+	if ((b->ncpus && !b->kernel_file && load_cpus(b, pm, p->pid, err) < 0) ||
+	    load_pages(b, index, pm, err) < 0) {
 		pm_free(NULL, pm);
 		goto fail;
 	}

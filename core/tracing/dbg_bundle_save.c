@@ -8,6 +8,7 @@
 #include "core/tracing/trace_info.h"
 #include "core/tracing/items_int.h"
 #include "trace/decode.h"
+#include "trace/pages.h"
 #include "trace/swc.h"
 
 #include <dirent.h>
@@ -331,8 +332,30 @@ static int save_modules(struct dbg *d, const char *dir, int compact, const struc
 	return 0;
 }
 
+/* The code as it ran (trace/pages.h): every version of every page the
+ * trace's instructions came from, JIT code, trampolines on a stack and
+ * code unmapped since included ("codePages", a file of ptdb's). */
+static int save_pages(struct dbg *d, const char *dir, struct bundle_process *p, struct ptdb_err *err)
+{
+	const struct trace_pages *pages = dbg_trace_pages(d);
+	uint64_t npages, nversions;
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	trace_pages_count(pages, &npages, &nversions);
+	if (!nversions)
+		return 0;
+	buf = trace_pages_save(pages, &len);
+	p->code_pages = join(dir, "code-pages.bin");
+	r = write_file(p->code_pages, buf, len, err);
+	free(buf);
+	return r;
+}
+
 static void save_release(struct bundle *b, struct bundle_process *p)
 {
+	free(p->code_pages);
 	for (int i = 0; i < p->nthreads; i++)
 		free(p->threads[i].trace);
 	for (int i = 0; i < p->nmods; i++) {
@@ -386,6 +409,7 @@ static int save_bundle(struct dbg *d, struct trace_swc_thread **ths, int nth, co
 	t.nanon = anon_regions(d, anon, 64);
 	if (save_threads(d, ths, nth, compact, dir, &p, &t, err) == 0 &&
 	    save_cpus(d, dir, &b, err) == 0 && save_modules(d, dir, compact, &t, &p, err) == 0 &&
+	    save_pages(d, dir, &p, err) == 0 &&
 	    !(dbg_tr(d)->pm && dbg_tr(d)->pm->kernel && as_kernel(&b, &p, err) < 0) && bundle_write(&b, err) == 0 &&
 	    bundle_dir_commit(&bd, err) == 0) {
 		snprintf(json, jn, "%s/trace.json", bd.target);

@@ -164,7 +164,15 @@ static int walk_items(struct walk *w, const struct trace_decoded *dec, struct db
 		}
 		if (it->has_tsc)
 			trace_clock_add(&c->clock, insns, it->tsc);
-		if (it->kind == DBG_ITEM_INSN) {
+		if (it->kind == DBG_ITEM_INSN && it->code_tag) {
+			/* code that changed while traced: its version's */
+			const struct dbg_insn *vi = dbg_cursor_insn(cur);
+			int ok = vi && vi->ok;
+
+			r = trace_calls_insn(c->calls, it->ip, ok ? it->ip + vi->in.len : 0,
+					     ok ? class_of(vi->in.kind) : TRACE_CALLS_JUMP, &e);
+			insns++;
+		} else if (it->kind == DBG_ITEM_INSN) {
 			struct insn_info *in = insn_info(w, it->ip);
 
 			r = trace_calls_insn(c->calls, it->ip, in->next, in->cls, &e);

@@ -7,6 +7,7 @@
 #include "core/tracing/cursor.h"
 #include "core/tracing/items_int.h"
 #include "core/tracing/dbg_trace_int.h"
+#include "trace/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +107,24 @@ static void fill(struct dbg *d, uint64_t ip, struct dbg_insn *e)
 		n = dbg_tr(d)->host->read_some(d, ip, buf, n);
 	else if (target_read_mem(dbg_tr_proc(d), ip, buf, n, NULL) < 0)
 		n = dbg_tr(d)->host->read_some(d, ip, buf, n);	/* up to a page end; files when gone */
+	if (!n)		/* (code gone: as it ran, the latest version kept) */
+		n = trace_pages_read(dbg_trace_pages(d), UINT64_MAX, ip, buf, sizeof(buf));
 	e->nbytes = n;
 	if (ds && n && disasm_insn(ds, buf, n, ip, &e->in, NULL) == 0)
 		e->ok = 1;
+}
+
+const struct dbg_insn *dbg_insn_version(struct dbg *d, uint64_t ip, uint32_t tag, struct dbg_insn *e)
+{
+	uint8_t buf[16];
+	struct disasm *ds = dbg_tr(d)->host->disasm(d);
+
+	e->ip = ip;
+	e->ok = 0;
+	e->nbytes = trace_pages_read(dbg_trace_pages(d), tag - 1, ip, buf, sizeof(buf));
+	if (ds && e->nbytes && disasm_insn(ds, buf, e->nbytes, ip, &e->in, NULL) == 0)
+		e->ok = 1;
+	return e;
 }
 
 const struct dbg_insn *dbg_insn_cached(struct dbg *d, uint64_t ip)
@@ -184,6 +200,7 @@ struct dbg_cursor {
 	struct trace_item raw;
 	struct dbg_item it;	/* raw as core's */
 	int valid;
+	struct dbg_insn vin;	/* the item's instruction, code that changed */
 };
 
 struct dbg_cursor *dbg_cursor_new(struct dbg *d, const struct trace_decoded *dec)
@@ -271,5 +288,7 @@ const struct dbg_insn *dbg_cursor_insn(struct dbg_cursor *c)
 {
 	if (!c->valid || c->it.kind != DBG_ITEM_INSN)
 		return NULL;
+	if (c->it.code_tag)
+		return dbg_insn_version(c->d, c->it.ip, c->it.code_tag, &c->vin);
 	return dbg_insn_cached(c->d, c->it.ip);
 }

@@ -7,6 +7,7 @@
 #include "core/tracing/trace_info.h"
 #include "trace/cpusplit.h"
 #include "trace/decode.h"
+#include "trace/pages.h"
 #include "trace/swc.h"
 
 #include <stdio.h>
@@ -20,13 +21,42 @@ struct img_ctx {
 	struct trace_image *img;
 	const char *path;
 	struct ptdb_err *err;
+	const struct trace_pages *pages;	/* the code as it ran, or NULL */
 };
 
+/* A module's segment, without the pages whose code changed while traced
+ * (their versions are the image's pages, trace/pages.h). */
 static int add_segment(void *ctx, uint64_t off, uint64_t size, uint64_t vaddr)
 {
 	struct img_ctx *c = ctx;
+	uint64_t at = vaddr, end = vaddr + size;
 
-	return trace_image_add_file(c->img, c->path, off, size, vaddr, c->err);
+	if (!trace_pages_touched(c->pages))
+		return trace_image_add_file(c->img, c->path, off, size, vaddr, c->err);
+	while (at < end) {
+		uint64_t from = at;
+
+		while (at < end && !trace_pages_touched_at(c->pages, at))
+			at = (at & ~(TRACE_PAGE - 1)) + TRACE_PAGE;
+		if (at > end)
+			at = end;
+		if (at > from && trace_image_add_file(c->img, c->path, off + (from - vaddr), at - from,
+						      from, c->err) < 0)
+			return -1;
+		while (at < end && trace_pages_touched_at(c->pages, at))
+			at = (at & ~(TRACE_PAGE - 1)) + TRACE_PAGE;
+		if (at > end)
+			at = end;
+	}
+	return 0;
+}
+
+/* The code pages the session's trace kept (live, or a loaded bundle's). */
+struct trace_pages *dbg_trace_pages(struct dbg *d)
+{
+	if (dbg_tr(d)->pm)
+		return dbg_tr(d)->pm->pages;
+	return dbg_tr(d)->trace ? dbg_tr(d)->trace->pages : NULL;
 }
 
 /* trace_image_read_fn over the live process: code outside every module
@@ -70,13 +100,15 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 	}
 	if (!dbg_tr(d)->pm && dbg_tr(d)->host->alive(d))
 		trace_image_set_reader(img, live_code, d);
+	if (dbg_trace_pages(d))
+		trace_image_set_pages(img, dbg_trace_pages(d));
 	int nmods;
 	struct dbg_module *mods = dbg_tr(d)->host->modules(d, &nmods);
 
 	for (int i = 0; i < nmods; i++) {
 		struct dbg_module *m = &mods[i];
 		char fdpath[64];
-		struct img_ctx c = { img, m->path, err };
+		struct img_ctx c = { img, m->path, err, dbg_trace_pages(d) };
 
 		if (!m->sym || !m->end)
 			continue;

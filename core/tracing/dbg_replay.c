@@ -51,6 +51,7 @@ static int at_item(struct dbg *d, struct trace_decoded *dec, uint64_t index,
  * between. */
 struct pos {
 	uint64_t id, item, ip;
+	uint32_t tag;		/* its item's code_tag (code that changed) */
 };
 
 static struct trace_decoded *decoded(struct dbg *d, struct ptdb_err *err)
@@ -84,6 +85,7 @@ static int neighbour(struct dbg *d, struct trace_decoded *dec, const struct pos 
 			continue;
 		n->item = i;
 		n->ip = it->ip;
+		n->tag = it->code_tag;
 		n->id = dir < 0 ? p->id - 1 : p->id + 1;
 		return gap ? 2 : 0;
 	}
@@ -91,11 +93,27 @@ static int neighbour(struct dbg *d, struct trace_decoded *dec, const struct pos 
 
 enum flow { F_OTHER, F_CALL, F_RET };
 
+/* The instruction at p as it ran. */
+static const struct dbg_insn *insn_at(struct dbg *d, const struct pos *p, struct dbg_insn *buf)
+{
+	return p->tag ? dbg_insn_version(d, p->ip, p->tag, buf) : dbg_insn_cached(d, p->ip);
+}
+
+/* The code version of the instruction item at index (0: memory's). */
+static uint32_t tag_at(struct dbg *d, struct trace_decoded *dec, uint64_t index)
+{
+	const struct dbg_item *it;
+
+	return at_item(d, dec, index, &it) == 0 && it->kind == DBG_ITEM_INSN ? it->code_tag : 0;
+}
+
 /* What the instruction at p did to the call depth, given where the thread
  * went next (next_ip; 0 unknown). */
-static enum flow flow_of(struct dbg *d, uint64_t ip, uint64_t next_ip)
+static enum flow flow_of(struct dbg *d, const struct pos *p, uint64_t next_ip)
 {
-	const struct dbg_insn *e = dbg_insn_cached(d, ip);
+	struct dbg_insn buf;
+	const struct dbg_insn *e = insn_at(d, p, &buf);
+	uint64_t ip = p->ip;
 	const struct disasm_insn *in = &e->in;
 
 	if (!e->ok)
@@ -272,12 +290,12 @@ static int walk_step(struct walk *w)
 		return 3;
 	if (w->dir > 0) {
 		/* leaving cur forward: what it did */
-		enum flow f = flow_of(w->d, w->cur.ip, n.ip);
+		enum flow f = flow_of(w->d, &w->cur, n.ip);
 
 		w->depth += f == F_CALL ? 1 : f == F_RET ? -1 : 0;
 	} else {
 		/* going back over n: undo what it did */
-		enum flow f = flow_of(w->d, n.ip, w->cur.ip);
+		enum flow f = flow_of(w->d, &n, w->cur.ip);
 
 		w->depth += f == F_RET ? 1 : f == F_CALL ? -1 : 0;
 	}
@@ -320,6 +338,7 @@ int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct db
 	w.cur.id = dbg_tr(d)->replay->id;
 	w.cur.item = dbg_tr(d)->replay->item;
 	w.cur.ip = dbg_replay_pc(d);
+	w.cur.tag = tag_at(d, w.dec, w.cur.item);
 	w.start = line_of(d, w.cur.ip);
 	for (;;) {
 		r = walk_step(&w);
@@ -384,6 +403,7 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 	w.cur.id = dbg_tr(d)->replay->id;
 	w.cur.item = dbg_tr(d)->replay->item;
 	w.cur.ip = dbg_replay_pc(d);
+	w.cur.tag = tag_at(d, w.dec, w.cur.item);
 	if (max <= 0)
 		return 0;
 	memset(&out[0], 0, sizeof(out[0]));
@@ -403,7 +423,8 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 			break;
 		}
 		if (w.depth < before && w.depth < 0) {
-			const struct dbg_insn *e = dbg_insn_cached(d, w.cur.ip);
+			struct dbg_insn buf;
+			const struct dbg_insn *e = insn_at(d, &w.cur, &buf);
 			uint64_t ret = w.cur.ip;
 
 			if (e->ok)

@@ -5,6 +5,7 @@
  * one (core/collectors/dbg_swc.c) or the intel-pt one (core/collectors/dbg_ipt.c). */
 #include "core/tracing/dbg_trace_int.h"
 #include "core/tracing/items_int.h"
+#include "trace/pages.h"
 #include "trace/swc.h"
 
 #include <stdlib.h>
@@ -335,6 +336,7 @@ void dbg_trace_end(struct dbg *d)
 	free(dbg_tr(d)->trace->th);
 	free(dbg_tr(d)->trace->excluded);
 	drop_cpu(d);
+	trace_pages_free(dbg_tr(d)->trace->pages);
 	free(dbg_tr(d)->trace);
 	dbg_tr(d)->trace = NULL;
 }

@@ -61,6 +61,10 @@ struct dbg_trace_host {
 	void (*tee)(struct dbg *d, struct dbg_tracee *t);
 };
 
+/* The code pages the session's trace kept (trace/pages.h): the live
+ * trace's, a loaded bundle's, or NULL (core/tracing/dbg_decoded.c). */
+struct trace_pages *dbg_trace_pages(struct dbg *d);
+
 /* The session's process, live or exited, or NULL. */
 static inline struct target_proc *dbg_tr_proc(const struct dbg *d)
 {

@@ -23,6 +23,7 @@ static inline void dbg_item_from(struct dbg_item *o, const struct trace_item *it
 	o->tsc = it->tsc;
 	o->has_tsc = it->has_tsc;
 	o->cpu = it->cpu;
+	o->code_tag = it->code_tag;
 }
 
 /* A bundle's tscPerfZeroConversion and the conversion (source "given"). */

@@ -66,6 +66,7 @@ struct dbg_pm {
 	char vendor[32];		/* cpuInfo */
 	unsigned family, model, stepping;
 	struct dbg_pm_index *index;	/* core/tracing/dbg_bundle_index.c's */
+	struct trace_pages *pages;	/* the code as it ran (trace/pages.h), or NULL */
 };
 
 /* While a traced run goes on: the figures handed to progress.fn, about

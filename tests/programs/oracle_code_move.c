@@ -1,8 +1,10 @@
 /* oracle_code_move.c: code that moves.  JIT code is called, moved with
  * mremap to another address and called there, its old place filled with
  * the same code again and called, then its new page re-protected W^X
- * (writable, then executable again) and called; the exit status says
- * whether every call returned what its code computes (0: it did). */
+ * (writable, then executable again) and called, then a round's code of
+ * another shape written there and called; both pages are unmapped at the
+ * end.  The exit status says whether every call returned what its code
+ * computes (0: it did). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <sys/mman.h>
@@ -42,7 +44,15 @@ int main(void) {
     return 2;
   bad += call(b) != jit_expect(2);
   bad += call(a) != jit_expect(2);
+  if (mprotect(b, 4096, PROT_READ | PROT_WRITE) < 0)
+    return 2;
+  jit_code(b, 4);
+  if (mprotect(b, 4096, PROT_READ | PROT_EXEC) < 0)
+    return 2;
+  bad += call(b) != jit_expect(4);
+  munmap(a, 4096);
+  munmap(b, 4096);
   oracle_end();
-  printf("%d calls of 5 went wrong\n", bad);
+  printf("%d calls of 6 went wrong\n", bad);
   return bad != 0;
 }

@@ -1,7 +1,8 @@
 /* oracle_jit_dual.c: a JIT with its code in a memfd mapped twice, a
  * writable view and an executable one (the usual W^X double mapping).
  * Rounds write their code through the writable view, or with pwrite on
- * the memfd, then call it through the executable view; the exit status
+ * the memfd, then call it through the executable view; at the end the
+ * code is wiped (int3s) through the writable view.  The exit status
  * says whether every round ran its own code (0: it did). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -38,6 +39,7 @@ int main(void) {
     got = ((int (*)(void))rx)();
     bad += got != jit_expect(r);
   }
+  memset(rw, 0xcc, JIT_LEN);
   oracle_end();
   printf("%d rounds of 6 ran stale code\n", bad);
   return bad != 0;

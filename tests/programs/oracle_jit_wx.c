@@ -1,7 +1,8 @@
 /* oracle_jit_wx.c: a W^X JIT.  Each round makes its code page writable
  * (not executable), writes the round's code, makes it executable (not
- * writable) and calls it; the exit status says whether every round ran
- * its own code (0: it did). */
+ * writable) and calls it; the page is unmapped at the end (a trace
+ * decodes against the code as it ran, kept by the tracer).  The exit
+ * status says whether every round ran its own code (0: it did). */
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -28,6 +29,7 @@ int main(void) {
     got = ((int (*)(void))mem)();
     bad += got != jit_expect(r);
   }
+  munmap(mem, 4096);
   oracle_end();
   printf("%d rounds of 6 ran stale code\n", bad);
   return bad != 0;

@@ -3,8 +3,10 @@
  * are stored into it: a je becomes a jne and an immediate changes; the
  * function runs again and must compute with the new code, in the writable
  * page and once it is read-only again; patched back, the old code; an
- * immediate changed by a write to /proc/self/mem (the page read-only).  The exit status
- * says whether every round ran the code as it was then (0: it did). */
+ * immediate changed by a write to /proc/self/mem (the page read-only);
+ * then the je made two nops (another shape: the instructions after it
+ * start elsewhere) for a round, and put back.  The exit status says
+ * whether every round ran the code as it was then (0: it did). */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,8 +33,8 @@ __asm__(".text\n"
 
 int main(void) {
   uintptr_t page = (uintptr_t)patch_jcc & ~(uintptr_t)4095;
-  int k[5] = { 0 }, sum[5], fd;
-  unsigned char b55 = 0x55;
+  int k[6] = { 0 }, sum[6], fd;
+  unsigned char b55 = 0x55, jcc[2];
 
   oracle_begin();
   sum[0] = patchme(40, &k[0]);
@@ -53,10 +55,20 @@ int main(void) {
     return 2;
   close(fd);
   sum[4] = patchme(40, &k[4]);
+  /* another shape: the je gone (two nops), then back */
+  mprotect((void *)page, 8192, PROT_READ | PROT_WRITE | PROT_EXEC);
+  jcc[0] = patch_jcc[0];
+  jcc[1] = patch_jcc[1];
+  ((volatile unsigned char *)patch_jcc)[0] = 0x90;
+  ((volatile unsigned char *)patch_jcc)[1] = 0x90;
+  sum[5] = patchme(40, &k[5]);
+  ((volatile unsigned char *)patch_jcc)[0] = jcc[0];
+  ((volatile unsigned char *)patch_jcc)[1] = jcc[1];
+  mprotect((void *)page, 8192, PROT_READ | PROT_EXEC);
   oracle_end();
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     printf("sum=%d konst=%x\n", sum[i], k[i]);
   return sum[0] == 400 && k[0] == 0x11223344 && sum[1] == 380 && k[1] == 0x11223399 &&
          sum[2] == 380 && k[2] == 0x11223399 && sum[3] == 400 && k[3] == 0x11223399 &&
-         sum[4] == 400 && k[4] == 0x11223355 ? 0 : 1;
+         sum[4] == 400 && k[4] == 0x11223355 && sum[5] == 780 && k[5] == 0x11223355 ? 0 : 1;
 }
