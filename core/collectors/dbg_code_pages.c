@@ -29,6 +29,8 @@ void dbg_code_pages_syscall(struct dbg_tracee *d, const struct user_regs_struct 
 {
 	uint64_t lo, hi;
 
+	if (!d->trace)
+		return;
 	if (dbg_code_call(d->pid, r, &lo, &hi) == DBG_CODE_NONE)
 		return;
 	if (r->rax == SYS_mremap) {
@@ -46,10 +48,13 @@ void dbg_code_pages_syscall(struct dbg_tracee *d, const struct user_regs_struct 
 void dbg_code_pages_insn(struct dbg_tracee *d, struct trace_swc_thread *th,
 			 const struct disasm_insn *in, uint64_t pc)
 {
-	struct trace_pages *p = dbg_code_pages(d->trace);
+	struct trace_pages *p;
 	uint64_t first = in->addr & ~(TRACE_PAGE - 1), last = (in->addr + in->len - 1) & ~(TRACE_PAGE - 1);
 	int moved = 0;
 
+	if (!d->trace)
+		return;
+	p = dbg_code_pages(d->trace);
 	if (!in->len || trace_pages_known(p, in->addr, in->bytes, in->len))
 		return;
 	for (uint64_t pg = first; pg <= last; pg += TRACE_PAGE) {
@@ -65,5 +70,7 @@ void dbg_code_pages_insn(struct dbg_tracee *d, struct trace_swc_thread *th,
 
 void dbg_code_pages_page(struct dbg_trace *t, uint64_t page, const uint8_t *bytes)
 {
+	if (!t)		/* a cache run with no trace (watchpoints) keeps none */
+		return;
 	trace_pages_put(dbg_code_pages(t), page, bytes);
 }
