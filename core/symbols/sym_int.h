@@ -62,6 +62,10 @@ struct sym_cu {
 	 * code of theirs, but lldb-16 sets a breakpoint by name there */
 	struct sym_scope *empties;
 	size_t nempties;
+	/* the ranges of lexical blocks inside inlined calls (depth: the
+	 * call's) */
+	struct sym_scope *blocks;
+	size_t nblocks;
 	char **scope_files;	/* call_file names */
 	size_t nscope_files;
 	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
