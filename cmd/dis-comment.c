@@ -47,3 +47,34 @@ void cmd_dis_comment(struct dbg *d, const struct disasm_insn *in, uint64_t func_
 		snprintf(buf + len, n - len, " at %s:%u", base ? base + 1 : loc.file, loc.line);
 	}
 }
+
+const char *cmd_dis_func_name(const char *func, char *buf, size_t n)
+{
+	size_t len = strlen(func), cut = len, start = 0;
+	int depth = 0;
+
+	/* the parameter list: the last top-level "(...)" when the name ends
+	 * with it or with its qualifiers */
+	if (len && (func[len - 1] == ')' || strstr(func, ") const"))) {
+		for (size_t i = len; i-- > 0;) {
+			if (func[i] == ')' || func[i] == '>')
+				depth++;
+			else if ((func[i] == '(' || func[i] == '<') && --depth == 0 && func[i] == '(') {
+				cut = i;
+				break;
+			}
+		}
+	}
+	/* a return type: what precedes the last space outside <> and () */
+	depth = 0;
+	for (size_t i = 0; i < cut; i++) {
+		if (func[i] == '<' || func[i] == '(')
+			depth++;
+		else if ((func[i] == '>' || func[i] == ')') && depth > 0)
+			depth--;
+		else if (func[i] == ' ' && !depth)
+			start = i + 1;
+	}
+	snprintf(buf, n, "%.*s", (int)(cut - start), func + start);
+	return buf;
+}

@@ -118,7 +118,7 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	uint8_t buf[64];
 	size_t got = sizeof(buf);
 	uint64_t a = pc;
-	char cm[512];
+	char cm[512], name[1024];
 
 	ds = disasm_new(&err);
 	if (!ds)
@@ -126,7 +126,8 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	while (got && dbg_read(d, pc, buf, got, NULL) < 0)
 		got /= 2;
 	if (m && sym_lookup_addr(m->sym, pc, &loc) == 0 && loc.func)
-		fprintf(out, "%s`%s:\n", sym_module_name(m->sym), loc.func);
+		fprintf(out, "%s`%s:\n", sym_module_name(m->sym),
+			cmd_dis_func_name(loc.func, name, sizeof(name)));
 	else
 		loc.func = NULL;
 	for (int i = 0; i < 4 && a - pc < got; i++) {
