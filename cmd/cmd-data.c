@@ -170,12 +170,13 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	char path[PATH_MAX];
 	unsigned count, line = 0, first, back;
 	struct ptdb_err err;
-	int shown, center = 1;
+	int shown, center = 1, given;
 
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	if (cmd_data_opt_uint(ctx, a, "count", 10, &count) < 0 || cmd_data_opt_uint(ctx, a, "line", 0, &line) < 0)
+	if (cmd_data_opt_uint(ctx, a, "count", 0, &count) < 0 || cmd_data_opt_uint(ctx, a, "line", 0, &line) < 0)
 		return CMD_ERROR;
+	given = count != 0;
 	if (count == 0)
 		count = 10;
 	back = count >= 10 ? 5 : count / 2;
@@ -215,6 +216,8 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 			file = s->list_file;
 			line = s->list_next;
 			center = 0;
+			if (!given && s->list_count)
+				count = s->list_count;	/* lldb-16 goes on by as many */
 		} else if (func_line(d, "main", &file, &line) < 0) {
 			if (d->mods && d->mods[0].sym && sym_main_file(d->mods[0].sym)) {
 				file = sym_main_file(d->mods[0].sym);
@@ -236,6 +239,7 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	if (shown < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	s->list_next = first + (unsigned)shown;
+	s->list_count = count;
 	if (dbg_alive(d) || d->tr.pm) {
 		ctx->s->list_pid = d->pid;
 		ctx->s->list_stop_id = list_stop_id(d);
