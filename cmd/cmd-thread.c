@@ -313,11 +313,9 @@ static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args
 		int n;
 		struct target_thread_info *ti = dbg_thread_list(d, 0, &n);
 
-		for (int i = 0; i < n; i++) {
-			if (i)
-				fputc('\n', ctx->out);
+		/* one after the other, no empty line between (lldb-16) */
+		for (int i = 0; i < n; i++)
 			backtrace_one(ctx, ti[i].tid, count);
-		}
 		free(ti);
 		return CMD_OK;
 	}

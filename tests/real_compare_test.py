@@ -54,7 +54,7 @@ MINIGZIP = [
     "bt", "v", "source list -l 370 -c 6", "source list", "source list", "memory read -c 16 file",
     "x/4xw $rsp", "x/8xb file", "memory read -c 8 -f x &file[4]", "x/2xg $rsp",
     "register read rip", "register read -f x rax", "thread list", "thread backtrace",
-    "image lookup -n gz_compress", "image lookup -a $pc", "disassemble -c 2", "up 1",
+    "image lookup -n gz_compress", "image lookup -a $pc", "disassemble", "up 1",
     "disassemble -c 2", "down 1", "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
@@ -125,9 +125,6 @@ KNOWN = [
     ("^zstd_pool", r"^(bt|thread backtrace all)$",
      r"(?<=futex_word=)0x[0-9a-f]{16}|(?<=expected=)\d+|(?<=threadid=)\d+",
      r"0x[0-9a-f]{16}|\d+", "pointers into them differ"),
-    # not yet as in lldb-16: ptdb puts an empty line between the threads
-    ("^zstd_pool", r"^thread backtrace all$", r"(?<=\n)(?=\* thread #2)", r"\n",
-     "an empty line between the threads"),
     # -O0 methods in an anonymous namespace: lldb-16 adds const (their
     # 'this' is T *const)
     ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$",
@@ -147,6 +144,17 @@ KNOWN = [
     ("^gtest_sample -O2$", r"^bt$", None,
      "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
+]
+
+# Commands whose output shows where a stop caught another thread, which
+# is a race between the threads: (session, command, places).  When the
+# two debuggers caught it at different places of the list, the command is
+# not compared (and not counted); at the same place, it is.
+RACES = [
+    # thread 1 between its clone3 and its wait in pthread_join
+    ("^zstd_pool", r"^(thread list|thread select 1|bt|frame info|thread backtrace all)$",
+     [r"libc\.so\.6`__clone3 at clone3\.S:62",
+      r"libc\.so\.6`__futex_abstimed_wait_common at futex-internal\.c:57"]),
 ]
 
 # step walks that do not stop at lldb-16's lines: (walk, step, words)
@@ -299,6 +307,11 @@ def compare(name, prog, cmds, drop):
         if want == got:
             same += 1
             continue
+        if raced(name, c, want, got):
+            print("# %s: '%s': the other thread was caught elsewhere (a race), not compared"
+                  % (name, c))
+            skipped += 1
+            continue
         if not want and c.startswith("thread select"):
             # lldb-16 in batch mode prints thread select's frame when its
             # event is handled, at times after the program's exit: not
@@ -311,6 +324,18 @@ def compare(name, prog, cmds, drop):
         if not known(name, c, want, got):
             unnamed.append(text)
     return same, len(cmds) - skipped, diffs, unnamed
+
+
+def raced(name, cmd, want, got):
+    """Whether want and got show the other thread at different places of
+    a RACES list."""
+    for s, c, places in RACES:
+        if re.search(s, name) and re.search(c, cmd):
+            w = [bool(re.search(p, "\n".join(want))) for p in places]
+            g = [bool(re.search(p, "\n".join(got))) for p in places]
+            if w != g and any(w) and any(g):
+                return True
+    return False
 
 
 def known(name, cmd, want, got):

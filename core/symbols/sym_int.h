@@ -165,6 +165,9 @@ struct sym_module {
 	size_t ninl_names;
 	size_t inl_unnamed;	/* of them, named through libdwarf on the
 				 * first lookup */
+	int data_done;		/* sym_data.c: dsyms read */
+	struct sym_sym *dsyms;	/* data symbols (STT_OBJECT), by address */
+	size_t ndsyms;
 };
 
 /* sym_names.c: the symbol covering link_addr (synthesized names
