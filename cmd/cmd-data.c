@@ -205,19 +205,29 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	} else {
 		int caller;
 		uint64_t pc = cmd_selected_pc(d, &caller);
-		unsigned col;
+		unsigned col, sfirst, scount;
+		const char *sfile;
 
-		if (pc && (d->pid != ctx->s->list_pid || list_stop_id(d) != ctx->s->list_stop_id ||
+		/* lldb-16 goes on from the last lines shown, by a stop or a
+		 * listing: from their first line plus the count asked for now
+		 * (else theirs), that many lines */
+		if (report_source_shown(&sfile, &sfirst, &scount) != s->list_seen) {
+			file = sfile;
+			count = given ? count : scount;
+			line = sfirst + count;
+			center = 0;
+		} else if (pc && (d->pid != ctx->s->list_pid || list_stop_id(d) != ctx->s->list_stop_id ||
 			   dbg_replay_tid(d) != s->list_replay_tid || list_replay_id(d) != s->list_replay_id ||
 			   !s->list_next) &&
 		    dbg_addr_line(d, caller ? pc - 1 : pc, &file, &line, &col) == 0) {
 			/* around the selected frame */
 		} else if (s->list_next && s->list_file[0]) {
+			unsigned prev = s->list_count ? s->list_count : 10;
+
 			file = s->list_file;
-			line = s->list_next;
 			center = 0;
-			if (!given && s->list_count)
-				count = s->list_count;	/* lldb-16 goes on by as many */
+			count = given ? count : prev;
+			line = s->list_next - prev + count;
 		} else if (func_line(d, "main", &file, &line) < 0) {
 			if (d->mods && d->mods[0].sym && sym_main_file(d->mods[0].sym)) {
 				file = sym_main_file(d->mods[0].sym);
@@ -240,6 +250,12 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 		return cmd_error(ctx, "%s", err.msg);
 	s->list_next = first + (unsigned)shown;
 	s->list_count = count;
+	{
+		const char *f;
+		unsigned nx, nc;
+
+		s->list_seen = report_source_shown(&f, &nx, &nc);
+	}
 	if (dbg_alive(d) || d->tr.pm) {
 		ctx->s->list_pid = d->pid;
 		ctx->s->list_stop_id = list_stop_id(d);

@@ -18,7 +18,15 @@
 static enum cmd_status after_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 				 struct ptdb_err *err)
 {
-	return cmd_after_stop(ctx, r, stop, err);
+	const char *file;
+	unsigned first, count;
+	unsigned long before = report_source_shown(&file, &first, &count);
+	enum cmd_status cs = cmd_after_stop(ctx, r, stop, err);
+
+	/* lldb-16's step commands select the frame after showing it: its
+	 * source manager goes on from the stop's line, not the first shown */
+	report_source_from_line(before);
+	return cs;
 }
 
 static int pre_run(struct cmd_ctx *ctx)

@@ -49,7 +49,7 @@ INPUT = REAL + "/input.txt"
 MINIGZIP = [
     "b gz_compress", "b minigzip.c:482", "breakpoint list", "r " + INPUT, "bt", "v",
     "frame variable -T", "p outfile", "p file", "p *file", "p mode", "p sizeof(outfile)",
-    "n", "n", "s", "bt", "v", "p in->_flags", "p/x in->_flags", "n", "n", "n", "v len",
+    "source list", "n", "source list", "n", "source list -c 3", "s", "bt", "v", "p in->_flags", "p/x in->_flags", "n", "n", "n", "v len",
     "p err", "up", "v", "frame info", "down", "frame info", "breakpoint disable 1", "finish",
     "bt", "v", "source list -l 370 -c 6", "source list", "source list", "memory read -c 16 file",
     "x/4xw $rsp", "x/8xb file", "memory read -c 8 -f x &file[4]", "x/2xg $rsp",
@@ -75,10 +75,12 @@ GTEST = [
 # googletest's own C++ (-O0): members of the method's object, std::string,
 # a method call, C++ frame names, a disassembly header
 GTEST_MEMBERS = [
-    "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "p name_",
+    "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "source list",
+    "p name_",
     "p test_suite_name_", "p should_run_", "p result_.test_part_results_",
     "p is_disabled_", "frame info", "disassemble -c 2", "image lookup -a $pc",
-    "register read rip", "up", "down", "breakpoint list", "breakpoint delete --force", "c",
+    "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
+    "breakpoint delete --force", "c",
 ]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
