@@ -80,7 +80,7 @@ GTEST_MEMBERS = [
     "p test_suite_name_", "p should_run_", "p result_.test_part_results_",
     "p is_disabled_", "frame info", "disassemble -c 2", "image lookup -a $pc",
     "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
-    "breakpoint delete --force", "c",
+    "breakpoint delete --force", "kill",
 ]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
