@@ -77,7 +77,8 @@ GTEST = [
 GTEST_MEMBERS = [
     "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "source list",
     "p name_",
-    "p test_suite_name_", "p should_run_", "p result_.test_part_results_",
+    "p test_suite_name_", "p should_run_", "p result_.test_part_results_", "v name_",
+    "v result_.test_part_results_",
     "p is_disabled_", "frame info", "disassemble -c 2", "image lookup -a $pc",
     "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
     "breakpoint delete --force", "kill",
