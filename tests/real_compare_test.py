@@ -18,9 +18,14 @@ which moves the stack).  Dropped: the program's own output (it reaches
 the terminal in whichever order the two processes write it).
 
 Every command's output must be identical except the differences named in
-KNOWN, each of which man/ptdb.1 names (its section on lldb-16); the test
-prints the ratio of identical commands per program and overall, and fails
-on any difference not named, or under FLOOR (the goal is 95%).
+KNOWN, each of which man/ptdb.1 names (its section on lldb-16): a rule
+lets only the spots it names differ (lldb-16's text there shown as ptdb's),
+so any other change in the same command still fails.  A command whose
+output shows where a stop caught another thread (RACES) is not compared
+when the two debuggers caught it at different places.  The test prints
+the ratio of identical commands per program and overall, and fails on any
+difference not named, or under FLOOR (the goal is 95%).  -v prints every
+difference.
 
 Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
 function of each C program, must stop at lldb-16's lines.
@@ -78,7 +83,7 @@ GTEST_MEMBERS = [
     "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "source list",
     "p name_",
     "p test_suite_name_", "p should_run_", "p result_.test_part_results_", "v name_",
-    "v result_.test_part_results_",
+    "v result_.test_part_results_", "v value_param_",
     "p is_disabled_", "frame info", "disassemble -c 2", "image lookup -a $pc",
     "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
     "breakpoint delete --force", "kill",
@@ -128,6 +133,10 @@ KNOWN = [
     ("^zstd_pool", r"^(bt|thread backtrace all)$",
      r"(?<=futex_word=)0x[0-9a-f]{16}|(?<=expected=)\d+|(?<=threadid=)\d+",
      r"0x[0-9a-f]{16}|\d+", "pointers into them differ"),
+    # not yet as in lldb-16: class templates' names as GCC's DWARF spells
+    # them (lldb-16 leaves inline namespaces out)
+    ("^gtest_sample -O0 members$", r"^v value_param_$", r"(?<=std::)(?=basic_string<)",
+     r"__cxx11::", "ptdb spells as GCC's DWARF does"),
     # -O0 methods in an anonymous namespace: lldb-16 adds const (their
     # 'this' is T *const)
     ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$",
@@ -182,8 +191,9 @@ WALKS = [
 ]
 
 # the share of identical commands under which the test fails: what ptdb
-# reaches now (89%), short of the issue's goal of 95%
-FLOOR = 0.88
+# reaches now (91%), short of the issue's goal of 95% (the rest are the
+# differences KNOWN names)
+FLOOR = 0.89
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
 TID = re.compile(r"\btid = (0x[0-9a-f]+|\d+)")
@@ -401,7 +411,7 @@ def run_all(verbose=False):
     for words in [k[-1] for k in KNOWN + KNOWN_WALKS]:
         if words not in " ".join(man.split()):
             results.fail("real compare: man page", "man/ptdb.1 does not name '%s'" % words)
-    total_same = total = 0
+    total_same = total = total_named = 0
     for name, prog, cmds, drop in SESSIONS:
         path = prog if prog.startswith("/") else os.path.join(REAL, prog)
         if not os.path.exists(os.path.join(ROOT, path)):
@@ -410,8 +420,9 @@ def run_all(verbose=False):
         same, n, diffs, unnamed = compare(name, path, cmds, drop)
         total_same += same
         total += n
-        line = "real compare %s: %d of %d commands identical (%.0f%%)" % (
-            name, same, n, 100.0 * same / n)
+        total_named += len(diffs) - len(unnamed)
+        line = "real compare %s: %d of %d commands identical (%.0f%%), %d differ as named" % (
+            name, same, n, 100.0 * same / n, len(diffs) - len(unnamed))
         if verbose:
             for d in diffs:
                 print(d)
@@ -424,8 +435,8 @@ def run_all(verbose=False):
         if os.path.exists(os.path.join(ROOT, path)):
             walk(name, path, start, step)
     if total:
-        line = "real compare overall: %d of %d commands identical (%.1f%%)" % (
-            total_same, total, 100.0 * total_same / total)
+        line = "real compare overall: %d of %d commands identical (%.1f%%), %d differ as named" % (
+            total_same, total, 100.0 * total_same / total, total_named)
         # the goal is 95%; below FLOOR (what ptdb reaches now) is a regression
         if total_same < FLOOR * total:
             results.fail(line, "under %.0f%% (the goal: 95%%)" % (100 * FLOOR))
