@@ -170,12 +170,13 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	char path[PATH_MAX];
 	unsigned count, line = 0, first, back;
 	struct ptdb_err err;
-	int shown, center = 1;
+	int shown, center = 1, given;
 
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	if (cmd_data_opt_uint(ctx, a, "count", 10, &count) < 0 || cmd_data_opt_uint(ctx, a, "line", 0, &line) < 0)
+	if (cmd_data_opt_uint(ctx, a, "count", 0, &count) < 0 || cmd_data_opt_uint(ctx, a, "line", 0, &line) < 0)
 		return CMD_ERROR;
+	given = count != 0;
 	if (count == 0)
 		count = 10;
 	back = count >= 10 ? 5 : count / 2;
@@ -204,17 +205,29 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	} else {
 		int caller;
 		uint64_t pc = cmd_selected_pc(d, &caller);
-		unsigned col;
+		unsigned col, sfirst, scount;
+		const char *sfile;
 
-		if (pc && (d->pid != ctx->s->list_pid || list_stop_id(d) != ctx->s->list_stop_id ||
+		/* lldb-16 goes on from the last lines shown, by a stop or a
+		 * listing: from their first line plus the count asked for now
+		 * (else theirs), that many lines */
+		if (report_source_shown(&sfile, &sfirst, &scount) != s->list_seen) {
+			file = sfile;
+			count = given ? count : scount;
+			line = sfirst + count;
+			center = 0;
+		} else if (pc && (d->pid != ctx->s->list_pid || list_stop_id(d) != ctx->s->list_stop_id ||
 			   dbg_replay_tid(d) != s->list_replay_tid || list_replay_id(d) != s->list_replay_id ||
 			   !s->list_next) &&
 		    dbg_addr_line(d, caller ? pc - 1 : pc, &file, &line, &col) == 0) {
 			/* around the selected frame */
 		} else if (s->list_next && s->list_file[0]) {
+			unsigned prev = s->list_count ? s->list_count : 10;
+
 			file = s->list_file;
-			line = s->list_next;
 			center = 0;
+			count = given ? count : prev;
+			line = s->list_next - prev + count;
 		} else if (func_line(d, "main", &file, &line) < 0) {
 			if (d->mods && d->mods[0].sym && sym_main_file(d->mods[0].sym)) {
 				file = sym_main_file(d->mods[0].sym);
@@ -236,6 +249,13 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 	if (shown < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	s->list_next = first + (unsigned)shown;
+	s->list_count = count;
+	{
+		const char *f;
+		unsigned nx, nc;
+
+		s->list_seen = report_source_shown(&f, &nx, &nc);
+	}
 	if (dbg_alive(d) || d->tr.pm) {
 		ctx->s->list_pid = d->pid;
 		ctx->s->list_stop_id = list_stop_id(d);

@@ -103,7 +103,7 @@ static void dis_print(struct cmd_ctx *ctx, const struct disasm_insn *v, int n,
 	struct dbg *d = &ctx->s->dbg;
 	int offw = 0, bytew = 0;
 	uint64_t cur = UINT64_MAX;
-	char off[32], cm[512], bytes[64];
+	char off[32], cm[512], bytes[64], name[1024];
 
 	for (int i = 0; i < n; i++) {
 		struct dbg_module *m;
@@ -129,7 +129,8 @@ static void dis_print(struct cmd_ctx *ctx, const struct disasm_insn *v, int n,
 		fa = loc.func ? loc.func_addr : UINT64_MAX;
 		if (fa != cur || i == 0) {
 			if (loc.func)
-				fprintf(ctx->out, "%s`%s:\n", sym_module_name(m->sym), loc.func);
+				fprintf(ctx->out, "%s`%s:\n", sym_module_name(m->sym),
+					cmd_dis_func_name(loc.func, name, sizeof(name)));
 			cur = fa;
 		}
 		fprintf(ctx->out, "%s0x%" PRIx64, o->mark && in->addr == o->mark ? "->  " : "    ",

@@ -300,7 +300,15 @@ static enum cmd_status exec_kill(struct cmd_ctx *ctx, const struct cmd_args *a)
 		return CMD_ERROR;
 	if (dbg_kill(d, &stop, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
-	report_exit(ctx->out, d, &stop);
+	if (stop.signaled && stop.signo == SIGKILL) {
+		/* lldb-16 words the exit the kill made "killed" */
+		fflush(ctx->out);
+		cmd_relay_drain();
+		fprintf(ctx->out, "Process %d exited with status = %d (0x%08x) killed\n", (int)d->pid,
+			SIGKILL, SIGKILL);
+	} else {
+		report_exit(ctx->out, d, &stop);
+	}
 	return CMD_OK;
 }
 

@@ -18,7 +18,15 @@
 static enum cmd_status after_run(struct cmd_ctx *ctx, int r, struct dbg_stop *stop,
 				 struct ptdb_err *err)
 {
-	return cmd_after_stop(ctx, r, stop, err);
+	const char *file;
+	unsigned first, count;
+	unsigned long before = report_source_shown(&file, &first, &count);
+	enum cmd_status cs = cmd_after_stop(ctx, r, stop, err);
+
+	/* lldb-16's step commands select the frame after showing it: its
+	 * source manager goes on from the stop's line, not the first shown */
+	report_source_from_line(before);
+	return cs;
 }
 
 static int pre_run(struct cmd_ctx *ctx)
@@ -315,11 +323,9 @@ static enum cmd_status exec_backtrace(struct cmd_ctx *ctx, const struct cmd_args
 		int n;
 		struct target_thread_info *ti = dbg_thread_list(d, 0, &n);
 
-		for (int i = 0; i < n; i++) {
-			if (i)
-				fputc('\n', ctx->out);
+		/* one after the other, no empty line between (lldb-16) */
+		for (int i = 0; i < n; i++)
 			backtrace_one(ctx, ti[i].tid, count);
-		}
 		free(ti);
 		return CMD_OK;
 	}

@@ -421,6 +421,17 @@ static char **expand_alias(char **words, int *n)
 	else if (!strcmp(al->name, "bt") && *n == 2 && words[1][0] &&
 	    strspn(words[1], "0123456789") == strlen(words[1]))
 		ne = cmd_split("thread backtrace -c", &exp, &errmsg);
+	/* and up/down: "up 3" selects the frame three up */
+	else if ((!strcmp(al->name, "up") || !strcmp(al->name, "down")) && *n == 2 &&
+		 words[1][0] && strspn(words[1], "0123456789") == strlen(words[1])) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "frame select -r %s%s", al->name[0] == 'd' ? "-" : "",
+			 words[1]);
+		free(words[1]);
+		*n = 1;
+		ne = cmd_split(rel, &exp, &errmsg);
+	}
 	/* LLDB's attach is a regex alias too: a pid, a name, or options */
 	else if (!strcmp(al->name, "attach") && *n == 1)
 		ne = cmd_split("process attach", &exp, &errmsg);

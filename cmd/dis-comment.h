@@ -16,4 +16,10 @@ struct disasm_insn;
 void cmd_dis_comment(struct dbg *d, const struct disasm_insn *in, uint64_t func_addr,
 		     char *buf, size_t n);
 
+/* A disassembly's header names the function as lldb-16's
+ * ${function.name-without-args} does: a C++ name without its parameter
+ * list, qualifiers and return type ("void ns::f<int>(int) const" ->
+ * "ns::f<int>"); a C name as it is.  Into buf. */
+const char *cmd_dis_func_name(const char *func, char *buf, size_t n);
+
 #endif

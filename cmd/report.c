@@ -124,7 +124,7 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	uint8_t buf[64];
 	size_t got = sizeof(buf);
 	uint64_t a = pc;
-	char cm[512];
+	char cm[512], name[1024];
 
 	ds = disasm_new(&err);
 	if (!ds)
@@ -132,7 +132,8 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	while (got && dbg_read(d, pc, buf, got, NULL) < 0)
 		got /= 2;
 	if (m && sym_lookup_addr(m->sym, pc, &loc) == 0 && loc.func)
-		fprintf(out, "%s`%s:\n", sym_module_name(m->sym), loc.func);
+		fprintf(out, "%s`%s:\n", sym_module_name(m->sym),
+			cmd_dis_func_name(loc.func, name, sizeof(name)));
 	else
 		loc.func = NULL;
 	for (int i = 0; i < 4 && a - pc < got; i++) {
@@ -157,6 +158,27 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	disasm_free(ds);
 }
 
+static struct {
+	char file[4096];
+	unsigned first, count, line;
+	unsigned long seq;
+} shown;
+
+unsigned long report_source_from_line(unsigned long before)
+{
+	if (shown.seq != before)
+		shown.first = shown.line;
+	return shown.seq;
+}
+
+unsigned long report_source_shown(const char **file, unsigned *first, unsigned *count)
+{
+	*file = shown.file;
+	*first = shown.first;
+	*count = shown.count;
+	return shown.seq;
+}
+
 void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 			 unsigned index)
 {
@@ -166,9 +188,17 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 	char mapped[4096];
 
 	if (dbg_frame_line(d, f, index > 0, &file, &line, &col) == 0) {
+		const char *dwarf = file;
+
 		file = dbg_source_path(d, file, mapped, sizeof(mapped));
 		/* a line whose file is not here: lldb-16 shows nothing more */
-		(void)source_list(out, file, line, col, &err);
+		if (source_list(out, file, line, col, &err) == 0) {
+			snprintf(shown.file, sizeof(shown.file), "%s", dwarf);
+			shown.first = line > 3 ? line - 3 : 1;	/* source_list's 7 */
+			shown.line = line;
+			shown.count = 7;
+			shown.seq++;
+		}
 		return;
 	}
 	if (index == 0)

@@ -22,6 +22,15 @@ void report_frame_line_tid(FILE *out, struct dbg *d, pid_t tid,
 /* The source listing (or disassembly without line info) at a frame. */
 void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 			 unsigned index);
+/* The lines the last report_frame_source listed: its file (as DWARF
+ * names it), their first line and count; returns the count of such
+ * listings (0: none yet).  "source list" goes on from there, as lldb-16
+ * goes on after a stop's lines. */
+unsigned long report_source_shown(const char **file, unsigned *first, unsigned *count);
+/* When a listing came after the count before (report_source_shown's),
+ * it counts from the stop's line on, as after lldb-16's step commands;
+ * returns the count of listings. */
+unsigned long report_source_from_line(unsigned long before);
 /* "* thread #1, name = 'x', stop reason = ..." */
 void report_thread_line(FILE *out, struct dbg *d, pid_t tid);
 /* The selected thread's top/selected frame with source. */

@@ -18,9 +18,14 @@ which moves the stack).  Dropped: the program's own output (it reaches
 the terminal in whichever order the two processes write it).
 
 Every command's output must be identical except the differences named in
-KNOWN, each of which man/ptdb.1 names (its section on lldb-16); the test
-prints the ratio of identical commands per program and overall, and fails
-on any difference not named, or under FLOOR (the goal is 95%).
+KNOWN, each of which man/ptdb.1 names (its section on lldb-16): a rule
+lets only the spots it names differ (lldb-16's text there shown as ptdb's),
+so any other change in the same command still fails.  A command whose
+output shows where a stop caught another thread (RACES) is not compared
+when the two debuggers caught it at different places.  The test prints
+the ratio of identical commands per program and overall, and fails on any
+difference not named, or under FLOOR (the goal is 95%).  -v prints every
+difference.
 
 Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
 function of each program, must stop at lldb-16's lines; in googletest's
@@ -51,16 +56,21 @@ INPUT = REAL + "/input.txt"
 MINIGZIP = [
     "b gz_compress", "b minigzip.c:482", "breakpoint list", "r " + INPUT, "bt", "v",
     "frame variable -T", "p outfile", "p file", "p *file", "p mode", "p sizeof(outfile)",
-    "n", "n", "s", "bt", "v", "p in->_flags", "p/x in->_flags", "n", "n", "n", "v len",
+    "source list", "n", "source list", "n", "source list -c 3", "s", "bt", "v", "p in->_flags", "p/x in->_flags", "n", "n", "n", "v len",
     "p err", "up", "v", "frame info", "down", "frame info", "breakpoint disable 1", "finish",
-    "bt", "v", "source list -l 370 -c 6", "memory read -c 16 file", "x/4xw $rsp",
+    "bt", "v", "source list -l 370 -c 6", "source list", "source list", "memory read -c 16 file",
+    "x/4xw $rsp", "x/8xb file", "memory read -c 8 -f x &file[4]", "x/2xg $rsp",
     "register read rip", "register read -f x rax", "thread list", "thread backtrace",
-    "image lookup -n gz_compress", "breakpoint list", "breakpoint delete 1", "c",
+    "image lookup -n gz_compress", "image lookup -a $pc", "disassemble", "up 1",
+    "disassemble -c 2", "down 1", "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
     "b streaming_compression_thread_pool.c:42", "b streaming_compression_thread_pool.c:162", "r 1 3 " + INPUT,
-    "bt", "v", "p level", "n", "n", "v i", "c", "thread list", "bt", "v", "v *args",
-    "p args->fname", "p args->cLevel", "p *args->fname", "n", "n", "n", "v fin", "thread select 1", "bt",
+    "bt", "v", "p level", "n", "n", "v i", "c", "bt", "v", "v *args",
+    "p args->fname", "p args->cLevel", "p *args->fname", "n", "n", "n", "v fin",
+    # thread 1 is where the breakpoint caught it until it waits in
+    # pthread_join: listed once the steps gave it time to get there
+    "thread list", "thread select 1", "bt",
     "frame info", "thread select 2", "frame info", "thread backtrace all", "breakpoint list",
     "breakpoint delete --force", "c",
 ]
@@ -68,6 +78,17 @@ GTEST = [
     "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
     "p n", "finish", "c", "v", "p result", "frame info", "up", "frame info", "down", "n", "n",
     "breakpoint list", "breakpoint delete --force", "c",
+]
+# googletest's own C++ (-O0): members of the method's object, std::string,
+# a method call, C++ frame names, a disassembly header
+GTEST_MEMBERS = [
+    "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "source list",
+    "p name_",
+    "p test_suite_name_", "p should_run_", "p result_.test_part_results_", "v name_",
+    "v result_.test_part_results_", "v value_param_",
+    "p is_disabled_", "frame info", "disassemble -c 2", "image lookup -a $pc",
+    "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
+    "breakpoint delete --force", "kill",
 ]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
@@ -78,6 +99,7 @@ SESSIONS = [
     ("zstd_pool -O2", "zstd_pool_O2", ZSTD, ZSTD_OUT),
     ("gtest_sample -O0", "gtest_sample_O0", GTEST, GTEST_OUT),
     ("gtest_sample -O2", "gtest_sample_O2", GTEST, GTEST_OUT),
+    ("gtest_sample -O0 members", "gtest_sample_O0", GTEST_MEMBERS, GTEST_OUT),
     ("python3", "/usr/bin/python3", [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi", "finish", "c",
     ], None),
@@ -87,15 +109,54 @@ SESSIONS = [
     ], r"^[a-z ]+$"),
 ]
 
-# Differences from lldb-16 kept on purpose or not yet removed: (session
-# pattern, command pattern, words man/ptdb.1 names it with).
+# The differences from lldb-16 that remain, each reviewed and named in
+# man/ptdb.1: (session pattern, command pattern, lldb-16's text, ptdb's
+# text, words man/ptdb.1 names it with).  A command's output counts as
+# this difference only when it is lldb-16's output with each spot matching
+# lldb-16's text shown as ptdb's text instead (any other change is a
+# regression), except a rule whose lldb-16 text is None: that command's
+# whole output is accepted, and ptdb's text must be found in lldb-16's
+# output (the witness of the cause).
+VALUE = r"(?:-?\d+|0x[0-9a-f]{16}|0xSTACK)"
 KNOWN = [
-    ("^minigzip -O2$", r"^(finish|bt|thread list|thread backtrace)$", "keeps the step's plan"),
-    ("^zstd_pool", r"^(thread list|thread select 1|bt|frame info|thread backtrace all)$",
-     "place their thread stacks at different addresses"),
-    ("^zstd_pool -O2$", r"^(r .*|bt|v|n|v i)$", "<Could not evaluate DW_OP_entry_value.>"),
-    ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$", "which GCC gives every method"),
-    ("^gtest_sample -O2$", r"^(bt|finish|up|frame info)$",
+    # after a step that ended at a breakpoint, lldb-16 keeps the step's
+    # plan and calls the finish that follows a "step in"
+    ("^minigzip -O2$", r"^(finish|bt|thread list|thread backtrace)$",
+     r"(?<=stop reason = )step in", r"step out", "keeps the step's plan"),
+    # entry values (DW_OP_entry_value): lldb-16 cannot evaluate them, ptdb
+    # takes them from the caller's call site
+    ("^zstd_pool", r"^(r .*|bt|n|thread backtrace all)$",
+     r"(?<==)<unavailable>", VALUE, "for an argument whose DWARF location is an entry value"),
+    ("^zstd_pool -O2$", r"^(v|v i)$",
+     r"<Could not evaluate DW_OP_entry_value\.>(?:\n(?=\n))?", VALUE,
+     "<Could not evaluate DW_OP_entry_value.>"),
+    # pthread_join's frames: the joined thread's id and the address of its
+    # descriptor (the top of its stack) differ from run to run
+    ("^zstd_pool", r"^(bt|thread backtrace all)$",
+     r"(?<=futex_word=)0x[0-9a-f]{16}|(?<=expected=)\d+|(?<=threadid=)\d+",
+     r"0x[0-9a-f]{16}|\d+", "pointers into them differ"),
+    # not yet as in lldb-16: class templates' names as GCC's DWARF spells
+    # them (lldb-16 leaves inline namespaces out)
+    ("^gtest_sample -O0 members$", r"^v value_param_$", r"(?<=std::)(?=basic_string<)",
+     r"__cxx11::", "ptdb spells as GCC's DWARF does"),
+    # -O0 methods in an anonymous namespace: lldb-16 adds const (their
+    # 'this' is T *const)
+    ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$",
+     r"(?<=\)) const(?= at )", r"", "which GCC gives every method"),
+    # a pointer to a member function: lldb-16 shows its 16 bytes
+    ("^gtest_sample -O0$", r"^bt$",
+     r"(?<=method=)(?:[0-9a-f]{2} ){15}[0-9a-f]{2}", r"0x[0-9a-f]{16}",
+     "A pointer to a member function is shown by lldb-16 as its 16 bytes"),
+    # -O2 functions split into a hot and a cold part: lldb-16 finds no
+    # function there (the symbol's name, no arguments, no inlined calls)
+    ("^gtest_sample -O2$", r"^(up|frame info)$",
+     r"(?<=TestBody\()(?=\) at )", r"this=<unavailable>",
+     "GCC splits many functions into a hot and a cold part"),
+    ("^gtest_sample -O2$", r"^finish$",
+     r"(?<=TestBody\(\)) (?=at gtest\.h)", r" \[inlined\] [^\n]* ",
+     "GCC splits many functions into a hot and a cold part"),
+    ("^gtest_sample -O2$", r"^bt$", None,
+     "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
 ]
 # Walks through functions GCC split into a hot and a cold part, where
@@ -105,6 +166,18 @@ KNOWN = [
 SPLIT_WORDS = "steps by the line table alone"
 LLDB22 = shutil.which("lldb-22") or os.path.join(ROOT, "tests", "deps", "lldb-22", "usr", "lib",
                                                  "llvm-22", "bin", "lldb")
+
+# Commands whose output shows where a stop caught another thread, which
+# is a race between the threads: (session, command, places).  When the
+# two debuggers caught it at different places of the list, the command is
+# not compared (and not counted); at the same place, it is.
+RACES = [
+    # thread 1 between its clone3 and its wait in pthread_join
+    ("^zstd_pool", r"^(thread list|thread select 1|bt|frame info|thread backtrace all)$",
+     [r"libc\.so\.6`__clone3 at clone3\.S:62",
+      r"libc\.so\.6`__futex_abstimed_wait_common at futex-internal\.c:57"]),
+]
+
 
 # step walks: 15 'n' and 15 's' from a breakpoint in an -O2 function;
 # each stop's file:line must be lldb-16's
@@ -133,8 +206,9 @@ WALKS22 = [
 ]
 
 # the share of identical commands under which the test fails: what ptdb
-# reaches now (86%), short of the issue's goal of 95%
-FLOOR = 0.84
+# reaches now (91%), short of the issue's goal of 95% (the rest are the
+# differences KNOWN names)
+FLOOR = 0.89
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
 TID = re.compile(r"\btid = (0x[0-9a-f]+|\d+)")
@@ -261,6 +335,11 @@ def compare(name, prog, cmds, drop):
         if want == got:
             same += 1
             continue
+        if raced(name, c, want, got):
+            print("# %s: '%s': the other thread was caught elsewhere (a race), not compared"
+                  % (name, c))
+            skipped += 1
+            continue
         if not want and c.startswith("thread select"):
             # lldb-16 in batch mode prints thread select's frame when its
             # event is handled, at times after the program's exit: not
@@ -270,9 +349,46 @@ def compare(name, prog, cmds, drop):
         text = "%s: '%s':\n  lldb-16:\n%s\n  ptdb:\n%s" % (
             name, c, "\n".join("    | " + l for l in want), "\n".join("    | " + l for l in got))
         diffs.append(text)
-        if not any(re.search(s, name) and re.search(k, c) for s, k, _ in KNOWN):
+        if not known(name, c, want, got):
             unnamed.append(text)
     return same, len(cmds) - skipped, diffs, unnamed
+
+
+def raced(name, cmd, want, got):
+    """Whether want and got show the other thread at different places of
+    a RACES list."""
+    for s, c, places in RACES:
+        if re.search(s, name) and re.search(c, cmd):
+            w = [bool(re.search(p, "\n".join(want))) for p in places]
+            g = [bool(re.search(p, "\n".join(got))) for p in places]
+            if w != g and any(w) and any(g):
+                return True
+    return False
+
+
+def known(name, cmd, want, got):
+    """Whether want (lldb-16's lines) and got (ptdb's) differ only as the
+    KNOWN rules for this session and command allow."""
+    rules = [(l, p) for s, c, l, p, _ in KNOWN if re.search(s, name) and re.search(c, cmd)]
+    lo, po = "\n".join(want), "\n".join(got)
+    for l, p in rules:
+        if l is None and p in lo:
+            return True
+    spots = []
+    for l, p in rules:
+        if l is not None:
+            spots += [(m.start(), m.end(), p) for m in re.finditer(l, lo)]
+    if not spots:
+        return False
+    spots.sort()
+    pattern, at = "", 0
+    for a, b, p in spots:
+        if a < at:
+            continue
+        pattern += re.escape(lo[at:a]) + "(?:%s|%s)" % (re.escape(lo[a:b]), p)
+        at = b
+    pattern += re.escape(lo[at:])
+    return re.fullmatch(pattern, po) is not None
 
 
 def walk(name, prog, start, step, lldb=LLDB):
@@ -304,10 +420,10 @@ def run_all(verbose=False):
         results.skip("real compare", "%s is not installed (make deps installs it)" % LLDB)
         return
     man = open(os.path.join(ROOT, "man/ptdb.1")).read()
-    for words in [w for _, _, w in KNOWN] + [SPLIT_WORDS]:
+    for words in [k[-1] for k in KNOWN] + [SPLIT_WORDS]:
         if words not in " ".join(man.split()):
             results.fail("real compare: man page", "man/ptdb.1 does not name '%s'" % words)
-    total_same = total = 0
+    total_same = total = total_named = 0
     for name, prog, cmds, drop in SESSIONS:
         path = prog if prog.startswith("/") else os.path.join(REAL, prog)
         if not os.path.exists(os.path.join(ROOT, path)):
@@ -316,8 +432,9 @@ def run_all(verbose=False):
         same, n, diffs, unnamed = compare(name, path, cmds, drop)
         total_same += same
         total += n
-        line = "real compare %s: %d of %d commands identical (%.0f%%)" % (
-            name, same, n, 100.0 * same / n)
+        total_named += len(diffs) - len(unnamed)
+        line = "real compare %s: %d of %d commands identical (%.0f%%), %d differ as named" % (
+            name, same, n, 100.0 * same / n, len(diffs) - len(unnamed))
         if verbose:
             for d in diffs:
                 print(d)
@@ -339,8 +456,8 @@ def run_all(verbose=False):
             continue
         walk(name, path, start, step, LLDB22)
     if total:
-        line = "real compare overall: %d of %d commands identical (%.1f%%)" % (
-            total_same, total, 100.0 * total_same / total)
+        line = "real compare overall: %d of %d commands identical (%.1f%%), %d differ as named" % (
+            total_same, total, 100.0 * total_same / total, total_named)
         # the goal is 95%; below FLOOR (what ptdb reaches now) is a regression
         if total_same < FLOOR * total:
             results.fail(line, "under %.0f%% (the goal: 95%%)" % (100 * FLOOR))

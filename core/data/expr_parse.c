@@ -125,6 +125,8 @@ int ex_assign(struct ex *x, struct value *v)
 	return assign(x, v);
 }
 
+static int this_member(struct ex *x, const char *name, struct value *v);
+
 static int identifier(struct ex *x, struct value *v)
 {
 	char name[256];
@@ -143,8 +145,13 @@ static int identifier(struct ex *x, struct value *v)
 		return call_function(x, name, at, v);
 	if (x->fc->no_data)
 		return ex_fail(x, "%s", x->fc->no_data);
-	if (x->fc->env->var_named(x->fc, name, v) < 0)
+	if (x->fc->env->var_named(x->fc, name, v) < 0) {
+		int r = this_member(x, name, v);
+
+		if (r <= 0)
+			return r;
 		return ex_fail(x, "use of undeclared identifier '%s'", name);
+	}
 	if (v->status == VAL_OK || x->skip)
 		return deref_reference(x, v);
 	value_release(v);
@@ -221,17 +228,45 @@ static int is_const(const struct sym_type *t)
 	return 0;
 }
 
+static int member_named(struct ex *x, struct value *v, const char *name, int arrow);
+
 static int member(struct ex *x, struct value *v, int arrow)
 {
-	char name[256], tn[256];
-	const struct sym_member *m;
-	uint64_t off = 0;
-	struct value nv;
+	char name[256];
 
 	if (!ex_ident(x, name, sizeof(name))) {
 		value_release(v);
 		return ex_fail(x, "expected a member name%s", "");
 	}
+	return member_named(x, v, name, arrow);
+}
+
+/* name, not a variable, as a member of the object a method runs on
+ * ("name_" for "this->name_", as LLDB reads it): 0 done (v the member),
+ * 1 not such a member (v released), -1 failed. */
+static int this_member(struct ex *x, const char *name, struct value *v)
+{
+	const struct sym_type *t;
+	uint64_t off;
+
+	if (!strcmp(name, "this") || x->fc->env->var_named(x->fc, "this", v) < 0)
+		return 1;
+	t = sym_type_strip(v->type);
+	if (v->status != VAL_OK || !t || t->kind != SYM_T_POINTER ||
+	    !find_member(t->target, name, &off, 0)) {
+		value_release(v);
+		return 1;
+	}
+	return member_named(x, v, name, 1) < 0 ? -1 : 0;
+}
+
+static int member_named(struct ex *x, struct value *v, const char *name, int arrow)
+{
+	char tn[256];
+	const struct sym_member *m;
+	uint64_t off = 0;
+	struct value nv;
+
 	if (arrow) {
 		const struct sym_type *t = sym_type_strip(v->type);
 

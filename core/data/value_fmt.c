@@ -402,7 +402,7 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 	vf_fmt_scalar(&p, v->type, v->bytes, buf, n);
 	/* a frame line shows a pointer's summary alone when it has one (a
 	 * string's: name="LOCPATH"), else its value: 0x0 for NULL */
-	if (s && s->kind == SYM_T_POINTER && !strcmp(buf, "NULL"))
+	if (s && s->kind == SYM_T_POINTER && (!strcmp(buf, "NULL") || !strcmp(buf, "nullptr")))
 		snprintf(buf, n, "0x%016x", 0);
 	if (s && s->kind == SYM_T_POINTER && vf_is_char_type(sym_type_strip(s->target)) &&
 	    !strncmp(buf, "0x", 2) && strstr(buf, " \"")) {

@@ -123,7 +123,8 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 	}
 	if (!u && tg && (tg->kind == SYM_T_STRUCT || tg->kind == SYM_T_UNION ||
 			 tg->kind == SYM_T_CLASS)) {
-		snprintf(buf, n, "NULL");
+		/* LLDB's language's word for it: C++'s nullptr, else NULL */
+		snprintf(buf, n, "%s", tg->is_cxx ? "nullptr" : "NULL");
 		return;
 	}
 	snprintf(buf, n, "0x%016" PRIx64, u);

@@ -128,7 +128,9 @@ char *dbg_format_inlined(struct dbg_module *m, const struct dbg_frame *f,
 		line = inl[l - 1].call_line;
 		col = inl[l - 1].call_col;
 	}
-	if ((int)l < ni)
+	/* frame #0 of a concrete frame inside an inlined call's lexical
+	 * block: "mod`f at file:line" as lldb-16 names it (no arguments) */
+	if ((int)l < ni && !(l == 0 && sym_inline_in_block(m->sym, f->look)))
 		snprintf(buf, n, "%s`%s [inlined] %s", sym_module_name(m->sym), loc->func, inl[l].name);
 	else
 		snprintf(buf, n, "%s`%s", sym_module_name(m->sym), loc->func);

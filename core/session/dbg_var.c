@@ -537,6 +537,32 @@ static int subscript(struct frame_ctx *fc, struct value *v, long long idx, const
 	return ptdb_err_set(err, "\"%s\" is not an array or a pointer", shown);
 }
 
+/* name as a member of the object a method runs on ("v name_" for
+ * this->name_, as LLDB's frame variable reads it); -1 when the frame has
+ * no object, -2 when the object has no such member. */
+static int this_member(struct frame_ctx *fc, const char *name, struct value *out)
+{
+	const struct sym_type *before, *t;
+	struct ptdb_err e;
+
+	if (!strcmp(name, "this") || frame_var_named(fc, "this", out) < 0)
+		return -1;
+	before = out->type;
+	t = sym_type_strip(before);
+	if (out->status != VAL_OK || !t || t->kind != SYM_T_POINTER ||
+	    deref(fc, out, "this", &e) < 0) {
+		value_release(out);
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
+	if (member(fc, out, name, "this", before, &e) < 0) {
+		value_release(out);
+		memset(out, 0, sizeof(*out));
+		return -2;
+	}
+	return 0;
+}
+
 int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 		     struct ptdb_err *err)
 {
@@ -561,8 +587,10 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 	name[k] = 0;
 	if (!k)
 		return ptdb_err_set(err, "invalid variable path '%s'", path);
-	if (frame_var_named(fc, name, out) < 0) {
-		ptdb_err_set(err, "no variable named '%s' found in this frame", name);
+	if (frame_var_named(fc, name, out) < 0 && (k = (size_t)-this_member(fc, name, out)) > 0) {
+		/* in a method, lldb-16 names the object's members too */
+		ptdb_err_set(err, "no variable %snamed '%s' found in this frame",
+			     k == 2 ? "or instance variable " : "", name);
 		return FRAME_PATH_NO_VAR;
 	}
 	snprintf(shown, sizeof(shown), "%s", name);

@@ -16,6 +16,11 @@ struct session {
 	/* "source list" without arguments continues here (cmd/cmd-data.c):
 	 * the next line to show of list_file; list_next 0 = nothing listed. */
 	unsigned list_next;
+	unsigned list_count;	/* the lines the last listing asked for: a
+				 * continuation shows as many (LLDB) */
+	unsigned long list_seen;	/* the stop listings (cmd/report.c's
+					 * count) when it listed: a later one
+					 * is where it goes on */
 	char list_file[4096];
 	pid_t list_pid;		/* the process stop the listing belonged to */
 	uint64_t list_stop_id;

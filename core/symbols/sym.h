@@ -100,6 +100,16 @@ struct sym_inline {
 	unsigned call_line, call_col;
 };
 int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, int max);
+/* 1 if addr lies in a lexical block (DW_TAG_lexical_block) inside the
+ * innermost call inlined there, not in the call's own code: lldb-16 then
+ * names that frame by its function alone, without the inlined call and
+ * without arguments (its frame format takes the inlined call from the
+ * innermost block, which is the lexical one). */
+int sym_inline_in_block(struct sym_module *m, uint64_t addr);
+/* The data symbol (STT_OBJECT) holding addr (runtime): its name and
+ * addr's offset in it; -1 when none.  LLDB names such addresses by it
+ * ("mod`prog", "mod`stderr@GLIBC_2.2.5"). */
+int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off);
 
 /* 0 if a symbol or a line covers addr, -1 if neither.  func is the name
  * of the DWARF function holding addr when there is one (LLDB's choice),

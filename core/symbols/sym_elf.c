@@ -339,6 +339,7 @@ void sym_module_free(struct sym_module *m)
 		sym_scope_free_cu(&m->cus[i]);
 	sym_dwarf_free(m);
 	sym_free_syms(m);
+	free(m->dsyms);
 	sym_debug_free(m);
 	if (m->map)
 		munmap((void *)m->map, m->maplen);

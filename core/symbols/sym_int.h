@@ -62,6 +62,10 @@ struct sym_cu {
 	 * code of theirs, but lldb-16 sets a breakpoint by name there */
 	struct sym_scope *empties;
 	size_t nempties;
+	/* the ranges of lexical blocks inside inlined calls (depth: the
+	 * call's) */
+	struct sym_scope *blocks;
+	size_t nblocks;
 	char **scope_files;	/* call_file names */
 	size_t nscope_files;
 	int gnu5;		/* GCC's DWARF 5 line table: libdwarf 20210528
@@ -161,6 +165,9 @@ struct sym_module {
 	size_t ninl_names;
 	size_t inl_unnamed;	/* of them, named through libdwarf on the
 				 * first lookup */
+	int data_done;		/* sym_data.c: dsyms read */
+	struct sym_sym *dsyms;	/* data symbols (STT_OBJECT), by address */
+	size_t ndsyms;
 };
 
 /* sym_names.c: the symbol covering link_addr (synthesized names

@@ -214,7 +214,15 @@ char *sym_format_loc(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 	if (n == 0)
 		return buf;
 	if (sym_lookup_addr(m, addr, &loc) < 0 || !loc.func) {
-		snprintf(buf, n, "%s`0x%" PRIx64, m->name, addr);
+		const char *data;
+		uint64_t off;
+
+		if (sym_data_at(m, addr, &data, &off) == 0 && off)
+			snprintf(buf, n, "%s`%s + %" PRIu64, m->name, data, off);
+		else if (sym_data_at(m, addr, &data, &off) == 0)
+			snprintf(buf, n, "%s`%s", m->name, data);
+		else
+			snprintf(buf, n, "%s`0x%" PRIx64, m->name, addr);
 		return buf;
 	}
 	if (addr != loc.func_addr)

@@ -271,6 +271,27 @@ static const char *scope_file(struct scope_walk *w, unsigned idx)
 
 static void scope_walk_children(struct scope_walk *w, Dwarf_Die parent, int depth, int nest);
 
+/* A lexical block inside the inlined call at depth: its ranges, kept
+ * apart from the scopes in cu->blocks (their depth the call's). */
+static void scope_add_block(struct scope_walk *w, Dwarf_Die die, int depth)
+{
+	struct sym_cu *cu = w->cu;
+	struct sym_scope t;
+	size_t before = cu->nscopes, k;
+	uint64_t start = w->start;
+
+	memset(&t, 0, sizeof(t));
+	t.depth = depth;
+	if (scope_die_ranges(w, die, &t)) {
+		k = cu->nscopes - before;
+		cu->blocks = xrealloc(cu->blocks, (cu->nblocks + k) * sizeof(*cu->blocks));
+		memcpy(cu->blocks + cu->nblocks, cu->scopes + before, k * sizeof(*cu->blocks));
+		cu->nblocks += k;
+		cu->nscopes = before;
+	}
+	w->start = start;
+}
+
 /* One DIE: a function or inlined call becomes scopes; blocks, namespaces
  * and classes are walked through. */
 static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int nest)
@@ -328,6 +349,8 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 		}
 		return;
 	}
+	if (tag == DW_TAG_lexical_block && depth >= 2)
+		scope_add_block(w, die, depth - 1);
 	if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 	    tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
 		scope_walk_children(w, die, depth, nest + 1);
@@ -394,6 +417,7 @@ void sym_scope_free_cu(struct sym_cu *cu)
 		if (cu->scopes[i].owns_name)
 			free((char *)cu->scopes[i].name);
 	free(cu->scopes);
+	free(cu->blocks);
 	for (size_t i = 0; i < cu->nempties; i++)
 		free((char *)cu->empties[i].name);
 	free(cu->empties);
@@ -494,6 +518,21 @@ int sym_inlines_at(struct sym_module *m, uint64_t addr, struct sym_inline *out, 
 		out[k].call_col = sc[i]->call_col;
 	}
 	return k;
+}
+
+int sym_inline_in_block(struct sym_module *m, uint64_t addr)
+{
+	const struct sym_scope *sc[64];
+	uint64_t a = addr - m->bias;
+	int n = sym_scopes_at(m, a, sc, 64);
+	struct sym_cu *cu;
+
+	if (n < 2 || !(cu = scopes_cu(m, a)))
+		return 0;
+	for (size_t i = 0; i < cu->nblocks; i++)
+		if (cu->blocks[i].depth == n - 1 && a >= cu->blocks[i].lo && a < cu->blocks[i].hi)
+			return 1;
+	return 0;
 }
 
 /* A step's range of lines (sym.h), here above the line tables: an

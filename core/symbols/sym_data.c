@@ -1,0 +1,112 @@
+/* core/symbols/sym_data.c: a module's data symbols (STT_OBJECT), read
+ * from its ELF symbol table (the debug file's, else the module's symtab,
+ * else its dynsym) on the first lookup: LLDB names a data address by the
+ * symbol holding it, in image lookup -a and in a disassembly's comment on
+ * a RIP-relative operand. */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/symbols/sym_int.h"
+
+static int cmp_data(const void *a, const void *b)
+{
+	const struct sym_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* of two at one address, the global and the sized one first */
+	if (x->bind != y->bind)
+		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 : 0;
+	return (x->size == 0) - (y->size == 0);
+}
+
+/* The data symbols of map's table of type want; 0 when it has none. */
+static size_t load_data(struct sym_module *m, const uint8_t *map, size_t maplen, unsigned want)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
+	const Elf64_Shdr *shs;
+
+	if (!map || maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shoff > maplen || eh->e_shnum > (maplen - eh->e_shoff) / sizeof(Elf64_Shdr))
+		return 0;
+	shs = (const Elf64_Shdr *)(map + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *sh = &shs[i], *strsh;
+		const Elf64_Sym *st;
+		const char *strs;
+		size_t n;
+
+		if (sh->sh_type != want || sh->sh_link >= eh->e_shnum ||
+		    sh->sh_offset > maplen || sh->sh_size > maplen - sh->sh_offset ||
+		    (sh->sh_offset & 7))
+			continue;
+		strsh = &shs[sh->sh_link];
+		if (strsh->sh_type == SHT_NOBITS || strsh->sh_offset > maplen ||
+		    strsh->sh_size > maplen - strsh->sh_offset || !strsh->sh_size)
+			continue;
+		strs = (const char *)map + strsh->sh_offset;
+		st = (const Elf64_Sym *)(map + sh->sh_offset);
+		n = sh->sh_size / sizeof(Elf64_Sym);
+		m->dsyms = xcalloc(n ? n : 1, sizeof(*m->dsyms));
+		for (size_t k = 0; k < n; k++) {
+			if (ELF64_ST_TYPE(st[k].st_info) != STT_OBJECT || st[k].st_shndx == SHN_UNDEF ||
+			    !st[k].st_value || st[k].st_name >= strsh->sh_size ||
+			    !memchr(strs + st[k].st_name, 0, strsh->sh_size - st[k].st_name) ||
+			    !strs[st[k].st_name])
+				continue;
+			m->dsyms[m->ndsyms].addr = st[k].st_value;
+			m->dsyms[m->ndsyms].size = st[k].st_size;
+			m->dsyms[m->ndsyms].name = strs + st[k].st_name;
+			m->dsyms[m->ndsyms].bind = (uint8_t)ELF64_ST_BIND(st[k].st_info);
+			m->ndsyms++;
+		}
+		qsort(m->dsyms, m->ndsyms, sizeof(*m->dsyms), cmp_data);
+		return m->ndsyms;
+	}
+	return 0;
+}
+
+int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off)
+{
+	uint64_t a = addr - m->bias;
+	size_t lo = 0, hi;
+
+	if (!m->data_done) {
+		m->data_done = 1;
+		if (!load_data(m, m->dmap, m->dmaplen, SHT_SYMTAB)) {
+			free(m->dsyms);
+			m->dsyms = NULL;
+			if (!load_data(m, m->map, m->maplen, SHT_SYMTAB)) {
+				free(m->dsyms);
+				m->dsyms = NULL;
+				load_data(m, m->map, m->maplen, SHT_DYNSYM);
+			}
+		}
+	}
+	/* the last symbol starting at or below a */
+	hi = m->ndsyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->dsyms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	{
+		const struct sym_sym *s = &m->dsyms[lo - 1];
+		uint64_t first = lo - 1;
+
+		while (first > 0 && m->dsyms[first - 1].addr == s->addr)
+			first--;	/* the preferred one of that address */
+		s = &m->dsyms[first];
+		if (a >= s->addr + (s->size ? s->size : 1))
+			return -1;
+		*name = s->name;
+		*off = a - s->addr;
+	}
+	return 0;
+}
