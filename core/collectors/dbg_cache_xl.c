@@ -137,6 +137,11 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 	uint8_t rel[4], far[8];
 	uint32_t o1, o2;
 
+	if (!local && c->defer_links) {
+		/* (the thread runs: linked once it waits or stops) */
+		dbg_cache_shm_defer_link(c, (uint32_t)(b - c->blk), k, dest);
+		return;
+	}
 	ccache_link(b, k, dest, rel, &o1, far, &o2);
 	if (local) {
 		memcpy(local + o1, rel, 4);
@@ -169,7 +174,8 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
 		if (!g)
 			return -1;
-		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1 };
+		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
+					   c->ctl != 0 };
 		if (ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, &b) < 0)
 			return -1;
 		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
