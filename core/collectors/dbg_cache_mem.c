@@ -124,7 +124,8 @@ static int do_mprotect(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint6
 }
 
 /* The record buffer: a page holding the record pointer, the records, a
- * guard page the store past the end faults on. */
+ * guard page the store past the end faults on, and the control page
+ * (core/collectors/dbg_cache_shm.c). */
 int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 {
 	uint64_t p, b;
@@ -137,9 +138,13 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	b = c->magic;
 	/* (the magic first: a buffer this fails to finish, a signal
 	 * stopping the next call, is left behind, unmapped later) */
+	/* (misses trap without the control page; a signal that stopped
+	 * one of its calls is the caller's event, the setup tried again) */
 	if (target_write_mem(d->proc, c->rec, &p, 8, NULL) < 0 ||
 	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0 ||
-	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0) {
+	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0 ||
+	    (dbg_cache_shm_setup(d, c, t) < 0 && c->have_ev)) {
+		dbg_cache_shm_close(c);
 		dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
 		c->rec = 0;
 		return -1;
@@ -147,7 +152,6 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	c->cur = -1;
 	c->rd = p;
 	c->ready = 1;
-	dbg_cache_shm_setup(d, c, t);	/* (without it, misses trap) */
 	return 0;
 }
 

@@ -83,6 +83,10 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	if (m == MAP_FAILED)
 		goto close_fd;	/* (the page stays, unused, in the mapping) */
 	dbg_cache_inject(d, c, t, SYS_close, f, &r);
+	if (c->have_ev) {
+		munmap(m, 4096);	/* (a signal stopped the close: the caller's) */
+		return -1;
+	}
 	c->ctl_map = m;
 	__atomic_store_n(req_word(c), REQ_TRAP, __ATOMIC_RELEASE);
 	c->ctl = addr;

@@ -159,7 +159,6 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
  * Returns its id, -1 if pc cannot run in the cache. */
 int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 {
-	struct dbg_tracee *d = c->d;
 	struct ccache_block b;
 	struct region *g;
 	int64_t id = private ? -1 : hget(c, pc);
@@ -171,11 +170,11 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 	for (int tries = 0; tries < 2; tries++) {
 		struct ccache_env env;
 
-		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
+		g = dbg_cache_region_near(c->d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
 		if (!g)
 			return -1;
-		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
-					   c->ctl != 0 };
+		env = (struct ccache_env){ g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1, 1 };
+		env.served = c->ctl != 0;
 		if (ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, &b) < 0)
 			return -1;
 		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
