@@ -241,6 +241,7 @@ void dbg_cache_shm_end(struct dbg_cache *c);
 void dbg_cache_shm_kick(struct dbg_cache *c);
 int dbg_cache_shm_wait(struct dbg_cache *c, long ns);
 int dbg_cache_shm_serve(struct dbg_cache *c);
+int dbg_cache_shm_posted(struct dbg_cache *c);
 void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */

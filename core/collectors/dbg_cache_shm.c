@@ -200,6 +200,12 @@ static void publish(struct dbg_cache *c)
 	c->ntq = 0;
 }
 
+/* Whether the thread waits for a miss, while ptdb translates ahead. */
+int dbg_cache_shm_posted(struct dbg_cache *c)
+{
+	return c->defer_links && __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) == REQ_POSTED;
+}
+
 /* Serves the request posted, if any: 1 if there was one.  The thread
  * waits for its block only: the blocks it leads to are translated
  * after it is woken, while it runs (published the same way, their links

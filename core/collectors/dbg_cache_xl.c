@@ -289,14 +289,15 @@ void dbg_cache_table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, ui
  * a few: each would otherwise cost a trap when first reached (its exits
  * are linked as they land).  The return addresses of the calls in them
  * too, entered in the lookup tables of the caller's and the callee's
- * regions: the return that comes back there would otherwise miss. */
+ * regions: the return that comes back there would otherwise miss.  (While
+ * the thread runs, a miss it posts meanwhile comes first.) */
 void dbg_cache_ahead(struct dbg_cache *c, pid_t t, int64_t id)
 {
 	int64_t q[AHEAD];
 	int nq = 0, done = 0;
 
 	q[nq++] = id;
-	for (int i = 0; i < nq && done < AHEAD; i++) {
+	for (int i = 0; i < nq && done < AHEAD && !dbg_cache_shm_posted(c); i++) {
 		const struct ccache_block *b = &c->blk[q[i]];
 		uint64_t tg[2 + 8], callee[2 + 8];
 		int n = b->nexit, nexit = b->nexit;
