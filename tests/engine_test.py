@@ -134,7 +134,7 @@ def python_run(engine, tmpdir):
     out = os.path.join(tmpdir, "engine-python-%s.txt" % engine)
     cmds = ["settings set trace.software.engine " + engine,
             "file /usr/bin/python3", "b Py_RunMain", "b Py_FinalizeEx", "r -c '%s'" % PY_SCRIPT,
-            "thread trace start -s 64MiB", "c", "thread trace dump info",
+            "thread trace start -s 64MiB", "c", "thread trace dump info -v",
             "thread trace dump instructions -r -a -F " + out]
     argv = [PTDB, "-b"]
     for c in cmds:
@@ -148,10 +148,19 @@ def python_run(engine, tmpdir):
     with open(out) as f:
         lines = f.read().splitlines()[1:]	# (the header names the tid)
     addrs = [m.group(1) for m in (re.match(r"^\s+\[\s*\d+\] (0x[0-9a-f]{16})", ln) for ln in lines) if m]
+    served = re.search(r"Cache engine: (\d+) misses served without a stop", p.stdout)
+    trapped = re.search(r"Cache engine: \d+ traps \(\d+ exits linked, (\d+) lookup misses", p.stdout)
+    PY_MISSES[engine] = (int(served.group(1)) if served else 0, int(trapped.group(1)) if trapped else -1)
     return (int(m.group(1)), len(addrs), hashlib.sha256("\n".join(addrs).encode()).hexdigest()), ""
 
 
+PY_MISSES = {}
+
+
 def python_same():
+    """The same trace under both engines; and the cache engine's lookup
+    misses (and exits to code not translated yet) served while python3
+    runs, not trapped: a few hundred misses at most end in a stop."""
     name = "engine_test python3 Py_RunMain..Py_FinalizeEx"
     if not os.path.exists("/usr/bin/python3"):
         results.skip(name, "no /usr/bin/python3")
@@ -163,6 +172,8 @@ def python_same():
         results.fail(name, "a run failed:\n" + why_a + why_b)
     elif a != b or a[0] < 50000 or a[0] != a[1]:
         results.fail(name, "ptrace: %s\ncache:  %s" % (a, b))
+    elif PY_MISSES["cache"][0] < 1000 or not 0 <= PY_MISSES["cache"][1] < PY_MISSES["cache"][0] // 10:
+        results.fail(name, "misses served, trapped: %s" % (PY_MISSES["cache"],))
     else:
         results.ok(name)
 

@@ -287,19 +287,34 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 }
 
 /* The block's trailer: each exit's trap and far jump (the exit goes to
- * its trap until linked), then the return addresses its calls push. */
-static void trailer(struct emit *e, struct ccache_block *b, uint64_t (*calls)[2], int ncalls)
+ * its trap until linked, or, served, to its stub after them: the target
+ * through the dispatcher; an exit to the block's own SYSCALL keeps its
+ * trap), then the return addresses its calls push. */
+static void trailer(const struct ccache_env *env, struct emit *e, uint64_t base, struct ccache_block *b,
+		    uint64_t (*calls)[2], int ncalls)
 {
 	for (int k = 0; k < b->nexit; k++) {
 		struct ccache_exit *x = &b->exit[k];
 		int32_t rel;
+		uint32_t to;
 
 		x->trap_off = (uint32_t)e->n;
 		put1(e, 0xcc);
 		x->far_off = (uint32_t)e->n;
 		put(e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
 		put64(e, 0);
-		rel = (int32_t)(x->trap_off - x->end_off);
+		to = x->trap_off;
+		if (env->served && !(b->n && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL &&
+				     x->target == b->ins[b->n - 1].addr)) {
+			size_t n = e->bad ? 0 : ccache_exit_stub(base + e->n, env->region, x->target, env->dispatch,
+							      e->p + e->n, e->cap - e->n);
+
+			if (n) {
+				to = (uint32_t)e->n;
+				e->n += n;
+			}
+		}
+		rel = (int32_t)(to - x->end_off);
 		if (!e->bad)
 			memcpy(e->p + x->patch_off, &rel, 4);
 	}
@@ -468,7 +483,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			break;
 		}
 	}
-	trailer(&e, b, calls, ncalls);
+	trailer(env, &e, base, b, calls, ncalls);
 	if (e.bad || !b->n)
 		goto fail;
 	b->code = memcpy(xmalloc(e.n), buf, e.n);
@@ -488,7 +503,7 @@ void ccache_block_release(struct ccache_block *b)
 	memset(b, 0, sizeof(*b));
 }
 
-size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *miss_off)
+static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off)
 {
 	uint64_t base = region + CCACHE_CODE_OFF;
 	struct emit e = { buf, 0, cap, 0 };
@@ -496,6 +511,8 @@ size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *mi
 	save(&e, base, 0, region + CCACHE_SLOT_A);
 	save(&e, base, 1, region + CCACHE_SLOT_C);
 	save(&e, base, 2, region + CCACHE_SLOT_D);
+	size_t probe = e.n, to_serve = 0;
+
 	load(&e, base, 0, region + CCACHE_SLOT_T);
 	put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
@@ -503,12 +520,18 @@ size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *mi
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	put(&e, (const uint8_t[]){ 0xe3, 0x0f }, 2);			/* jrcxz hit */
+	put(&e, (const uint8_t[]){ 0xe3, ctl ? 0x13 : 0x0f }, 2);	/* jrcxz hit */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);			/* jrcxz hit2 */
-	*miss_off = (uint32_t)e.n;
-	put1(&e, 0xcc);
+	if (ctl) {
+		put(&e, (const uint8_t[]){ 0xe3, 0x05 }, 2);		/* jrcxz hit2 */
+		to_serve = e.n;
+		put(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp serve */
+	} else {
+		put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);		/* jrcxz hit2 */
+		*miss_off = (uint32_t)e.n;
+		put1(&e, 0xcc);
+	}
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x52, 0x10 }, 4);	/* hit2: lea 16(%rdx),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
 	save(&e, base, 0, region + CCACHE_SLOT_J);
@@ -516,7 +539,27 @@ size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *mi
 	load(&e, base, 1, region + CCACHE_SLOT_C);
 	load(&e, base, 2, region + CCACHE_SLOT_D);
 	rip_insn(&e, base, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_J);
+	if (ctl && !e.bad) {
+		int32_t d = (int32_t)(e.n - (to_serve + 5));
+		size_t n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n, miss_off);
+
+		if (!n)
+			return 0;
+		memcpy(e.p + to_serve + 1, &d, 4);
+		*miss_off += (uint32_t)e.n;
+		e.n += n;
+	}
 	return e.bad ? 0 : e.n;
+}
+
+size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *miss_off)
+{
+	return dispatcher(region, 0, buf, cap, miss_off);
+}
+
+size_t ccache_dispatcher_served(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off)
+{
+	return dispatcher(region, ctl, buf, cap, miss_off);
 }
 
 int ccache_where(const struct ccache_block *b, uint64_t pc, int *idx)

@@ -28,6 +28,12 @@ enum {
 	CCACHE_SLOT_WA = 72, CCACHE_SLOT_WC = 80, CCACHE_SLOT_WD = 88, CCACHE_SLOT_WF = 96,
 	CCACHE_SLOT_WS = 104, CCACHE_SLOT_WP = 112,	/* rsi; a byte lodsb reads */
 	CCACHE_WATCH_OFF = 2048,
+	/* r11, rdi, rsi, r10 while a miss waits to be served (ccache_shm.c) */
+	CCACHE_SLOT_R11 = 256, CCACHE_SLOT_RDI = 264, CCACHE_SLOT_RSI = 272, CCACHE_SLOT_R10 = 280,
+	/* the control page shared with the tracer (ccache_shm.c): the
+	 * request word (u32 futex: 0 idle, 1 posted, 2 not served), the
+	 * target and the region of the request */
+	CCACHE_CTL_REQ = 64, CCACHE_CTL_TARGET = 72, CCACHE_CTL_REGION = 80,
 	CCACHE_TABLE_OFF = 4096,
 	/* indexed by the target's low 16 bits: the dispatcher probes that
 	 * entry and the next (one more follows the last) */
@@ -61,6 +67,9 @@ struct ccache_env {
 	 * instruction that may touch a watched range a check that traps
 	 * (ccache_watch.c) */
 	const struct ccache_watch *watch;
+	int served;		/* an exit not linked yet goes through the
+				 * dispatcher (its miss served: ccache_shm.c)
+				 * rather than to its trap */
 };
 
 /* trace/ccache_watch.c: watched ranges checked by translated code.  The
@@ -132,6 +141,19 @@ void ccache_block_release(struct ccache_block *b);
  * *miss_off is the offset of its miss trap (an int3: the target is in slot
  * T, rax/rcx/rdx in slots A/C/D). */
 size_t ccache_dispatcher(uint64_t region, uint8_t *buf, size_t cap, uint32_t *miss_off);
+/* The same whose miss is first posted to the tracer through the control
+ * page at ctl and waited for (ccache_shm.c); the miss trap (*miss_off)
+ * comes only when the tracer does not serve it. */
+size_t ccache_dispatcher_served(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off);
+
+/* trace/ccache_shm.c.  The served miss's code for cache address at (the
+ * dispatcher's probe again at probe when served): its length (0: no
+ * room or out of reach), *trap_off the offset of its trap.  An exit's
+ * stub: the target into slot T, then the dispatcher: its length. */
+size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t probe, uint8_t *buf, size_t cap,
+			 uint32_t *trap_off);
+size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,
+			size_t cap);
 
 /* Where a cache pc is in b.  CCACHE_AT_ENTRY: before its record (the
  * original state at b->start); CCACHE_AT_INSN: before instruction *idx

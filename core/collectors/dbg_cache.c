@@ -557,12 +557,18 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			d->host->progress_poll(d->s);
 		dbg_cache_stage_flush(c);
 		t0 = dbg_cache_now_ns();
-		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0)
-			return -1;
-		resumed = 0;
+		/* (the drainer first: it serves the misses the thread
+		 * posts from its first instruction on) */
 		dbg_cache_live_begin(c, th);
+		if (!resumed && target_thread_cont_raw(d->proc, t, err) < 0) {
+			dbg_cache_live_end(c);
+			dbg_cache_shm_end(c);
+			return -1;
+		}
+		resumed = 0;
 		got = wait_thread(c, t, ts);
 		dbg_cache_live_end(c);
+		dbg_cache_shm_end(c);
 		if (!got)
 			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		c->st.wait_ns += dbg_cache_now_ns() - t0;
@@ -665,8 +671,9 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 		c->nleft = c->left_pid == (d ? d->pid : 0) ? c->nleft : 0;
 		for (int i = 0; i < c->nreg; i++)
 			dbg_cache_leave_behind(d, c, c->reg[i].addr, REGION_SIZE, 0);
-		dbg_cache_leave_behind(d, c, c->rec, 4096 + REC_BYTES + 4096, 8);
+		dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
 	}
+	dbg_cache_shm_close(c);
 	if (d && d->host->alive(d->s))
 		dbg_cache_unmap_left(d, c);
 	if (c->run_bytes > c->st.peak_cache)

@@ -17,6 +17,12 @@
 #define REGION_SIZE (16u << 20)
 #define REGION_REACH (1ull << 30)	/* code within this of its region */
 #define REC_BYTES (256u << 10)	/* 65536 records between drains */
+/* the record buffer's mapping: the pointer page, the records, the guard
+ * page, then the control page (a memfd's page mapped over it when misses
+ * are served: dbg_cache_shm.c; one mapping, so the program's own
+ * mappings land where they land untraced) */
+#define REC_MAP_BYTES (4096u + REC_BYTES + 4096u + 4096u)
+#define CTL_OFF (4096u + REC_BYTES + 4096u)
 #define MAX_REGIONS 16
 #define AHEAD 48
 #define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
@@ -158,6 +164,21 @@ struct dbg_cache {
 	uint64_t wquantum;
 	int whit;
 	uint64_t wtraps, wruns;		/* checks that trapped; runs in the cache */
+	/* misses served without a stop (dbg_cache_shm.c): the control page,
+	 * in the inferior (0: none) and here; translating for a request */
+	uint64_t ctl;
+	uint8_t *ctl_map;
+	int serving;
+	/* translating ahead while the thread runs: no code it may be
+	 * running is patched (links wait here), and the table entries are
+	 * written after the code, each in an order a probe never misreads */
+	int defer_links, hold_tables;
+	struct dlink {
+		uint32_t id;
+		int k;
+		uint64_t dest;
+	} *dl;
+	size_t ndl, cdl;
 };
 
 static inline uint64_t rec_start(const struct dbg_cache *c)
@@ -224,6 +245,20 @@ int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct
 /* core/collectors/dbg_cache_watch.c: the translator's env->watch (NULL
  * when not checking watchpoints), region g's ranges written first. */
 const struct ccache_watch *dbg_cache_watch_env(struct dbg_cache *c, struct region *g);
+/* core/collectors/dbg_cache_shm.c: misses served while the thread runs.
+ * The control page mapped (0, or -1: misses trap) and unmapped; the
+ * service opened before the thread resumes, closed once it stopped
+ * (and ptdb's thread is idle); ptdb's thread woken, or waiting up to ns
+ * for a request; a request served (1), or none posted (0). */
+int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t);
+void dbg_cache_shm_close(struct dbg_cache *c);
+void dbg_cache_shm_begin(struct dbg_cache *c);
+void dbg_cache_shm_end(struct dbg_cache *c);
+void dbg_cache_shm_kick(struct dbg_cache *c);
+int dbg_cache_shm_wait(struct dbg_cache *c, long ns);
+int dbg_cache_shm_serve(struct dbg_cache *c);
+int dbg_cache_shm_posted(struct dbg_cache *c);
+void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
 int dbg_cache_is_stop(void *ctx, uint64_t addr);

@@ -26,12 +26,14 @@
 #include "core/collectors/dbg_cache_int.h"
 
 enum { LIVE_IDLE, LIVE_RUN, LIVE_QUIT };
+enum { LIVE_SLICE = 4096 };	/* records per pass while misses are served */
 
 struct dbg_cache_live {
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int state, busy;
+	int no_drain;		/* the records are left to the stop */
 	struct dbg_cache *c;
 	struct trace_swc_thread *th;
 };
@@ -50,6 +52,11 @@ static long live_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 	n = (p - c->rd) / 4;
 	if (n < 1024)
 		return (long)n;	/* (a few: not worth a pass) */
+	if (c->ctl_map && n > LIVE_SLICE) {
+		/* (a miss the thread waits for is served between slices) */
+		n = LIVE_SLICE;
+		p = c->rd + 4 * n;
+	}
 	if (!c->ids)
 		c->ids = xmalloc(REC_BYTES);
 	lo = (struct iovec){ c->ids, n * 4 };
@@ -71,6 +78,7 @@ static void *drainer(void *arg)
 	pthread_mutex_lock(&l->mu);
 	for (;;) {
 		long n;
+		int served;
 
 		while (l->state == LIVE_IDLE)
 			pthread_cond_wait(&l->cv, &l->mu);
@@ -78,14 +86,30 @@ static void *drainer(void *arg)
 			break;
 		l->busy = 1;
 		pthread_mutex_unlock(&l->mu);
-		n = live_drain(l->c, l->th);
+		/* a miss the thread waits for first (dbg_cache_shm.c) */
+		served = dbg_cache_shm_serve(l->c);
+		n = l->no_drain ? 0 : live_drain(l->c, l->th);
+		served |= dbg_cache_shm_serve(l->c);
 		pthread_mutex_lock(&l->mu);
 		l->busy = 0;
 		pthread_cond_broadcast(&l->cv);
-		if (n < 0) {
+		if (served || n == LIVE_SLICE)
+			continue;	/* (more may follow at once) */
+		if (n < 0 && l->c->ctl_map) {
+			l->no_drain = 1;	/* (the stop's drain says why; the
+						 * thread may wait for a miss) */
+		} else if (n < 0) {
 			l->state = LIVE_IDLE;	/* (the stop's drain says why) */
 		} else if (n < 16384 && l->state == LIVE_RUN) {
 			struct timespec to;
+			int waited;
+
+			/* a request wakes it, and so does dbg_cache_live_end */
+			pthread_mutex_unlock(&l->mu);
+			waited = dbg_cache_shm_wait(l->c, 200000);
+			pthread_mutex_lock(&l->mu);
+			if (waited == 0 || l->state != LIVE_RUN)
+				continue;
 
 			clock_gettime(CLOCK_REALTIME, &to);
 			to.tv_nsec += 200000;
@@ -139,6 +163,9 @@ void dbg_cache_live_begin(struct dbg_cache *c, struct trace_swc_thread *th)
 	l->c = c;
 	l->th = th;
 	l->state = LIVE_RUN;
+	l->no_drain = 0;
+	/* (misses served only while this thread runs: dbg_cache_shm.c) */
+	dbg_cache_shm_begin(c);
 	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
 }
@@ -152,6 +179,7 @@ void dbg_cache_live_end(struct dbg_cache *c)
 	pthread_mutex_lock(&l->mu);
 	l->state = LIVE_IDLE;
 	pthread_cond_broadcast(&l->cv);
+	dbg_cache_shm_kick(c);
 	while (l->busy)
 		pthread_cond_wait(&l->cv, &l->mu);
 	pthread_mutex_unlock(&l->mu);

@@ -129,23 +129,28 @@ static int do_mprotect(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint6
 }
 
 /* The record buffer: a page holding the record pointer, the records, a
- * guard page the store past the end faults on. */
+ * guard page the store past the end faults on, and the control page
+ * (core/collectors/dbg_cache_shm.c). */
 int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 {
 	uint64_t p, b;
 
 	c->sc = dbg_cache_find_syscall(d);
-	c->rec = do_mmap(d, c, t, 0, 4096 + REC_BYTES + 4096, PROT_READ | PROT_WRITE, 0);
+	c->rec = do_mmap(d, c, t, 0, REC_MAP_BYTES, PROT_READ | PROT_WRITE, 0);
 	if (!c->rec)
 		return -1;
 	p = rec_start(c);
 	b = c->magic;
 	/* (the magic first: a buffer this fails to finish, a signal
 	 * stopping the next call, is left behind, unmapped later) */
+	/* (misses trap without the control page; a signal that stopped
+	 * one of its calls is the caller's event, the setup tried again) */
 	if (target_write_mem(d->proc, c->rec, &p, 8, NULL) < 0 ||
 	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0 ||
-	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0) {
-		dbg_cache_leave_behind(d, c, c->rec, 4096 + REC_BYTES + 4096, 8);
+	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0 ||
+	    (dbg_cache_shm_setup(d, c, t) < 0 && c->have_ev)) {
+		dbg_cache_shm_close(c);
+		dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
 		c->rec = 0;
 		return -1;
 	}
@@ -171,8 +176,8 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 		if (dist < REGION_REACH && g->used + need <= REGION_SIZE - CCACHE_CODE_OFF)
 			return g;
 	}
-	if (c->nreg == MAX_REGIONS)
-		return NULL;
+	if (c->nreg == MAX_REGIONS || c->serving)
+		return NULL;	/* (serving: the thread runs, no call injected) */
 	/* below the code first (where the kernel leaves room), then above */
 	for (int k = 1; k <= 64 && !a; k++) {
 		uint64_t base = (addr & ~((uint64_t)REGION_SIZE - 1)) - (uint64_t)k * REGION_SIZE;
@@ -189,7 +194,8 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 
 	memset(g, 0, sizeof(*g));
 	g->addr = a;
-	n = ccache_dispatcher(a, disp, sizeof(disp), &miss);
+	n = c->ctl ? ccache_dispatcher_served(a, c->ctl, disp, sizeof(disp), &miss)
+		   : ccache_dispatcher(a, disp, sizeof(disp), &miss);
 	g->dispatch = a + CCACHE_CODE_OFF;
 	g->miss_off = miss;
 	g->used = g->disp_len = (n + 63) & ~(uint64_t)63;
@@ -262,6 +268,8 @@ void dbg_cache_table_flush(struct dbg_cache *c)
 	enum { N = 512 };
 	struct iovec lo[N], ro[N];
 
+	if (c->hold_tables)
+		return;	/* (after the code they lead to: dbg_cache_shm.c) */
 	for (size_t i = 0; i < c->ntq; i += N) {
 		size_t n = c->ntq - i < N ? c->ntq - i : N;
 		ssize_t w;

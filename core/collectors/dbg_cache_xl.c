@@ -137,6 +137,11 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 	uint8_t rel[4], far[8];
 	uint32_t o1, o2;
 
+	if (!local && c->defer_links) {
+		/* (the thread runs: linked once it waits or stops) */
+		dbg_cache_shm_defer_link(c, (uint32_t)(b - c->blk), k, dest);
+		return;
+	}
 	ccache_link(b, k, dest, rel, &o1, far, &o2);
 	if (local) {
 		memcpy(local + o1, rel, 4);
@@ -153,7 +158,7 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, struct ccache_block *b)
 {
 	struct ccache_env env = { g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
-				  dbg_cache_watch_env(c, g) };
+				  dbg_cache_watch_env(c, g), c->ctl != 0 };
 
 	return ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, b);
 }
@@ -163,7 +168,6 @@ static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, stru
  * Returns its id, -1 if pc cannot run in the cache. */
 int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private)
 {
-	struct dbg_tracee *d = c->d;
 	struct ccache_block b;
 	struct region *g;
 	int64_t id = private ? -1 : hget(c, pc);
@@ -173,7 +177,7 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		return id;
 	t0 = dbg_cache_now_ns();
 	for (int tries = 0; tries < 2; tries++) {
-		g = dbg_cache_region_near(d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
+		g = dbg_cache_region_near(c->d, c, t, pc, tries ? CCACHE_BLOCK_MAX_BYTES : 64);
 		if (!g || translate_in(c, g, pc, &b) < 0)
 			return -1;
 		if (g->used + b.len <= REGION_SIZE - CCACHE_CODE_OFF)
@@ -288,14 +292,15 @@ void dbg_cache_table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, ui
  * a few: each would otherwise cost a trap when first reached (its exits
  * are linked as they land).  The return addresses of the calls in them
  * too, entered in the lookup tables of the caller's and the callee's
- * regions: the return that comes back there would otherwise miss. */
+ * regions: the return that comes back there would otherwise miss.  (While
+ * the thread runs, a miss it posts meanwhile comes first.) */
 void dbg_cache_ahead(struct dbg_cache *c, pid_t t, int64_t id)
 {
 	int64_t q[AHEAD];
 	int nq = 0, done = 0;
 
 	q[nq++] = id;
-	for (int i = 0; i < nq && done < AHEAD; i++) {
+	for (int i = 0; i < nq && done < AHEAD && !dbg_cache_shm_posted(c); i++) {
 		const struct ccache_block *b = &c->blk[q[i]];
 		uint64_t tg[2 + 8], callee[2 + 8];
 		int n = b->nexit, nexit = b->nexit;

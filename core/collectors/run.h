@@ -96,6 +96,9 @@ struct dbg_cache_stats {
 					 * the traced thread's (schedstat) */
 	uint64_t flushes;		/* translations dropped: code mapping changed */
 	uint64_t quanta;		/* turns in the cache ended by the quantum */
+	uint64_t served;		/* misses served while the thread ran (no
+					 * stop: dbg_cache_shm.c) */
+	uint64_t serve_ns;		/* time serving requests (answered or not) */
 };
 
 #endif

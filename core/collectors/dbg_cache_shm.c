@@ -1,0 +1,249 @@
+/* core/collectors/dbg_cache_shm.c: translation misses served without a
+ * stop.  A page of a memfd is mapped in both the inferior and ptdb (the
+ * control page, trace/ccache_shm.c): a lookup miss, or an exit to code
+ * not translated yet, posts its target there and waits on the request
+ * word with FUTEX_WAIT; ptdb's drainer thread (core/collectors/
+ * dbg_cache_live.c), which already owns the engine's state while the
+ * thread runs, translates the target, writes the block, then its lookup
+ * table entry (in that order: the thread probes again once woken), sets
+ * the word to 0 and wakes the thread, which was never stopped.  What
+ * needs the thread stopped (a new region: an injected mmap) or cannot
+ * run in the cache (a stop, untranslatable code) is answered with 2: the
+ * thread takes the miss trap and the collector handles it as before.
+ * Outside a wait for the thread the word stays 2: a miss then traps at
+ * once (a thread stepped through the stub never waits for nobody). */
+#include "core/collectors/dbg_cache.h"
+#include "trace/ccache.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/collectors/dbg_cache_int.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 1u
+#endif
+
+enum { REQ_IDLE = 0, REQ_POSTED = 1, REQ_TRAP = 2 };
+
+static uint32_t *req_word(struct dbg_cache *c)
+{
+	return (uint32_t *)(c->ctl_map + CCACHE_CTL_REQ);
+}
+
+static void wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The control page: memfd_create (its name in the record buffer's first
+ * page), ftruncate, mmap shared in the inferior over the last page of
+ * the record buffer's mapping (unmapped with it), the same file mapped
+ * here through /proc/PID/fd, then the inferior's descriptor closed.  0,
+ * or -1 (no service: misses trap). */
+int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
+{
+	static const char name[] = "ptdb-cache";
+	uint64_t a[6] = { c->rec + 64, MFD_CLOEXEC }, f[6] = { 0 }, addr;
+	int64_t fd, r;
+	char path[64];
+	int lfd;
+	void *m;
+
+	c->ctl = 0;
+	if (target_write_mem(d->proc, c->rec + 64, name, sizeof(name), NULL) < 0 ||
+	    dbg_cache_inject(d, c, t, SYS_memfd_create, a, &fd) < 0 || fd < 0)
+		return -1;
+	f[0] = (uint64_t)fd;
+	f[1] = 4096;
+	if (dbg_cache_inject(d, c, t, SYS_ftruncate, f, &r) < 0 || r != 0)
+		goto close_fd;
+	{
+		uint64_t mm[6] = { c->rec + CTL_OFF, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+				   (uint64_t)fd, 0 };
+
+		if (dbg_cache_inject(d, c, t, SYS_mmap, mm, &r) < 0 || (uint64_t)r != c->rec + CTL_OFF)
+			goto close_fd;
+		addr = (uint64_t)r;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)d->pid, (int)fd);
+	lfd = open(path, O_RDWR | O_CLOEXEC);
+	m = lfd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
+	if (lfd >= 0)
+		close(lfd);
+	if (m == MAP_FAILED)
+		goto close_fd;	/* (the page stays, unused, in the mapping) */
+	dbg_cache_inject(d, c, t, SYS_close, f, &r);
+	if (c->have_ev) {
+		munmap(m, 4096);	/* (a signal stopped the close: the caller's) */
+		return -1;
+	}
+	c->ctl_map = m;
+	__atomic_store_n(req_word(c), REQ_TRAP, __ATOMIC_RELEASE);
+	c->ctl = addr;
+	return 0;
+close_fd:
+	dbg_cache_inject(d, c, t, SYS_close, f, &r);
+	return -1;
+}
+
+static void links_now(struct dbg_cache *c);
+
+void dbg_cache_shm_close(struct dbg_cache *c)
+{
+	free(c->dl);
+	c->dl = NULL;
+	c->ndl = c->cdl = 0;
+	if (c->ctl_map)
+		munmap(c->ctl_map, 4096);
+	c->ctl_map = NULL;
+	c->ctl = 0;
+}
+
+void dbg_cache_shm_begin(struct dbg_cache *c)
+{
+	if (c->ctl_map)
+		__atomic_store_n(req_word(c), REQ_IDLE, __ATOMIC_RELEASE);
+}
+
+/* The thread stopped (ptdb's own thread idle): a request it posted and
+ * any it would post go to the miss trap. */
+void dbg_cache_shm_end(struct dbg_cache *c)
+{
+	if (c->ctl_map && __atomic_exchange_n(req_word(c), REQ_TRAP, __ATOMIC_ACQ_REL) == REQ_POSTED)
+		wake(req_word(c));
+	links_now(c);
+}
+
+/* Wakes ptdb's thread from dbg_cache_shm_wait. */
+void dbg_cache_shm_kick(struct dbg_cache *c)
+{
+	if (c->ctl_map)
+		wake(req_word(c));
+}
+
+/* Waits up to ns for a request (or a kick): 0, or -1 if no request can
+ * come (the word is 2 until the thread stops: it takes the trap). */
+int dbg_cache_shm_wait(struct dbg_cache *c, long ns)
+{
+	struct timespec to = { 0, ns };
+	uint32_t w = c->ctl_map ? __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) : REQ_TRAP;
+
+	if (w == REQ_POSTED)
+		return 0;	/* (posted since it looked: served at once) */
+	if (w != REQ_IDLE)
+		return -1;
+	syscall(SYS_futex, req_word(c), FUTEX_WAIT, REQ_IDLE, &to, NULL, 0);
+	return 0;
+}
+
+void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest)
+{
+	if (c->ndl == c->cdl) {
+		c->cdl = c->cdl ? 2 * c->cdl : 256;
+		c->dl = xrealloc(c->dl, c->cdl * sizeof(*c->dl));
+	}
+	c->dl[c->ndl++] = (struct dlink){ id, k, dest };
+}
+
+/* The links that waited (the thread waits or is stopped now). */
+static void links_now(struct dbg_cache *c)
+{
+	size_t n = c->ndl;
+
+	c->ndl = 0;
+	for (size_t i = 0; i < n; i++)
+		if (c->dl[i].id < c->nblk)
+			dbg_cache_write_link(c, &c->blk[c->dl[i].id], c->dl[i].k, c->dl[i].dest, NULL);
+}
+
+/* The staged code, then the lookup table entries queued, each as: its
+ * key cleared, its block, its key (in one call, in that order: a probe
+ * that runs meanwhile misses or finds a whole entry, never a key with
+ * another's block). */
+static void publish(struct dbg_cache *c)
+{
+	enum { N = 170 };
+	static const uint64_t zero = 0;
+	struct iovec lo[3 * N], ro[3 * N];
+
+	if (c->stage_len)
+		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
+	c->stage_len = 0;
+	for (size_t i = 0; i < c->ntq; i += N) {
+		size_t n = c->ntq - i < N ? c->ntq - i : N;
+
+		for (size_t k = 0; k < n; k++) {
+			struct tput *e = &c->tq[i + k];
+
+			lo[3 * k] = (struct iovec){ (void *)&zero, 8 };
+			ro[3 * k] = (struct iovec){ (void *)(uintptr_t)e->addr, 8 };
+			lo[3 * k + 1] = (struct iovec){ &e->e[1], 8 };
+			ro[3 * k + 1] = (struct iovec){ (void *)(uintptr_t)(e->addr + 8), 8 };
+			lo[3 * k + 2] = (struct iovec){ &e->e[0], 8 };
+			ro[3 * k + 2] = (struct iovec){ (void *)(uintptr_t)e->addr, 8 };
+		}
+		if (process_vm_writev(c->d->pid, lo, 3 * n, ro, 3 * n, 0) != (ssize_t)(24 * n))
+			for (size_t k = 0; k < 3 * n; k++)
+				target_write_mem(c->d->proc, (uint64_t)(uintptr_t)ro[k].iov_base, lo[k].iov_base, 8,
+						 NULL);
+	}
+	c->ntq = 0;
+}
+
+/* Whether the thread waits for a miss, while ptdb translates ahead. */
+int dbg_cache_shm_posted(struct dbg_cache *c)
+{
+	return c->defer_links && __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) == REQ_POSTED;
+}
+
+/* Serves the request posted, if any: 1 if there was one.  The thread
+ * waits for its block only: the blocks it leads to are translated
+ * after it is woken, while it runs (published the same way, their links
+ * into code it may run left for later). */
+int dbg_cache_shm_serve(struct dbg_cache *c)
+{
+	uint64_t pc, rg;
+	struct region *g = NULL;
+	int64_t id = -1;
+	uint64_t t0;
+
+	if (!c->ctl_map || __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) != REQ_POSTED)
+		return 0;
+	t0 = dbg_cache_now_ns();
+	memcpy(&pc, c->ctl_map + CCACHE_CTL_TARGET, 8);
+	memcpy(&rg, c->ctl_map + CCACHE_CTL_REGION, 8);
+	for (int i = 0; i < c->nreg; i++)
+		if (c->reg[i].addr == rg)
+			g = &c->reg[i];
+	c->serving = 1;		/* (no new region: that is an injected call) */
+	c->hold_tables = 1;
+	links_now(c);
+	if (g && !dbg_cache_is_stop(c, pc) && (id = dbg_cache_block_for(c, c->tid, pc, 0)) >= 0)
+		dbg_cache_table_fill(c, g, pc, c->blk[id].base);
+	publish(c);
+	if (id >= 0)
+		c->st.served++;
+	/* (the word is 1 until here: only this thread changes it now) */
+	__atomic_store_n(req_word(c), id >= 0 ? REQ_IDLE : REQ_TRAP, __ATOMIC_RELEASE);
+	wake(req_word(c));
+	if (id >= 0) {
+		c->defer_links = 1;
+		dbg_cache_ahead(c, c->tid, id);
+		publish(c);
+		c->defer_links = 0;
+	}
+	c->serving = 0;
+	c->hold_tables = 0;
+	c->st.serve_ns += dbg_cache_now_ns() - t0;
+	return 1;
+}

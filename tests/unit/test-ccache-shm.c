@@ -1,0 +1,253 @@
+/* tests/unit/test-ccache-shm.c: trace/ccache_shm.c, misses served without
+ * a stop.  The served dispatcher runs here for real, out of an executable
+ * mapping of this process: a hit, a miss served by another thread (the
+ * request posted in the control page, a futex wait, the entry filled,
+ * the word set to 0 and a wake), and a miss nobody serves (the word at 2:
+ * the miss trap, with the registers the stub used back).  Every path
+ * keeps the flags and the registers the program had.  And a served
+ * block's exits: to the dispatcher with their target, but the one to its
+ * own SYSCALL, which keeps its trap. */
+#include "trace/ccache.h"
+#include "tests/unit/test.h"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define SIZE (CCACHE_CODE_OFF + 65536)
+
+static uint8_t *Reg;		/* the region: slots, table, code */
+static uint8_t *Ctl;		/* the control page */
+static uint64_t Landing;	/* a block: ret */
+static uint32_t Miss;
+static volatile int Serve;	/* the server thread: 1 serves, 2 answers 2 */
+
+static uint64_t reg(uint64_t off)
+{
+	return (uint64_t)(uintptr_t)Reg + off;
+}
+
+static uint32_t *req(void)
+{
+	return (uint32_t *)(Ctl + CCACHE_CTL_REQ);
+}
+
+static void table_put(uint64_t pc, uint64_t base)
+{
+	uint64_t *e = (uint64_t *)(Reg + CCACHE_TABLE_OFF + (pc & 0xffff) * 16);
+
+	e[1] = base;
+	__atomic_store_n(&e[0], (uint64_t)0 - pc, __ATOMIC_RELEASE);
+}
+
+static int setup(void)
+{
+	uint8_t *code;
+	size_t n;
+
+	if (Reg)
+		return 0;
+	Reg = mmap(NULL, SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	Ctl = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (Reg == MAP_FAILED || Ctl == MAP_FAILED)
+		return -1;
+	code = Reg + CCACHE_CODE_OFF;
+	n = ccache_dispatcher_served(reg(0), (uint64_t)(uintptr_t)Ctl, code, 1024, &Miss);
+	if (!n)
+		return -1;
+	code[1024] = 0xc3;	/* ret */
+	Landing = reg(CCACHE_CODE_OFF + 1024);
+	return 0;
+}
+
+struct regs {
+	uint64_t rax, rcx, rdx, rdi, rsi, r10, r11;
+	uint8_t cf, zf;
+};
+
+/* Calls the dispatcher for target pc (as a block's end would: the target
+ * in slot T) with known registers and CF, ZF set: what came back. */
+static struct regs dispatch(uint64_t pc)
+{
+	register uint64_t r10 __asm__("r10") = 0x1010;
+	register uint64_t r11 __asm__("r11") = 0x1111;
+	uint64_t rax = 0xaaaa, rcx = 0xcccc, rdx = 0xdddd, rdi = 0xd1d1, rsi = 0x5151;
+	uint64_t disp = reg(CCACHE_CODE_OFF);
+	uint8_t cf, zf;
+	struct regs r;
+
+	*(uint64_t *)(Reg + CCACHE_SLOT_T) = pc;
+	__asm__ volatile("lea -128(%%rsp),%%rsp\n\t"
+		     "push %[d]\n\t"
+		     "cmp %%rax,%%rax\n\t"	/* ZF */
+		     "stc\n\t"			/* CF */
+		     "call *(%%rsp)\n\t"
+		     "setc %[cf]\n\t"
+		     "setz %[zf]\n\t"
+		     "lea 136(%%rsp),%%rsp"
+		     : "+a"(rax), "+c"(rcx), "+d"(rdx), "+D"(rdi), "+S"(rsi), "+r"(r10), "+r"(r11),
+		       [cf] "=&r"(cf), [zf] "=&r"(zf)
+		     : [d] "r"(disp)
+		     : "memory");
+	r = (struct regs){ rax, rcx, rdx, rdi, rsi, r10, r11, cf, zf };
+	return r;
+}
+
+static int same(const struct regs *r)
+{
+	if (getenv("SHM_DEBUG"))
+		printf("# %lx %lx %lx %lx %lx %lx %lx cf %d zf %d\n", (long)r->rax, (long)r->rcx, (long)r->rdx,
+		       (long)r->rdi, (long)r->rsi, (long)r->r10, (long)r->r11, r->cf, r->zf);
+	return r->rax == 0xaaaa && r->rcx == 0xcccc && r->rdx == 0xdddd && r->rdi == 0xd1d1 &&
+	       r->rsi == 0x5151 && r->r10 == 0x1010 && r->r11 == 0x1111 && r->cf == 1 && r->zf == 1;
+}
+
+static void *server(void *arg)
+{
+	uint64_t pc, rg;
+
+	(void)arg;
+	while (__atomic_load_n(req(), __ATOMIC_ACQUIRE) != 1)
+		syscall(SYS_futex, req(), FUTEX_WAIT, 0, NULL, NULL, 0);
+	memcpy(&pc, Ctl + CCACHE_CTL_TARGET, 8);
+	memcpy(&rg, Ctl + CCACHE_CTL_REGION, 8);
+	if (rg == reg(0))
+		table_put(pc, Landing);
+	__atomic_store_n(req(), 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, req(), FUTEX_WAKE, 1, NULL, NULL, 0);
+	return NULL;
+}
+
+TEST(ccache_shm_hit_and_served_miss_keep_registers_and_flags)
+{
+	struct regs r;
+	pthread_t th;
+
+	CHECK_INT(setup(), 0);
+	table_put(0x401000, Landing);
+	*req() = 2;
+	r = dispatch(0x401000);
+	CHECK(same(&r));
+	/* a miss: posted, served by another thread, probed again */
+	*req() = 0;
+	CHECK_INT(pthread_create(&th, NULL, server, NULL), 0);
+	r = dispatch(0x402345);
+	pthread_join(th, NULL);
+	CHECK(same(&r));
+	CHECK_INT(*req(), 0);
+	CHECK(*(uint64_t *)(Ctl + CCACHE_CTL_TARGET) == 0x402345);
+	/* the stub's own registers are back from their slots */
+	CHECK(*(uint64_t *)(Reg + CCACHE_SLOT_RDI) == 0xd1d1);
+}
+
+static sigjmp_buf Jb;
+static uint64_t Trap_rip, Trap_rdi, Trap_rsi, Trap_r10, Trap_r11;
+
+static void on_trap(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+
+	(void)sig;
+	(void)si;
+	Trap_rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	Trap_rdi = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
+	Trap_rsi = (uint64_t)uc->uc_mcontext.gregs[REG_RSI];
+	Trap_r10 = (uint64_t)uc->uc_mcontext.gregs[REG_R10];
+	Trap_r11 = (uint64_t)uc->uc_mcontext.gregs[REG_R11];
+	siglongjmp(Jb, 1);
+}
+
+TEST(ccache_shm_miss_not_served_takes_the_trap)
+{
+	struct sigaction sa, old;
+
+	CHECK_INT(setup(), 0);
+	*req() = 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, &old);
+	Trap_rip = 0;
+	if (!sigsetjmp(Jb, 1))
+		dispatch(0x403000);
+	sigaction(SIGTRAP, &old, NULL);
+	CHECK(Trap_rip == reg(CCACHE_CODE_OFF) + Miss + 1);
+	CHECK(Trap_rdi == 0xd1d1 && Trap_rsi == 0x5151 && Trap_r10 == 0x1010 && Trap_r11 == 0x1111);
+	CHECK_INT(*req(), 2);	/* (left as it was) */
+	/* the target, for the tracer that handles the trap */
+	CHECK(*(uint64_t *)(Reg + CCACHE_SLOT_T) == 0x403000);
+}
+
+#define ORIG 0x400000ull
+static struct disasm *D;
+static uint8_t Code[64];
+
+static int dec(void *ctx, uint64_t addr, struct disasm_insn *in)
+{
+	struct ptdb_err e;
+
+	(void)ctx;
+	if (!D)
+		D = disasm_new(&e);
+	if (addr < ORIG || addr >= ORIG + sizeof(Code))
+		return -1;
+	return disasm_insn(D, Code + (addr - ORIG), sizeof(Code) - (addr - ORIG), addr, in, &e);
+}
+
+static int nostop(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	(void)addr;
+	return 0;
+}
+
+TEST(ccache_shm_served_exits_go_through_the_dispatcher)
+{
+	uint64_t region = 0x10000000ull, base = region + CCACHE_CODE_OFF + 0x100;
+	struct ccache_env env = { region, 0x7f0000001000ull, region + CCACHE_CODE_OFF, dec, nostop, NULL, 1, NULL, 1 };
+	struct ccache_block b;
+
+	/* add $1,%rax; je -6 */
+	memset(Code, 0x90, sizeof(Code));
+	memcpy(Code, (const uint8_t[]){ 0x48, 0x83, 0xc0, 0x01, 0x74, 0xfa }, 6);
+	CHECK_INT(ccache_translate(&env, ORIG, base, 0, &b), 0);
+	CHECK_INT(b.nexit, 2);
+	for (int k = 0; k < 2; k++) {
+		uint32_t to = (uint32_t)(b.exit[k].end_off + (int64_t)(int32_t)(b.code[b.exit[k].patch_off] |
+			      b.code[b.exit[k].patch_off + 1] << 8 | b.code[b.exit[k].patch_off + 2] << 16 |
+			      (uint32_t)b.code[b.exit[k].patch_off + 3] << 24));
+		uint64_t t;
+
+		CHECK(to != b.exit[k].trap_off);
+		CHECK(!memcmp(b.code + to, "\x48\x89\x05", 3));	/* mov %rax,A */
+		CHECK(!memcmp(b.code + to + 7, "\x48\xb8", 2));
+		memcpy(&t, b.code + to + 9, 8);
+		CHECK(t == b.exit[k].target);
+		CHECK_INT(b.code[to + 31], 0xe9);			/* jmp dispatcher */
+		CHECK_INT(b.code[b.exit[k].trap_off], 0xcc);		/* (the trap stays) */
+	}
+	ccache_block_release(&b);
+	/* mov $39,%eax; syscall: the exit to the SYSCALL itself keeps its trap */
+	memcpy(Code, (const uint8_t[]){ 0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05 }, 7);
+	CHECK_INT(ccache_translate(&env, ORIG, base, 0, &b), 0);
+	CHECK_INT(b.nexit, 2);
+	CHECK(b.exit[0].target == ORIG + 5);
+	{
+		int32_t rel;
+
+		memcpy(&rel, b.code + b.exit[0].patch_off, 4);
+		CHECK(b.exit[0].end_off + rel == b.exit[0].trap_off);
+		memcpy(&rel, b.code + b.exit[1].patch_off, 4);
+		CHECK(b.exit[1].end_off + rel != b.exit[1].trap_off);
+	}
+	ccache_block_release(&b);
+}
+
+TEST_MAIN(ccache_shm_hit_and_served_miss_keep_registers_and_flags, ccache_shm_miss_not_served_takes_the_trap,
+	  ccache_shm_served_exits_go_through_the_dispatcher)

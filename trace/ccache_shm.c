@@ -1,0 +1,143 @@
+/* trace/ccache_shm.c: misses served without a stop (see ccache.h).  A
+ * lookup miss in the dispatcher, and a direct exit whose target is not
+ * translated yet (its stub puts the target in slot T and goes through
+ * the dispatcher), post a request in the control page (a page of a memfd
+ * the tracer maps too: target, region, then the request word set to 1
+ * with xchg) and wait on the word with FUTEX_WAIT; the tracer's thread
+ * translates, enters the block in the region's lookup table, sets the
+ * word to 0 (served: the dispatcher probes again) or 2 (leave the cache:
+ * the miss trap, as without the service) and wakes it.  While the tracer
+ * does not serve, the word stays 2 and the stub goes straight to the
+ * trap.  Nothing here touches the flags (mov, lea, xchg, jrcxz, jmp; the
+ * kernel gives them back across SYSCALL), the stack or the red zone;
+ * rdi, rsi, r10 and r11 (the futex calls' registers) are kept in slots
+ * of the region, rax, rcx and rdx in the dispatcher's. */
+#include "trace/ccache.h"
+
+#include <string.h>
+
+struct out {
+	uint8_t *p;
+	size_t n, cap;
+	uint64_t at;		/* the cache address of p[0] */
+	int bad;
+};
+
+static void put(struct out *o, const void *b, size_t n)
+{
+	if (o->n + n > o->cap) {
+		o->bad = 1;
+		return;
+	}
+	memcpy(o->p + o->n, b, n);
+	o->n += n;
+}
+
+static void put32(struct out *o, uint32_t v)
+{
+	put(o, &v, 4);
+}
+
+static void put64(struct out *o, uint64_t v)
+{
+	put(o, &v, 8);
+}
+
+/* op[0..n) then a rel32/disp32 to target, relative to the instruction's end */
+static void rel(struct out *o, const uint8_t *op, size_t n, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (o->at + o->n + n + 4));
+
+	if (d != (int32_t)d)
+		o->bad = 1;
+	put(o, op, n);
+	put32(o, (uint32_t)d);
+}
+
+/* mov %reg,slot (store 1) or mov slot,%reg: rex, then modrm's reg field */
+static void slot(struct out *o, uint8_t rex, int store, int reg, uint64_t addr)
+{
+	rel(o, (const uint8_t[]){ rex, store ? 0x89 : 0x8b, (uint8_t)(0x05 | (reg & 7) << 3) }, 3, addr);
+}
+
+/* r11, rdi, rsi, r10 into their slots, or back */
+static void keep(struct out *o, uint64_t region, int store)
+{
+	slot(o, 0x4c, store, 11, region + CCACHE_SLOT_R11);
+	slot(o, 0x48, store, 7, region + CCACHE_SLOT_RDI);
+	slot(o, 0x48, store, 6, region + CCACHE_SLOT_RSI);
+	slot(o, 0x4c, store, 10, region + CCACHE_SLOT_R10);
+}
+
+/* futex(%rdi, op, 1, NULL): mov $202,%eax; mov $op,%esi; mov $1,%edx
+ * (and mov $0,%r10d for a wait); syscall */
+static void futex(struct out *o, int op)
+{
+	put(o, (const uint8_t[]){ 0xb8, 202, 0, 0, 0, 0xbe }, 6);
+	put32(o, (uint32_t)op);
+	put(o, (const uint8_t[]){ 0xba, 1, 0, 0, 0 }, 5);
+	if (op == 0)
+		put(o, (const uint8_t[]){ 0x41, 0xba, 0, 0, 0, 0 }, 6);
+	put(o, (const uint8_t[]){ 0x0f, 0x05 }, 2);
+}
+
+size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t probe, uint8_t *buf, size_t cap,
+			 uint32_t *trap_off)
+{
+	struct out o = { buf, 0, cap, at, 0 };
+	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
+
+	keep(&o, region, 1);
+	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $ctl,%rdi */
+	put64(&o, ctl + CCACHE_CTL_REQ);
+	rel(&o, (const uint8_t[]){ 0x48, 0x8b, 0x05 }, 3, region + CCACHE_SLOT_T);	/* mov T,%rax */
+	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_TARGET - CCACHE_CTL_REQ }, 4);
+	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $region,%rax */
+	put64(&o, region);
+	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_REGION - CCACHE_CTL_REQ }, 4);
+	/* post: the word's old value back in ecx; 2: nobody serves */
+	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
+	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
+	j_off = o.n;
+	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
+	futex(&o, 1);							/* FUTEX_WAKE the tracer */
+	wait = o.n;
+	futex(&o, 0);							/* FUTEX_WAIT while 1 */
+	put(&o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
+	j_wait = o.n;
+	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
+	j_tail = o.n;
+	put(&o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
+	off = o.n;
+	put(&o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
+	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
+	tail = o.n;
+	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
+	keep(&o, region, 0);
+	j_trap = o.n;
+	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
+	rel(&o, (const uint8_t[]){ 0xe9 }, 1, probe);			/* served: probe again */
+	*trap_off = (uint32_t)o.n;
+	put(&o, (const uint8_t[]){ 0xcc }, 1);
+	if (o.bad || off - (j_off + 2) > 127 || tail - (j_tail + 2) > 127 || *trap_off - (j_trap + 2) > 127)
+		return 0;
+	buf[j_off + 1] = (uint8_t)(off - (j_off + 2));
+	buf[j_wait + 1] = (uint8_t)(int8_t)((int64_t)wait - (int64_t)(j_wait + 2));
+	buf[j_tail + 1] = (uint8_t)(tail - (j_tail + 2));
+	buf[j_trap + 1] = (uint8_t)(*trap_off - (j_trap + 2));
+	return o.n;
+}
+
+size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,
+			size_t cap)
+{
+	struct out o = { buf, 0, cap, at, 0 };
+
+	slot(&o, 0x48, 1, 0, region + CCACHE_SLOT_A);
+	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $target,%rax */
+	put64(&o, target);
+	slot(&o, 0x48, 1, 0, region + CCACHE_SLOT_T);
+	slot(&o, 0x48, 0, 0, region + CCACHE_SLOT_A);
+	rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
+	return o.bad ? 0 : o.n;
+}
