@@ -501,6 +501,24 @@ static void discard(struct dbg_cache *c)
 		c->rd = p;
 }
 
+/* A watchpoint check's trap, before the instruction that may touch a
+ * watched range (the caller steps it): 1, with the thread back at the
+ * original instruction; 0 if the stop is no such trap; -1 on error. */
+static int watch_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		      const struct target_stop *ts, struct ccache_block *b, struct ptdb_err *err)
+{
+	int idx;
+
+	if (!c->watch || ts->kind != TARGET_STOP_SIGNAL || ts->signo != SIGTRAP || ts->si_code != SI_KERNEL ||
+	    !b || ccache_where(b, r->rip, &idx) != CCACHE_AT_INSN)
+		return 0;
+	if (!map_back(c, th, r) || target_set_regs(c->d->proc, t, r, err) < 0)
+		return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+	c->whit = 1;
+	c->wtraps++;
+	return 1;
+}
+
 static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct target_stop *ts, struct ptdb_err *err);
 
@@ -600,16 +618,9 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		g = dbg_cache_region_of(c, r->rip - 1);
 		if (g)
 			b = dbg_cache_block_of(c, g, r->rip - 1);
-		if (c->watch && ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL &&
-		    b && ccache_where(b, r->rip, &idx) == CCACHE_AT_INSN) {
-			/* a watchpoint check's trap: before the instruction
-			 * that may touch a watched range (the caller steps it) */
-			if (!map_back(c, th, r) || target_set_regs(d->proc, t, r, err) < 0)
-				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
-			c->whit = 1;
-			c->wtraps++;
-			return DBG_CACHE_AT;
-		}
+		got = watch_trap(c, th, t, r, ts, b, err);
+		if (got)
+			return got < 0 ? -1 : DBG_CACHE_AT;
 		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
 		    (r->rip == g->dispatch + g->miss_off + 1 ||
 		     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {
