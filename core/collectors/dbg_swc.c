@@ -390,8 +390,10 @@ static int wait_any(struct dbg_tracee *d, const struct dbg_run_req *rq, struct d
 		target_interrupt(d->proc);
 	have = target_thread_event(d->proc, 1, &ts);
 	*d->running = 0;
-	if (!have)
+	if (!have) {
+		dbg_swc_hide_end(d);	/* (nothing serves a read natively) */
 		return d->host->run_native(d->s, rq, stop, err);
+	}
 	return dbg_swc_event(d, &ts, rq, stop);
 }
 

@@ -155,12 +155,18 @@ static int key_alloc(struct dbg_tracee *d, struct dbg_swc *s, pid_t t)
 	return (int)k;
 }
 
-static int hidden_at(const struct dbg_swc *s, uint64_t addr)
+/* The hidden mapping (known: or one that refused the key) at addr, or -1. */
+static int known_at(const struct dbg_swc *s, uint64_t addr, int plain_too)
 {
 	for (int i = 0; i < s->nhidden; i++)
-		if (addr >= s->hidden[i].lo && addr < s->hidden[i].hi)
+		if (addr >= s->hidden[i].lo && addr < s->hidden[i].hi && (plain_too || !s->hidden[i].plain))
 			return i;
 	return -1;
+}
+
+static int hidden_at(const struct dbg_swc *s, uint64_t addr)
+{
+	return known_at(s, addr, 0);
 }
 
 int dbg_swc_hide(struct dbg_tracee *d, pid_t t, uint64_t addr)
@@ -170,7 +176,7 @@ int dbg_swc_hide(struct dbg_tracee *d, pid_t t, uint64_t addr)
 	int64_t rc;
 	int k;
 
-	if (!active(d, s) || hidden_at(s, addr) >= 0)
+	if (!active(d, s) || known_at(s, addr, 1) >= 0)
 		return 0;
 	if (!s->hide_key) {
 		if ((k = key_alloc(d, s, t)) < 0) {
@@ -185,14 +191,12 @@ int dbg_swc_hide(struct dbg_tracee *d, pid_t t, uint64_t addr)
 		return -1;
 	if (inject(d, t, SYS_pkey_mprotect, lo, hi - lo, PROT_READ | PROT_EXEC, (uint64_t)s->hide_key, &rc) < 0)
 		return -1;
-	if (rc != 0)
-		return -1;	/* (stepped: it may run under a key later) */
 	if (s->nhidden == s->chidden) {
 		s->chidden = s->chidden ? 2 * s->chidden : 16;
 		s->hidden = xrealloc(s->hidden, (size_t)s->chidden * sizeof(*s->hidden));
 	}
-	s->hidden[s->nhidden].lo = lo;
-	s->hidden[s->nhidden++].hi = hi;
+	/* (a mapping the kernel refuses a key, its int3s planted as before) */
+	s->hidden[s->nhidden++] = (struct swc_range){ lo, hi, rc != 0 };
 	return 0;
 }
 
@@ -237,6 +241,8 @@ static int unhide(struct dbg_tracee *d, pid_t t, uint64_t lo, uint64_t hi)
 			s->hidden[k++] = h;
 			continue;
 		}
+		if (h.plain)
+			continue;
 		for (int j = 0; j < n && !left; j++) {
 			uint64_t a = m[j].start > h.lo ? m[j].start : h.lo, b = m[j].end < h.hi ? m[j].end : h.hi;
 			int64_t r;
@@ -324,10 +330,8 @@ int dbg_swc_hide_insn(const struct disasm_insn *in)
 
 void dbg_swc_hide_step(struct dbg_tracee *d, pid_t t, const struct disasm_insn *in)
 {
-	if (dbg_swc(d)->nhidden && dbg_swc_hide_insn(in))
+	if (dbg_swc_hide_insn(in) && !dbg_swc(d)->hide_off)
 		turn_off(d, t);
-	else if (dbg_swc_hide_insn(in))
-		dbg_swc(d)->hide_off = 1;
 }
 
 void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *r)
@@ -336,11 +340,11 @@ void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_
 	const uint64_t args[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
 	uint64_t lo, hi, flags = r->rdi;
 
-	if (r->rax == SYS_pkey_alloc || r->rax == SYS_pkey_free || r->rax == SYS_pkey_mprotect) {
+	if ((r->rax == SYS_pkey_alloc || r->rax == SYS_pkey_free || r->rax == SYS_pkey_mprotect) && !s->hide_off) {
 		turn_off(d, t);
 		return;
 	}
-	if (!s->nhidden)
+	if (!s->nhidden && !s->hide_key)
 		return;
 	/* a child that gets this memory (a copy or itself), a new program */
 	if (r->rax == SYS_clone3 && target_read_mem(d->proc, r->rdi, &flags, 8, NULL) < 0)
@@ -350,6 +354,8 @@ void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_
 		release(d, t);
 		return;
 	}
+	if (!s->nhidden)
+		return;
 	if (dbg_code_call(d->pid, r, &lo, &hi) == DBG_CODE_MAPS) {
 		unhide(d, t, lo, hi);
 		return;

@@ -37,7 +37,8 @@ struct dbg_swc {
 	uint64_t hide_sc;		/* a SYSCALL instruction to inject at */
 	size_t pkru_off;		/* PKRU's offset in the XSAVE area */
 	uint8_t *xs;			/* an XSAVE area */
-	struct swc_range { uint64_t lo, hi; } *hidden;	/* the hidden mappings */
+	struct swc_range { uint64_t lo, hi; int plain; } *hidden;	/* the hidden mappings
+								 * (plain: one that refused the key) */
 	int nhidden, chidden;
 	unsigned long long hide_served;	/* reads of them served */
 };
