@@ -369,27 +369,20 @@ void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_
 
 /* The engine's int3s (its blocks', its parked threads') near addr in a
  * hidden mapping lifted (lift 1) or back; a user's breakpoint at the
- * same place stays, as the program sees it untraced. */
-static int own_refs(struct dbg_tracee *d, uint64_t a)
+ * same place stays, as the program sees it untraced.  (A sticky
+ * breakpoint is in the list once.) */
+static int parks_at(struct dbg_tracee *d, uint64_t a)
 {
-	struct dbg_swc *s = dbg_swc(d);
 	int n = 0;
 
-	for (size_t i = 0; i < s->nsticky; i++)
-		n += s->sticky[i] == a;
 	for (int i = 0; i < d->trace->nth; i++)
 		n += dbg_traced(d->trace->th[i])->sw.parked_at == a;
 	return n;
 }
 
-static void lift_one(struct dbg_tracee *d, uint64_t a, uint64_t lo, uint64_t hi, int lift)
+static void lift_one(struct dbg_tracee *d, uint64_t a, int own, int lift)
 {
-	int own;
-
-	if (a < lo || a >= hi || hidden_at(dbg_swc(d), a) < 0)
-		return;
-	own = own_refs(d, a);
-	if (own && target_bp_refs(d->proc, a) == own)
+	if (hidden_at(dbg_swc(d), a) >= 0 && target_bp_refs(d->proc, a) == own)
 		target_bp_lift(d->proc, a, lift);
 }
 
@@ -401,9 +394,18 @@ static void lift_near(struct dbg_tracee *d, uint64_t addr, int lift)
 	if (hidden_at(s, addr) < 0 && hidden_at(s, addr + 64) < 0 && hidden_at(s, addr - 64) < 0)
 		return;
 	for (size_t i = 0; i < s->nsticky; i++)
-		lift_one(d, s->sticky[i], lo, hi, lift);
-	for (int i = 0; i < d->trace->nth; i++)
-		lift_one(d, dbg_traced(d->trace->th[i])->sw.parked_at, lo, hi, lift);
+		if (s->sticky[i] >= lo && s->sticky[i] < hi)
+			lift_one(d, s->sticky[i], 1 + parks_at(d, s->sticky[i]), lift);
+	for (int i = 0; i < d->trace->nth; i++) {
+		uint64_t a = dbg_traced(d->trace->th[i])->sw.parked_at;
+		int sticky = 0;
+
+		if (!a || a < lo || a >= hi)
+			continue;
+		for (size_t k = 0; k < s->nsticky && !sticky; k++)
+			sticky = s->sticky[k] == a;
+		lift_one(d, a, sticky + parks_at(d, a), lift);
+	}
 }
 
 int dbg_swc_hide_fault(struct dbg_tracee *d, struct trace_swc_thread *th, const struct target_stop *fault,
