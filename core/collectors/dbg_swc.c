@@ -290,7 +290,12 @@ int dbg_swc_event(struct dbg_tracee *d, const struct target_stop *ts, const stru
 	struct target_stop served;
 
 	stop->tid = ts->tid;
-	/* a thread that runs untraced read code the engine hides: served */
+	/* a thread that runs untraced read code the engine hides: served
+	 * (once the traced thread running a block has stopped) */
+	if ((!th || !th->tracing) && dbg_swc(d)->blk_th && dbg_swc_hide_is_fault(d, ts)) {
+		dbg_swc_hide_defer(d, ts);
+		return EV_GO_ON;
+	}
 	if ((!th || !th->tracing) && dbg_swc_hide_fault(d, NULL, ts, &served)) {
 		if (served.tid == ts->tid && served.kind == TARGET_STOP_STEP) {
 			target_thread_cont(d->proc, ts->tid, NULL);
@@ -668,6 +673,12 @@ static int collect(struct dbg_tracee *d, const struct dbg_run_req *rq, struct db
 		int rr;
 
 		while (target_thread_event(d->proc, 0, &ts)) {
+			rr = dbg_swc_event(d, &ts, rq, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+		}
+		while (dbg_swc(d)->ndeferred) {
+			ts = dbg_swc(d)->deferred[--dbg_swc(d)->ndeferred];
 			rr = dbg_swc_event(d, &ts, rq, stop);
 			if (rr != EV_GO_ON)
 				return rr;

@@ -288,6 +288,12 @@ void dbg_swc_hide_end(struct dbg_tracee *d)
 	struct dbg_swc *s = dbg_swc(d);
 	pid_t t;
 
+	/* (a read still deferred runs again when its thread resumes,
+	 * from code with key 0) */
+	for (int i = 0; i < s->ndeferred; i++)
+		if (target_thread_index(d->proc, s->deferred[i].tid))
+			target_set_pending_signal(d->proc, s->deferred[i].tid, 0);
+	s->ndeferred = 0;
 	if (!s->nhidden && !s->hide_key)
 		return;
 	if (!d->host->alive(d->s)) {
@@ -307,6 +313,7 @@ void dbg_swc_hide_gone(struct dbg_tracee *d)
 	struct dbg_swc *s = dbg_swc(d);
 
 	s->nhidden = s->hide_key = 0;
+	s->ndeferred = 0;
 	s->hide_sc = 0;
 }
 
@@ -314,6 +321,7 @@ void dbg_swc_hide_free(struct dbg_swc *s)
 {
 	free(s->hidden);
 	free(s->xs);
+	free(s->deferred);
 }
 
 /* The program's own use of protection keys: the engine's off. */
@@ -367,25 +375,11 @@ void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_
 			unhide(d, t, args[i], args[i] + 1);
 }
 
-/* The engine's int3s (its blocks', its parked threads') near addr in a
- * hidden mapping lifted (lift 1) or back; a user's breakpoint at the
- * same place stays, as the program sees it untraced.  (A sticky
- * breakpoint is in the list once.) */
-static int parks_at(struct dbg_tracee *d, uint64_t a)
-{
-	int n = 0;
-
-	for (int i = 0; i < d->trace->nth; i++)
-		n += dbg_traced(d->trace->th[i])->sw.parked_at == a;
-	return n;
-}
-
-static void lift_one(struct dbg_tracee *d, uint64_t a, int own, int lift)
-{
-	if (hidden_at(dbg_swc(d), a) >= 0 && target_bp_refs(d->proc, a) == own)
-		target_bp_lift(d->proc, a, lift);
-}
-
+/* The engine's block breakpoints near addr in a hidden mapping lifted
+ * (lift 1) or back; a user's breakpoint at the same place stays, as the
+ * program sees it untraced, and so does one where a thread waits in a
+ * system call (it runs meanwhile: lifted, it would run past it).  (A
+ * sticky breakpoint is in the list once.) */
 static void lift_near(struct dbg_tracee *d, uint64_t addr, int lift)
 {
 	struct dbg_swc *s = dbg_swc(d);
@@ -393,19 +387,31 @@ static void lift_near(struct dbg_tracee *d, uint64_t addr, int lift)
 
 	if (hidden_at(s, addr) < 0 && hidden_at(s, addr + 64) < 0 && hidden_at(s, addr - 64) < 0)
 		return;
-	for (size_t i = 0; i < s->nsticky; i++)
-		if (s->sticky[i] >= lo && s->sticky[i] < hi)
-			lift_one(d, s->sticky[i], 1 + parks_at(d, s->sticky[i]), lift);
-	for (int i = 0; i < d->trace->nth; i++) {
-		uint64_t a = dbg_traced(d->trace->th[i])->sw.parked_at;
-		int sticky = 0;
+	for (size_t i = 0; i < s->nsticky; i++) {
+		uint64_t a = s->sticky[i];
 
-		if (!a || a < lo || a >= hi)
-			continue;
-		for (size_t k = 0; k < s->nsticky && !sticky; k++)
-			sticky = s->sticky[k] == a;
-		lift_one(d, a, sticky + parks_at(d, a), lift);
+		if (a >= lo && a < hi && hidden_at(s, a) >= 0 && target_bp_refs(d->proc, a) == 1)
+			target_bp_lift(d->proc, a, lift);
 	}
+}
+
+int dbg_swc_hide_is_fault(struct dbg_tracee *d, const struct target_stop *ts)
+{
+	struct dbg_swc *s = dbg_swc(d);
+
+	return s->nhidden && ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV && ts->si_code == SEGV_PKUERR &&
+	       hidden_at(s, ts->addr) >= 0;
+}
+
+void dbg_swc_hide_defer(struct dbg_tracee *d, const struct target_stop *ts)
+{
+	struct dbg_swc *s = dbg_swc(d);
+
+	if (s->ndeferred == s->cdeferred) {
+		s->cdeferred = s->cdeferred ? 2 * s->cdeferred : 8;
+		s->deferred = xrealloc(s->deferred, (size_t)s->cdeferred * sizeof(*s->deferred));
+	}
+	s->deferred[s->ndeferred++] = *ts;
 }
 
 int dbg_swc_hide_fault(struct dbg_tracee *d, struct trace_swc_thread *th, const struct target_stop *fault,
@@ -420,8 +426,7 @@ int dbg_swc_hide_fault(struct dbg_tracee *d, struct trace_swc_thread *th, const 
 	size_t len;
 	int have, rc;
 
-	if (!s->nhidden || ts->kind != TARGET_STOP_SIGNAL || ts->signo != SIGSEGV || ts->si_code != SEGV_PKUERR ||
-	    hidden_at(s, ts->addr) < 0 || target_get_regs(d->proc, t, &r, NULL) < 0 ||
+	if (!dbg_swc_hide_is_fault(d, ts) || target_get_regs(d->proc, t, &r, NULL) < 0 ||
 	    (pkru = pkru_get(d, s, t, &len)) < 0)
 		return 0;
 	have = d->host->insn_at(d->s, r.rip, &in) == 0;

@@ -41,6 +41,9 @@ struct dbg_swc {
 								 * (plain: one that refused the key) */
 	int nhidden, chidden;
 	unsigned long long hide_served;	/* reads of them served */
+	struct target_stop *deferred;	/* reads of threads not traced, while a
+					 * traced one ran: served at its stop */
+	int ndeferred, cdeferred;
 };
 
 /* d->trace->sw, created on first use. */
@@ -102,6 +105,11 @@ int dbg_swc_hide(struct dbg_tracee *d, pid_t t, uint64_t addr);
  * not such a fault. */
 int dbg_swc_hide_fault(struct dbg_tracee *d, struct trace_swc_thread *th, const struct target_stop *ts,
 		       struct target_stop *out);
+/* Is ts such a fault?  _defer: one of a thread that runs untraced, kept
+ * (the thread stays stopped) until no traced thread runs: lifting the
+ * int3s then would let it run past them. */
+int dbg_swc_hide_is_fault(struct dbg_tracee *d, const struct target_stop *ts);
+void dbg_swc_hide_defer(struct dbg_tracee *d, const struct target_stop *ts);
 /* Thread t about to run the system call at r->rip, or the instruction
  * in (a WRPKRU turns hiding off; dbg_swc_hide_insn: is in one): the
  * hidden mappings it touches get key 0 back. */
