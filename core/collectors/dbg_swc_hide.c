@@ -67,8 +67,12 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 	struct user_regs_struct save, r;
 	struct target_sigsets ss;
 	struct target_stop ts;
+	uint8_t b[2];
 	int ok;
 
+	/* (its bytes checked each time: the program may have unmapped it) */
+	if (s->hide_sc && (target_read_mem(d->proc, s->hide_sc, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05))
+		s->hide_sc = 0;
 	if (!s->hide_sc)
 		s->hide_sc = dbg_cache_find_syscall(d);
 	if (!s->hide_sc || !target_thread_stopped(d->proc, t) || target_pending_signal(d->proc, t) ||
@@ -88,6 +92,14 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 	if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED)
 		return -1;
 	target_set_regs(d->proc, t, &save, NULL);
+	if (!ok && ts.tid == t && ts.kind == TARGET_STOP_SIGNAL &&
+	    (ts.signo == SIGSEGV || ts.signo == SIGBUS || ts.signo == SIGILL)) {
+		/* (the instruction is gone: another is found next time; the
+		 * fault is ptdb's, not the program's) */
+		target_set_pending_signal(d->proc, t, 0);
+		s->hide_sc = 0;
+		return -1;
+	}
 	if (!ok && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT)) {
 		if (ts.tid == t)
 			ts.addr = save.rip;
@@ -352,14 +364,19 @@ void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_
 		turn_off(d, t);
 		return;
 	}
-	if (!s->nhidden && !s->hide_key)
+	if (!s->nhidden && !s->hide_key) {
+		if (r->rax == SYS_execve || r->rax == SYS_execveat)
+			s->hide_sc = 0;	/* (another program's code next) */
 		return;
+	}
 	/* a child that gets this memory (a copy or itself), a new program */
 	if (r->rax == SYS_clone3 && target_read_mem(d->proc, r->rdi, &flags, 8, NULL) < 0)
 		flags = 0;
 	if (r->rax == SYS_fork || r->rax == SYS_vfork || r->rax == SYS_execve || r->rax == SYS_execveat ||
 	    ((r->rax == SYS_clone || r->rax == SYS_clone3) && !(flags & 0x10000 /* CLONE_THREAD */))) {
 		release(d, t);
+		if (r->rax == SYS_execve || r->rax == SYS_execveat)
+			s->hide_sc = 0;
 		return;
 	}
 	if (!s->nhidden)
