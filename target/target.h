@@ -146,6 +146,12 @@ int target_bp_insert(struct target_proc *p, uint64_t addr,
 int target_bp_remove(struct target_proc *p, uint64_t addr,
 		     struct ptdb_err *err);
 int target_bp_planted(const struct target_proc *p, uint64_t addr);
+/* The planted breakpoint at addr out of memory, its original byte back
+ * (lift nonzero), or its int3 in again (0), the bookkeeping unchanged:
+ * an instruction that reads that code runs meanwhile.  0, or -1 when the
+ * write failed.  _refs: how many inserts hold the one at addr (0 none). */
+int target_bp_lift(struct target_proc *p, uint64_t addr, int lift);
+int target_bp_refs(const struct target_proc *p, uint64_t addr);
 /* While the process is stopped for the user: the breakpoint bytes taken
  * out of memory (and any SIGTRAP an int3 left queued taken), so that a
  * ptdb killed meanwhile leaves the process clean code to run, as gdb

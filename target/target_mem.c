@@ -240,6 +240,23 @@ int target_bp_remove(struct target_proc *p, uint64_t addr,
 	return rc;
 }
 
+int target_bp_lift(struct target_proc *p, uint64_t addr, int lift)
+{
+	static const unsigned char cc = 0xCC;
+	struct target_bp *b = target_find_bp(p, addr);
+
+	if (!p->alive || p->parked || !b || !target_bp_planted(p, addr))
+		return 0;
+	return target_raw_write(p, addr, lift ? &b->orig : &cc, 1) < 0 ? -1 : 0;
+}
+
+int target_bp_refs(const struct target_proc *p, uint64_t addr)
+{
+	struct target_bp *b = target_find_bp(p, addr);
+
+	return b ? b->refs : 0;
+}
+
 int target_bp_gone(const struct target_proc *p, uint64_t addr)
 {
 	unsigned n = p->ngone < TARGET_GONE ? p->ngone : TARGET_GONE;

@@ -144,6 +144,7 @@ static int swc_exited(struct dbg_tracee *d)
 
 	s->nsticky = 0;
 	dbg_swc_bcache_clear(s);
+	dbg_swc_hide_gone(d);
 	return 1;
 }
 
@@ -155,6 +156,7 @@ static void swc_end(struct dbg_tracee *d)
 	dbg_swc_cache_free(d);
 	free(dbg_swc(d)->sticky);
 	dbg_swc_bcache_clear(dbg_swc(d));
+	dbg_swc_hide_free(dbg_swc(d));
 	free(d->trace->sw);
 	d->trace->sw = NULL;
 }
@@ -288,8 +290,22 @@ int dbg_swc_event(struct dbg_tracee *d, const struct target_stop *ts, const stru
 	struct trace_swc_thread *th = d->host->trace_find(d->s, ts->tid);
 	pid_t tid = rq->tid;
 	struct user_regs_struct r;
+	struct target_stop served;
 
 	stop->tid = ts->tid;
+	/* a thread that runs untraced read code the engine hides: served
+	 * (once the traced thread running a block has stopped) */
+	if ((!th || !th->tracing) && dbg_swc(d)->blk_th && dbg_swc_hide_is_fault(d, ts)) {
+		dbg_swc_hide_defer(d, ts);
+		return EV_GO_ON;
+	}
+	if ((!th || !th->tracing) && dbg_swc_hide_fault(d, NULL, ts, &served)) {
+		if (served.tid == ts->tid && served.kind == TARGET_STOP_STEP) {
+			target_thread_cont(d->proc, ts->tid, NULL);
+			return EV_GO_ON;
+		}
+		return dbg_swc_event(d, &served, rq, stop);
+	}
 	switch (ts->kind) {
 	case TARGET_STOP_BREAKPOINT:
 		if (d->host->bp_hit(d->s, ts->tid, ts->addr, &stop->bp_id, &stop->loc_id)) {
@@ -382,8 +398,10 @@ static int wait_any(struct dbg_tracee *d, const struct dbg_run_req *rq, struct d
 		target_interrupt(d->proc);
 	have = target_thread_event(d->proc, 1, &ts);
 	*d->running = 0;
-	if (!have)
+	if (!have) {
+		dbg_swc_hide_end(d);	/* (nothing serves a read natively) */
 		return d->host->run_native(d->s, rq, stop, err);
+	}
 	return dbg_swc_event(d, &ts, rq, stop);
 }
 
@@ -441,6 +459,14 @@ static int step_one(struct dbg_tracee *d, struct trace_swc_thread *th, const str
 			return RW_STEPPED;
 		return dbg_swc_arrived(d, t, r.rip, r.rsp, rq, stop);
 	case TARGET_STOP_SIGNAL:
+		/* a read of code the engine hides: served (and recorded) */
+		if (dbg_swc_hide_fault(d, th, &ts, &ts)) {
+			if (ts.tid == t && (ts.kind == TARGET_STOP_STEP || ts.kind == TARGET_STOP_BREAKPOINT) &&
+			    (th = d->host->trace_find(d->s, t)) && target_get_regs(d->proc, t, &r, err) == 0)
+				return rq->step_tid ? RW_STEPPED : dbg_swc_arrived(d, t, r.rip, r.rsp, rq, stop);
+			if (ts.tid != t || ts.kind != TARGET_STOP_SIGNAL)
+				return dbg_swc_event(d, &ts, rq, stop);
+		}
 		/* the instruction at pc did not execute (a fault) or the
 		 * signal arrived before it: an asynchronous stop; but a
 		 * system call that unblocked a pending signal did run */
@@ -584,8 +610,11 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
+	if (!sig && have)
+		dbg_swc_hide_step(d, t, &in);
 	if (!sig && have && in.kind == DISASM_KIND_SYSCALL) {
 		dbg_code_pages_syscall(d, &r);
+		dbg_swc_hide_syscall(d, t, &r);
 		dbg_swc_code_syscall(d, &r);
 		if (o->engine == DBG_ENGINE_CACHE)
 			dbg_swc_cache_syscall(d, t, &r);
@@ -650,6 +679,12 @@ static int collect(struct dbg_tracee *d, const struct dbg_run_req *rq, struct db
 		int rr;
 
 		while (target_thread_event(d->proc, 0, &ts)) {
+			rr = dbg_swc_event(d, &ts, rq, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+		}
+		while (dbg_swc(d)->ndeferred) {
+			ts = dbg_swc(d)->deferred[--dbg_swc(d)->ndeferred];
 			rr = dbg_swc_event(d, &ts, rq, stop);
 			if (rr != EV_GO_ON)
 				return rr;

@@ -121,7 +121,8 @@ void dbg_swc_unplant_sticky(struct dbg_tracee *d)
 
 int dbg_swc_runs_in_block(const struct disasm_insn *in)
 {
-	return in->kind == DISASM_KIND_OTHER || in->kind == DISASM_KIND_JMP ||
+	/* (a WRPKRU is stepped: see dbg_swc_hide_step) */
+	return (in->kind == DISASM_KIND_OTHER && !dbg_swc_hide_insn(in)) || in->kind == DISASM_KIND_JMP ||
 	       in->kind == DISASM_KIND_CALL;
 }
 
@@ -216,6 +217,7 @@ void dbg_swc_blocks_end(struct dbg_tracee *d)
 	}
 	dbg_swc_unplant_sticky(d);
 	dbg_swc_bcache_clear(t);
+	dbg_swc_hide_end(d);
 }
 
 /* ---- the transfer a block stops at (one trap each): trace/xfer ---- */
@@ -279,6 +281,9 @@ int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct 
 				return rr;
 			continue;
 		}
+		/* (its page hidden from the program first) */
+		if ((!target_bp_planted(d->proc, b->stop) && dbg_swc_hide(d, t, b->stop) < 0))
+			return first ? EV_NOTHING : EV_GO_ON;
 		if (plant_stop(d, b, err) < 0)
 			return -1;
 		sw->blk_th = th;
@@ -318,6 +323,21 @@ int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct 
 		block_record(th, b, block_done(b, r->rip));
 		unplant_stop(d, b);
 		stop->tid = t;
+		/* a read of hidden code: served, the block goes on after it */
+		if (dbg_swc_hide_fault(d, th, &ts, &ts)) {
+			th = d->host->trace_find(d->s, t);
+			if (ts.tid != t || (ts.kind != TARGET_STOP_STEP && ts.kind != TARGET_STOP_BREAKPOINT) ||
+			    !th || target_get_regs(d->proc, t, r, NULL) < 0) {
+				if (th && ts.tid == t && ts.kind == TARGET_STOP_SIGNAL &&
+				    target_get_regs(d->proc, t, r, NULL) == 0)
+					trace_swc_pause(th, r->rip);
+				return dbg_swc_event(d, &ts, rq, stop);
+			}
+			rr = dbg_swc_arrived(d, t, r->rip, r->rsp, rq, stop);
+			if (rr != EV_GO_ON)
+				return rr;
+			continue;
+		}
 		if (ts.kind != TARGET_STOP_BREAKPOINT) {
 			if (ts.kind == TARGET_STOP_SIGNAL)
 				trace_swc_pause(th, r->rip);

@@ -41,6 +41,17 @@ static const struct target_map *map_of(struct dbg_swc *s, struct dbg_tracee *d, 
 	return NULL;
 }
 
+int dbg_swc_map_range(struct dbg_tracee *d, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	const struct target_map *m = map_of(dbg_swc(d), d, addr);
+
+	if (!m)
+		return -1;
+	*lo = m->start;
+	*hi = m->end;
+	return 0;
+}
+
 /* Is the memory-sharing child still running (not gone, not a zombie)? */
 static int child_runs(pid_t child)
 {

@@ -31,6 +31,19 @@ struct dbg_swc {
 					 * (clone CLONE_VM): no breakpoint of
 					 * the engine's while it lives */
 	unsigned vm_checks;
+	/* its breakpoints hidden from the program (core/collectors/dbg_swc_hide.c) */
+	int hide_off;			/* not in this session (no pku, the program's own keys) */
+	int hide_key;			/* the hidden mappings' key in this run, 0 none */
+	uint64_t hide_sc;		/* a SYSCALL instruction to inject at */
+	size_t pkru_off;		/* PKRU's offset in the XSAVE area */
+	uint8_t *xs;			/* an XSAVE area */
+	struct swc_range { uint64_t lo, hi; int plain; } *hidden;	/* the hidden mappings
+								 * (plain: one that refused the key) */
+	int nhidden, chidden;
+	unsigned long long hide_served;	/* reads of them served */
+	struct target_stop *deferred;	/* reads of threads not traced, while a
+					 * traced one ran: served at its stop */
+	int ndeferred, cdeferred;
 };
 
 /* d->trace->sw, created on first use. */
@@ -72,10 +85,43 @@ void dbg_swc_bcache_clear(struct dbg_swc *s);
  * engine's breakpoints out of what it touches and forgets the blocks. */
 int dbg_swc_plantable(struct dbg_tracee *d, uint64_t addr);
 void dbg_swc_code_syscall(struct dbg_tracee *d, const struct user_regs_struct *r);
+/* The mapping [*lo, *hi) that holds addr: 0, or -1 none. */
+int dbg_swc_map_range(struct dbg_tracee *d, uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* Thread t made a child that runs in this memory, not traced (clone with
  * CLONE_VM, not vfork: it runs beside the process): the engine plants
  * nothing until it is gone (it would trap on a breakpoint and die). */
 void dbg_swc_vm_child(struct dbg_tracee *d, pid_t child);
+
+/* The ptrace engine's breakpoints out of the program's sight
+ * (core/collectors/dbg_swc_hide.c).  Before an int3 is planted at addr
+ * (thread t stopped, about to run): its mapping hidden behind a
+ * protection key; 0 plant it (hidden, or hiding is off), -1 not now
+ * (step that code). */
+int dbg_swc_hide(struct dbg_tracee *d, pid_t t, uint64_t addr);
+/* Thread t stopped with ts: a read or write of a hidden mapping is
+ * served (the instruction stepped with the original bytes, recorded in
+ * th's trace when th traces): 1 with *out the step's stop (a
+ * TARGET_STOP_STEP when it ran, else the event to handle instead); 0
+ * not such a fault. */
+int dbg_swc_hide_fault(struct dbg_tracee *d, struct trace_swc_thread *th, const struct target_stop *ts,
+		       struct target_stop *out);
+/* Is ts such a fault?  _defer: one of a thread that runs untraced, kept
+ * (the thread stays stopped) until no traced thread runs: lifting the
+ * int3s then would let it run past them. */
+int dbg_swc_hide_is_fault(struct dbg_tracee *d, const struct target_stop *ts);
+void dbg_swc_hide_defer(struct dbg_tracee *d, const struct target_stop *ts);
+/* Thread t about to run the system call at r->rip, or the instruction
+ * in (a WRPKRU turns hiding off; dbg_swc_hide_insn: is in one): the
+ * hidden mappings it touches get key 0 back. */
+void dbg_swc_hide_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *r);
+void dbg_swc_hide_step(struct dbg_tracee *d, pid_t t, const struct disasm_insn *in);
+int dbg_swc_hide_insn(const struct disasm_insn *in);
+/* The end of a run: everything hidden gets key 0, the key is freed;
+ * _gone: the process (or its memory, at an exec) is gone; _free: the
+ * state's memory. */
+void dbg_swc_hide_end(struct dbg_tracee *d);
+void dbg_swc_hide_gone(struct dbg_tracee *d);
+void dbg_swc_hide_free(struct dbg_swc *s);
 
 /* The cache engine's turn (core/collectors/dbg_swc_cache.c): as dbg_swc_run_block,
  * or EV_OFF. */

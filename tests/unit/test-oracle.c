@@ -1082,6 +1082,33 @@ TEST(oracle_clone_vm_child_cache_engine)
 	CHECK_INT(changing_code("tests/programs/oracle_clone_vm", DBG_ENGINE_CACHE), 0);
 }
 
+/* A program that reads its own code (.text byte by byte, a function with
+ * memcmp and a rep string copy, libc's puts, a JIT page) after running it:
+ * under the ptrace engine it reads the bytes it ran, not the engine's
+ * int3s (their pages hidden by a protection key, each read served), and
+ * the trace equals stepping. */
+TEST(oracle_code_read_ptrace_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_code_read", DBG_ENGINE_PTRACE), 0);
+}
+
+/* A thread that is not traced reads the code the traced thread runs (its
+ * reads served as it runs on its own): it reads the bytes, the traced
+ * thread's trace equals stepping. */
+TEST(oracle_code_read_by_untraced_thread_ptrace_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_code_read_thread", DBG_ENGINE_PTRACE), 0);
+}
+
+/* A program that uses protection keys itself: PKRU reads as untraced
+ * while the engine hides its int3s, its pkey_alloc gets the key it gets
+ * untraced (the engine gives its own back first, then plants as before),
+ * its WRPKRUs and its protected page work. */
+TEST(oracle_own_pkeys_ptrace_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_pkeys", DBG_ENGINE_PTRACE), 0);
+}
+
 /* A 100 us interval timer ticks while the program works: traced, the
  * program gets on (its handler ends it, status 3, when starved) and the
  * handler runs in the trace as often as it counted. */
@@ -1207,6 +1234,8 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
 	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
 	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine,
+	  oracle_code_read_ptrace_engine, oracle_code_read_by_untraced_thread_ptrace_engine,
+	  oracle_own_pkeys_ptrace_engine,
 	  oracle_signal_then_loop_ptrace_engine, oracle_signal_then_loop_cache_engine,
 	  oracle_nested_trampolines_ptrace_engine, oracle_nested_trampolines_cache_engine,
 	  oracle_syscalls_in_the_cache_ptrace_engine, oracle_syscalls_in_the_cache_cache_engine)
