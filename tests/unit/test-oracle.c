@@ -1092,6 +1092,18 @@ TEST(oracle_code_read_ptrace_engine)
 	CHECK_INT(changing_code("tests/programs/oracle_code_read", DBG_ENGINE_PTRACE), 0);
 }
 
+/* The same under the cache engine, which plants nothing in the program's
+ * code (it runs translations elsewhere): the reads see the code's bytes. */
+TEST(oracle_code_read_cache_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_code_read", DBG_ENGINE_CACHE), 0);
+}
+
+TEST(oracle_code_read_by_untraced_thread_cache_engine)
+{
+	CHECK_INT(changing_code("tests/programs/oracle_code_read_thread", DBG_ENGINE_CACHE), 0);
+}
+
 /* A thread that is not traced reads the code the traced thread runs (its
  * reads served as it runs on its own): it reads the bytes, the traced
  * thread's trace equals stepping. */
@@ -1235,6 +1247,7 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
 	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine,
 	  oracle_code_read_ptrace_engine, oracle_code_read_by_untraced_thread_ptrace_engine,
+	  oracle_code_read_cache_engine, oracle_code_read_by_untraced_thread_cache_engine,
 	  oracle_own_pkeys_ptrace_engine,
 	  oracle_signal_then_loop_ptrace_engine, oracle_signal_then_loop_cache_engine,
 	  oracle_nested_trampolines_ptrace_engine, oracle_nested_trampolines_cache_engine,
