@@ -291,7 +291,11 @@ def cycles(name, n):
             if traced:
                 x.s.send("process trace start")
             x.s.send("c")
-            if not x.expect("stop reason = breakpoint ", what) or not x.quiet(what):
+            # (past the resume: a stop lists every thread that hit the
+            # breakpoint, each line with its reason, and the last stop's
+            # second thread is no sign of this one)
+            if not x.expect("Process %d resuming" % x.p.pid, what) or \
+               not x.expect("stop reason = breakpoint ", what) or not x.quiet(what):
                 break
         if x.why:
             break
