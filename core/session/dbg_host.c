@@ -58,8 +58,9 @@ static void trace_loaded(struct dbg *d, const char *exe, pid_t pid, pid_t tid)
 	memset(&d->last, 0, sizeof(d->last));
 }
 
-/* The session's part of what a collector is handed (dbg_tee). */
-static void trace_tee(struct dbg *d, struct dbg_tracee *t)
+/* The session's part of what a collector is handed (dbg_tee; the
+ * watchpoints' cache turns, dbg_watch_cache.c). */
+void dbg_host_tee(struct dbg *d, struct dbg_tracee *t)
 {
 	t->proc = d->proc;
 	t->pid = d->pid;
@@ -85,7 +86,7 @@ const struct dbg_trace_host dbg_trace_host = {
 	.select = trace_select,
 	.loaded = trace_loaded,
 	.bp_replay_hit = dbg_bp_replay_hit,
-	.tee = trace_tee,
+	.tee = dbg_host_tee,
 };
 
 static struct sym_type *type_named(struct dbg *d, const char *name)
