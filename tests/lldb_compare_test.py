@@ -19,9 +19,6 @@ Deliberate differences, named here and in man/ptdb.1:
   - Thread-local variables: lldb-16 prints "<No TLS data currently exists
     for this thread.>" on these machines; ptdb reads the executable's TLS
     block.  Lines naming tls_ are left out of the globals session.
-  - A reference or pointer to a polymorphic C++ class: lldb-16 shows the
-    object's dynamic type (from its vtable), ptdb the declared one; the
-    C++ session asks only about objects whose two types agree.
   - Frames of libc.so.6: only the fixture's own frames are compared here;
     libc's (named and given arguments from libc6-dbg's debug file) are
     compared with lldb-16's by tests/symbols_test.py (S4, S5, S13).
@@ -97,9 +94,16 @@ SESSIONS = [
     ]),
 ]
 SESSIONS.append(("shapes C++", "tests/programs/shapes", [
-    "b measure", "r", "v total big a", "frame info", "p total", "p s.id", "p s.name",
+    "b measure", "r", "v", "v s", "p s", "frame info", "p total", "p s.id", "p s.name",
     "p s.id + total", "finish", "v", "v r.origin", "v r", "p r.w * r.h", "p label", "v ref",
     "p ref", "p r.name", "p r.origin", "p &r.origin", "p sizeof(geo::Point)",
+]))
+# dynamic types (lldb-16's default: the class whose vtable the object
+# points to), in frame variable, expression, frame lines and -d
+SESSIONS.append(("dynamic types C++", "tests/programs/dyn_types", [
+    "b take", "r", "v", "frame info", "bt 2", "up", "v", "v -T h", "v *p", "v *pm", "v pm->m",
+    "v pm->b", "v -d no-dynamic-values p pm r", "p p", "p pm", "p po", "p cp", "p r", "p *p",
+    "p h", "p vp", "expression -d no-dynamic-values -- pm", "c", "v", "v -T", "finish",
 ]))
 SESSIONS.append(("watchpoints", "tests/programs/watch", [
     "b worker", "r", "watchpoint set variable shared",

@@ -60,6 +60,9 @@ struct sym_type {
 				 * dimensions (owned) */
 	struct sym_type *ptr_to;	/* a pointer to this type, made on demand
 					 * (sym_type_pointer_to; owned) */
+	struct sym_type *ref_to;	/* a reference to it, the same way */
+	int dynamic;		/* C++: a vtable pointer or a virtual base of
+				 * its own (its bases' not included) */
 	struct sym_type *cls;	/* SYM_T_MEMBER_PTR: the class (its target the
 				 * member's type: data or function) */
 };
@@ -126,6 +129,8 @@ char *sym_type_name(const struct sym_type *t, char *buf, size_t n);
 struct sym_type *sym_type_named(struct sym_module *m, const char *name);
 /* A pointer to t ("&x" in a variable path), made once and owned by t. */
 const struct sym_type *sym_type_pointer_to(struct sym_type *t);
+/* A reference to t (a dynamic type's), made once and owned by t. */
+const struct sym_type *sym_type_ref_to(struct sym_type *t);
 /* Typedefs and cv-qualifiers stripped. */
 const struct sym_type *sym_type_strip(const struct sym_type *t);
 
