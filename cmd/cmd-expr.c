@@ -50,7 +50,11 @@ static int split_line(struct cmd_ctx *ctx, char *buf, size_t n, char *fmt, int *
 	}
 	while (isspace((unsigned char)*p))
 		p++;
-	if (p[0] == '-' && isalpha((unsigned char)p[1])) {
+	if (p[0] == '-' && p[1] == '-' && (!p[2] || isspace((unsigned char)p[2]))) {
+		p += 2;	/* "expression -- EXPR": no options */
+		while (isspace((unsigned char)*p))
+			p++;
+	} else if (p[0] == '-' && isalpha((unsigned char)p[1])) {
 		const char *dd = strstr(p, " --");
 
 		if (dd && (!dd[3] || isspace((unsigned char)dd[3]))) {
