@@ -172,7 +172,7 @@ static enum cmd_status mem_cstrings(struct cmd_ctx *ctx, uint64_t start, unsigne
 		if (cut)
 			fprintf(ctx->err, "warning: unable to find a NULL terminated string at 0x%" PRIx64
 				". Consider increasing the maximum read length.\n", addr);
-		addr += len + !cut;
+		addr += len + 1;	/* after a cut too, as lldb-16 goes on */
 	}
 	free(buf);
 	snprintf(next_read, sizeof(next_read), "memory read -f s -s %u -c %u 0x%" PRIx64,

@@ -2,7 +2,8 @@
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
 finish's return value, the program's frame lines and memory read's
-lines (session "memory read", on globals' data) must be identical; the
+lines (session "memory read", on globals' data: C strings too, and a
+caller frame's register that is not recovered) must be identical; the
 "symlinked program" session runs vars through a symlink, whose name
 lldb-16 keeps (module name, thread name, argv[0]);
 vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
@@ -133,6 +134,9 @@ SESSIONS.append(("memory read", "tests/programs/globals", [
     # sections named inside their segments (PT_LOAD[N]), any address expression
     "image lookup -a $pc", "image lookup -a bump", "image lookup -a printf",
     "image lookup -n main",
+    # C strings (x/s, -f s), and a caller frame's registers not recovered
+    "x/s &g_name", "x/2s &g_name[1]", "memory read -f s -s 4 &g_name", "x/s",
+    "memory read -f c-string -c 2 &g_name", "up", "register read rflags rax", "down",
 ]))
 # frame lines summarize arguments as lldb-16 does (strings by their text,
 # cut at 1024 with "...", NULL as 0x0, "pair @ addr" for a struct holding
