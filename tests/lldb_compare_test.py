@@ -105,6 +105,8 @@ SESSIONS.append(("dynamic types C++", "tests/programs/dyn_types", [
     "b take", "r", "v", "frame info", "bt 2", "up", "v", "v -T h", "v *p", "v *pm", "v pm->m",
     "v pm->b", "v -d no-dynamic-values p pm r", "p p", "p pm", "p po", "p cp", "p r", "p *p",
     "p h", "p vp", "expression -d no-dynamic-values -- pm", "c", "v", "v -T", "finish",
+    # references: a small flat object's on one line, an empty class's, a char *'s
+    "b refs", "c", "v", "v -T pl",
 ]))
 SESSIONS.append(("watchpoints", "tests/programs/watch", [
     "b worker", "r", "watchpoint set variable shared",

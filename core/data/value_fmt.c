@@ -228,11 +228,19 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 		fprintf(p->out, "0x%016" PRIx64 ": {\n", a);
 		print_children(p, indent + 2, tg, obj, a, 1);
 		fprintf(p->out, "%*s}\n", indent, "");
+	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg)) {
+		fprintf(p->out, "0x%016" PRIx64 " {}\n", a);	/* an empty class */
 	} else {
+		char *q;
+
 		if (vf_is_std_string(tg))
 			vf_std_string_text(p->env, tg, obj, size, v, sizeof(v));
 		else
 			vf_fmt_scalar(p, tg, obj, v, sizeof(v));
+		/* a char *'s summary stands alone there, as in lldb-16's one line */
+		if (tg->kind == SYM_T_POINTER && vf_is_char_type(sym_type_strip(tg->target)) &&
+		    !p->o->format && !strncmp(v, "0x", 2) && (q = strstr(v, " \"")))
+			memmove(v, q + 1, strlen(q + 1) + 1);
 		fprintf(p->out, "0x%016" PRIx64 " (&%s = %s)\n", a, name, v);
 	}
 	free(obj);

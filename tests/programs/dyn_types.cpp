@@ -2,7 +2,9 @@
 // pointers and references to derived objects, a second base at an offset
 // (the object's start is shown), const and typedefs of the declared type,
 // a void * to an object, members that are such pointers and references,
-// an object whose class is its declared one, a class without a vtable.
+// an object whose class is its declared one, a class without a vtable;
+// references to small flat objects (one line), to an empty class, to a
+// char *.
 #include <cstdio>
 
 namespace ns {
@@ -39,6 +41,14 @@ __attribute__((noinline)) int take(ns::Base *p, ns::Base &r, BasePtr t)
 	return p->f() + r.f() + t->b;
 }
 
+struct Empty {
+};
+
+__attribute__((noinline)) int refs(int (&a)[3], Plain &pl, Empty &em, const char *&s, Plain &&rv)
+{
+	return a[0] + pl.x + (&em ? 1 : 0) + (s ? 1 : 0) + rv.x;
+}
+
 int main()
 {
 	ns::Derived dd;
@@ -57,6 +67,11 @@ int main()
 	Plain *pp = &pl;
 	void *vp = &dd;
 	int n = take(pm, *pm, pm) + take(q, bb, p) + cb.b;
+	int a3[3] = { 1, 2, 3 };
+	Empty em;
+	const char *s = "str";
+
+	n += refs(a3, pl, em, s, Plain{ 9 });
 
 	std::printf("%d %d %d %d %d %d\n", n, r.b, po->o, pn ? 1 : 0, cp->b + h.n + pp->x,
 		    vp ? 1 : 0);
