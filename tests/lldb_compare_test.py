@@ -122,6 +122,9 @@ SESSIONS.append(("stl C++", "tests/programs/stl", [
     "p v", "p s", "p m", "p sp", "p up", "p unull", "v v[1]", "v st[2]", "v l[1]", "v pts[1]",
     "v names[1]", "v pts[1].y", "v dq fl op none bs at mm", "v dq[2]", "v fl[1]",
     "p bs", "p dq", "p v.size()", "p m.size()", "p greet(s)",
+    # methods of libstdc++'s without DWARF of their own: typed by the
+    # class's declarations (the non-const overload for a non-const object)
+    "p s.size()", "p s.empty()", "p s.c_str()", "p s.data()", "p g.length()",
 ]))
 # memory read's address is any expression (a pointer's value, &var,
 # &array[i], a register), 'x/NFU' GDB's count, format and unit; lines as

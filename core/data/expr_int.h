@@ -37,6 +37,8 @@ struct ex {
 	 * call there without DWARF returns that type, as in LLDB) */
 	const struct sym_type *cast_to;
 	const char *cast_at;
+	/* a member function call's class (ex_call with self) */
+	const struct sym_type *self_type;
 };
 
 extern const struct sym_type expr_t_int, expr_t_uint, expr_t_long, expr_t_ulong,

@@ -300,6 +300,7 @@ static int member_named(struct ex *x, struct value *v, const char *name, int arr
 		snprintf(full, sizeof(full), "%s::%s", ct->name, name);
 		for (char *q; (q = strstr(full, "> >"));)	/* the demangler's spelling */
 			memmove(q + 1, q + 2, strlen(q + 2) + 1);
+		x->self_type = v->type;	/* its declaration types a call without DWARF */
 		value_release(v);
 		return ex_call(x, full, &self, NULL, v);
 	}

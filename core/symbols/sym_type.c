@@ -633,6 +633,8 @@ static struct sym_type *type_at(struct sym_module *m, uint64_t off, int cxx, int
 	t = xcalloc(1, sizeof(*t));
 	t->kind = tag_kind(tag, &ok);
 	t->is_cxx = cxx;
+	t->mod = m;
+	t->die = off;
 	t->name = qualified(m, off, sym_die_name(m, die), cxx);
 	cache_put(m, off, t);	/* before the members: they may point back */
 	if (ok)

@@ -65,6 +65,8 @@ struct sym_type {
 				 * its own (its bases' not included) */
 	struct sym_type *cls;	/* SYM_T_MEMBER_PTR: the class (its target the
 				 * member's type: data or function) */
+	struct sym_module *mod;	/* the module and DIE it was read from (NULL: */
+	uint64_t die;		/* made up), for sym_type_method_ret */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
@@ -129,6 +131,15 @@ char *sym_type_name(const struct sym_type *t, char *buf, size_t n);
 struct sym_type *sym_type_named(struct sym_module *m, const char *name);
 /* A pointer to t ("&x" in a variable path), made once and owned by t. */
 const struct sym_type *sym_type_pointer_to(struct sym_type *t);
+/* The return type of the member function name as class cls declares it
+ * in *ret, NULL for void (of the overload for a const object when
+ * is_const, else for a non-const one, else the first so named): 0, or -1
+ * when cls has no DWARF declaration of it.  A call of a library's method
+ * without DWARF of its own ("s.size()") is typed by it, as LLDB types it. */
+int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_const,
+			struct sym_type **ret);
+/* Whether t is const-qualified (through typedefs). */
+int sym_type_is_const(const struct sym_type *t);
 /* A reference to t (a dynamic type's), made once and owned by t. */
 const struct sym_type *sym_type_ref_to(struct sym_type *t);
 /* Typedefs and cv-qualifiers stripped. */
