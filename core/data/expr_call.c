@@ -195,6 +195,7 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 	uint64_t fn = 0;
 	struct dbg_module *m;
 	struct ptdb_err err = { 0 };
+	const struct sym_type *self_type = x->self_type;	/* an argument's call resets it */
 
 	ex_eat(x, "(");
 	while (!ex_eat(x, ")")) {
@@ -238,6 +239,7 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 		}
 		fn = c.rax;
 	}
+	x->self_type = self_type;
 	rc = call_with(x, name, m, fn, self, cast, args, nargs, v);
 out:
 	for (int i = 0; i < nargs; i++)
