@@ -1,6 +1,8 @@
-/* core/data/expr_member.c: C++ pointers to data members in expressions,
- * as lldb-16 evaluates them: "&Foo::x" (the member's offset, typed
- * "int Foo::*"), "obj.*pm" and "ptr->*pm" (the member they select). */
+/* core/data/expr_member.c: C++ pointers to members in expressions, as
+ * lldb-16 evaluates them: "&Foo::x" (a data member's offset, typed
+ * "int Foo::*"), "&Foo::f" (a member function's address, or its vtable
+ * slot's offset + 1 when virtual, and 0 to add to this: 16 bytes),
+ * "obj.*pm" and "ptr->*pm" (the data member they select). */
 #include <string.h>
 
 #include "core/data/expr.h"
@@ -29,13 +31,24 @@ int ex_member_pointer(struct ex *x, struct value *v)
 	*sep = 0;
 	cls = x->fc->env->type_named(x->fc->env->d, name);
 	m = cls ? ex_find_member(cls, sep + 2, &off, 0) : NULL;
-	if (cls && !m && x->fc->env->function_named) {
+	if (cls && !m) {	/* a member function: its address, or vtable slot + 1 */
+		const struct sym_type *mt;
+		int slot;
 		uint64_t fn;
 
-		*sep = ':';
-		if (x->fc->env->function_named(x->fc->d, x->fc->mod, name, &fn))
-			return ex_fail(x, "a pointer to a member function ('&%s') is not supported; "
-				       "a variable holding one is shown", name);
+		if (sym_type_method_ptr((struct sym_type *)sym_type_strip(cls), sep + 2, &mt,
+					&slot) == 0) {
+			*sep = ':';
+			if (slot >= 0)
+				ex_set_u(v, mt, (uint64_t)slot * 8 + 1);
+			else if (x->fc->env->function_named &&
+				 x->fc->env->function_named(x->fc->d, x->fc->mod, name, &fn))
+				ex_set_u(v, mt, fn);
+			else
+				return ex_fail(x, "the program has no out-of-line copy of '%s' "
+					       "(inlined away, or never used)", name);
+			return 1;
+		}
 	}
 	if (!m || m->bit_size || !m->type) {	/* not a class's data member */
 		x->p = save;

@@ -3,6 +3,7 @@
  * type a call of one has where the function itself has no DWARF (a
  * method of libstdc++'s, "s.size()"), as LLDB reads it. */
 #include <dwarf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/symbols/sym_int.h"
@@ -84,4 +85,114 @@ int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_con
 	if (e)
 		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
 	return found < 0 ? -1 : 0;
+}
+
+/* DW_AT_vtable_elem_location's slot (DW_OP_constu N), -1 without one. */
+static int vtable_slot(struct sym_module *m, Dwarf_Die f)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned len = 0;
+	Dwarf_Ptr blk = NULL;
+	int slot = -1;
+
+	if (dwarf_attr(f, DW_AT_vtable_elem_location, &a, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+		return -1;
+	}
+	if (dwarf_formexprloc(a, &len, &blk, &e) == DW_DLV_OK && len >= 2 &&
+	    ((uint8_t *)blk)[0] == DW_OP_constu) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+
+		for (Dwarf_Unsigned i = 1; i < len && shift < 32; i++, shift += 7) {
+			v |= (uint64_t)(((uint8_t *)blk)[i] & 0x7f) << shift;
+			if (!(((uint8_t *)blk)[i] & 0x80))
+				break;
+		}
+		slot = (int)v;
+	}
+	if (e)
+		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	return slot;
+}
+
+/* The function type of method f (its parameters after this), made and
+ * chained to cls. */
+static struct sym_type *method_type(struct sym_module *m, struct sym_type *cls, Dwarf_Die f,
+				    const char *name)
+{
+	struct sym_type *ft = xcalloc(1, sizeof(*ft)), *mp = xcalloc(1, sizeof(*mp));
+	uint64_t off;
+
+	ft->kind = SYM_T_FUNC;
+	ft->is_cxx = 1;
+	ft->name = xstrdup(name);	/* found again by it; not printed */
+	ft->target = sym_die_ref(m, f, DW_AT_type, &off) == 0 ? sym_type_at(m, off, 1) : NULL;
+	ft->const_this = const_method(m, f, 1);
+	for (Dwarf_Die p = sym_die_child(m, f); p; p = sym_die_next(m, p)) {
+		Dwarf_Half tag = 0;
+		Dwarf_Error e = NULL;
+
+		if (dwarf_tag(p, &tag, &e) != DW_DLV_OK || tag != DW_TAG_formal_parameter ||
+		    sym_die_flag(m, p, DW_AT_artificial)) {
+			if (e)
+				dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+			continue;
+		}
+		ft->mem = xrealloc(ft->mem, (size_t)(ft->nmem + 1) * sizeof(*ft->mem));
+		memset(&ft->mem[ft->nmem], 0, sizeof(ft->mem[0]));
+		ft->mem[ft->nmem++].type = sym_die_ref(m, p, DW_AT_type, &off) == 0 ?
+					   sym_type_at(m, off, 1) : NULL;
+	}
+	mp->kind = SYM_T_MEMBER_PTR;
+	mp->is_cxx = 1;
+	mp->size = 16;
+	mp->target = ft;
+	mp->cls = cls;
+	mp->made = ft;		/* the chain: cls -> mp -> ft -> older ones */
+	ft->made = cls->made;
+	cls->made = mp;
+	return mp;
+}
+
+int sym_type_method_ptr(struct sym_type *cls, const char *name, const struct sym_type **type,
+			int *vslot)
+{
+	struct sym_module *m = cls ? cls->mod : NULL;
+	Dwarf_Die die = NULL, c;
+	Dwarf_Error e = NULL;
+	int found = -1;
+
+	if (!m || !m->dbg || (cls->kind != SYM_T_STRUCT && cls->kind != SYM_T_CLASS) ||
+	    dwarf_offdie_b(m->dbg, cls->die & ~SYM_DIE_TYPES, !(cls->die & SYM_DIE_TYPES), &die,
+			   &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+		return -1;
+	}
+	for (c = sym_die_child(m, die); c; c = sym_die_next(m, c)) {
+		Dwarf_Half tag = 0;
+		const char *n;
+
+		if (dwarf_tag(c, &tag, &e) != DW_DLV_OK || tag != DW_TAG_subprogram ||
+		    !(n = sym_die_name(m, c)) || strcmp(n, name))
+			continue;
+		*type = NULL;
+		for (struct sym_type *x = cls->made; x && !*type; x = x->made)
+			if (x->kind == SYM_T_MEMBER_PTR && !strcmp(x->target->name, name))
+				*type = x;	/* made before */
+		if (!*type)
+			*type = method_type(m, cls, c, name);
+		*vslot = vtable_slot(m, c);
+		found = 0;
+		sym_die_free(m, c);
+		break;
+	}
+	dwarf_dealloc(m->dbg, die, DW_DLA_DIE);
+	if (e)
+		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	return found;
 }

@@ -80,6 +80,11 @@ static void type_free(struct sym_type *t)
 	}
 	free(t->ptr_to);
 	free(t->ref_to);
+	for (struct sym_type *x = t->made, *next; x; x = next) {
+		next = x->made;
+		x->made = NULL;
+		type_free(x);
+	}
 	for (int i = 0; i < t->nmem; i++)
 		free((char *)t->mem[i].name);
 	free(t->mem);

@@ -67,6 +67,9 @@ struct sym_type {
 				 * member's type: data or function) */
 	struct sym_module *mod;	/* the module and DIE it was read from (NULL: */
 	uint64_t die;		/* made up), for sym_type_method_ret */
+	int const_this;		/* SYM_T_FUNC made for &Foo::f: a const method */
+	struct sym_type *made;	/* a class: the types sym_type_method_ptr made
+				 * for it, a chain through made (owned) */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
@@ -138,6 +141,12 @@ const struct sym_type *sym_type_pointer_to(struct sym_type *t);
  * without DWARF of its own ("s.size()") is typed by it, as LLDB types it. */
 int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_const,
 			struct sym_type **ret);
+/* &Class::name for a member function of cls: its pointer-to-member type
+ * ("void (Foo::*)(int)", "int (Foo::*)() const"; owned by cls) in *type
+ * and its vtable slot in *vslot (-1: not virtual), as the class declares
+ * it.  0, or -1 when cls declares no such function. */
+int sym_type_method_ptr(struct sym_type *cls, const char *name, const struct sym_type **type,
+			int *vslot);
 /* Whether t is const-qualified (through typedefs). */
 int sym_type_is_const(const struct sym_type *t);
 /* A reference to t (a dynamic type's), made once and owned by t. */
