@@ -4,6 +4,7 @@
  * session's functions, d->host, which the trace session passes down in
  * the struct dbg_tracee it hands the collector.  Values' and expressions'
  * struct value_env (core/data/value.h): d->env, in every frame_ctx. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/session/dbg.h"
@@ -124,6 +125,34 @@ static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first
 	return NULL;
 }
 
+/* The class whose vtable holds runtime address vptr (a vtable symbol,
+ * "vtable for ns::Derived"): LLDB's dynamic type of an object, found in
+ * the vtable's module first.  NULL when vptr is in no vtable. */
+static struct sym_type *vtable_class(struct dbg *d, uint64_t vptr)
+{
+	struct dbg_module *m = dbg_module_for(d, vptr);
+	struct sym_type *t = NULL;
+	const char *name;
+	uint64_t off;
+	char *dem;
+
+	if (!m || !m->sym || sym_data_at(m->sym, vptr, &name, &off) < 0 ||
+	    strncmp(name, "_ZTV", 4) || !(dem = sym_demangle(name)))
+		return NULL;
+	if (!strncmp(dem, "vtable for ", 11)) {
+		t = sym_type_named(m->sym, dem + 11);
+		if (!t)
+			t = type_named(d, dem + 11);
+	}
+	free(dem);
+	return t;
+}
+
+static int dynamic_values(struct dbg *d)
+{
+	return !d->no_dynamic;
+}
+
 static struct target_proc *proc(struct dbg *d)
 {
 	return d->proc;
@@ -138,6 +167,8 @@ void dbg_env_init(struct dbg *d)
 		.format_addr = dbg_format_addr,
 		.var_named = frame_var_named,
 		.type_named = type_named,
+		.vtable_class = vtable_class,
+		.dynamic_values = dynamic_values,
 		.proc = proc,
 		.code_changed = dbg_icache_free,
 		.replaying = dbg_replaying,
