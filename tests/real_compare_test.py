@@ -135,10 +135,6 @@ KNOWN = [
     ("^zstd_pool", r"^(bt|thread backtrace all)$",
      r"(?<=futex_word=)0x[0-9a-f]{16}|(?<=expected=)\d+|(?<=threadid=)\d+",
      r"0x[0-9a-f]{16}|\d+", "pointers into them differ"),
-    # not yet as in lldb-16: class templates' names as GCC's DWARF spells
-    # them (lldb-16 leaves inline namespaces out)
-    ("^gtest_sample -O0 members$", r"^v value_param_$", r"(?<=std::)(?=basic_string<)",
-     r"__cxx11::", "ptdb spells as GCC's DWARF does"),
     # -O0 methods in an anonymous namespace: lldb-16 adds const (their
     # 'this' is T *const)
     ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$",

@@ -22,6 +22,11 @@ enum sym_tkind {
 
 struct sym_type;
 
+/* Set while LLDB's raw output (frame variable -R) is printed: C++ type
+ * names keep their inline namespaces ("std::__cxx11::basic_string<...>"),
+ * as LLDB's qualified type names do; its display names leave them out. */
+extern int sym_tname_raw;
+
 struct sym_member {
 	const char *name;	/* NULL: an anonymous member */
 	uint64_t off;		/* byte offset */
@@ -62,6 +67,16 @@ struct sym_type {
 					 * (sym_type_pointer_to; owned) */
 	struct sym_type *cls;	/* SYM_T_MEMBER_PTR: the class (its target the
 				 * member's type: data or function) */
+	/* C++: where the type's DIE is, for its name as clang prints it
+	 * (sym_tname.c, made when first printed: lldb_name, NULL when it is
+	 * name) */
+	struct sym_module *mod;
+	uint64_t die_off;
+	char *lldb_name[2];	/* [1]: with inline namespaces (sym_tname_raw) */
+	int lldb_done[2];
+	int scoped_enum;	/* an enum class (DW_AT_enum_class) */
+	int anon_member;	/* an unnamed struct or union that is an
+				 * unnamed member: "(anonymous union)" */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
