@@ -135,7 +135,17 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 		value_release(&v);
 		return CMD_OK;	/* LLDB prints nothing for a void result */
 	}
-	snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
+	{	/* an earlier result alone ("p $1") is shown as itself, not
+		 * kept again, as in LLDB */
+		size_t k = 1;
+
+		while (text[0] == '$' && isdigit((unsigned char)text[k]))
+			k++;
+		if (k > 1 && !text[k + strspn(text + k, " \t")] && k < sizeof(name))
+			snprintf(name, sizeof(name), "%.*s", (int)k, text);
+		else
+			snprintf(name, sizeof(name), "$%u", expr_keep(&d->results, d, &v));
+	}
 	value_print(ctx->out, &d->env, name, &v, &o);
 	value_release(&v);
 	return CMD_OK;

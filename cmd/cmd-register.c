@@ -496,9 +496,15 @@ static int eval_addr_expr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 
 		if (t && (t->kind == SYM_T_POINTER || t->kind == SYM_T_BASE ||
 			  t->kind == SYM_T_ENUM) && v.bytes && v.size) {
+			uint64_t lit;
+
 			*out = 0;
 			memcpy(out, v.bytes, v.size < 8 ? v.size : 8);
 			ok = 1;
+			/* kept as $N, as LLDB keeps every expression's
+			 * result (a number is read as one, not evaluated) */
+			if (parse_u64(s, &lit) < 0)
+				expr_keep(&d->results, d, &v);
 		}
 		value_release(&v);
 	}

@@ -227,6 +227,42 @@ static int thread_by_index(struct dbg *d, unsigned long idx, pid_t *tid)
 	return r;
 }
 
+/* A thread's summary line: "* thread #1: tid = N, 0x... where, name =
+ * 'x', stop reason = ..." (list: marked, the selected one by '*'). */
+static void thread_line(struct cmd_ctx *ctx, const struct target_thread_info *t, int list)
+{
+	struct dbg *d = &ctx->s->dbg;
+	const char *mark = !list ? "" : t->tid == d->sel_tid ? "* " : "  ";
+	struct dbg_frame f;
+	struct ptdb_err err;
+	char loc[8192], why[160];
+
+	if (!dbg_trace_loaded(d) && dbg_thread_exited(d, t->tid)) {
+		/* traced, then gone: its trace is still there */
+		fprintf(ctx->out, "%sthread #%u: tid = %d, exited (traced)\n", list ? "  " : "",
+			t->index, (int)t->tid);
+		return;
+	}
+	if (dbg_frames(d, t->tid, &f, 1, &err) < 0) {
+		if (dbg_trace_loaded(d))	/* listed without a trace */
+			fprintf(ctx->out, "%sthread #%u: tid = %d\n", mark, t->index, (int)t->tid);
+		return;
+	}
+	if (dbg_trace_loaded(d)) {
+		dbg_format_frame(d, &f, 0, loc, sizeof(loc));
+		fprintf(ctx->out, "%sthread #%u: tid = %d, 0x%016" PRIx64 " %s\n", mark, t->index,
+			(int)t->tid, f.pc, loc);
+		return;
+	}
+	frame_format(d, t->tid, 0, &f, loc, sizeof(loc));
+	report_reason(d, t->tid, why, sizeof(why));
+	fprintf(ctx->out, "%sthread #%u: tid = %d, 0x%016" PRIx64 " %s, name = '%s'", mark,
+		t->index, (int)t->tid, f.pc, loc, t->name);
+	if (why[0])
+		fprintf(ctx->out, ", stop reason = %s", why);
+	fputc('\n', ctx->out);
+}
+
 static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -242,39 +278,36 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 			(int)d->pid);
 	else
 		fprintf(ctx->out, "Process %d stopped\n", (int)d->pid);
-	for (int i = 0; i < n; i++) {
-		struct dbg_frame f;
-		struct ptdb_err err;
-		char loc[8192], why[160];
-
-		if (!dbg_trace_loaded(d) && dbg_thread_exited(d, ti[i].tid)) {
-			/* traced, then gone: its trace is still there */
-			fprintf(ctx->out, "  thread #%u: tid = %d, exited (traced)\n", ti[i].index,
-				(int)ti[i].tid);
-			continue;
-		}
-		if (dbg_frames(d, ti[i].tid, &f, 1, &err) < 0) {
-			if (dbg_trace_loaded(d))	/* listed without a trace */
-				fprintf(ctx->out, "%s thread #%u: tid = %d\n",
-					ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid);
-			continue;
-		}
-		if (dbg_trace_loaded(d)) {
-			dbg_format_frame(d, &f, 0, loc, sizeof(loc));
-			fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s\n",
-				ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid, f.pc, loc);
-			continue;
-		}
-		frame_format(d, ti[i].tid, 0, &f, loc, sizeof(loc));
-		report_reason(d, ti[i].tid, why, sizeof(why));
-		fprintf(ctx->out, "%s thread #%u: tid = %d, 0x%016" PRIx64 " %s, name = '%s'",
-			ti[i].tid == d->sel_tid ? "*" : " ", ti[i].index, (int)ti[i].tid,
-			f.pc, loc, ti[i].name);
-		if (why[0])
-			fprintf(ctx->out, ", stop reason = %s", why);
-		fputc('\n', ctx->out);
-	}
+	for (int i = 0; i < n; i++)
+		thread_line(ctx, &ti[i], 1);
 	free(ti);
+	return CMD_OK;
+}
+
+/* thread info [<thread-index> | all]: the summary line of the selected
+ * thread, of thread N or of each, then an empty line, as LLDB. */
+static enum cmd_status exec_info(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct target_thread_info *ti;
+	const char *w = a->argc ? a->argv[0] : NULL;
+	unsigned long idx = 0;
+	int n, shown = 0;
+
+	if (need_threads(ctx) < 0)
+		return CMD_ERROR;
+	if (w && strcmp(w, "all") && (parse_uint(w, &idx) < 0 || !idx))
+		return cmd_error(ctx, "invalid thread index '%s'", w);
+	ti = dbg_thread_list(d, 1, &n);
+	for (int i = 0; i < n; i++)
+		if (w ? !idx || ti[i].index == idx : ti[i].tid == d->sel_tid) {
+			thread_line(ctx, &ti[i], 0);
+			fputc('\n', ctx->out);
+			shown++;
+		}
+	free(ti);
+	if (!shown)
+		return cmd_error(ctx, "no thread with index: \"%lu\"", idx);
 	return CMD_OK;
 }
 
@@ -435,6 +468,12 @@ static const struct cmd_node thread_list = {
 	.syntax = "", .min_args = 0, .max_args = 0, .needs = CMD_NEEDS_THREADS, .exec = exec_list,
 };
 
+static const struct cmd_node thread_info = {
+	.name = "info", .summary = "Show a summary of the selected thread, of thread N, or of all threads.",
+	.syntax = "[all | <thread-index>]", .min_args = 0, .max_args = 1, .needs = CMD_NEEDS_THREADS,
+	.exec = exec_info,
+};
+
 static const struct cmd_node thread_select = {
 	.name = "select", .summary = "Select the thread with the given index as the current thread.",
 	.syntax = "<thread-index>", .min_args = 1, .max_args = 1, .needs = CMD_NEEDS_THREADS, .exec = exec_select,
@@ -476,7 +515,7 @@ static const struct cmd_node thread_until = {
 const struct cmd_node cmd_thread_node = {
 	.name = "thread", .summary = "Commands for operating on one or more threads of the current process.",
 	.children = (const struct cmd_node *const[]){
-		&thread_backtrace, &thread_list, &cmd_thread_reverse_continue_node,
+		&thread_backtrace, &thread_info, &thread_list, &cmd_thread_reverse_continue_node,
 		&cmd_thread_reverse_finish_node, &cmd_thread_reverse_next_node,
 		&cmd_thread_reverse_step_node, &cmd_thread_reverse_stepi_node, &thread_select,
 		&cmd_thread_step_back_node, &thread_step_in, &thread_step_inst, &thread_step_inst_over,

@@ -136,24 +136,37 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 			cmd_dis_func_name(loc.func, name, sizeof(name)));
 	else
 		loc.func = NULL;
-	for (int i = 0; i < 4 && a - pc < got; i++) {
-		struct disasm_insn in;
+	/* the offsets padded to the widest, as lldb-16 aligns them
+	 * ("<+4>:  " above "<+13>: ") */
+	struct disasm_insn in[4];
+	int n = 0, offw = 0;
+	char off[32];
 
-		if (disasm_insn(ds, buf + (a - pc), got - (a - pc), a, &in, &err) < 0)
+	for (; n < 4 && a - pc < got; n++) {
+		if (disasm_insn(ds, buf + (a - pc), got - (a - pc), a, &in[n], &err) < 0)
 			break;
-		cmd_dis_comment(d, &in, loc.func ? loc.func_addr : 0, cm, sizeof(cm));
+		if (loc.func) {
+			int w = snprintf(off, sizeof(off), "<+%" PRIu64 ">:", a - loc.func_addr);
+
+			if (w > offw)
+				offw = w;
+		}
+		a += in[n].len;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *mark = in[i].addr == pc ? "->  " : "    ";
+
+		cmd_dis_comment(d, &in[i], loc.func ? loc.func_addr : 0, cm, sizeof(cm));
+		snprintf(off, sizeof(off), "<+%" PRIu64 ">:", in[i].addr - loc.func_addr);
 		if (loc.func && cm[0])
-			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %-25s %s\n",
-				a == pc ? "->  " : "    ", a, a - loc.func_addr,
-				in.mnemonic, in.operands, cm);
+			fprintf(out, "%s0x%" PRIx64 " %-*s %-6s %-25s %s\n", mark, in[i].addr, offw,
+				off, in[i].mnemonic, in[i].operands, cm);
 		else if (loc.func)
-			fprintf(out, "%s0x%" PRIx64 " <+%" PRIu64 ">: %-6s %s\n",
-				a == pc ? "->  " : "    ", a, a - loc.func_addr,
-				in.mnemonic, in.operands);
+			fprintf(out, "%s0x%" PRIx64 " %-*s %-6s %s\n", mark, in[i].addr, offw, off,
+				in[i].mnemonic, in[i].operands);
 		else
-			fprintf(out, "%s0x%" PRIx64 ": %-6s %s\n", a == pc ? "->  " : "    ",
-				a, in.mnemonic, in.operands);
-		a += in.len;
+			fprintf(out, "%s0x%" PRIx64 ": %-6s %s\n", mark, in[i].addr,
+				in[i].mnemonic, in[i].operands);
 	}
 	disasm_free(ds);
 }
@@ -201,8 +214,9 @@ void report_frame_source(FILE *out, struct dbg *d, const struct dbg_frame *f,
 		}
 		return;
 	}
-	if (index == 0)
-		frame_disasm(out, d, f->pc);
+	/* no line: a few instructions from the pc, in any frame (lldb-16
+	 * shows them after 'up' too) */
+	frame_disasm(out, d, f->pc);
 }
 
 void report_thread_line(FILE *out, struct dbg *d, pid_t tid)

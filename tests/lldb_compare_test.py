@@ -29,9 +29,7 @@ Deliberate differences, named here and in man/ptdb.1:
     deliver debug-register traps, so lldb-16's watchpoints never fire
     here: the session compares setting, listing and changing them only
     (their hits are checked by the transcript tests 0170-0171).
-  - The C++ standard library (tests/programs/stl): type names compared
-    without libstdc++'s inline namespace std::__cxx11 (lldb-16 drops it
-    from some template arguments only).  lldb-16's std::unordered_map
+  - The C++ standard library (tests/programs/stl): lldb-16's std::unordered_map
     formatter reads gcc 12's table as empty ("size=0 {}"), and its
     'finish' out of a function returning a std::vector lists the raw
     members under "size=2"; ptdb shows the elements in both, so neither
@@ -236,15 +234,8 @@ def keep(cmd, line, module):
     return not line.startswith("Breakpoint ") and not line.startswith("Current executable")
 
 
-# lldb-16 drops libstdc++'s inline namespace (std::__cxx11::) from some
-# template arguments and keeps it in others; ptdb keeps DWARF's names.
-CXX11 = re.compile(r"std::__cxx11::")
-
-
 def normalize(cmd, lines, module, skip=None):
     out, dropped = [], False
-    if module == "stl":
-        lines = [CXX11.sub("std::", l) for l in lines]
     for l in lines:
         if skip and (skip.search(l) or (dropped and not l.strip())):
             dropped = bool(skip.search(l))  # and the blank line an error value ends with

@@ -211,7 +211,8 @@ def t_enter_repeats(tmp):
             return why
         if not m or b"0x%x:" % (int(m.group(1), 16) + 16) not in p.buf:
             return "Enter after memory read did not read on: %r" % p.buf[-300:]
-        why = run_steps(p, (("p 40+2", "$0 = 42"), ("", "$1 = 42"), ("kill", "exited with status"),
+        # the address expression of memory read took $0 (as in lldb-16)
+        why = run_steps(p, (("p 40+2", "$1 = 42"), ("", "$2 = 42"), ("kill", "exited with status"),
                             ("r 1", "stop reason = breakpoint 1.1"), ("", "(ptdb) ")))
         if why:
             return why

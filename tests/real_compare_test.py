@@ -12,7 +12,9 @@ packages ship (Makefile, real-programs), each -O0 and -O2 (PIE):
 plus Debian's /usr/bin/python3 (no debug information) and /usr/bin/sort
 (libc from libc6-dbg's debug files).
 
-Normalized, because they must differ: process and thread ids, and stack
+Normalized, because they must differ: process and thread ids (also a
+thread's id as a value, an argument 'expected=' in pthread_join's frames:
+any number a 'tid = N' of that debugger's session names), and stack
 addresses (each debugger starts the program with its own environment,
 which moves the stack).  Dropped: the program's own output (it reaches
 the terminal in whichever order the two processes write it).
@@ -62,7 +64,11 @@ MINIGZIP = [
     "x/4xw $rsp", "x/8xb file", "memory read -c 8 -f x &file[4]", "x/2xg $rsp",
     "register read rip", "register read -f x rax", "thread list", "thread backtrace",
     "image lookup -n gz_compress", "image lookup -a $pc", "disassemble", "up 1",
-    "disassemble -c 2", "down 1", "breakpoint list", "breakpoint delete 1", "c",
+    "disassemble -c 2", "down 1",
+    # widened (issue 26's review): the commands a user types next
+    "frame select 1", "frame variable -T", "p $pc", "register read", "thread info",
+    "frame select 0",
+    "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
     "b streaming_compression_thread_pool.c:42", "b streaming_compression_thread_pool.c:162", "r 1 3 " + INPUT,
@@ -71,12 +77,18 @@ ZSTD = [
     # thread 1 is where the breakpoint caught it until it waits in
     # pthread_join: listed once the steps gave it time to get there
     "thread list", "thread select 1", "bt",
-    "frame info", "thread select 2", "frame info", "thread backtrace all", "breakpoint list",
-    "breakpoint delete --force", "c",
+    "frame info", "thread select 2", "frame info", "thread backtrace all",
+    # widened: thread 2's state
+    "thread info", "frame select 1", "frame select 0", "v -T *args", "p *args",
+    "register read rdi", "image lookup -a $pc", "x/2xg $rsp",
+    "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
     "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
     "p n", "finish", "c", "v", "p result", "frame info", "up", "frame info", "down", "n", "n",
+    # widened: registers, other frames, memory
+    "thread info", "register read rip", "frame select 2", "frame select 1",
+    "image lookup -a $pc", "frame select 0", "x/4xw $sp",
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 # googletest's own C++ (-O0): members of the method's object, std::string,
@@ -101,10 +113,22 @@ SESSIONS = [
     ("gtest_sample -O2", "gtest_sample_O2", GTEST, GTEST_OUT),
     ("gtest_sample -O0 members", "gtest_sample_O0", GTEST_MEMBERS, GTEST_OUT),
     ("python3", "/usr/bin/python3", [
-        "b Py_BytesMain", "r -c pass", "bt", "register read rdi", "finish", "c",
+        "b Py_BytesMain", "r -c pass", "bt", "register read rdi",
+        # widened: a function without debug information, by instructions
+        "register read rsi", "p $rdi", "p/x $rsi", "x/2xg $rsp", "disassemble -c 4",
+        "image lookup -n Py_BytesMain", "image lookup -a $pc", "thread list", "frame info",
+        "register read rip rsp", "si", "ni", "breakpoint list",
+        "finish", "c",
     ], None),
     ("sort", "/usr/bin/sort", [
-        "b setlocale", "r " + INPUT, "bt", "frame info", "v", "finish", "b qsort", "c", "bt",
+        "b setlocale", "r " + INPUT, "bt", "frame info", "v",
+        # widened: libc's locals (libc6-dbg), its caller without debug
+        # information, memory
+        "p category", "p locale", "v -T", "register read rdi rsi", "image lookup -n setlocale",
+        "disassemble -c 3", "frame select 1", "frame info", "up", "down", "frame select 0",
+        "image lookup -a $pc", "x/2xg $rsp", "thread list",
+        "finish", "p $0", "b qsort", "c", "bt",
+        "v", "up", "frame info", "down",
         "finish", "breakpoint list", "c",
     ], r"^[a-z ]+$"),
 ]
@@ -121,7 +145,7 @@ VALUE = r"(?:-?\d+|0x[0-9a-f]{16}|0xSTACK)"
 KNOWN = [
     # after a step that ended at a breakpoint, lldb-16 keeps the step's
     # plan and calls the finish that follows a "step in"
-    ("^minigzip -O2$", r"^(finish|bt|thread list|thread backtrace)$",
+    ("^minigzip -O2$", r"^(finish|bt|thread list|thread backtrace|thread info)$",
      r"(?<=stop reason = )step in", r"step out", "keeps the step's plan"),
     # entry values (DW_OP_entry_value): lldb-16 cannot evaluate them, ptdb
     # takes them from the caller's call site
@@ -130,26 +154,22 @@ KNOWN = [
     ("^zstd_pool -O2$", r"^(v|v i)$",
      r"<Could not evaluate DW_OP_entry_value\.>(?:\n(?=\n))?", VALUE,
      "<Could not evaluate DW_OP_entry_value.>"),
-    # pthread_join's frames: the joined thread's id and the address of its
-    # descriptor (the top of its stack) differ from run to run
+    # pthread_join's frames: the joined thread's descriptor (the top of its
+    # stack) sits lower in lldb-16, whose first expression ('p level')
+    # mapped memory into the program before the thread was made
     ("^zstd_pool", r"^(bt|thread backtrace all)$",
-     r"(?<=futex_word=)0x[0-9a-f]{16}|(?<=expected=)\d+|(?<=threadid=)\d+",
-     r"0x[0-9a-f]{16}|\d+", "pointers into them differ"),
-    # not yet as in lldb-16: class templates' names as GCC's DWARF spells
-    # them (lldb-16 leaves inline namespaces out)
-    ("^gtest_sample -O0 members$", r"^v value_param_$", r"(?<=std::)(?=basic_string<)",
-     r"__cxx11::", "ptdb spells as GCC's DWARF does"),
+     r"(?<=futex_word=)0x[0-9a-f]{16}|(?<=threadid=)\d+",
+     r"0x[0-9a-f]{16}|\d+", "maps memory into the program for its first expression"),
+    # ... and so is the rest of that thread's stack
+    ("^zstd_pool", r"^x/2xg \$rsp$", r"^0x7ffff7[0-9a-f]{6}(?=:)", r"0x7ffff7[0-9a-f]{6}",
+     "maps memory into the program for its first expression"),
     # -O0 methods in an anonymous namespace: lldb-16 adds const (their
     # 'this' is T *const)
-    ("^gtest_sample -O0$", r"^(bt|finish|up|frame info)$",
-     r"(?<=\)) const(?= at )", r"", "which GCC gives every method"),
-    # a pointer to a member function: lldb-16 shows its 16 bytes
-    ("^gtest_sample -O0$", r"^bt$",
-     r"(?<=method=)(?:[0-9a-f]{2} ){15}[0-9a-f]{2}", r"0x[0-9a-f]{16}",
-     "A pointer to a member function is shown by lldb-16 as its 16 bytes"),
+    ("^gtest_sample -O0$", r"^(bt|finish|up|frame info|frame select \d+|image lookup -a \$pc)$",
+     r"(?<=\)) const(?= at | \+ )", r"", "which GCC gives every method"),
     # -O2 functions split into a hot and a cold part: lldb-16 finds no
     # function there (the symbol's name, no arguments, no inlined calls)
-    ("^gtest_sample -O2$", r"^(up|frame info)$",
+    ("^gtest_sample -O2$", r"^(up|frame info|frame select \d+)$",
      r"(?<=TestBody\()(?=\) at )", r"this=<unavailable>",
      "GCC splits many functions into a hot and a cold part"),
     # a finish returning into one: lldb-16 shows the line-table row of an
@@ -159,9 +179,23 @@ KNOWN = [
     ("^gtest_sample -O2$", r"^finish$", None,
      "gtest_sample_O2`(anonymous namespace)::FactorialTest_Positive_Test::TestBody() at gtest.h:1377:64",
      "GCC splits many functions into a hot and a cold part"),
+    ("^gtest_sample -O2$", r"^image lookup -a \$pc$", r"(?<=TestBody\(\) \+ 142)$",
+     r" \[inlined\] .* at gtest\.h:\d+:\d+\n +gtest_sample_O2`.*TestBody\(\) \+ 142 at "
+     r"sample1_unittest\.cc:105:3", "GCC splits many functions into a hot and a cold part"),
     ("^gtest_sample -O2$", r"^bt$", None,
      "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
+    # not yet as in lldb-16: a register's value that is a data symbol's
+    # address is not named
+    ("^minigzip", r"^register read$", r"  minigzip_O[02]`__do_global_dtors_aux_fini_array_entry",
+     r"", "names the data symbol a register points at"),
+    # lldb-16 names libc by the path the dynamic linker opened, ptdb by
+    # its mapping's
+    ("^sort$", r"^image lookup -n setlocale$", r"(?<=^1 match found in )(?=/lib/)", r"/usr",
+     "the path the dynamic linker opened"),
+    # lldb-16's disassembly header of libc's setlocale has no name
+    ("^sort$", r"^disassemble -c 3$", r"(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
+     "without the function's name"),
 ]
 # Walks through functions GCC split into a hot and a cold part, where
 # lldb-16 finds no DWARF function and so steps by the line table alone
@@ -210,8 +244,9 @@ WALKS22 = [
 ]
 
 # the share of identical commands under which the test fails: what ptdb
-# reaches now (91%), short of the issue's goal of 95% (the rest are the
-# differences KNOWN names)
+# reaches now (90-91% of the widened sessions as the threads race; 91.3%
+# of the sessions before they were widened), short of the issue's goal of
+# 95% (the rest are the differences KNOWN names)
 FLOOR = 0.89
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
@@ -222,13 +257,20 @@ RESUMING = re.compile(r"^Process PID resuming$")
 STACK = re.compile(r"0x(00007fff|7fff)f[e-f][0-9a-f]{6}\b")
 
 
-def normalize(lines, drop):
+def tids(text):
+    """The thread ids a debugger's session names ('tid = N')."""
+    return {str(int(t, 0)) for t in re.findall(r"\btid = (0x[0-9a-f]+|\d+)", text)}
+
+
+def normalize(lines, drop, ids=()):
     out = []
     for l in lines:
         if drop and re.search(drop, l):
             continue
         l = PID.sub(r"\1 PID", l.rstrip())
         l = TID.sub("tid = TID", l)
+        # a thread's id as a value ("expected=12540")
+        l = re.sub(r"(?<==)(\d+)\b", lambda m: "TID" if m.group(1) in ids else m.group(1), l)
         l = STACK.sub("0xSTACK", l).expandtabs(8)
         out.append(l)
     # lldb-16 in batch mode prints the launch line when its event is
@@ -300,7 +342,9 @@ def compare(name, prog, cmds, drop):
     lb = settle(cmds, blocks(lo, "lldb", cmds))
     pb = blocks(po, "ptdb", cmds)
     same, diffs, unnamed, skipped = 0, [], [], 0
-    wants = [normalize(lb[(i, c)], drop) if (i, c) in lb else None for i, c in enumerate(cmds)]
+    lids, pids = tids(lo), tids(po)
+    wants = [normalize(lb[(i, c)], drop, lids) if (i, c) in lb else None
+             for i, c in enumerate(cmds)]
     for w in wants:
         # what lldb-16 printed after the program's exit belongs to an
         # earlier command whose output it printed late
@@ -311,7 +355,8 @@ def compare(name, prog, cmds, drop):
         k = next((j for j, l in enumerate(w or []) if RESUMING.match(l)), None)
         if k:
             del w[:k]
-    gots = [normalize(pb.get((i, c), ["<ptdb did not run it>"]), drop) for i, c in enumerate(cmds)]
+    gots = [normalize(pb.get((i, c), ["<ptdb did not run it>"]), drop, pids)
+            for i, c in enumerate(cmds)]
     for i in range(len(cmds)):
         # lldb-16 in batch mode printed an earlier command's output (a
         # stop) before this command's own: given back to the earlier

@@ -348,9 +348,9 @@ void value_print(FILE *out, const struct value_env *env, const char *name,
 
 		fprintf(out, "%s: ", r ? r : "?");
 	}
-	vf_raw_output = o->raw;
+	vf_raw_output = sym_tname_raw = o->raw;
 	print_node(&p, 0, name, v->type, v->bytes, v->addr, v->in_mem, 1);
-	vf_raw_output = 0;
+	vf_raw_output = sym_tname_raw = 0;
 }
 
 /* A frame line's text for a library value: the summary alone

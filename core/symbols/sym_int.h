@@ -80,6 +80,11 @@ struct sym_arange {
 /* sym_type.c: types, and DIE attribute helpers for sym_var.c */
 struct sym_type;
 struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
+/* The scope of the C++ type at die_off as clang prints it ("std::" for
+ * std::__cxx11::), or the class it is declared in (parent, 0 if none);
+ * -1: declared at the top. */
+int sym_type_scope(struct sym_module *m, uint64_t die_off, const char **dprefix,
+		   uint64_t *parent);
 void sym_types_free(struct sym_module *m);
 int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
 /* A reference's DIE offset; SYM_DIE_TYPES marks one in .debug_types

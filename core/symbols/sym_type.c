@@ -15,6 +15,9 @@
 struct sym_qual {		/* a C++ type's scope: "geo::", "std::__cxx11::" */
 	uint64_t off;
 	char *prefix;
+	char *dprefix;		/* as clang prints it: inline namespaces left
+				 * out ("std::") */
+	uint64_t parent;	/* the class it is declared in (0: a namespace) */
 };
 
 struct sym_tcache {
@@ -93,6 +96,8 @@ static void type_free(struct sym_type *t)
 		free((char *)t->enums[i].name);
 	free(t->enums);
 	free((char *)t->name);
+	free(t->lldb_name[0]);
+	free(t->lldb_name[1]);
 	free(t);
 }
 
@@ -107,8 +112,10 @@ void sym_types_free(struct sym_module *m)
 			type_free(c->val[i]);
 	free(c->key);
 	free(c->val);
-	for (size_t i = 0; i < c->nqual; i++)
+	for (size_t i = 0; i < c->nqual; i++) {
 		free(c->qual[i].prefix);
+		free(c->qual[i].dprefix);
+	}
 	free(c->qual);
 	free(c);
 	m->tcache = NULL;
@@ -265,7 +272,11 @@ static int qual_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix, int depth)
+/* prefix: the scope as DWARF names it; dprefix: as clang prints it (an
+ * inline namespace, DW_AT_export_symbols, left out: "std::__cxx11::" is
+ * "std::"); parent: the class the children are declared in. */
+static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix,
+		      const char *dprefix, uint64_t parent, int depth)
 {
 	struct sym_tcache *tc = m->tcache;
 	Dwarf_Die c;
@@ -283,20 +294,29 @@ static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix, i
 		    tag == DW_TAG_class_type || tag == DW_TAG_union_type ||
 		    tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef) {
 			n = sym_die_name(m, c);
-			if (*prefix && tag != DW_TAG_namespace && dwarf_dieoffset(c, &off, &e) == DW_DLV_OK) {
+			if (dwarf_dieoffset(c, &off, &e) != DW_DLV_OK)
+				off = 0;
+			if (*prefix && tag != DW_TAG_namespace && off) {
 				if (tc->nqual == tc->qcap) {
 					tc->qcap = tc->qcap ? tc->qcap * 2 : 256;
 					tc->qual = xrealloc(tc->qual, tc->qcap * sizeof(*tc->qual));
 				}
 				tc->qual[tc->nqual].off = off;
-				tc->qual[tc->nqual++].prefix = xstrdup(prefix);
+				tc->qual[tc->nqual].prefix = xstrdup(prefix);
+				tc->qual[tc->nqual].dprefix = xstrdup(dprefix);
+				tc->qual[tc->nqual++].parent = parent;
 			}
 			if (tag == DW_TAG_namespace || ((tag == DW_TAG_structure_type ||
 			     tag == DW_TAG_class_type || tag == DW_TAG_union_type) && n)) {
-				char sub[1024];
+				char sub[1024], dsub[1024];
+				int ns = tag == DW_TAG_namespace;
 
 				snprintf(sub, sizeof(sub), "%s%s::", prefix, n ? n : "(anonymous namespace)");
-				qual_walk(m, c, sub, depth + 1);
+				if (ns && sym_die_flag(m, c, DW_AT_export_symbols))
+					snprintf(dsub, sizeof(dsub), "%s", dprefix);
+				else
+					snprintf(dsub, sizeof(dsub), "%s", sub);
+				qual_walk(m, c, sub, ns ? dsub : "", ns ? 0 : off, depth + 1);
 			}
 		}
 	}
@@ -304,16 +324,11 @@ static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix, i
 		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
 }
 
-/* name with its scope ("geo::Rect") in C++ units; a heap string. */
-static char *qualified(struct sym_module *m, uint64_t off, const char *name, int cxx)
+static struct sym_qual *qual_find(struct sym_module *m, uint64_t off)
 {
 	struct sym_tcache *tc;
-	struct sym_qual key = { off, NULL }, *hit;
+	struct sym_qual key = { off, NULL, NULL, 0 };
 
-	if (!name)
-		return NULL;
-	if (!cxx)
-		return xstrdup(name);
 	if (!m->tcache)
 		m->tcache = xcalloc(1, sizeof(*m->tcache));
 	tc = m->tcache;
@@ -327,12 +342,33 @@ static char *qualified(struct sym_module *m, uint64_t off, const char *name, int
 			sym_die_udata(m, m->cus[i].die, DW_AT_language, &lang);
 			if (lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 			    lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14)
-				qual_walk(m, m->cus[i].die, "", 0);
+				qual_walk(m, m->cus[i].die, "", "", 0, 0);
 		}
 		if (tc->nqual)	/* none: qual is NULL, which qsort may not take */
 			qsort(tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp);
 	}
-	hit = tc->nqual ? bsearch(&key, tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp) : NULL;
+	return tc->nqual ? bsearch(&key, tc->qual, tc->nqual, sizeof(*tc->qual), qual_cmp) : NULL;
+}
+
+int sym_type_scope(struct sym_module *m, uint64_t off, const char **dprefix, uint64_t *parent)
+{
+	struct sym_qual *q = qual_find(m, off);
+
+	*dprefix = q ? q->dprefix : "";
+	*parent = q ? q->parent : 0;
+	return q ? 0 : -1;
+}
+
+/* name with its scope ("geo::Rect") in C++ units; a heap string. */
+static char *qualified(struct sym_module *m, uint64_t off, const char *name, int cxx)
+{
+	struct sym_qual *hit;
+
+	if (!name)
+		return NULL;
+	if (!cxx)
+		return xstrdup(name);
+	hit = qual_find(m, off);
 	if (!hit)
 		return xstrdup(name);
 	{
@@ -373,6 +409,10 @@ static void add_member(struct sym_module *m, struct sym_type *t, Dwarf_Die c,
 	mb->is_base = tag == DW_TAG_inheritance;
 	mb->off = member_offset(m, c);
 	mb->type = die_type(m, c, cxx, depth);
+	if (!mb->name && !mb->is_base && mb->type && !mb->type->name &&
+	    (mb->type->kind == SYM_T_STRUCT || mb->type->kind == SYM_T_UNION ||
+	     mb->type->kind == SYM_T_CLASS))
+		mb->type->anon_member = 1;
 	if (sym_die_udata(m, c, DW_AT_bit_size, &v) == 0) {
 		mb->bit_size = (unsigned)v;
 		if (sym_die_udata(m, c, DW_AT_data_bit_offset, &v) == 0) {
@@ -641,6 +681,9 @@ static struct sym_type *type_at(struct sym_module *m, uint64_t off, int cxx, int
 	t->mod = m;
 	t->die = off;
 	t->name = qualified(m, off, sym_die_name(m, die), cxx);
+	if (cxx)
+		t->scoped_enum = tag == DW_TAG_enumeration_type &&
+				 sym_die_flag(m, die, DW_AT_enum_class);
 	cache_put(m, off, t);	/* before the members: they may point back */
 	if (ok)
 		type_fill(m, t, die, tag, depth);

@@ -22,6 +22,11 @@ enum sym_tkind {
 
 struct sym_type;
 
+/* Set while LLDB's raw output (frame variable -R) is printed: C++ type
+ * names keep their inline namespaces ("std::__cxx11::basic_string<...>"),
+ * as LLDB's qualified type names do; its display names leave them out. */
+extern int sym_tname_raw;
+
 struct sym_member {
 	const char *name;	/* NULL: an anonymous member */
 	uint64_t off;		/* byte offset */
@@ -66,10 +71,18 @@ struct sym_type {
 	struct sym_type *cls;	/* SYM_T_MEMBER_PTR: the class (its target the
 				 * member's type: data or function) */
 	struct sym_module *mod;	/* the module and DIE it was read from (NULL: */
-	uint64_t die;		/* made up), for sym_type_method_ret */
+	uint64_t die;		/* made up), for sym_type_method_ret and, in
+				 * C++, its name as clang prints it (sym_tname.c) */
 	int const_this;		/* SYM_T_FUNC made for &Foo::f: a const method */
 	struct sym_type *made;	/* a class: the types sym_type_method_ptr made
 				 * for it, a chain through made (owned) */
+	/* C++: the name as clang prints it, made when first printed
+	 * (lldb_name, NULL when it is name) */
+	char *lldb_name[2];	/* [1]: with inline namespaces (sym_tname_raw) */
+	int lldb_done[2];
+	int scoped_enum;	/* an enum class (DW_AT_enum_class) */
+	int anon_member;	/* an unnamed struct or union that is an
+				 * unnamed member: "(anonymous union)" */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
