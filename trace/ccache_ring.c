@@ -74,10 +74,14 @@ int ccache_ring_room(struct ccache_ring *r, uint64_t head, uint64_t *nhead, uint
 		h = r->start;
 	}
 	*nhead = h;
-	if (t <= h) {
-		*nlim = r->end;
-		return 1;
-	}
-	*nlim = t - 4;		/* (the slot before the tail stays empty) */
+	*nlim = ccache_ring_limit(r, h);
 	return *nlim > h;
+}
+
+uint64_t ccache_ring_limit(const struct ccache_ring *r, uint64_t head)
+{
+	uint64_t t = tail_at(r, head);
+
+	/* (the slot before the tail stays empty) */
+	return t <= head ? r->end : t - 4;
 }

@@ -47,5 +47,11 @@ void ccache_ring_consumed(struct ccache_ring *r, uint64_t head, size_t n);
  * reads some first).  The caller writes both into the header (an empty
  * ring's tail moves to the start with the head). */
 int ccache_ring_room(struct ccache_ring *r, uint64_t head, uint64_t *nhead, uint64_t *nlim);
+/* The limit for a head not at the end, as far as the tail allows (the
+ * end, or the slot before the tail).  The reader may raise the limit to
+ * it while the stub runs: the stub compares for equality, and a head
+ * short of the old limit is short of this one (the head moves from the
+ * end to the start only when the reader serves the stub). */
+uint64_t ccache_ring_limit(const struct ccache_ring *r, uint64_t head);
 
 #endif

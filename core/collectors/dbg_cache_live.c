@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -36,6 +37,7 @@
 
 enum { LIVE_IDLE, LIVE_RUN, LIVE_QUIT };
 enum { LIVE_SLICE = 4096 };	/* records per pass while misses are served */
+enum { LIVE_MIN = 1024 };	/* fewer: not worth a pass yet */
 
 struct dbg_cache_live {
 	pthread_t tid;
@@ -60,7 +62,7 @@ static long live_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 	k = ccache_ring_spans(&c->ring, h, REC_BYTES / 4, span);
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
-	if (n < 1024)
+	if (n < LIVE_MIN)
 		return (long)n;	/* (a few: not worth a pass) */
 	/* (a miss or a full ring the thread waits for is served between
 	 * slices) */
@@ -111,6 +113,7 @@ static void *drainer(void *arg)
 {
 	struct dbg_cache_live *l = arg;
 
+	prctl(PR_SET_TIMERSLACK, 1000ul);	/* (its short waits stay short) */
 	pthread_mutex_lock(&l->mu);
 	for (;;) {
 		long n;
@@ -136,7 +139,7 @@ static void *drainer(void *arg)
 		pthread_mutex_lock(&l->mu);
 		l->busy = 0;
 		pthread_cond_broadcast(&l->cv);
-		if (served || n == LIVE_SLICE)
+		if (served || n >= LIVE_MIN)
 			continue;	/* (more may follow at once) */
 		if (n < 0 && l->c->ctl_map) {
 			l->no_drain = 1;	/* (the stop's drain says why; the
@@ -147,9 +150,11 @@ static void *drainer(void *arg)
 			struct timespec to;
 			int waited;
 
-			/* a request wakes it, and so does dbg_cache_live_end */
+			/* a request wakes it, and so does dbg_cache_live_end;
+			 * records coming in, a pass soon (the thread fills
+			 * the ring in a few hundred microseconds) */
 			pthread_mutex_unlock(&l->mu);
-			waited = dbg_cache_shm_wait(l->c, 200000);
+			waited = dbg_cache_shm_wait(l->c, n > 0 ? 20000 : 200000);
 			pthread_mutex_lock(&l->mu);
 			if (waited == 0 || l->state != LIVE_RUN)
 				continue;

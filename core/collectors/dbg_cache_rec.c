@@ -232,8 +232,15 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 	}
 	dbg_cache_emit_ids(c, th, c->ids, n);
 	ccache_ring_consumed(&c->ring, h, n);
-	if (c->ring_map)
+	if (c->ring_map) {
+		/* the limit raised as far as the records read allow: the
+		 * stub meets it only when the ring is full, or at its end */
+		uint64_t *neg = (uint64_t *)(c->ring_map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->ring, h);
+
+		if (h != c->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
+			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELAXED);
 		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_TAIL), c->ring.tail, __ATOMIC_RELEASE);
+	}
 	c->st.records += n;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
 	return (long)n;

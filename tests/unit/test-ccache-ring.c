@@ -6,7 +6,8 @@
  * of an executable mapping of this process, writing their ids into a
  * ring of a few slots many times round: served by another thread (the
  * ring stub posts, waits on the futex while the ring is full, the
- * reader reads and moves head and limit), and with nobody serving (the
+ * reader reads, raises the limit as it goes, and moves head and limit),
+ * and with nobody serving (the
  * ring stub's trap, handled as the tracer does at a stop: everything
  * read, head and limit moved, on at slot RRET).  Every record comes out
  * once, in order; every register and flag the program had is kept; what
@@ -84,6 +85,7 @@ static uint32_t Trap;		/* the ring stub's trap, from its start */
 static struct ccache_ring Ring;
 static uint32_t Next;		/* the id the next record must hold */
 static long Read, Bad;
+static uint64_t Last_head;	/* the head read_some read up to */
 
 static struct disasm *D;
 static uint8_t Code[16];
@@ -187,6 +189,7 @@ static long read_some(size_t max)
 			Next = Next % NBLK + 1;
 		}
 	ccache_ring_consumed(&Ring, h, (size_t)n);
+	Last_head = h;
 	Read += n;
 	return n;
 }
@@ -239,6 +242,16 @@ static int same(const struct regs *r)
 	       r->r10 == 0x1010 && r->r11 == 0x1111 && r->cf == 1 && r->zf == 1;
 }
 
+/* The limit raised as far as the records read allow, while the thread
+ * runs (as ptdb's reader does after each pass). */
+static void raise_limit(void)
+{
+	uint64_t lim = ccache_ring_limit(&Ring, Last_head);
+
+	if (Last_head != Ring.end && (uint64_t)0 - __atomic_load_n(hdr64(CCACHE_RING_LIMNEG), __ATOMIC_RELAXED) < lim)
+		__atomic_store_n(hdr64(CCACHE_RING_LIMNEG), (uint64_t)0 - lim, __ATOMIC_RELAXED);
+}
+
 static volatile int Done;
 static long Served, Full;
 
@@ -262,6 +275,7 @@ static void *reader(void *arg)
 			continue;
 		}
 		read_some(3);
+		raise_limit();
 		syscall(SYS_futex, word(), FUTEX_WAIT, CCACHE_RING_IDLE, &to, NULL, 0);
 	}
 	return NULL;
