@@ -127,7 +127,8 @@ struct ccache_exit {
 struct ccache_block {
 	uint64_t start, base;	/* original start; cache address of code[0] */
 	uint32_t id, len;
-	uint32_t rec_off;	/* the record store (a full buffer faults there) */
+	uint32_t rec_off;	/* the record store (without a ring, a full
+				 * buffer faults there) */
 	int n, nexit;
 	struct ccache_insn *ins;	/* heap */
 	struct ccache_exit exit[2];

@@ -11,7 +11,12 @@
  * trap.  Nothing here touches the flags (mov, lea, xchg, jrcxz, jmp; the
  * kernel gives them back across SYSCALL), the stack or the red zone;
  * rdi, rsi, r10 and r11 (the futex calls' registers) are kept in slots
- * of the region, rax, rcx and rdx in the dispatcher's. */
+ * of the region, rax, rcx and rdx in the dispatcher's.  The ring stub
+ * (ccache_ring_code) is the same wait for the record ring: a record stub
+ * whose head met the ring's limit (trace/ccache_ring.h) posts in the
+ * ring's word, wakes the tracer's thread and waits until it has moved
+ * head and limit, or takes its trap; rdx too in a slot, rax and rcx in
+ * the record stub's. */
 #include "trace/ccache.h"
 #include "trace/ccache_ring.h"
 
