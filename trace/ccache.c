@@ -4,6 +4,7 @@
  * region (RIP-relative), uses lea rather than add, and leaves rsp alone
  * except where the original transfer moves it. */
 #include "trace/ccache.h"
+#include "trace/ccache_ring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -268,13 +269,20 @@ static int end_indirect(const struct ccache_env *env, struct emit *e, uint64_t b
 }
 
 /* The record: mov %rax,R; movabs recptr,%rax; movl $id,(%rax);
- * lea 4(%rax),%rax; movabs %rax,recptr; mov R,%rax.  Returns the offset
- * of the store (a full buffer faults there). */
+ * lea 4(%rax),%rax; movabs %rax,recptr; mov R,%rax.  With a ring
+ * (env->ring), rcx kept in RC too, and before the restores the head
+ * compared with the ring's limit (rcx = head - limit: lea, jrcxz; no
+ * flags touched): at the limit, to the ring stub, which comes back to
+ * the restores.  Returns the offset of the store (a full buffer without
+ * a ring faults there). */
 static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64_t base, uint32_t id)
 {
 	uint32_t at;
+	size_t back;
 
 	save(e, base, 0, env->region + CCACHE_SLOT_R);
+	if (env->ring)
+		save(e, base, 1, env->region + CCACHE_SLOT_RC);
 	put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
 	put64(e, env->recptr);
 	at = (uint32_t)e->n;
@@ -282,6 +290,17 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 	put32(e, id);
 	put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04, 0x48, 0xa3 }, 6);
 	put64(e, env->recptr);
+	if (env->ring) {
+		put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1, 0x48, 0xa1 }, 5);	/* mov %rax,%rcx; movabs */
+		put64(e, env->recptr + CCACHE_RING_LIMNEG);			/* limneg,%rax */
+		put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
+		put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, 19 }, 4);	/* jrcxz slow; jmp back */
+		back = e->n + 19;
+		rip_insn(e, base, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, base + back);	/* lea back,%rcx */
+		save(e, base, 1, env->region + CCACHE_SLOT_RRET);
+		jmp_to(e, base, env->ring);
+		load(e, base, 1, env->region + CCACHE_SLOT_RC);
+	}
 	load(e, base, 0, env->region + CCACHE_SLOT_R);
 	return at;
 }

@@ -30,10 +30,15 @@ enum {
 	CCACHE_WATCH_OFF = 2048,
 	/* r11, rdi, rsi, r10 while a miss waits to be served (ccache_shm.c) */
 	CCACHE_SLOT_R11 = 256, CCACHE_SLOT_RDI = 264, CCACHE_SLOT_RSI = 272, CCACHE_SLOT_R10 = 280,
+	/* the record stub's rcx, and, in its ring stub (ccache_shm.c), rdx
+	 * and where the record stub goes on (the ring stub's trap: there) */
+	CCACHE_SLOT_RC = 288, CCACHE_SLOT_RDX = 296, CCACHE_SLOT_RRET = 304,
 	/* the control page shared with the tracer (ccache_shm.c): the
 	 * request word (u32 futex: 0 idle, 1 posted, 2 not served), the
 	 * target and the region of the request */
 	CCACHE_CTL_REQ = 64, CCACHE_CTL_TARGET = 72, CCACHE_CTL_REGION = 80,
+	/* the record ring's header there (trace/ccache_ring.h) */
+	CCACHE_CTL_RING = 192,
 	CCACHE_TABLE_OFF = 4096,
 	/* indexed by the target's low 16 bits: the dispatcher probes that
 	 * entry and the next (one more follows the last) */
@@ -56,7 +61,8 @@ typedef int (*ccache_decode_fn)(void *ctx, uint64_t addr, struct disasm_insn *in
 
 struct ccache_env {
 	uint64_t region;	/* the region's address (slots at its start) */
-	uint64_t recptr;	/* absolute address of the record pointer */
+	uint64_t recptr;	/* absolute address of the record pointer (the
+				 * ring's header: trace/ccache_ring.h) */
 	uint64_t dispatch;	/* the region's dispatcher */
 	ccache_decode_fn decode;
 	ccache_stop_fn stop;
@@ -70,6 +76,10 @@ struct ccache_env {
 	int served;		/* an exit not linked yet goes through the
 				 * dispatcher (its miss served: ccache_shm.c)
 				 * rather than to its trap */
+	uint64_t ring;		/* the region's ring stub (ccache_ring_code):
+				 * the stub calls it when the head meets the
+				 * limit; 0: no limit, the store past the
+				 * buffer's end faults (a guard page) */
 };
 
 /* trace/ccache_watch.c: watched ranges checked by translated code.  The
@@ -117,7 +127,8 @@ struct ccache_exit {
 struct ccache_block {
 	uint64_t start, base;	/* original start; cache address of code[0] */
 	uint32_t id, len;
-	uint32_t rec_off;	/* the record store (a full buffer faults there) */
+	uint32_t rec_off;	/* the record store (without a ring, a full
+				 * buffer faults there) */
 	int n, nexit;
 	struct ccache_insn *ins;	/* heap */
 	struct ccache_exit exit[2];
@@ -154,6 +165,17 @@ size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t pr
 			 uint32_t *trap_off);
 size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,
 			size_t cap);
+/* The region's ring stub for cache address at: called by a record stub
+ * whose head met the ring's limit (rax and rcx in slots R and RC, where
+ * to go on in slot RRET), it posts 1 in the ring's request word (header
+ * at ring), wakes the tracer (a FUTEX_WAKE at wake: the word its thread
+ * waits on) and waits until the tracer answers 0 (head and limit moved:
+ * back to the record stub) or 2 (or finds 2 posted: nobody serves): its
+ * trap, *trap_off, with every register but rax and rcx the program's
+ * (the tracer then moves head and limit and sends the thread to slot
+ * RRET).  Its length, 0 if out of room or reach. */
+size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wake, uint8_t *buf, size_t cap,
+			uint32_t *trap_off);
 
 /* Where a cache pc is in b.  CCACHE_AT_ENTRY: before its record (the
  * original state at b->start); CCACHE_AT_INSN: before instruction *idx

@@ -11,8 +11,14 @@
  * trap.  Nothing here touches the flags (mov, lea, xchg, jrcxz, jmp; the
  * kernel gives them back across SYSCALL), the stack or the red zone;
  * rdi, rsi, r10 and r11 (the futex calls' registers) are kept in slots
- * of the region, rax, rcx and rdx in the dispatcher's. */
+ * of the region, rax, rcx and rdx in the dispatcher's.  The ring stub
+ * (ccache_ring_code) is the same wait for the record ring: a record stub
+ * whose head met the ring's limit (trace/ccache_ring.h) posts in the
+ * ring's word, wakes the tracer's thread and waits until it has moved
+ * head and limit, or takes its trap; rdx too in a slot, rax and rcx in
+ * the record stub's. */
 #include "trace/ccache.h"
+#include "trace/ccache_ring.h"
 
 #include <string.h>
 
@@ -140,4 +146,52 @@ size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t 
 	slot(&o, 0x48, 0, 0, region + CCACHE_SLOT_A);
 	rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
 	return o.bad ? 0 : o.n;
+}
+
+size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wake, uint8_t *buf, size_t cap,
+			uint32_t *trap_off)
+{
+	struct out o = { buf, 0, cap, at, 0 };
+	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
+
+	keep(&o, region, 1);
+	slot(&o, 0x48, 1, 2, region + CCACHE_SLOT_RDX);
+	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $word,%rdi */
+	put64(&o, ring + CCACHE_RING_WORD);
+	/* post: the word's old value back in ecx; 2: nobody serves */
+	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
+	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
+	j_off = o.n;
+	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
+	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $wake,%rdi */
+	put64(&o, wake);
+	futex(&o, 1);							/* FUTEX_WAKE the tracer */
+	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $word,%rdi */
+	put64(&o, ring + CCACHE_RING_WORD);
+	wait = o.n;
+	futex(&o, 0);							/* FUTEX_WAIT while 1 */
+	put(&o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
+	j_wait = o.n;
+	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
+	j_tail = o.n;
+	put(&o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
+	off = o.n;
+	put(&o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
+	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
+	tail = o.n;
+	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
+	keep(&o, region, 0);
+	slot(&o, 0x48, 0, 2, region + CCACHE_SLOT_RDX);
+	j_trap = o.n;
+	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
+	rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);	/* served: jmp *RRET */
+	*trap_off = (uint32_t)o.n;
+	put(&o, (const uint8_t[]){ 0xcc }, 1);
+	if (o.bad || off - (j_off + 2) > 127 || tail - (j_tail + 2) > 127 || *trap_off - (j_trap + 2) > 127)
+		return 0;
+	buf[j_off + 1] = (uint8_t)(off - (j_off + 2));
+	buf[j_wait + 1] = (uint8_t)(int8_t)((int64_t)wait - (int64_t)(j_wait + 2));
+	buf[j_tail + 1] = (uint8_t)(tail - (j_tail + 2));
+	buf[j_trap + 1] = (uint8_t)(*trap_off - (j_trap + 2));
+	return o.n;
 }

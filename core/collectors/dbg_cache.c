@@ -106,6 +106,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 }
 
 static int signal_deliverable(struct dbg_tracee *d, pid_t t);
+static int ring_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r);
 
 /* An event held until the thread's turn ends (given back, in order, to
  * target_thread_event then). */
@@ -141,11 +142,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		struct target_stop ts;
 		int dr;
 
-		/* (inside a stub the thread may hold the buffer pointer in a
-		 * register: the pointer stays where it is) */
-		c->keep_ptr = 1;
 		dr = dbg_cache_drain(c, th);
-		c->keep_ptr = 0;
 		if (dr < 0)
 			break;
 		if (!held && map_back(c, th, r)) {
@@ -161,16 +158,12 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		if (ts.kind == TARGET_STOP_INTERRUPT)
 			hold(c, &ts);	/* (it ran nothing: stepped again) */
 		if (ts.kind == TARGET_STOP_SIGNAL) {
-			if (ts.signo == SIGSEGV && ts.addr == c->rec + 4096 + REC_BYTES) {
-				/* the record store met the guard page: drained
-				 * above next time round; restart it */
-				uint64_t s = rec_start(c);
-
-				if (dbg_cache_drain(c, th) < 0)
+			if (ts.signo == SIGTRAP && ts.si_code == SI_KERNEL) {
+				/* (the ring stub's trap: the records read, the
+				 * thread back in its record stub) */
+				if (ring_trap(c, th, t, r) < 0)
 					break;
-				r->rax = s;
-				target_set_regs(d->proc, t, r, NULL);
-			} else if (!(ts.signo == SIGTRAP && ts.si_code == SI_KERNEL) && !sig) {
+			} else if (!sig) {
 				/* another arrived: pending again, and reported
 				 * (or dropped) as 'process handle' says */
 				sig = ts.signo;
@@ -493,12 +486,16 @@ static void give_back(struct dbg_cache *c)
 /* Thread t is gone with records not read: they are nobody's now. */
 static void discard(struct dbg_cache *c)
 {
-	uint64_t p;
+	uint64_t h = dbg_cache_ring_head(c), span[2][2];
+	size_t n = 0;
+	int k;
 
 	c->cur = -1;
-	if (target_read_mem(c->d->proc, c->rec, &p, 8, NULL) == 0 && p >= rec_start(c) &&
-	    p <= rec_start(c) + REC_BYTES)
-		c->rd = p;
+	k = h ? ccache_ring_spans(&c->ring, h, REC_BYTES / 4, span) : 0;
+	for (int i = 0; i < k; i++)
+		n += (span[i][1] - span[i][0]) / 4;
+	if (n)
+		ccache_ring_consumed(&c->ring, h, n);
 }
 
 /* A watchpoint check's trap, before the instruction that may touch a
@@ -531,21 +528,35 @@ static int enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, stru
 	return rc;
 }
 
-/* A full record buffer (its guard page faulted): read it and restart the
- * store.  1: the thread runs on; 0: its turn is over (settled out of the
- * cache); -1: error. */
+/* The ring stub's trap (nobody served the ring: the thread stopped at
+ * it): every record read, head and limit moved (the ring wraps at its
+ * end), the thread sent back to its record stub (slot RRET, where rax
+ * and rcx come back).  1 if r was there, 0 if not, -1 on error. */
+static int ring_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r)
+{
+	struct region *g = dbg_cache_region_of(c, r->rip - 1);
+	uint64_t h, nh, nl, back;
+
+	if (!g || !g->ring || r->rip != g->ring + g->ring_trap + 1)
+		return 0;
+	if (dbg_cache_drain(c, th) < 0 || !(h = dbg_cache_ring_head(c)) ||
+	    !ccache_ring_room(&c->ring, h, &nh, &nl) || dbg_cache_ring_set(c, nh, nl) < 0 ||
+	    target_read_mem(c->d->proc, g->addr + CCACHE_SLOT_RRET, &back, 8, NULL) < 0)
+		return -1;
+	r->rip = back;
+	c->st.drains++;
+	target_set_pending_signal(c->d->proc, t, 0);
+	return target_set_regs(c->d->proc, t, r, NULL) < 0 ? -1 : 1;
+}
+
+/* The ring's limit met with nobody serving it (a turn among several
+ * threads, or no shared memory): read, and the thread runs on.  1: it
+ * runs on; 0: its turn is over (settled out of the cache); -1: error. */
 static int full_buffer(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t,
 		       struct user_regs_struct *r, struct ptdb_err *err)
 {
-	uint64_t s = rec_start(c);
-
-	c->st.drains++;
-	if (dbg_cache_drain(c, th) < 0)
+	if (ring_trap(c, th, t, r) <= 0)
 		return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
-	r->rax = s;
-	target_set_pending_signal(c->d->proc, t, 0);
-	if (target_set_regs(c->d->proc, t, r, err) < 0)
-		return -1;
 	if (c->deadline && !c->yield && ++c->fills >= QUANTUM_FILLS) {
 		c->yield = 1;	/* its quantum: from here, not interrupted */
 		c->st.quanta++;
@@ -651,8 +662,8 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			mapping_call(c, t, r);
 			return DBG_CACHE_AT;
 		}
-		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGSEGV &&
-		    ts->addr == c->rec + 4096 + REC_BYTES && dbg_cache_region_of(c, r->rip)) {
+		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
+		    g->ring && r->rip == g->ring + g->ring_trap + 1) {
 			int fr = full_buffer(c, th, t, r, err);
 
 			if (fr <= 0)

@@ -7,6 +7,7 @@
 #include "core/collectors/collector.h"
 #include "target/target.h"
 #include "trace/ccache.h"
+#include "trace/ccache_ring.h"
 
 #include <sys/mman.h>
 
@@ -32,6 +33,8 @@ struct region {
 	uint64_t disp_len;		/* the dispatcher's, rounded */
 	uint64_t dispatch;
 	uint32_t miss_off;
+	uint64_t ring;			/* its ring stub (after the dispatcher) */
+	uint32_t ring_trap;		/* the ring stub's trap, from ring */
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
 	int watch_set;			/* its watched ranges written */
@@ -56,6 +59,13 @@ struct dbg_cache {
 	uint64_t sc;			/* a syscall instruction */
 	uint64_t rec;			/* buffer mapping: pointer page,
 					 * records, guard page */
+	/* the record ring (trace/ccache_ring.h): its header in the
+	 * inferior (in the control page when misses are served, else in the
+	 * pointer page) and here (NULL: not shared, read and written
+	 * through the process), the reader's side */
+	uint64_t ring_hdr;
+	uint8_t *ring_map;
+	struct ccache_ring ring;
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
@@ -86,10 +96,6 @@ struct dbg_cache {
 		uint16_t ret_imm;
 		char mnem[8];		/* the mnemonic's start, NUL-padded */
 	} *dcache;
-	uint64_t rd;			/* records before it are read (the
-					 * pointer goes back to the start only
-					 * past half the buffer) */
-	int keep_ptr;			/* not now: the thread is in a stub */
 	/* translated code not written into the inferior yet (written in one
 	 * go before the thread runs): stage_len bytes for stage_base */
 	int sched_fd;			/* the traced thread's schedstat, or 0 */
@@ -217,6 +223,15 @@ void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t 
  * on a broken buffer); the last block ran to its end and went on to pc. */
 void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next);
 int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th);
+/* The ring's head as the stub wrote it (0: unreadable); up to max of
+ * the records before it read into the trace (the number, or -1); its
+ * head and limit written (the thread waits in, or stopped at, its ring
+ * stub, or stopped anywhere for the limit alone: head 0 leaves it),
+ * and its request word. */
+uint64_t dbg_cache_ring_head(struct dbg_cache *c);
+long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_t max);
+int dbg_cache_ring_set(struct dbg_cache *c, uint64_t head, uint64_t lim);
+uint32_t *dbg_cache_ring_word(struct dbg_cache *c);
 void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n);
 
 /* core/collectors/dbg_cache_live.c: records read while the thread runs,
@@ -260,6 +275,9 @@ void dbg_cache_shm_kick(struct dbg_cache *c);
 int dbg_cache_shm_wait(struct dbg_cache *c, long ns);
 int dbg_cache_shm_serve(struct dbg_cache *c);
 int dbg_cache_shm_posted(struct dbg_cache *c);
+/* The ring's request served (1; 0: none posted): the records read
+ * until there is room, head and limit moved, the thread woken. */
+int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th);
 void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */

@@ -1,24 +1,34 @@
 /* core/collectors/dbg_cache_live.c: the cache engine's records read while
  * the thread runs.  While ptdb waits for the traced thread's next stop, a
  * thread of ptdb's (the drainer) reads the records the thread has written
- * so far and turns them into packets (the same calls as
- * dbg_cache_drain), so at the stop only the last few are left: the
- * program no longer waits for the packets of a whole buffer.  The drainer
- * runs only between dbg_cache_live_begin and dbg_cache_live_end (which
- * waits until it is idle): the engine's state and the thread's trace are
- * never used by both at once.  It reads with process_vm_readv alone (no
- * stop needed), never moves the record pointer (the stub owns it while
- * the thread runs; ptdb moves it back at a stop), takes no signal (the
- * collector waits for SIGCHLD in its own thread), and may run on any CPU
- * (a pinned session's traced thread keeps its own). */
+ * so far into its record ring (trace/ccache_ring.h) and turns them into
+ * packets (the same calls as dbg_cache_drain), so at the stop only the
+ * last few are left.  The thread never stops for its ring: at the ring's
+ * limit (its end, or the slot before the records not read yet) its ring
+ * stub posts a request and waits on a futex; the drainer reads until
+ * there is room (half the ring when it was full), moves head and limit
+ * and wakes it.  The drainer runs only between dbg_cache_live_begin and
+ * dbg_cache_live_end (which waits until it is idle, then makes a request
+ * posted or to come take the ring stub's trap): the engine's state and
+ * the thread's trace are never used by both at once.  It reads the
+ * records with process_vm_readv (no stop needed), the ring's header in
+ * memory shared with the program, takes no signal (the collector waits
+ * for SIGCHLD in its own thread), and may run on any CPU (a pinned
+ * session's traced thread keeps its own).  With several traced threads
+ * (turns counted in full rings) the ring is not served: each limit is a
+ * trap, as with no shared memory. */
 #include "core/collectors/dbg_cache.h"
 #include "trace/swc.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +37,7 @@
 
 enum { LIVE_IDLE, LIVE_RUN, LIVE_QUIT };
 enum { LIVE_SLICE = 4096 };	/* records per pass while misses are served */
+enum { LIVE_MIN = 1024 };	/* fewer: not worth a pass yet */
 
 struct dbg_cache_live {
 	pthread_t tid;
@@ -42,43 +53,72 @@ struct dbg_cache_live {
  * or -1. */
 static long live_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 {
-	uint64_t p, s = rec_start(c), t0 = dbg_cache_now_ns(), cpu0 = dbg_cache_cpu_ns();
-	struct iovec lo = { &p, 8 }, ro = { (void *)(uintptr_t)c->rec, 8 };
-	size_t n;
+	uint64_t h = dbg_cache_ring_head(c), span[2][2];
+	size_t n = 0;
+	int k;
 
-	if (process_vm_readv(c->d->pid, &lo, 1, &ro, 1, 0) != 8 || p < s || p > s + REC_BYTES || (p - s) % 4 ||
-	    c->rd < s || c->rd > p)
+	if (!h)
 		return -1;
-	n = (p - c->rd) / 4;
-	if (n < 1024)
+	k = ccache_ring_spans(&c->ring, h, REC_BYTES / 4, span);
+	for (int i = 0; i < k; i++)
+		n += (span[i][1] - span[i][0]) / 4;
+	if (n < LIVE_MIN)
 		return (long)n;	/* (a few: not worth a pass) */
-	if (c->ctl_map && n > LIVE_SLICE) {
-		/* (a miss the thread waits for is served between slices) */
-		n = LIVE_SLICE;
-		p = c->rd + 4 * n;
+	/* (a miss or a full ring the thread waits for is served between
+	 * slices) */
+	return dbg_cache_ring_read(c, th, c->ctl_map ? LIVE_SLICE : REC_BYTES / 4);
+}
+
+static void wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The ring's request (the thread waits in its ring stub: the head met
+ * the limit): records read until there is room, head and limit moved
+ * (head to the start at the ring's end), the word 0 and the thread
+ * woken; 2 if the ring cannot be read (the thread takes the trap). */
+int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th)
+{
+	uint32_t *w = dbg_cache_ring_word(c);
+	uint64_t h, nh = 0, nl = 0, t0;
+	int ok = 0, waited = 0;
+
+	if (!w || __atomic_load_n(w, __ATOMIC_ACQUIRE) != CCACHE_RING_POSTED)
+		return 0;
+	t0 = dbg_cache_now_ns();
+	h = dbg_cache_ring_head(c);
+	/* a full ring is read down to half (the thread then fills half a
+	 * ring while the rest is read, not a slice per wake) */
+	while (h && (!(ok = ccache_ring_room(&c->ring, h, &nh, &nl)) ||
+		     (waited && nl - nh < (c->ring.end - c->ring.start) / 2))) {
+		waited = 1;
+		if (dbg_cache_ring_read(c, th, LIVE_SLICE) <= 0)
+			break;
 	}
-	if (!c->ids)
-		c->ids = xmalloc(REC_BYTES);
-	lo = (struct iovec){ c->ids, n * 4 };
-	ro = (struct iovec){ (void *)(uintptr_t)c->rd, n * 4 };
-	if (process_vm_readv(c->d->pid, &lo, 1, &ro, 1, 0) != (ssize_t)(n * 4))
-		return -1;
-	dbg_cache_emit_ids(c, th, c->ids, n);
-	c->rd = p;
-	c->st.records += n;
-	c->st.packet_ns += dbg_cache_now_ns() - t0;
-	c->st.cpu_ns += dbg_cache_cpu_ns() - cpu0;	/* (the main thread's is added after the run) */
-	return (long)n;
+	if (ok && dbg_cache_ring_set(c, nh, nl) == 0) {
+		c->st.ring_served++;
+		c->st.ring_full += (uint64_t)waited;
+	} else {
+		ok = 0;
+	}
+	/* (head and limit before the word: the thread reads them after) */
+	__atomic_store_n(w, ok ? CCACHE_RING_IDLE : CCACHE_RING_TRAP, __ATOMIC_RELEASE);
+	wake(w);
+	c->st.serve_ns += dbg_cache_now_ns() - t0;
+	return 1;
 }
 
 static void *drainer(void *arg)
 {
 	struct dbg_cache_live *l = arg;
 
+	prctl(PR_SET_TIMERSLACK, 1000ul);	/* (its short waits stay short) */
 	pthread_mutex_lock(&l->mu);
 	for (;;) {
 		long n;
 		int served;
+		uint64_t cpu0;
 
 		while (l->state == LIVE_IDLE)
 			pthread_cond_wait(&l->cv, &l->mu);
@@ -86,14 +126,20 @@ static void *drainer(void *arg)
 			break;
 		l->busy = 1;
 		pthread_mutex_unlock(&l->mu);
-		/* a miss the thread waits for first (dbg_cache_shm.c) */
-		served = dbg_cache_shm_serve(l->c);
-		n = l->no_drain ? 0 : live_drain(l->c, l->th);
+		cpu0 = dbg_cache_cpu_ns();
+		/* what the thread waits for first: a full ring, a miss
+		 * (dbg_cache_shm.c) */
+		served = dbg_cache_ring_serve(l->c, l->th);
 		served |= dbg_cache_shm_serve(l->c);
+		n = l->no_drain ? 0 : live_drain(l->c, l->th);
+		served |= dbg_cache_ring_serve(l->c, l->th);
+		served |= dbg_cache_shm_serve(l->c);
+		/* (the main thread's time is added after the run) */
+		l->c->st.cpu_ns += dbg_cache_cpu_ns() - cpu0;
 		pthread_mutex_lock(&l->mu);
 		l->busy = 0;
 		pthread_cond_broadcast(&l->cv);
-		if (served || n == LIVE_SLICE)
+		if (served || n >= LIVE_MIN)
 			continue;	/* (more may follow at once) */
 		if (n < 0 && l->c->ctl_map) {
 			l->no_drain = 1;	/* (the stop's drain says why; the
@@ -104,9 +150,11 @@ static void *drainer(void *arg)
 			struct timespec to;
 			int waited;
 
-			/* a request wakes it, and so does dbg_cache_live_end */
+			/* a request wakes it, and so does dbg_cache_live_end;
+			 * records coming in, a pass soon (the thread fills
+			 * the ring in a few hundred microseconds) */
 			pthread_mutex_unlock(&l->mu);
-			waited = dbg_cache_shm_wait(l->c, 200000);
+			waited = dbg_cache_shm_wait(l->c, n > 0 ? 20000 : 200000);
 			pthread_mutex_lock(&l->mu);
 			if (waited == 0 || l->state != LIVE_RUN)
 				continue;
@@ -164,8 +212,11 @@ void dbg_cache_live_begin(struct dbg_cache *c, struct trace_swc_thread *th)
 	l->th = th;
 	l->state = LIVE_RUN;
 	l->no_drain = 0;
-	/* (misses served only while this thread runs: dbg_cache_shm.c) */
+	/* (misses served only while this thread runs: dbg_cache_shm.c;
+	 * the ring too, but when turns among threads count full rings) */
 	dbg_cache_shm_begin(c);
+	if (dbg_cache_ring_word(c) && !c->deadline && !c->watch)
+		__atomic_store_n(dbg_cache_ring_word(c), CCACHE_RING_IDLE, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
 }
@@ -183,6 +234,11 @@ void dbg_cache_live_end(struct dbg_cache *c)
 	while (l->busy)
 		pthread_cond_wait(&l->cv, &l->mu);
 	pthread_mutex_unlock(&l->mu);
+	/* (the thread stopped: a request it posted, or would post, takes
+	 * the ring stub's trap) */
+	if (dbg_cache_ring_word(c) &&
+	    __atomic_exchange_n(dbg_cache_ring_word(c), CCACHE_RING_TRAP, __ATOMIC_ACQ_REL) == CCACHE_RING_POSTED)
+		wake(dbg_cache_ring_word(c));
 }
 
 void dbg_cache_live_free(struct dbg_cache *c)

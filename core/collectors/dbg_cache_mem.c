@@ -144,12 +144,14 @@ static int do_mprotect(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint6
 	return dbg_cache_inject(d, c, t, SYS_mprotect, a, &r) < 0 || r != 0 ? -1 : 0;
 }
 
-/* The record buffer: a page holding the record pointer, the records, a
- * guard page the store past the end faults on, and the control page
- * (core/collectors/dbg_cache_shm.c). */
+/* The record buffer: a page holding the ring's header when misses are
+ * not served (else it is in the control page: shared), the records, a
+ * guard page (a stub's store never goes past the ring's end: its limit
+ * is there at most), and the control page (core/collectors/
+ * dbg_cache_shm.c). */
 int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 {
-	uint64_t p, b;
+	uint64_t p, b, hdr[4];
 
 	c->sc = dbg_cache_find_syscall(d);
 	c->rec = do_mmap(d, c, t, 0, REC_MAP_BYTES, PROT_READ | PROT_WRITE, 0);
@@ -161,27 +163,41 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	 * stopping the next call, is left behind, unmapped later) */
 	/* (misses trap without the control page; a signal that stopped
 	 * one of its calls is the caller's event, the setup tried again) */
-	if (target_write_mem(d->proc, c->rec, &p, 8, NULL) < 0 ||
-	    target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0 ||
+	if (target_write_mem(d->proc, c->rec + 8, &b, 8, NULL) < 0 ||
 	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0 ||
-	    (dbg_cache_shm_setup(d, c, t) < 0 && c->have_ev)) {
-		dbg_cache_shm_close(c);
-		dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
-		c->rec = 0;
-		return -1;
+	    (dbg_cache_shm_setup(d, c, t) < 0 && c->have_ev))
+		goto fail;
+	ccache_ring_init(&c->ring, p, REC_BYTES);
+	hdr[0] = p;
+	hdr[1] = (uint64_t)0 - c->ring.end;
+	hdr[2] = CCACHE_RING_TRAP;	/* (served only while the drainer runs) */
+	hdr[3] = p;
+	if (c->ctl_map) {
+		c->ring_hdr = c->ctl + CCACHE_CTL_RING;
+		c->ring_map = c->ctl_map + CCACHE_CTL_RING;
+		memcpy(c->ring_map, hdr, sizeof(hdr));
+	} else {
+		c->ring_hdr = c->rec + 256;
+		c->ring_map = NULL;
+		if (target_write_mem(d->proc, c->ring_hdr, hdr, sizeof(hdr), NULL) < 0)
+			goto fail;
 	}
 	c->cur = -1;
-	c->rd = p;
 	c->ready = 1;
 	return 0;
+fail:
+	dbg_cache_shm_close(c);
+	dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
+	c->rec = 0;
+	return -1;
 }
 
 /* A region whose code is near addr (rel32 and RIP-relative reach). */
 struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need)
 {
-	uint8_t disp[512];
-	uint32_t miss;
-	size_t n;
+	uint8_t disp[1024];
+	uint32_t miss, rtrap = 0;
+	size_t n, rn = 0;
 	uint64_t a = 0;
 
 	for (int i = 0; i < c->nreg; i++) {
@@ -215,6 +231,20 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 	g->dispatch = a + CCACHE_CODE_OFF;
 	g->miss_off = miss;
 	g->used = g->disp_len = (n + 63) & ~(uint64_t)63;
+	/* the ring stub after it (trace/ccache_shm.c) */
+	if (n && n + 64 < sizeof(disp)) {
+		g->ring = g->dispatch + g->disp_len;
+		uint64_t wake = c->ctl ? c->ctl + CCACHE_CTL_REQ : c->ring_hdr + CCACHE_RING_WORD;
+
+		rn = ccache_ring_code(g->ring, a, c->ring_hdr, wake, disp + g->disp_len, sizeof(disp) - g->disp_len,
+				      &rtrap);
+		g->ring_trap = rtrap;
+		if (rn)
+			n = g->disp_len + rn;
+		g->used = g->disp_len = rn ? (n + 63) & ~(uint64_t)63 : g->disp_len;
+		if (!rn)
+			g->ring = 0;
+	}
 	/* code pages are not writable by the program (ptdb writes them
 	 * through the debugger's access); one this fails to finish (a
 	 * signal stopped the call) is left behind, unmapped later */

@@ -170,45 +170,91 @@ void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const 
 	}
 }
 
-/* Reads the records since the last drain: every block but the last is
- * complete (it went on to the next one's start). */
-int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
+uint64_t dbg_cache_ring_head(struct dbg_cache *c)
 {
-	struct dbg_tracee *d = c->d;
-	uint64_t p, s = rec_start(c), t0;
-	uint32_t *ids;
-	size_t n;
+	uint64_t h = 0;
 
-	if (target_read_mem(d->proc, c->rec, &p, 8, NULL) < 0 || p < s || p > s + REC_BYTES || (p - s) % 4 ||
-	    c->rd < s || c->rd > p)
+	if (c->ring_map)
+		h = __atomic_load_n((uint64_t *)(c->ring_map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE);
+	else if (target_read_mem(c->d->proc, c->ring_hdr + CCACHE_RING_HEAD, &h, 8, NULL) < 0)
+		return 0;
+	return ccache_ring_head_ok(&c->ring, h) ? h : 0;
+}
+
+uint32_t *dbg_cache_ring_word(struct dbg_cache *c)
+{
+	return c->ring_map ? (uint32_t *)(c->ring_map + CCACHE_RING_WORD) : NULL;
+}
+
+int dbg_cache_ring_set(struct dbg_cache *c, uint64_t head, uint64_t lim)
+{
+	uint64_t neg = (uint64_t)0 - lim;
+
+	if (c->ring_map) {
+		if (head)
+			__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_HEAD), head, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_LIMNEG), neg, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_TAIL), c->ring.tail, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (head && target_write_mem(c->d->proc, c->ring_hdr + CCACHE_RING_HEAD, &head, 8, NULL) < 0)
 		return -1;
-	n = (p - c->rd) / 4;
-	if (!n)
-		goto read;	/* (all read while the thread ran) */
-	t0 = dbg_cache_now_ns();
-	/* (one buffer for every drain: a fresh one would be fresh pages,
-	 * each faulted in) */
+	return target_write_mem(c->d->proc, c->ring_hdr + CCACHE_RING_LIMNEG, &neg, 8, NULL);
+}
+
+/* Up to max of the records the stub wrote into the trace: the number,
+ * or -1.  (One buffer for every read: a fresh one would be fresh pages,
+ * each faulted in; process_vm_readv copies at memory speed, /proc/PID/mem
+ * goes a page at a time.) */
+long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_t max)
+{
+	uint64_t h = dbg_cache_ring_head(c), span[2][2], t0 = dbg_cache_now_ns();
+	struct iovec lo[2], ro[2];
+	size_t n = 0;
+	int k;
+
+	if (!h)
+		return -1;
+	k = ccache_ring_spans(&c->ring, h, max, span);
+	if (!k)
+		return 0;
 	if (!c->ids)
 		c->ids = xmalloc(REC_BYTES);
-	ids = c->ids;
-	/* (process_vm_readv copies at memory speed; /proc/PID/mem goes a
-	 * page at a time: several times slower) */
-	{
-		struct iovec lo = { ids, n * 4 }, ro = { (void *)(uintptr_t)c->rd, n * 4 };
-
-		if (process_vm_readv(d->pid, &lo, 1, &ro, 1, 0) != (ssize_t)(n * 4) &&
-		    target_read_mem(d->proc, c->rd, ids, n * 4, NULL) < 0)
-			return -1;
+	for (int i = 0; i < k; i++) {
+		lo[i] = (struct iovec){ (uint8_t *)c->ids + 4 * n, span[i][1] - span[i][0] };
+		ro[i] = (struct iovec){ (void *)(uintptr_t)span[i][0], span[i][1] - span[i][0] };
+		n += (span[i][1] - span[i][0]) / 4;
 	}
-	dbg_cache_emit_ids(c, th, ids, n);
+	if (process_vm_readv(c->d->pid, lo, (unsigned long)k, ro, (unsigned long)k, 0) != (ssize_t)(n * 4)) {
+		for (int i = 0; i < k; i++)
+			if (target_read_mem(c->d->proc, span[i][0], lo[i].iov_base, lo[i].iov_len, NULL) < 0)
+				return -1;
+	}
+	dbg_cache_emit_ids(c, th, c->ids, n);
+	ccache_ring_consumed(&c->ring, h, n);
+	if (c->ring_map) {
+		/* the limit raised as far as the records read allow: the
+		 * stub meets it only when the ring is full, or at its end */
+		uint64_t *neg = (uint64_t *)(c->ring_map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->ring, h);
+
+		if (h != c->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
+			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_TAIL), c->ring.tail, __ATOMIC_RELEASE);
+	}
 	c->st.records += n;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
-read:
-	c->rd = p;
-	if (p - s < REC_BYTES / 2 || c->keep_ptr)
-		return 0;
-	c->rd = s;
-	return target_write_mem(d->proc, c->rec, &s, 8, NULL);
+	return (long)n;
+}
+
+/* Reads every record the stub wrote (the thread stopped): 0, or -1 on
+ * a broken ring. */
+int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
+{
+	long n;
+
+	while ((n = dbg_cache_ring_read(c, th, REC_BYTES / 4)) > 0)
+		;
+	return n < 0 ? -1 : 0;
 }
 
 /* The last block ran to its end and went on to pc. */

@@ -106,6 +106,7 @@ void dbg_cache_shm_close(struct dbg_cache *c)
 	if (c->ctl_map)
 		munmap(c->ctl_map, 4096);
 	c->ctl_map = NULL;
+	c->ring_map = NULL;
 	c->ctl = 0;
 }
 

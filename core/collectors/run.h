@@ -99,6 +99,11 @@ struct dbg_cache_stats {
 	uint64_t served;		/* misses served while the thread ran (no
 					 * stop: dbg_cache_shm.c) */
 	uint64_t serve_ns;		/* time serving requests (answered or not) */
+	uint64_t ring_served;		/* record ring requests served while the
+					 * thread ran (a wrap or a full ring:
+					 * no stop) */
+	uint64_t ring_full;		/* of them: the thread waited for
+					 * records to be read */
 };
 
 #endif

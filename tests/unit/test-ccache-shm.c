@@ -195,7 +195,7 @@ static int nostop(void *ctx, uint64_t addr)
 TEST(ccache_shm_served_exits_go_through_the_dispatcher)
 {
 	uint64_t region = 0x10000000ull, base = region + CCACHE_CODE_OFF + 0x100;
-	struct ccache_env env = { region, 0x7f0000001000ull, region + CCACHE_CODE_OFF, dec, nostop, NULL, 1, NULL, 1 };
+	struct ccache_env env = { region, 0x7f0000001000ull, region + CCACHE_CODE_OFF, dec, nostop, NULL, 1, NULL, 1, 0 };
 	struct ccache_block b;
 
 	/* add $1,%rax; je -6 */

@@ -23,8 +23,8 @@ static int stop(void *ctx, uint64_t addr)
 	return addr == Stop_at;
 }
 
-static const struct ccache_env Env = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL, 0, NULL, 0 };
-static const struct ccache_env Env_sys = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL, 1, NULL, 0 };
+static const struct ccache_env Env = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL, 0, NULL, 0, 0 };
+static const struct ccache_env Env_sys = { REGION, RECPTR, REGION + CCACHE_CODE_OFF, dec, stop, NULL, 1, NULL, 0, 0 };
 
 static void code(const uint8_t *b, size_t n)
 {

@@ -1,0 +1,366 @@
+/* tests/unit/test-ccache-ring.c: the cache engine's record ring
+ * (trace/ccache_ring.c, the record stub's limit check in trace/ccache.c
+ * and the ring stub of trace/ccache_shm.c).  The ring's arithmetic:
+ * spans across the wrap, the slot kept empty, a full ring, the tail at
+ * the end of a lap read.  Then translated blocks run here for real, out
+ * of an executable mapping of this process, writing their ids into a
+ * ring of a few slots many times round: served by another thread (the
+ * ring stub posts, waits on the futex while the ring is full, the
+ * reader reads, raises the limit as it goes, and moves head and limit),
+ * and with nobody serving (the
+ * ring stub's trap, handled as the tracer does at a stop: everything
+ * read, head and limit moved, on at slot RRET).  Every record comes out
+ * once, in order; every register and flag the program had is kept; what
+ * is left at the end (a stop) is read whole. */
+#include "trace/ccache.h"
+#include "trace/ccache_ring.h"
+#include "tests/unit/test.h"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+TEST(ccache_ring_spans_wrap_and_full)
+{
+	struct ccache_ring r;
+	uint64_t s[2][2], h, l;
+
+	ccache_ring_init(&r, 0x1000, 64);	/* 16 slots */
+	CHECK_INT(ccache_ring_spans(&r, 0x1000, 100, s), 0);
+	CHECK_INT(ccache_ring_room(&r, 0x1000, &h, &l), 1);
+	CHECK(h == 0x1000 && l == 0x1040);
+	/* a whole lap written: full (the head at the end, the tail at the start) */
+	CHECK_INT(ccache_ring_room(&r, 0x1040, &h, &l), 0);
+	CHECK_INT(ccache_ring_spans(&r, 0x1040, 100, s), 1);
+	CHECK(s[0][0] == 0x1000 && s[0][1] == 0x1040);
+	/* 3 read: the head wraps, up to the slot before the tail */
+	ccache_ring_consumed(&r, 0x1040, 3);
+	CHECK(r.tail == 0x100c);
+	CHECK_INT(ccache_ring_room(&r, 0x1040, &h, &l), 1);
+	CHECK(h == 0x1000 && l == 0x1008);
+	/* 2 more written after the wrap: two spans, oldest first, at most max */
+	CHECK_INT(ccache_ring_spans(&r, 0x1008, 100, s), 2);
+	CHECK(s[0][0] == 0x100c && s[0][1] == 0x1040 && s[1][0] == 0x1000 && s[1][1] == 0x1008);
+	CHECK_INT(ccache_ring_spans(&r, 0x1008, 14, s), 2);
+	CHECK(s[1][1] == 0x1004);
+	CHECK_INT(ccache_ring_room(&r, 0x1008, &h, &l), 0);	/* (the slot before the tail stays empty) */
+	ccache_ring_consumed(&r, 0x1008, 14);
+	CHECK(r.tail == 0x1004);
+	CHECK_INT(ccache_ring_spans(&r, 0x1008, 100, s), 1);
+	CHECK(s[0][0] == 0x1004 && s[0][1] == 0x1008);
+	ccache_ring_consumed(&r, 0x1008, 1);
+	CHECK_INT(ccache_ring_spans(&r, 0x1008, 100, s), 0);
+	CHECK_INT(ccache_ring_room(&r, 0x1008, &h, &l), 1);
+	CHECK(h == 0x1008 && l == 0x1040);
+	/* a lap read to its end with the head there, the head wraps, and a
+	 * whole lap more is written: not an empty ring */
+	ccache_ring_init(&r, 0x1000, 64);
+	ccache_ring_consumed(&r, 0x1040, 16);
+	CHECK_INT(ccache_ring_spans(&r, 0x1040, 100, s), 0);
+	CHECK_INT(ccache_ring_room(&r, 0x1040, &h, &l), 1);
+	CHECK(h == 0x1000 && l == 0x1040);
+	CHECK_INT(ccache_ring_spans(&r, 0x1040, 100, s), 1);
+	CHECK(s[0][0] == 0x1000 && s[0][1] == 0x1040);
+	CHECK(!ccache_ring_head_ok(&r, 0x1002) && !ccache_ring_head_ok(&r, 0x1044));
+}
+
+/* ---- the stubs, run ---- */
+
+#define SIZE (CCACHE_CODE_OFF + 65536)
+#define SLOTS 16
+#define NBLK 3
+#define ORIG 0x400000ull
+
+static uint8_t *Reg;		/* the region: slots, (table,) code */
+static uint8_t *Hdr;		/* the ring's header (shared page) */
+static uint32_t Recs[SLOTS];
+static uint64_t Blk[NBLK];	/* the blocks' cache addresses */
+static uint32_t Trap;		/* the ring stub's trap, from its start */
+static struct ccache_ring Ring;
+static uint32_t Next;		/* the id the next record must hold */
+static long Read, Bad;
+static uint64_t Last_head;	/* the head read_some read up to */
+
+static struct disasm *D;
+static uint8_t Code[16];
+
+static int dec(void *ctx, uint64_t addr, struct disasm_insn *in)
+{
+	struct ptdb_err e;
+
+	(void)ctx;
+	if (!D)
+		D = disasm_new(&e);
+	if (addr < ORIG || addr >= ORIG + sizeof(Code))
+		return -1;
+	return disasm_insn(D, Code + (addr - ORIG), sizeof(Code) - (addr - ORIG), addr, in, &e);
+}
+
+static int nostop(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	(void)addr;
+	return 0;
+}
+
+static uint64_t at(uint64_t off)
+{
+	return (uint64_t)(uintptr_t)Reg + off;
+}
+
+static uint64_t *hdr64(int off)
+{
+	return (uint64_t *)(Hdr + off);
+}
+
+static uint32_t *word(void)
+{
+	return (uint32_t *)(Hdr + CCACHE_RING_WORD);
+}
+
+/* The region: the ring stub, a landing ret, and NBLK blocks of "je
+ * +0" (ids 1..NBLK), both exits linked to the landing. */
+static int setup(void)
+{
+	uint64_t hdr, ring;
+	uint8_t *code;
+
+	if (Reg)
+		return 0;
+	Reg = mmap(NULL, SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	Hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (Reg == MAP_FAILED || Hdr == MAP_FAILED)
+		return -1;
+	hdr = (uint64_t)(uintptr_t)Hdr;
+	code = Reg + CCACHE_CODE_OFF;
+	ring = at(CCACHE_CODE_OFF);
+	if (!ccache_ring_code(ring, at(0), hdr, hdr + CCACHE_RING_WORD, code, 512, &Trap))
+		return -1;
+	code[512] = 0xc3;
+	memcpy(Code, (const uint8_t[]){ 0x74, 0x00, 0x90 }, 3);
+	for (int i = 0; i < NBLK; i++) {
+		struct ccache_env env = { at(0), hdr, 0, dec, nostop, NULL, 0, NULL, 0, ring };
+		struct ccache_block b;
+
+		Blk[i] = at(CCACHE_CODE_OFF + 1024 + 512 * (uint64_t)i);
+		if (ccache_translate(&env, ORIG, Blk[i], (uint32_t)i + 1, &b) < 0 || b.nexit != 2 || b.len > 512)
+			return -1;
+		for (int k = 0; k < 2; k++) {
+			uint8_t rel[4], far[8];
+			uint32_t o1, o2;
+
+			ccache_link(&b, k, at(CCACHE_CODE_OFF + 512), rel, &o1, far, &o2);
+			if (o2 != UINT32_MAX)
+				return -1;
+			memcpy(b.code + o1, rel, 4);
+		}
+		memcpy(Reg + (Blk[i] - at(0)), b.code, b.len);
+		ccache_block_release(&b);
+	}
+	return 0;
+}
+
+static void ring_reset(uint32_t w)
+{
+	ccache_ring_init(&Ring, (uint64_t)(uintptr_t)Recs, sizeof(Recs));
+	*hdr64(CCACHE_RING_HEAD) = Ring.start;
+	*hdr64(CCACHE_RING_LIMNEG) = (uint64_t)0 - Ring.end;
+	*word() = w;
+	Next = 1;
+	Read = Bad = 0;
+}
+
+/* Reads up to max records, checking their order. */
+static long read_some(size_t max)
+{
+	uint64_t h = __atomic_load_n(hdr64(CCACHE_RING_HEAD), __ATOMIC_ACQUIRE), s[2][2];
+	int k = ccache_ring_spans(&Ring, h, max, s);
+	long n = 0;
+
+	for (int i = 0; i < k; i++)
+		for (uint64_t a = s[i][0]; a < s[i][1]; a += 4, n++) {
+			Bad += *(uint32_t *)(uintptr_t)a != Next;
+			Next = Next % NBLK + 1;
+		}
+	ccache_ring_consumed(&Ring, h, (size_t)n);
+	Last_head = h;
+	Read += n;
+	return n;
+}
+
+/* Head and limit moved for a thread at its limit (after reading what
+ * must be read for room): 0, or -1. */
+static int make_room(size_t slice)
+{
+	uint64_t h = *hdr64(CCACHE_RING_HEAD), nh, nl;
+
+	while (!ccache_ring_room(&Ring, h, &nh, &nl))
+		if (read_some(slice) <= 0)
+			return -1;
+	*hdr64(CCACHE_RING_HEAD) = nh;
+	*hdr64(CCACHE_RING_LIMNEG) = (uint64_t)0 - nl;
+	return 0;
+}
+
+struct regs {
+	uint64_t rax, rcx, rdx, rdi, rsi, r10, r11;
+	uint8_t cf, zf;
+};
+
+/* Runs block i as a program would (ZF and CF set, known registers). */
+static struct regs run_block(int i)
+{
+	register uint64_t r10 __asm__("r10") = 0x1010;
+	register uint64_t r11 __asm__("r11") = 0x1111;
+	uint64_t rax = 0xaaaa, rcx = 0xcccc, rdx = 0xdddd, rdi = 0xd1d1, rsi = 0x5151;
+	uint8_t cf, zf;
+
+	__asm__ volatile("lea -128(%%rsp),%%rsp\n\t"
+		     "push %[b]\n\t"
+		     "cmp %%rax,%%rax\n\t"
+		     "stc\n\t"
+		     "call *(%%rsp)\n\t"
+		     "setc %[cf]\n\t"
+		     "setz %[zf]\n\t"
+		     "lea 136(%%rsp),%%rsp"
+		     : "+a"(rax), "+c"(rcx), "+d"(rdx), "+D"(rdi), "+S"(rsi), "+r"(r10), "+r"(r11),
+		       [cf] "=&r"(cf), [zf] "=&r"(zf)
+		     : [b] "r"(Blk[i])
+		     : "memory");
+	return (struct regs){ rax, rcx, rdx, rdi, rsi, r10, r11, cf, zf };
+}
+
+static int same(const struct regs *r)
+{
+	return r->rax == 0xaaaa && r->rcx == 0xcccc && r->rdx == 0xdddd && r->rdi == 0xd1d1 && r->rsi == 0x5151 &&
+	       r->r10 == 0x1010 && r->r11 == 0x1111 && r->cf == 1 && r->zf == 1;
+}
+
+/* The limit raised as far as the records read allow, while the thread
+ * runs (as ptdb's reader does after each pass). */
+static void raise_limit(void)
+{
+	uint64_t lim = ccache_ring_limit(&Ring, Last_head);
+
+	if (Last_head != Ring.end && (uint64_t)0 - __atomic_load_n(hdr64(CCACHE_RING_LIMNEG), __ATOMIC_RELAXED) < lim)
+		__atomic_store_n(hdr64(CCACHE_RING_LIMNEG), (uint64_t)0 - lim, __ATOMIC_RELAXED);
+}
+
+static volatile int Done;
+static long Served, Full;
+
+/* The tracer's thread: reads slowly (a few records a pass), serves
+ * each request, sleeps on the word between passes. */
+static void *reader(void *arg)
+{
+	(void)arg;
+	while (!Done) {
+		struct timespec to = { 0, 200000 };
+
+		if (__atomic_load_n(word(), __ATOMIC_ACQUIRE) == CCACHE_RING_POSTED) {
+			uint64_t h = *hdr64(CCACHE_RING_HEAD), nh, nl;
+
+			Full += !ccache_ring_room(&Ring, h, &nh, &nl);
+			if (make_room(3) < 0)
+				Bad++;
+			Served++;
+			__atomic_store_n(word(), CCACHE_RING_IDLE, __ATOMIC_RELEASE);
+			syscall(SYS_futex, word(), FUTEX_WAKE, 1, NULL, NULL, 0);
+			continue;
+		}
+		read_some(3);
+		raise_limit();
+		syscall(SYS_futex, word(), FUTEX_WAIT, CCACHE_RING_IDLE, &to, NULL, 0);
+	}
+	return NULL;
+}
+
+TEST(ccache_ring_served_wraps_and_waits_while_full)
+{
+	enum { RUNS = 2000 };
+	pthread_t th;
+	int kept = 1;
+
+	CHECK_INT(setup(), 0);
+	ring_reset(CCACHE_RING_IDLE);
+	Done = 0;
+	Served = Full = 0;
+	CHECK_INT(pthread_create(&th, NULL, reader, NULL), 0);
+	for (int i = 0; i < RUNS; i++) {
+		struct regs r = run_block(i % NBLK);
+
+		kept &= same(&r);
+	}
+	Done = 1;
+	pthread_join(th, NULL);
+	CHECK(kept);
+	/* the stop: what is left read whole */
+	read_some(SLOTS);
+	CHECK_INT(Read, RUNS);
+	CHECK_INT(Bad, 0);
+	CHECK(Served >= RUNS / SLOTS);	/* (at least once a lap) */
+	CHECK(Full > 0);		/* (the thread waited for the reader) */
+	CHECK_INT(*word(), CCACHE_RING_IDLE);
+	CHECK(*(uint64_t *)(Reg + CCACHE_SLOT_RDI) == 0xd1d1);
+}
+
+static long Traps;
+
+/* The ring stub's trap, as the tracer takes it at a stop: everything
+ * read, head and limit moved, on at slot RRET. */
+static void on_trap(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	(void)sig;
+	(void)si;
+	if (rip != at(CCACHE_CODE_OFF) + Trap + 1 || uc->uc_mcontext.gregs[REG_RDI] != 0xd1d1 ||
+	    uc->uc_mcontext.gregs[REG_R11] != 0x1111 || uc->uc_mcontext.gregs[REG_RDX] != 0xdddd) {
+		Bad++;
+		_exit(3);
+	}
+	Traps++;
+	read_some(SLOTS);
+	if (make_room(SLOTS) < 0)
+		Bad++;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t) * (uint64_t *)(Reg + CCACHE_SLOT_RRET);
+}
+
+TEST(ccache_ring_not_served_traps_and_reads_at_the_stop)
+{
+	enum { RUNS = 100 };
+	struct sigaction sa, old;
+	int kept = 1;
+
+	CHECK_INT(setup(), 0);
+	ring_reset(CCACHE_RING_TRAP);
+	Traps = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, &old);
+	for (int i = 0; i < RUNS; i++) {
+		struct regs r = run_block(i % NBLK);
+
+		kept &= same(&r);
+	}
+	sigaction(SIGTRAP, &old, NULL);
+	CHECK(kept);
+	read_some(SLOTS);
+	CHECK_INT(Read, RUNS);
+	CHECK_INT(Bad, 0);
+	/* a trap each time the head met the end: a lap each (the tail is
+	 * where the head is after each) */
+	CHECK_INT(Traps, RUNS / SLOTS);
+	CHECK_INT(*word(), CCACHE_RING_TRAP);
+}
+
+TEST_MAIN(ccache_ring_spans_wrap_and_full, ccache_ring_served_wraps_and_waits_while_full,
+	  ccache_ring_not_served_traps_and_reads_at_the_stop)

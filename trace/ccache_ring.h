@@ -1,0 +1,57 @@
+/* trace/ccache_ring.h: the cache engine's record ring.  Translated code
+ * writes one 4-byte block id per block it runs at the ring's head; the
+ * tracer reads them from its tail and turns them into packets while the
+ * program runs.  The header (CCACHE_RING_*) sits in memory shared with
+ * the tracer: the head (the address of the next record, written by the
+ * record stub after each record), the negated limit (the stub calls the
+ * region's ring stub when the head reaches it: the ring wraps there, or
+ * the records would reach the tail), the request word (a futex: 0 idle,
+ * 1 posted by the ring stub, 2 not served: the ring stub's trap) and the
+ * tail (the tracer's, for information).  One slot is always left empty
+ * (head == tail: empty).  struct ccache_ring is the tracer's side: pure
+ * arithmetic over addresses in the program, one object per ring (per
+ * record buffer). */
+#ifndef PTDB_TRACE_CCACHE_RING_H
+#define PTDB_TRACE_CCACHE_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	CCACHE_RING_HEAD = 0, CCACHE_RING_LIMNEG = 8, CCACHE_RING_WORD = 16, CCACHE_RING_TAIL = 24,
+	CCACHE_RING_HDR_BYTES = 32,
+	CCACHE_RING_IDLE = 0, CCACHE_RING_POSTED = 1, CCACHE_RING_TRAP = 2
+};
+
+struct ccache_ring {
+	uint64_t start, end;	/* the records [start, end): addresses in
+				 * the program, end - start a multiple of 4 */
+	uint64_t tail;		/* the next record to read */
+};
+
+/* A ring over [start, start + bytes), empty, the head at start. */
+void ccache_ring_init(struct ccache_ring *r, uint64_t start, uint64_t bytes);
+/* Whether head is one the stub can have written (in [start, end], on a
+ * record's boundary). */
+int ccache_ring_head_ok(const struct ccache_ring *r, uint64_t head);
+/* The records ready to read, oldest first, at most max of them: up to
+ * two spans (the second after a wrap), each [span[i][0], span[i][1]);
+ * returns their number (0: empty).  ccache_ring_consumed then moves the
+ * tail past n records of them. */
+int ccache_ring_spans(const struct ccache_ring *r, uint64_t head, size_t max, uint64_t span[2][2]);
+void ccache_ring_consumed(struct ccache_ring *r, uint64_t head, size_t n);
+/* The head and limit the stub goes on with from head (it reached its
+ * limit, or stopped anywhere): 1 with *nhead (head, or the start once
+ * the head is at the end and the first record is read) and *nlim (the
+ * end, or the slot before the tail); 0 if the ring is full (the tracer
+ * reads some first).  The caller writes both into the header (an empty
+ * ring's tail moves to the start with the head). */
+int ccache_ring_room(struct ccache_ring *r, uint64_t head, uint64_t *nhead, uint64_t *nlim);
+/* The limit for a head not at the end, as far as the tail allows (the
+ * end, or the slot before the tail).  The reader may raise the limit to
+ * it while the stub runs: the stub compares for equality, and a head
+ * short of the old limit is short of this one (the head moves from the
+ * end to the start only when the reader serves the stub). */
+uint64_t ccache_ring_limit(const struct ccache_ring *r, uint64_t head);
+
+#endif
