@@ -23,6 +23,7 @@ void cmd_trace_cache_info(struct dbg *d, FILE *out)
 		st.drains, st.flushes);
 	fprintf(out, "    Cache engine: %" PRIu64 " misses served without a stop (%.6f s serving)\n", st.served,
 		(double)st.serve_ns / 1e9);
+	fprintf(out, "    Cache engine: %" PRIu64 " threads with slots of their own (gs base)\n", st.slot_pages);
 	fprintf(out, "    Cache engine: %.6f s running (%.6f s of it translating, %.6f s writing packets, "
 		"%.6f s waiting for the thread)\n", (double)st.run_ns / 1e9, (double)st.translate_ns / 1e9,
 		(double)st.packet_ns / 1e9, (double)st.wait_ns / 1e9);

@@ -157,7 +157,7 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 /* The block at pc translated into g's free space (ccache_translate). */
 static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, struct ccache_block *b)
 {
-	struct ccache_env env = { g->addr, c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
+	struct ccache_env env = { dbg_cache_gs_region(c, g->addr), c->rec, g->dispatch, dbg_cache_decode, dbg_cache_is_stop, c, 1,
 				  dbg_cache_watch_env(c, g), c->ctl != 0 };
 
 	return ccache_translate(&env, pc, g->addr + CCACHE_CODE_OFF + g->used, c->nblk, b);

@@ -99,6 +99,9 @@ struct dbg_cache_stats {
 	uint64_t served;		/* misses served while the thread ran (no
 					 * stop: dbg_cache_shm.c) */
 	uint64_t serve_ns;		/* time serving requests (answered or not) */
+	uint64_t slot_pages;		/* threads given their own slots (a page
+					 * their gs base points at in the cache:
+					 * dbg_cache_gs.c) */
 };
 
 #endif
