@@ -60,15 +60,48 @@ static void rip_insn(struct emit *e, uint64_t base, const uint8_t *op, size_t n,
 	put32(e, (uint32_t)d);
 }
 
-/* mov %reg, slot / mov slot, %reg for rax (0), rcx (1), rdx (2) */
-static void save(struct emit *e, uint64_t base, int reg, uint64_t slot)
+/* An instruction of op[0..n) (its last byte a ModRM of mod 00, r/m 101)
+ * addressing slot off of region: RIP-relative in the region's slot
+ * page, or with CCACHE_GS at %gs:off (the ModRM's r/m made 100, SIB
+ * 0x25: no base, no index, an absolute disp32). */
+static void slot_insn(struct emit *e, uint64_t base, const uint8_t *op, size_t n, uint64_t region, uint32_t off)
 {
-	rip_insn(e, base, (const uint8_t[]){ 0x48, 0x89, (uint8_t)(0x05 | reg << 3) }, 3, slot);
+	if (!(region & CCACHE_GS)) {
+		rip_insn(e, base, op, n, region + off);
+		return;
+	}
+	put1(e, 0x65);
+	put(e, op, n - 1);
+	put1(e, (uint8_t)((op[n - 1] & ~7) | 4));
+	put1(e, 0x25);
+	put32(e, off);
 }
 
-static void load(struct emit *e, uint64_t base, int reg, uint64_t slot)
+/* mov %reg, slot / mov slot, %reg for rax (0), rcx (1), rdx (2) */
+static void save(struct emit *e, uint64_t base, int reg, uint64_t region, uint32_t off)
 {
-	rip_insn(e, base, (const uint8_t[]){ 0x48, 0x8b, (uint8_t)(0x05 | reg << 3) }, 3, slot);
+	slot_insn(e, base, (const uint8_t[]){ 0x48, 0x89, (uint8_t)(0x05 | reg << 3) }, 3, region, off);
+}
+
+static void load(struct emit *e, uint64_t base, int reg, uint64_t region, uint32_t off)
+{
+	slot_insn(e, base, (const uint8_t[]){ 0x48, 0x8b, (uint8_t)(0x05 | reg << 3) }, 3, region, off);
+}
+
+/* Whether in uses the gs segment (a prefix, rdgsbase, wrgsbase): with
+ * per-thread slots it would see the slot page. */
+static int uses_gs(const struct disasm_insn *in)
+{
+	for (int i = 0; i < in->len; i++) {
+		uint8_t b = in->bytes[i];
+
+		if (b == 0x65)
+			return 1;
+		if (b != 0x66 && b != 0x67 && b != 0xf0 && b != 0xf2 && b != 0xf3 && b != 0x2e && b != 0x36 &&
+		    b != 0x3e && b != 0x26 && b != 0x64 && (b & 0xf0) != 0x40)
+			break;
+	}
+	return !strncmp(in->mnemonic, "rdgsbase", 8) || !strncmp(in->mnemonic, "wrgsbase", 8);
 }
 
 static void jmp_to(struct emit *e, uint64_t base, uint64_t dest)
@@ -249,14 +282,14 @@ static int end_indirect(const struct ccache_env *env, struct emit *e, uint64_t b
 {
 	uint64_t r = env->region;
 
-	save(e, base, 0, r + CCACHE_SLOT_A);
+	save(e, base, 0, r, CCACHE_SLOT_A);
 	if (in->kind == DISASM_KIND_RET) {
 		put(e, (const uint8_t[]){ 0x48, 0x8b, 0x04, 0x24 }, 4);	/* mov (%rsp),%rax */
 	} else if (ind_to_mov(e, base, in) < 0) {
 		return -1;
 	}
-	save(e, base, 0, r + CCACHE_SLOT_T);
-	load(e, base, 0, r + CCACHE_SLOT_A);
+	save(e, base, 0, r, CCACHE_SLOT_T);
+	load(e, base, 0, r, CCACHE_SLOT_A);
 	if (in->kind == DISASM_KIND_RET) {
 		put(e, (const uint8_t[]){ 0x48, 0x8d, 0xa4, 0x24 }, 4);	/* lea 8+imm(%rsp),%rsp */
 		put32(e, 8u + in->ret_imm);
@@ -280,9 +313,9 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 	uint32_t at;
 	size_t back;
 
-	save(e, base, 0, env->region + CCACHE_SLOT_R);
+	save(e, base, 0, env->region, CCACHE_SLOT_R);
 	if (env->ring)
-		save(e, base, 1, env->region + CCACHE_SLOT_RC);
+		save(e, base, 1, env->region, CCACHE_SLOT_RC);
 	put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
 	put64(e, env->recptr);
 	at = (uint32_t)e->n;
@@ -297,11 +330,11 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 		put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, 19 }, 4);	/* jrcxz slow; jmp back */
 		back = e->n + 19;
 		rip_insn(e, base, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, base + back);	/* lea back,%rcx */
-		save(e, base, 1, env->region + CCACHE_SLOT_RRET);
+		save(e, base, 1, env->region, CCACHE_SLOT_RRET);
 		jmp_to(e, base, env->ring);
-		load(e, base, 1, env->region + CCACHE_SLOT_RC);
+		load(e, base, 1, env->region, CCACHE_SLOT_RC);
 	}
-	load(e, base, 0, env->region + CCACHE_SLOT_R);
+	load(e, base, 0, env->region, CCACHE_SLOT_R);
 	return at;
 }
 
@@ -428,8 +461,13 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			exit_jmp(&e, b, -1, a);
 			break;
 		}
-		if (!b->n && (env->decode(env->ctx, a, &in) < 0 || !ccache_translatable(&in)))
+		if (!b->n && (env->decode(env->ctx, a, &in) < 0 || !ccache_translatable(&in) ||
+			      ((env->region & CCACHE_GS) && uses_gs(&in))))
 			goto fail;
+		if (b->n && (env->region & CCACHE_GS) && uses_gs(&in)) {
+			exit_jmp(&e, b, -1, a);
+			break;
+		}
 		if (env->watch && watch_check(env, &e, base, &in) < 0)
 			break;
 		at = e.n;
@@ -524,18 +562,18 @@ void ccache_block_release(struct ccache_block *b)
 
 static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off)
 {
-	uint64_t base = region + CCACHE_CODE_OFF;
+	uint64_t base = ccache_region_addr(region) + CCACHE_CODE_OFF;
 	struct emit e = { buf, 0, cap, 0 };
 
-	save(&e, base, 0, region + CCACHE_SLOT_A);
-	save(&e, base, 1, region + CCACHE_SLOT_C);
-	save(&e, base, 2, region + CCACHE_SLOT_D);
+	save(&e, base, 0, region, CCACHE_SLOT_A);
+	save(&e, base, 1, region, CCACHE_SLOT_C);
+	save(&e, base, 2, region, CCACHE_SLOT_D);
 	size_t probe = e.n, to_serve = 0;
 
-	load(&e, base, 0, region + CCACHE_SLOT_T);
+	load(&e, base, 0, region, CCACHE_SLOT_T);
 	put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
-	rip_insn(&e, base, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, region + CCACHE_TABLE_OFF);
+	rip_insn(&e, base, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, ccache_region_addr(region) + CCACHE_TABLE_OFF);
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
@@ -553,11 +591,11 @@ static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap
 	}
 	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x52, 0x10 }, 4);	/* hit2: lea 16(%rdx),%rdx */
 	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
-	save(&e, base, 0, region + CCACHE_SLOT_J);
-	load(&e, base, 0, region + CCACHE_SLOT_A);
-	load(&e, base, 1, region + CCACHE_SLOT_C);
-	load(&e, base, 2, region + CCACHE_SLOT_D);
-	rip_insn(&e, base, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_J);
+	save(&e, base, 0, region, CCACHE_SLOT_J);
+	load(&e, base, 0, region, CCACHE_SLOT_A);
+	load(&e, base, 1, region, CCACHE_SLOT_C);
+	load(&e, base, 2, region, CCACHE_SLOT_D);
+	slot_insn(&e, base, (const uint8_t[]){ 0xff, 0x25 }, 2, region, CCACHE_SLOT_J);
 	if (ctl && !e.bad) {
 		int32_t d = (int32_t)(e.n - (to_serve + 5));
 		size_t n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n, miss_off);

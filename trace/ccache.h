@@ -27,6 +27,9 @@ enum {
 	 * (ccache_watch.c), and the watched ranges it compares with */
 	CCACHE_SLOT_WA = 72, CCACHE_SLOT_WC = 80, CCACHE_SLOT_WD = 88, CCACHE_SLOT_WF = 96,
 	CCACHE_SLOT_WS = 104, CCACHE_SLOT_WP = 112,	/* rsi; a byte lodsb reads */
+	/* per-thread slots (CCACHE_GS): the slot page's own address, which
+	 * the tracer writes there (a lea cannot address %gs) */
+	CCACHE_SLOT_SELF = 120,
 	CCACHE_WATCH_OFF = 2048,
 	/* r11, rdi, rsi, r10 while a miss waits to be served (ccache_shm.c) */
 	CCACHE_SLOT_R11 = 256, CCACHE_SLOT_RDI = 264, CCACHE_SLOT_RSI = 272, CCACHE_SLOT_R10 = 280,
@@ -53,6 +56,21 @@ enum {
 	CCACHE_BLOCK_MAX_BYTES = 8192
 };
 
+/* Per-thread slots.  A region's address given to the translator (env's
+ * region, and the region argument of every function below) may carry
+ * CCACHE_GS: its stubs then address their slots (CCACHE_SLOT_*) at
+ * %gs:offset, in a slot page of the running thread that the tracer points
+ * the thread's gs base at, rather than in the region's first page, so
+ * several threads may run the same code at once; the lookup table, the
+ * system-call table and the watched ranges stay the region's.  Code that
+ * uses gs itself (a gs prefix, rdgsbase, wrgsbase) does not run in the
+ * cache then. */
+enum { CCACHE_GS = 1 };
+static inline uint64_t ccache_region_addr(uint64_t region)
+{
+	return region & ~(uint64_t)CCACHE_GS;
+}
+
 /* 1 if the instruction at addr must not run in the cache unseen (a user
  * breakpoint, a goal of the run): a block ends before it. */
 typedef int (*ccache_stop_fn)(void *ctx, uint64_t addr);
@@ -60,7 +78,8 @@ typedef int (*ccache_stop_fn)(void *ctx, uint64_t addr);
 typedef int (*ccache_decode_fn)(void *ctx, uint64_t addr, struct disasm_insn *in);
 
 struct ccache_env {
-	uint64_t region;	/* the region's address (slots at its start) */
+	uint64_t region;	/* the region's address (slots at its start),
+				 * or'ed with CCACHE_GS: slots per thread */
 	uint64_t recptr;	/* absolute address of the record pointer (the
 				 * ring's header: trace/ccache_ring.h) */
 	uint64_t dispatch;	/* the region's dispatcher */

@@ -11,12 +11,12 @@
  * trap.  Nothing here touches the flags (mov, lea, xchg, jrcxz, jmp; the
  * kernel gives them back across SYSCALL), the stack or the red zone;
  * rdi, rsi, r10 and r11 (the futex calls' registers) are kept in slots
- * of the region, rax, rcx and rdx in the dispatcher's.  The ring stub
- * (ccache_ring_code) is the same wait for the record ring: a record stub
- * whose head met the ring's limit (trace/ccache_ring.h) posts in the
- * ring's word, wakes the tracer's thread and waits until it has moved
- * head and limit, or takes its trap; rdx too in a slot, rax and rcx in
- * the record stub's. */
+ * (the region's, or the thread's: CCACHE_GS), rax, rcx and rdx in the
+ * dispatcher's.  The ring stub (ccache_ring_code) is the same wait for
+ * the record ring: a record stub whose head met the ring's limit
+ * (trace/ccache_ring.h) posts in the ring's word, wakes the tracer's
+ * thread and waits until it has moved head and limit, or takes its trap;
+ * rdx too in a slot, rax and rcx in the record stub's. */
 #include "trace/ccache.h"
 #include "trace/ccache_ring.h"
 
@@ -60,19 +60,27 @@ static void rel(struct out *o, const uint8_t *op, size_t n, uint64_t target)
 	put32(o, (uint32_t)d);
 }
 
-/* mov %reg,slot (store 1) or mov slot,%reg: rex, then modrm's reg field */
-static void slot(struct out *o, uint8_t rex, int store, int reg, uint64_t addr)
+/* mov %reg,slot (store 1) or mov slot,%reg: rex, then modrm's reg field;
+ * the slot off of region, RIP-relative or at %gs:off (CCACHE_GS) */
+static void slot(struct out *o, uint8_t rex, int store, int reg, uint64_t region, uint32_t off)
 {
-	rel(o, (const uint8_t[]){ rex, store ? 0x89 : 0x8b, (uint8_t)(0x05 | (reg & 7) << 3) }, 3, addr);
+	uint8_t op = store ? 0x89 : 0x8b, modrm = (uint8_t)((reg & 7) << 3);
+
+	if (region & CCACHE_GS) {
+		put(o, (const uint8_t[]){ 0x65, rex, op, (uint8_t)(modrm | 4), 0x25 }, 5);
+		put32(o, off);
+		return;
+	}
+	rel(o, (const uint8_t[]){ rex, op, (uint8_t)(modrm | 5) }, 3, region + off);
 }
 
 /* r11, rdi, rsi, r10 into their slots, or back */
 static void keep(struct out *o, uint64_t region, int store)
 {
-	slot(o, 0x4c, store, 11, region + CCACHE_SLOT_R11);
-	slot(o, 0x48, store, 7, region + CCACHE_SLOT_RDI);
-	slot(o, 0x48, store, 6, region + CCACHE_SLOT_RSI);
-	slot(o, 0x4c, store, 10, region + CCACHE_SLOT_R10);
+	slot(o, 0x4c, store, 11, region, CCACHE_SLOT_R11);
+	slot(o, 0x48, store, 7, region, CCACHE_SLOT_RDI);
+	slot(o, 0x48, store, 6, region, CCACHE_SLOT_RSI);
+	slot(o, 0x4c, store, 10, region, CCACHE_SLOT_R10);
 }
 
 /* futex(%rdi, op, 1, NULL): mov $202,%eax; mov $op,%esi; mov $1,%edx
@@ -96,10 +104,10 @@ size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t pr
 	keep(&o, region, 1);
 	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $ctl,%rdi */
 	put64(&o, ctl + CCACHE_CTL_REQ);
-	rel(&o, (const uint8_t[]){ 0x48, 0x8b, 0x05 }, 3, region + CCACHE_SLOT_T);	/* mov T,%rax */
+	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_T);			/* mov T,%rax */
 	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_TARGET - CCACHE_CTL_REQ }, 4);
 	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $region,%rax */
-	put64(&o, region);
+	put64(&o, ccache_region_addr(region));
 	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_REGION - CCACHE_CTL_REQ }, 4);
 	/* post: the word's old value back in ecx; 2: nobody serves */
 	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
@@ -139,11 +147,11 @@ size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t 
 {
 	struct out o = { buf, 0, cap, at, 0 };
 
-	slot(&o, 0x48, 1, 0, region + CCACHE_SLOT_A);
+	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_A);
 	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $target,%rax */
 	put64(&o, target);
-	slot(&o, 0x48, 1, 0, region + CCACHE_SLOT_T);
-	slot(&o, 0x48, 0, 0, region + CCACHE_SLOT_A);
+	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_T);
+	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_A);
 	rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
 	return o.bad ? 0 : o.n;
 }
@@ -155,7 +163,7 @@ size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wa
 	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
 
 	keep(&o, region, 1);
-	slot(&o, 0x48, 1, 2, region + CCACHE_SLOT_RDX);
+	slot(&o, 0x48, 1, 2, region, CCACHE_SLOT_RDX);
 	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $word,%rdi */
 	put64(&o, ring + CCACHE_RING_WORD);
 	/* post: the word's old value back in ecx; 2: nobody serves */
@@ -181,10 +189,15 @@ size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wa
 	tail = o.n;
 	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
 	keep(&o, region, 0);
-	slot(&o, 0x48, 0, 2, region + CCACHE_SLOT_RDX);
+	slot(&o, 0x48, 0, 2, region, CCACHE_SLOT_RDX);
 	j_trap = o.n;
 	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
-	rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);	/* served: jmp *RRET */
+	if (region & CCACHE_GS) {					/* served: jmp *RRET */
+		put(&o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
+		put32(&o, CCACHE_SLOT_RRET);
+	} else {
+		rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);
+	}
 	*trap_off = (uint32_t)o.n;
 	put(&o, (const uint8_t[]){ 0xcc }, 1);
 	if (o.bad || off - (j_off + 2) > 127 || tail - (j_tail + 2) > 127 || *trap_off - (j_trap + 2) > 127)

@@ -2,7 +2,7 @@
  * instruction that may touch a watched range (see ccache.h).  Like every
  * stub of the translator it keeps the stack and the red zone: the
  * registers it uses and the flags (lahf, seto: no pushf) go into slots of
- * its region, RIP-relative.  For each access it computes the range of
+ * its region, RIP-relative (or the thread's, at %gs:off: CCACHE_GS).  For each access it computes the range of
  * bytes the instruction may touch, [A, B) in rdx and rcx, and for each
  * watched range [lo, hi) whose kind the access is: A < hi and B > lo is a
  * hit.  The ranges are read from the region's table at run time, so the
@@ -134,9 +134,31 @@ static int rep_string(const struct disasm_insn *in)
 	return 0;
 }
 
-static void wslot(struct wemit *e, int load, int reg, uint64_t slot)
+/* mov %reg,slot or mov slot,%reg (load): slot off of region, RIP-relative
+ * or at %gs:off (CCACHE_GS) */
+static void wslot(struct wemit *e, int load, int reg, uint64_t region, uint32_t off)
 {
-	wrip(e, (const uint8_t[]){ 0x48, (uint8_t)(load ? 0x8b : 0x89), (uint8_t)(0x05 | reg << 3) }, 3, slot);
+	uint8_t op = load ? 0x8b : 0x89;
+
+	if (region & CCACHE_GS) {
+		wput(e, (const uint8_t[]){ 0x65, 0x48, op, (uint8_t)(reg << 3 | 4), 0x25 }, 5);
+		wput32(e, off);
+		return;
+	}
+	wrip(e, (const uint8_t[]){ 0x48, op, (uint8_t)(0x05 | reg << 3) }, 3, region + off);
+}
+
+/* lea slot,%reg (rsi 6 or rax 0): with CCACHE_GS from the slot page's
+ * address in its SELF slot */
+static void wslot_addr(struct wemit *e, int reg, uint64_t region, uint32_t off)
+{
+	if (region & CCACHE_GS) {
+		wslot(e, 1, reg, region, CCACHE_SLOT_SELF);
+		wput(e, (const uint8_t[]){ 0x48, 0x8d, (uint8_t)(0x80 | reg << 3 | reg) }, 3);
+		wput32(e, off);
+		return;
+	}
+	wrip(e, (const uint8_t[]){ 0x48, 0x8d, (uint8_t)(0x05 | reg << 3) }, 3, region + off);
 }
 
 /* A rep string access of element size s from rdx (rcx elements, the
@@ -150,12 +172,12 @@ static void rep_range(struct wemit *e, uint64_t region, unsigned s)
 
 	/* lea 0(,%rcx,s),%rcx: the bytes it reaches */
 	wput(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, (uint8_t)(ss << 6 | 1 << 3 | 5), 0, 0, 0, 0 }, 8);
-	wslot(e, 0, 6, region + CCACHE_SLOT_WS);
-	wrip(e, (const uint8_t[]){ 0x48, 0x8d, 0x35 }, 3, region + CCACHE_SLOT_WP);	/* lea WP,%rsi */
+	wslot(e, 0, 6, region, CCACHE_SLOT_WS);
+	wslot_addr(e, 6, region, CCACHE_SLOT_WP);					/* lea WP,%rsi */
 	wput(e, (const uint8_t[]){ 0xac }, 1);						/* lodsb */
-	wrip(e, (const uint8_t[]){ 0x48, 0x8d, 0x05 }, 3, region + CCACHE_SLOT_WP);	/* lea WP,%rax */
+	wslot_addr(e, 0, region, CCACHE_SLOT_WP);					/* lea WP,%rax */
 	wput(e, (const uint8_t[]){ 0x48, 0x39, 0xc6 }, 3);				/* cmp %rax,%rsi */
-	wslot(e, 1, 6, region + CCACHE_SLOT_WS);
+	wslot(e, 1, 6, region, CCACHE_SLOT_WS);
 	wput(e, (const uint8_t[]){ 0x77, 0 }, 2);					/* ja forwards */
 	j1 = e->n;
 	/* backwards: A = rdx - n + s, B = rdx + s */
@@ -176,11 +198,11 @@ static void rep_range(struct wemit *e, uint64_t region, unsigned s)
 /* Flags back from slot WF, then rax, rcx, rdx. */
 static void restore(struct wemit *e, uint64_t region)
 {
-	wslot(e, 1, 0, region + CCACHE_SLOT_WF);
+	wslot(e, 1, 0, region, CCACHE_SLOT_WF);
 	wput(e, (const uint8_t[]){ 0x04, 0x7f, 0x9e }, 3);	/* add $0x7f,%al (OF); sahf */
-	wslot(e, 1, 0, region + CCACHE_SLOT_WA);
-	wslot(e, 1, 1, region + CCACHE_SLOT_WC);
-	wslot(e, 1, 2, region + CCACHE_SLOT_WD);
+	wslot(e, 1, 0, region, CCACHE_SLOT_WA);
+	wslot(e, 1, 1, region, CCACHE_SLOT_WC);
+	wslot(e, 1, 2, region, CCACHE_SLOT_WD);
 }
 
 int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint64_t region,
@@ -201,11 +223,11 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 		return 0;
 	if (nm < 0 || nm > 2)
 		goto always;
-	wslot(&e, 0, 0, region + CCACHE_SLOT_WA);
-	wslot(&e, 0, 1, region + CCACHE_SLOT_WC);
-	wslot(&e, 0, 2, region + CCACHE_SLOT_WD);
+	wslot(&e, 0, 0, region, CCACHE_SLOT_WA);
+	wslot(&e, 0, 1, region, CCACHE_SLOT_WC);
+	wslot(&e, 0, 2, region, CCACHE_SLOT_WD);
 	wput(&e, (const uint8_t[]){ 0x9f, 0x0f, 0x90, 0xc0 }, 4);	/* lahf; seto %al */
-	wslot(&e, 0, 0, region + CCACHE_SLOT_WF);
+	wslot(&e, 0, 0, region, CCACHE_SLOT_WF);
 	for (int k = 0; k < nm; k++) {
 		int used = 0;
 
@@ -213,9 +235,9 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 			used |= (m[k].access & w->access[i]) != 0;
 		if (!used)
 			continue;
-		wslot(&e, 1, 0, region + CCACHE_SLOT_WA);
-		wslot(&e, 1, 1, region + CCACHE_SLOT_WC);
-		wslot(&e, 1, 2, region + CCACHE_SLOT_WD);
+		wslot(&e, 1, 0, region, CCACHE_SLOT_WA);
+		wslot(&e, 1, 1, region, CCACHE_SLOT_WC);
+		wslot(&e, 1, 2, region, CCACHE_SLOT_WD);
 		if ((m[k].seg_fs_gs && !w->fsgsbase) || lea_rdx(&e, &m[k]) < 0 || m[k].size == 0 ||
 		    m[k].size > 0x10000)
 			goto always;
@@ -234,7 +256,7 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 			wput32(&e, m[k].size);
 		}
 		for (int i = 0; i < w->n; i++) {
-			uint64_t lo = region + CCACHE_WATCH_OFF + 16u * (unsigned)i;
+			uint64_t lo = ccache_region_addr(region) + CCACHE_WATCH_OFF + 16u * (unsigned)i;
 
 			if (!(m[k].access & w->access[i]))
 				continue;

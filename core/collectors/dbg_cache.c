@@ -9,7 +9,9 @@
  * an original state: at an exit's trap, a lookup miss, or an instruction
  * boundary it is stepped to; nothing outside this file sees a cache pc.
  * Threads take turns: one at a time in the cache (the stubs' slots are
- * per region), its records read into its own trace before its turn ends,
+ * each thread's own, dbg_cache_gs.c, but the record buffer and the
+ * control page of served misses are still one, and one thread is
+ * waited for), its records read into its own trace before its turn ends,
  * always at an original pc; a turn ends when another thread has an event
  * (held meanwhile, then given back) or, with other traced threads
  * waiting, after a quantum (the thread is interrupted, like by Ctrl-C). */
@@ -57,7 +59,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 	if (r->rip == g->dispatch + g->miss_off + 1) {
 		uint64_t v[7];
 
-		if (target_read_mem(d->proc, g->addr, v, sizeof(v), NULL) < 0)
+		if (target_read_mem(d->proc, dbg_cache_slots(c, g, th->tid), v, sizeof(v), NULL) < 0)
 			return 0;
 		r->rax = v[CCACHE_SLOT_A / 8];
 		r->rcx = v[CCACHE_SLOT_C / 8];
@@ -304,6 +306,8 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_
 	if (*d->interrupt_requested)
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	if (*cp)
+		dbg_cache_gs_leave(*cp, th->tid, r);	/* (the program's gs base back) */
 	if (*cp) {
 		dbg_cache_stage_flush(*cp);
 		(*cp)->st.cpu_ns += dbg_cache_cpu_ns() - c0;
@@ -374,6 +378,8 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 	id = dbg_cache_block_for(c, t, r->rip, dbg_cache_is_stop(c, r->rip));
 	if (id < 0)
 		return c->have_ev ? take_event(c, th, r, ts) : DBG_CACHE_NOTHING;
+	if (dbg_cache_gs_enter(c, t, r) < 0)
+		return DBG_CACHE_OFF;	/* (no slot page for it: the ptrace engine) */
 	c->st.entries++;
 	r->rip = c->blk[id].base;
 	if (target_set_regs(d->proc, t, r, err) < 0)
@@ -541,7 +547,7 @@ static int ring_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, 
 		return 0;
 	if (dbg_cache_drain(c, th) < 0 || !(h = dbg_cache_ring_head(c)) ||
 	    !ccache_ring_room(&c->ring, h, &nh, &nl) || dbg_cache_ring_set(c, nh, nl) < 0 ||
-	    target_read_mem(c->d->proc, g->addr + CCACHE_SLOT_RRET, &back, 8, NULL) < 0)
+	    target_read_mem(c->d->proc, dbg_cache_slots(c, g, t) + CCACHE_SLOT_RRET, &back, 8, NULL) < 0)
 		return -1;
 	r->rip = back;
 	c->st.drains++;
@@ -695,6 +701,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 			dbg_cache_leave_behind(d, c, c->reg[i].addr, REGION_SIZE, 0);
 		dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
 	}
+	dbg_cache_gs_finish(c->ready ? d : NULL, c);
 	dbg_cache_shm_close(c);
 	if (d && d->host->alive(d->s))
 		dbg_cache_unmap_left(d, c);

@@ -25,6 +25,7 @@
 #define REC_MAP_BYTES (4096u + REC_BYTES + 4096u + 4096u)
 #define CTL_OFF (4096u + REC_BYTES + 4096u)
 #define MAX_REGIONS 16
+#define GS_POOL_BYTES (1024u * 4096u)	/* per-thread slot pages (dbg_cache_gs.c) */
 #define AHEAD 48
 #define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
 
@@ -155,7 +156,7 @@ struct dbg_cache {
 	int live_failed;
 	struct left {
 		uint64_t addr, len, magic_off, magic;
-	} left[MAX_REGIONS + 1];
+	} left[MAX_REGIONS + 2];
 	int nleft;
 	pid_t left_pid;
 	/* watchpoints checked in the cache (core/collectors/dbg_cache_watch.c):
@@ -170,6 +171,16 @@ struct dbg_cache {
 	uint64_t wquantum;
 	int whit;
 	uint64_t wtraps, wruns;		/* checks that trapped; runs in the cache */
+	/* per-thread slots (dbg_cache_gs.c): the pool in the inferior (0:
+	 * none, the slots are the regions'), each thread's page, the gs
+	 * base the program gave it, and whether ours is set now */
+	uint64_t gs_pool;
+	struct gs_thread {
+		pid_t tid;
+		int in;
+		uint64_t page, prog;
+	} *gs;
+	size_t ngs, cgs;
 	/* misses served without a stop (dbg_cache_shm.c): the control page,
 	 * in the inferior (0: none) and here; translating for a request */
 	uint64_t ctl;
@@ -279,6 +290,20 @@ int dbg_cache_shm_posted(struct dbg_cache *c);
  * until there is room, head and limit moved, the thread woken. */
 int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th);
 void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest);
+
+/* core/collectors/dbg_cache_gs.c: per-thread slots.  The pool mapped
+ * (-1: none, the regions' slots serve); where thread t's slots are (its
+ * page, or region g's first); a region's address as the translator
+ * takes it (CCACHE_GS with the pool); t's gs base made its page in r
+ * as it enters the cache (-1: no page for it, it runs outside), and
+ * the program's put back in r and in the thread as it leaves; the pool
+ * left to unmap (d NULL: gone with the process). */
+int dbg_cache_gs_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t);
+uint64_t dbg_cache_slots(struct dbg_cache *c, const struct region *g, pid_t t);
+uint64_t dbg_cache_gs_region(const struct dbg_cache *c, uint64_t region);
+int dbg_cache_gs_enter(struct dbg_cache *c, pid_t t, struct user_regs_struct *r);
+void dbg_cache_gs_leave(struct dbg_cache *c, pid_t t, struct user_regs_struct *r);
+void dbg_cache_gs_finish(struct dbg_tracee *d, struct dbg_cache *c);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
 int dbg_cache_is_stop(void *ctx, uint64_t addr);

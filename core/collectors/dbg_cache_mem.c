@@ -182,6 +182,13 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 		if (target_write_mem(d->proc, c->ring_hdr, hdr, sizeof(hdr), NULL) < 0)
 			goto fail;
 	}
+	/* (no pool: the regions' slots, as many threads take turns) */
+	if (dbg_cache_gs_setup(d, c, t) < 0 && c->have_ev) {
+		dbg_cache_shm_close(c);
+		dbg_cache_leave_behind(d, c, c->rec, REC_MAP_BYTES, 8);
+		c->rec = 0;
+		return -1;
+	}
 	c->cur = -1;
 	c->ready = 1;
 	return 0;
@@ -226,8 +233,8 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 
 	memset(g, 0, sizeof(*g));
 	g->addr = a;
-	n = c->ctl ? ccache_dispatcher_served(a, c->ctl, disp, sizeof(disp), &miss)
-		   : ccache_dispatcher(a, disp, sizeof(disp), &miss);
+	n = c->ctl ? ccache_dispatcher_served(dbg_cache_gs_region(c, a), c->ctl, disp, sizeof(disp), &miss)
+		   : ccache_dispatcher(dbg_cache_gs_region(c, a), disp, sizeof(disp), &miss);
 	g->dispatch = a + CCACHE_CODE_OFF;
 	g->miss_off = miss;
 	g->used = g->disp_len = (n + 63) & ~(uint64_t)63;
@@ -236,7 +243,7 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 		g->ring = g->dispatch + g->disp_len;
 		uint64_t wake = c->ctl ? c->ctl + CCACHE_CTL_REQ : c->ring_hdr + CCACHE_RING_WORD;
 
-		rn = ccache_ring_code(g->ring, a, c->ring_hdr, wake, disp + g->disp_len, sizeof(disp) - g->disp_len,
+		rn = ccache_ring_code(g->ring, dbg_cache_gs_region(c, a), c->ring_hdr, wake, disp + g->disp_len, sizeof(disp) - g->disp_len,
 				      &rtrap);
 		g->ring_trap = rtrap;
 		if (rn)
@@ -584,7 +591,7 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c)
 
 void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)
 {
-	if (c->nleft == MAX_REGIONS + 1)
+	if (c->nleft == MAX_REGIONS + 2)
 		return;
 	c->left[c->nleft++] = (struct left){ addr, len, magic_off, c->magic };
 	c->left_pid = d ? d->pid : 0;

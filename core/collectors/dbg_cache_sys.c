@@ -69,7 +69,7 @@ int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct
 		return 0;
 	}
 	if (ccache_sys_where(ci->coff, (uint32_t)(r->rip - b->base), &saved) != 1 ||
-	    target_read_mem(c->d->proc, g->addr + CCACHE_SLOT_S1, v, sizeof(v), NULL) < 0)
+	    target_read_mem(c->d->proc, dbg_cache_slots(c, g, c->tid) + CCACHE_SLOT_S1, v, sizeof(v), NULL) < 0)
 		return -1;
 	if (saved & 1)
 		r->rcx = v[0];

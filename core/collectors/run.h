@@ -104,6 +104,9 @@ struct dbg_cache_stats {
 					 * no stop) */
 	uint64_t ring_full;		/* of them: the thread waited for
 					 * records to be read */
+	uint64_t slot_pages;		/* threads given their own slots (a page
+					 * their gs base points at in the cache:
+					 * dbg_cache_gs.c) */
 };
 
 #endif

@@ -39,12 +39,19 @@ static uint32_t *req(void)
 	return (uint32_t *)(Ctl + CCACHE_CTL_REQ);
 }
 
-static void table_put(uint64_t pc, uint64_t base)
+static uint8_t *Greg;		/* a second region, its slots per thread */
+
+static void table_put_in(uint8_t *region, uint64_t pc, uint64_t base)
 {
-	uint64_t *e = (uint64_t *)(Reg + CCACHE_TABLE_OFF + (pc & 0xffff) * 16);
+	uint64_t *e = (uint64_t *)(region + CCACHE_TABLE_OFF + (pc & 0xffff) * 16);
 
 	e[1] = base;
 	__atomic_store_n(&e[0], (uint64_t)0 - pc, __ATOMIC_RELEASE);
+}
+
+static void table_put(uint64_t pc, uint64_t base)
+{
+	table_put_in(Reg, pc, base);
 }
 
 static int setup(void)
@@ -74,16 +81,24 @@ struct regs {
 
 /* Calls the dispatcher for target pc (as a block's end would: the target
  * in slot T) with known registers and CF, ZF set: what came back. */
+static struct regs dispatch_at(uint64_t disp, uint8_t *slots, uint64_t pc);
+
 static struct regs dispatch(uint64_t pc)
+{
+	return dispatch_at(reg(CCACHE_CODE_OFF), Reg, pc);
+}
+
+/* (slots: where the dispatcher's slots are, Reg's first page or, per
+ * thread, the page the thread's gs base points at) */
+static struct regs dispatch_at(uint64_t disp, uint8_t *slots, uint64_t pc)
 {
 	register uint64_t r10 __asm__("r10") = 0x1010;
 	register uint64_t r11 __asm__("r11") = 0x1111;
 	uint64_t rax = 0xaaaa, rcx = 0xcccc, rdx = 0xdddd, rdi = 0xd1d1, rsi = 0x5151;
-	uint64_t disp = reg(CCACHE_CODE_OFF);
 	uint8_t cf, zf;
 	struct regs r;
 
-	*(uint64_t *)(Reg + CCACHE_SLOT_T) = pc;
+	*(uint64_t *)(slots + CCACHE_SLOT_T) = pc;
 	__asm__ volatile("lea -128(%%rsp),%%rsp\n\t"
 		     "push %[d]\n\t"
 		     "cmp %%rax,%%rax\n\t"	/* ZF */
@@ -118,8 +133,9 @@ static void *server(void *arg)
 		syscall(SYS_futex, req(), FUTEX_WAIT, 0, NULL, NULL, 0);
 	memcpy(&pc, Ctl + CCACHE_CTL_TARGET, 8);
 	memcpy(&rg, Ctl + CCACHE_CTL_REGION, 8);
-	if (rg == reg(0))
-		table_put(pc, Landing);
+	/* (the region's address, never with CCACHE_GS) */
+	if (rg == reg(0) || (Greg && rg == (uint64_t)(uintptr_t)Greg))
+		table_put_in((uint8_t *)(uintptr_t)rg, pc, Landing);
 	__atomic_store_n(req(), 0, __ATOMIC_RELEASE);
 	syscall(SYS_futex, req(), FUTEX_WAKE, 1, NULL, NULL, 0);
 	return NULL;
@@ -185,6 +201,80 @@ TEST(ccache_shm_miss_not_served_takes_the_trap)
 	CHECK(*(uint64_t *)(Reg + CCACHE_SLOT_T) == 0x403000);
 }
 
+/* Per-thread slots (CCACHE_GS): a second dispatcher for the same region
+ * (its table), its slots at %gs:off in a page of each thread.  Two
+ * threads, each with its own page, run it at once: hits and a served
+ * miss keep every register and flag; each thread's slots are its own
+ * page's, the region's slot page untouched. */
+static uint64_t Gdisp;
+
+static void *gs_thread(void *arg)
+{
+	uint8_t *page = arg;
+	uintptr_t ok = 1;
+
+	if (syscall(SYS_arch_prctl, 0x1001 /* ARCH_SET_GS */, (unsigned long)(uintptr_t)page) != 0)
+		return NULL;
+	for (int i = 0; i < 100000 && ok; i++) {
+		struct regs r = dispatch_at(Gdisp, page, 0x401000);
+
+		ok = same(&r) && *(uint64_t *)(page + CCACHE_SLOT_J) == Landing;
+	}
+	syscall(SYS_arch_prctl, 0x1001, 0ul);
+	return (void *)ok;
+}
+
+TEST(ccache_shm_per_thread_slots_through_gs)
+{
+	uint8_t *pages;
+	uint32_t miss;
+	size_t n;
+	pthread_t th[2];
+	void *ok[2];
+
+	CHECK_INT(setup(), 0);
+	pages = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(pages != MAP_FAILED);
+	Greg = mmap(NULL, SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(Greg != MAP_FAILED);
+	n = ccache_dispatcher_served((uint64_t)(uintptr_t)Greg | CCACHE_GS, (uint64_t)(uintptr_t)Ctl,
+				     Greg + CCACHE_CODE_OFF, 1024, &miss);
+	CHECK(n > 0);
+	Gdisp = (uint64_t)(uintptr_t)Greg + CCACHE_CODE_OFF;
+	table_put_in(Greg, 0x401000, Landing);
+	*req() = 2;
+	for (int i = 0; i < 2; i++)
+		CHECK_INT(pthread_create(&th[i], NULL, gs_thread, pages + 4096 * i), 0);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], &ok[i]);
+		CHECK(ok[i] != NULL);
+	}
+	for (int i = 0; i < 4096; i++)
+		if (Greg[i]) {
+			CHECK_INT(i, -1);
+			break;
+		}
+	/* a served miss through the thread's page: its registers kept */
+	{
+		struct regs r;
+		pthread_t sv;
+
+		CHECK_INT((int)syscall(SYS_arch_prctl, 0x1001, (unsigned long)(uintptr_t)pages), 0);
+		*req() = 0;
+		CHECK_INT(pthread_create(&sv, NULL, server, NULL), 0);
+		r = dispatch_at(Gdisp, pages, 0x404321);
+		pthread_join(sv, NULL);
+		syscall(SYS_arch_prctl, 0x1001, 0ul);
+		CHECK(same(&r));
+		CHECK(*(uint64_t *)(Ctl + CCACHE_CTL_REGION) == (uint64_t)(uintptr_t)Greg);
+		CHECK(*(uint64_t *)(pages + CCACHE_SLOT_RDI) == 0xd1d1);
+		CHECK(*(uint64_t *)(pages + CCACHE_SLOT_J) == Landing);
+	}
+	munmap(pages, 2 * 4096);
+	munmap(Greg, SIZE);
+	Greg = NULL;
+}
+
 static int nostop(void *ctx, uint64_t addr)
 {
 	(void)ctx;
@@ -235,4 +325,4 @@ TEST(ccache_shm_served_exits_go_through_the_dispatcher)
 }
 
 TEST_MAIN(ccache_shm_hit_and_served_miss_keep_registers_and_flags, ccache_shm_miss_not_served_takes_the_trap,
-	  ccache_shm_served_exits_go_through_the_dispatcher)
+	  ccache_shm_served_exits_go_through_the_dispatcher, ccache_shm_per_thread_slots_through_gs)

@@ -319,40 +319,88 @@ TEST(ccache_syscall_runs_in_place_after_a_check)
 	CHECK(b.exit[0].target == ORIG + 5);
 	CHECK(b.exit[1].target == ORIG + 7);
 	o = b.ins[1].coff;
-	CHECK(!memcmp(b.code + o, "\x48\x89\x0d", 3));
-	CHECK(abs_at(&b, o + 3, o + 7) == REGION + CCACHE_SLOT_S1);
-	CHECK(!memcmp(b.code + o + 7, "\x4c\x89\x1d", 3));
-	CHECK(abs_at(&b, o + 10, o + 14) == REGION + CCACHE_SLOT_S2);
-	CHECK(abs_at(&b, o + 65, o + 69) == REGION + CCACHE_SYSTAB_OFF);
-	CHECK(!memcmp(b.code + o + 76, "\x0f\x05\x48\xb9", 4));
-	CHECK(rd64(b.code + o + 80) == ORIG + 7);
+	/* (each slot's mov 9 bytes: two ds prefixes, or gs per thread) */
+	CHECK(!memcmp(b.code + o, "\x3e\x3e\x48\x89\x0d", 5));
+	CHECK(abs_at(&b, o + 5, o + 9) == REGION + CCACHE_SLOT_S1);
+	CHECK(!memcmp(b.code + o + 9, "\x3e\x3e\x4c\x89\x1d", 5));
+	CHECK(abs_at(&b, o + 14, o + 18) == REGION + CCACHE_SLOT_S2);
+	CHECK(abs_at(&b, o + 73, o + 77) == REGION + CCACHE_SYSTAB_OFF);
+	CHECK(!memcmp(b.code + o + 84, "\x0f\x05\x48\xb9", 4));
+	CHECK(rd64(b.code + o + 88) == ORIG + 7);
 	for (int k = 0; k < 2; k++) {
 		CHECK(b.exit[k].end_off + (int64_t)rd32(b.code + b.exit[k].patch_off) == b.exit[k].trap_off);
 		CHECK_INT(b.code[b.exit[k].trap_off], 0xcc);
 	}
 	CHECK_INT(ccache_where(&b, BASE + o, &idx), CCACHE_AT_INSN);
-	CHECK_INT(ccache_where(&b, BASE + o + 7, &idx), CCACHE_AT_SYSCALL);
+	CHECK_INT(ccache_where(&b, BASE + o + 9, &idx), CCACHE_AT_SYSCALL);
 	CHECK_INT(idx, 1);
-	CHECK_INT(ccache_where(&b, BASE + o + 76, &idx), CCACHE_AT_SYSCALL);
-	CHECK_INT(ccache_where(&b, BASE + o + 78, &idx), CCACHE_AT_SYSRET);
-	CHECK_INT(ccache_where(&b, BASE + o + 88, &idx), CCACHE_AT_SYSRET);
+	CHECK_INT(ccache_where(&b, BASE + o + 84, &idx), CCACHE_AT_SYSCALL);
+	CHECK_INT(ccache_where(&b, BASE + o + 86, &idx), CCACHE_AT_SYSRET);
+	CHECK_INT(ccache_where(&b, BASE + o + 96, &idx), CCACHE_AT_SYSRET);
 	CHECK_INT(ccache_where(&b, BASE + b.exit[0].trap_off + 1, &idx), CCACHE_AT_TRAP);
 	CHECK_INT(idx, 0);
 	{
 		unsigned saved = 0;
 
-		CHECK_INT(ccache_sys_where(o, o + 7, &saved), 1);
+		CHECK_INT(ccache_sys_where(o, o + 9, &saved), 1);
 		CHECK_INT(saved, 1);
-		CHECK_INT(ccache_sys_where(o, o + 30, &saved), 1);
+		CHECK_INT(ccache_sys_where(o, o + 38, &saved), 1);
 		CHECK_INT(saved, 3);
-		CHECK_INT(ccache_sys_where(o, o + 93, &saved), 0);
+		CHECK_INT(ccache_sys_where(o, o + 101, &saved), 0);
+	}
+	ccache_block_release(&b);
+	/* per-thread slots: the same layout, the slots at %gs:off */
+	{
+		struct ccache_env g = Env_sys;
+
+		g.region |= CCACHE_GS;
+		CHECK_INT(ccache_translate(&g, ORIG, BASE, 0, &b), 0);
+		o = b.ins[1].coff;
+		CHECK(!memcmp(b.code + o, "\x65\x48\x89\x0c\x25", 5));
+		CHECK(rd32(b.code + o + 5) == CCACHE_SLOT_S1);
+		CHECK(!memcmp(b.code + o + 29, "\x65\x4c\x8b\x1c\x25", 5));
+		CHECK(rd32(b.code + o + 34) == CCACHE_SLOT_S2);
+		CHECK(abs_at(&b, o + 73, o + 77) == REGION + CCACHE_SYSTAB_OFF);
+		CHECK_INT(ccache_where(&b, BASE + o + 84, &idx), CCACHE_AT_SYSCALL);
 	}
 	ccache_block_release(&b);
 	/* a block that starts at one: not in the cache */
 	CHECK_INT(ccache_translate(&Env_sys, ORIG + 5, BASE, 0, &b), -1);
 }
 
-TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_where_maps_cache_pcs_back,
+/* Per-thread slots (CCACHE_GS): the record stub's and the indirect
+ * end's slots at %gs:off; the program's own gs code ends the block
+ * before it (it would see the slot page), or, first, is not run. */
+TEST(ccache_per_thread_slots_through_gs)
+{
+	struct ccache_env g = Env;
+	struct ccache_block b;
+
+	g.region |= CCACHE_GS;
+	/* nop; ret */
+	code((const uint8_t[]){ 0x90, 0xc3 }, 2);
+	CHECK_INT(ccache_translate(&g, ORIG, BASE, 3, &b), 0);
+	/* mov %rax,%gs:R; movabs recptr,%rax; ...; mov %gs:R,%rax */
+	CHECK(!memcmp(b.code, "\x65\x48\x89\x04\x25", 5) && rd32(b.code + 5) == CCACHE_SLOT_R);
+	CHECK(b.code[9] == 0x48 && b.code[10] == 0xa1 && rd64(b.code + 11) == RECPTR);
+	CHECK(!memcmp(b.code + 39, "\x65\x48\x8b\x04\x25", 5) && rd32(b.code + 44) == CCACHE_SLOT_R);
+	/* nop, then the return: mov %rax,%gs:A */
+	CHECK_INT(b.ins[1].coff, 49);
+	CHECK(!memcmp(b.code + 49, "\x65\x48\x89\x04\x25", 5) && rd32(b.code + 54) == CCACHE_SLOT_A);
+	ccache_block_release(&b);
+	/* nop; mov %gs:0x10,%rax */
+	code((const uint8_t[]){ 0x90, 0x65, 0x48, 0x8b, 0x04, 0x25, 0x10, 0, 0, 0 }, 10);
+	CHECK_INT(ccache_translate(&g, ORIG, BASE, 3, &b), 0);
+	CHECK_INT(b.n, 1);
+	CHECK(b.exit[0].target == ORIG + 1);
+	ccache_block_release(&b);
+	CHECK_INT(ccache_translate(&g, ORIG + 1, BASE, 3, &b), -1);
+	/* (without per-thread slots it runs in the cache) */
+	CHECK_INT(ccache_translate(&Env, ORIG + 1, BASE, 3, &b), 0);
+	ccache_block_release(&b);
+}
+
+TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
 	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,

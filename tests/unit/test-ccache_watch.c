@@ -13,12 +13,15 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static struct disasm *D;
 static uint8_t *Page;		/* region: slots, ranges; code at +4096 */
 static volatile int Hits;
 void *Tw_fn;
 static struct ccache_watch W;
+static int Gs;			/* per-thread slots: at %gs:off, the third page */
 /* (the asm's, RIP-relative: the stack moves under it) */
 int Tw_df;
 uint64_t Tw_rax;
@@ -75,7 +78,15 @@ static int check(const uint8_t *bytes, size_t len, uint64_t addr, uint64_t lo, u
 	W.access[0] = acc;
 	memcpy(Page + CCACHE_WATCH_OFF, tab, sizeof(tab));
 	code = Page + 4096;
-	k = ccache_watch_code(&W, NULL, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)Page, &in, code, 4096);
+	if (Gs) {
+		uint64_t self = (uint64_t)(uintptr_t)(Page + 8192);
+
+		memcpy(Page + 8192 + CCACHE_SLOT_SELF, &self, 8);
+		if (syscall(SYS_arch_prctl, 0x1001 /* ARCH_SET_GS */, (unsigned long)self) != 0)
+			return -2;
+	}
+	k = ccache_watch_code(&W, NULL, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)Page | (Gs ? CCACHE_GS : 0),
+			      &in, code, 4096);
 	if (k <= 0)
 		return -1;
 	code[k] = 0xc3;		/* ret */
@@ -120,6 +131,8 @@ static int check(const uint8_t *bytes, size_t len, uint64_t addr, uint64_t lo, u
 		r->rcx = c;
 		r->rdx = d;
 	}
+	if (Gs)
+		syscall(SYS_arch_prctl, 0x1001, 0ul);
 	/* (CF set by the last stc, ZF from the cmp: both must survive) */
 	*flags_kept = (after & 0x41) == (before & 0x41);
 	return Hits ? 1 : 0;
@@ -231,6 +244,40 @@ TEST(watch_rep_stos_both_directions)
 	CHECK(fk);
 }
 
+/* Per-thread slots (CCACHE_GS): the same checks with the registers and
+ * flags kept in the gs page, the rep string's direction read through its
+ * SELF slot; the region's slot page is not written. */
+TEST(watch_per_thread_slots_through_gs)
+{
+	static const uint8_t i[] = { 0xf3, 0x48, 0xab };	/* rep stos %rax,(%rdi) */
+	static const uint8_t j[] = { 0x48, 0x89, 0x44, 0x8b, 0x10 };	/* mov %rax,0x10(%rbx,%rcx,4) */
+	struct regs r = R(0, 4);
+	int fk;
+
+	setup();
+	memset(Page, 0, 2048);
+	Gs = 1;
+	r.rdi = 0x800000;
+	CHECK_INT(check(i, sizeof(i), 0x400000, 0x800018, 8, CCACHE_WATCH_WRITE, &r, &fk), 1);
+	CHECK(fk);
+	CHECK_INT(r.rcx, 4);
+	CHECK_INT(check(i, sizeof(i), 0x400000, 0x800020, 8, CCACHE_WATCH_WRITE, &r, &fk), 0);
+	r.df = 1;
+	CHECK_INT(check(i, sizeof(i), 0x400000, 0x7fffe8, 8, CCACHE_WATCH_WRITE, &r, &fk), 1);
+	CHECK_INT(check(i, sizeof(i), 0x400000, 0x800008, 8, CCACHE_WATCH_WRITE, &r, &fk), 0);
+	CHECK(fk);
+	r = R(0x600000, 2);
+	CHECK_INT(check(j, sizeof(j), 0x400000, 0x600018, 8, CCACHE_WATCH_WRITE, &r, &fk), 1);
+	CHECK(fk && r.rax == 0x1111 && r.rcx == 2 && r.rdx == 0x3333);
+	CHECK_INT(check(j, sizeof(j), 0x400000, 0x600020, 8, CCACHE_WATCH_WRITE, &r, &fk), 0);
+	Gs = 0;
+	for (int k = 0; k < 2048; k++)
+		if (Page[k]) {
+			CHECK_INT(k, -1);
+			break;
+		}
+}
+
 TEST(watch_load_for_read_watchpoint)
 {
 	static const uint8_t i[] = { 0x48, 0x8b, 0x03 };	/* mov (%rbx),%rax */
@@ -243,4 +290,5 @@ TEST(watch_load_for_read_watchpoint)
 }
 
 TEST_MAIN(watch_base_index_disp, watch_rax_rcx_rdx_operands, watch_r12_r13_index_only_riprel,
-	  watch_fs_relative, watch_rep_stos_both_directions, watch_load_for_read_watchpoint)
+	  watch_fs_relative, watch_rep_stos_both_directions, watch_per_thread_slots_through_gs,
+	  watch_load_for_read_watchpoint)

@@ -342,11 +342,30 @@ static int two_threads(struct seq *stepped_seq, struct seq *got, int engine)
 		struct dbg_cache_stats cs;
 
 		dbg_trace_cache_stats(&d, &cs);
-		printf("#   cache engine: %llu records, %llu entries, %llu quanta\n",
+		printf("#   cache engine: %llu records, %llu entries, %llu quanta, %llu slot pages\n",
 		       (unsigned long long)cs.records, (unsigned long long)cs.entries,
-		       (unsigned long long)cs.quanta);
+		       (unsigned long long)cs.quanta, (unsigned long long)cs.slot_pages);
 		if (cs.records == 0 || cs.entries == 0)
 			goto out;	/* it did not do the run */
+		/* the worker's slots its own (a page its gs base points at
+		 * in the cache), and at the stop every thread's gs base the
+		 * program's */
+		if (cs.slot_pages < 1)
+			goto out;
+		{
+			struct target_thread_info ti[16];
+			int n = target_threads(d.proc, ti, 16);
+
+			for (int i = 0; i < n && i < 16; i++) {
+				struct user_regs_struct r;
+
+				if (target_get_regs(d.proc, ti[i].tid, &r, NULL) == 0 && r.gs_base != 0) {
+					printf("#   thread %d stopped with gs base 0x%llx\n", (int)ti[i].tid,
+					       (unsigned long long)r.gs_base);
+					goto out;
+				}
+			}
+		}
 	}
 	rc = decode_ips(&d, buf, len, got);
 out:
@@ -820,6 +839,12 @@ static int mutex_engine(int engine)
 		       (unsigned long long)cs.quanta);
 		if (cs.records == 0 || cs.entries == 0) {
 			printf("#   the cache engine did not do the run\n");
+			tseq_free(got, ngot);
+			return -1;
+		}
+		/* every thread that ran in the cache with slots of its own */
+		if (cs.slot_pages < 5) {
+			printf("#   %llu threads had slots of their own, not 5\n", (unsigned long long)cs.slot_pages);
 			tseq_free(got, ngot);
 			return -1;
 		}
