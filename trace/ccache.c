@@ -312,6 +312,7 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 {
 	uint32_t at;
 	size_t back;
+	uint8_t slow;
 
 	save(e, base, 0, env->region, CCACHE_SLOT_R);
 	if (env->ring)
@@ -327,11 +328,16 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 		put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1, 0x48, 0xa1 }, 5);	/* mov %rax,%rcx; movabs */
 		put64(e, env->recptr + CCACHE_RING_LIMNEG);			/* limneg,%rax */
 		put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
-		put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, 19 }, 4);	/* jrcxz slow; jmp back */
-		back = e->n + 19;
+		/* the slow part: lea (7), the RRET store (7, or 9 at %gs:),
+		 * jmp rel32 (5) */
+		slow = 7 + ((env->region & CCACHE_GS) ? 9 : 7) + 5;
+		put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, slow }, 4);	/* jrcxz slow; jmp back */
+		back = e->n + slow;
 		rip_insn(e, base, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, base + back);	/* lea back,%rcx */
 		save(e, base, 1, env->region, CCACHE_SLOT_RRET);
 		jmp_to(e, base, env->ring);
+		if (e->n != back)
+			e->bad = 1;	/* (the slow part's length above) */
 		load(e, base, 1, env->region, CCACHE_SLOT_RC);
 	}
 	load(e, base, 0, env->region, CCACHE_SLOT_R);
