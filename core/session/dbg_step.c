@@ -455,11 +455,15 @@ static void stop_at_calls(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 		hide_calls(d, tid, pc, f.hidden);
 }
 
-/* 'n' past an inlined call it entered in its middle: out of it (and the
- * calls in it), over calls, as LLDB steps out of an inlined frame.
- * RW_STEPPED, RW_USER or -1. */
-static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
-			  struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
+/* Whether frame 0 (now) is still inside what a step runs out of. */
+typedef int (*inside_fn)(const struct frame0 *now, const void *ctx);
+
+/* Over calls, one instruction at a time, while frame 0 is inside (frame
+ * 0 without line information is not), as LLDB steps out of an inlined
+ * frame (through the ranges of its block).  RW_STEPPED (r: there),
+ * RW_USER or -1. */
+static int step_while(struct dbg *d, pid_t tid, inside_fn inside, const void *ctx,
+		      struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct frame0 now;
 
@@ -473,9 +477,27 @@ static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
 			return rr;
 		if (dbg_thread_regs(d, tid, r, err) < 0)
 			return -1;
-		if (frame0_at(d, r->rip, 0, &now) < 0 || frame_order(st, &now) != FC_YOUNGER)
+		if (frame0_at(d, r->rip, 0, &now) < 0 || !inside(&now, ctx))
 			return RW_STEPPED;
 	}
+}
+
+/* 'n' past an inlined call it entered in its middle: out of it (and the
+ * calls in it) while frame 0 is younger than the step's first frame. */
+static int younger_than(const struct frame0 *now, const void *st)
+{
+	return frame_order(st, now) == FC_YOUNGER;
+}
+
+/* 's' out of an avoided inlined call (frame 0 of f): while frame 0 is in
+ * that call of f's function. */
+static int within_call(const struct frame0 *now, const void *ctx)
+{
+	const struct frame0 *f = ctx;
+	int k = f->nvis - 1;
+
+	return now->m == f->m && now->func == f->func && now->nvis > k &&
+	       same_call(&now->vis[k], &f->vis[k]);
 }
 
 /* Whether frame 0 of f (its innermost visible call) is an inlined call
@@ -484,32 +506,6 @@ static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
 static int avoided_inline(struct dbg *d, const struct frame0 *f)
 {
 	return f->nvis > 0 && avoid_name(d, f->vis[f->nvis - 1].name);
-}
-
-/* 's' out of f's frame 0, an avoided inlined call: over calls until pc
- * is out of it, as LLDB steps out of an inlined frame (through the
- * ranges of its block).  RW_STEPPED (r: there), RW_USER or -1. */
-static int leave_inlined(struct dbg *d, pid_t tid, const struct frame0 *f,
-			 struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
-{
-	const struct sym_inline c = f->vis[f->nvis - 1];
-	int k = f->nvis - 1;
-	struct frame0 now;
-
-	for (;;) {
-		int rr;
-
-		if (d->interrupt_requested)
-			return RW_STEPPED;
-		rr = one_insn(d, tid, 1, stop, err);
-		if (rr != RW_STEPPED)
-			return rr;
-		if (dbg_thread_regs(d, tid, r, err) < 0)
-			return -1;
-		if (frame0_at(d, r->rip, 0, &now) < 0 || now.m != f->m || now.func != f->func ||
-		    now.nvis <= k || !same_call(&now.vis[k], &c))
-			return RW_STEPPED;
-	}
 }
 
 /* 's' at pc where hidden inlined calls start: into the outermost hidden
@@ -532,7 +528,7 @@ static int virtual_step(struct dbg *d, pid_t tid, int hidden, struct user_regs_s
 		return 0;
 	}
 	do {
-		rr = leave_inlined(d, tid, &f, r, stop, err);
+		rr = step_while(d, tid, within_call, &f, r, stop, err);
 		if (rr < 0)
 			return -1;
 		if (rr == RW_USER) {
@@ -619,8 +615,8 @@ again:
 		    avoided_inline(d, &deep))
 			order = FC_AVOIDED;
 		if (order == FC_AVOIDED || (order == FC_YOUNGER && !into)) {
-			rr = order == FC_AVOIDED ? leave_inlined(d, tid, &deep, &r, stop, err)
-						 : out_of_inlined(d, tid, &st, &r, stop, err);
+			rr = order == FC_AVOIDED ? step_while(d, tid, within_call, &deep, &r, stop, err)
+						 : step_while(d, tid, younger_than, &st, &r, stop, err);
 			if (rr < 0)
 				return -1;
 			if (rr == RW_USER)
@@ -640,7 +636,7 @@ again:
 				 * virtual step), or out of it when avoided */
 				if (frame0_at(d, r.rip, now.hidden - 1, &now) == 0 &&
 				    avoided_inline(d, &now)) {
-					rr = leave_inlined(d, tid, &now, &r, stop, err);
+					rr = step_while(d, tid, within_call, &now, &r, stop, err);
 					if (rr < 0)
 						return -1;
 					if (rr == RW_USER)
