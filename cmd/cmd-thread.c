@@ -77,10 +77,10 @@ static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct pt
 		frame_ctx_close(&fc);
 	}
 	r = dbg_finish(d, st, err);
-	if (r == 0 && st->reason != DBG_R_STEP_OUT && dbg_pend_out_top(d) &&
+	if (r == 0 && st->reason != DBG_R_STEP_OUT && !st->out_done && dbg_pend_out_top(d) &&
 	    dbg_pend_out_top(d)->tid == tid && !dbg_pend_out_top(d)->ret)
 		dbg_pend_out_top(d)->ret = ret;	/* the one it left pending */
-	if (r < 0 || st->reason != DBG_R_STEP_OUT || tid != d->sel_tid)
+	if (r < 0 || (st->reason != DBG_R_STEP_OUT && !st->out_done) || tid != d->sel_tid)
 		return r;
 	cmd_note_return_value(d, tid, ret);
 	return r;

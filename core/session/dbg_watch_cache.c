@@ -74,10 +74,8 @@ int dbg_watch_cache_turn(struct dbg *d, struct dbg_cache **cc, pid_t t, pid_t ti
 		stop->reason = DBG_R_BREAKPOINT;
 		return RW_USER;
 	}
-	if (t == tid)
-		for (int i = 0; i < ngoals; i++)
-			if (goals[i].pc == r.rip && r.rsp >= goals[i].min_rsp)
-				return RW_GOAL;
+	if (dbg_goal_reached(&(struct dbg_run_req){ 0, tid, goals, ngoals }, t, r.rip, r.rsp))
+		return RW_GOAL;
 	if (r.rip == d->load_bp)
 		dbg_refresh_modules(d);
 	return DBG_WC_STEP;
