@@ -106,9 +106,20 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 		return CMD_ERROR;
 	switch (k) {
 	case STEP_OVER:
-	case STEP_IN:
+	case STEP_IN: {
+		pid_t tid = d->sel_tid;
+		enum cmd_status cs;
+
 		r = dbg_step_line(d, k == STEP_IN, &st, &err);
-		break;
+		cs = after_run(ctx, r, &st, &err);
+		/* another thread's stop came first: the stepping thread is
+		 * selected again with its step pending, as lldb-16 does */
+		if (r == 0 && dbg_plans_top_tid(d) == tid && d->sel_tid != tid) {
+			d->sel_tid = tid;
+			d->sel_frame = 0;
+		}
+		return cs;
+	}
 	case STEP_OUT: {
 		pid_t tid = d->sel_tid;
 		enum cmd_status cs;

@@ -206,6 +206,9 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
+/* The thread of the newest pending plan (a finish or a line step another
+ * stop came before), or 0. */
+pid_t dbg_plans_top_tid(struct dbg *d);
 /* The newest pending finish, or NULL. */
 struct dbg_pend_out *dbg_pend_out_top(struct dbg *d);
 /* thread tid's breakpoint stop at the last stop, or NULL */

@@ -36,6 +36,12 @@ struct dbg_pend_out *dbg_pend_out_top(struct dbg *d)
 	return NULL;
 }
 
+pid_t dbg_plans_top_tid(struct dbg *d)
+{
+	dbg_plans_prune(d, NULL);
+	return d->npend_out ? d->pend_out[d->npend_out - 1].tid : 0;
+}
+
 /* Whether pending plan p is stale: its thread is gone; a finish whose
  * frame returned (the thread's stack pointer at or above the caller's);
  * a line step that dbg_step.c finds stale. */
