@@ -596,12 +596,7 @@ again:
 		if (order == FC_AVOIDED || (order == FC_YOUNGER && !into)) {
 			rr = order == FC_AVOIDED ? step_while(d, tid, within_call, &deep, r, stop, err)
 						 : step_while(d, tid, younger_than, &p->st, r, stop, err);
-			if (rr < 0)
-				return -1;
-			if (rr == RW_USER)
-				goto user;
-			have = 0;
-			goto again;
+			goto stepped_out;
 		}
 		if (order == FC_YOUNGER || order == FC_OLDER || (into && order == FC_SAME_PARENT)) {
 			if (now.line == 0)
@@ -616,12 +611,7 @@ again:
 				if (frame0_at(d, r->rip, now.hidden - 1, &now) == 0 &&
 				    avoided_inline(d, &now)) {
 					rr = step_while(d, tid, within_call, &now, r, stop, err);
-					if (rr < 0)
-						return -1;
-					if (rr == RW_USER)
-						goto user;
-					have = 0;
-					goto again;
+					goto stepped_out;
 				}
 				stop_hidden(d, stop, tid, why, r->rip, now.hidden);
 				return 0;
@@ -632,6 +622,13 @@ again:
 			continue;
 		stop_hidden(d, stop, tid, why, r->rip, now.hidden);
 		return 0;
+stepped_out:	/* out of an inlined call (step_while): judged from there */
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			goto user;
+		have = 0;
+		goto again;
 	}
 	dbg_step_done(d, stop, tid, why);
 	return 0;
