@@ -67,7 +67,7 @@ libptdb.a: $(LIB_OBJS)
 %.o: %.c $(HDRS)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-tests/unit/test-%: tests/unit/test-%.c tests/unit/test.h libptdb.a
+tests/unit/test-%: tests/unit/test-%.c $(wildcard tests/unit/*.h) libptdb.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< libptdb.a $(LDLIBS)
 
 # Fixture programs: -g -O0, no PIE so addresses match the transcripts.

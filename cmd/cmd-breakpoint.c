@@ -147,7 +147,19 @@ static int loc_resolved(struct dbg *d, const struct dbg_bp *bp, int k)
 	return m && m->end;
 }
 
-static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
+/* A breakpoint's commands as lldb-16 lists them under its first line. */
+static void print_bp_commands(FILE *out, const struct dbg_bp *bp)
+{
+	if (!bp->ncommands)
+		return;
+	fputs("    Breakpoint commands:\n", out);
+	for (int i = 0; i < bp->ncommands; i++)
+		fprintf(out, "      %s\n", bp->commands[i]);
+	fputc('\n', out);
+}
+
+/* brief (-b): the first line alone, as lldb-16. */
+static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp, int brief)
 {
 	int resolved = 0;
 
@@ -172,6 +184,9 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 		fprintf(out, ", resolved = %d, hit count = %u", resolved, bp->hits);
 	bp_print_options(out, bp);
 	fputc('\n', out);
+	if (brief)
+		return;
+	print_bp_commands(out, bp);
 	bp_print_condition(out, bp);
 	for (int k = 0; k < bp->nlocs; k++) {
 		struct dbg_module *m = dbg_module_for(d, bp->locs[k].addr);
@@ -195,25 +210,30 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp)
 static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	int shown = 0;
 
 	if (!d->nbps) {
 		fprintf(ctx->out, "No breakpoints currently set.\n");
 		return CMD_OK;
 	}
-	fprintf(ctx->out, "Current breakpoints:\n");
+	for (int k = 0; k < a->argc; k++) {
+		char *end;
+		unsigned long id = strtoul(a->argv[k], &end, 10);
+
+		if (end == a->argv[k] || *end || !dbg_bp_find(d, (unsigned)id)) {
+			cmd_error(ctx, "'%s' is not a currently valid breakpoint ID.", a->argv[k]);
+			return cmd_error(ctx, "Invalid breakpoint ID.");
+		}
+	}
+	if (!a->argc)	/* lldb-16: the header only for the whole list */
+		fprintf(ctx->out, "Current breakpoints:\n");
 	for (int i = 0; i < d->nbps; i++) {
 		int want = a->argc == 0;
 
 		for (int k = 0; k < a->argc; k++)
 			want |= strtoul(a->argv[k], NULL, 10) == d->bps[i].id;
-		if (want) {
-			print_bp(ctx->out, d, &d->bps[i]);
-			shown++;
-		}
+		if (want)
+			print_bp(ctx->out, d, &d->bps[i], cmd_opt_given(ctx->node, a, "brief"));
 	}
-	if (!shown)
-		return cmd_error(ctx, "no breakpoints match '%s'", a->argv[0]);
 	return CMD_OK;
 }
 
@@ -613,6 +633,9 @@ static const struct cmd_node bp_set = {
 static const struct cmd_node bp_list = {
 	.name = "list", .summary = "List some or all breakpoints with their locations and hit counts.",
 	.syntax = "[<breakpoint-id> ...]", .min_args = 0, .max_args = -1, .exec = exec_list,
+	.opts = (const struct cmd_opt[]){
+		{ 'b', "brief", OPT_FLAG, NULL, "One line per breakpoint, without its locations." },
+		{ 0 } },
 };
 
 static const struct cmd_node bp_delete = {

@@ -168,6 +168,8 @@ static enum cmd_status exec_settings_set(struct cmd_ctx *ctx, const struct cmd_a
 	ctx->s->dbg.source_map = xstrdup(settings_get(&ctx->s->settings, SETTING_SOURCE_MAP));
 	free(ctx->s->dbg.step_avoid);
 	ctx->s->dbg.step_avoid = xstrdup(settings_get(&ctx->s->settings, SETTING_STEP_AVOID));
+	ctx->s->dbg.no_dynamic =
+		!strcmp(settings_get(&ctx->s->settings, SETTING_DYNAMIC), "no-dynamic-values");
 	return CMD_OK;
 }
 

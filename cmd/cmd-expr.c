@@ -3,6 +3,7 @@
  * "(int) $0 = 3".  The expression is read from the raw line, so quotes
  * and dashes in it reach the evaluator as typed. */
 #include "cmd/builtin.h"
+#include "cmd/data.h"
 #include "cmd/report.h"
 #include "core/data/expr.h"
 #include "core/session/session.h"
@@ -27,7 +28,8 @@ static int format_char(const char *f, char *out)
 }
 
 /* Splits the raw line into the format and the expression text. */
-static int split_line(struct cmd_ctx *ctx, char *buf, size_t n, char *fmt, const char **text)
+static int split_line(struct cmd_ctx *ctx, char *buf, size_t n, char *fmt, int *dyn,
+		      const char **text)
 {
 	const char *p = ctx->line ? ctx->line : "";
 	char f[32] = "";
@@ -48,7 +50,11 @@ static int split_line(struct cmd_ctx *ctx, char *buf, size_t n, char *fmt, const
 	}
 	while (isspace((unsigned char)*p))
 		p++;
-	if (p[0] == '-' && isalpha((unsigned char)p[1])) {
+	if (p[0] == '-' && p[1] == '-' && (!p[2] || isspace((unsigned char)p[2]))) {
+		p += 2;	/* "expression -- EXPR": no options */
+		while (isspace((unsigned char)*p))
+			p++;
+	} else if (p[0] == '-' && isalpha((unsigned char)p[1])) {
 		const char *dd = strstr(p, " --");
 
 		if (dd && (!dd[3] || isspace((unsigned char)dd[3]))) {
@@ -57,7 +63,15 @@ static int split_line(struct cmd_ctx *ctx, char *buf, size_t n, char *fmt, const
 
 			snprintf(opts, sizeof(opts), "%.*s", (int)(dd - p), p);
 			for (tok = strtok_r(opts, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-				if (!strcmp(tok, "-f") || !strcmp(tok, "--format")) {
+				if (!strcmp(tok, "-d") || !strcmp(tok, "--dynamic-type")) {
+					tok = strtok_r(NULL, " \t", &save);
+					if (!tok) {
+						cmd_error(ctx, "missing argument for option '-d'");
+						return -1;
+					}
+					if (cmd_dynamic_option(ctx, tok, dyn) < 0)
+						return -1;
+				} else if (!strcmp(tok, "-f") || !strcmp(tok, "--format")) {
 					tok = strtok_r(NULL, " \t", &save);
 					if (!tok) {
 						cmd_error(ctx, "missing argument for option '-f'");
@@ -96,7 +110,8 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 
 	(void)a;
 	memset(&o, 0, sizeof(o));
-	if (split_line(ctx, buf, sizeof(buf), &o.format, &text) < 0)
+	o.dynamic = !d->no_dynamic;
+	if (split_line(ctx, buf, sizeof(buf), &o.format, &o.dynamic, &text) < 0)
 		return CMD_ERROR;
 	if (!*text)
 		return cmd_error(ctx, "no expression given: expression [-f <format> --] <expr>");
@@ -128,11 +143,13 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 
 const struct cmd_node cmd_expression_node = {
 	.name = "expression", .summary = "Evaluate a C expression in the selected frame and show its value as $N.",
-	.syntax = "[-f <format> --] <expr>",
+	.syntax = "[-f <format>] [-d <dynamic-type>] -- <expr>",
 	.details = "Literals, variables, members (. and ->), [], unary * & - ! ~, arithmetic, "
 		   "comparison and logical operators, ?:, casts to C and DWARF types, sizeof, "
 		   "registers ($rax, $pc, $sp), earlier results ($0) and assignment (=, +=, ...) "
 		   "to variables, registers and memory.  p/x, p/d, p/u, p/c, p/b format the "
-		   "result.  Functions of the process cannot be called.",
+		   "result.  A pointer to a C++ object with virtual functions shows the object's "
+		   "own class (-d no-dynamic-values: its declared one; target.prefer-dynamic-value).  "
+		   "Functions of the process cannot be called.",
 	.min_args = 0, .max_args = -1, .flags = CMD_RAW_ARGS, .exec = exec_expression,
 };

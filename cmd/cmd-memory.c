@@ -35,13 +35,14 @@ static void mem_char(FILE *out, uint8_t c)
 	}
 }
 
-/* -f's letter: x, d, u, c, i or Y (the default: Y, x with -s).  -1 after
+/* -f's letter: x, d, u, c, s, i or Y (the default: Y, x with -s).  -1 after
  * the error. */
 static int mem_format(struct cmd_ctx *ctx, const char *fmt, int sized, char *f)
 {
 	static const char *const names[][3] = {
 		{ "x", "hex", "x" }, { "d", "decimal", "d" }, { "u", "unsigned", "u" },
 		{ "c", "char", "c" }, { "i", "instruction", "i" }, { "Y", "bytes", "Y" },
+		{ "s", "c-string", "s" },
 	};
 
 	if (!fmt) {
@@ -53,7 +54,7 @@ static int mem_format(struct cmd_ctx *ctx, const char *fmt, int sized, char *f)
 			*f = names[k][2][0];
 			return 0;
 		}
-	cmd_error(ctx, "invalid format '%s': use x, d, u, c, i or Y", fmt);
+	cmd_error(ctx, "invalid format '%s': use x, d, u, c, s, i or Y", fmt);
 	return -1;
 }
 
@@ -122,6 +123,68 @@ static const char *memory_read_repeat(const char *line, char *buf, size_t n)
 	return buf;
 }
 
+/* One C string's character as lldb-16's format s shows it: printable
+ * ones as they are (quotes and backslashes too), the usual escapes, \e,
+ * and \xNN (lldb-16 sign-extends bytes over 0x7f: \xffffffe9, which ptdb
+ * does not copy). */
+static void mem_cstr_char(FILE *out, uint8_t c)
+{
+	static const char esc[] = "\033e\aa\bb\ff\nn\rr\tt\vv";
+	const char *e = c ? memchr(esc, c, sizeof(esc) - 1) : NULL;
+
+	if (c >= 0x20 && c < 0x7f)
+		fputc(c, out);
+	else if (e && (e - esc) % 2 == 0)
+		fprintf(out, "\\%c", e[1]);
+	else
+		fprintf(out, "\\x%02x", c);
+}
+
+/* memory read -f s: count C strings from addr, each of at most max - 1
+ * characters (LLDB's -s for this format: the longest read; x/s and
+ * without -s, 1024), one a line, as lldb-16 shows them.  A string that
+ * reaches max ends the read with lldb-16's warning. */
+static enum cmd_status mem_cstrings(struct cmd_ctx *ctx, uint64_t start, unsigned count,
+				    unsigned max)
+{
+	uint8_t *buf = xmalloc((size_t)max + 1);
+	uint64_t addr = start;
+	int cut = 0;
+
+	for (unsigned k = 0; k < count && !cut; k++) {
+		size_t got = cmd_data_read(&ctx->s->dbg, addr, buf, (size_t)max + 1), len;
+
+		if (!got) {
+			free(buf);
+			return cmd_error(ctx, "failed to read memory from 0x%" PRIx64 ".", start);
+		}
+		for (len = 0; len < got && len < max && buf[len]; len++)
+			;
+		if (len == max) {	/* no NUL in reach: one character less, as lldb-16 */
+			cut = 1;
+			len--;
+		}
+		fprintf(ctx->out, "0x%08" PRIx64 ": \"", addr);
+		for (size_t i = 0; i < len; i++)
+			mem_cstr_char(ctx->out, buf[i]);
+		fputs("\"\n", ctx->out);
+		fflush(ctx->out);	/* the warning after the string, as lldb-16 */
+		if (cut)
+			fprintf(ctx->err, "warning: unable to find a NULL terminated string at 0x%" PRIx64
+				". Consider increasing the maximum read length.\n", addr);
+		addr += len + 1;	/* after a cut too, as lldb-16 goes on */
+	}
+	free(buf);
+	snprintf(next_read, sizeof(next_read), "memory read -f s -s %u -c %u 0x%" PRIx64,
+		 max, count, addr);
+	ctx->s->mem_next_ok = 1;
+	ctx->s->mem_next = addr;
+	ctx->s->mem_fmt = 's';
+	ctx->s->mem_size = max;
+	ctx->s->mem_count = count;
+	return CMD_OK;
+}
+
 /* count items of size bytes at addr, in format f. */
 static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t addr,
 				unsigned count, unsigned size, char f)
@@ -164,6 +227,29 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 	return CMD_OK;
 }
 
+/* memory read -f s [-s max] [-c count] address [end]: one string unless
+ * -c says more (an end address does not), as lldb-16 reads them. */
+static enum cmd_status mem_read_cstrings(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	unsigned count, max;
+	uint64_t addr, end;
+
+	if (cmd_data_opt_uint(ctx, a, "size", 1024, &max) < 0 ||
+	    cmd_data_opt_uint(ctx, a, "count", 1, &count) < 0)
+		return CMD_ERROR;
+	if (max == 0 || max > MEM_READ_HARD_MAX)
+		return cmd_error(ctx, "invalid byte size %u for format s: use 1 to 1048576", max);
+	if (count == 0)
+		return cmd_error(ctx, "count must be greater than 0");
+	if (a->argc == 0)
+		addr = ctx->s->mem_next;
+	else if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
+		return CMD_ERROR;
+	if (a->argc > 1 && cmd_eval_addr(ctx, a->argv[1], &end) < 0)
+		return CMD_ERROR;
+	return mem_cstrings(ctx, addr, count, max);
+}
+
 static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -191,10 +277,15 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 	    !cmd_opt_given(ctx->node, a, "count")) {
 		/* on from the last read, as it was read */
 		f = ctx->s->mem_fmt;
+		if (f == 's')
+			return mem_cstrings(ctx, ctx->s->mem_next, ctx->s->mem_count,
+					    ctx->s->mem_size);
 		return mem_show(ctx, a, ctx->s->mem_next, ctx->s->mem_count, ctx->s->mem_size, f);
 	}
 	if (mem_format(ctx, fmt, cmd_opt(ctx->node, a, "size") != NULL, &f) < 0)
 		return CMD_ERROR;
+	if (f == 's')
+		return mem_read_cstrings(ctx, a);
 	if (cmd_data_opt_uint(ctx, a, "size", f == 'Y' || f == 'c' || f == 'i' ? 1 : 4, &size) < 0)
 		return CMD_ERROR;
 	if (size != 1 && size != 2 && size != 4 && size != 8)
@@ -242,7 +333,9 @@ static const struct cmd_node memory_read_node = {
 		{ 'c', "count", OPT_UINT, "count", "The number of items (or instructions) to show." },
 		{ 's', "size", OPT_UINT, "byte-size", "The size of one item in bytes: 1, 2, 4 or 8." },
 		{ 'f', "format", OPT_STRING, "format", "x (hex), d (signed decimal), u (unsigned), "
-			"c (chars), i (instructions) or Y (bytes with ASCII, the default)." },
+			"c (chars), s (C strings: -s is the longest read, 1024 by default; one "
+			"string unless -c says more), i (instructions) or Y (bytes with ASCII, "
+			"the default)." },
 		{ 0, "force", OPT_FLAG, NULL, "Allow reading more than 1024 bytes (up to 1 MiB)." },
 		{ 0 } },
 };

@@ -285,7 +285,6 @@ int cmd_frame_registers(struct dbg *d, pid_t tid, unsigned frame,
  * LLDB shows it ("16 registers were unavailable."). */
 static enum cmd_status register_read_outer(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
-	struct dbg *d = &ctx->s->dbg;
 	struct frame_regs fr;
 	int failed = 0, gone = 0;
 
@@ -314,10 +313,12 @@ static enum cmd_status register_read_outer(struct cmd_ctx *ctx, const struct cmd
 			reg_print(ctx, r->name, r->size, reg_value(r, &fr.ur));
 			continue;
 		}
-		if (r || fpreg_known(name))
-			cmd_error(ctx, "register %s is not available in frame %u", name, d->sel_frame);
-		else
-			cmd_error(ctx, "Invalid register name '%s'.", a->argv[i]);
+		if (r || fpreg_known(name)) {
+			/* not recovered here: said on the output, as lldb-16 (no error) */
+			fprintf(ctx->out, "%-12s = error: unavailable\n", r ? r->name : name);
+			continue;
+		}
+		cmd_error(ctx, "Invalid register name '%s'.", a->argv[i]);
 		failed = 1;
 	}
 	return failed ? CMD_ERROR : CMD_OK;

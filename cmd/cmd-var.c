@@ -1,6 +1,7 @@
 /* cmd/cmd-var.c: the program's variables — "frame variable" (alias v)
  * and "target variable", in LLDB's words and layout. */
 #include "cmd/builtin.h"
+#include "cmd/data.h"
 #include "cmd/report.h"
 #include "core/session/session.h"
 #include "core/data/value.h"
@@ -15,6 +16,10 @@ static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct va
 	o->show_types = cmd_opt_given(ctx->node, a, "show-types");
 	o->show_loc = cmd_opt_given(ctx->node, a, "location");
 	o->raw = cmd_opt_given(ctx->node, a, "raw-output");
+	o->dynamic = !ctx->s->dbg.no_dynamic;
+	if (cmd_opt(ctx->node, a, "dynamic-type") &&
+	    cmd_dynamic_option(ctx, cmd_opt(ctx->node, a, "dynamic-type"), &o->dynamic) < 0)
+		return -1;
 	if (!f)
 		return 0;
 	if (!strcmp(f, "x") || !strcmp(f, "hex"))
@@ -184,6 +189,9 @@ static const struct cmd_opt frame_variable_opts[] = {
 	{ 'L', "location", OPT_FLAG, NULL, "Show where each value lives (its address, or its register)." },
 	{ 'R', "raw-output", OPT_FLAG, NULL, "Show the members of library types, not their formatted values." },
 	{ 'g', "show-globals", OPT_FLAG, NULL, "Show the globals and statics of the frame's compile unit too." },
+	{ 'd', "dynamic-type", OPT_STRING, "none", "Show pointers and references to C++ objects with "
+		"virtual functions by the objects' own classes (no-run-target, run-target) or by their "
+		"declared types (no-dynamic-values); target.prefer-dynamic-value by default." },
 	{ 0 },
 };
 

@@ -381,7 +381,7 @@ static int x_gdb_format(const char *fmt, char *buf, size_t n)
 		snprintf(buf + strlen(buf), n - strlen(buf), " -c %lu", count);
 	if (f)
 		snprintf(buf + strlen(buf), n - strlen(buf), " -f %c", f);
-	if (u)
+	if (u && f != 's')	/* x/s reads up to 1024 characters whatever its unit */
 		snprintf(buf + strlen(buf), n - strlen(buf), " -s %d",
 			 u == 'b' ? 1 : u == 'h' ? 2 : u == 'w' ? 4 : 8);
 	return 0;

@@ -109,3 +109,16 @@ uint64_t cmd_selected_pc(struct dbg *d, int *caller)
 	*caller = d->sel_frame > 0 && (int)d->sel_frame < n;
 	return fr[(int)d->sel_frame < n ? d->sel_frame : (unsigned)n - 1].pc;
 }
+
+int cmd_dynamic_option(struct cmd_ctx *ctx, const char *v, int *dyn)
+{
+	if (!strcmp(v, "no-dynamic-values") || !strcmp(v, "no-run-target") ||
+	    !strcmp(v, "run-target")) {
+		*dyn = strcmp(v, "no-dynamic-values") != 0;
+		return 0;
+	}
+	(void)v;	/* lldb-16's words */
+	cmd_error(ctx, "invalid enumeration value, valid values are: \"no-dynamic-values\", "
+		  "\"run-target\", \"no-run-target\"");
+	return -1;
+}

@@ -62,4 +62,8 @@ struct disasm *cmd_dis_new(struct cmd_ctx *ctx);
 int cmd_dis_range(struct cmd_ctx *ctx, struct disasm *ds, uint64_t start, uint64_t end,
 		  unsigned count, int func_only, const struct cmd_dis_opts *o);
 
+/* -d/--dynamic-type's value as LLDB takes it: no-dynamic-values (*dyn
+ * 0), no-run-target or run-target (1); -1 after the error. */
+int cmd_dynamic_option(struct cmd_ctx *ctx, const char *v, int *dyn);
+
 #endif

@@ -32,6 +32,21 @@ def read(path):
         return f.read()
 
 
+def fresh_paths(tag):
+    """The bundle saved, the bundle moved elsewhere, the live dump and the
+    loaded one for a test named tag, none of them left from a last run."""
+    saved = os.path.join(OUT, "saved-" + tag)
+    moved = os.path.join(OUT, "moved-" + tag)
+    live = os.path.join(OUT, "live-%s.txt" % tag)
+    post = os.path.join(OUT, "post-%s.txt" % tag)
+    for p in (saved, moved):
+        shutil.rmtree(p, ignore_errors=True)
+    for p in (live, post):
+        if os.path.exists(p):
+            os.unlink(p)
+    return saved, moved, live, post
+
+
 # program, commands that stop it with its trace recorded
 LIVE = [
     ("trace_loop", ["b main", "r", "thread trace start", "b 7", "c"]),
@@ -47,15 +62,7 @@ LIVE = [
 
 def round_trip(name, stop, compact):
     tag = name + ("-compact" if compact else "")
-    saved = os.path.join(OUT, "saved-" + tag)
-    moved = os.path.join(OUT, "moved-" + tag)
-    live = os.path.join(OUT, "live-%s.txt" % tag)
-    post = os.path.join(OUT, "post-%s.txt" % tag)
-    for p in (saved, moved):
-        shutil.rmtree(p, ignore_errors=True)
-    for p in (live, post):
-        if os.path.exists(p):
-            os.unlink(p)
+    saved, moved, live, post = fresh_paths(tag)
     out1 = ptdb(["file " + os.path.join(PROG, name)] + stop + [
         "thread trace dump instructions all -a -e -F " + live,
         "thread trace dump function-calls all -F " + live + ".calls",
@@ -107,15 +114,7 @@ def changing_code(name, engine):
     trace dumps without a decode error, every instruction readable, and
     the saved bundle, loaded elsewhere, dumps the same."""
     tag = "%s-%s" % (name, engine)
-    saved = os.path.join(OUT, "saved-" + tag)
-    moved = os.path.join(OUT, "moved-" + tag)
-    live = os.path.join(OUT, "live-%s.txt" % tag)
-    post = os.path.join(OUT, "post-%s.txt" % tag)
-    for p in (saved, moved):
-        shutil.rmtree(p, ignore_errors=True)
-    for p in (live, post):
-        if os.path.exists(p):
-            os.unlink(p)
+    saved, moved, live, post = fresh_paths(tag)
     out1 = ptdb(["settings set trace.software.engine " + engine,
                  "file " + os.path.join(PROG, name), "b oracle_begin", "b oracle_end", "r",
                  "thread trace start", "c",

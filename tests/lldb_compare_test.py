@@ -2,7 +2,8 @@
 ptdb on the variable fixtures (tests/programs/vars, -O0, and vars_o2, -O2
 PIE), and the lines of frame variable, expression, target variable,
 finish's return value, the program's frame lines and memory read's
-lines (session "memory read", on globals' data) must be identical; the
+lines (session "memory read", on globals' data: C strings too, and a
+caller frame's register that is not recovered) must be identical; the
 "symlinked program" session runs vars through a symlink, whose name
 lldb-16 keeps (module name, thread name, argv[0]);
 vars_o2_dw4 is vars_o2 with DWARF 4 (.debug_loc, .debug_ranges) instead of 5,
@@ -19,9 +20,6 @@ Deliberate differences, named here and in man/ptdb.1:
   - Thread-local variables: lldb-16 prints "<No TLS data currently exists
     for this thread.>" on these machines; ptdb reads the executable's TLS
     block.  Lines naming tls_ are left out of the globals session.
-  - A reference or pointer to a polymorphic C++ class: lldb-16 shows the
-    object's dynamic type (from its vtable), ptdb the declared one; the
-    C++ session asks only about objects whose two types agree.
   - Frames of libc.so.6: only the fixture's own frames are compared here;
     libc's (named and given arguments from libc6-dbg's debug file) are
     compared with lldb-16's by tests/symbols_test.py (S4, S5, S13).
@@ -97,9 +95,18 @@ SESSIONS = [
     ]),
 ]
 SESSIONS.append(("shapes C++", "tests/programs/shapes", [
-    "b measure", "r", "v total big a", "frame info", "p total", "p s.id", "p s.name",
+    "b measure", "r", "v", "v s", "p s", "frame info", "p total", "p s.id", "p s.name",
     "p s.id + total", "finish", "v", "v r.origin", "v r", "p r.w * r.h", "p label", "v ref",
     "p ref", "p r.name", "p r.origin", "p &r.origin", "p sizeof(geo::Point)",
+]))
+# dynamic types (lldb-16's default: the class whose vtable the object
+# points to), in frame variable, expression, frame lines and -d
+SESSIONS.append(("dynamic types C++", "tests/programs/dyn_types", [
+    "b take", "r", "v", "frame info", "bt 2", "up", "v", "v -T h", "v *p", "v *pm", "v pm->m",
+    "v pm->b", "v -d no-dynamic-values p pm r", "p p", "p pm", "p po", "p cp", "p r", "p *p",
+    "p h", "p vp", "expression -d no-dynamic-values -- pm", "c", "v", "v -T", "finish",
+    # references: a small flat object's on one line, an empty class's, a char *'s
+    "b refs", "c", "v", "v -T pl",
 ]))
 SESSIONS.append(("watchpoints", "tests/programs/watch", [
     "b worker", "r", "watchpoint set variable shared",
@@ -115,6 +122,9 @@ SESSIONS.append(("stl C++", "tests/programs/stl", [
     "p v", "p s", "p m", "p sp", "p up", "p unull", "v v[1]", "v st[2]", "v l[1]", "v pts[1]",
     "v names[1]", "v pts[1].y", "v dq fl op none bs at mm", "v dq[2]", "v fl[1]",
     "p bs", "p dq", "p v.size()", "p m.size()", "p greet(s)",
+    # methods of libstdc++'s without DWARF of their own: typed by the
+    # class's declarations (the non-const overload for a non-const object)
+    "p s.size()", "p s.empty()", "p s.c_str()", "p s.data()", "p g.length()",
 ]))
 # memory read's address is any expression (a pointer's value, &var,
 # &array[i], a register), 'x/NFU' GDB's count, format and unit; lines as
@@ -129,6 +139,9 @@ SESSIONS.append(("memory read", "tests/programs/globals", [
     # sections named inside their segments (PT_LOAD[N]), any address expression
     "image lookup -a $pc", "image lookup -a bump", "image lookup -a printf",
     "image lookup -n main",
+    # C strings (x/s, -f s), and a caller frame's registers not recovered
+    "x/s &g_name", "x/2s &g_name[1]", "memory read -f s -s 4 &g_name", "x/s",
+    "memory read -f c-string -c 2 &g_name", "up", "register read rflags rax", "down",
 ]))
 # frame lines summarize arguments as lldb-16 does (strings by their text,
 # cut at 1024 with "...", NULL as 0x0, "pair @ addr" for a struct holding

@@ -188,6 +188,8 @@ static inline uint64_t rec_start(const struct dbg_cache *c)
 
 uint64_t dbg_cache_find_syscall(struct dbg_tracee *d);
 int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret);
+int dbg_cache_syscall_step(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *save, uint64_t sc,
+			   long nr, const uint64_t a[6], struct target_stop *ts, int64_t *ret);
 int dbg_cache_signal_waits(const struct dbg_tracee *d, pid_t t);
 int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t);
 struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);

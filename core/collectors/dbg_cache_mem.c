@@ -59,23 +59,20 @@ int dbg_cache_signal_waits(const struct dbg_tracee *d, pid_t t)
 	return target_thread_sigsets(d->pid, t, &s) == 0 && s.pending != 0;
 }
 
-/* Runs one system call in thread t, its registers restored afterwards.
- * -1 when it did not run (a signal came first: it stays pending), or
- * may not: t holds an event target/ queued for it (a stop that raced
- * another thread's, at the end of a run), which the step would take in
- * the call's place and lose; the call is left for later. */
-int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
+/* Thread t, its registers *save, runs system call nr (arguments a)
+ * through the syscall instruction at sc, one step, and gets *save back:
+ * 0 with the call's result in *ret, else -1 with what came instead in *ts
+ * (kind TARGET_STOP_NONE when t did not run; the registers not given back
+ * when the process or t ended).  For the cache engine's injected calls
+ * and the ptrace engine's (dbg_swc_hide.c). */
+int dbg_cache_syscall_step(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *save, uint64_t sc,
+			   long nr, const uint64_t a[6], struct target_stop *ts, int64_t *ret)
 {
-	struct user_regs_struct save, r;
-	struct target_stop ts;
+	struct user_regs_struct r = *save;
 	int ok;
 
-	if (!c->sc || target_thread_has_event(d->proc, t) || target_pending_signal(d->proc, t) ||
-	    dbg_cache_signal_waits(d, t) ||
-	    target_get_regs(d->proc, t, &save, NULL) < 0)
-		return -1;
-	r = save;
-	r.rip = c->sc;
+	memset(ts, 0, sizeof(*ts));
+	r.rip = sc;
 	r.rax = (uint64_t)nr;
 	r.orig_rax = (uint64_t)-1;
 	r.rdi = a[0];
@@ -86,20 +83,39 @@ int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr
 	r.r9 = a[5];
 	if (target_set_regs(d->proc, t, &r, NULL) < 0)
 		return -1;
-	ok = target_thread_step(d->proc, t, &ts, NULL) == 0 && ts.tid == t && ts.kind == TARGET_STOP_STEP &&
-	     target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == c->sc + 2;
-	if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED)
+	ok = target_thread_step(d->proc, t, ts, NULL) == 0 && ts->tid == t && ts->kind == TARGET_STOP_STEP &&
+	     target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == sc + 2;
+	if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED)
 		return -1;
-	if (!ok && ts.tid == t && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) &&
-	    !c->have_ev) {
-		c->ev = ts;	/* (its pc: where the thread really is, below) */
-		c->have_ev = 1;
-	}
-	target_set_regs(d->proc, t, &save, NULL);
+	target_set_regs(d->proc, t, save, NULL);
 	if (!ok)
 		return -1;
 	*ret = (int64_t)r.rax;
 	return 0;
+}
+
+/* Runs one system call in thread t, its registers restored afterwards.
+ * -1 when it did not run (a signal came first: it stays pending), or
+ * may not: t holds an event target/ queued for it (a stop that raced
+ * another thread's, at the end of a run), which the step would take in
+ * the call's place and lose; the call is left for later. */
+int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
+{
+	struct user_regs_struct save;
+	struct target_stop ts;
+
+	if (!c->sc || target_thread_has_event(d->proc, t) || target_pending_signal(d->proc, t) ||
+	    dbg_cache_signal_waits(d, t) ||
+	    target_get_regs(d->proc, t, &save, NULL) < 0)
+		return -1;
+	if (dbg_cache_syscall_step(d, t, &save, c->sc, nr, a, &ts, ret) == 0)
+		return 0;
+	if (ts.tid == t && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) &&
+	    !c->have_ev) {
+		c->ev = ts;	/* (its pc: where the thread really is, below) */
+		c->have_ev = 1;
+	}
+	return -1;
 }
 
 static uint64_t do_mmap(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t hint, uint64_t len, int prot,

@@ -64,11 +64,10 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 		  int64_t *ret)
 {
 	struct dbg_swc *s = dbg_swc(d);
-	struct user_regs_struct save, r;
+	struct user_regs_struct save;
 	struct target_sigsets ss;
 	struct target_stop ts;
 	uint8_t b[2];
-	int ok;
 
 	/* (its bytes checked each time: the program may have unmapped it) */
 	if (s->hide_sc && (target_read_mem(d->proc, s->hide_sc, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05))
@@ -79,20 +78,10 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 	    target_thread_sigsets(d->pid, t, &ss) < 0 || (ss.pending & ~ss.blocked) ||
 	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
-	r = save;
-	r.rip = s->hide_sc;
-	r.rax = (uint64_t)nr;
-	r.orig_rax = (uint64_t)-1;
-	r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = a3;
-	if (target_set_regs(d->proc, t, &r, NULL) < 0)
-		return -1;
-	memset(&ts, 0, sizeof(ts));
-	ok = target_thread_step(d->proc, t, &ts, NULL) == 0 && ts.tid == t && ts.kind == TARGET_STOP_STEP &&
-	     target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == s->hide_sc + 2;
-	if (ts.kind == TARGET_STOP_EXITED || ts.kind == TARGET_STOP_SIGNALED)
-		return -1;
-	target_set_regs(d->proc, t, &save, NULL);
-	if (!ok && ts.tid == t && ts.kind == TARGET_STOP_SIGNAL &&
+	if (dbg_cache_syscall_step(d, t, &save, s->hide_sc, nr,
+				   (const uint64_t[6]){ a0, a1, a2, a3, save.r8, save.r9 }, &ts, ret) == 0)
+		return 0;
+	if (ts.tid == t && ts.kind == TARGET_STOP_SIGNAL &&
 	    (ts.signo == SIGSEGV || ts.signo == SIGBUS || ts.signo == SIGILL)) {
 		/* (the instruction is gone: another is found next time; the
 		 * fault is ptdb's, not the program's) */
@@ -100,15 +89,12 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 		s->hide_sc = 0;
 		return -1;
 	}
-	if (!ok && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT)) {
+	if (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) {
 		if (ts.tid == t)
 			ts.addr = save.rip;
 		target_thread_requeue(d->proc, &ts);
 	}
-	if (!ok)
-		return -1;
-	*ret = (int64_t)r.rax;
-	return 0;
+	return -1;
 }
 
 /* Thread t's PKRU (*buf its XSAVE area), or -1. */

@@ -77,9 +77,19 @@ static int ptr_arith(struct ex *x, const char *op, struct value *a, struct value
 
 int ex_arith(struct ex *x, const char *op, struct value *a, struct value *b)
 {
-	const struct sym_type *t;
+	const struct sym_type *t, *ma = sym_type_strip(a->type), *mb = sym_type_strip(b->type);
 	int rc = 0;
 
+	if (ma && mb && ma->kind == SYM_T_MEMBER_PTR && mb->kind == SYM_T_MEMBER_PTR &&
+	    (!strcmp(op, "==") || !strcmp(op, "!=")) && a->size == b->size && a->bytes && b->bytes) {
+		/* pointers to members: equal when their bytes are */
+		int eq = !memcmp(a->bytes, b->bytes, a->size);
+
+		value_release(a);
+		value_release(b);
+		ex_set_u(a, &expr_t_bool, (uint64_t)(op[0] == '=' ? eq : !eq));
+		return 0;
+	}
 	if (!ex_is_scalar(a->type) && !ex_is_ptr(a->type))
 		rc = -1;
 	if (!ex_is_scalar(b->type) && !ex_is_ptr(b->type))

@@ -105,6 +105,28 @@ static int convert_arg(struct ex *x, struct value *a, const struct sym_type *pt,
 		       sym_type_name(pt, tn, sizeof(tn)), i + 1, ordinal(i + 1));
 }
 
+/* The return type the class of a member function call (x->self_type)
+ * declares for f, name "A::B<C::D>::f" (its typedef: "size_type"), else
+ * unsigned long (rax). */
+static const struct sym_type *method_ret(struct ex *x, const char *name)
+{
+	const char *sep = NULL;
+	struct sym_type *ret;
+	int depth = 0;
+
+	for (const char *c = name; *c; c++)	/* the last "::" outside <...> */
+		if (*c == '<')
+			depth++;
+		else if (*c == '>')
+			depth--;
+		else if (!depth && c[0] == ':' && c[1] == ':')
+			sep = c;
+	if (!sep || !x->self_type ||
+	    sym_type_method_ret(x->self_type, sep + 2, sym_type_is_const(x->self_type), &ret) < 0)
+		return &expr_t_ulong;
+	return ret ? ret : &expr_t_void;
+}
+
 /* The call with its arguments evaluated: fn's types, the ABI's places,
  * the call, the result. */
 static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint64_t fn,
@@ -123,8 +145,8 @@ static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint6
 			return ex_fail(x, "'%s' has unknown return type; cast the call to its "
 				       "declared return type", name);
 		/* a member function of a library without DWARF ("s.size()" in
-		 * libstdc++): LLDB reads the class's declaration; here rax */
-		ret = cast ? cast : &expr_t_ulong;
+		 * libstdc++): typed by the class's declaration, as LLDB */
+		ret = cast ? cast : self ? method_ret(x, name) : &expr_t_ulong;
 	}
 	if (np >= 0 && nargs < np - k)	/* more: maybe variadic (DWARF may not say) */
 		return ex_fail(x, "no matching function for call to '%s': requires %d argument%s, "
@@ -152,6 +174,13 @@ static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint6
 	else
 		ex_val(v, &expr_t_void);
 	ex_abi_free(&a);
+	rs = sym_type_strip(ret);
+	if (rs && (rs->kind == SYM_T_REF || rs->kind == SYM_T_RVREF) && rs->target) {
+		uint64_t at = ex_u(v);	/* a reference's result: the object, as LLDB */
+
+		value_release(v);
+		return ex_load(x, v, rs->target, at);
+	}
 	return 0;
 }
 
@@ -166,6 +195,7 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 	uint64_t fn = 0;
 	struct dbg_module *m;
 	struct ptdb_err err = { 0 };
+	const struct sym_type *self_type = x->self_type;	/* an argument's call resets it */
 
 	ex_eat(x, "(");
 	while (!ex_eat(x, ")")) {
@@ -209,6 +239,7 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 		}
 		fn = c.rax;
 	}
+	x->self_type = self_type;
 	rc = call_with(x, name, m, fn, self, cast, args, nargs, v);
 out:
 	for (int i = 0; i < nargs; i++)

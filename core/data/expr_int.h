@@ -37,6 +37,8 @@ struct ex {
 	 * call there without DWARF returns that type, as in LLDB) */
 	const struct sym_type *cast_to;
 	const char *cast_at;
+	/* a member function call's class (ex_call with self) */
+	const struct sym_type *self_type;
 };
 
 extern const struct sym_type expr_t_int, expr_t_uint, expr_t_long, expr_t_ulong,
@@ -92,6 +94,15 @@ int ex_store_to(struct ex *x, struct value *lv, const struct value *rv);
 /* A type name at x->p (casts, sizeof): 1 with *t, 0 when what follows is
  * no type (x->p unmoved), -1 on error. */
 int ex_type_name(struct ex *x, const struct sym_type **t);
+/* The member called name of class t, its own or a base's or an anonymous
+ * member's; its offset in *off.  NULL: none. */
+const struct sym_member *ex_find_member(const struct sym_type *t, const char *name,
+					uint64_t *off, int depth);
+/* expr_member.c: "&Class::member" at x->p (after the '&'): 1 with v the
+ * pointer to that data member, 0 when it is not one (x->p unmoved). */
+int ex_member_pointer(struct ex *x, struct value *v);
+/* v = v.*pm (arrow: v->*pm); pm and, on failure, v released. */
+int ex_member_apply(struct ex *x, struct value *v, struct value *pm, int arrow);
 /* a = a op b (op "+", "<<", "&&", ...); b is released; on failure a too. */
 int ex_arith(struct ex *x, const char *op, struct value *a, struct value *b);
 

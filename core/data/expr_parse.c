@@ -191,8 +191,8 @@ static int primary(struct ex *x, struct value *v)
 	}
 }
 
-static const struct sym_member *find_member(const struct sym_type *t, const char *name,
-					    uint64_t *off, int depth)
+const struct sym_member *ex_find_member(const struct sym_type *t, const char *name,
+					uint64_t *off, int depth)
 {
 	t = sym_type_strip(t);
 	if (!t || depth > 8 || (t->kind != SYM_T_STRUCT && t->kind != SYM_T_UNION &&
@@ -210,7 +210,7 @@ static const struct sym_member *find_member(const struct sym_type *t, const char
 		const struct sym_member *m = &t->mem[i], *r;
 		uint64_t sub;
 
-		if ((!m->name || m->is_base) && (r = find_member(m->type, name, &sub, depth + 1))) {
+		if ((!m->name || m->is_base) && (r = ex_find_member(m->type, name, &sub, depth + 1))) {
 			*off = m->off + sub;
 			return r;
 		}
@@ -253,7 +253,7 @@ static int this_member(struct ex *x, const char *name, struct value *v)
 		return 1;
 	t = sym_type_strip(v->type);
 	if (v->status != VAL_OK || !t || t->kind != SYM_T_POINTER ||
-	    !find_member(t->target, name, &off, 0)) {
+	    !ex_find_member(t->target, name, &off, 0)) {
 		value_release(v);
 		return 1;
 	}
@@ -300,10 +300,11 @@ static int member_named(struct ex *x, struct value *v, const char *name, int arr
 		snprintf(full, sizeof(full), "%s::%s", ct->name, name);
 		for (char *q; (q = strstr(full, "> >"));)	/* the demangler's spelling */
 			memmove(q + 1, q + 2, strlen(q + 2) + 1);
+		x->self_type = v->type;	/* its declaration types a call without DWARF */
 		value_release(v);
 		return ex_call(x, full, &self, NULL, v);
 	}
-	m = find_member(v->type, name, &off, 0);
+	m = ex_find_member(v->type, name, &off, 0);
 	if (!m) {
 		int scalar = ex_is_scalar(v->type);
 
@@ -407,6 +408,19 @@ static int postfix(struct ex *x, struct value *v)
 	for (;;) {
 		if (ex_eat(x, "["))  {
 			if (subscript(x, v) < 0)
+				return -1;
+		} else if (ex_peek(x, "->*") || ex_peek(x, ".*")) {
+			int arrow = ex_eat(x, "->*");
+			struct value pm;
+
+			if (!arrow)
+				ex_eat(x, ".*");
+			memset(&pm, 0, sizeof(pm));
+			if (postfix(x, &pm) < 0) {
+				value_release(v);
+				return -1;
+			}
+			if (ex_member_apply(x, v, &pm, arrow) < 0)
 				return -1;
 		} else if (ex_eat(x, "->")) {
 			if (member(x, v, 1) < 0)
@@ -576,8 +590,13 @@ static int unary_(struct ex *x, struct value *v)
 	}
 	if (ex_eat(x, "*"))
 		return unary(x, v) < 0 ? -1 : deref(x, v);
-	if (ex_eat(x, "&"))
+	if (ex_eat(x, "&")) {
+		int r = ex_member_pointer(x, v);	/* &Foo::x */
+
+		if (r)
+			return r < 0 ? -1 : 0;
 		return unary(x, v) < 0 ? -1 : address_of(x, v);
+	}
 	save = x->p;
 	{
 		char w[16];

@@ -57,6 +57,10 @@ struct value_env {
 	int (*var_named)(struct frame_ctx *fc, const char *name, struct value *out);
 	/* a DWARF type by name in any loaded module, or NULL */
 	struct sym_type *(*type_named)(struct dbg *d, const char *name);
+	/* the class whose vtable holds vptr (by its symbol), or NULL */
+	struct sym_type *(*vtable_class)(struct dbg *d, uint64_t vptr);
+	/* whether values show their dynamic types (target.prefer-dynamic-value) */
+	int (*dynamic_values)(struct dbg *d);
 	/* the live process written to (memory, registers), or NULL */
 	struct target_proc *(*proc)(struct dbg *d);
 	/* memory was written: code read earlier may have changed */
@@ -106,6 +110,8 @@ struct value_fmt {
 	int show_types;		/* -T: types on children too */
 	int show_loc;		/* -L: the address before every line */
 	int raw;		/* -R: members, not the library's formatters */
+	int dynamic;		/* pointers and references by their dynamic
+				 * types (value_dynamic) */
 };
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's
@@ -116,6 +122,16 @@ void value_print(FILE *out, const struct value_env *env, const char *name, const
 void value_brief(const struct value_env *env, const struct value *v, char *buf, size_t n);
 /* A floating-point number as LLDB (APFloat) prints it: "1.5", "1.0E+7". */
 void value_float_str(double v, int bits, char *buf, size_t n);
+
+/* ---- value_dyn.c ---- */
+/* LLDB's dynamic type of a pointer or reference of type t (b its 8
+ * bytes) to a C++ class with virtual functions, or of a void *: a pointer
+ * to (or reference to) the class of the object, and the object's start in
+ * *addr; NULL when there is none (not such a type, no vtable found). */
+const struct sym_type *value_dynamic(const struct value_env *env, const struct sym_type *t,
+				     const uint8_t *b, uint64_t *addr);
+/* Whether the session shows dynamic types (its setting); 0 without env. */
+int value_dynamic_on(const struct value_env *env);
 
 /* A value's children as a tree view shows them (the members, elements,
  * or a pointer's pointee: its members, or one child "*"), with the names

@@ -163,6 +163,26 @@ static void print_view(struct vf_pr *p, int indent, const struct cxx_view *cv, i
 	fprintf(p->out, "%*s}\n", indent, "");
 }
 
+/* An aggregate's children on one line: "(x = 1, y = 2)". */
+static void print_one_line(struct vf_pr *p, const struct sym_type *s, const uint8_t *b)
+{
+	int n = vf_nchildren(s), first = 1;
+	char v[4200];
+
+	fputc('(', p->out);
+	for (int i = 0; i < n; i++) {
+		char nm[256];
+
+		if (vf_hidden(s, i))
+			continue;
+		vf_child_name(s, i, nm, sizeof(nm));
+		child_text(p, s, i, b, (size_t)s->size, v, sizeof(v));
+		fprintf(p->out, "%s%s = %s", first ? "" : ", ", nm, v);
+		first = 0;
+	}
+	fputs(")\n", p->out);
+}
+
 /* A C++ reference as LLDB shows it: "0x00007ffe... (&r = 5)" for a
  * scalar, "0x00007ffe...: {" and the members for an object. */
 static void print_ref(struct vf_pr *p, int indent, const char *name, const struct sym_type *s,
@@ -200,15 +220,27 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 		fprintf(p->out, "%s: {\n", v);
 		print_children(p, indent + 2, tg, obj, a, 1);
 		fprintf(p->out, "%*s}\n", indent, "");
+	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg) && vf_nvisible(tg) &&
+		   !p->o->show_loc && !p->o->show_types && vf_one_liner(tg)) {
+		fprintf(p->out, "0x%016" PRIx64 " ", a);	/* lldb-16: small and flat */
+		print_one_line(p, tg, obj);
 	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg) && vf_nchildren(tg)) {
 		fprintf(p->out, "0x%016" PRIx64 ": {\n", a);
 		print_children(p, indent + 2, tg, obj, a, 1);
 		fprintf(p->out, "%*s}\n", indent, "");
+	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg)) {
+		fprintf(p->out, "0x%016" PRIx64 " {}\n", a);	/* an empty class */
 	} else {
+		char *q;
+
 		if (vf_is_std_string(tg))
 			vf_std_string_text(p->env, tg, obj, size, v, sizeof(v));
 		else
 			vf_fmt_scalar(p, tg, obj, v, sizeof(v));
+		/* a char *'s summary stands alone there, as in lldb-16's one line */
+		if (tg->kind == SYM_T_POINTER && vf_is_char_type(sym_type_strip(tg->target)) &&
+		    !p->o->format && !strncmp(v, "0x", 2) && (q = strstr(v, " \"")))
+			memmove(v, q + 1, strlen(q + 1) + 1);
 		fprintf(p->out, "0x%016" PRIx64 " (&%s = %s)\n", a, name, v);
 	}
 	free(obj);
@@ -217,9 +249,16 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 static void print_node(struct vf_pr *p, int indent, const char *name, const struct sym_type *t,
 		       const uint8_t *b, uint64_t addr, int in_mem, int top)
 {
-	const struct sym_type *s = sym_type_strip(t);
+	const struct sym_type *s = sym_type_strip(t), *dyn;
 	char v[4200];
+	uint8_t dynb[8];
+	uint64_t da;
 
+	if (p->o->dynamic && (dyn = value_dynamic(p->env, t, b, &da))) {
+		t = s = dyn;	/* the object's class: "(Derived *) p" */
+		memcpy(dynb, &da, 8);
+		b = dynb;
+	}
 	if (indent > 64) {	/* a type that contains itself (hostile DWARF) */
 		fprintf(p->out, "%*s%s = ...\n", indent, "", name);
 		return;
@@ -248,7 +287,14 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 		return;
 	}
 	if (s && (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) && s->target && !p->o->format) {
-		print_ref(p, indent, name, s, b);
+		uint64_t a;
+
+		if (top) {
+			print_ref(p, indent, name, s, b);
+			return;
+		}
+		memcpy(&a, b, 8);	/* LLDB expands a reference only at the top */
+		fprintf(p->out, "0x%016" PRIx64 "\n", a);
 		return;
 	}
 	if (s && s->kind == SYM_T_ARRAY && vf_is_char_type(s->target) && s->ndims == 1) {
@@ -267,20 +313,7 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 		return;
 	}
 	if (!p->o->show_loc && !p->o->show_types && vf_one_liner(s)) {
-		int n = vf_nchildren(s), first = 1;
-
-		fputc('(', p->out);
-		for (int i = 0; i < n; i++) {
-			char nm[256];
-
-			if (vf_hidden(s, i))
-				continue;
-			vf_child_name(s, i, nm, sizeof(nm));
-			child_text(p, s, i, b, (size_t)s->size, v, sizeof(v));
-			fprintf(p->out, "%s%s = %s", first ? "" : ", ", nm, v);
-			first = 0;
-		}
-		fputs(")\n", p->out);
+		print_one_line(p, s, b);
 		return;
 	}
 	fputs("{\n", p->out);
@@ -342,11 +375,23 @@ void value_brief(const struct value_env *env, const struct value *v, char *buf, 
 {
 	static const struct value_fmt natural;
 	struct vf_pr p = { NULL, env, &natural };
-	const struct sym_type *s = sym_type_strip(v->type);
+	const struct sym_type *s = sym_type_strip(v->type), *dyn;
+	struct value dv;
+	uint64_t da;
 
 	if (v->status != VAL_OK) {
 		snprintf(buf, n, "<unavailable>");
 		return;
+	}
+	if (value_dynamic_on(env) && v->size >= 8 &&
+	    (dyn = value_dynamic(env, v->type, v->bytes, &da))) {
+		/* the object's start, as lldb-16's frame lines show it */
+		dv = *v;
+		dv.type = dyn;
+		dv.bytes = (uint8_t *)&da;
+		dv.size = 8;
+		v = &dv;
+		s = dyn;
 	}
 	if (brief_summary(&p, s, v->bytes, v->size, buf, n))
 		return;

@@ -145,6 +145,8 @@ struct dbg {
 	char *source_map;		/* target.source-map pairs (owned) */
 	char *step_avoid;		/* target.process.thread.step-avoid-regexp
 					 * (owned; NULL: LLDB's default ^std::) */
+	int no_dynamic;			/* target.prefer-dynamic-value is
+					 * no-dynamic-values: static types */
 	/* 'n' stopped where an inlined call starts: its frames are hidden
 	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
 	 * one at a time.  Valid for that thread, pc and stop id only. */

@@ -4,6 +4,7 @@
  * session's functions, d->host, which the trace session passes down in
  * the struct dbg_tracee it hands the collector.  Values' and expressions'
  * struct value_env (core/data/value.h): d->env, in every frame_ctx. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/session/dbg.h"
@@ -58,8 +59,9 @@ static void trace_loaded(struct dbg *d, const char *exe, pid_t pid, pid_t tid)
 	memset(&d->last, 0, sizeof(d->last));
 }
 
-/* The session's part of what a collector is handed (dbg_tee). */
-static void trace_tee(struct dbg *d, struct dbg_tracee *t)
+/* The session's part of what a collector is handed (dbg_tee; the
+ * watchpoints' cache turns, dbg_watch_cache.c). */
+void dbg_host_tee(struct dbg *d, struct dbg_tracee *t)
 {
 	t->proc = d->proc;
 	t->pid = d->pid;
@@ -85,7 +87,7 @@ const struct dbg_trace_host dbg_trace_host = {
 	.select = trace_select,
 	.loaded = trace_loaded,
 	.bp_replay_hit = dbg_bp_replay_hit,
-	.tee = trace_tee,
+	.tee = dbg_host_tee,
 };
 
 static struct sym_type *type_named(struct dbg *d, const char *name)
@@ -123,6 +125,34 @@ static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first
 	return NULL;
 }
 
+/* The class whose vtable holds runtime address vptr (a vtable symbol,
+ * "vtable for ns::Derived"): LLDB's dynamic type of an object, found in
+ * the vtable's module first.  NULL when vptr is in no vtable. */
+static struct sym_type *vtable_class(struct dbg *d, uint64_t vptr)
+{
+	struct dbg_module *m = dbg_module_for(d, vptr);
+	struct sym_type *t = NULL;
+	const char *name;
+	uint64_t off;
+	char *dem;
+
+	if (!m || !m->sym || sym_data_at(m->sym, vptr, &name, &off) < 0 ||
+	    strncmp(name, "_ZTV", 4) || !(dem = sym_demangle(name)))
+		return NULL;
+	if (!strncmp(dem, "vtable for ", 11)) {
+		t = sym_type_named(m->sym, dem + 11);
+		if (!t)
+			t = type_named(d, dem + 11);
+	}
+	free(dem);
+	return t;
+}
+
+static int dynamic_values(struct dbg *d)
+{
+	return !d->no_dynamic;
+}
+
 static struct target_proc *proc(struct dbg *d)
 {
 	return d->proc;
@@ -137,6 +167,8 @@ void dbg_env_init(struct dbg *d)
 		.format_addr = dbg_format_addr,
 		.var_named = frame_var_named,
 		.type_named = type_named,
+		.vtable_class = vtable_class,
+		.dynamic_values = dynamic_values,
 		.proc = proc,
 		.code_changed = dbg_icache_free,
 		.replaying = dbg_replaying,

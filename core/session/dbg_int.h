@@ -30,6 +30,9 @@ struct trace_swc_thread;
 extern const struct dbg_host dbg_host;
 /* What the trace session calls instead of calling up (d->tr.host). */
 extern const struct dbg_trace_host dbg_trace_host;
+/* Its tee: the session's fields of a collector's struct dbg_tracee (the
+ * rest, t->s included, is the caller's). */
+void dbg_host_tee(struct dbg *d, struct dbg_tracee *t);
 /* d->env: what values and expressions read of d. */
 void dbg_env_init(struct dbg *d);
 
@@ -137,6 +140,15 @@ int dbg_check_alive(struct dbg *d, struct ptdb_err *err);
  * enabled (the caller runs the process). */
 int dbg_watch_run(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		  struct ptdb_err *err);
+
+/* dbg_watch.c: thread t arrived at r->rip (after a step of the watchpoints'
+ * checking, or a turn in the code cache): RW_USER at a breakpoint (*stop
+ * filled), RW_GOAL at a goal of tid, else DBG_WA_ON (go on; the modules
+ * refreshed at the load breakpoint).  DBG_WA_ON is none of the RW_*
+ * (RW_USER is 0). */
+enum { DBG_WA_ON = -13 };
+int dbg_watch_arrive(struct dbg *d, pid_t t, pid_t tid, const struct user_regs_struct *r,
+		     const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop);
 
 /* core/session/dbg_watch_cache.c: one turn of thread t in the code cache
  * while watchpoints are checked (the ranges rg): DBG_WC_STEP (the

@@ -445,35 +445,52 @@ static uint64_t as_u64(const struct value *v)
 	return x;
 }
 
+/* The member called name of t or, after t's own, of its base classes
+ * (as LLDB's frame variable finds x->b in a base of x's class); its
+ * offset from t's start in *off. */
+static const struct sym_member *find_member(const struct sym_type *t, const char *name,
+					    uint64_t *off, int depth)
+{
+	t = sym_type_strip(t);
+	if (!t || depth > 16)
+		return NULL;
+	for (int i = 0; i < t->nmem; i++)
+		if (t->mem[i].name && !strcmp(t->mem[i].name, name) && !t->mem[i].bit_size) {
+			*off = t->mem[i].off;
+			return &t->mem[i];
+		}
+	for (int i = 0; i < t->nmem; i++) {
+		const struct sym_member *mb;
+		uint64_t o;
+
+		if (t->mem[i].is_base && (mb = find_member(t->mem[i].type, name, &o, depth + 1))) {
+			*off = t->mem[i].off + o;
+			return mb;
+		}
+	}
+	return NULL;
+}
+
 static int member(struct frame_ctx *fc, struct value *v, const char *name, const char *shown,
 		  const struct sym_type *shown_type, struct ptdb_err *err)
 {
-	const struct sym_type *t = sym_type_strip(v->type);
+	const struct sym_member *mb;
+	uint64_t off;
 	char tn[256];
 
-	for (int depth = 0; t && depth < 8; depth++) {
-		int found = 0;
+	if ((mb = find_member(v->type, name, &off, 0))) {
+		struct value nv = *v;
 
-		for (int i = 0; i < t->nmem; i++) {
-			const struct sym_member *mb = &t->mem[i];
-
-			if (mb->name && !strcmp(mb->name, name) && !mb->bit_size) {
-				struct value nv = *v;
-
-				nv.bytes = xcalloc(mb->type ? mb->type->size + 1 : 1, 1);
-				nv.type = mb->type;
-				nv.size = mb->type ? (size_t)mb->type->size : 0;
-				if (mb->off + nv.size <= v->size)
-					memcpy(nv.bytes, v->bytes + mb->off, nv.size);
-				nv.addr = v->addr + mb->off;
-				nv.in_reg = -1;
-				value_release(v);
-				*v = nv;
-				return 0;
-			}
-			(void)found;
-		}
-		break;
+		nv.bytes = xcalloc(mb->type ? mb->type->size + 1 : 1, 1);
+		nv.type = mb->type;
+		nv.size = mb->type ? (size_t)mb->type->size : 0;
+		if (off + nv.size <= v->size)
+			memcpy(nv.bytes, v->bytes + off, nv.size);
+		nv.addr = v->addr + off;
+		nv.in_reg = -1;
+		value_release(v);
+		*v = nv;
+		return 0;
 	}
 	sym_type_name(shown_type, tn, sizeof(tn));
 	(void)fc;
@@ -482,7 +499,8 @@ static int member(struct frame_ctx *fc, struct value *v, const char *name, const
 
 static int deref(struct frame_ctx *fc, struct value *v, const char *shown, struct ptdb_err *err)
 {
-	const struct sym_type *t = sym_type_strip(v->type);
+	const struct sym_type *t = sym_type_strip(v->type), *dyn;
+	uint64_t a;
 
 	if (!t || (t->kind != SYM_T_POINTER && t->kind != SYM_T_REF && t->kind != SYM_T_RVREF)) {
 		char tn[256];
@@ -494,6 +512,12 @@ static int deref(struct frame_ctx *fc, struct value *v, const char *shown, struc
 		return ptdb_err_set(err, "'%s' is not available", shown);
 	if (!t->target || !t->target->size)
 		return ptdb_err_set(err, "dereferencing an incomplete type: \"%s\"", shown);
+	if (value_dynamic_on(fc->env) && v->size >= 8 &&
+	    (dyn = value_dynamic(fc->env, v->type, v->bytes, &a))) {
+		/* the object as its own class, as LLDB's frame variable reads *p */
+		set_bytes(v, sym_type_strip(dyn)->target, fc, a);
+		return 0;
+	}
 	set_bytes(v, t->target, fc, as_u64(v));
 	return 0;
 }

@@ -394,6 +394,21 @@ static pid_t sw_pick(struct dbg *d, pid_t step_tid)
 	return pick;
 }
 
+int dbg_watch_arrive(struct dbg *d, pid_t t, pid_t tid, const struct user_regs_struct *r,
+		     const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop)
+{
+	stop->tid = t;
+	if (dbg_bp_hit(d, t, r->rip, &stop->bp_id, &stop->loc_id)) {
+		stop->reason = DBG_R_BREAKPOINT;
+		return RW_USER;
+	}
+	if (dbg_goal_reached(&(struct dbg_run_req){ 0, tid, goals, ngoals }, t, r->rip, r->rsp))
+		return RW_GOAL;
+	if (r->rip == d->load_bp)
+		dbg_refresh_modules(d);
+	return DBG_WA_ON;
+}
+
 /* Steps thread t one instruction and checks it.  GO_ON or a result. */
 static int sw_step(struct dbg *d, pid_t t, pid_t step_tid, pid_t tid,
 		   const struct dbg_goal *goals, int ngoals, struct dbg_stop *stop,
@@ -438,16 +453,8 @@ static int sw_step(struct dbg *d, pid_t t, pid_t step_tid, pid_t tid,
 		return RW_STEPPED;
 	if (target_get_regs(d->proc, t, &r, err) < 0)
 		return -1;
-	stop->tid = t;
-	if (dbg_bp_hit(d, t, r.rip, &stop->bp_id, &stop->loc_id)) {
-		stop->reason = DBG_R_BREAKPOINT;
-		return RW_USER;
-	}
-	if (dbg_goal_reached(&(struct dbg_run_req){ 0, tid, goals, ngoals }, t, r.rip, r.rsp))
-		return RW_GOAL;
-	if (r.rip == d->load_bp)
-		dbg_refresh_modules(d);
-	return GO_ON;
+	rr = dbg_watch_arrive(d, t, tid, &r, goals, ngoals, stop);
+	return rr == DBG_WA_ON ? GO_ON : rr;
 }
 
 static double now_s(void)

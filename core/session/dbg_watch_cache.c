@@ -19,13 +19,7 @@
 static void tee_of(struct dbg *d, struct dbg_tracee *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->proc = d->proc;
-	t->pid = d->pid;
-	t->running = &d->running;
-	t->interrupt_requested = &d->interrupt_requested;
-	t->load_bp = &d->load_bp;
-	t->sel_tid = &d->sel_tid;
-	t->host = d->host;
+	dbg_host_tee(d, t);
 	t->s = d;
 }
 
@@ -69,16 +63,8 @@ int dbg_watch_cache_turn(struct dbg *d, struct dbg_cache **cc, pid_t t, pid_t ti
 	if (hit)
 		return DBG_WC_STEP;	/* the instruction at pc may touch a range */
 	/* arrived at a stop, as a step arrives (dbg_watch.c's sw_step) */
-	stop->tid = t;
-	if (dbg_bp_hit(d, t, r.rip, &stop->bp_id, &stop->loc_id)) {
-		stop->reason = DBG_R_BREAKPOINT;
-		return RW_USER;
-	}
-	if (dbg_goal_reached(&(struct dbg_run_req){ 0, tid, goals, ngoals }, t, r.rip, r.rsp))
-		return RW_GOAL;
-	if (r.rip == d->load_bp)
-		dbg_refresh_modules(d);
-	return DBG_WC_STEP;
+	rc = dbg_watch_arrive(d, t, tid, &r, goals, ngoals, stop);
+	return rc == DBG_WA_ON ? DBG_WC_STEP : rc;
 }
 
 void dbg_watch_cache_end(struct dbg *d, struct dbg_cache *cc)

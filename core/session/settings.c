@@ -31,6 +31,9 @@ static const struct setting_def defs[SETTING_COUNT_] = {
 		"Let 'trace load' read the files a bundle names outside its own directory (absolute paths, .., symlinks), as 'trace load --allow-outside' does; each is listed in a warning.  Off, such a bundle is refused." },
 	[SETTING_STEP_AVOID] = { "target.process.thread.step-avoid-regexp", SETTING_STRING, "^std::", NULL,
 		"'step' does not stop in a function whose name (without its parameters) matches this extended regular expression: it runs the call to its return and steps on, as LLDB does (the C++ standard library's by default; empty: none)." },
+	[SETTING_DYNAMIC] = { "target.prefer-dynamic-value", SETTING_ENUM, "no-run-target",
+		"no-dynamic-values|no-run-target|run-target",
+		"Show a pointer or reference to a C++ object with virtual functions (or a void * to one) with the object's own class, found by its vtable's symbol, as LLDB does: 'frame variable', 'expression' and frame lines (run-target is no-run-target: ptdb never runs the program's code for it)." },
 };
 
 const struct setting_def *settings_defs(size_t *n)

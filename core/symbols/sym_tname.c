@@ -85,6 +85,8 @@ static void name_decl(const struct sym_type *t, const char *inner, char *buf, si
 		else
 			snprintf(tmp, sizeof(tmp), "%s::*%s", cls, inner);
 		name_decl(tg, tmp, buf, n, depth + 1);
+		if (tg && tg->kind == SYM_T_FUNC && tg->const_this)
+			cat(buf, n, " const");	/* clang's spelling of &Foo::get */
 		return;
 	}
 	case SYM_T_ARRAY: {

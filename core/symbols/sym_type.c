@@ -79,6 +79,12 @@ static void type_free(struct sym_type *t)
 		type_free(t->row);
 	}
 	free(t->ptr_to);
+	free(t->ref_to);
+	for (struct sym_type *x = t->made, *next; x; x = next) {
+		next = x->made;
+		x->made = NULL;
+		type_free(x);
+	}
 	for (int i = 0; i < t->nmem; i++)
 		free((char *)t->mem[i].name);
 	free(t->mem);
@@ -353,6 +359,10 @@ static void add_member(struct sym_module *m, struct sym_type *t, Dwarf_Die c,
 	struct sym_member *mb;
 	uint64_t v;
 
+	if (tag == DW_TAG_member && sym_die_flag(m, c, DW_AT_artificial))
+		t->dynamic = 1;	/* the vtable pointer: t has virtual functions */
+	if (tag == DW_TAG_inheritance && sym_die_udata(m, c, DW_AT_virtuality, &v) == 0 && v)
+		t->dynamic = 1;	/* a virtual base */
 	if (tag == DW_TAG_member && (sym_die_flag(m, c, DW_AT_external) ||
 				     sym_die_flag(m, c, DW_AT_artificial)))
 		return;		/* a static member (DWARF 4), the vtable pointer */
@@ -537,6 +547,18 @@ const struct sym_type *sym_type_pointer_to(struct sym_type *t)
 	return t->ptr_to;
 }
 
+const struct sym_type *sym_type_ref_to(struct sym_type *t)
+{
+	if (!t->ref_to) {
+		t->ref_to = xcalloc(1, sizeof(*t->ref_to));
+		t->ref_to->kind = SYM_T_REF;
+		t->ref_to->size = 8;
+		t->ref_to->target = t;
+		t->ref_to->is_cxx = t->is_cxx;
+	}
+	return t->ref_to;
+}
+
 static void type_fill(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 		      Dwarf_Half tag, int depth)
 {
@@ -616,6 +638,8 @@ static struct sym_type *type_at(struct sym_module *m, uint64_t off, int cxx, int
 	t = xcalloc(1, sizeof(*t));
 	t->kind = tag_kind(tag, &ok);
 	t->is_cxx = cxx;
+	t->mod = m;
+	t->die = off;
 	t->name = qualified(m, off, sym_die_name(m, die), cxx);
 	cache_put(m, off, t);	/* before the members: they may point back */
 	if (ok)

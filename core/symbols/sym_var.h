@@ -60,8 +60,16 @@ struct sym_type {
 				 * dimensions (owned) */
 	struct sym_type *ptr_to;	/* a pointer to this type, made on demand
 					 * (sym_type_pointer_to; owned) */
+	struct sym_type *ref_to;	/* a reference to it, the same way */
+	int dynamic;		/* C++: a vtable pointer or a virtual base of
+				 * its own (its bases' not included) */
 	struct sym_type *cls;	/* SYM_T_MEMBER_PTR: the class (its target the
 				 * member's type: data or function) */
+	struct sym_module *mod;	/* the module and DIE it was read from (NULL: */
+	uint64_t die;		/* made up), for sym_type_method_ret */
+	int const_this;		/* SYM_T_FUNC made for &Foo::f: a const method */
+	struct sym_type *made;	/* a class: the types sym_type_method_ptr made
+				 * for it, a chain through made (owned) */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
@@ -126,6 +134,23 @@ char *sym_type_name(const struct sym_type *t, char *buf, size_t n);
 struct sym_type *sym_type_named(struct sym_module *m, const char *name);
 /* A pointer to t ("&x" in a variable path), made once and owned by t. */
 const struct sym_type *sym_type_pointer_to(struct sym_type *t);
+/* The return type of the member function name as class cls declares it
+ * in *ret, NULL for void (of the overload for a const object when
+ * is_const, else for a non-const one, else the first so named): 0, or -1
+ * when cls has no DWARF declaration of it.  A call of a library's method
+ * without DWARF of its own ("s.size()") is typed by it, as LLDB types it. */
+int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_const,
+			struct sym_type **ret);
+/* &Class::name for a member function of cls: its pointer-to-member type
+ * ("void (Foo::*)(int)", "int (Foo::*)() const"; owned by cls) in *type
+ * and its vtable slot in *vslot (-1: not virtual), as the class declares
+ * it.  0, or -1 when cls declares no such function. */
+int sym_type_method_ptr(struct sym_type *cls, const char *name, const struct sym_type **type,
+			int *vslot);
+/* Whether t is const-qualified (through typedefs). */
+int sym_type_is_const(const struct sym_type *t);
+/* A reference to t (a dynamic type's), made once and owned by t. */
+const struct sym_type *sym_type_ref_to(struct sym_type *t);
 /* Typedefs and cv-qualifiers stripped. */
 const struct sym_type *sym_type_strip(const struct sym_type *t);
 

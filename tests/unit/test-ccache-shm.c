@@ -9,6 +9,7 @@
  * own SYSCALL, which keeps its trap. */
 #include "trace/ccache.h"
 #include "tests/unit/test.h"
+#include "tests/unit/ccache_code.h"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -182,22 +183,6 @@ TEST(ccache_shm_miss_not_served_takes_the_trap)
 	CHECK_INT(*req(), 2);	/* (left as it was) */
 	/* the target, for the tracer that handles the trap */
 	CHECK(*(uint64_t *)(Reg + CCACHE_SLOT_T) == 0x403000);
-}
-
-#define ORIG 0x400000ull
-static struct disasm *D;
-static uint8_t Code[64];
-
-static int dec(void *ctx, uint64_t addr, struct disasm_insn *in)
-{
-	struct ptdb_err e;
-
-	(void)ctx;
-	if (!D)
-		D = disasm_new(&e);
-	if (addr < ORIG || addr >= ORIG + sizeof(Code))
-		return -1;
-	return disasm_insn(D, Code + (addr - ORIG), sizeof(Code) - (addr - ORIG), addr, in, &e);
 }
 
 static int nostop(void *ctx, uint64_t addr)

@@ -7,29 +7,15 @@
  * where a cache pc maps back to. */
 #include "trace/ccache.h"
 #include "tests/unit/test.h"
+#include "tests/unit/ccache_code.h"
 
 #include <string.h>
 
-#define ORIG 0x400000ull
 #define REGION 0x10000000ull
 #define BASE (REGION + CCACHE_CODE_OFF + 0x100)
 #define RECPTR 0x7f0000001000ull
 
-static struct disasm *D;
-static uint8_t Code[256];
 static uint64_t Stop_at;
-
-static int dec(void *ctx, uint64_t addr, struct disasm_insn *in)
-{
-	struct ptdb_err e;
-
-	(void)ctx;
-	if (!D)
-		D = disasm_new(&e);
-	if (addr < ORIG || addr >= ORIG + sizeof(Code))
-		return -1;
-	return disasm_insn(D, Code + (addr - ORIG), sizeof(Code) - (addr - ORIG), addr, in, &e);
-}
 
 static int stop(void *ctx, uint64_t addr)
 {
