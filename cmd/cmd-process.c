@@ -194,16 +194,10 @@ static enum cmd_status exec_continue(struct cmd_ctx *ctx, const struct cmd_args 
 	dbg_interrupt_arm(d);
 	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);
 	flush(ctx);
-	{
-		/* a finish another thread's stop interrupted may complete */
-		struct dbg_pend_out *po = dbg_pend_out_top(d);
-		pid_t out_tid = po ? po->tid : 0;
-		const struct sym_type *ret = po ? po->ret : NULL;
-
-		r = dbg_continue(d, &stop, &err);
-		if (r == 0 && out_tid && stop.reason == DBG_R_STEP_OUT && stop.tid == out_tid)
-			cmd_note_return_value(d, out_tid, ret);
-	}
+	/* a finish another stop interrupted may complete */
+	r = dbg_continue(d, &stop, &err);
+	if (r == 0 && stop.out_done)
+		cmd_note_return_value(d, stop.tid, d->out_ret);
 	return finish_run(ctx, r, &stop, &err);
 }
 

@@ -77,10 +77,10 @@ static int finish_with_value(struct cmd_ctx *ctx, struct dbg_stop *st, struct pt
 		frame_ctx_close(&fc);
 	}
 	r = dbg_finish(d, st, err);
-	if (r == 0 && st->reason != DBG_R_STEP_OUT && dbg_pend_out_top(d) &&
+	if (r == 0 && st->reason != DBG_R_STEP_OUT && !st->out_done && dbg_pend_out_top(d) &&
 	    dbg_pend_out_top(d)->tid == tid && !dbg_pend_out_top(d)->ret)
 		dbg_pend_out_top(d)->ret = ret;	/* the one it left pending */
-	if (r < 0 || st->reason != DBG_R_STEP_OUT || tid != d->sel_tid)
+	if (r < 0 || (st->reason != DBG_R_STEP_OUT && !st->out_done) || tid != d->sel_tid)
 		return r;
 	cmd_note_return_value(d, tid, ret);
 	return r;
@@ -106,9 +106,20 @@ static enum cmd_status run_step(struct cmd_ctx *ctx, enum step_kind k)
 		return CMD_ERROR;
 	switch (k) {
 	case STEP_OVER:
-	case STEP_IN:
+	case STEP_IN: {
+		pid_t tid = d->sel_tid;
+		enum cmd_status cs;
+
 		r = dbg_step_line(d, k == STEP_IN, &st, &err);
-		break;
+		cs = after_run(ctx, r, &st, &err);
+		/* another thread's stop came first: the stepping thread is
+		 * selected again with its step pending, as lldb-16 does */
+		if (r == 0 && dbg_plans_top_tid(d) == tid && d->sel_tid != tid) {
+			d->sel_tid = tid;
+			d->sel_frame = 0;
+		}
+		return cs;
+	}
 	case STEP_OUT: {
 		pid_t tid = d->sel_tid;
 		enum cmd_status cs;

@@ -143,10 +143,6 @@ SESSIONS = [
 # output (the witness of the cause).
 VALUE = r"(?:-?\d+|0x[0-9a-f]{16}|0xSTACK)"
 KNOWN = [
-    # after a step that ended at a breakpoint, lldb-16 keeps the step's
-    # plan and calls the finish that follows a "step in"
-    ("^minigzip -O2$", r"^(finish|bt|thread list|thread backtrace|thread info)$",
-     r"(?<=stop reason = )step in", r"step out", "keeps the step's plan"),
     # entry values (DW_OP_entry_value): lldb-16 cannot evaluate them, ptdb
     # takes them from the caller's call site
     ("^zstd_pool", r"^(r .*|bt|n|thread backtrace all)$",

@@ -288,7 +288,6 @@ int dbg_swc_event(struct dbg_tracee *d, const struct target_stop *ts, const stru
 		  struct dbg_stop *stop)
 {
 	struct trace_swc_thread *th = d->host->trace_find(d->s, ts->tid);
-	pid_t tid = rq->tid;
 	struct user_regs_struct r;
 	struct target_stop served;
 
@@ -322,10 +321,12 @@ int dbg_swc_event(struct dbg_tracee *d, const struct target_stop *ts, const stru
 			dbg_traced(th)->sw.parked_at = 0;
 			return EV_GO_ON;
 		}
-		if (ts->tid == tid && target_get_regs(d->proc, tid, &r, NULL) == 0)
-			for (int i = 0; i < rq->ngoals; i++)
-				if (rq->goals[i].pc == ts->addr && r.rsp >= rq->goals[i].min_rsp)
-					return RW_GOAL;
+		if (dbg_goal_at(rq, ts->tid, ts->addr) &&
+		    target_get_regs(d->proc, ts->tid, &r, NULL) == 0 &&
+		    dbg_goal_reached(rq, ts->tid, ts->addr, r.rsp)) {
+			stop->tid = ts->tid;
+			return RW_GOAL;
+		}
 		if (ts->addr == *d->load_bp)
 			d->host->refresh_modules(d->s);
 		break;
@@ -374,10 +375,10 @@ int dbg_swc_arrived(struct dbg_tracee *d, pid_t t, uint64_t next, uint64_t rsp,
 		stop->tid = t;
 		return RW_USER;
 	}
-	if (t == rq->tid)
-		for (int i = 0; i < rq->ngoals; i++)
-			if (rq->goals[i].pc == next && rsp >= rq->goals[i].min_rsp)
-				return RW_GOAL;
+	if (dbg_goal_reached(rq, t, next, rsp)) {
+		stop->tid = t;
+		return RW_GOAL;
+	}
 	if (next == *d->load_bp)
 		d->host->refresh_modules(d->s);
 	return EV_GO_ON;

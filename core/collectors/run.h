@@ -39,12 +39,17 @@ struct dbg_stop {
 	int replay_edge;		/* 1 the trace's beginning, 2 its end */
 	int replay_gap;			/* stopped before a gap in the trace */
 	int trace_ended;		/* DBG_R_EXEC: the process's tracing ended */
+	int out_done;			/* a finish completed (its return value
+					 * shown), whatever the reason says */
 };
 
 /* A place an internal run waits for: pc reached by tid with rsp >= min_rsp
- * (the same or an outer frame, so recursion does not fool it). */
+ * (the same or an outer frame, so recursion does not fool it); tid 0:
+ * the run's (dbg_run_req's tid), else that thread's (a continue pursues
+ * every thread's pending finish at once). */
 struct dbg_goal {
 	uint64_t pc, min_rsp;
+	pid_t tid;
 };
 
 enum { RW_USER = 0, RW_GOAL = 1, RW_STEPPED = 2 };
@@ -58,6 +63,26 @@ struct dbg_run_req {
 	const struct dbg_goal *goals;
 	int ngoals;
 };
+
+/* Whether thread t has a goal of rq at pc (its registers are worth
+ * reading), and whether it reached one there with stack pointer rsp. */
+static inline int dbg_goal_at(const struct dbg_run_req *rq, pid_t t, uint64_t pc)
+{
+	for (int i = 0; i < rq->ngoals; i++)
+		if (rq->goals[i].pc == pc && (rq->goals[i].tid ? rq->goals[i].tid : rq->tid) == t)
+			return 1;
+	return 0;
+}
+
+static inline int dbg_goal_reached(const struct dbg_run_req *rq, pid_t t, uint64_t pc,
+				   uint64_t rsp)
+{
+	for (int i = 0; i < rq->ngoals; i++)
+		if (rq->goals[i].pc == pc && rsp >= rq->goals[i].min_rsp &&
+		    (rq->goals[i].tid ? rq->goals[i].tid : rq->tid) == t)
+			return 1;
+	return 0;
+}
 
 /* How a live trace records (trace start's options). */
 struct dbg_trace_opts {

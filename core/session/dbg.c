@@ -354,8 +354,9 @@ int dbg_launch(struct dbg *d, char *const *argv, int disable_aslr,
 int dbg_launch_io(struct dbg *d, char *const *argv, int disable_aslr,
 		  const int *fds, struct ptdb_err *err)
 {
-	d->npend_out = 0;
 	struct target_launch_opts o = { 0 };
+
+	dbg_plans_clear(d);
 
 	if (!d->exe_path)
 		return ptdb_err_set(err, "no executable; use 'file' to set one");

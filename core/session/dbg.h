@@ -74,12 +74,15 @@ struct dbg_bp_stop {
 };
 #define DBG_MAX_BP_STOPS 16
 
-/* A finish another stop came before: as LLDB's step-out plan it stays
- * until a continue completes it, or its frame is gone. */
+/* A finish or a line step ('n', 's') another stop came before: as
+ * LLDB's step-out and step range plans it stays on its thread's stack
+ * until a continue completes it, or it is stale (core/session/dbg_plan.c). */
+struct dbg_step_plan;
 struct dbg_pend_out {
 	pid_t tid;
-	struct dbg_goal g;
+	struct dbg_goal g;		/* a finish: where it returns */
 	const struct sym_type *ret;	/* the function's return type (cmd's) */
+	struct dbg_step_plan *step;	/* a line step's state (heap); NULL: a finish */
 };
 #define DBG_MAX_PEND_OUT 32
 
@@ -118,12 +121,15 @@ struct dbg {
 	 * front end that tells its client the program runs: the DAP's
 	 * continued event); fn NULL: none */
 	struct { void (*fn)(void *ctx); void *ctx; } on_resume;
-	/* finishes that another stop came before (a breakpoint in another
-	 * thread or deeper in the same one), oldest first: as LLDB's step-out
-	 * plans they stay, and a later continue completes the newest ("stop
-	 * reason = step out"); one whose frame is gone is dropped */
+	/* finishes and line steps that another stop came before (a
+	 * breakpoint in another thread or deeper in the same one), oldest
+	 * first: as LLDB's thread plans they stay; a later continue goes on
+	 * with the newest step, or completes every thread's finishes ("stop
+	 * reason = step out"); a stale one is dropped (dbg_plan.c) */
 	struct dbg_pend_out pend_out[DBG_MAX_PEND_OUT];
 	int npend_out;
+	/* the return type of the finish the last continue completed */
+	const struct sym_type *out_ret;
 	/* the threads at a breakpoint at the last stop (d->last.tid's first,
 	 * then those whose hits came with it), and the last hit counted */
 	struct dbg_bp_stop bp_stops[DBG_MAX_BP_STOPS];
@@ -202,7 +208,10 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
-/* The newest pending finish (the one a continue completes), or NULL. */
+/* The thread of the newest pending plan (a finish or a line step another
+ * stop came before), or 0. */
+pid_t dbg_plans_top_tid(struct dbg *d);
+/* The newest pending finish, or NULL. */
 struct dbg_pend_out *dbg_pend_out_top(struct dbg *d);
 /* thread tid's breakpoint stop at the last stop, or NULL */
 const struct dbg_bp_stop *dbg_bp_stop_of(const struct dbg *d, pid_t tid);

@@ -107,10 +107,33 @@ void dbg_user_stop(struct dbg *d, struct dbg_stop *stop);
 /* dbg_hits.c: the threads at breakpoints at a stop for one (d->bp_stops);
  * the thread to select */
 pid_t dbg_bp_stops_take(struct dbg *d, struct dbg_stop *stop, pid_t prev);
-/* dbg_run.c: pending finishes (a stack, newest on top); those whose thread
- * or frame is gone are dropped */
-void dbg_pend_out_prune(struct dbg *d);
+/* dbg_plan.c: pending finishes and line steps (d->pend_out, newest on
+ * top).  prune drops the stale ones; at stop (NULL: none) of a command's
+ * own that finds its thread's step stale, the stop is reported as that
+ * step's (LLDB reports the plans its stop completed). */
+void dbg_plans_prune(struct dbg *d, struct dbg_stop *stop);
+void dbg_plans_clear(struct dbg *d);
 void dbg_pend_out_push(struct dbg *d, pid_t tid, const struct dbg_goal *g);
+void dbg_plan_push_step(struct dbg *d, pid_t tid, const struct dbg_step_plan *p, size_t size);
+/* dbg_step.c: a pending line step's reason, whether it is stale (LLDB's
+ * IsPlanStale), going on with it (0 it stopped, 1 another stop came
+ * first, -1); a finish's own stop at pc (out_done) */
+enum dbg_reason dbg_step_plan_reason(const struct dbg_step_plan *p);
+int dbg_step_plan_stale(struct dbg *d, pid_t tid, struct dbg_step_plan *p);
+int dbg_step_resume(struct dbg *d, pid_t tid, struct dbg_step_plan *p,
+		    struct dbg_stop *stop, struct ptdb_err *err);
+void dbg_step_out_stop(struct dbg *d, struct dbg_stop *stop, pid_t tid, uint64_t pc);
+/* dbg_step.c, for finish and until (dbg_finish.c): a run to any of goals
+ * (planted for it); one instruction of tid (over: a call run to its
+ * return), RW_USER or RW_STEPPED; a command's own stop reported; the end
+ * of a command's run (rr: -1, RW_USER reported, else its own stop why) */
+int dbg_run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals, int n,
+	       struct dbg_stop *stop, struct ptdb_err *err);
+int dbg_one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
+		 struct ptdb_err *err);
+void dbg_step_done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why);
+int dbg_step_end(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
+		 enum dbg_reason why);
 int dbg_thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r, struct ptdb_err *err);
 int dbg_check_alive(struct dbg *d, struct ptdb_err *err);
 /* The same checking the watchpoints (core/session/dbg_watch.c); -2 when none is

@@ -16,7 +16,7 @@ void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
 	if (d->proc)
 		d->pid = target_pid(d->proc);	/* the child, after a followed fork */
 	if (stop->reason == DBG_R_EXITED) {
-		d->npend_out = 0;
+		dbg_plans_clear(d);
 		dbg_trace_exited(d);
 		return;
 	}
@@ -30,10 +30,10 @@ void dbg_user_stop(struct dbg *d, struct dbg_stop *stop)
 	}
 	dbg_trace_did_stop(d);
 	sel = dbg_bp_stops_take(d, stop, d->sel_tid);
+	dbg_plans_prune(d, stop);
 	d->last = *stop;
 	d->sel_tid = sel;
 	d->sel_frame = 0;
-	dbg_pend_out_prune(d);
 	dbg_refresh_modules(d);
 }
 
@@ -50,9 +50,7 @@ int dbg_thread_regs(struct dbg *d, pid_t tid, struct user_regs_struct *r,
 int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop *stop,
 		   struct ptdb_err *err)
 {
-	pid_t step_tid = rq->step_tid, tid = rq->tid;
-	const struct dbg_goal *goals = rq->goals;
-	int ngoals = rq->ngoals;
+	pid_t step_tid = rq->step_tid;
 	struct target_stop ts;
 
 	dbg_replay_leave(d);	/* any resume leaves replay mode */
@@ -83,10 +81,10 @@ int dbg_run_native(struct dbg *d, const struct dbg_run_req *rq, struct dbg_stop 
 				stop->reason = DBG_R_BREAKPOINT;
 				return RW_USER;
 			}
-			if (ts.tid == tid && dbg_thread_regs(d, tid, &regs, err) == 0)
-				for (int i = 0; i < ngoals; i++)
-					if (goals[i].pc == ts.addr && regs.rsp >= goals[i].min_rsp)
-						return RW_GOAL;
+			if (dbg_goal_at(rq, ts.tid, ts.addr) &&
+			    dbg_thread_regs(d, ts.tid, &regs, err) == 0 &&
+			    dbg_goal_reached(rq, ts.tid, ts.addr, regs.rsp))
+				return RW_GOAL;
 			if (ts.addr == d->load_bp)
 				dbg_refresh_modules(d);
 			if (step_tid && ts.tid == step_tid)
@@ -159,39 +157,4 @@ int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
 	dbg_exit_stop(stop, &ts);
 	dbg_user_stop(d, stop);
 	return 1;
-}
-
-/* The newest pending finish still valid. */
-struct dbg_pend_out *dbg_pend_out_top(struct dbg *d)
-{
-	dbg_pend_out_prune(d);
-	return d->npend_out ? &d->pend_out[d->npend_out - 1] : NULL;
-}
-
-/* LLDB's stale step-out plans: a finish whose thread is gone, or whose
- * frame returned (the thread's stack pointer at or above the caller's),
- * is dropped at a stop. */
-void dbg_pend_out_prune(struct dbg *d)
-{
-	int k = 0;
-
-	for (int i = 0; i < d->npend_out; i++) {
-		struct dbg_pend_out *p = &d->pend_out[i];
-		struct user_regs_struct r;
-
-		if (!dbg_alive(d) || !target_thread_index(d->proc, p->tid) ||
-		    dbg_thread_regs(d, p->tid, &r, NULL) < 0 || r.rsp >= p->g.min_rsp)
-			continue;
-		d->pend_out[k++] = *p;
-	}
-	d->npend_out = k;
-}
-
-void dbg_pend_out_push(struct dbg *d, pid_t tid, const struct dbg_goal *g)
-{
-	if (d->npend_out == DBG_MAX_PEND_OUT) {	/* the oldest goes */
-		memmove(d->pend_out, d->pend_out + 1, (DBG_MAX_PEND_OUT - 1) * sizeof(d->pend_out[0]));
-		d->npend_out--;
-	}
-	d->pend_out[d->npend_out++] = (struct dbg_pend_out){ tid, *g, NULL };
 }

@@ -1,5 +1,6 @@
-/* core/session/dbg_step.c: continue, source-line and instruction stepping, finish
- * and until, each a run of dbg_run.c's dbg_run_wait. */
+/* core/session/dbg_step.c: source-line and instruction stepping, each a
+ * run of dbg_run.c's dbg_run_wait (finish and until: dbg_finish.c;
+ * continue and the steps a stop interrupted: dbg_plan.c). */
 #include "core/session/dbg.h"
 #include "core/session/dbg_int.h"
 
@@ -7,44 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why);
-static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
-		  int n, struct dbg_stop *stop, struct ptdb_err *err);
 static void stop_at_calls(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 			  enum dbg_reason why, uint64_t pc);
 
-int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
-{
-	int r;
-
-	if (dbg_check_alive(d, err) < 0)
-		return -1;
-	dbg_pend_out_prune(d);
-	if (d->npend_out) {
-		/* the newest finish another stop interrupted goes on (LLDB's
-		 * plan); older ones stay for later continues */
-		struct dbg_pend_out p = d->pend_out[d->npend_out - 1];
-
-		r = run_to(d, p.tid, &p.g, 1, stop, err);
-		if (r < 0)
-			return -1;
-		if (r == RW_GOAL) {
-			d->npend_out--;
-			stop_at_calls(d, stop, p.tid, DBG_R_STEP_OUT, p.g.pc);
-			return 0;
-		}
-		dbg_user_stop(d, stop);
-		return 0;
-	}
-	r = dbg_run_wait(d, 0, 0, NULL, 0, stop, err);
-	if (r < 0)
-		return -1;
-	dbg_user_stop(d, stop);
-	return 0;
-}
-
 /* Runs to any of goals (internal breakpoints planted for the run). */
-static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
+int dbg_run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
 		  int n, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	int planted[8] = { 0 }, r;
@@ -66,7 +34,7 @@ static int is_call(const struct disasm_insn *in)
 
 /* Steps one instruction of tid; over = run calls to their return.
  * RW_USER (stop filled) or RW_STEPPED. */
-static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
+int dbg_one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 		    struct ptdb_err *err)
 {
 	struct user_regs_struct r;
@@ -75,15 +43,15 @@ static int one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
 	if (over && dbg_insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
-		struct dbg_goal g = { r.rip + in.len, r.rsp };
-		int rr = run_to(d, tid, &g, 1, stop, err);
+		struct dbg_goal g = { r.rip + in.len, r.rsp, 0 };
+		int rr = dbg_run_to(d, tid, &g, 1, stop, err);
 
 		return rr == RW_GOAL ? RW_STEPPED : rr;
 	}
 	return dbg_run_wait(d, tid, tid, NULL, 0, stop, err);
 }
 
-static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
+void dbg_step_done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 		 enum dbg_reason why)
 {
 	memset(stop, 0, sizeof(*stop));
@@ -94,7 +62,7 @@ static void done(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 
 /* The end of a stepping command: an error, a stop that came first
  * (RW_USER: breakpoint, signal, exit), or the command's own stop. */
-static int finish_cmd(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
+int dbg_step_end(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
 		      enum dbg_reason why)
 {
 	if (rr < 0)
@@ -102,7 +70,7 @@ static int finish_cmd(struct dbg *d, int rr, struct dbg_stop *stop, pid_t tid,
 	if (rr == RW_USER)
 		dbg_user_stop(d, stop);
 	else
-		done(d, stop, tid, why);
+		dbg_step_done(d, stop, tid, why);
 	return 0;
 }
 
@@ -114,7 +82,7 @@ int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,
 	if (dbg_check_alive(d, err) < 0)
 		return -1;
 	dbg_interrupt_arm(d);
-	return finish_cmd(d, one_insn(d, tid, over, stop, err), stop, tid,
+	return dbg_step_end(d, dbg_one_insn(d, tid, over, stop, err), stop, tid,
 			  over ? DBG_R_ISTEP_OVER : DBG_R_ISTEP);
 }
 
@@ -139,29 +107,7 @@ static int line_at(struct dbg *d, uint64_t pc, struct line_at *la)
 	return 0;
 }
 
-/* How many inlined calls hold pc (0: none, or no module). */
-static int inline_depth(struct dbg *d, uint64_t pc)
-{
-	struct dbg_module *m = dbg_module_for(d, pc);
-	struct sym_inline inl[DBG_MAX_INLINE];
-
-	return m ? sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE) : 0;
-}
-
-/* The inlined call level calls deep at pc (1: the outermost). */
-static int inline_level(struct dbg *d, uint64_t pc, int level, struct sym_inline *out)
-{
-	struct dbg_module *m = dbg_module_for(d, pc);
-	struct sym_inline inl[DBG_MAX_INLINE];
-	int ni = m ? sym_inlines_at(m->sym, pc, inl, DBG_MAX_INLINE) : 0;
-
-	if (level < 1 || level > ni)
-		return -1;
-	*out = inl[ni - level];
-	return 0;
-}
-
-enum { LC_BACK = 3, LC_IN = 4, LC_ON = 5 };
+enum { LC_BACK = 3, LC_IN = 4, LC_ON = 5, LC_BP = 6 };
 
 /* Whether 's' steps over the function at pc: its name without parameters
  * matches target.process.thread.step-avoid-regexp (LLDB's default
@@ -214,13 +160,13 @@ static int through_stub(struct dbg *d, pid_t tid, struct user_regs_struct *r, ui
 			struct line_at la;
 
 			if (line_at(d, entry[k], &la) == 0)
-				g[ng++] = (struct dbg_goal){ entry[k], 0 };
+				g[ng++] = (struct dbg_goal){ entry[k], 0, 0 };
 		}
 	}
 	if (!ng)
 		return LC_ON;
-	g[ng++] = (struct dbg_goal){ ret, call_rsp };
-	rr = run_to(d, tid, g, ng, stop, err);
+	g[ng++] = (struct dbg_goal){ ret, call_rsp, 0 };
+	rr = dbg_run_to(d, tid, g, ng, stop, err);
 
 	if (rr < 0 || rr == RW_USER)
 		return rr;
@@ -231,7 +177,9 @@ static int through_stub(struct dbg *d, pid_t tid, struct user_regs_struct *r, ui
 
 /* 'n' or 's' at a call instruction (*r0, in): runs the call.  -1 or
  * RW_USER (stop filled) as run_wait; LC_IN: 's' stopped in the callee,
- * after its prologue (it has lines); LC_BACK: back after the call. */
+ * after its prologue (it has lines); LC_BP: it did, at a breakpoint
+ * there (stop filled, as lldb-16's step in completes there); LC_BACK:
+ * back after the call. */
 static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_struct *r0,
 		     const struct disasm_insn *in, struct dbg_stop *stop, struct ptdb_err *err)
 {
@@ -268,27 +216,31 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 	}
 	if (into && line_at(d, r.rip, &now) == 0 && step_avoided(d, now.m, r.rip)) {
 		/* LLDB's step-avoid-regexp: as if it had no lines */
-		struct dbg_goal g = { ret, call_rsp };
+		struct dbg_goal g = { ret, call_rsp, 0 };
 
-		rr = run_to(d, tid, &g, 1, stop, err);
+		rr = dbg_run_to(d, tid, &g, 1, stop, err);
 		return rr < 0 || rr == RW_USER ? rr : LC_BACK;
 	}
 	if (into && line_at(d, r.rip, &now) == 0) {
 		uint64_t ap = sym_func_after_prologue(now.m->sym, r.rip);
 
 		if (ap && ap != r.rip) {
-			struct dbg_goal g = { ap, 0 };
+			struct dbg_goal g = { ap, 0, 0 };
 
-			rr = run_to(d, tid, &g, 1, stop, err);
+			rr = dbg_run_to(d, tid, &g, 1, stop, err);
+			if (rr == RW_USER && stop->reason == DBG_R_BREAKPOINT && stop->tid == tid &&
+			    dbg_thread_regs(d, tid, &r, err) == 0 && r.rip == ap)
+				return LC_BP;	/* a breakpoint where 's' stops: its
+						 * stop, and the step's end */
 			if (rr < 0 || rr == RW_USER)
 				return rr;
 		}
 		return LC_IN;
 	}
 	if (r.rip != ret) {
-		struct dbg_goal g = { ret, call_rsp };
+		struct dbg_goal g = { ret, call_rsp, 0 };
 
-		rr = run_to(d, tid, &g, 1, stop, err);
+		rr = dbg_run_to(d, tid, &g, 1, stop, err);
 		if (rr < 0 || rr == RW_USER)
 			return rr;
 	}
@@ -435,7 +387,7 @@ static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum db
 		stop->loc_id = loc;
 		dbg_user_stop(d, stop);
 	} else {
-		done(d, stop, tid, why);
+		dbg_step_done(d, stop, tid, why);
 	}
 	hide_calls(d, tid, pc, hide);
 }
@@ -450,16 +402,26 @@ static void stop_at_calls(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 {
 	struct frame0 f;
 
-	done(d, stop, tid, why);
+	dbg_step_done(d, stop, tid, why);
 	if (frame0_at(d, pc, -1, &f) == 0)
 		hide_calls(d, tid, pc, f.hidden);
 }
 
-/* 'n' past an inlined call it entered in its middle: out of it (and the
- * calls in it), over calls, as LLDB steps out of an inlined frame.
- * RW_STEPPED, RW_USER or -1. */
-static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
-			  struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
+void dbg_step_out_stop(struct dbg *d, struct dbg_stop *stop, pid_t tid, uint64_t pc)
+{
+	stop_at_calls(d, stop, tid, DBG_R_STEP_OUT, pc);
+	stop->out_done = 1;
+}
+
+/* Whether frame 0 (now) is still inside what a step runs out of. */
+typedef int (*inside_fn)(const struct frame0 *now, const void *ctx);
+
+/* Over calls, one instruction at a time, while frame 0 is inside (frame
+ * 0 without line information is not), as LLDB steps out of an inlined
+ * frame (through the ranges of its block).  RW_STEPPED (r: there),
+ * RW_USER or -1. */
+static int step_while(struct dbg *d, pid_t tid, inside_fn inside, const void *ctx,
+		      struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct frame0 now;
 
@@ -468,14 +430,32 @@ static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
 
 		if (d->interrupt_requested)
 			return RW_STEPPED;
-		rr = one_insn(d, tid, 1, stop, err);
+		rr = dbg_one_insn(d, tid, 1, stop, err);
 		if (rr != RW_STEPPED)
 			return rr;
 		if (dbg_thread_regs(d, tid, r, err) < 0)
 			return -1;
-		if (frame0_at(d, r->rip, 0, &now) < 0 || frame_order(st, &now) != FC_YOUNGER)
+		if (frame0_at(d, r->rip, 0, &now) < 0 || !inside(&now, ctx))
 			return RW_STEPPED;
 	}
+}
+
+/* 'n' past an inlined call it entered in its middle: out of it (and the
+ * calls in it) while frame 0 is younger than the step's first frame. */
+static int younger_than(const struct frame0 *now, const void *st)
+{
+	return frame_order(st, now) == FC_YOUNGER;
+}
+
+/* 's' out of an avoided inlined call (frame 0 of f): while frame 0 is in
+ * that call of f's function. */
+static int within_call(const struct frame0 *now, const void *ctx)
+{
+	const struct frame0 *f = ctx;
+	int k = f->nvis - 1;
+
+	return now->m == f->m && now->func == f->func && now->nvis > k &&
+	       same_call(&now->vis[k], &f->vis[k]);
 }
 
 /* Whether frame 0 of f (its innermost visible call) is an inlined call
@@ -484,32 +464,6 @@ static int out_of_inlined(struct dbg *d, pid_t tid, const struct frame0 *st,
 static int avoided_inline(struct dbg *d, const struct frame0 *f)
 {
 	return f->nvis > 0 && avoid_name(d, f->vis[f->nvis - 1].name);
-}
-
-/* 's' out of f's frame 0, an avoided inlined call: over calls until pc
- * is out of it, as LLDB steps out of an inlined frame (through the
- * ranges of its block).  RW_STEPPED (r: there), RW_USER or -1. */
-static int leave_inlined(struct dbg *d, pid_t tid, const struct frame0 *f,
-			 struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
-{
-	const struct sym_inline c = f->vis[f->nvis - 1];
-	int k = f->nvis - 1;
-	struct frame0 now;
-
-	for (;;) {
-		int rr;
-
-		if (d->interrupt_requested)
-			return RW_STEPPED;
-		rr = one_insn(d, tid, 1, stop, err);
-		if (rr != RW_STEPPED)
-			return rr;
-		if (dbg_thread_regs(d, tid, r, err) < 0)
-			return -1;
-		if (frame0_at(d, r->rip, 0, &now) < 0 || now.m != f->m || now.func != f->func ||
-		    now.nvis <= k || !same_call(&now.vis[k], &c))
-			return RW_STEPPED;
-	}
 }
 
 /* 's' at pc where hidden inlined calls start: into the outermost hidden
@@ -526,13 +480,13 @@ static int virtual_step(struct dbg *d, pid_t tid, int hidden, struct user_regs_s
 	if (frame0_at(d, r->rip, hidden - 1, &f) < 0 || !avoided_inline(d, &f)) {
 		unsigned left = d->inl_hide.n - 1;
 
-		done(d, stop, tid, DBG_R_STEP_IN);
+		dbg_step_done(d, stop, tid, DBG_R_STEP_IN);
 		d->inl_hide.n = left;
 		d->inl_hide.stop_id = target_stop_id(d->proc);
 		return 0;
 	}
 	do {
-		rr = leave_inlined(d, tid, &f, r, stop, err);
+		rr = step_while(d, tid, within_call, &f, r, stop, err);
 		if (rr < 0)
 			return -1;
 		if (rr == RW_USER) {
@@ -543,10 +497,143 @@ static int virtual_step(struct dbg *d, pid_t tid, int hidden, struct user_regs_s
 			break;
 	} while (avoided_inline(d, &f) && !d->interrupt_requested);
 	if (d->interrupt_requested)
-		done(d, stop, tid, DBG_R_INTERRUPT);
+		dbg_step_done(d, stop, tid, DBG_R_INTERRUPT);
 	else
 		stop_at_calls(d, stop, tid, DBG_R_STEP_IN, r->rip);
 	return 0;
+}
+
+/* A line step's state, as LLDB's step range plan keeps it: a step a
+ * stop interrupted stays with it (dbg_plan.c) and goes on from there. */
+struct dbg_step_plan {
+	int into;
+	uint64_t cfa;		/* its frame's canonical frame address */
+	struct frame0 st, cx;
+	struct step_ranges rs;
+};
+
+/* The canonical frame address of tid's frame 0 (its caller's stack
+ * pointer), UINT64_MAX in the outermost frame. */
+static uint64_t frame_cfa(struct dbg *d, pid_t tid)
+{
+	struct dbg_frame fr[2 + DBG_MAX_INLINE];
+	int n = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, NULL);
+
+	for (int i = 1; i < n; i++)
+		if (!fr[i].virt)
+			return fr[i].rsp;
+	return UINT64_MAX;
+}
+
+/* A stop that came before a step's own (reported): 1 when the step
+ * stays (a breakpoint, signal or watchpoint, as LLDB's plan stays on the
+ * thread's stack), 0 when it ends with it. */
+static int interrupted(struct dbg *d, struct dbg_stop *stop)
+{
+	dbg_user_stop(d, stop);
+	return stop->reason != DBG_R_EXITED && stop->reason != DBG_R_EXEC &&
+	       stop->reason != DBG_R_INTERRUPT && dbg_alive(d);
+}
+
+/* The stepping of plan p by tid (r: its registers) until its stop.
+ * fresh: from the step's start; else from where tid is, as the plan
+ * judges a stop.  0: the step stopped (reported); 1: another stop came
+ * first (reported), the plan stays; -1. */
+static int step_loop(struct dbg *d, pid_t tid, struct dbg_step_plan *p, int fresh,
+		     struct user_regs_struct *r, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int into = p->into, rr, have = 0, order;
+	enum dbg_reason why = into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
+	struct frame0 now, deep;
+	struct disasm_insn in;
+
+	if (!fresh)
+		goto again;
+	for (;;) {
+		have = dbg_insn_at(d, r->rip, &in) == 0;
+		if (d->interrupt_requested) {
+			dbg_step_done(d, stop, tid, DBG_R_INTERRUPT);
+			return 0;
+		}
+		if (have && is_call(&in)) {
+			rr = line_call(d, tid, into, r, &in, stop, err);
+			if (rr == LC_BP) {
+				dbg_user_stop(d, stop);
+				return 0;
+			}
+			if (rr == LC_IN) {
+				/* in the callee: the inlined calls starting
+				 * here hidden, as after any step */
+				if (dbg_thread_regs(d, tid, r, err) < 0)
+					return -1;
+				stop_hidden(d, stop, tid, why, r->rip,
+					    frame0_at(d, r->rip, -1, &now) < 0 ? 0 : now.hidden);
+				return 0;
+			}
+		} else {
+			rr = dbg_run_wait(d, tid, tid, NULL, 0, stop, err);
+		}
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			goto user;
+		if (dbg_thread_regs(d, tid, r, err) < 0)
+			return -1;
+again:
+		if (in_ranges(&p->rs, r->rip))
+			continue;
+		if (have && in.kind == DISASM_KIND_RET) {
+			/* back in the caller: stop there */
+			stop_at_calls(d, stop, tid, why, r->rip);
+			return 0;
+		}
+		if (frame0_at(d, r->rip, -1, &now) < 0)
+			break;	/* code without line information */
+		order = frame_order(&p->st, &now);
+		if (order == FC_YOUNGER && into && frame0_at(d, r->rip, 0, &deep) == 0 &&
+		    avoided_inline(d, &deep))
+			order = FC_AVOIDED;
+		if (order == FC_AVOIDED || (order == FC_YOUNGER && !into)) {
+			rr = order == FC_AVOIDED ? step_while(d, tid, within_call, &deep, r, stop, err)
+						 : step_while(d, tid, younger_than, &p->st, r, stop, err);
+			goto stepped_out;
+		}
+		if (order == FC_YOUNGER || order == FC_OLDER || (into && order == FC_SAME_PARENT)) {
+			if (now.line == 0)
+				continue;	/* LLDB never stops at line 0 */
+			stop_hidden(d, stop, tid, why, r->rip, order == FC_YOUNGER ? 0 : now.hidden);
+			return 0;
+		}
+		if (extend_step(&p->rs, &p->cx, &now, r->rip, into)) {
+			if (into && now.hidden && now.line == p->cx.line) {
+				/* into the inlined call starting here (LLDB's
+				 * virtual step), or out of it when avoided */
+				if (frame0_at(d, r->rip, now.hidden - 1, &now) == 0 &&
+				    avoided_inline(d, &now)) {
+					rr = step_while(d, tid, within_call, &now, r, stop, err);
+					goto stepped_out;
+				}
+				stop_hidden(d, stop, tid, why, r->rip, now.hidden);
+				return 0;
+			}
+			continue;
+		}
+		if (!into && now.line == 0)
+			continue;
+		stop_hidden(d, stop, tid, why, r->rip, now.hidden);
+		return 0;
+stepped_out:	/* out of an inlined call (step_while): judged from there */
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			goto user;
+		have = 0;
+		goto again;
+	}
+	dbg_step_done(d, stop, tid, why);
+	return 0;
+user:
+	return interrupted(d, stop);
 }
 
 int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
@@ -555,8 +642,7 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	enum dbg_reason why = into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
 	pid_t tid = d->sel_tid;
 	struct user_regs_struct r;
-	struct frame0 st, cx, now, deep;
-	struct step_ranges rs = { 0 };
+	struct dbg_step_plan p = { .into = into };
 	uint64_t lo, hi;
 	int rr, hidden;
 
@@ -568,204 +654,86 @@ int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 	hidden = dbg_inline_hidden(d, tid, r.rip);
 	if (into && hidden > 0)
 		return virtual_step(d, tid, hidden, &r, stop, err);
-	if (frame0_at(d, r.rip, hidden, &st) < 0 ||
-	    sym_step_range(st.m->sym, r.rip, st.file, st.line, !into, &lo, &hi) < 0) {
+	if (frame0_at(d, r.rip, hidden, &p.st) < 0 ||
+	    sym_step_range(p.st.m->sym, r.rip, p.st.file, p.st.line, !into, &lo, &hi) < 0) {
 		/* no line information: one instruction, 'n' over calls and
 		 * 's' into them, as lldb-16 steps such a frame */
-		return finish_cmd(d, one_insn(d, tid, !into, stop, err), stop, tid, why);
+		return dbg_step_end(d, dbg_one_insn(d, tid, !into, stop, err), stop, tid, why);
 	}
-	cx = st;
-	add_range(&rs, lo, hi);
-	for (;;) {
-		struct disasm_insn in;
-		int have = dbg_insn_at(d, r.rip, &in) == 0, order;
-
-		if (d->interrupt_requested) {
-			done(d, stop, tid, DBG_R_INTERRUPT);
-			return 0;
-		}
-		if (have && is_call(&in)) {
-			rr = line_call(d, tid, into, &r, &in, stop, err);
-			if (rr == LC_IN) {
-				/* in the callee: the inlined calls starting
-				 * here hidden, as after any step */
-				if (dbg_thread_regs(d, tid, &r, err) < 0)
-					return -1;
-				stop_hidden(d, stop, tid, why, r.rip,
-					    frame0_at(d, r.rip, -1, &now) < 0 ? 0 : now.hidden);
-				return 0;
-			}
-		} else {
-			rr = dbg_run_wait(d, tid, tid, NULL, 0, stop, err);
-		}
-		if (rr < 0)
-			return -1;
-		if (rr == RW_USER)
-			goto user;
-		if (dbg_thread_regs(d, tid, &r, err) < 0)
-			return -1;
-again:
-		if (in_ranges(&rs, r.rip))
-			continue;
-		if (have && in.kind == DISASM_KIND_RET) {
-			/* back in the caller: stop there */
-			stop_at_calls(d, stop, tid, why, r.rip);
-			return 0;
-		}
-		if (frame0_at(d, r.rip, -1, &now) < 0)
-			break;	/* code without line information */
-		order = frame_order(&st, &now);
-		if (order == FC_YOUNGER && into && frame0_at(d, r.rip, 0, &deep) == 0 &&
-		    avoided_inline(d, &deep))
-			order = FC_AVOIDED;
-		if (order == FC_AVOIDED || (order == FC_YOUNGER && !into)) {
-			rr = order == FC_AVOIDED ? leave_inlined(d, tid, &deep, &r, stop, err)
-						 : out_of_inlined(d, tid, &st, &r, stop, err);
-			if (rr < 0)
-				return -1;
-			if (rr == RW_USER)
-				goto user;
-			have = 0;
-			goto again;
-		}
-		if (order == FC_YOUNGER || order == FC_OLDER || (into && order == FC_SAME_PARENT)) {
-			if (now.line == 0)
-				continue;	/* LLDB never stops at line 0 */
-			stop_hidden(d, stop, tid, why, r.rip, order == FC_YOUNGER ? 0 : now.hidden);
-			return 0;
-		}
-		if (extend_step(&rs, &cx, &now, r.rip, into)) {
-			if (into && now.hidden && now.line == cx.line) {
-				/* into the inlined call starting here (LLDB's
-				 * virtual step), or out of it when avoided */
-				if (frame0_at(d, r.rip, now.hidden - 1, &now) == 0 &&
-				    avoided_inline(d, &now)) {
-					rr = leave_inlined(d, tid, &now, &r, stop, err);
-					if (rr < 0)
-						return -1;
-					if (rr == RW_USER)
-						goto user;
-					have = 0;
-					goto again;
-				}
-				stop_hidden(d, stop, tid, why, r.rip, now.hidden);
-				return 0;
-			}
-			continue;
-		}
-		if (!into && now.line == 0)
-			continue;
-		stop_hidden(d, stop, tid, why, r.rip, now.hidden);
-		return 0;
-	}
-	done(d, stop, tid, why);
-	return 0;
-user:
-	dbg_user_stop(d, stop);
-	return 0;
+	p.cx = p.st;
+	p.cfa = frame_cfa(d, tid);
+	add_range(&p.rs, lo, hi);
+	rr = step_loop(d, tid, &p, 1, &r, stop, err);
+	if (rr == 1)
+		dbg_plan_push_step(d, tid, &p, sizeof(p));
+	return rr < 0 ? -1 : 0;
 }
 
-int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
+enum dbg_reason dbg_step_plan_reason(const struct dbg_step_plan *p)
+{
+	return p->into ? DBG_R_STEP_IN : DBG_R_STEP_OVER;
+}
+
+/* LLDB's IsPlanStale of a step range plan: its frame returned, or tid is
+ * back in it outside the step's lines (the same line elsewhere, line 0
+ * and the middle of another line joining them, as stepping joins them). */
+int dbg_step_plan_stale(struct dbg *d, pid_t tid, struct dbg_step_plan *p)
+{
+	struct user_regs_struct r;
+	struct frame0 now;
+	uint64_t cfa;
+
+	if (dbg_thread_regs(d, tid, &r, NULL) < 0 || r.rsp >= p->cfa)
+		return 1;
+	cfa = frame_cfa(d, tid);
+	if (cfa != p->cfa)
+		return cfa > p->cfa;	/* a younger frame: not yet */
+	if (in_ranges(&p->rs, r.rip))
+		return 0;
+	return frame0_at(d, r.rip, -1, &now) < 0 ||
+	       !extend_step(&p->rs, &p->cx, &now, r.rip, p->into);
+}
+
+/* A continue of tid whose newest plan is the step p a stop interrupted:
+ * back to the step's frame (over what it called, as LLDB's step plan
+ * steps out of a younger frame; 's' stops at the first instruction of
+ * one with lines, as LLDB's step in does) and on with the step there.
+ * As step_loop. */
+int dbg_step_resume(struct dbg *d, pid_t tid, struct dbg_step_plan *p,
+		    struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct dbg_frame fr[DBG_MAX_FRAMES];
-	pid_t tid = d->sel_tid;
-	struct dbg_goal g;
-	int n, k, rr;
+	struct user_regs_struct r;
+	struct frame0 now;
+	int n, k, j;
 
-	if (dbg_check_alive(d, err) < 0)
+	if (dbg_thread_regs(d, tid, &r, err) < 0)
 		return -1;
-	dbg_interrupt_arm(d);
+	if (frame_cfa(d, tid) >= p->cfa)
+		return step_loop(d, tid, p, 0, &r, stop, err);
+	if (p->into && frame0_at(d, r.rip, -1, &now) == 0)
+		return step_loop(d, tid, p, 1, &r, stop, err);
 	n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, err);
 	if (n < 0)
 		return -1;
-	/* out of an inlined call of the innermost function: run (over
-	 * calls) until pc is out of it, as LLDB steps out of one */
-	if ((int)d->sel_frame < n && fr[d->sel_frame].inl < fr[d->sel_frame].ninl &&
-	    fr[d->sel_frame].look == fr[0].look) {
-		int target = (int)(fr[d->sel_frame].ninl - fr[d->sel_frame].inl) - 1, dep;
-		struct sym_inline self, cur;
-		struct user_regs_struct r0;
-
-		if (dbg_thread_regs(d, tid, &r0, err) < 0)
-			return -1;
-		if (inline_level(d, r0.rip, target + 1, &self) < 0)
-			self.name = NULL;
-		for (;;) {
-			struct disasm_insn in;
-			struct user_regs_struct r;
-			int ret, rr;
-
-			if (d->interrupt_requested) {
-				done(d, stop, tid, DBG_R_INTERRUPT);
-				return 0;
-			}
-			if (dbg_thread_regs(d, tid, &r, err) < 0)
-				return -1;
-			ret = dbg_insn_at(d, r.rip, &in) == 0 && in.kind == DISASM_KIND_RET;
-			rr = one_insn(d, tid, 1, stop, err);
-			if (rr != RW_STEPPED)
-				return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
-			if (dbg_thread_regs(d, tid, &r, err) < 0)
-				return -1;
-			if (ret || (dep = inline_depth(d, r.rip)) <= target)
+	/* the step's frame (j): the one whose caller's stack pointer is
+	 * its canonical frame address */
+	for (k = 1, j = 0; k < n; k++)
+		if (!fr[k].virt) {
+			if (fr[k].rsp == p->cfa)
 				break;
-			/* in another inlined call at that level: stop at its call
-			 * site, its frames hidden (as 'n' does) */
-			if (inline_level(d, r.rip, target + 1, &cur) == 0 &&
-			    (cur.name != self.name || cur.call_line != self.call_line ||
-			     cur.call_file != self.call_file)) {
-				done(d, stop, tid, DBG_R_STEP_OUT);
-				d->inl_hide.n = (unsigned)(dep - target);
-				d->inl_hide.tid = tid;
-				d->inl_hide.pc = r.rip;
-				d->inl_hide.stop_id = target_stop_id(d->proc);
-				return 0;
-			}
+			j = k;
 		}
-		done(d, stop, tid, DBG_R_STEP_OUT);
-		return 0;
+	if (k < n && j > 0) {
+		struct dbg_goal g = { fr[j].pc, fr[j].rsp, 0 };
+		int rr = dbg_run_to(d, tid, &g, 1, stop, err);
+
+		if (rr < 0)
+			return -1;
+		if (rr == RW_USER)
+			return interrupted(d, stop);
+		if (dbg_thread_regs(d, tid, &r, err) < 0)
+			return -1;
 	}
-	/* the caller: the next concrete frame (an inlined call's frames
-	 * share their function's) */
-	for (k = (int)d->sel_frame + 1; k < n && fr[k].virt; k++)
-		;
-	if (k >= n)
-		return ptdb_err_set(err, "\"finish\" not meaningful in the outermost frame.");
-	g.pc = fr[k].pc;
-	g.min_rsp = fr[k].rsp;
-	rr = run_to(d, tid, &g, 1, stop, err);
-	if (rr == RW_USER && dbg_alive(d) && stop->reason != DBG_R_EXITED &&
-	    stop->reason != DBG_R_EXEC && stop->reason != DBG_R_INTERRUPT)
-		dbg_pend_out_push(d, tid, &g);	/* completed by a later continue */
-	if (rr == RW_GOAL) {
-		stop_at_calls(d, stop, tid, DBG_R_STEP_OUT, g.pc);
-		return 0;
-	}
-	return finish_cmd(d, rr, stop, tid, DBG_R_STEP_OUT);
-}
-
-int dbg_until(struct dbg *d, const uint64_t *addrs, int n,
-	      struct dbg_stop *stop, struct ptdb_err *err)
-{
-	struct dbg_frame fr[2 + DBG_MAX_INLINE];
-
-	dbg_replay_leave(d);
-	struct dbg_goal g[8];
-	pid_t tid = d->sel_tid;
-	int nf, ng = 0;
-
-	if (dbg_check_alive(d, err) < 0)
-		return -1;
-	dbg_interrupt_arm(d);
-	nf = dbg_frames(d, tid, fr, 2 + DBG_MAX_INLINE, err);
-	if (nf < 0)
-		return -1;
-	for (int i = 0; i < n && ng < 7; i++)
-		g[ng++] = (struct dbg_goal){ addrs[i], fr[0].rsp };
-	for (int i = 1; i < nf; i++)
-		if (!fr[i].virt) {	/* the caller (past inlined frames) */
-			g[ng++] = (struct dbg_goal){ fr[i].pc, fr[i].rsp };
-			break;
-		}
-	return finish_cmd(d, run_to(d, tid, g, ng, stop, err), stop, tid, DBG_R_UNTIL);
+	return step_loop(d, tid, p, 0, &r, stop, err);
 }

@@ -325,6 +325,7 @@ static int sw_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 {
 	struct dbg_watch *ws = d->watch;
 	int pk = parked(ws, ts->tid);
+	struct dbg_run_req q = { 0, tid, goals, ngoals };
 	struct user_regs_struct r;
 
 	stop->tid = ts->tid;
@@ -338,10 +339,10 @@ static int sw_event(struct dbg *d, const struct target_stop *ts, pid_t tid,
 			stop->reason = DBG_R_BREAKPOINT;
 			return RW_USER;
 		}
-		if (ts->tid == tid && target_get_regs(d->proc, tid, &r, NULL) == 0)
-			for (int i = 0; i < ngoals; i++)
-				if (goals[i].pc == ts->addr && r.rsp >= goals[i].min_rsp)
-					return RW_GOAL;
+		if (dbg_goal_at(&q, ts->tid, ts->addr) &&
+		    target_get_regs(d->proc, ts->tid, &r, NULL) == 0 &&
+		    dbg_goal_reached(&q, ts->tid, ts->addr, r.rsp))
+			return RW_GOAL;
 		if (ts->addr == d->load_bp)
 			dbg_refresh_modules(d);
 		break;
@@ -401,10 +402,8 @@ int dbg_watch_arrive(struct dbg *d, pid_t t, pid_t tid, const struct user_regs_s
 		stop->reason = DBG_R_BREAKPOINT;
 		return RW_USER;
 	}
-	if (t == tid)
-		for (int i = 0; i < ngoals; i++)
-			if (goals[i].pc == r->rip && r->rsp >= goals[i].min_rsp)
-				return RW_GOAL;
+	if (dbg_goal_reached(&(struct dbg_run_req){ 0, tid, goals, ngoals }, t, r->rip, r->rsp))
+		return RW_GOAL;
 	if (r->rip == d->load_bp)
 		dbg_refresh_modules(d);
 	return DBG_WA_ON;
