@@ -281,6 +281,17 @@ static int note_time(struct trace_decoded *d, const struct pt_event *ev, uint64_
 	return ev->has_tsc ? note_tsc(d, ev->tsc, ip) : 0;
 }
 
+/* The items from here on ran in generation gen (trace_cursor_gen). */
+static void note_gen(struct trace_decoded *d, uint64_t gen)
+{
+	if (d->ngens + 2 > d->cgens) {
+		d->cgens = d->cgens ? 2 * d->cgens : 16;
+		d->gens = xrealloc(d->gens, d->cgens * sizeof(*d->gens));
+	}
+	d->gens[d->ngens++] = d->items;
+	d->gens[d->ngens++] = gen;
+}
+
 static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 {
 	struct trace_side *s;
@@ -289,8 +300,12 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 
 	/* the code generation the collector said (trace/pages.h) */
 	if (ev->type == ptev_paging || ev->type == ptev_async_paging) {
-		d->gen = trace_pages_gen_of_cr3(ev->type == ptev_paging ? ev->variant.paging.cr3
-									 : ev->variant.async_paging.cr3);
+		uint64_t gen = trace_pages_gen_of_cr3(ev->type == ptev_paging ? ev->variant.paging.cr3
+									     : ev->variant.async_paging.cr3);
+
+		if (gen != d->gen && d->mode != TRACE_MODE_INDEX)
+			note_gen(d, gen);
+		d->gen = gen;
 		note_time(d, ev, 0);
 		return;
 	}
@@ -746,6 +761,7 @@ void trace_decoded_free(struct trace_decoded *d)
 	free(d->runs);
 	free(d->ckpt);
 	free(d->side);
+	free(d->gens);
 	free(d);
 }
 

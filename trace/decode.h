@@ -228,6 +228,9 @@ void trace_cursor_init(struct trace_cursor *c, const struct trace_decoded *d);
 void trace_cursor_release(struct trace_cursor *c);
 int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
 		      trace_next_ip_fn next_ip, void *ctx);
+/* The code generation (trace/pages.h) item index ran in, index being the
+ * item the cursor read last (0 before code first changed). */
+uint64_t trace_cursor_gen(const struct trace_cursor *c, uint64_t index);
 /* The item index of instruction id (id < the instruction count): a binary
  * search over the side table, O(log n). */
 uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id);

@@ -145,6 +145,10 @@ struct trace_decoded {
 	struct trace_pages *pages;
 	int tagging;
 	uint64_t gen;
+	/* where the generation changed (a store's: item index, then the new
+	 * generation; trace_cursor_gen) */
+	uint64_t *gens;
+	size_t ngens, cgens;
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
 };
