@@ -250,6 +250,26 @@ uint64_t trace_pages_next_ip(struct trace_pages *p, uint64_t gen, uint64_t ip)
 	return len > 0 ? ip + (uint64_t)len : 0;
 }
 
+void trace_pages_each(const struct trace_pages *p,
+		      void (*fn)(void *ctx, uint64_t page, int touched, uint32_t nver), void *ctx)
+{
+	for (size_t i = 0; p && i < p->cap; i++)
+		if (p->tab[i].addr && p->tab[i].n)
+			fn(ctx, p->tab[i].addr, p->tab[i].touched, p->tab[i].n);
+}
+
+const uint8_t *trace_pages_version(const struct trace_pages *p, uint64_t page, uint32_t k,
+				   uint64_t *gen_from, uint64_t *gen_to)
+{
+	const struct tp_page *e = find(p, page);
+
+	if (!e || k >= e->n)
+		return NULL;
+	*gen_from = k ? e->v[k].gen : 0;
+	*gen_to = k + 1 < e->n ? e->v[k + 1].gen : UINT64_MAX;
+	return e->v[k].bytes;
+}
+
 void trace_pages_count(const struct trace_pages *p, uint64_t *pages, uint64_t *versions)
 {
 	*pages = p ? p->n : 0;

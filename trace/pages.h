@@ -65,6 +65,15 @@ uint32_t trace_pages_tag(const struct trace_pages *p, uint64_t addr, uint64_t ge
 /* The next instruction's address after the one at ip, at generation gen
  * (UINT64_MAX: the latest; 0: not decodable from the pages). */
 uint64_t trace_pages_next_ip(struct trace_pages *p, uint64_t gen, uint64_t ip);
+/* Calls fn for each page kept: whether it was said or seen changed, how
+ * many versions it has (in no order of pages). */
+void trace_pages_each(const struct trace_pages *p,
+		      void (*fn)(void *ctx, uint64_t page, int touched, uint32_t nver), void *ctx);
+/* Version k of page (k < its count): its bytes, and the generations it is
+ * in force in, [*gen_from, *gen_to) (the last: to UINT64_MAX); NULL when
+ * there is no such version. */
+const uint8_t *trace_pages_version(const struct trace_pages *p, uint64_t page, uint32_t k,
+				   uint64_t *gen_from, uint64_t *gen_to);
 /* Counts: pages with versions, versions kept. */
 void trace_pages_count(const struct trace_pages *p, uint64_t *pages, uint64_t *versions);
 
