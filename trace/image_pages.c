@@ -5,7 +5,8 @@
  * block and kept in libipt's block cache (its section's), so keyed by
  * (address, version) for the pages whose code changed.
  *
- * The kept pages no file covers go into a memfd.  A page kept in one
+ * The kept pages no file covers are read from the pages' file (one memfd
+ * for every image: trace_pages_file).  A page kept in one
  * version (a JIT's code that never changed) is in force at every
  * generation: contiguous ones make one section of the image.  Each version
  * of a page whose code changed is a section of the section cache only; a
@@ -19,13 +20,12 @@
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 struct page_list {
 	const struct image_reader *r;
-	struct pg { uint64_t page; uint32_t nver, first; } *pg;
-	size_t n, cap, nfile;	/* pages, and file pages (every version) */
+	struct pg { uint64_t page; uint32_t nver; } *pg;
+	size_t n, cap;
 };
 
 static int covered(const struct image_reader *r, uint64_t page)
@@ -47,7 +47,7 @@ static void collect(void *ctx, uint64_t page, int touched, uint32_t nver)
 		l->pg = xrealloc(l->pg, l->cap * sizeof(*l->pg));
 	}
 	/* nver 0: one version in force everywhere (never changed) */
-	l->pg[l->n++] = (struct pg){ page, touched ? nver : 0, 0 };
+	l->pg[l->n++] = (struct pg){ page, touched ? nver : 0 };
 }
 
 static int by_addr(const void *a, const void *b)
@@ -57,49 +57,18 @@ static int by_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every version of the pages into a new memfd, a page's versions from
- * file page pg.first on: its descriptor, or -1. */
-static int write_file(const struct trace_pages *p, struct page_list *l)
-{
-	int fd = memfd_create("ptdb-code-pages", MFD_CLOEXEC);
-	size_t at = 0;
-
-	if (fd < 0)
-		return -1;
-	for (size_t i = 0; i < l->n; i++) {
-		l->pg[i].first = (uint32_t)at;
-		at += l->pg[i].nver ? l->pg[i].nver : 1;
-	}
-	l->nfile = at;
-	if (ftruncate(fd, (off_t)(at * TRACE_PAGE)) < 0)
-		goto fail;
-	for (size_t i = 0; i < l->n; i++)
-		for (uint32_t k = 0; k < (l->pg[i].nver ? l->pg[i].nver : 1); k++) {
-			uint64_t from, to;
-			const uint8_t *b = trace_pages_version(p, l->pg[i].page, k, &from, &to);
-			off_t off = (off_t)((l->pg[i].first + k) * TRACE_PAGE);
-
-			if (!b || pwrite(fd, b, TRACE_PAGE, off) != (ssize_t)TRACE_PAGE)
-				goto fail;
-		}
-	return fd;
-fail:
-	close(fd);
-	return -1;
-}
-
-/* The versions of page i as sections of the cache (not of the image). */
+/* The versions of a page that changed as sections of the cache (not of
+ * the image). */
 static void add_versions(struct trace_image *img, struct image_reader *r, const char *path,
 			 const struct pg *pg)
 {
 	for (uint32_t k = 0; k < pg->nver; k++) {
-		uint64_t from, to;
+		uint64_t from, to, off;
 		int isid;
 
-		if (!trace_pages_version(r->pages, pg->page, k, &from, &to))
+		if (trace_pages_version(r->pages, pg->page, k, &from, &to, &off) < 0)
 			continue;
-		isid = pt_iscache_add_file(img->iscache, path, (uint64_t)(pg->first + k) * TRACE_PAGE,
-					   TRACE_PAGE, pg->page);
+		isid = pt_iscache_add_file(img->iscache, path, off, TRACE_PAGE, pg->page);
 		if (isid < 0)
 			continue;
 		r->vers.v = xrealloc(r->vers.v, (r->vers.n + 1) * sizeof(*r->vers.v));
@@ -107,38 +76,49 @@ static void add_versions(struct trace_image *img, struct image_reader *r, const 
 	}
 }
 
+/* Unchanged pages from i on that are contiguous, in memory and in the
+ * file, as one section of the image; the index after them. */
+static size_t add_run(struct trace_image *img, const struct image_reader *r, const char *path,
+		      const struct page_list *l, size_t i)
+{
+	uint64_t from, to, off, o;
+	size_t j = i + 1;
+	int isid;
+
+	if (trace_pages_version(r->pages, l->pg[i].page, 0, &from, &to, &off) < 0)
+		return j;
+	while (j < l->n && !l->pg[j].nver && l->pg[j].page == l->pg[j - 1].page + TRACE_PAGE &&
+	       trace_pages_version(r->pages, l->pg[j].page, 0, &from, &to, &o) == 0 &&
+	       o == off + (j - i) * TRACE_PAGE)
+		j++;
+	isid = pt_iscache_add_file(img->iscache, path, off, (j - i) * TRACE_PAGE, l->pg[i].page);
+	if (isid >= 0)	/* (else read through the callback) */
+		pt_image_add_cached(img->image, img->iscache, isid, NULL);
+	return j;
+}
+
 int trace_image_add_pages(struct trace_image *img)
 {
 	struct image_reader *r = img->reader;
-	struct page_list l = { r, NULL, 0, 0, 0 };
+	struct page_list l = { r, NULL, 0, 0 };
 	char path[64];
-	int fd;
 
 	if (!r || !r->pages || r->fd >= 0 || !img->image || !img->iscache)
 		return 0;
 	trace_pages_each(r->pages, collect, &l);
-	qsort(l.pg, l.n, sizeof(*l.pg), by_addr);
-	fd = l.n ? write_file(r->pages, &l) : -1;
-	if (fd < 0) {
+	if (!l.n || (r->fd = trace_pages_file(r->pages)) < 0) {
 		free(l.pg);
 		return 0;	/* (the read callback has them) */
 	}
-	r->fd = fd;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (size_t i = 0, j; i < l.n; i = j) {
-		int isid;
-
-		j = i + 1;
+	qsort(l.pg, l.n, sizeof(*l.pg), by_addr);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->fd);
+	for (size_t i = 0; i < l.n;) {
 		if (l.pg[i].nver) {
 			add_versions(img, r, path, &l.pg[i]);
-			continue;
+			i++;
+		} else {
+			i = add_run(img, r, path, &l, i);
 		}
-		while (j < l.n && !l.pg[j].nver && l.pg[j].page == l.pg[j - 1].page + TRACE_PAGE)
-			j++;
-		isid = pt_iscache_add_file(img->iscache, path, (uint64_t)l.pg[i].first * TRACE_PAGE,
-					   (j - i) * TRACE_PAGE, l.pg[i].page);
-		if (isid >= 0)	/* (else read through the callback) */
-			pt_image_add_cached(img->image, img->iscache, isid, NULL);
 	}
 	if (r->vers.n)
 		img->vers = &r->vers;

@@ -69,11 +69,16 @@ uint64_t trace_pages_next_ip(struct trace_pages *p, uint64_t gen, uint64_t ip);
  * many versions it has (in no order of pages). */
 void trace_pages_each(const struct trace_pages *p,
 		      void (*fn)(void *ctx, uint64_t page, int touched, uint32_t nver), void *ctx);
-/* Version k of page (k < its count): its bytes, and the generations it is
- * in force in, [*gen_from, *gen_to) (the last: to UINT64_MAX); NULL when
- * there is no such version. */
-const uint8_t *trace_pages_version(const struct trace_pages *p, uint64_t page, uint32_t k,
-				   uint64_t *gen_from, uint64_t *gen_to);
+/* The versions as a file: a memfd holding every version kept (written
+ * again when versions were kept since), as a new descriptor the caller
+ * closes (-1: none).  One copy, whoever asks (every thread's decoder
+ * image reads it). */
+int trace_pages_file(struct trace_pages *p);
+/* Version k of page (k < its count): the generations it is in force in,
+ * [*gen_from, *gen_to) (the last: to UINT64_MAX), and where its bytes are
+ * in the last trace_pages_file; -1 when there is no such version. */
+int trace_pages_version(const struct trace_pages *p, uint64_t page, uint32_t k, uint64_t *gen_from,
+			uint64_t *gen_to, uint64_t *file_off);
 /* Counts: pages with versions, versions kept. */
 void trace_pages_count(const struct trace_pages *p, uint64_t *pages, uint64_t *versions);
 
