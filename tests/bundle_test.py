@@ -151,7 +151,7 @@ def loaded_code(name, engine):
     memory read (changing_code's bundle of a JIT fixture, whose page holds
     6 rounds of code and is gone, or wiped, at the save): the newest
     version outside replay; the one the cursor's instruction ran in while
-    replaying (round 0's, round 5's)."""
+    replaying (round 0's, round 5's), the stop report's too."""
     tag = "%s-%s" % (name, engine)
     moved = os.path.join(OUT, "moved-" + tag)
     live = os.path.join(OUT, "live-%s.txt" % tag)
@@ -172,7 +172,8 @@ def loaded_code(name, engine):
     parts = out.split("(ptdb) ")
     want = [("disassemble -s", ["0x%x: nop" % page, "0x%x: movl   $0x8, %%ecx" % (page + 2)]),
             ("memory read", ["0x%x: 90 90 b9 08 00 00 00 31" % page]),
-            ("thread trace goto", ["replaying: instruction " + r0.group(1)]),
+            ("thread trace goto", ["replaying: instruction " + r0.group(1),
+                                   "->  0x%x: movl   $0x3, %%ecx" % page]),
             ("disassemble -s", ["->  0x%x: movl   $0x3, %%ecx" % page, "0x%x: xorl" % (page + 5)]),
             ("memory read", ["0x%x: b9 03 00 00 00 31 c0 05" % page]),
             ("x/2i", ["->  0x%x: b9 03 00 00 00  movl   $0x3, %%ecx" % page]),
