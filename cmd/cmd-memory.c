@@ -185,6 +185,17 @@ static enum cmd_status mem_cstrings(struct cmd_ctx *ctx, uint64_t start, unsigne
 	return CMD_OK;
 }
 
+/* While replaying, only the code the trace kept is known (as it ran at
+ * the cursor): 1 (error said) when [addr, addr + n) is not all such code. */
+static int replay_refused(struct cmd_ctx *ctx, uint64_t addr, size_t n)
+{
+	if (!dbg_replaying(&ctx->s->dbg) || dbg_trace_code_kept(&ctx->s->dbg, addr, n))
+		return 0;
+	cmd_error(ctx, "memory is not recorded in the trace; 'thread trace goto end' returns to "
+		  "the live process");
+	return 1;
+}
+
 /* count items of size bytes at addr, in format f. */
 static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t addr,
 				unsigned count, unsigned size, char f)
@@ -200,6 +211,8 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 		fputs("error: Please use --force to override this restriction just this once.\n", ctx->err);
 		return CMD_ERROR;
 	}
+	if (replay_refused(ctx, addr, total))
+		return CMD_ERROR;
 	buf = xmalloc(total);
 	got = cmd_data_read(&ctx->s->dbg, addr, buf, total);
 	got -= got % size;
@@ -247,6 +260,8 @@ static enum cmd_status mem_read_cstrings(struct cmd_ctx *ctx, const struct cmd_a
 		return CMD_ERROR;
 	if (a->argc > 1 && cmd_eval_addr(ctx, a->argv[1], &end) < 0)
 		return CMD_ERROR;
+	if (replay_refused(ctx, addr, 1))
+		return CMD_ERROR;
 	return mem_cstrings(ctx, addr, count, max);
 }
 
@@ -259,9 +274,6 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 	char f;
 
 	next_read[0] = '\0';	/* an instruction read repeats as typed */
-	if (dbg_replaying(d))
-		return cmd_error(ctx, "memory is not recorded in the trace; 'thread trace goto end' "
-				 "returns to the live process");
 	if (!d->exe_path && !dbg_alive(d)) {
 		need_target(ctx);
 		return CMD_ERROR;
@@ -312,6 +324,8 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 			count = (unsigned)((end - addr + size - 1) / size);
 	}
 	if (f == 'i') {
+		if (replay_refused(ctx, addr, 1))
+			return CMD_ERROR;
 		ctx->s->mem_next_ok = 0;
 		return mem_insns(ctx, addr, end, count);
 	}

@@ -19,11 +19,29 @@ size_t cmd_data_read(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n)
 {
 	size_t got = 0;
 
-	if (d->tr.pm)	/* a loaded trace: the modules' files */
-		return dbg_read_some(d, addr, buf, n);
+	if (d->tr.pm || dbg_trace_kept(d)) {
+		/* a loaded trace, an exited process's: the code its traces kept
+		 * as it ran, else the modules' files; page by page */
+		while (got < n) {
+			uint64_t a = addr + got;
+			size_t chunk = 4096 - (size_t)(a & 4095), k;
+
+			if (chunk > n - got)
+				chunk = n - got;
+			k = dbg_trace_code_read(d, a, buf + got, chunk);
+			if (!k)
+				k = dbg_read_some(d, a, buf + got, chunk);
+			got += k;
+			if (k < chunk)
+				break;
+		}
+		return got;
+	}
 	if (dbg_alive(d)) {
-		if (dbg_read(d, addr, buf, n, NULL) == 0)
+		if (dbg_read(d, addr, buf, n, NULL) == 0) {
+			dbg_trace_code_overlay(d, addr, buf, n);	/* replaying */
 			return n;
+		}
 		/* page by page up to the first unreadable one */
 		while (got < n) {
 			uint64_t a = addr + got;
@@ -35,6 +53,7 @@ size_t cmd_data_read(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n)
 				break;
 			got += chunk;
 		}
+		dbg_trace_code_overlay(d, addr, buf, got);
 		return got;
 	}
 	if (d->nmods && d->mods[0].sym)

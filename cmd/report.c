@@ -122,15 +122,22 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	struct ptdb_err err;
 	struct sym_loc loc;
 	uint8_t buf[64];
-	size_t got = sizeof(buf);
+	size_t got = 0;
 	uint64_t a = pc;
 	char cm[512], name[1024];
 
 	ds = disasm_new(&err);
 	if (!ds)
 		return;
-	while (got && dbg_read(d, pc, buf, got, NULL) < 0)
-		got /= 2;
+	/* the code as it ran: a loaded trace's kept pages, a replay's version */
+	if (dbg_trace_loaded(d) || dbg_trace_kept(d))
+		got = dbg_trace_code_read(d, pc, buf, sizeof(buf));
+	if (!got) {
+		got = sizeof(buf);
+		while (got && dbg_read(d, pc, buf, got, NULL) < 0)
+			got /= 2;
+		dbg_trace_code_overlay(d, pc, buf, got);
+	}
 	if (m && sym_lookup_addr(m->sym, pc, &loc) == 0 && loc.func)
 		fprintf(out, "%s`%s:\n", sym_module_name(m->sym),
 			cmd_dis_func_name(loc.func, name, sizeof(name)));

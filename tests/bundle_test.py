@@ -6,6 +6,7 @@ each with its one-line error and nothing loaded.
 """
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -142,6 +143,50 @@ def changing_code(name, engine):
     if why:
         return results.fail("changing code " + tag, "\n".join(why))
     results.ok("changing code " + tag)
+
+
+def loaded_code(name, engine):
+    """The code a loaded bundle kept as it ran, read by disassemble and
+    memory read (changing_code's bundle of a JIT fixture, whose page holds
+    6 rounds of code and is gone, or wiped, at the save): the newest
+    version outside replay; the one the cursor's instruction ran in while
+    replaying (round 0's, round 5's), the stop report's too."""
+    tag = "%s-%s" % (name, engine)
+    moved = os.path.join(OUT, "moved-" + tag)
+    live = os.path.join(OUT, "live-%s.txt" % tag)
+    if not os.path.exists(live) or not os.path.isdir(moved):
+        return results.fail("loaded code pages " + tag, "changing_code left no bundle")
+    dump = read(live).decode(errors="replace")
+    r0 = re.search(r"\[\s*(\d+)\] (0x[0-9a-f]+)\s+movl\s+\$0x3, %ecx", dump)
+    r5 = re.search(r"\[\s*(\d+)\] (0x[0-9a-f]+)\s+movl\s+\$0x8, %ecx", dump)
+    if not r0 or not r5:
+        return results.fail("loaded code pages " + tag, "no JIT rounds in the live dump")
+    page = int(r0.group(2), 16)
+    out = ptdb(["trace load " + moved,
+                "disassemble -s 0x%x -c 3" % page, "memory read -c 8 0x%x" % page,
+                "thread trace goto " + r0.group(1),
+                "disassemble -s 0x%x -c 2" % page, "memory read -c 8 0x%x" % page, "x/2i $pc",
+                "thread trace goto " + r5.group(1),
+                "disassemble -s 0x%x -c 3" % page, "memory read -c 8 0x%x" % page])
+    parts = out.split("(ptdb) ")
+    want = [("disassemble -s", ["0x%x: nop" % page, "0x%x: movl   $0x8, %%ecx" % (page + 2)]),
+            ("memory read", ["0x%x: 90 90 b9 08 00 00 00 31" % page]),
+            ("thread trace goto", ["replaying: instruction " + r0.group(1),
+                                   "->  0x%x: movl   $0x3, %%ecx" % page]),
+            ("disassemble -s", ["->  0x%x: movl   $0x3, %%ecx" % page, "0x%x: xorl" % (page + 5)]),
+            ("memory read", ["0x%x: b9 03 00 00 00 31 c0 05" % page]),
+            ("x/2i", ["->  0x%x: b9 03 00 00 00  movl   $0x3, %%ecx" % page]),
+            ("thread trace goto", ["replaying: instruction " + r5.group(1)]),
+            ("disassemble -s", ["0x%x: nop" % page, "->  0x%x: movl   $0x8, %%ecx" % (page + 2)]),
+            ("memory read", ["0x%x: 90 90 b9 08 00 00 00 31" % page])]
+    why = []
+    cmds = [p for p in parts[1:] if not p.startswith("trace load")][:len(want)]
+    for (cmd, lines), got in zip(want, cmds + [""] * (len(want) - len(cmds))):
+        if not got.startswith(cmd) or any(w not in got for w in lines) or "error" in got:
+            why.append("%s: want %s, got:\n%s" % (cmd, lines, got))
+    if why:
+        return results.fail("loaded code pages " + tag, "\n".join(why))
+    results.ok("loaded code pages " + tag)
 
 
 # ---- a raw code image and a hand-assembled Intel PT stream ----
@@ -665,6 +710,8 @@ def run_all():
     for name in CHANGING:
         for engine in ("ptrace", "cache"):
             changing_code(name, engine)
+            if name in ("oracle_jit_wx", "oracle_jit_dual"):
+                loaded_code(name, engine)
     raw_image()
     lldb_style_elf()
     malformed()

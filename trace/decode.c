@@ -102,6 +102,17 @@ static void use_pages(struct trace_decoded *d, const struct trace_image *img)
 	d->pages = img ? img->pages : NULL;
 	d->tagging = trace_pages_touched(d->pages);
 	d->gen = 0;
+	trace_gen_images_free(d->gi);
+	d->gi = trace_gen_images_new(img);
+}
+
+/* The decoder dec is done with: its images per generation go. */
+static void free_decoder(struct trace_decoded *d, struct pt_block_decoder *dec)
+{
+	pt_blk_free_decoder(dec);
+	trace_gen_images_free(d->gi);
+	d->gi = NULL;
+	d->dec = NULL;
 }
 
 static int add_block(struct trace_decoded *d, const struct pt_block *blk)
@@ -281,6 +292,17 @@ static int note_time(struct trace_decoded *d, const struct pt_event *ev, uint64_
 	return ev->has_tsc ? note_tsc(d, ev->tsc, ip) : 0;
 }
 
+/* The items from here on ran in generation gen (trace_cursor_gen). */
+static void note_gen(struct trace_decoded *d, uint64_t gen)
+{
+	if (d->ngens + 2 > d->cgens) {
+		d->cgens = d->cgens ? 2 * d->cgens : 16;
+		d->gens = xrealloc(d->gens, d->cgens * sizeof(*d->gens));
+	}
+	d->gens[d->ngens++] = d->items;
+	d->gens[d->ngens++] = gen;
+}
+
 static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 {
 	struct trace_side *s;
@@ -289,8 +311,13 @@ static void add_event(struct trace_decoded *d, const struct pt_event *ev)
 
 	/* the code generation the collector said (trace/pages.h) */
 	if (ev->type == ptev_paging || ev->type == ptev_async_paging) {
-		d->gen = trace_pages_gen_of_cr3(ev->type == ptev_paging ? ev->variant.paging.cr3
-									 : ev->variant.async_paging.cr3);
+		uint64_t gen = trace_pages_gen_of_cr3(ev->type == ptev_paging ? ev->variant.paging.cr3
+									     : ev->variant.async_paging.cr3);
+
+		if (gen != d->gen && d->mode != TRACE_MODE_INDEX)
+			note_gen(d, gen);
+		d->gen = gen;
+		trace_gen_images_set(d->gi, d->dec, gen);	/* its code's versions */
 		note_time(d, ev, 0);
 		return;
 	}
@@ -518,6 +545,9 @@ static int decode_run(struct trace_decoded *d, struct pt_block_decoder *dec,
 	unsigned until_hook = HOOK_EVERY;
 	int have_prev = 0, synced_once = 0;
 
+	d->dec = dec;
+	trace_gen_images_set(d->gi, dec, d->gen);
+
 	for (;;) {
 		uint64_t sync = 0;
 		int status = set ? pt_blk_sync_set(dec, set_off) : pt_blk_sync_forward(dec);
@@ -611,7 +641,7 @@ int trace_decode_span(struct trace_decoded *d, const struct trace_image *img, in
 		return -1;
 	use_pages(d, img);
 	r = decode_run(d, dec, hook, set, off, err);
-	pt_blk_free_decoder(dec);
+	free_decoder(d, dec);
 	return r;
 }
 
@@ -641,7 +671,7 @@ static int decode_all(struct trace_decoded *d, struct trace_image *img, int timi
 	if (!dec)
 		return -1;
 	r = decode_run(d, dec, hook, 0, 0, err);
-	pt_blk_free_decoder(dec);
+	free_decoder(d, dec);
 	return r;
 }
 
@@ -722,7 +752,7 @@ struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t
 		return NULL;
 	}
 	r = decode_run(st, dec, NULL, ci > 0, e->off, NULL);
-	pt_blk_free_decoder(dec);
+	free_decoder(st, dec);
 	if (r < 0) {
 		trace_decoded_free(st);
 		return NULL;
@@ -746,6 +776,8 @@ void trace_decoded_free(struct trace_decoded *d)
 	free(d->runs);
 	free(d->ckpt);
 	free(d->side);
+	free(d->gens);
+	trace_gen_images_free(d->gi);
 	free(d);
 }
 

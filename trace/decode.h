@@ -13,6 +13,8 @@
 struct pt_image;
 struct pt_image_section_cache;
 struct trace_pages;
+struct pt_asid;
+struct image_vers;
 
 /* The memory image the decoder reads code from: file-backed sections in a
  * section cache (pt-packets.md §13: keeps the block cache effective). */
@@ -32,6 +34,14 @@ struct trace_image {
 	/* the code as it ran (trace/pages.h; borrowed, NULL: none): read
 	 * before the reader's memory, by the generation the trace says */
 	struct trace_pages *pages;
+	/* the image's read callback (libipt's read_memory_callback_t) and
+	 * its context, and the versions of the pages whose code changed as
+	 * sections (trace/image_pages.c; the reader's): a decoder's image
+	 * for each generation is the image, those versions and the callback */
+	int (*read_cb)(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+		       void *ctx);
+	void *read_ctx;
+	const struct image_vers *vers;
 	/* a thread's trace cut out of per-CPU traces: where each execution on
 	 * a new CPU starts (offsets of PSBs, increasing) and that CPU's id,
 	 * for TRACE_EV_CPU events (borrowed; none: ncpu_marks 0) */
@@ -50,6 +60,11 @@ void trace_image_set_reader(struct trace_image *img, trace_image_read_fn fn, voi
 /* Code no file section covers comes first from the versions a software
  * collector kept (borrowed: outlives the image and its decodes). */
 void trace_image_set_pages(struct trace_image *img, struct trace_pages *pages);
+/* The pages (trace_image_set_pages) no file added so far covers, as
+ * sections of the image (trace/image_pages.c: decoded with libipt's block
+ * cache, not through the read callback); after the files.  0 (on any
+ * failure the callback reads them). */
+int trace_image_add_pages(struct trace_image *img);
 /* Maps size bytes of path at file_offset to vaddr. */
 int trace_image_add_file(struct trace_image *img, const char *path,
 			 uint64_t file_offset, uint64_t size, uint64_t vaddr,
@@ -228,6 +243,9 @@ void trace_cursor_init(struct trace_cursor *c, const struct trace_decoded *d);
 void trace_cursor_release(struct trace_cursor *c);
 int trace_cursor_item(struct trace_cursor *c, uint64_t index, struct trace_item *it,
 		      trace_next_ip_fn next_ip, void *ctx);
+/* The code generation (trace/pages.h) item index ran in, index being the
+ * item the cursor read last (0 before code first changed). */
+uint64_t trace_cursor_gen(const struct trace_cursor *c, uint64_t index);
 /* The item index of instruction id (id < the instruction count): a binary
  * search over the side table, O(log n). */
 uint64_t trace_decoded_insn_item(const struct trace_decoded *d, uint64_t id);

@@ -145,6 +145,12 @@ struct trace_decoded {
 	struct trace_pages *pages;
 	int tagging;
 	uint64_t gen;
+	struct gen_images *gi;		/* the decoder's images (or NULL) */
+	struct pt_block_decoder *dec;	/* the decoder running */
+	/* where the generation changed (a store's: item index, then the new
+	 * generation; trace_cursor_gen) */
+	uint64_t *gens;
+	size_t ngens, cgens;
 	/* trace_decoded_item's own cursor (readers own theirs) */
 	struct trace_cursor cur;
 };
@@ -163,11 +169,36 @@ void trace_index_free(struct trace_index *ix);
 size_t trace_index_mem_bytes(const struct trace_index *ix);
 /* trace/decode.c: decodes chunk ci of an indexed trace into a store. */
 struct trace_decoded *trace_decode_chunk(const struct trace_decoded *top, size_t ci);
+/* A version of a page whose code changed, as a section of the image's
+ * section cache (isid), in force in generations [from, to). */
+struct image_vers {
+	struct image_ver {
+		uint64_t page, from, to;
+		int isid;
+	} *v;
+	size_t n;
+};
+/* image_pages.c: a decoder's images, one per generation (the trace_image's
+ * with the versions in force then), switched at each new generation the
+ * trace says; NULL when img has no versions. */
+struct gen_images;
+struct pt_block_decoder;
+struct gen_images *trace_gen_images_new(const struct trace_image *img);
+void trace_gen_images_set(struct gen_images *g, struct pt_block_decoder *dec, uint64_t gen);
+void trace_gen_images_free(struct gen_images *g);
 /* trace_image's reader (its reader field). */
 struct image_reader {
 	trace_image_read_fn fn;	/* NULL: the pages alone */
 	void *ctx;
 	struct trace_pages *pages;
+	/* the ranges the files' sections cover (trace_image_add_file) */
+	struct image_range { uint64_t lo, hi; } *files;
+	size_t nfiles, cfiles;
+	/* the kept pages as file sections (trace/image_pages.c): the memfd
+	 * holding their bytes (-1: none), and the versions of pages whose
+	 * code changed (the image's vers) */
+	int fd;
+	struct image_vers vers;
 };
 /* image.c: what the image's reader gives for size bytes at ip in address
  * space cr3 (the pages' version, else fn's): bytes, or 0. */

@@ -161,6 +161,26 @@ int trace_store_item(struct trace_cursor *c, uint64_t index, struct trace_item *
 	return 0;
 }
 
+uint64_t trace_cursor_gen(const struct trace_cursor *c, uint64_t index)
+{
+	const struct trace_decoded *st = c->d;
+	size_t lo = 0, hi;
+
+	if (!st || index < c->base)
+		return 0;
+	index -= c->base;
+	hi = st->ngens / 2;	/* the last change at or before index */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->gens[2 * mid] <= index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? st->gens[2 * (lo - 1) + 1] : 0;
+}
+
 int trace_decoded_item(struct trace_decoded *d, uint64_t index, struct trace_item *it,
 		       trace_next_ip_fn next_ip, void *ctx)
 {

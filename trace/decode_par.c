@@ -345,6 +345,8 @@ int trace_index_parallel(struct trace_decoded *d, struct trace_image *img,
 			break;
 		}
 		s->img.reader = NULL;	/* (the original's, not owned) */
+		s->img.read_cb = lr.r ? locked_read : NULL;
+		s->img.read_ctx = &lr;
 		if (lr.r)
 			pt_image_set_callback(s->img.image, locked_read, &lr);
 		s->d = trace_decoded_new(d->buf, d->len, TRACE_MODE_INDEX);

@@ -7,6 +7,7 @@
 #include <intel-pt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int trace_image_init(struct trace_image *img, struct ptdb_err *err)
 {
@@ -26,6 +27,14 @@ void trace_image_release(struct trace_image *img)
 		pt_image_free(img->image);
 	if (img->iscache)
 		pt_iscache_free(img->iscache);
+	if (img->reader) {
+		struct image_reader *r = img->reader;
+
+		if (r->fd >= 0)
+			close(r->fd);
+		free(r->files);
+		free(r->vers.v);
+	}
 	free(img->reader);
 	img->reader = NULL;
 	img->image = NULL;
@@ -57,7 +66,10 @@ static struct image_reader *reader_of(struct trace_image *img)
 {
 	if (!img->reader) {
 		img->reader = xcalloc(1, sizeof(struct image_reader));
+		((struct image_reader *)img->reader)->fd = -1;
 		pt_image_set_callback(img->image, image_read_cb, img->reader);
+		img->read_cb = image_read_cb;
+		img->read_ctx = img->reader;
 	}
 	return img->reader;
 }
@@ -90,5 +102,15 @@ int trace_image_add_file(struct trace_image *img, const char *path,
 	if (st < 0)
 		return ptdb_err_set(err, "trace image: cannot map %s at 0x%llx: %s", path,
 				    (unsigned long long)vaddr, pt_errstr(pt_errcode(st)));
+	{
+		struct image_reader *r = reader_of(img);
+
+		if (r->nfiles == r->cfiles) {
+			r->cfiles = r->cfiles ? 2 * r->cfiles : 16;
+			r->files = xrealloc(r->files, r->cfiles * sizeof(*r->files));
+		}
+		r->files[r->nfiles].lo = vaddr;
+		r->files[r->nfiles++].hi = vaddr + size;
+	}
 	return 0;
 }

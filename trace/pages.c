@@ -5,12 +5,16 @@
 #include "trace/pages.h"
 #include "disasm/disasm.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct tp_ver {
 	uint64_t gen;		/* holds from this generation on */
 	uint8_t *bytes;		/* TRACE_PAGE */
+	uint64_t fidx;		/* its page in the file (trace_pages_file) */
 };
 
 struct tp_page {
@@ -27,13 +31,18 @@ struct trace_pages {
 	size_t cap, n;
 	uint64_t gen, versions, touched;
 	struct disasm *ds;	/* trace_pages_next_ip's */
+	int file_fd;		/* trace_pages_file's memfd (-1: none yet) */
+	uint64_t file_versions;	/* the versions it holds */
 };
 
 #define SAVE_MAGIC "PTDBCODEPAGES1\n"
 
 struct trace_pages *trace_pages_new(void)
 {
-	return xcalloc(1, sizeof(struct trace_pages));
+	struct trace_pages *p = xcalloc(1, sizeof(struct trace_pages));
+
+	p->file_fd = -1;
+	return p;
 }
 
 void trace_pages_free(struct trace_pages *p)
@@ -48,6 +57,8 @@ void trace_pages_free(struct trace_pages *p)
 	free(p->tab);
 	if (p->ds)
 		disasm_free(p->ds);
+	if (p->file_fd >= 0)
+		close(p->file_fd);
 	free(p);
 }
 
@@ -248,6 +259,82 @@ uint64_t trace_pages_next_ip(struct trace_pages *p, uint64_t gen, uint64_t ip)
 		return 0;
 	len = disasm_len(p->ds, b, n, ip);
 	return len > 0 ? ip + (uint64_t)len : 0;
+}
+
+void trace_pages_each(const struct trace_pages *p,
+		      void (*fn)(void *ctx, uint64_t page, int touched, uint32_t nver), void *ctx)
+{
+	for (size_t i = 0; p && i < p->cap; i++)
+		if (p->tab[i].addr && p->tab[i].n)
+			fn(ctx, p->tab[i].addr, p->tab[i].touched, p->tab[i].n);
+}
+
+int trace_pages_version(const struct trace_pages *p, uint64_t page, uint32_t k, uint64_t *gen_from,
+			uint64_t *gen_to, uint64_t *file_off)
+{
+	const struct tp_page *e = find(p, page);
+
+	if (!e || k >= e->n)
+		return -1;
+	*gen_from = k ? e->v[k].gen : 0;
+	*gen_to = k + 1 < e->n ? e->v[k + 1].gen : UINT64_MAX;
+	*file_off = e->v[k].fidx * TRACE_PAGE;
+	return 0;
+}
+
+static int by_page(const void *a, const void *b)
+{
+	uint64_t x = (*(struct tp_page *const *)a)->addr, y = (*(struct tp_page *const *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every version into a new memfd, each at its fidx, the pages in address
+ * order (pages next to each other, unchanged, are next to each other in
+ * the file: one section): 0, or -1. */
+static int write_file(struct trace_pages *p)
+{
+	int fd = memfd_create("ptdb-code-pages", MFD_CLOEXEC);
+	struct tp_page **e = xmalloc((p->n ? p->n : 1) * sizeof(*e));
+	size_t n = 0;
+	uint64_t at = 0;
+
+	if (fd < 0)
+		goto fail;
+	for (size_t i = 0; i < p->cap; i++)
+		if (p->tab[i].addr && p->tab[i].n)
+			e[n++] = &p->tab[i];
+	qsort(e, n, sizeof(*e), by_page);
+	if (ftruncate(fd, (off_t)(p->versions * TRACE_PAGE)) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < e[i]->n; k++) {
+			if (pwrite(fd, e[i]->v[k].bytes, TRACE_PAGE, (off_t)(at * TRACE_PAGE)) !=
+			    (ssize_t)TRACE_PAGE)
+				goto fail;
+			e[i]->v[k].fidx = at++;
+		}
+	free(e);
+	if (p->file_fd >= 0)
+		close(p->file_fd);
+	p->file_fd = fd;
+	p->file_versions = p->versions;
+	return 0;
+fail:
+	free(e);
+	if (fd >= 0)
+		close(fd);
+	p->file_versions = UINT64_MAX;	/* (fidx half rewritten: again next time) */
+	return -1;
+}
+
+int trace_pages_file(struct trace_pages *p)
+{
+	if (!p || !p->versions)
+		return -1;
+	if ((p->file_fd < 0 || p->file_versions != p->versions) && write_file(p) < 0)
+		return -1;
+	return fcntl(p->file_fd, F_DUPFD_CLOEXEC, 0);
 }
 
 void trace_pages_count(const struct trace_pages *p, uint64_t *pages, uint64_t *versions)

@@ -65,6 +65,20 @@ uint32_t trace_pages_tag(const struct trace_pages *p, uint64_t addr, uint64_t ge
 /* The next instruction's address after the one at ip, at generation gen
  * (UINT64_MAX: the latest; 0: not decodable from the pages). */
 uint64_t trace_pages_next_ip(struct trace_pages *p, uint64_t gen, uint64_t ip);
+/* Calls fn for each page kept: whether it was said or seen changed, how
+ * many versions it has (in no order of pages). */
+void trace_pages_each(const struct trace_pages *p,
+		      void (*fn)(void *ctx, uint64_t page, int touched, uint32_t nver), void *ctx);
+/* The versions as a file: a memfd holding every version kept (written
+ * again when versions were kept since), as a new descriptor the caller
+ * closes (-1: none).  One copy, whoever asks (every thread's decoder
+ * image reads it). */
+int trace_pages_file(struct trace_pages *p);
+/* Version k of page (k < its count): the generations it is in force in,
+ * [*gen_from, *gen_to) (the last: to UINT64_MAX), and where its bytes are
+ * in the last trace_pages_file; -1 when there is no such version. */
+int trace_pages_version(const struct trace_pages *p, uint64_t page, uint32_t k, uint64_t *gen_from,
+			uint64_t *gen_to, uint64_t *file_off);
 /* Counts: pages with versions, versions kept. */
 void trace_pages_count(const struct trace_pages *p, uint64_t *pages, uint64_t *versions);
 

@@ -103,7 +103,12 @@ int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr
 {
 	struct user_regs_struct save;
 	struct target_stop ts;
+	uint8_t b[2];
 
+	/* (its bytes checked each time: the program may have rewritten or
+	 * unmapped them) */
+	if (c->sc && (target_read_mem(d->proc, c->sc, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05))
+		c->sc = dbg_cache_find_syscall(d);
 	if (!c->sc || target_thread_has_event(d->proc, t) || target_pending_signal(d->proc, t) ||
 	    dbg_cache_signal_waits(d, t) ||
 	    target_get_regs(d->proc, t, &save, NULL) < 0)

@@ -121,6 +121,8 @@ void dbg_cursor_free(struct dbg_cursor *c);
 /* 0, or -1 when out of range or the instructions there cannot be read
  * (the item's ip is then the block's last known address, or 0). */
 int dbg_cursor_seek_item(struct dbg_cursor *c, uint64_t index);
+/* The code generation (trace/pages.h) the item at the cursor ran in. */
+uint64_t dbg_cursor_gen(const struct dbg_cursor *c);
 int dbg_cursor_seek_insn(struct dbg_cursor *c, uint64_t id);
 /* The next or previous item: 0, 1 at the end (the cursor stays), -1 as
  * above. */

@@ -232,6 +232,11 @@ static int load(struct dbg_cursor *c, uint64_t index)
 	return r;
 }
 
+uint64_t dbg_cursor_gen(const struct dbg_cursor *c)
+{
+	return c->valid ? trace_cursor_gen(&c->tc, c->index) : 0;
+}
+
 int dbg_cursor_seek_item(struct dbg_cursor *c, uint64_t index)
 {
 	if (index >= trace_decoded_item_count(c->dec))

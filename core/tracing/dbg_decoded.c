@@ -122,7 +122,7 @@ int dbg_trace_build_image(struct dbg *d, struct trace_image *img, struct ptdb_er
 			return -1;
 		}
 	}
-	return 0;
+	return trace_image_add_pages(img);
 }
 
 uint64_t dbg_trace_next_ip(void *ctx, uint64_t ip)

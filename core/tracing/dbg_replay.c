@@ -243,6 +243,21 @@ int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 	return 0;
 }
 
+int dbg_replay_code_gen(struct dbg *d, uint64_t *gen)
+{
+	struct dbg_replay *r = dbg_tr(d)->replay;
+	struct trace_decoded *dec;
+	const struct dbg_item *it;
+
+	if (!r)
+		return -1;
+	*gen = UINT64_MAX;	/* past the end: the live thread's, the newest */
+	if (r->id >= r->total || !(dec = decoded(d, NULL)) || at_item(d, dec, r->item, &it) < 0)
+		return 0;
+	*gen = dbg_cursor_gen(r->cur);
+	return 0;
+}
+
 uint64_t dbg_replay_pc(struct dbg *d)
 {
 	struct trace_decoded *dec;

@@ -219,6 +219,21 @@ int dbg_replaying(const struct dbg *d);
 pid_t dbg_replay_tid(const struct dbg *d);
 int dbg_replay_cursor(const struct dbg *d, uint64_t *id, uint64_t *total);
 uint64_t dbg_replay_pc(struct dbg *d);
+/* The code generation (trace/pages.h) at the cursor: the one its
+ * instruction ran in; past the end UINT64_MAX (the newest).  -1: not
+ * replaying. */
+int dbg_replay_code_gen(struct dbg *d, uint64_t *gen);
+/* The code a software trace kept as it ran (core/tracing/dbg_code_read.c),
+ * for the memory commands: up to n bytes at addr, to its page's end, when
+ * addr's page was kept and no module file has its code (its code changed,
+ * or no module covers it): at the replay cursor's generation, else the
+ * newest; 0 else.  _overlay: a live process's bytes read at addr, the
+ * pages whose code changed put back as at the replay cursor (nothing when
+ * not replaying). */
+size_t dbg_trace_code_read(struct dbg *d, uint64_t addr, void *buf, size_t n);
+void dbg_trace_code_overlay(struct dbg *d, uint64_t addr, void *buf, size_t n);
+/* 1 when every page of [addr, addr + n) is code a software trace kept. */
+int dbg_trace_code_kept(struct dbg *d, uint64_t addr, size_t n);
 /* Enters (or moves within) replay: tid's cursor at instruction id. */
 int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop,
 		    struct ptdb_err *err);

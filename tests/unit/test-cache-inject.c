@@ -74,4 +74,41 @@ TEST(inject_keeps_queued_event)
 	free(c);
 }
 
-TEST_MAIN(inject_keeps_queued_event)
+/* The syscall instruction found once is checked before each use: a
+ * program that rewrote its bytes (or unmapped them) does not get the
+ * call stepped through something else; another one is found. */
+TEST(inject_checks_gadget)
+{
+	struct target_proc *p = stopped_at_main();
+	struct dbg_cache *c = calloc(1, sizeof(*c));
+	struct user_regs_struct r;
+	struct target_stop ts;
+	struct dbg_tracee d;
+	uint64_t a[6] = { 0 }, old;
+	uint8_t nops[2] = { 0x90, 0x90 }, b[2];
+	int64_t ret = 0;
+	pid_t pid;
+
+	CHECK(p && c);
+	pid = target_pid(p);
+	memset(&d, 0, sizeof(d));
+	d.proc = p;
+	d.pid = pid;
+	c->sc = old = dbg_cache_find_syscall(&d);
+	CHECK(c->sc != 0);
+	target_thread_begin(p);
+	CHECK_INT(target_write_mem(p, c->sc, nops, 2, NULL), 0);
+	CHECK_INT(dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret), 0);
+	CHECK_INT(ret, pid);
+	CHECK(c->sc != old);
+	CHECK_INT(target_read_mem(p, c->sc, b, 2, NULL), 0);
+	CHECK_INT(b[0], 0x0f);
+	CHECK_INT(b[1], 0x05);
+	CHECK_INT(target_get_regs(p, pid, &r, NULL), 0);
+	CHECK_INT(r.rip, LOOP_MAIN);
+	CHECK_INT(target_thread_end(p, &ts), 0);
+	target_free(p);
+	free(c);
+}
+
+TEST_MAIN(inject_keeps_queued_event, inject_checks_gadget)
