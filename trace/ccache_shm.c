@@ -95,11 +95,71 @@ static void futex(struct out *o, int op)
 	put(o, (const uint8_t[]){ 0x0f, 0x05 }, 2);
 }
 
+/* The post and wait both stubs share, %rdi at the word: 1 posted, the
+ * word's old value back in ecx (2: nobody serves, the word put back);
+ * the tracer woken at wake; a wait while the word stays 1; the kept
+ * registers back from their slots (rdx too if asked); then a jrcxz to
+ * the trap for nobody served.  post_end puts the trap and fixes the
+ * jumps: the code's length, or 0. */
+struct post {
+	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
+};
+
+static void post_wait(struct out *o, uint64_t region, uint64_t word, uint64_t wake, int rdx, struct post *p)
+{
+	put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
+	put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
+	p->j_off = o->n;
+	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
+	if (wake != word) {
+		put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);		/* movabs $wake,%rdi */
+		put64(o, wake);
+	}
+	futex(o, 1);							/* FUTEX_WAKE the tracer */
+	if (wake != word) {
+		put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);		/* movabs $word,%rdi */
+		put64(o, word);
+	}
+	p->wait = o->n;
+	futex(o, 0);							/* FUTEX_WAIT while 1 */
+	put(o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
+	p->j_wait = o->n;
+	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
+	p->j_tail = o->n;
+	put(o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
+	p->off = o->n;
+	put(o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
+	put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
+	p->tail = o->n;
+	put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
+	keep(o, region, 0);
+	if (rdx)
+		slot(o, 0x48, 0, 2, region, CCACHE_SLOT_RDX);
+	p->j_trap = o->n;
+	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
+}
+
+static size_t post_end(struct out *o, const struct post *p, uint32_t *trap_off)
+{
+	uint8_t *buf = o->p;
+
+	*trap_off = (uint32_t)o->n;
+	put(o, (const uint8_t[]){ 0xcc }, 1);
+	if (o->bad || p->off - (p->j_off + 2) > 127 || p->tail - (p->j_tail + 2) > 127 ||
+	    *trap_off - (p->j_trap + 2) > 127)
+		return 0;
+	buf[p->j_off + 1] = (uint8_t)(p->off - (p->j_off + 2));
+	buf[p->j_wait + 1] = (uint8_t)(int8_t)((int64_t)p->wait - (int64_t)(p->j_wait + 2));
+	buf[p->j_tail + 1] = (uint8_t)(p->tail - (p->j_tail + 2));
+	buf[p->j_trap + 1] = (uint8_t)(*trap_off - (p->j_trap + 2));
+	return o->n;
+}
+
 size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t probe, uint8_t *buf, size_t cap,
 			 uint32_t *trap_off)
 {
 	struct out o = { buf, 0, cap, at, 0 };
-	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
+	struct post p;
 
 	keep(&o, region, 1);
 	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $ctl,%rdi */
@@ -109,37 +169,9 @@ size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t pr
 	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $region,%rax */
 	put64(&o, ccache_region_addr(region));
 	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_REGION - CCACHE_CTL_REQ }, 4);
-	/* post: the word's old value back in ecx; 2: nobody serves */
-	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
-	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
-	j_off = o.n;
-	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
-	futex(&o, 1);							/* FUTEX_WAKE the tracer */
-	wait = o.n;
-	futex(&o, 0);							/* FUTEX_WAIT while 1 */
-	put(&o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
-	j_wait = o.n;
-	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
-	j_tail = o.n;
-	put(&o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
-	off = o.n;
-	put(&o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
-	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
-	tail = o.n;
-	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
-	keep(&o, region, 0);
-	j_trap = o.n;
-	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
+	post_wait(&o, region, ctl + CCACHE_CTL_REQ, ctl + CCACHE_CTL_REQ, 0, &p);
 	rel(&o, (const uint8_t[]){ 0xe9 }, 1, probe);			/* served: probe again */
-	*trap_off = (uint32_t)o.n;
-	put(&o, (const uint8_t[]){ 0xcc }, 1);
-	if (o.bad || off - (j_off + 2) > 127 || tail - (j_tail + 2) > 127 || *trap_off - (j_trap + 2) > 127)
-		return 0;
-	buf[j_off + 1] = (uint8_t)(off - (j_off + 2));
-	buf[j_wait + 1] = (uint8_t)(int8_t)((int64_t)wait - (int64_t)(j_wait + 2));
-	buf[j_tail + 1] = (uint8_t)(tail - (j_tail + 2));
-	buf[j_trap + 1] = (uint8_t)(*trap_off - (j_trap + 2));
-	return o.n;
+	return post_end(&o, &p, trap_off);
 }
 
 size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,
@@ -160,51 +192,18 @@ size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wa
 			uint32_t *trap_off)
 {
 	struct out o = { buf, 0, cap, at, 0 };
-	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
+	struct post p;
 
 	keep(&o, region, 1);
 	slot(&o, 0x48, 1, 2, region, CCACHE_SLOT_RDX);
 	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $word,%rdi */
 	put64(&o, ring + CCACHE_RING_WORD);
-	/* post: the word's old value back in ecx; 2: nobody serves */
-	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
-	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
-	j_off = o.n;
-	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
-	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $wake,%rdi */
-	put64(&o, wake);
-	futex(&o, 1);							/* FUTEX_WAKE the tracer */
-	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $word,%rdi */
-	put64(&o, ring + CCACHE_RING_WORD);
-	wait = o.n;
-	futex(&o, 0);							/* FUTEX_WAIT while 1 */
-	put(&o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
-	j_wait = o.n;
-	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
-	j_tail = o.n;
-	put(&o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
-	off = o.n;
-	put(&o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
-	put(&o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
-	tail = o.n;
-	put(&o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
-	keep(&o, region, 0);
-	slot(&o, 0x48, 0, 2, region, CCACHE_SLOT_RDX);
-	j_trap = o.n;
-	put(&o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
+	post_wait(&o, region, ring + CCACHE_RING_WORD, wake, 1, &p);
 	if (region & CCACHE_GS) {					/* served: jmp *RRET */
 		put(&o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
 		put32(&o, CCACHE_SLOT_RRET);
 	} else {
 		rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);
 	}
-	*trap_off = (uint32_t)o.n;
-	put(&o, (const uint8_t[]){ 0xcc }, 1);
-	if (o.bad || off - (j_off + 2) > 127 || tail - (j_tail + 2) > 127 || *trap_off - (j_trap + 2) > 127)
-		return 0;
-	buf[j_off + 1] = (uint8_t)(off - (j_off + 2));
-	buf[j_wait + 1] = (uint8_t)(int8_t)((int64_t)wait - (int64_t)(j_wait + 2));
-	buf[j_tail + 1] = (uint8_t)(tail - (j_tail + 2));
-	buf[j_trap + 1] = (uint8_t)(*trap_off - (j_trap + 2));
-	return o.n;
+	return post_end(&o, &p, trap_off);
 }
