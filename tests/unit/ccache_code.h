@@ -1,8 +1,8 @@
 /* tests/unit/ccache_code.h: original code for the cache engine's
  * translator (trace/ccache) in its unit tests: the bytes at ORIG are
  * Code's, and dec (a struct ccache_env's decode callback) decodes them;
- * addresses outside Code do not decode.  Included by test-ccache.c and
- * test-ccache-shm.c. */
+ * addresses outside Code do not decode.  Included by test-ccache.c,
+ * test-ccache-shm.c and test-ccache-ring.c. */
 #ifndef PTDB_TESTS_CCACHE_CODE_H
 #define PTDB_TESTS_CCACHE_CODE_H
 

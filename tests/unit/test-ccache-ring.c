@@ -15,6 +15,7 @@
 #include "trace/ccache.h"
 #include "trace/ccache_ring.h"
 #include "tests/unit/test.h"
+#include "tests/unit/ccache_code.h"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -75,7 +76,6 @@ TEST(ccache_ring_spans_wrap_and_full)
 #define SIZE (CCACHE_CODE_OFF + 65536)
 #define SLOTS 16
 #define NBLK 3
-#define ORIG 0x400000ull
 
 static uint8_t *Reg;		/* the region: slots, (table,) code */
 static uint8_t *Hdr;		/* the ring's header (shared page) */
@@ -86,21 +86,6 @@ static struct ccache_ring Ring;
 static uint32_t Next;		/* the id the next record must hold */
 static long Read, Bad;
 static uint64_t Last_head;	/* the head read_some read up to */
-
-static struct disasm *D;
-static uint8_t Code[16];
-
-static int dec(void *ctx, uint64_t addr, struct disasm_insn *in)
-{
-	struct ptdb_err e;
-
-	(void)ctx;
-	if (!D)
-		D = disasm_new(&e);
-	if (addr < ORIG || addr >= ORIG + sizeof(Code))
-		return -1;
-	return disasm_insn(D, Code + (addr - ORIG), sizeof(Code) - (addr - ORIG), addr, in, &e);
-}
 
 static int nostop(void *ctx, uint64_t addr)
 {
