@@ -44,6 +44,22 @@ static int const_method(struct sym_module *m, Dwarf_Die f, int cxx)
 	return r;
 }
 
+/* The DIE cls was read from, in its module *m: 0, or -1 (none). */
+static int class_die(const struct sym_type *cls, struct sym_module **m, Dwarf_Die *die)
+{
+	Dwarf_Error e = NULL;
+
+	*m = cls->mod;
+	if (!*m || !(*m)->dbg)
+		return -1;
+	if (dwarf_offdie_b((*m)->dbg, cls->die & ~SYM_DIE_TYPES, !(cls->die & SYM_DIE_TYPES), die, &e) ==
+	    DW_DLV_OK)
+		return 0;
+	if (e)
+		dwarf_dealloc((*m)->dbg, e, DW_DLA_ERROR);
+	return -1;
+}
+
 int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_const,
 			struct sym_type **ret)
 {
@@ -53,14 +69,9 @@ int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_con
 	int found = -1;
 
 	cls = sym_type_strip(cls);
-	if (!cls || !(m = cls->mod) || !m->dbg ||
-	    (cls->kind != SYM_T_STRUCT && cls->kind != SYM_T_CLASS && cls->kind != SYM_T_UNION) ||
-	    dwarf_offdie_b(m->dbg, cls->die & ~SYM_DIE_TYPES, !(cls->die & SYM_DIE_TYPES), &die,
-			   &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (!cls || (cls->kind != SYM_T_STRUCT && cls->kind != SYM_T_CLASS && cls->kind != SYM_T_UNION) ||
+	    class_die(cls, &m, &die) < 0)
 		return -1;
-	}
 	for (c = sym_die_child(m, die); c; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 		const char *n;
@@ -161,18 +172,13 @@ static struct sym_type *method_type(struct sym_module *m, struct sym_type *cls, 
 int sym_type_method_ptr(struct sym_type *cls, const char *name, const struct sym_type **type,
 			int *vslot)
 {
-	struct sym_module *m = cls ? cls->mod : NULL;
+	struct sym_module *m = NULL;
 	Dwarf_Die die = NULL, c;
 	Dwarf_Error e = NULL;
 	int found = -1;
 
-	if (!m || !m->dbg || (cls->kind != SYM_T_STRUCT && cls->kind != SYM_T_CLASS) ||
-	    dwarf_offdie_b(m->dbg, cls->die & ~SYM_DIE_TYPES, !(cls->die & SYM_DIE_TYPES), &die,
-			   &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (!cls || (cls->kind != SYM_T_STRUCT && cls->kind != SYM_T_CLASS) || class_die(cls, &m, &die) < 0)
 		return -1;
-	}
 	for (c = sym_die_child(m, die); c; c = sym_die_next(m, c)) {
 		Dwarf_Half tag = 0;
 		const char *n;
