@@ -240,6 +240,16 @@ static enum cmd_status mem_show(struct cmd_ctx *ctx, const struct cmd_args *a, u
 	return CMD_OK;
 }
 
+/* The address a read starts at: its first argument, or where the last
+ * read ended.  0, or -1 (error said). */
+static int mem_start(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t *addr)
+{
+	if (a->argc > 0)
+		return cmd_eval_addr(ctx, a->argv[0], addr);
+	*addr = ctx->s->mem_next;
+	return 0;
+}
+
 /* memory read -f s [-s max] [-c count] address [end]: one string unless
  * -c says more (an end address does not), as lldb-16 reads them. */
 static enum cmd_status mem_read_cstrings(struct cmd_ctx *ctx, const struct cmd_args *a)
@@ -254,9 +264,7 @@ static enum cmd_status mem_read_cstrings(struct cmd_ctx *ctx, const struct cmd_a
 		return cmd_error(ctx, "invalid byte size %u for format s: use 1 to 1048576", max);
 	if (count == 0)
 		return cmd_error(ctx, "count must be greater than 0");
-	if (a->argc == 0)
-		addr = ctx->s->mem_next;
-	else if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
+	if (mem_start(ctx, a, &addr) < 0)
 		return CMD_ERROR;
 	if (a->argc > 1 && cmd_eval_addr(ctx, a->argv[1], &end) < 0)
 		return CMD_ERROR;
@@ -308,9 +316,7 @@ static enum cmd_status exec_memory_read(struct cmd_ctx *ctx, const struct cmd_ar
 		return CMD_ERROR;
 	if (count == 0)
 		return cmd_error(ctx, "count must be greater than 0");
-	if (a->argc == 0)
-		addr = ctx->s->mem_next;
-	else if (cmd_eval_addr(ctx, a->argv[0], &addr) < 0)
+	if (mem_start(ctx, a, &addr) < 0)
 		return CMD_ERROR;
 	if (a->argc > 1) {
 		if (cmd_eval_addr(ctx, a->argv[1], &end) < 0)
