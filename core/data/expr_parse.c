@@ -218,16 +218,6 @@ const struct sym_member *ex_find_member(const struct sym_type *t, const char *na
 	return NULL;
 }
 
-static int is_const(const struct sym_type *t)
-{
-	for (int i = 0; t && i < 16; i++, t = t->target)
-		if (t->kind == SYM_T_CONST)
-			return 1;
-		else if (t->kind != SYM_T_TYPEDEF && t->kind != SYM_T_VOLATILE)
-			return 0;
-	return 0;
-}
-
 static int member_named(struct ex *x, struct value *v, const char *name, int arrow);
 
 static int member(struct ex *x, struct value *v, int arrow)
@@ -315,7 +305,7 @@ static int member_named(struct ex *x, struct value *v, const char *name, int arr
 		return ex_fail(x, "no member named '%.200s' in '%.200s'", name, tn);
 	}
 	ex_val(&nv, m->type);
-	if (is_const(v->type)) {	/* a member of a const object is const */
+	if (sym_type_is_const(v->type)) {	/* a member of a const object is const */
 		struct sym_type *ct = expr_new_type(x->st, SYM_T_CONST, m->type);
 
 		ct->size = m->type ? m->type->size : 0;
