@@ -417,6 +417,8 @@ static int go_on(struct dbg_cache *c, pid_t t, struct user_regs_struct *r, int64
 	return 1;
 }
 
+#define PROGRESS_NS 250000000ull	/* a run without stops: the progress line's wake */
+
 /* Waits for the next stop of thread t, running in the cache.  Another
  * thread's event is held (given back to target_thread_event once t has
  * stopped) and ends t's turn; so does the quantum (c->deadline): t is
@@ -426,28 +428,39 @@ static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
 {
 	struct dbg_tracee *d = c->d;
 	sigset_t chld, old;
+	/* woken for the quantum's end, and for the progress line (a
+	 * trace's: a watched run has none) when the thread runs on
+	 * without a stop (its records read while it runs) */
+	int timed = c->deadline || !c->watch;
 	int got = 0;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	if (c->deadline)
+	if (timed)
 		sigprocmask(SIG_BLOCK, &chld, &old);
 	for (;;) {
-		int block = !c->deadline || c->yield;
+		int block = !timed || c->yield;
 
 		if (!target_thread_event(d->proc, block, ts)) {
 			uint64_t now = dbg_cache_now_ns();
 
 			if (block)
 				break;
-			if (now < c->deadline) {
+			if (!c->deadline || now < c->deadline) {
 				/* a stop of any thread sends SIGCHLD (blocked:
 				 * pending, so none is missed) */
-				uint64_t left = c->deadline - now;
-				struct timespec to = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+				uint64_t left = c->deadline ? c->deadline - now : PROGRESS_NS;
+				struct timespec to;
 
+				left = left < PROGRESS_NS ? left : PROGRESS_NS;
+				to = (struct timespec){ (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
 				if (sigtimedwait(&chld, NULL, &to) >= 0 || errno != EAGAIN)
 					continue;
+				if (!c->deadline || dbg_cache_now_ns() < c->deadline) {
+					if (!c->watch)
+						d->host->progress_poll(d->s);
+					continue;
+				}
 			}
 			c->yield = 1;
 			c->st.quanta++;
@@ -468,7 +481,7 @@ static int wait_thread(struct dbg_cache *c, pid_t t, struct target_stop *ts)
 			target_thread_interrupt(d->proc, t);
 		}
 	}
-	if (c->deadline)
+	if (timed)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	return got;
 }

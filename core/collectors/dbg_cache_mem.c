@@ -238,6 +238,9 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 
 	memset(g, 0, sizeof(*g));
 	g->addr = a;
+	/* (int3 between the dispatcher and the ring stub: every byte
+	 * written is defined) */
+	memset(disp, 0xcc, sizeof(disp));
 	n = c->ctl ? ccache_dispatcher_served(dbg_cache_gs_region(c, a), c->ctl, disp, sizeof(disp), &miss)
 		   : ccache_dispatcher(dbg_cache_gs_region(c, a), disp, sizeof(disp), &miss);
 	g->dispatch = a + CCACHE_CODE_OFF;
