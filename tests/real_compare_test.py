@@ -185,10 +185,6 @@ KNOWN = [
     # address is not named
     ("^minigzip", r"^register read$", r"  minigzip_O[02]`__do_global_dtors_aux_fini_array_entry",
      r"", "names the data symbol a register points at"),
-    # lldb-16 names libc by the path the dynamic linker opened, ptdb by
-    # its mapping's
-    ("^sort$", r"^image lookup -n setlocale$", r"(?<=^1 match found in )(?=/lib/)", r"/usr",
-     "the path the dynamic linker opened"),
     # lldb-16's disassembly header of libc's setlocale has no name
     ("^sort$", r"^disassemble -c 3$", r"(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
      "without the function's name"),

@@ -249,6 +249,7 @@ void dbg_refresh_modules(struct dbg *d)
 		}
 	}
 	free(maps);
+	dbg_link_map_names(d);
 	dbg_resolve_all(d);
 	if (!d->load_bp) {
 		for (int i = 0; i < d->nmods; i++) {

@@ -45,6 +45,9 @@ void dbg_drop_target(struct dbg *d);
 void dbg_drop_process(struct dbg *d);
 void dbg_drop_modules(struct dbg *d, int keep_exe);
 struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
+/* core/session/dbg_linkmap.c: loaded libraries renamed by the path the
+ * dynamic linker opened (its link map's names), as lldb-16 names them. */
+void dbg_link_map_names(struct dbg *d);
 /* A loaded trace's thread where its trace ends, with the callers its
  * calls and returns show (dbg_inline.c). */
 int dbg_pm_frames(struct dbg *d, pid_t tid, struct dbg_frame *out, int max,
