@@ -62,7 +62,7 @@ static uint64_t r_debug_addr(struct dbg *d, uint64_t phdr, uint64_t phnum)
 	}
 	if (!have_bias || !dyn)
 		return 0;
-	for (uint64_t a = bias + dyn;; a += sizeof(Elf64_Dyn)) {
+	for (uint64_t a = bias + dyn, k = 0; k < 4096; a += sizeof(Elf64_Dyn), k++) {
 		Elf64_Dyn e;
 
 		if (target_read_mem(d->proc, a, &e, sizeof(e), &err) < 0 || e.d_tag == DT_NULL)
@@ -70,6 +70,7 @@ static uint64_t r_debug_addr(struct dbg *d, uint64_t phdr, uint64_t phnum)
 		if (e.d_tag == DT_DEBUG)
 			return e.d_un.d_ptr;
 	}
+	return 0;	/* (no DT_NULL in reach: not a dynamic section) */
 }
 
 /* The loaded library that is the file name names under another path. */
