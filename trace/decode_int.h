@@ -1,6 +1,7 @@
 /* trace/decode_int.h: the decoded thread's storage, shared by
- * trace/decode.c (which builds it) and trace/decode_items.c (which reads
- * it: items, cursors, side table, time spans).  Not for other files. */
+ * trace/decode.c and trace/decode_events.c (which build it) and
+ * trace/decode_items.c (which reads it: items, cursors, side table, time
+ * spans).  Not for other files. */
 #ifndef PTDB_TRACE_DECODE_INT_H
 #define PTDB_TRACE_DECODE_INT_H
 
@@ -241,6 +242,40 @@ void trace_index_time_span(const struct trace_decoded *top, uint64_t index,
 int trace_index_error_kinds(const struct trace_decoded *top, const char **texts,
 			    uint64_t *counts, int max);
 void trace_side_item(const struct trace_side *s, struct trace_item *it);
+
+/* trace/decode_events.c, for trace/decode.c's loop: a gap item (status:
+ * libipt's error, or one of ptdb's own below; ip where decoding failed,
+ * 0 if not known); the items of a (re)synchronization at a PSB; the
+ * pending events after a status (returns the new status; stops early
+ * once d->stop). */
+#define TRACE_GAP_NO_SYNC	(-1000)
+#define TRACE_GAP_ENDLESS	(-1001)
+void trace_add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int status,
+		   uint64_t ip);
+void trace_synced(struct trace_decoded *d, struct pt_block_decoder *dec);
+int trace_drain(struct trace_decoded *d, struct pt_block_decoder *dec, int status);
+
+/* A run (a block's dictionary index, or TRACE_RUN_SIDE | side index) at
+ * the end of d's run list, with a checkpoint every 1 << TRACE_CKPT_SHIFT
+ * runs; an index keeps none. */
+static inline void trace_add_run(struct trace_decoded *d, uint32_t what)
+{
+	if (d->mode == TRACE_MODE_INDEX)
+		return;		/* the index counts; chunks hold the runs */
+	if (d->nruns == d->cruns) {
+		d->cruns = d->cruns ? 2 * d->cruns : 256;
+		d->runs = xrealloc(d->runs, d->cruns * sizeof(*d->runs));
+	}
+	if (!(d->nruns & ((1u << TRACE_CKPT_SHIFT) - 1))) {
+		if (d->nckpt == d->cckpt) {
+			d->cckpt = d->cckpt ? 2 * d->cckpt : 64;
+			d->ckpt = xrealloc(d->ckpt, d->cckpt * sizeof(*d->ckpt));
+		}
+		d->ckpt[d->nckpt++] = d->items;
+	}
+	d->runs[d->nruns].v = what;
+	d->nruns++;
+}
 
 static inline uint64_t run_items(const struct trace_decoded *d, const struct trace_run *r)
 {
