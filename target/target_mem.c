@@ -64,26 +64,35 @@ static pid_t mem_tid(const struct target_proc *p)
 	return p->pid;
 }
 
+/* The bytes of [addr, addr + n) that /proc/PID/mem (fd) reads into rbuf,
+ * or writes from wbuf (rbuf NULL), before its first failure: how many. */
+static size_t memfd_io(int fd, uint64_t addr, void *rbuf, const void *wbuf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		off_t at = (off_t)(addr + done);
+		ssize_t r = rbuf ? pread(fd, (unsigned char *)rbuf + done, n - done, at)
+				 : pwrite(fd, (const unsigned char *)wbuf + done, n - done, at);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		done += (size_t)r;
+	}
+	return done;
+}
+
 int target_raw_read(struct target_proc *p, uint64_t addr, void *buf, size_t n)
 {
 	unsigned char *out = buf;
 	size_t done = 0;
 	pid_t tid;
 
-	if (p->memfd >= 0) {
-		while (done < n) {
-			ssize_t r = pread(p->memfd, out + done, n - done,
-					  (off_t)(addr + done));
-			if (r <= 0) {
-				if (r < 0 && errno == EINTR)
-					continue;
-				break;
-			}
-			done += (size_t)r;
-		}
-		if (done == n)
-			return 0;
-	}
+	if (p->memfd >= 0 && (done = memfd_io(p->memfd, addr, out, NULL, n)) == n)
+		return 0;
 	tid = mem_tid(p);
 	while (done < n) {
 		uint64_t a = addr + done, base = a & ~7ull;
@@ -106,20 +115,8 @@ int target_raw_write(struct target_proc *p, uint64_t addr, const void *buf,
 	size_t done = 0;
 	pid_t tid;
 
-	if (p->memfd >= 0) {
-		while (done < n) {
-			ssize_t r = pwrite(p->memfd, in + done, n - done,
-					   (off_t)(addr + done));
-			if (r <= 0) {
-				if (r < 0 && errno == EINTR)
-					continue;
-				break;
-			}
-			done += (size_t)r;
-		}
-		if (done == n)
-			return 0;
-	}
+	if (p->memfd >= 0 && (done = memfd_io(p->memfd, addr, NULL, in, n)) == n)
+		return 0;
 	tid = mem_tid(p);
 	while (done < n) {
 		uint64_t a = addr + done, base = a & ~7ull;
