@@ -187,28 +187,48 @@ static void set_stop(struct dbg *d, struct dbg_stop *stop, int edge)
 	dbg_tr(d)->host->select(d, dbg_tr(d)->replay->tid);
 }
 
+/* A replay of thread tid's trace, which must hold instructions (dec: its
+ * decoded trace); its place (id, item) and live stop are the caller's to
+ * set.  NULL with err. */
+static struct dbg_replay *replay_new(struct dbg *d, pid_t tid, struct trace_decoded **dec,
+				     struct ptdb_err *err)
+{
+	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
+	struct dbg_replay *r;
+
+	if (!th) {
+		ptdb_err_set(err, "thread #%u is not traced", dbg_thread_index(d, tid));
+		return NULL;
+	}
+	if (dbg_trace_decode(d, th, dec, err) < 0)
+		return NULL;
+	if (!trace_decoded_insn_count(*dec)) {
+		ptdb_err_set(err, "the trace of thread #%u holds no instructions",
+			     dbg_thread_index(d, tid));
+		return NULL;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->tid = tid;
+	r->th = th;
+	r->total = trace_decoded_insn_count(*dec);
+	return r;
+}
+
 int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop,
 		    struct ptdb_err *err)
 {
-	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
-	struct dbg_replay *r;
+	struct dbg_replay *r = replay_new(d, tid, &dec, err);
 
-	if (!th)
-		return ptdb_err_set(err, "thread #%u is not traced", dbg_thread_index(d, tid));
-	if (dbg_trace_decode(d, th, &dec, err) < 0)
+	if (!r)
 		return -1;
-	if (!trace_decoded_insn_count(dec))
-		return ptdb_err_set(err, "the trace of thread #%u holds no instructions",
-				    dbg_thread_index(d, tid));
-	if (id >= trace_decoded_insn_count(dec))
-		return ptdb_err_set(err, "no instruction %" PRIu64 " in the trace: its ids are 0 to %" PRIu64,
-				    id, trace_decoded_insn_count(dec) - 1);
-	r = xcalloc(1, sizeof(*r));
+	if (id >= r->total) {
+		ptdb_err_set(err, "no instruction %" PRIu64 " in the trace: its ids are 0 to %" PRIu64,
+			     id, r->total - 1);
+		free(r);
+		return -1;
+	}
 	r->live = dbg_tr(d)->replay ? dbg_tr(d)->replay->live : *dbg_tr(d)->host->last(d);
-	r->tid = tid;
-	r->th = th;
-	r->total = trace_decoded_insn_count(dec);
 	r->item = trace_decoded_insn_item(dec, id);	/* O(log n) */
 	r->id = id;
 	replay_free(dbg_tr(d)->replay);
@@ -219,22 +239,12 @@ int dbg_replay_goto(struct dbg *d, pid_t tid, uint64_t id, struct dbg_stop *stop
 
 int dbg_replay_from_end(struct dbg *d, pid_t tid, struct ptdb_err *err)
 {
-	struct trace_swc_thread *th = dbg_trace_thread(d, tid);
 	struct trace_decoded *dec;
-	struct dbg_replay *r;
+	struct dbg_replay *r = replay_new(d, tid, &dec, err);
 
-	if (!th)
-		return ptdb_err_set(err, "thread #%u is not traced", dbg_thread_index(d, tid));
-	if (dbg_trace_decode(d, th, &dec, err) < 0)
+	if (!r)
 		return -1;
-	if (!trace_decoded_insn_count(dec))
-		return ptdb_err_set(err, "the trace of thread #%u holds no instructions",
-				    dbg_thread_index(d, tid));
-	r = xcalloc(1, sizeof(*r));
 	r->live = *dbg_tr(d)->host->last(d);
-	r->tid = tid;
-	r->th = th;
-	r->total = trace_decoded_insn_count(dec);
 	/* one past the last instruction: where the live thread is */
 	r->id = r->total;
 	r->item = trace_decoded_item_count(dec);
