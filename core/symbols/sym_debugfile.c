@@ -68,16 +68,10 @@ static const uint8_t *sym_img_section(const struct sym_img *im, const char *name
 	return NULL;
 }
 
-/* The GNU build id (raw bytes) of an image, from its .note.gnu.build-id
- * section; length, 0 if none. */
-static size_t sym_img_build_id(const struct sym_img *im, const uint8_t **id)
+size_t sym_notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id)
 {
-	size_t sz;
-	const uint8_t *p = sym_img_section(im, ".note.gnu.build-id", &sz), *end;
+	const uint8_t *end = p + sz;
 
-	if (!p)
-		return 0;
-	end = p + sz;
 	while (end - p >= 12) {
 		uint32_t nsz, dsz, type;
 		size_t nal, dal;
@@ -98,6 +92,16 @@ static size_t sym_img_build_id(const struct sym_img *im, const uint8_t **id)
 		p += 12 + nal + dal;
 	}
 	return 0;
+}
+
+/* The GNU build id (raw bytes) of an image, from its .note.gnu.build-id
+ * section; length, 0 if none. */
+static size_t sym_img_build_id(const struct sym_img *im, const uint8_t **id)
+{
+	size_t sz;
+	const uint8_t *p = sym_img_section(im, ".note.gnu.build-id", &sz);
+
+	return p ? sym_notes_build_id(p, sz, id) : 0;
 }
 
 /* What a candidate must show to be the module's debug file. */

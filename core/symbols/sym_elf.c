@@ -490,39 +490,21 @@ void sym_module_uuid(const struct sym_module *m, char *buf, size_t n)
 	if (n)
 		buf[0] = 0;
 	for (unsigned i = 0; i < nph; i++) {
-		const uint8_t *p, *end;
+		const uint8_t *id;
+		size_t dsz, o = 0;
 
 		if (ph[i].p_type != PT_NOTE || !sym_seg_in_file(m, &ph[i]))
 			continue;
-		p = m->map + ph[i].p_offset;
-		end = p + ph[i].p_filesz;
-		while (end - p >= 12) {
-			uint32_t nsz, dsz, type;
-			size_t nal, dal;
-
-			memcpy(&nsz, p, 4);
-			memcpy(&dsz, p + 4, 4);
-			memcpy(&type, p + 8, 4);
-			nal = ((size_t)nsz + 3) & ~(size_t)3;
-			dal = ((size_t)dsz + 3) & ~(size_t)3;
-			if ((size_t)(end - p - 12) < nal || (size_t)(end - p - 12) - nal < dsz)
-				break;
-			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + 12, "GNU", 4) && dsz) {
-				const uint8_t *id = p + 12 + nal;
-				size_t o = 0;
-
-				for (uint32_t k = 0; k < dsz && o + 3 < n; k++) {
-					/* dashes after bytes 4, 6, 8, 10, 16, 22..., as LLDB prints */
-					if (k == 4 || k == 6 || k == 8 || (k >= 10 && (k - 10) % 6 == 0))
-						buf[o++] = '-';
-					o += (size_t)snprintf(buf + o, n - o, "%02X", id[k]);
-				}
-				return;
-			}
-			if ((size_t)(end - p - 12) - nal < dal)
-				break;
-			p += 12 + nal + dal;
+		dsz = sym_notes_build_id(m->map + ph[i].p_offset, ph[i].p_filesz, &id);
+		if (!dsz)
+			continue;
+		for (size_t k = 0; k < dsz && o + 3 < n; k++) {
+			/* dashes after bytes 4, 6, 8, 10, 16, 22..., as LLDB prints */
+			if (k == 4 || k == 6 || k == 8 || (k >= 10 && (k - 10) % 6 == 0))
+				buf[o++] = '-';
+			o += (size_t)snprintf(buf + o, n - o, "%02X", id[k]);
 		}
+		return;
 	}
 }
 

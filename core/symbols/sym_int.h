@@ -92,7 +92,13 @@ int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *
 #define SYM_DIE_TYPES (1ull << 63)
 int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *off);
 int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at);
+/* An exprloc attribute's operations (len bytes): 0, or -1 without one. */
+int sym_die_exprloc(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, const uint8_t **ops,
+		    size_t *len);
 char *sym_die_name(struct sym_module *m, Dwarf_Die die);
+/* sym_debugfile.c: the GNU build id in the ELF notes at p (sz bytes):
+ * its length and *id, 0 if none (or the notes are malformed). */
+size_t sym_notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id);
 /* sym_debugfile.c: finds and maps m's debug file (user directories,
  * space separated, then /usr/lib/debug); 0 found, -1 none. */
 int sym_debug_find(struct sym_module *m, const char *dirs);

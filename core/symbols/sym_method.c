@@ -101,33 +101,20 @@ int sym_type_method_ret(const struct sym_type *cls, const char *name, int is_con
 /* DW_AT_vtable_elem_location's slot (DW_OP_constu N), -1 without one. */
 static int vtable_slot(struct sym_module *m, Dwarf_Die f)
 {
-	Dwarf_Attribute a;
-	Dwarf_Error e = NULL;
-	Dwarf_Unsigned len = 0;
-	Dwarf_Ptr blk = NULL;
-	int slot = -1;
+	const uint8_t *b;
+	size_t len;
+	uint64_t v = 0;
+	unsigned shift = 0;
 
-	if (dwarf_attr(f, DW_AT_vtable_elem_location, &a, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (sym_die_exprloc(m, f, DW_AT_vtable_elem_location, &b, &len) < 0 || len < 2 ||
+	    b[0] != DW_OP_constu)
 		return -1;
+	for (size_t i = 1; i < len && shift < 32; i++, shift += 7) {
+		v |= (uint64_t)(b[i] & 0x7f) << shift;
+		if (!(b[i] & 0x80))
+			break;
 	}
-	if (dwarf_formexprloc(a, &len, &blk, &e) == DW_DLV_OK && len >= 2 &&
-	    ((uint8_t *)blk)[0] == DW_OP_constu) {
-		uint64_t v = 0;
-		unsigned shift = 0;
-
-		for (Dwarf_Unsigned i = 1; i < len && shift < 32; i++, shift += 7) {
-			v |= (uint64_t)(((uint8_t *)blk)[i] & 0x7f) << shift;
-			if (!(((uint8_t *)blk)[i] & 0x80))
-				break;
-		}
-		slot = (int)v;
-	}
-	if (e)
-		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
-	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
-	return slot;
+	return (int)v;
 }
 
 /* The function type of method f (its parameters after this), made and

@@ -191,6 +191,31 @@ int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *of
 	return rc;
 }
 
+int sym_die_exprloc(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, const uint8_t **ops,
+		    size_t *len)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned n = 0;
+	Dwarf_Ptr blk = NULL;
+	int rc = -1;
+
+	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+		return -1;
+	}
+	if (dwarf_formexprloc(a, &n, &blk, &e) == DW_DLV_OK) {
+		*ops = blk;	/* (the section's bytes: they outlive a) */
+		*len = (size_t)n;
+		rc = 0;
+	}
+	if (e)
+		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	return rc;
+}
+
 int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at)
 {
 	Dwarf_Bool has = 0;
@@ -575,28 +600,28 @@ static void make_rows(struct sym_type *t)
 	}
 }
 
+/* *slot, t's pointer or reference type (kind), made on first use. */
+static const struct sym_type *derived(struct sym_type *t, struct sym_type **slot,
+				      enum sym_tkind kind)
+{
+	if (!*slot) {
+		*slot = xcalloc(1, sizeof(**slot));
+		(*slot)->kind = kind;
+		(*slot)->size = 8;
+		(*slot)->target = t;
+		(*slot)->is_cxx = t->is_cxx;
+	}
+	return *slot;
+}
+
 const struct sym_type *sym_type_pointer_to(struct sym_type *t)
 {
-	if (!t->ptr_to) {
-		t->ptr_to = xcalloc(1, sizeof(*t->ptr_to));
-		t->ptr_to->kind = SYM_T_POINTER;
-		t->ptr_to->size = 8;
-		t->ptr_to->target = t;
-		t->ptr_to->is_cxx = t->is_cxx;
-	}
-	return t->ptr_to;
+	return derived(t, &t->ptr_to, SYM_T_POINTER);
 }
 
 const struct sym_type *sym_type_ref_to(struct sym_type *t)
 {
-	if (!t->ref_to) {
-		t->ref_to = xcalloc(1, sizeof(*t->ref_to));
-		t->ref_to->kind = SYM_T_REF;
-		t->ref_to->size = 8;
-		t->ref_to->target = t;
-		t->ref_to->is_cxx = t->is_cxx;
-	}
-	return t->ref_to;
+	return derived(t, &t->ref_to, SYM_T_REF);
 }
 
 static void type_fill(struct sym_module *m, struct sym_type *t, Dwarf_Die die,

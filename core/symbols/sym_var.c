@@ -529,24 +529,14 @@ struct cs_walk {
 
 static int param_reg(struct sym_module *m, Dwarf_Die p, unsigned *reg)
 {
-	Dwarf_Attribute a;
-	Dwarf_Error e = NULL;
-	Dwarf_Unsigned len = 0;
-	Dwarf_Ptr blk = NULL;
-	int rc = -1;
+	const uint8_t *b;
+	size_t len;
 
-	if (dwarf_attr(p, DW_AT_location, &a, &e) != DW_DLV_OK) {
-		errfree(m, &e);
+	if (sym_die_exprloc(m, p, DW_AT_location, &b, &len) < 0 || len != 1 ||
+	    b[0] < DW_OP_reg0 || b[0] > DW_OP_reg31)
 		return -1;
-	}
-	if (dwarf_formexprloc(a, &len, &blk, &e) == DW_DLV_OK && len == 1 &&
-	    ((uint8_t *)blk)[0] >= DW_OP_reg0 && ((uint8_t *)blk)[0] <= DW_OP_reg31) {
-		*reg = ((uint8_t *)blk)[0] - DW_OP_reg0;
-		rc = 0;
-	}
-	errfree(m, &e);
-	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
-	return rc;
+	*reg = b[0] - DW_OP_reg0;
+	return 0;
 }
 
 static void call_value_ops(struct cs_walk *cw, Dwarf_Die p)
