@@ -166,20 +166,26 @@ int trace_decode(const uint8_t *buf, size_t len, struct trace_image *img,
  * Past it: an error item, and decoding goes on at the next PSB. */
 #define ENDLESS_INSNS ((uint64_t)1 << 16)
 
+struct pt_packet_decoder *trace_pkt_decoder(const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	return pt_pkt_alloc_decoder(&cfg);
+}
+
 /* Whether the trace carries time: a TSC packet in its first PSB+ (hardware
  * and --tsc software traces put one in every PSB+).  Without, libipt is
  * not asked for tick events: looking for a new time at every branch costs
  * about an eighth of the decode, and the time never changes. */
 static int has_timing(const uint8_t *buf, size_t len)
 {
-	struct pt_config cfg;
 	struct pt_packet_decoder *pd;
 	int found = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
+	pd = trace_pkt_decoder(buf, len);
 	if (!pd)
 		return 1;
 	if (pt_pkt_sync_forward(pd) >= 0) {

@@ -61,16 +61,16 @@ static struct trace_side *add_simple_event(struct trace_decoded *d, int kind, ui
 	return s;
 }
 
-static uint64_t find_psb(const struct trace_decoded *d, uint64_t from)
+uint64_t trace_next_psb(const uint8_t *buf, size_t len, uint64_t from)
 {
 	static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
 	const uint8_t *p;
 
-	if (from >= d->len)
+	if (from >= len)
 		return UINT64_MAX;
-	p = memmem(d->buf + from, d->len - from, psb, sizeof(psb));
-	return p ? (uint64_t)(p - d->buf) : UINT64_MAX;
+	p = memmem(buf + from, len - from, psb, sizeof(psb));
+	return p ? (uint64_t)(p - buf) : UINT64_MAX;
 }
 
 /* An execution on a new CPU starts at a PSB: LLDB's "CPU core changed"
@@ -131,7 +131,7 @@ void trace_synced(struct trace_decoded *d, struct pt_block_decoder *dec)
 	if (pt_blk_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0 && tsc)
 		note_tsc(d, tsc, 0);
 	add_sync(d, off);
-	d->next_psb = find_psb(d, off + 1);
+	d->next_psb = trace_next_psb(d->buf, d->len, off + 1);
 }
 
 static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
@@ -142,7 +142,7 @@ static void passed_psb(struct trace_decoded *d, struct pt_block_decoder *dec)
 		return;
 	while (d->next_psb <= pos && !d->stop) {
 		add_sync(d, d->next_psb);
-		d->next_psb = find_psb(d, d->next_psb + 1);
+		d->next_psb = trace_next_psb(d->buf, d->len, d->next_psb + 1);
 	}
 }
 

@@ -255,6 +255,13 @@ void trace_add_gap(struct trace_decoded *d, struct pt_block_decoder *dec, int st
 void trace_synced(struct trace_decoded *d, struct pt_block_decoder *dec);
 int trace_drain(struct trace_decoded *d, struct pt_block_decoder *dec, int status);
 
+/* The first PSB of buf[0, len) at or after from, or UINT64_MAX
+ * (decode_events.c); a packet decoder over buf[0, len), or NULL
+ * (decode.c). */
+uint64_t trace_next_psb(const uint8_t *buf, size_t len, uint64_t from);
+struct pt_packet_decoder;
+struct pt_packet_decoder *trace_pkt_decoder(const uint8_t *buf, size_t len);
+
 /* A run (a block's dictionary index, or TRACE_RUN_SIDE | side index) at
  * the end of d's run list, with a checkpoint every 1 << TRACE_CKPT_SHIFT
  * runs; an index keeps none. */

@@ -81,15 +81,11 @@ static void *seg_run(void *arg)
 /* Whether the PSB+ at off binds an IP (tracing is on there). */
 static int psb_enabled(const uint8_t *buf, size_t len, uint64_t off)
 {
-	struct pt_config cfg;
 	struct pt_packet_decoder *pd;
 	struct pt_packet pk;
 	int on = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
+	pd = trace_pkt_decoder(buf, len);
 	if (!pd)
 		return 0;
 	if (pt_pkt_sync_set(pd, off) >= 0)
@@ -105,18 +101,6 @@ static int psb_enabled(const uint8_t *buf, size_t len, uint64_t off)
 	return on;
 }
 
-static uint64_t next_psb(const uint8_t *buf, size_t len, uint64_t from)
-{
-	static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
-	const uint8_t *p;
-
-	if (from >= len)
-		return UINT64_MAX;
-	p = memmem(buf + from, len - from, psb, sizeof(psb));
-	return p ? (uint64_t)(p - buf) : UINT64_MAX;
-}
-
 /* The time in force at the sync point of the PSB at off, as libipt keeps
  * it when the trace's time comes in TSC packets alone (the software
  * backend's): the last TSC packet since the PSB before it, up to the end
@@ -127,17 +111,13 @@ static uint64_t next_psb(const uint8_t *buf, size_t len, uint64_t from)
 static int time_at(const uint8_t *buf, size_t len, uint64_t off, uint64_t *tsc)
 {
 	uint64_t from = off > ((uint64_t)1 << 16) ? off - ((uint64_t)1 << 16) : 0, prev = off;
-	struct pt_config cfg;
 	struct pt_packet_decoder *pd;
 	struct pt_packet pk;
 	int found = 0;
 
-	for (uint64_t p = next_psb(buf, len, from); p < off; p = next_psb(buf, len, p + 1))
+	for (uint64_t p = trace_next_psb(buf, len, from); p < off; p = trace_next_psb(buf, len, p + 1))
 		prev = p;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
+	pd = trace_pkt_decoder(buf, len);
 	if (!pd)
 		return 0;
 	if (pt_pkt_sync_set(pd, prev) >= 0)
@@ -189,10 +169,10 @@ static int cut(const uint8_t *buf, size_t len, int k, uint64_t *starts)
 
 		if (want <= starts[n - 1])
 			want = starts[n - 1] + 1;
-		p = next_psb(buf, len, want);
+		p = trace_next_psb(buf, len, want);
 		while (p < limit && !psb_enabled(buf, len, p))
-			p = next_psb(buf, len, p + 1);
-		if (p < limit && p > starts[n - 1] && next_psb(buf, len, 0) < p)
+			p = trace_next_psb(buf, len, p + 1);
+		if (p < limit && p > starts[n - 1] && trace_next_psb(buf, len, 0) < p)
 			starts[n++] = p;
 	}
 	return n;
