@@ -29,49 +29,74 @@ static struct target_proc *stopped_at_main(void)
 	return p;
 }
 
+/* Each test's start: the loop program stopped at main, a tracee over it
+ * with its syscall instruction found (c->sc), the thread held
+ * (target_thread_begin).  0, or -1 with what failed said. */
+struct inject_fix {
+	struct target_proc *p;
+	struct dbg_cache *c;
+	struct dbg_tracee d;
+	pid_t pid;
+};
+
+static int set_up(struct inject_fix *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->p = stopped_at_main();
+	f->c = calloc(1, sizeof(*f->c));
+	if (!f->p || !f->c)
+		return -1;
+	f->pid = target_pid(f->p);
+	f->d.proc = f->p;
+	f->d.pid = f->pid;
+	f->c->sc = dbg_cache_find_syscall(&f->d);
+	if (!f->c->sc) {
+		printf("#   no syscall instruction found\n");
+		return -1;
+	}
+	target_thread_begin(f->p);
+	return 0;
+}
+
+static void tear_down(struct inject_fix *f)
+{
+	if (f->p)
+		target_free(f->p);
+	free(f->c);
+}
+
 /* A thread holding a queued event (a stop that raced another's, here a
  * breakpoint stop given back) gets no system call injected: the call
  * would take the event in the thread's place and lose it.  The event is
  * reported next; once it is, the injection runs. */
 TEST(inject_keeps_queued_event)
 {
-	struct target_proc *p = stopped_at_main();
-	struct dbg_cache *c = calloc(1, sizeof(*c));
+	struct inject_fix f;
 	struct user_regs_struct r;
 	struct target_stop q, ts;
-	struct dbg_tracee d;
 	uint64_t a[6] = { 0 };
 	int64_t ret = 0;
-	pid_t pid;
 
-	CHECK(p && c);
-	pid = target_pid(p);
-	memset(&d, 0, sizeof(d));
-	d.proc = p;
-	d.pid = pid;
-	c->sc = dbg_cache_find_syscall(&d);
-	CHECK(c->sc != 0);
-	target_thread_begin(p);
+	CHECK_INT(set_up(&f), 0);
 	memset(&q, 0, sizeof(q));
 	q.kind = TARGET_STOP_BREAKPOINT;
-	q.tid = pid;
+	q.tid = f.pid;
 	q.addr = LOOP_MAIN;
-	CHECK_INT(target_thread_requeue(p, &q), 0);
-	CHECK_INT(target_thread_has_event(p, pid), 1);
-	CHECK_INT(dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret), -1);
-	CHECK_INT(target_thread_has_event(p, pid), 1);
-	CHECK_INT(target_thread_event(p, 0, &ts), 1);
+	CHECK_INT(target_thread_requeue(f.p, &q), 0);
+	CHECK_INT(target_thread_has_event(f.p, f.pid), 1);
+	CHECK_INT(dbg_cache_inject(&f.d, f.c, f.pid, SYS_getpid, a, &ret), -1);
+	CHECK_INT(target_thread_has_event(f.p, f.pid), 1);
+	CHECK_INT(target_thread_event(f.p, 0, &ts), 1);
 	CHECK_INT(ts.kind, TARGET_STOP_BREAKPOINT);
 	CHECK_INT(ts.addr, LOOP_MAIN);
-	CHECK_INT(target_thread_has_event(p, pid), 0);
+	CHECK_INT(target_thread_has_event(f.p, f.pid), 0);
 	/* nothing queued now: the call runs, the thread's registers kept */
-	CHECK_INT(dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret), 0);
-	CHECK_INT(ret, pid);
-	CHECK_INT(target_get_regs(p, pid, &r, NULL), 0);
+	CHECK_INT(dbg_cache_inject(&f.d, f.c, f.pid, SYS_getpid, a, &ret), 0);
+	CHECK_INT(ret, f.pid);
+	CHECK_INT(target_get_regs(f.p, f.pid, &r, NULL), 0);
 	CHECK_INT(r.rip, LOOP_MAIN);
-	CHECK_INT(target_thread_end(p, &ts), 0);
-	target_free(p);
-	free(c);
+	CHECK_INT(target_thread_end(f.p, &ts), 0);
+	tear_down(&f);
 }
 
 /* The syscall instruction found once is checked before each use: a
@@ -79,36 +104,26 @@ TEST(inject_keeps_queued_event)
  * call stepped through something else; another one is found. */
 TEST(inject_checks_gadget)
 {
-	struct target_proc *p = stopped_at_main();
-	struct dbg_cache *c = calloc(1, sizeof(*c));
+	struct inject_fix f;
 	struct user_regs_struct r;
 	struct target_stop ts;
-	struct dbg_tracee d;
 	uint64_t a[6] = { 0 }, old;
 	uint8_t nops[2] = { 0x90, 0x90 }, b[2];
 	int64_t ret = 0;
-	pid_t pid;
 
-	CHECK(p && c);
-	pid = target_pid(p);
-	memset(&d, 0, sizeof(d));
-	d.proc = p;
-	d.pid = pid;
-	c->sc = old = dbg_cache_find_syscall(&d);
-	CHECK(c->sc != 0);
-	target_thread_begin(p);
-	CHECK_INT(target_write_mem(p, c->sc, nops, 2, NULL), 0);
-	CHECK_INT(dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret), 0);
-	CHECK_INT(ret, pid);
-	CHECK(c->sc != old);
-	CHECK_INT(target_read_mem(p, c->sc, b, 2, NULL), 0);
+	CHECK_INT(set_up(&f), 0);
+	old = f.c->sc;
+	CHECK_INT(target_write_mem(f.p, f.c->sc, nops, 2, NULL), 0);
+	CHECK_INT(dbg_cache_inject(&f.d, f.c, f.pid, SYS_getpid, a, &ret), 0);
+	CHECK_INT(ret, f.pid);
+	CHECK(f.c->sc != old);
+	CHECK_INT(target_read_mem(f.p, f.c->sc, b, 2, NULL), 0);
 	CHECK_INT(b[0], 0x0f);
 	CHECK_INT(b[1], 0x05);
-	CHECK_INT(target_get_regs(p, pid, &r, NULL), 0);
+	CHECK_INT(target_get_regs(f.p, f.pid, &r, NULL), 0);
 	CHECK_INT(r.rip, LOOP_MAIN);
-	CHECK_INT(target_thread_end(p, &ts), 0);
-	target_free(p);
-	free(c);
+	CHECK_INT(target_thread_end(f.p, &ts), 0);
+	tear_down(&f);
 }
 
 TEST_MAIN(inject_keeps_queued_event, inject_checks_gadget)

@@ -200,38 +200,10 @@ static int make_room(size_t slice)
 	return 0;
 }
 
-struct regs {
-	uint64_t rax, rcx, rdx, rdi, rsi, r10, r11;
-	uint8_t cf, zf;
-};
-
 /* Runs block i as a program would (ZF and CF set, known registers). */
 static struct regs run_block(int i)
 {
-	register uint64_t r10 __asm__("r10") = 0x1010;
-	register uint64_t r11 __asm__("r11") = 0x1111;
-	uint64_t rax = 0xaaaa, rcx = 0xcccc, rdx = 0xdddd, rdi = 0xd1d1, rsi = 0x5151;
-	uint8_t cf, zf;
-
-	__asm__ volatile("lea -128(%%rsp),%%rsp\n\t"
-		     "push %[b]\n\t"
-		     "cmp %%rax,%%rax\n\t"
-		     "stc\n\t"
-		     "call *(%%rsp)\n\t"
-		     "setc %[cf]\n\t"
-		     "setz %[zf]\n\t"
-		     "lea 136(%%rsp),%%rsp"
-		     : "+a"(rax), "+c"(rcx), "+d"(rdx), "+D"(rdi), "+S"(rsi), "+r"(r10), "+r"(r11),
-		       [cf] "=&r"(cf), [zf] "=&r"(zf)
-		     : [b] "r"(Blk[i])
-		     : "memory");
-	return (struct regs){ rax, rcx, rdx, rdi, rsi, r10, r11, cf, zf };
-}
-
-static int same(const struct regs *r)
-{
-	return r->rax == 0xaaaa && r->rcx == 0xcccc && r->rdx == 0xdddd && r->rdi == 0xd1d1 && r->rsi == 0x5151 &&
-	       r->r10 == 0x1010 && r->r11 == 0x1111 && r->cf == 1 && r->zf == 1;
+	return call_known(Blk[i]);
 }
 
 /* The limit raised as far as the records read allow, while the thread
@@ -297,7 +269,7 @@ static void served_as(int gs)
 	for (int i = 0; i < RUNS; i++) {
 		struct regs r = run_block(i % NBLK);
 
-		kept &= same(&r);
+		kept &= regs_kept(&r);
 	}
 	Done = 1;
 	pthread_join(th, NULL);
@@ -367,7 +339,7 @@ static void trapped_as(int gs)
 	for (int i = 0; i < RUNS; i++) {
 		struct regs r = run_block(i % NBLK);
 
-		kept &= same(&r);
+		kept &= regs_kept(&r);
 	}
 	sigaction(SIGTRAP, &old, NULL);
 	CHECK(kept);

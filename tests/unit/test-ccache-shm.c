@@ -74,11 +74,6 @@ static int setup(void)
 	return 0;
 }
 
-struct regs {
-	uint64_t rax, rcx, rdx, rdi, rsi, r10, r11;
-	uint8_t cf, zf;
-};
-
 /* Calls the dispatcher for target pc (as a block's end would: the target
  * in slot T) with known registers and CF, ZF set: what came back. */
 static struct regs dispatch_at(uint64_t disp, uint8_t *slots, uint64_t pc);
@@ -92,36 +87,8 @@ static struct regs dispatch(uint64_t pc)
  * thread, the page the thread's gs base points at) */
 static struct regs dispatch_at(uint64_t disp, uint8_t *slots, uint64_t pc)
 {
-	register uint64_t r10 __asm__("r10") = 0x1010;
-	register uint64_t r11 __asm__("r11") = 0x1111;
-	uint64_t rax = 0xaaaa, rcx = 0xcccc, rdx = 0xdddd, rdi = 0xd1d1, rsi = 0x5151;
-	uint8_t cf, zf;
-	struct regs r;
-
 	*(uint64_t *)(slots + CCACHE_SLOT_T) = pc;
-	__asm__ volatile("lea -128(%%rsp),%%rsp\n\t"
-		     "push %[d]\n\t"
-		     "cmp %%rax,%%rax\n\t"	/* ZF */
-		     "stc\n\t"			/* CF */
-		     "call *(%%rsp)\n\t"
-		     "setc %[cf]\n\t"
-		     "setz %[zf]\n\t"
-		     "lea 136(%%rsp),%%rsp"
-		     : "+a"(rax), "+c"(rcx), "+d"(rdx), "+D"(rdi), "+S"(rsi), "+r"(r10), "+r"(r11),
-		       [cf] "=&r"(cf), [zf] "=&r"(zf)
-		     : [d] "r"(disp)
-		     : "memory");
-	r = (struct regs){ rax, rcx, rdx, rdi, rsi, r10, r11, cf, zf };
-	return r;
-}
-
-static int same(const struct regs *r)
-{
-	if (getenv("SHM_DEBUG"))
-		printf("# %lx %lx %lx %lx %lx %lx %lx cf %d zf %d\n", (long)r->rax, (long)r->rcx, (long)r->rdx,
-		       (long)r->rdi, (long)r->rsi, (long)r->r10, (long)r->r11, r->cf, r->zf);
-	return r->rax == 0xaaaa && r->rcx == 0xcccc && r->rdx == 0xdddd && r->rdi == 0xd1d1 &&
-	       r->rsi == 0x5151 && r->r10 == 0x1010 && r->r11 == 0x1111 && r->cf == 1 && r->zf == 1;
+	return call_known(disp);
 }
 
 static void *server(void *arg)
@@ -150,13 +117,13 @@ TEST(ccache_shm_hit_and_served_miss_keep_registers_and_flags)
 	table_put(0x401000, Landing);
 	*req() = 2;
 	r = dispatch(0x401000);
-	CHECK(same(&r));
+	CHECK(regs_kept(&r));
 	/* a miss: posted, served by another thread, probed again */
 	*req() = 0;
 	CHECK_INT(pthread_create(&th, NULL, server, NULL), 0);
 	r = dispatch(0x402345);
 	pthread_join(th, NULL);
-	CHECK(same(&r));
+	CHECK(regs_kept(&r));
 	CHECK_INT(*req(), 0);
 	CHECK(*(uint64_t *)(Ctl + CCACHE_CTL_TARGET) == 0x402345);
 	/* the stub's own registers are back from their slots */
@@ -218,7 +185,7 @@ static void *gs_thread(void *arg)
 	for (int i = 0; i < 100000 && ok; i++) {
 		struct regs r = dispatch_at(Gdisp, page, 0x401000);
 
-		ok = same(&r) && *(uint64_t *)(page + CCACHE_SLOT_J) == Landing;
+		ok = regs_kept(&r) && *(uint64_t *)(page + CCACHE_SLOT_J) == Landing;
 	}
 	syscall(SYS_arch_prctl, 0x1001, 0ul);
 	return (void *)ok;
@@ -265,7 +232,7 @@ TEST(ccache_shm_per_thread_slots_through_gs)
 		r = dispatch_at(Gdisp, pages, 0x404321);
 		pthread_join(sv, NULL);
 		syscall(SYS_arch_prctl, 0x1001, 0ul);
-		CHECK(same(&r));
+		CHECK(regs_kept(&r));
 		CHECK(*(uint64_t *)(Ctl + CCACHE_CTL_REGION) == (uint64_t)(uintptr_t)Greg);
 		CHECK(*(uint64_t *)(pages + CCACHE_SLOT_RDI) == 0xd1d1);
 		CHECK(*(uint64_t *)(pages + CCACHE_SLOT_J) == Landing);

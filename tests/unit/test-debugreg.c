@@ -28,27 +28,6 @@ TEST(dr7_encoding)
 	CHECK_INT(target_dr7_encode(two), 0x10 | 0x3000000 | 0x4000000);
 }
 
-static uint64_t sym(const char *prog, const char *name)
-{
-	char cmd[256], line[256];
-	uint64_t a = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm %s", prog);
-	f = popen(cmd, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-		char t, n[128];
-
-		if (sscanf(line, "%llx %c %127s", &v, &t, n) == 3 && !strcmp(n, name))
-			a = v;
-	}
-	pclose(f);
-	return a;
-}
-
 /* Set at the exec stop (one thread); the two workers created later get
  * the registers at their first stop. */
 TEST(every_thread_including_new)
@@ -59,7 +38,7 @@ TEST(every_thread_including_new)
 	struct target_stop st;
 	struct ptdb_err err;
 	/* code nobody writes: the watch never fires, wherever traps arrive */
-	uint64_t addr = sym(THREADS, "hit_me");
+	uint64_t addr = test_nm(THREADS, "hit_me");
 	struct target_dr_slot s[4] = { { 1, addr, 1, 1 } };
 	uint64_t v;
 	int n;
@@ -69,7 +48,7 @@ TEST(every_thread_including_new)
 	CHECK_INT(target_dr_set(p, s, &err), 0);
 	CHECK_INT(target_dr_get(p, target_pid(p), 0, &v, &err), 0);
 	CHECK_INT(v, addr);
-	CHECK_INT(target_bp_insert(p, sym(THREADS, "threads_ready"), &err), 0);
+	CHECK_INT(target_bp_insert(p, test_nm(THREADS, "threads_ready"), &err), 0);
 	CHECK_INT(target_resume(p, &err), 0);
 	CHECK_INT(target_wait(p, &st, &err), 0);
 	CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);

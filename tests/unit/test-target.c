@@ -29,28 +29,6 @@ static struct target_proc *launch(const char *path)
 	return p;
 }
 
-static uint64_t sym(const char *prog, const char *name)
-{
-	char cmd[256], line[256];
-	uint64_t a = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm %s", prog);
-	f = popen(cmd, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-		char t, n[128];
-
-		if (sscanf(line, "%llx %c %127s", &v, &t, n) == 3 &&
-		    !strcmp(n, name))
-			a = v;
-	}
-	pclose(f);
-	return a;
-}
-
 static int cont(struct target_proc *p, struct target_stop *st)
 {
 	struct ptdb_err err;
@@ -86,7 +64,7 @@ TEST(launch_exit_status)
 TEST(breakpoint_hit_and_mask)
 {
 	struct target_proc *p = launch(LOOP);
-	uint64_t main_ = sym(LOOP, "main");
+	uint64_t main_ = test_nm(LOOP, "main");
 	struct user_regs_struct r;
 	struct target_stop st;
 	struct ptdb_err err;
@@ -233,7 +211,7 @@ TEST(threads_indices_names)
 
 	CHECK(p);
 	target_set_hooks(p, &h);
-	CHECK_INT(target_bp_insert(p, sym(THREADS, "threads_ready"), &err), 0);
+	CHECK_INT(target_bp_insert(p, test_nm(THREADS, "threads_ready"), &err), 0);
 	CHECK_INT(cont(p, &st), 0);
 	CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);
 	CHECK_INT(st.tid, target_pid(p));
@@ -261,7 +239,7 @@ TEST(threads_indices_names)
 TEST(threads_racing_breakpoints)
 {
 	struct target_proc *p = launch(THREADS);
-	uint64_t hit = sym(THREADS, "hit_me");
+	uint64_t hit = test_nm(THREADS, "hit_me");
 	struct target_stop st;
 	struct ptdb_err err;
 	pid_t tids[4];
@@ -349,7 +327,7 @@ TEST(poll_exit_after_outside_kill)
 	struct ptdb_err err;
 
 	CHECK(p);
-	CHECK_INT(target_bp_insert(p, sym(THREADS, "threads_ready"), &err), 0);
+	CHECK_INT(target_bp_insert(p, test_nm(THREADS, "threads_ready"), &err), 0);
 	CHECK_INT(cont(p, &st), 0);
 	CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);
 	CHECK_INT(target_threads(p, NULL, 0), 3);
@@ -405,7 +383,7 @@ TEST(interrupt_after_other_stop_does_not_linger)
 {
 	for (int stepping = 0; stepping < 2; stepping++) {
 		struct target_proc *p = launch(LOOP);
-		uint64_t main_ = sym(LOOP, "main");
+		uint64_t main_ = test_nm(LOOP, "main");
 		struct target_stop st;
 		struct ptdb_err err;
 
@@ -433,7 +411,7 @@ TEST(interrupt_after_other_stop_does_not_linger)
 TEST(outside_sigstop_reported)
 {
 	struct target_proc *p = launch(LOOP);
-	uint64_t main_ = sym(LOOP, "main");
+	uint64_t main_ = test_nm(LOOP, "main");
 	struct target_stop st;
 	struct ptdb_err err;
 	pid_t pid, k;

@@ -5,6 +5,7 @@
 #ifndef PTDB_TEST_H
 #define PTDB_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,28 @@ static int test_failed_;
 	test_failed_ = 1; return; } } while (0)
 
 #define TEST(name) static void name(void)
+
+/* The address nm gives symbol name of program prog, 0 if none. */
+static inline uint64_t test_nm(const char *prog, const char *name)
+{
+	char cmd[256], line[256];
+	uint64_t a = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", prog);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char t, n[128];
+
+		if (sscanf(line, "%llx %c %127s", &v, &t, n) == 3 && !strcmp(n, name))
+			a = v;
+	}
+	pclose(f);
+	return a;
+}
 
 typedef void (*test_fn_)(void);
 static inline int test_run_(const char *names, test_fn_ *fns, int n)
