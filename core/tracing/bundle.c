@@ -16,53 +16,6 @@
 
 #define MAX_JSON_BYTES ((off_t)64 << 20)
 
-const char bundle_schema_text[] =
-	"Trace bundle description (trace.json) for intel-pt traces:\n"
-	"{\n"
-	"  \"type\": \"intel-pt\",\n"
-	"  \"cpuInfo\": {                       // the CPU that wrote the trace\n"
-	"    \"vendor\": \"GenuineIntel\" | \"unknown\",\n"
-	"    \"family\": integer, \"model\": integer, \"stepping\": integer\n"
-	"  },\n"
-	"  \"processes\"?: [ {\n"
-	"    \"pid\": integer,\n"
-	"    \"triple\"?: string,               // e.g. x86_64-unknown-linux-gnu\n"
-	"    \"threads\": [ {\n"
-	"      \"tid\": integer,\n"
-	"      \"iptTrace\"?: string,           // the thread's raw Intel PT buffer\n"
-	"      \"wrapped\"?: boolean,            // ptdb's: the buffer wrapped, its oldest\n"
-	"                                     // part is lost (LLDB ignores it)\n"
-	"      \"bytesWritten\"?: integer        // ptdb's: bytes ever written into it\n"
-	"    } ],\n"
-	"    \"modules\": [ {\n"
-	"      \"systemPath\": string,          // where the traced process loaded it from\n"
-	"      \"file\"?: string,               // a copy to read instead\n"
-	"      \"loadAddress\": integer | decimal string | hex string,\n"
-	"                                     // lowest loaded address of the file\n"
-	"      \"uuid\"?: string                // build ID, checked against the file (hex,\n"
-	"                                     // dashes allowed: LLDB's 6AA9A4E2-...-5B41261A)\n"
-	"    } ],\n"
-	"    \"codePages\"?: string             // ptdb's: the code pages as they ran\n"
-	"  } ],\n"
-	"  \"cpus\"?: [ {\n"
-	"    \"id\": integer,\n"
-	"    \"iptTrace\": string,              // the core's raw Intel PT buffer\n"
-	"    \"contextSwitchTrace\": string     // perf context-switch records of the core\n"
-	"                                     // (PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sample_id_all)\n"
-	"  } ],\n"
-	"  \"tscPerfZeroConversion\"?: {        // TSC to nanoseconds, perf's parameters\n"
-	"    \"timeMult\": integer, \"timeShift\": integer,\n"
-	"    \"timeZero\": integer | decimal string | hex string\n"
-	"  },\n"
-	"  \"kernel\"?: {\n"
-	"    \"loadAddress\"?: integer | decimal string | hex string,\n"
-	"    \"file\": string\n"
-	"  }\n"
-	"}\n"
-	"Paths are absolute or relative to the directory holding trace.json.\n"
-	"Either every thread has \"iptTrace\" or \"cpus\" is given; \"cpus\" needs\n"
-	"\"tscPerfZeroConversion\".  \"kernel\" goes with \"cpus\" and no \"processes\".\n";
-
 /* ---- reading ---- */
 
 struct rd {
