@@ -212,7 +212,17 @@ static int run_dap(struct session *s, int other, int port)
 	return dap_main(s, port);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct opts {
+	struct action *acts;	/* -s and -o in order */
+	int nacts, batch, dap, dap_port;
+	const char *attach_pid, *attach_name;
+};
+
+/* The options of argv into o: -1 to go on (optind: the program and its
+ * arguments), else the exit status (--help, --version, --dap-terminal's
+ * launcher, or an error said on stderr). */
+static int parse_options(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 's' },
@@ -227,52 +237,40 @@ int main(int argc, char **argv)
 		{ "dap-terminal", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct action *acts = calloc((size_t)argc + 1, sizeof(*acts));
-	struct session s;
-	const char *attach_pid = NULL, *attach_name = NULL;
-	char *attach_line = NULL;
-	int nacts = 0, batch = 0, failed = 0, c, rc = 0, dap = 0, dap_port = -1;
-	enum cmd_status st = CMD_OK;
+	int c;
 
-	if (!acts)
-		return 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+s:o:p:n:bhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 		case 'o':
-			acts[nacts].is_file = c == 's';
-			acts[nacts++].text = optarg;
+			o->acts[o->nacts].is_file = c == 's';
+			o->acts[o->nacts++].text = optarg;
 			break;
 		case 'b':
-			batch = 1;
+			o->batch = 1;
 			break;
 		case 'p':
-			attach_pid = optarg;
+			o->attach_pid = optarg;
 			break;
 		case 'n':
-			attach_name = optarg;
+			o->attach_name = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			free(acts);
 			return 0;
 		case 'D':
-			dap = 1;
+			o->dap = 1;
 			break;
 		case 'P':
-			if ((dap_port = dap_port_arg(optarg)) < 0) {
-				free(acts);
+			if ((o->dap_port = dap_port_arg(optarg)) < 0)
 				return 2;
-			}
-			dap = 1;
+			o->dap = 1;
 			break;
 		case 'T':	/* the launcher a DAP client runs in its terminal */
-			free(acts);
 			return dap_terminal_main(optarg);
 		case 'V':
 			printf("ptdb version %s\n", PTDB_VERSION);
-			free(acts);
 			return 0;
 		default:
 			if (optopt)
@@ -280,22 +278,41 @@ int main(int argc, char **argv)
 			else
 				fprintf(stderr, "error: invalid option: '%s'\n", argv[optind - 1]);
 			usage(stderr);
-			free(acts);
 			return 2;
 		}
 	}
-	if (attach_pid && attach_name) {
+	if (o->attach_pid && o->attach_name) {
 		fprintf(stderr, "error: -p and -n both given: attach takes a process id or a name\n");
-		free(acts);
 		return 2;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .dap_port = -1 };
+	struct session s;
+	char *attach_line = NULL;
+	int failed = 0, rc;
+	enum cmd_status st = CMD_OK;
+
+	o.acts = calloc((size_t)argc + 1, sizeof(*o.acts));
+	if (!o.acts)
+		return 1;
+	rc = parse_options(argc, argv, &o);
+	if (rc >= 0) {
+		free(o.acts);
+		return rc;
+	}
+	rc = 0;
 	session_init(&s);
 	cmd_set_tree(cmd_builtin_root(), cmd_builtin_aliases());
-	s.batch = batch;
-	if (dap) {
-		rc = run_dap(&s, optind < argc || nacts || attach_pid || attach_name, dap_port);
+	s.batch = o.batch;
+	if (o.dap) {
+		rc = run_dap(&s, optind < argc || o.nacts || o.attach_pid || o.attach_name,
+			     o.dap_port);
 		session_release(&s);
-		free(acts);
+		free(o.acts);
 		return rc;
 	}
 	cmd_trace_progress_install(&s.dbg, stderr);
@@ -303,20 +320,20 @@ int main(int argc, char **argv)
 		failed = 1;
 	install_signals(&s);
 	/* -p/-n: the attach runs first, as a command, then -s/-o */
-	if (attach_pid || attach_name) {
-		attach_line = quoted_command(attach_pid ? "process attach -p" : "process attach -n",
-					     attach_pid ? attach_pid : attach_name);
+	if (o.attach_pid || o.attach_name) {
+		attach_line = quoted_command(o.attach_pid ? "process attach -p" : "process attach -n",
+					     o.attach_pid ? o.attach_pid : o.attach_name);
 		st = script_run_line(&s, attach_line, stdout, stderr, &failed);
 		free(attach_line);
 		if (failed && settings_get_bool(&s.settings, SETTING_STOP_ON_ERROR))
-			nacts = 0;
+			o.nacts = 0;
 	}
 	if (st != CMD_EXIT)
-		st = run_actions(&s, acts, nacts, &failed);
+		st = run_actions(&s, o.acts, o.nacts, &failed);
 	signal(SIGINT, SIG_DFL);
-	if (!batch && st != CMD_EXIT && !s.term_signal)
+	if (!o.batch && st != CMD_EXIT && !s.term_signal)
 		repl_run(&s);
-	else if (batch && failed)
+	else if (o.batch && failed)
 		rc = 1;
 	fflush(stdout);
 	if (s.term_signal) {
@@ -325,6 +342,6 @@ int main(int argc, char **argv)
 	}
 	session_release(&s);
 	cmd_relay_end();
-	free(acts);
+	free(o.acts);
 	return rc;
 }
