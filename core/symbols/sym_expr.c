@@ -126,48 +126,13 @@ static int frame_base(struct machine *m, uint64_t *fb)
 	return 0;
 }
 
-static int one(struct machine *m, const struct sym_op *o)
+/* The operations on the stack's top entries (the rest: binop). */
+static int stack_op(struct machine *m, const struct sym_op *o)
 {
 	uint64_t v;
-	int rc;
 	uint8_t a = o->atom;
 
-	if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
-		return push(m, (uint64_t)(a - DW_OP_lit0));
-	if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
-		m->is_reg = 1;
-		m->reg = a - DW_OP_reg0;
-		return 0;
-	}
-	if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
-		if ((rc = getreg(m, a - DW_OP_breg0, &v)) < 0)
-			return rc;
-		return push(m, v + o->op1);
-	}
 	switch (a) {
-	case DW_OP_addr:
-		return push(m, o->op1 + m->env->bias);
-	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
-	case DW_OP_const8u: case DW_OP_constu:
-	case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
-	case DW_OP_const8s: case DW_OP_consts:
-		return push(m, o->op1);
-	case DW_OP_regx:
-		m->is_reg = 1;
-		m->reg = (unsigned)o->op1;
-		return 0;
-	case DW_OP_bregx:
-		if ((rc = getreg(m, (unsigned)o->op1, &v)) < 0)
-			return rc;
-		return push(m, v + o->op2);
-	case DW_OP_fbreg:
-		if ((rc = frame_base(m, &v)) < 0)
-			return rc;
-		return push(m, v + o->op1);
-	case DW_OP_call_frame_cfa:
-		if (!m->env->have_cfa)
-			return SYM_EXPR_BAD;
-		return push(m, m->env->cfa);
 	case DW_OP_dup:
 		if (!m->sp)
 			return SYM_EXPR_BAD;
@@ -221,6 +186,53 @@ static int one(struct machine *m, const struct sym_op *o)
 		if ((int64_t)m->st[m->sp - 1] < 0)
 			m->st[m->sp - 1] = -m->st[m->sp - 1];
 		return 0;
+	default:
+		return binop(m, a);
+	}
+}
+
+static int one(struct machine *m, const struct sym_op *o)
+{
+	uint64_t v;
+	int rc;
+	uint8_t a = o->atom;
+
+	if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
+		return push(m, (uint64_t)(a - DW_OP_lit0));
+	if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
+		m->is_reg = 1;
+		m->reg = a - DW_OP_reg0;
+		return 0;
+	}
+	if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+		if ((rc = getreg(m, a - DW_OP_breg0, &v)) < 0)
+			return rc;
+		return push(m, v + o->op1);
+	}
+	switch (a) {
+	case DW_OP_addr:
+		return push(m, o->op1 + m->env->bias);
+	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
+	case DW_OP_const8u: case DW_OP_constu:
+	case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
+	case DW_OP_const8s: case DW_OP_consts:
+		return push(m, o->op1);
+	case DW_OP_regx:
+		m->is_reg = 1;
+		m->reg = (unsigned)o->op1;
+		return 0;
+	case DW_OP_bregx:
+		if ((rc = getreg(m, (unsigned)o->op1, &v)) < 0)
+			return rc;
+		return push(m, v + o->op2);
+	case DW_OP_fbreg:
+		if ((rc = frame_base(m, &v)) < 0)
+			return rc;
+		return push(m, v + o->op1);
+	case DW_OP_call_frame_cfa:
+		if (!m->env->have_cfa)
+			return SYM_EXPR_BAD;
+		return push(m, m->env->cfa);
 	case DW_OP_stack_value:
 		m->is_value = 1;
 		return 0;
@@ -238,7 +250,7 @@ static int one(struct machine *m, const struct sym_op *o)
 	case DW_OP_nop:
 		return 0;
 	default:
-		return binop(m, a);
+		return stack_op(m, o);
 	}
 }
 
