@@ -85,13 +85,16 @@ static size_t memfd_io(int fd, uint64_t addr, void *rbuf, const void *wbuf, size
 	return done;
 }
 
-int target_raw_read(struct target_proc *p, uint64_t addr, void *buf, size_t n)
+/* target_raw_read (into rbuf) or target_raw_write (from wbuf, rbuf
+ * NULL): through /proc/PID/mem, the rest a word at a time with ptrace. */
+static int raw_io(struct target_proc *p, uint64_t addr, void *rbuf, const void *wbuf, size_t n)
 {
-	unsigned char *out = buf;
+	unsigned char *out = rbuf;
+	const unsigned char *in = wbuf;
 	size_t done = 0;
 	pid_t tid;
 
-	if (p->memfd >= 0 && (done = memfd_io(p->memfd, addr, out, NULL, n)) == n)
+	if (p->memfd >= 0 && (done = memfd_io(p->memfd, addr, rbuf, wbuf, n)) == n)
 		return 0;
 	tid = mem_tid(p);
 	while (done < n) {
@@ -102,36 +105,25 @@ int target_raw_read(struct target_proc *p, uint64_t addr, void *buf, size_t n)
 		w = ptrace(PTRACE_PEEKDATA, tid, (void *)base, 0);
 		if (errno)
 			return -1;
-		for (size_t k = a - base; k < 8 && done < n; k++)
-			out[done++] = ((unsigned char *)&w)[k];
+		for (size_t k = a - base; k < 8 && done < n; k++, done++)
+			if (out)
+				out[done] = ((unsigned char *)&w)[k];
+			else
+				((unsigned char *)&w)[k] = in[done];
+		if (!out && ptrace(PTRACE_POKEDATA, tid, (void *)base, (void *)w) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-int target_raw_write(struct target_proc *p, uint64_t addr, const void *buf,
-		     size_t n)
+int target_raw_read(struct target_proc *p, uint64_t addr, void *buf, size_t n)
 {
-	const unsigned char *in = buf;
-	size_t done = 0;
-	pid_t tid;
+	return raw_io(p, addr, buf, NULL, n);
+}
 
-	if (p->memfd >= 0 && (done = memfd_io(p->memfd, addr, NULL, in, n)) == n)
-		return 0;
-	tid = mem_tid(p);
-	while (done < n) {
-		uint64_t a = addr + done, base = a & ~7ull;
-		long w;
-
-		errno = 0;
-		w = ptrace(PTRACE_PEEKDATA, tid, (void *)base, 0);
-		if (errno)
-			return -1;
-		for (size_t k = a - base; k < 8 && done < n; k++)
-			((unsigned char *)&w)[k] = in[done++];
-		if (ptrace(PTRACE_POKEDATA, tid, (void *)base, (void *)w) < 0)
-			return -1;
-	}
-	return 0;
+int target_raw_write(struct target_proc *p, uint64_t addr, const void *buf, size_t n)
+{
+	return raw_io(p, addr, NULL, buf, n);
 }
 
 int target_read_mem(struct target_proc *p, uint64_t addr, void *buf, size_t n,
