@@ -347,6 +347,21 @@ static void back_to_line_start(struct walk *w, struct line l)
 	}
 }
 
+/* w, a walk in direction dir from the replay's place: 0, or -1 (err). */
+static int walk_start(struct walk *w, struct dbg *d, int dir, struct ptdb_err *err)
+{
+	memset(w, 0, sizeof(*w));
+	w->d = d;
+	w->dir = dir;
+	if (!(w->dec = decoded(d, err)))
+		return -1;
+	w->cur.id = dbg_tr(d)->replay->id;
+	w->cur.item = dbg_tr(d)->replay->item;
+	w->cur.ip = dbg_replay_pc(d);
+	w->cur.tag = tag_at(d, w->dec, w->cur.item);
+	return 0;
+}
+
 int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct dbg_stop *stop,
 		    struct ptdb_err *err)
 {
@@ -355,15 +370,8 @@ int dbg_replay_move(struct dbg *d, int dir, enum dbg_replay_kind kind, struct db
 
 	if (!dbg_tr(d)->replay)
 		return ptdb_err_set(err, "not replaying a trace");
-	memset(&w, 0, sizeof(w));
-	w.d = d;
-	w.dir = dir;
-	if (!(w.dec = decoded(d, err)))
+	if (walk_start(&w, d, dir, err) < 0)
 		return -1;
-	w.cur.id = dbg_tr(d)->replay->id;
-	w.cur.item = dbg_tr(d)->replay->item;
-	w.cur.ip = dbg_replay_pc(d);
-	w.cur.tag = tag_at(d, w.dec, w.cur.item);
 	w.start = line_of(d, w.cur.ip);
 	for (;;) {
 		r = walk_step(&w);
@@ -420,15 +428,8 @@ int dbg_replay_frames(struct dbg *d, struct dbg_frame *out, int max, struct ptdb
 	struct walk w;
 	int n = 0;
 
-	memset(&w, 0, sizeof(w));
-	w.d = d;
-	w.dir = -1;
-	if (!(w.dec = decoded(d, err)))
+	if (walk_start(&w, d, -1, err) < 0)
 		return -1;
-	w.cur.id = dbg_tr(d)->replay->id;
-	w.cur.item = dbg_tr(d)->replay->item;
-	w.cur.ip = dbg_replay_pc(d);
-	w.cur.tag = tag_at(d, w.dec, w.cur.item);
 	if (max <= 0)
 		return 0;
 	memset(&out[0], 0, sizeof(out[0]));
