@@ -7,6 +7,7 @@
 #include "trace/decode.h"
 #include "trace/ring.h"
 #include "trace/swc.h"
+#include "tests/bench/progs/bench_decode.h"
 
 #include <intel-pt.h>
 #include <stdio.h>
@@ -14,51 +15,15 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* The loop a bare libipt user writes: sync, drain events, next block. */
 static uint64_t bare(const uint8_t *buf, size_t len, struct trace_image *img)
 {
 	struct pt_config cfg;
-	struct pt_block_decoder *dec;
-	uint64_t n = 0;
 
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
-	dec = pt_blk_alloc_decoder(&cfg);
-	pt_blk_set_image(dec, img->image);
-	for (;;) {
-		int st = pt_blk_sync_forward(dec);
-
-		if (st < 0)
-			break;
-		for (;;) {
-			struct pt_block b;
-
-			while (st >= 0 && (st & pts_event_pending)) {
-				struct pt_event ev;
-
-				st = pt_blk_event(dec, &ev, sizeof(ev));
-			}
-			if (st < 0)
-				break;
-			st = pt_blk_next(dec, &b, sizeof(b));
-			n += b.ninsn;
-			if (st < 0)
-				break;
-		}
-		if (st == -pte_eos)
-			break;
-	}
-	pt_blk_free_decoder(dec);
-	return n;
+	return bare_count(&cfg, img->image);
 }
 
 int main(int argc, char **argv)
