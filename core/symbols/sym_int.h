@@ -77,7 +77,7 @@ struct sym_arange {
 	size_t cu;
 };
 
-/* sym_type.c: types, and DIE attribute helpers for sym_var.c */
+/* sym_type.c: types; sym_die.c: a DIE's attributes (sym_die_*) */
 struct sym_type;
 struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
 /* The scope of the C++ type at die_off as clang prints it ("std::" for
