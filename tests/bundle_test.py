@@ -12,6 +12,7 @@ import struct
 import subprocess
 
 import results
+import session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
@@ -20,12 +21,7 @@ PROG = os.path.join(ROOT, "tests", "programs")
 
 
 def ptdb(lines, timeout=120):
-    script = os.path.join(OUT, "script.ptdb")
-    with open(script, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout)
-    return p.stdout + p.stderr
+    return session.run_script(lines, OUT, timeout)
 
 
 def read(path):

@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 
+import session
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
 PROG = os.path.join(ROOT, "tests", "programs")
@@ -35,12 +37,7 @@ PMU = "/sys/bus/event_source/devices/intel_pt"
 
 
 def ptdb(lines, timeout=600):
-    script = os.path.join(OUT, "script.ptdb")
-    with open(script, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout)
-    return p.stdout + p.stderr
+    return session.run_script(lines, OUT, timeout)
 
 
 def dump_file(path):

@@ -31,6 +31,7 @@ import shutil
 import subprocess
 
 import results
+import session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
@@ -54,12 +55,7 @@ KINDS = [
 
 
 def ptdb(lines, timeout=300):
-    script = os.path.join(OUT, "script.ptdb")
-    with open(script, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout)
-    return p.stdout + p.stderr
+    return session.run_script(lines, OUT, timeout)
 
 
 def lldb(lines, timeout=300):

@@ -19,9 +19,9 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 
 import results
+import session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTDB = os.path.join(ROOT, "ptdb")
@@ -31,12 +31,7 @@ CPU = {"vendor": "GenuineIntel", "family": 6, "model": 85, "stepping": 4}
 
 
 def ptdb(lines, timeout=120):
-    script = os.path.join(OUT, "script.ptdb")
-    with open(script, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout)
-    return p.stdout + p.stderr
+    return session.run_script(lines, OUT, timeout)
 
 
 def build_id(path):

@@ -21,6 +21,17 @@ def until(cond, timeout=DEADLINE):
     return cond()
 
 
+def run_script(lines, out, timeout):
+    """ptdb -b -s on lines (written to out/script.ptdb): its stdout and
+    stderr, one after the other."""
+    script = os.path.join(out, "script.ptdb")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
+                       text=True, timeout=timeout)
+    return p.stdout + p.stderr
+
+
 def syscall_nr(pid):
     try:
         with open("/proc/%d/syscall" % pid) as f:
