@@ -9,6 +9,32 @@
 
 #include "core/symbols/sym_int.h"
 
+static void err_free(struct sym_module *m, Dwarf_Error *e)
+{
+	if (*e)
+		dwarf_dealloc(m->dbg, *e, DW_DLA_ERROR);
+	*e = NULL;
+}
+
+/* die's attribute at (*a; *e for the reads of it to come): 0, or -1
+ * without one. */
+static int attr_get(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *a,
+		    Dwarf_Error *e)
+{
+	*e = NULL;
+	if (dwarf_attr(die, at, a, e) == DW_DLV_OK)
+		return 0;
+	err_free(m, e);
+	return -1;
+}
+
+/* The reads of a are done: a and their error go. */
+static void attr_done(struct sym_module *m, Dwarf_Attribute a, Dwarf_Error *e)
+{
+	err_free(m, e);
+	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+}
+
 int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v)
 {
 	Dwarf_Attribute a;
@@ -18,11 +44,8 @@ int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *
 	Dwarf_Half form = 0;
 	int rc = -1;
 
-	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (attr_get(m, die, at, &a, &e) < 0)
 		return -1;
-	}
 	dwarf_whatform(a, &form, &e);
 	if ((form == DW_FORM_sdata || form == DW_FORM_implicit_const) &&
 	    dwarf_formsdata(a, &s, &e) == DW_DLV_OK) {
@@ -32,9 +55,7 @@ int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *
 		*v = u;
 		rc = 0;
 	}
-	if (e)
-		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
-	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	attr_done(m, a, &e);
 	return rc;
 }
 
@@ -46,11 +67,8 @@ int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *of
 	Dwarf_Off o;
 	int rc = -1;
 
-	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (attr_get(m, die, at, &a, &e) < 0)
 		return -1;
-	}
 	dwarf_whatform(a, &form, &e);
 	if (form == DW_FORM_ref_sig8) {
 		/* a type unit's type (-fdebug-types-section), by signature */
@@ -71,9 +89,7 @@ int sym_die_ref(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *of
 		*off = o | (dwarf_get_die_infotypes_flag(die) ? 0 : SYM_DIE_TYPES);
 		rc = 0;
 	}
-	if (e)
-		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
-	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	attr_done(m, a, &e);
 	return rc;
 }
 
@@ -86,19 +102,14 @@ int sym_die_exprloc(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, const ui
 	Dwarf_Ptr blk = NULL;
 	int rc = -1;
 
-	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (attr_get(m, die, at, &a, &e) < 0)
 		return -1;
-	}
 	if (dwarf_formexprloc(a, &n, &blk, &e) == DW_DLV_OK) {
 		*ops = blk;	/* (the section's bytes: they outlive a) */
 		*len = (size_t)n;
 		rc = 0;
 	}
-	if (e)
-		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
-	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
+	attr_done(m, a, &e);
 	return rc;
 }
 
@@ -107,8 +118,8 @@ int sym_die_flag(struct sym_module *m, Dwarf_Die die, Dwarf_Half at)
 	Dwarf_Bool has = 0;
 	Dwarf_Error e = NULL;
 
-	if (dwarf_hasattr(die, at, &has, &e) != DW_DLV_OK && e)
-		dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+	if (dwarf_hasattr(die, at, &has, &e) != DW_DLV_OK)
+		err_free(m, &e);
 	return has != 0;
 }
 
@@ -118,8 +129,7 @@ char *sym_die_name(struct sym_module *m, Dwarf_Die die)
 	Dwarf_Error e = NULL;
 
 	if (dwarf_diename(die, &n, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc(m->dbg, e, DW_DLA_ERROR);
+		err_free(m, &e);
 		return NULL;
 	}
 	return n;	/* libdwarf's string: lives with the Dwarf_Debug */
