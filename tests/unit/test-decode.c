@@ -128,6 +128,32 @@ static void free_image(struct trace_image *img)
 	unlink(path);
 }
 
+/* buf decoded into *d, the same both ways (decode_same.h): 0, or -1. */
+static int decode_both(const uint8_t *buf, size_t len, struct trace_image *img,
+		       struct trace_decoded **d)
+{
+	*d = NULL;
+	if (!decoded_same(buf, len, img, next_ip, NULL))
+		return -1;
+	return trace_decode(buf, len, img, d, NULL);
+}
+
+/* The events of d but ticks and sync points, at most max: how many. */
+static int events_of(struct trace_decoded *d, struct trace_item *ev, int max)
+{
+	struct trace_item it;
+	int n = 0;
+
+	for (uint64_t i = 0; i < trace_decoded_item_count(d) && n < max; i++) {
+		if (trace_decoded_item(d, i, &it, next_ip, NULL) < 0)
+			return -1;
+		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK &&
+		    it.event != TRACE_EV_SYNC)
+			ev[n++] = it;
+	}
+	return n;
+}
+
 /* Decodes buf and stores the instruction IPs; returns the decoded. */
 static struct trace_decoded *dec_ips(const uint8_t *buf, size_t len, struct trace_image *img,
 				     uint64_t **ips, size_t *n)
@@ -138,8 +164,7 @@ static struct trace_decoded *dec_ips(const uint8_t *buf, size_t len, struct trac
 
 	*ips = NULL;
 	*n = 0;
-	if (!decoded_same(buf, len, img, next_ip, NULL) ||
-	    trace_decode(buf, len, img, &d, NULL) < 0)
+	if (decode_both(buf, len, img, &d) < 0)
 		return NULL;
 	cnt = trace_decoded_item_count(d);
 	*ips = malloc((cnt + 1) * sizeof(**ips));
@@ -231,11 +256,9 @@ TEST(decode_events)
 	struct sim s;
 	struct trace_image img;
 	struct trace_decoded *d;
-	struct trace_item it;
+	struct trace_item ev[32];
 	uint8_t *buf;
 	size_t len;
-	int kinds[32], nk = 0, resumed[32];
-	uint64_t evip[32], tsc[32];
 
 	sim_init(&s, 1 << 16, 4096);
 	program(&s, 2, 0);
@@ -243,28 +266,19 @@ TEST(decode_events)
 	trace_ptw_disable_async(&s.w, BASE);
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
-	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
-	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
-	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
-		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
-		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK &&
-		    it.event != TRACE_EV_SYNC && nk < 32) {
-			resumed[nk] = it.resumed;
-			evip[nk] = it.ip;
-			tsc[nk] = it.has_tsc ? it.tsc : 0;
-			kinds[nk++] = it.event;
-		}
-	}
-	CHECK_INT(nk, 8);
-	CHECK_INT(kinds[0], TRACE_EV_ENABLED);  CHECK_INT(evip[0], BASE); CHECK_INT(tsc[0], 10);
-	CHECK_INT(kinds[1], TRACE_EV_DISABLED); CHECK_INT(tsc[1], 20);
-	CHECK_INT(kinds[2], TRACE_EV_ENABLED);  CHECK_INT(evip[2], BASE + 0x13);
-	CHECK_INT(resumed[2], 1);               CHECK_INT(tsc[2], 30);
-	CHECK_INT(kinds[3], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[3], BASE + 0x15);
-	CHECK_INT(kinds[4], TRACE_EV_ENABLED);  CHECK_INT(resumed[4], 1);
-	CHECK_INT(kinds[5], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[5], BASE + 0x16);
-	CHECK_INT(kinds[6], TRACE_EV_ENABLED);  CHECK_INT(resumed[6], 0);
-	CHECK_INT(kinds[7], TRACE_EV_ASYNC_DISABLED); CHECK_INT(evip[7], BASE);
+	CHECK_INT(decode_both(buf, len, &img, &d), 0);
+	CHECK_INT(events_of(d, ev, 32), 8);
+#define TSC(k) (ev[k].has_tsc ? ev[k].tsc : 0)
+	CHECK_INT(ev[0].event, TRACE_EV_ENABLED);  CHECK_INT(ev[0].ip, BASE); CHECK_INT(TSC(0), 10);
+	CHECK_INT(ev[1].event, TRACE_EV_DISABLED); CHECK_INT(TSC(1), 20);
+	CHECK_INT(ev[2].event, TRACE_EV_ENABLED);  CHECK_INT(ev[2].ip, BASE + 0x13);
+	CHECK_INT(ev[2].resumed, 1);               CHECK_INT(TSC(2), 30);
+	CHECK_INT(ev[3].event, TRACE_EV_ASYNC_DISABLED); CHECK_INT(ev[3].ip, BASE + 0x15);
+	CHECK_INT(ev[4].event, TRACE_EV_ENABLED);  CHECK_INT(ev[4].resumed, 1);
+	CHECK_INT(ev[5].event, TRACE_EV_ASYNC_DISABLED); CHECK_INT(ev[5].ip, BASE + 0x16);
+	CHECK_INT(ev[6].event, TRACE_EV_ENABLED);  CHECK_INT(ev[6].resumed, 0);
+	CHECK_INT(ev[7].event, TRACE_EV_ASYNC_DISABLED); CHECK_INT(ev[7].ip, BASE);
+#undef TSC
 	trace_decoded_free(d);
 	free(buf);
 	free_image(&img);
@@ -278,32 +292,22 @@ TEST(decode_hw_flags)
 	struct sim s;
 	struct trace_image img;
 	struct trace_decoded *d;
-	struct trace_item it;
+	struct trace_item ev[32];
 	uint8_t *buf;
 	size_t len;
-	int kinds[32], hw[32], nk = 0;
 
 	sim_init(&s, 1 << 16, 4096);
 	program(&s, 2, 0);
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
-	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
-	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
-	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
-		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
-		if (it.kind == TRACE_ITEM_EVENT && it.event != TRACE_EV_TICK &&
-		    it.event != TRACE_EV_SYNC && nk < 32) {
-			hw[nk] = it.hw;
-			kinds[nk++] = it.event;
-		}
-	}
-	CHECK_INT(nk, 6);
-	CHECK_INT(kinds[0], TRACE_EV_ENABLED);        CHECK_INT(hw[0], 0);	/* start */
-	CHECK_INT(kinds[1], TRACE_EV_DISABLED);       CHECK_INT(hw[1], 1);	/* syscall */
-	CHECK_INT(kinds[2], TRACE_EV_ENABLED);        CHECK_INT(hw[2], 1);	/* its return */
-	CHECK_INT(kinds[3], TRACE_EV_ASYNC_DISABLED); CHECK_INT(hw[3], 0);	/* a stop */
-	CHECK_INT(kinds[4], TRACE_EV_ENABLED);        CHECK_INT(hw[4], 0);	/* resumed */
-	CHECK_INT(kinds[5], TRACE_EV_ASYNC_DISABLED); CHECK_INT(hw[5], 0);
+	CHECK_INT(decode_both(buf, len, &img, &d), 0);
+	CHECK_INT(events_of(d, ev, 32), 6);
+	CHECK_INT(ev[0].event, TRACE_EV_ENABLED);        CHECK_INT(ev[0].hw, 0);	/* start */
+	CHECK_INT(ev[1].event, TRACE_EV_DISABLED);       CHECK_INT(ev[1].hw, 1);	/* syscall */
+	CHECK_INT(ev[2].event, TRACE_EV_ENABLED);        CHECK_INT(ev[2].hw, 1);	/* its return */
+	CHECK_INT(ev[3].event, TRACE_EV_ASYNC_DISABLED); CHECK_INT(ev[3].hw, 0);	/* a stop */
+	CHECK_INT(ev[4].event, TRACE_EV_ENABLED);        CHECK_INT(ev[4].hw, 0);	/* resumed */
+	CHECK_INT(ev[5].event, TRACE_EV_ASYNC_DISABLED); CHECK_INT(ev[5].hw, 0);
 	trace_decoded_free(d);
 	free(buf);
 	free_image(&img);
@@ -380,8 +384,7 @@ TEST(decode_tick_between_branches)
 
 		memset(buf + len, 0, 16);
 		CHECK(len > 0);
-		CHECK(decoded_same(buf, len, &img, next_ip, NULL));
-		CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+		CHECK_INT(decode_both(buf, len, &img, &d), 0);
 		for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 			CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
 			if (it.kind == TRACE_ITEM_INSN)
@@ -423,8 +426,7 @@ TEST(decode_ticks_and_time_span)
 	program(&s, 3, 0);	/* times 1010, 1020 (syscall), 1030 (resume) */
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
-	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
-	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	CHECK_INT(decode_both(buf, len, &img, &d), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
 		if (it.kind == TRACE_ITEM_INSN) {
@@ -476,8 +478,7 @@ TEST(decode_no_tsc_no_time)
 	program(&s, 3, 0);
 	CHECK(make_image(&img) == 0);
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
-	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
-	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	CHECK_INT(decode_both(buf, len, &img, &d), 0);
 	CHECK(trace_decoded_insn_count(d) > 0);
 	trace_decoded_time_span(d, trace_decoded_item_count(d) / 2, &sp);
 	CHECK(!sp.has_lo && !sp.has_hi);
@@ -552,8 +553,7 @@ TEST(decode_sync_points)
 	trace_ring_snapshot(&s.ring, &buf, &len, NULL);
 	npsb = find_psbs(buf, len, offs, 4096);
 	CHECK(npsb > 20);
-	CHECK(decoded_same(buf, len, &img, next_ip, NULL));
-	CHECK_INT(trace_decode(buf, len, &img, &d, NULL), 0);
+	CHECK_INT(decode_both(buf, len, &img, &d), 0);
 	CHECK_INT(trace_decoded_gap_count(d), 0);
 	for (uint64_t i = 0; i < trace_decoded_item_count(d); i++) {
 		CHECK_INT(trace_decoded_item(d, i, &it, next_ip, NULL), 0);
