@@ -27,6 +27,13 @@
 #define MAX_REGIONS 16
 #define GS_POOL_BYTES (1024u * 4096u)	/* per-thread slot pages (dbg_cache_gs.c) */
 #define AHEAD 48
+/* A thread's turn in the cache while other traced threads wait for theirs:
+ * counted in full record buffers (65,536 blocks each), so the schedule
+ * repeats from run to run, as the ptrace engine's (which counts steps);
+ * the time is only for code that records no block (a loop of direct
+ * jumps) and would otherwise never give its turn up. */
+#define QUANTUM_FILLS 8
+#define QUANTUM_NS 1000000000ull
 #define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
 
 struct region {
@@ -259,6 +266,19 @@ uint64_t dbg_cache_now_ns(void);
 uint64_t dbg_cache_cpu_ns(void);
 uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
 
+
+/* core/collectors/dbg_cache.c: everything translated dropped (the thread
+ * at an original pc, its records out); a mapping call at r->rip noted
+ * (and the cache flushed if it touches translated code); the event that
+ * stopped an injected call handed on (DBG_CACHE_EVENT).
+ * core/collectors/dbg_cache_run.c: the thread at a cache pc run until
+ * its turn ends (DBG_CACHE_*), the events held meanwhile given back. */
+void dbg_cache_flush(struct dbg_cache *c);
+void dbg_cache_mapping_call(struct dbg_cache *c, pid_t t, const struct user_regs_struct *r);
+int dbg_cache_take_event(struct dbg_cache *c, struct trace_swc_thread *th, const struct user_regs_struct *r,
+			 struct target_stop *ts);
+int dbg_cache_enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		    struct target_stop *ts, struct ptdb_err *err);
 
 /* core/collectors/dbg_cache_sys.c: system calls run in the cache.  Whether
  * nr runs there; its region's table written; a thread at a cache pc
