@@ -12,9 +12,9 @@
  * cache only in an original state: at an exit's trap, a lookup miss, or
  * an instruction boundary it is stepped to; nothing outside these files
  * sees a cache pc.  Threads take turns: one at a time in the cache (the
- * stubs' slots are each thread's own, dbg_cache_gs.c, but the record
- * buffer and the control page of served misses are still one, and one
- * thread is waited for), its records read into its own trace before its
+ * stubs' slots, and with the shared pool their record rings and request
+ * words, are each thread's own, dbg_cache_gs.c, but one thread is
+ * waited for at a time), its records read into its own trace before its
  * turn ends, always at an original pc; a turn ends when another thread
  * has an event (held meanwhile, then given back) or, with other traced
  * threads waiting, after a quantum (the thread is interrupted, like by
@@ -182,6 +182,8 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 	}
 	c->d = d;
 	c->tid = t;
+	if (!c->rr)
+		c->rr = &c->rr0;
 	c->goals = goals;
 	c->ngoals = ngoals;
 	/* several threads: one at a time in the cache (the stubs' slots are
@@ -229,6 +231,7 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 		return c->have_ev ? dbg_cache_take_event(c, th, r, ts) : DBG_CACHE_NOTHING;
 	if (dbg_cache_gs_enter(c, t, r) < 0)
 		return DBG_CACHE_OFF;	/* (no slot page for it: the ptrace engine) */
+	c->rr = dbg_cache_gs_ring(c, t);	/* (its records: its own ring) */
 	c->st.entries++;
 	r->rip = c->blk[id].base;
 	if (target_set_regs(d->proc, t, r, err) < 0)

@@ -280,11 +280,11 @@ static void discard(struct dbg_cache *c)
 	int k;
 
 	c->cur = -1;
-	k = h ? ccache_ring_spans(&c->ring, h, REC_BYTES / 4, span) : 0;
+	k = h ? ccache_ring_spans(&c->rr->ring, h, REC_BYTES / 4, span) : 0;
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
 	if (n)
-		ccache_ring_consumed(&c->ring, h, n);
+		ccache_ring_consumed(&c->rr->ring, h, n);
 }
 
 /* A watchpoint check's trap, before the instruction that may touch a
@@ -329,7 +329,7 @@ static int ring_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, 
 	if (!g || !g->ring || r->rip != g->ring + g->ring_trap + 1)
 		return 0;
 	if (dbg_cache_drain(c, th) < 0 || !(h = dbg_cache_ring_head(c)) ||
-	    !ccache_ring_room(&c->ring, h, &nh, &nl) || dbg_cache_ring_set(c, nh, nl) < 0 ||
+	    !ccache_ring_room(&c->rr->ring, h, &nh, &nl) || dbg_cache_ring_set(c, nh, nl) < 0 ||
 	    target_read_mem(c->d->proc, dbg_cache_slots(c, g, t) + CCACHE_SLOT_RRET, &back, 8, NULL) < 0)
 		return -1;
 	r->rip = back;
