@@ -314,19 +314,36 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 	size_t back;
 	uint8_t slow;
 
+	uint32_t hdr = CCACHE_SLOT_CTL + CCACHE_CTL_RING;	/* (the thread's: %gs:) */
+	int own = (env->region & CCACHE_GS_CTL) != 0;
+
 	save(e, base, 0, env->region, CCACHE_SLOT_R);
 	if (env->ring)
 		save(e, base, 1, env->region, CCACHE_SLOT_RC);
-	put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
-	put64(e, env->recptr);
+	if (own) {
+		load(e, base, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %gs:head,%rax */
+	} else {
+		put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+		put64(e, env->recptr);
+	}
 	at = (uint32_t)e->n;
 	put(e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
 	put32(e, id);
-	put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04, 0x48, 0xa3 }, 6);
-	put64(e, env->recptr);
+	put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04 }, 4);
+	if (own) {
+		save(e, base, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %rax,%gs:head */
+	} else {
+		put(e, (const uint8_t[]){ 0x48, 0xa3 }, 2);
+		put64(e, env->recptr);
+	}
 	if (env->ring) {
-		put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1, 0x48, 0xa1 }, 5);	/* mov %rax,%rcx; movabs */
-		put64(e, env->recptr + CCACHE_RING_LIMNEG);			/* limneg,%rax */
+		put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1 }, 3);		/* mov %rax,%rcx */
+		if (own) {
+			load(e, base, 0, env->region, hdr + CCACHE_RING_LIMNEG);	/* limneg,%rax */
+		} else {
+			put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+			put64(e, env->recptr + CCACHE_RING_LIMNEG);
+		}
 		put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
 		/* the slow part: lea (7), the RRET store (7, or 9 at %gs:),
 		 * jmp rel32 (5) */

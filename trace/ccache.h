@@ -36,10 +36,18 @@ enum {
 	/* the record stub's rcx, and, in its ring stub (ccache_shm.c), rdx
 	 * and where the record stub goes on (the ring stub's trap: there) */
 	CCACHE_SLOT_RC = 288, CCACHE_SLOT_RDX = 296, CCACHE_SLOT_RRET = 304,
+	/* with CCACHE_GS_CTL, the thread's own control block in its slot
+	 * page: its request word, target and region (CCACHE_CTL_REQ, ...),
+	 * and its record ring's header (CCACHE_CTL_RING), at these offsets
+	 * from here */
+	CCACHE_SLOT_CTL = 3072,
 	/* the control page shared with the tracer (ccache_shm.c): the
 	 * request word (u32 futex: 0 idle, 1 posted, 2 not served), the
 	 * target and the region of the request */
 	CCACHE_CTL_REQ = 64, CCACHE_CTL_TARGET = 72, CCACHE_CTL_REGION = 80,
+	/* the doorbell (u32 futex, CCACHE_GS_CTL): a stub that posts in its
+	 * thread's word sets it to 1, then wakes the tracer waiting on it */
+	CCACHE_CTL_BELL = 128,
 	/* the record ring's header there (trace/ccache_ring.h) */
 	CCACHE_CTL_RING = 192,
 	CCACHE_TABLE_OFF = 4096,
@@ -65,10 +73,15 @@ enum {
  * system-call table and the watched ranges stay the region's.  Code that
  * uses gs itself (a gs prefix, rdgsbase, wrgsbase) does not run in the
  * cache then. */
-enum { CCACHE_GS = 1 };
+/* With CCACHE_GS_CTL too, the record ring's header and the request word
+ * of a miss are the thread's as well (CCACHE_SLOT_CTL in its slot page:
+ * every thread its own ring, and its own request, served by one tracer
+ * thread woken through the control page's doorbell), not at recptr and
+ * in the control page. */
+enum { CCACHE_GS = 1, CCACHE_GS_CTL = 2 };
 static inline uint64_t ccache_region_addr(uint64_t region)
 {
-	return region & ~(uint64_t)CCACHE_GS;
+	return region & ~(uint64_t)(CCACHE_GS | CCACHE_GS_CTL);
 }
 
 /* 1 if the instruction at addr must not run in the cache unseen (a user
@@ -192,7 +205,9 @@ size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t 
  * back to the record stub) or 2 (or finds 2 posted: nobody serves): its
  * trap, *trap_off, with every register but rax and rcx the program's
  * (the tracer then moves head and limit and sends the thread to slot
- * RRET).  Its length, 0 if out of room or reach. */
+ * RRET).  Its length, 0 if out of room or reach.  With CCACHE_GS_CTL in
+ * region the header is the thread's (ring unused) and wake the doorbell,
+ * set to 1 before the wake. */
 size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wake, uint8_t *buf, size_t cap,
 			uint32_t *trap_off);
 

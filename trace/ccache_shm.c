@@ -95,6 +95,21 @@ static void futex(struct out *o, int op)
 	put(o, (const uint8_t[]){ 0x0f, 0x05 }, 2);
 }
 
+/* %rdi at a request word: the thread's own (off in its slot page, with
+ * CCACHE_GS_CTL: mov %gs:SELF,%rdi; lea off(%rdi),%rdi), or abs. */
+static void rdi_at(struct out *o, uint64_t region, uint64_t abs, uint32_t off)
+{
+	if (region & CCACHE_GS_CTL) {
+		put(o, (const uint8_t[]){ 0x65, 0x48, 0x8b, 0x3c, 0x25 }, 5);
+		put32(o, CCACHE_SLOT_SELF);
+		put(o, (const uint8_t[]){ 0x48, 0x8d, 0xbf }, 3);
+		put32(o, off);
+		return;
+	}
+	put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $abs,%rdi */
+	put64(o, abs);
+}
+
 /* The post and wait both stubs share, %rdi at the word: 1 posted, the
  * word's old value back in ecx (2: nobody serves, the word put back);
  * the tracer woken at wake; a wait while the word stays 1; the kept
@@ -105,21 +120,24 @@ struct post {
 	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
 };
 
-static void post_wait(struct out *o, uint64_t region, uint64_t word, uint64_t wake, int rdx, struct post *p)
+static void post_wait(struct out *o, uint64_t region, uint64_t word, uint32_t off, uint64_t wake, int rdx,
+		      struct post *p)
 {
+	int own = (region & CCACHE_GS_CTL) != 0;
+
 	put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
 	put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
 	p->j_off = o->n;
 	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
-	if (wake != word) {
+	if (own || wake != word) {
 		put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);		/* movabs $wake,%rdi */
 		put64(o, wake);
 	}
+	if (own)	/* the doorbell rung: mov $1,%ecx; xchg %ecx,(%rdi) */
+		put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);
 	futex(o, 1);							/* FUTEX_WAKE the tracer */
-	if (wake != word) {
-		put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);		/* movabs $word,%rdi */
-		put64(o, word);
-	}
+	if (own || wake != word)
+		rdi_at(o, region, word, off);
 	p->wait = o->n;
 	futex(o, 0);							/* FUTEX_WAIT while 1 */
 	put(o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
@@ -162,14 +180,14 @@ size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t pr
 	struct post p;
 
 	keep(&o, region, 1);
-	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $ctl,%rdi */
-	put64(&o, ctl + CCACHE_CTL_REQ);
+	rdi_at(&o, region, ctl + CCACHE_CTL_REQ, CCACHE_SLOT_CTL + CCACHE_CTL_REQ);
 	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_T);			/* mov T,%rax */
 	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_TARGET - CCACHE_CTL_REQ }, 4);
 	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $region,%rax */
 	put64(&o, ccache_region_addr(region));
 	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_REGION - CCACHE_CTL_REQ }, 4);
-	post_wait(&o, region, ctl + CCACHE_CTL_REQ, ctl + CCACHE_CTL_REQ, 0, &p);
+	post_wait(&o, region, ctl + CCACHE_CTL_REQ, CCACHE_SLOT_CTL + CCACHE_CTL_REQ,
+		  region & CCACHE_GS_CTL ? ctl + CCACHE_CTL_BELL : ctl + CCACHE_CTL_REQ, 0, &p);
 	rel(&o, (const uint8_t[]){ 0xe9 }, 1, probe);			/* served: probe again */
 	return post_end(&o, &p, trap_off);
 }
@@ -196,9 +214,9 @@ size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wa
 
 	keep(&o, region, 1);
 	slot(&o, 0x48, 1, 2, region, CCACHE_SLOT_RDX);
-	put(&o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $word,%rdi */
-	put64(&o, ring + CCACHE_RING_WORD);
-	post_wait(&o, region, ring + CCACHE_RING_WORD, wake, 1, &p);
+	rdi_at(&o, region, ring + CCACHE_RING_WORD, CCACHE_SLOT_CTL + CCACHE_CTL_RING + CCACHE_RING_WORD);
+	post_wait(&o, region, ring + CCACHE_RING_WORD, CCACHE_SLOT_CTL + CCACHE_CTL_RING + CCACHE_RING_WORD, wake,
+		  1, &p);
 	if (region & CCACHE_GS) {					/* served: jmp *RRET */
 		put(&o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
 		put32(&o, CCACHE_SLOT_RRET);

@@ -9,7 +9,15 @@
  * (the translator runs none of it), so it runs outside the cache with
  * its own gs base.  Without the pool (it could not be mapped) the slots
  * stay the region's: one thread at a time in the cache either way
- * (dbg_cache.c's turns), each thread's slots its own here. */
+ * (dbg_cache.c's turns), each thread's slots its own here.  When the
+ * pool is shared with ptdb (a memfd, dbg_cache_shm.c: c->pt) each slot
+ * page also holds the thread's control block (CCACHE_SLOT_CTL: its
+ * request word for misses and its record ring's header) and each thread
+ * has its own ring of records after the slot pages: the stubs reach
+ * both through %gs (CCACHE_GS_CTL), the drainer reads each thread's ring
+ * into that thread's trace, and one translator serves every thread's
+ * request (woken through the control page's doorbell).  A thread past
+ * the pool's GS_RINGS runs outside the cache (the ptrace engine). */
 #include "core/collectors/dbg_cache.h"
 #include "trace/ccache.h"
 
@@ -28,6 +36,17 @@ int dbg_cache_gs_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 
 	c->gs_pool = 0;
 	c->ngs = 0;
+	c->pt = 0;
+	c->gs_bytes = GS_POOL_BYTES;
+	if (c->gs_shared && !getenv("PTDB_CACHE_NO_GS")) {
+		/* shared with ptdb (dbg_cache_shm.c): per-thread rings and
+		 * requests */
+		memcpy(c->gs_map, &c->magic, 8);
+		c->gs_pool = c->gs_shared;
+		c->gs_bytes = GS_SHARED_BYTES;
+		c->pt = 1;
+		return 0;
+	}
 	if (getenv("PTDB_CACHE_NO_GS") || dbg_cache_inject(d, c, t, SYS_mmap, a, &r) < 0 || (r < 0 && r > -4096))
 		return -1;
 	if (target_write_mem(d->proc, (uint64_t)r, &c->magic, 8, NULL) < 0) {
@@ -46,6 +65,28 @@ static struct gs_thread *gs_find(struct dbg_cache *c, pid_t t)
 	return NULL;
 }
 
+/* Thread g's ring (the i-th: after the slot pages) and control block,
+ * in its slot page, shared: the ring empty, nothing served until the
+ * drainer runs for it (its words 2: the traps). */
+static void own_ring(struct dbg_cache *c, struct gs_thread *g, size_t i)
+{
+	uint8_t *m = c->gs_map + (g->page - c->gs_pool) + CCACHE_SLOT_CTL;
+	uint64_t start = c->gs_pool + GS_SLOT_BYTES + (uint64_t)i * REC_BYTES, hdr[4];
+	uint32_t trap = CCACHE_RING_TRAP;
+
+	g->rr = xcalloc(1, sizeof(*g->rr));
+	ccache_ring_init(&g->rr->ring, start, REC_BYTES);
+	g->rr->hdr = g->page + CCACHE_SLOT_CTL + CCACHE_CTL_RING;
+	g->rr->map = m + CCACHE_CTL_RING;
+	hdr[0] = start;
+	hdr[1] = (uint64_t)0 - g->rr->ring.end;
+	hdr[2] = CCACHE_RING_TRAP;
+	hdr[3] = start;
+	memcpy(g->rr->map, hdr, sizeof(hdr));
+	__atomic_store_n((uint32_t *)(m + CCACHE_CTL_REQ), trap, __ATOMIC_RELEASE);
+	g->ctl = m;
+}
+
 /* Thread t's slot page: its own, handed out now if need be (0: the pool
  * is full). */
 static struct gs_thread *gs_page(struct dbg_cache *c, pid_t t)
@@ -55,7 +96,7 @@ static struct gs_thread *gs_page(struct dbg_cache *c, pid_t t)
 
 	if (g)
 		return g;
-	if (c->ngs + 1 >= GS_POOL_BYTES / 4096)
+	if (c->ngs + 1 >= (c->pt ? GS_RINGS + 1 : GS_POOL_BYTES / 4096))
 		return NULL;
 	page = c->gs_pool + 4096 * (c->ngs + 1);
 	if (target_write_mem(c->d->proc, page + CCACHE_SLOT_SELF, &page, 8, NULL) < 0)
@@ -70,6 +111,10 @@ static struct gs_thread *gs_page(struct dbg_cache *c, pid_t t)
 	g->page = page;
 	g->prog = 0;
 	g->in = 0;
+	g->rr = NULL;
+	g->ctl = NULL;
+	if (c->pt)
+		own_ring(c, g, c->ngs - 1);
 	return g;
 }
 
@@ -87,7 +132,14 @@ uint64_t dbg_cache_slots(struct dbg_cache *c, const struct region *g, pid_t t)
 
 uint64_t dbg_cache_gs_region(const struct dbg_cache *c, uint64_t region)
 {
-	return c->gs_pool ? region | CCACHE_GS : region;
+	return c->gs_pool ? region | CCACHE_GS | (c->pt ? CCACHE_GS_CTL : 0) : region;
+}
+
+struct rring *dbg_cache_gs_ring(struct dbg_cache *c, pid_t t)
+{
+	struct gs_thread *g = c->pt ? gs_find(c, t) : NULL;
+
+	return g && g->rr ? g->rr : &c->rr0;
 }
 
 int dbg_cache_gs_enter(struct dbg_cache *c, pid_t t, struct user_regs_struct *r)
@@ -96,7 +148,7 @@ int dbg_cache_gs_enter(struct dbg_cache *c, pid_t t, struct user_regs_struct *r)
 
 	if (!c->gs_pool)
 		return 0;
-	if (!(g = gs_page(c, t)))
+	if (!(g = gs_page(c, t)) || (c->pt && !g->rr))
 		return -1;
 	if (!g->in) {
 		/* (a thread made while another was in the cache would have
@@ -125,8 +177,12 @@ void dbg_cache_gs_leave(struct dbg_cache *c, pid_t t, struct user_regs_struct *r
 void dbg_cache_gs_finish(struct dbg_tracee *d, struct dbg_cache *c)
 {
 	if (c->gs_pool && d)
-		dbg_cache_leave_behind(d, c, c->gs_pool, GS_POOL_BYTES, 0);
+		dbg_cache_leave_behind(d, c, c->gs_pool, c->gs_bytes, 0);
 	c->gs_pool = 0;
+	c->pt = 0;
+	c->rr = &c->rr0;
+	for (size_t i = 0; i < c->ngs; i++)
+		free(c->gs[i].rr);
 	free(c->gs);
 	c->gs = NULL;
 	c->ngs = c->cgs = 0;

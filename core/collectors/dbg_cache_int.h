@@ -26,7 +26,20 @@
 #define CTL_OFF (4096u + REC_BYTES + 4096u)
 #define MAX_REGIONS 16
 #define GS_POOL_BYTES (1024u * 4096u)	/* per-thread slot pages (dbg_cache_gs.c) */
+/* shared with ptdb (a memfd, dbg_cache_shm.c): the slot pages, each
+ * thread's control block and ring header in its page, then each its
+ * records (REC_BYTES) */
+#define GS_RINGS 255u
+#define GS_SLOT_BYTES ((GS_RINGS + 1) * 4096u)
+#define GS_SHARED_BYTES ((uint64_t)GS_SLOT_BYTES + (uint64_t)GS_RINGS * REC_BYTES)
 #define AHEAD 48
+/* A thread's turn in the cache while other traced threads wait for theirs:
+ * counted in full record buffers (65,536 blocks each), so the schedule
+ * repeats from run to run, as the ptrace engine's (which counts steps);
+ * the time is only for code that records no block (a loop of direct
+ * jumps) and would otherwise never give its turn up. */
+#define QUANTUM_FILLS 8
+#define QUANTUM_NS 1000000000ull
 #define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
 
 struct region {
@@ -64,9 +77,12 @@ struct dbg_cache {
 	 * inferior (in the control page when misses are served, else in the
 	 * pointer page) and here (NULL: not shared, read and written
 	 * through the process), the reader's side */
-	uint64_t ring_hdr;
-	uint8_t *ring_map;
-	struct ccache_ring ring;
+	struct rring {
+		uint64_t hdr;
+		uint8_t *map;
+		struct ccache_ring ring;
+	} rr0, *rr;			/* rr: the running thread's (its own
+					 * with per-thread rings, else rr0) */
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
@@ -179,8 +195,15 @@ struct dbg_cache {
 		pid_t tid;
 		int in;
 		uint64_t page, prog;
+		struct rring *rr;	/* its ring (NULL: rr0) */
+		uint8_t *ctl;		/* its control block here (NULL: none) */
 	} *gs;
 	size_t ngs, cgs;
+	/* the pool shared (a memfd: per-thread rings and requests, pt),
+	 * in the inferior and here, its size */
+	int pt;
+	uint64_t gs_shared, gs_bytes;
+	uint8_t *gs_map;
 	/* misses served without a stop (dbg_cache_shm.c): the control page,
 	 * in the inferior (0: none) and here; translating for a request */
 	uint64_t ctl;
@@ -260,6 +283,19 @@ uint64_t dbg_cache_cpu_ns(void);
 uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t);
 
 
+/* core/collectors/dbg_cache.c: everything translated dropped (the thread
+ * at an original pc, its records out); a mapping call at r->rip noted
+ * (and the cache flushed if it touches translated code); the event that
+ * stopped an injected call handed on (DBG_CACHE_EVENT).
+ * core/collectors/dbg_cache_run.c: the thread at a cache pc run until
+ * its turn ends (DBG_CACHE_*), the events held meanwhile given back. */
+void dbg_cache_flush(struct dbg_cache *c);
+void dbg_cache_mapping_call(struct dbg_cache *c, pid_t t, const struct user_regs_struct *r);
+int dbg_cache_take_event(struct dbg_cache *c, struct trace_swc_thread *th, const struct user_regs_struct *r,
+			 struct target_stop *ts);
+int dbg_cache_enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		    struct target_stop *ts, struct ptdb_err *err);
+
 /* core/collectors/dbg_cache_sys.c: system calls run in the cache.  Whether
  * nr runs there; its region's table written; a thread at a cache pc
  * where ccache_where said CCACHE_AT_SYSCALL or CCACHE_AT_SYSRET (where)
@@ -303,6 +339,8 @@ uint64_t dbg_cache_slots(struct dbg_cache *c, const struct region *g, pid_t t);
 uint64_t dbg_cache_gs_region(const struct dbg_cache *c, uint64_t region);
 int dbg_cache_gs_enter(struct dbg_cache *c, pid_t t, struct user_regs_struct *r);
 void dbg_cache_gs_leave(struct dbg_cache *c, pid_t t, struct user_regs_struct *r);
+/* Thread t's record ring: its own (per-thread rings, c->pt), or rr0. */
+struct rring *dbg_cache_gs_ring(struct dbg_cache *c, pid_t t);
 void dbg_cache_gs_finish(struct dbg_tracee *d, struct dbg_cache *c);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */

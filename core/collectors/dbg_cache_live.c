@@ -16,7 +16,8 @@
  * for SIGCHLD in its own thread), and may run on any CPU (a pinned
  * session's traced thread keeps its own).  With several traced threads
  * (turns counted in full rings) the ring is not served: each limit is a
- * trap, as with no shared memory. */
+ * trap, as with no shared memory.  With per-thread rings (dbg_cache_gs.c)
+ * the ring read is the running thread's own (c->rr), into its trace. */
 #include "core/collectors/dbg_cache.h"
 #include "trace/swc.h"
 
@@ -59,7 +60,7 @@ static long live_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 
 	if (!h)
 		return -1;
-	k = ccache_ring_spans(&c->ring, h, REC_BYTES / 4, span);
+	k = ccache_ring_spans(&c->rr->ring, h, REC_BYTES / 4, span);
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
 	if (n < LIVE_MIN)
@@ -90,8 +91,8 @@ int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th)
 	h = dbg_cache_ring_head(c);
 	/* a full ring is read down to half (the thread then fills half a
 	 * ring while the rest is read, not a slice per wake) */
-	while (h && (!(ok = ccache_ring_room(&c->ring, h, &nh, &nl)) ||
-		     (waited && nl - nh < (c->ring.end - c->ring.start) / 2))) {
+	while (h && (!(ok = ccache_ring_room(&c->rr->ring, h, &nh, &nl)) ||
+		     (waited && nl - nh < (c->rr->ring.end - c->rr->ring.start) / 2))) {
 		waited = 1;
 		if (dbg_cache_ring_read(c, th, LIVE_SLICE) <= 0)
 			break;

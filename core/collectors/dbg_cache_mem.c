@@ -172,19 +172,20 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	    do_mprotect(d, c, t, c->rec + 4096 + REC_BYTES, 4096, PROT_NONE) < 0 ||
 	    (dbg_cache_shm_setup(d, c, t) < 0 && c->have_ev))
 		goto fail;
-	ccache_ring_init(&c->ring, p, REC_BYTES);
+	c->rr = &c->rr0;
+	ccache_ring_init(&c->rr0.ring, p, REC_BYTES);
 	hdr[0] = p;
-	hdr[1] = (uint64_t)0 - c->ring.end;
+	hdr[1] = (uint64_t)0 - c->rr0.ring.end;
 	hdr[2] = CCACHE_RING_TRAP;	/* (served only while the drainer runs) */
 	hdr[3] = p;
 	if (c->ctl_map) {
-		c->ring_hdr = c->ctl + CCACHE_CTL_RING;
-		c->ring_map = c->ctl_map + CCACHE_CTL_RING;
-		memcpy(c->ring_map, hdr, sizeof(hdr));
+		c->rr0.hdr = c->ctl + CCACHE_CTL_RING;
+		c->rr0.map = c->ctl_map + CCACHE_CTL_RING;
+		memcpy(c->rr0.map, hdr, sizeof(hdr));
 	} else {
-		c->ring_hdr = c->rec + 256;
-		c->ring_map = NULL;
-		if (target_write_mem(d->proc, c->ring_hdr, hdr, sizeof(hdr), NULL) < 0)
+		c->rr0.hdr = c->rec + 256;
+		c->rr0.map = NULL;
+		if (target_write_mem(d->proc, c->rr0.hdr, hdr, sizeof(hdr), NULL) < 0)
 			goto fail;
 	}
 	/* (no pool: the regions' slots, as many threads take turns) */
@@ -249,9 +250,11 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 	/* the ring stub after it (trace/ccache_shm.c) */
 	if (n && n + 64 < sizeof(disp)) {
 		g->ring = g->dispatch + g->disp_len;
-		uint64_t wake = c->ctl ? c->ctl + CCACHE_CTL_REQ : c->ring_hdr + CCACHE_RING_WORD;
+		/* (per-thread rings: the doorbell, the headers the threads') */
+		uint64_t wake = c->pt ? c->ctl + CCACHE_CTL_BELL
+				      : c->ctl ? c->ctl + CCACHE_CTL_REQ : c->rr0.hdr + CCACHE_RING_WORD;
 
-		rn = ccache_ring_code(g->ring, dbg_cache_gs_region(c, a), c->ring_hdr, wake, disp + g->disp_len, sizeof(disp) - g->disp_len,
+		rn = ccache_ring_code(g->ring, dbg_cache_gs_region(c, a), c->rr0.hdr, wake, disp + g->disp_len, sizeof(disp) - g->disp_len,
 				      &rtrap);
 		g->ring_trap = rtrap;
 		if (rn)
@@ -260,6 +263,8 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 		if (!rn)
 			g->ring = 0;
 	}
+	if (c->pt && !g->ring)
+		n = 0;	/* (a thread's ring has no guard page: its limit is a must) */
 	/* code pages are not writable by the program (ptdb writes them
 	 * through the debugger's access); one this fails to finish (a
 	 * signal stopped the call) is left behind, unmapped later */

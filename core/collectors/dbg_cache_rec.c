@@ -174,32 +174,32 @@ uint64_t dbg_cache_ring_head(struct dbg_cache *c)
 {
 	uint64_t h = 0;
 
-	if (c->ring_map)
-		h = __atomic_load_n((uint64_t *)(c->ring_map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE);
-	else if (target_read_mem(c->d->proc, c->ring_hdr + CCACHE_RING_HEAD, &h, 8, NULL) < 0)
+	if (c->rr->map)
+		h = __atomic_load_n((uint64_t *)(c->rr->map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE);
+	else if (target_read_mem(c->d->proc, c->rr->hdr + CCACHE_RING_HEAD, &h, 8, NULL) < 0)
 		return 0;
-	return ccache_ring_head_ok(&c->ring, h) ? h : 0;
+	return ccache_ring_head_ok(&c->rr->ring, h) ? h : 0;
 }
 
 uint32_t *dbg_cache_ring_word(struct dbg_cache *c)
 {
-	return c->ring_map ? (uint32_t *)(c->ring_map + CCACHE_RING_WORD) : NULL;
+	return c->rr->map ? (uint32_t *)(c->rr->map + CCACHE_RING_WORD) : NULL;
 }
 
 int dbg_cache_ring_set(struct dbg_cache *c, uint64_t head, uint64_t lim)
 {
 	uint64_t neg = (uint64_t)0 - lim;
 
-	if (c->ring_map) {
+	if (c->rr->map) {
 		if (head)
-			__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_HEAD), head, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_LIMNEG), neg, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_TAIL), c->ring.tail, __ATOMIC_RELEASE);
+			__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_HEAD), head, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_LIMNEG), neg, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_TAIL), c->rr->ring.tail, __ATOMIC_RELEASE);
 		return 0;
 	}
-	if (head && target_write_mem(c->d->proc, c->ring_hdr + CCACHE_RING_HEAD, &head, 8, NULL) < 0)
+	if (head && target_write_mem(c->d->proc, c->rr->hdr + CCACHE_RING_HEAD, &head, 8, NULL) < 0)
 		return -1;
-	return target_write_mem(c->d->proc, c->ring_hdr + CCACHE_RING_LIMNEG, &neg, 8, NULL);
+	return target_write_mem(c->d->proc, c->rr->hdr + CCACHE_RING_LIMNEG, &neg, 8, NULL);
 }
 
 /* Up to max of the records the stub wrote into the trace: the number,
@@ -215,7 +215,7 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 
 	if (!h)
 		return -1;
-	k = ccache_ring_spans(&c->ring, h, max, span);
+	k = ccache_ring_spans(&c->rr->ring, h, max, span);
 	if (!k)
 		return 0;
 	if (!c->ids)
@@ -231,15 +231,15 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 				return -1;
 	}
 	dbg_cache_emit_ids(c, th, c->ids, n);
-	ccache_ring_consumed(&c->ring, h, n);
-	if (c->ring_map) {
+	ccache_ring_consumed(&c->rr->ring, h, n);
+	if (c->rr->map) {
 		/* the limit raised as far as the records read allow: the
 		 * stub meets it only when the ring is full, or at its end */
-		uint64_t *neg = (uint64_t *)(c->ring_map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->ring, h);
+		uint64_t *neg = (uint64_t *)(c->rr->map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->rr->ring, h);
 
-		if (h != c->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
+		if (h != c->rr->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
 			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(c->ring_map + CCACHE_RING_TAIL), c->ring.tail, __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_TAIL), c->rr->ring.tail, __ATOMIC_RELEASE);
 	}
 	c->st.records += n;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;

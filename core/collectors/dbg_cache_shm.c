@@ -11,7 +11,12 @@
  * run in the cache (a stop, untranslatable code) is answered with 2: the
  * thread takes the miss trap and the collector handles it as before.
  * Outside a wait for the thread the word stays 2: a miss then traps at
- * once (a thread stepped through the stub never waits for nobody). */
+ * once (a thread stepped through the stub never waits for nobody).
+ * The same memfd, from its second page on, holds the shared slot pool
+ * (dbg_cache_gs.c): with it every thread has its own request word in
+ * its slot page, a stub that posts rings the control page's doorbell
+ * (CCACHE_CTL_BELL) and the drainer, waiting on the bell, looks at
+ * every thread's word. */
 #include "core/collectors/dbg_cache.h"
 #include "trace/ccache.h"
 
@@ -35,14 +40,72 @@
 
 enum { REQ_IDLE = 0, REQ_POSTED = 1, REQ_TRAP = 2 };
 
+/* The request word: the running thread's own with per-thread requests
+ * (c->pt: in its slot page), else the control page's. */
+static uint8_t *req_ctl(struct dbg_cache *c)
+{
+	if (c->pt) {
+		for (size_t i = 0; i < c->ngs; i++)
+			if (c->gs[i].tid == c->tid && c->gs[i].ctl)
+				return c->gs[i].ctl;
+		return NULL;
+	}
+	return c->ctl_map;
+}
+
 static uint32_t *req_word(struct dbg_cache *c)
 {
-	return (uint32_t *)(c->ctl_map + CCACHE_CTL_REQ);
+	uint8_t *m = req_ctl(c);
+
+	return m ? (uint32_t *)(m + CCACHE_CTL_REQ) : NULL;
+}
+
+/* The doorbell the drainer waits on: a stub that posted rang it (pt),
+ * else the request word itself. */
+static uint32_t *bell(struct dbg_cache *c)
+{
+	return (uint32_t *)(c->ctl_map + (c->pt ? CCACHE_CTL_BELL : CCACHE_CTL_REQ));
 }
 
 static void wake(uint32_t *w)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void unmap_pool(struct dbg_cache *c)
+{
+	if (c->gs_map)
+		munmap(c->gs_map, GS_SHARED_BYTES);
+	c->gs_map = NULL;
+	c->gs_shared = 0;
+}
+
+/* The slot pages and the threads' rings, from the memfd's second page
+ * on, mapped shared in the inferior and here (dbg_cache_gs.c hands them
+ * out): none if either fails (the pool is then private, the ring one). */
+static void shared_pool(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int64_t fd, const char *path)
+{
+	uint64_t mm[6] = { 0, GS_SHARED_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)fd, 4096 };
+	int64_t r;
+	int lfd;
+	void *m;
+
+	c->gs_shared = 0;
+	c->gs_map = NULL;
+	if (getenv("PTDB_CACHE_NO_PT"))
+		return;
+	lfd = open(path, O_RDWR | O_CLOEXEC);
+	m = lfd < 0 ? MAP_FAILED : mmap(NULL, GS_SHARED_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 4096);
+	if (lfd >= 0)
+		close(lfd);
+	if (m == MAP_FAILED)
+		return;
+	if (dbg_cache_inject(d, c, t, SYS_mmap, mm, &r) < 0 || (r < 0 && r > -4096)) {
+		munmap(m, GS_SHARED_BYTES);
+		return;
+	}
+	c->gs_map = m;
+	c->gs_shared = (uint64_t)r;
 }
 
 /* The control page: memfd_create (its name in the record buffer's first
@@ -64,7 +127,7 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	    dbg_cache_inject(d, c, t, SYS_memfd_create, a, &fd) < 0 || fd < 0)
 		return -1;
 	f[0] = (uint64_t)fd;
-	f[1] = 4096;
+	f[1] = 4096 + GS_SHARED_BYTES;	/* (sparse: pages cost once touched) */
 	if (dbg_cache_inject(d, c, t, SYS_ftruncate, f, &r) < 0 || r != 0)
 		goto close_fd;
 	{
@@ -82,9 +145,11 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 		close(lfd);
 	if (m == MAP_FAILED)
 		goto close_fd;	/* (the page stays, unused, in the mapping) */
+	shared_pool(d, c, t, fd, path);
 	dbg_cache_inject(d, c, t, SYS_close, f, &r);
 	if (c->have_ev) {
 		munmap(m, 4096);	/* (a signal stopped the close: the caller's) */
+		unmap_pool(c);
 		return -1;
 	}
 	c->ctl_map = m;
@@ -106,13 +171,17 @@ void dbg_cache_shm_close(struct dbg_cache *c)
 	if (c->ctl_map)
 		munmap(c->ctl_map, 4096);
 	c->ctl_map = NULL;
-	c->ring_map = NULL;
+	c->rr0.map = NULL;
+	c->rr = &c->rr0;
 	c->ctl = 0;
+	for (size_t i = 0; i < c->ngs; i++)
+		c->gs[i].ctl = NULL;
+	unmap_pool(c);
 }
 
 void dbg_cache_shm_begin(struct dbg_cache *c)
 {
-	if (c->ctl_map)
+	if (c->ctl_map && req_word(c))
 		__atomic_store_n(req_word(c), REQ_IDLE, __ATOMIC_RELEASE);
 }
 
@@ -120,7 +189,8 @@ void dbg_cache_shm_begin(struct dbg_cache *c)
  * any it would post go to the miss trap. */
 void dbg_cache_shm_end(struct dbg_cache *c)
 {
-	if (c->ctl_map && __atomic_exchange_n(req_word(c), REQ_TRAP, __ATOMIC_ACQ_REL) == REQ_POSTED)
+	if (c->ctl_map && req_word(c) &&
+	    __atomic_exchange_n(req_word(c), REQ_TRAP, __ATOMIC_ACQ_REL) == REQ_POSTED)
 		wake(req_word(c));
 	links_now(c);
 }
@@ -128,8 +198,11 @@ void dbg_cache_shm_end(struct dbg_cache *c)
 /* Wakes ptdb's thread from dbg_cache_shm_wait. */
 void dbg_cache_shm_kick(struct dbg_cache *c)
 {
-	if (c->ctl_map)
-		wake(req_word(c));
+	if (c->ctl_map) {
+		if (c->pt)
+			__atomic_store_n(bell(c), 1, __ATOMIC_RELEASE);
+		wake(bell(c));
+	}
 }
 
 /* Waits up to ns for a request (or a kick): 0, or -1 if no request can
@@ -137,13 +210,18 @@ void dbg_cache_shm_kick(struct dbg_cache *c)
 int dbg_cache_shm_wait(struct dbg_cache *c, long ns)
 {
 	struct timespec to = { 0, ns };
-	uint32_t w = c->ctl_map ? __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) : REQ_TRAP;
+	uint32_t w = c->ctl_map && req_word(c) ? __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) : REQ_TRAP;
 
 	if (w == REQ_POSTED)
 		return 0;	/* (posted since it looked: served at once) */
 	if (w != REQ_IDLE)
 		return -1;
-	syscall(SYS_futex, req_word(c), FUTEX_WAIT, REQ_IDLE, &to, NULL, 0);
+	/* (the doorbell: 1 if a stub posted since the drainer last looked,
+	 * which looks again; a stub posts before it rings, so a post after
+	 * the drainer looked leaves the bell 1 for this wait) */
+	if (c->pt && __atomic_exchange_n(bell(c), 0, __ATOMIC_ACQ_REL) != 0)
+		return 0;
+	syscall(SYS_futex, bell(c), FUTEX_WAIT, c->pt ? 0 : REQ_IDLE, &to, NULL, 0);
 	return 0;
 }
 
@@ -204,42 +282,40 @@ static void publish(struct dbg_cache *c)
 /* Whether the thread waits for a miss, while ptdb translates ahead. */
 int dbg_cache_shm_posted(struct dbg_cache *c)
 {
-	return c->defer_links && __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) == REQ_POSTED;
+	return c->defer_links && req_word(c) && __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) == REQ_POSTED;
 }
 
-/* Serves the request posted, if any: 1 if there was one.  The thread
- * waits for its block only: the blocks it leads to are translated
- * after it is woken, while it runs (published the same way, their links
- * into code it may run left for later). */
-int dbg_cache_shm_serve(struct dbg_cache *c)
+/* The request at m (a control block), posted by thread t. */
+static int serve_one(struct dbg_cache *c, uint8_t *m, pid_t t)
 {
+	uint32_t *w = (uint32_t *)(m + CCACHE_CTL_REQ);
 	uint64_t pc, rg;
 	struct region *g = NULL;
 	int64_t id = -1;
 	uint64_t t0;
 
-	if (!c->ctl_map || __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) != REQ_POSTED)
+	if (__atomic_load_n(w, __ATOMIC_ACQUIRE) != REQ_POSTED)
 		return 0;
 	t0 = dbg_cache_now_ns();
-	memcpy(&pc, c->ctl_map + CCACHE_CTL_TARGET, 8);
-	memcpy(&rg, c->ctl_map + CCACHE_CTL_REGION, 8);
+	memcpy(&pc, m + CCACHE_CTL_TARGET, 8);
+	memcpy(&rg, m + CCACHE_CTL_REGION, 8);
 	for (int i = 0; i < c->nreg; i++)
 		if (c->reg[i].addr == rg)
 			g = &c->reg[i];
 	c->serving = 1;		/* (no new region: that is an injected call) */
 	c->hold_tables = 1;
 	links_now(c);
-	if (g && !dbg_cache_is_stop(c, pc) && (id = dbg_cache_block_for(c, c->tid, pc, 0)) >= 0)
+	if (g && !dbg_cache_is_stop(c, pc) && (id = dbg_cache_block_for(c, t, pc, 0)) >= 0)
 		dbg_cache_table_fill(c, g, pc, c->blk[id].base);
 	publish(c);
 	if (id >= 0)
 		c->st.served++;
 	/* (the word is 1 until here: only this thread changes it now) */
-	__atomic_store_n(req_word(c), id >= 0 ? REQ_IDLE : REQ_TRAP, __ATOMIC_RELEASE);
-	wake(req_word(c));
+	__atomic_store_n(w, id >= 0 ? REQ_IDLE : REQ_TRAP, __ATOMIC_RELEASE);
+	wake(w);
 	if (id >= 0) {
 		c->defer_links = 1;
-		dbg_cache_ahead(c, c->tid, id);
+		dbg_cache_ahead(c, t, id);
 		publish(c);
 		c->defer_links = 0;
 	}
@@ -247,4 +323,23 @@ int dbg_cache_shm_serve(struct dbg_cache *c)
 	c->hold_tables = 0;
 	c->st.serve_ns += dbg_cache_now_ns() - t0;
 	return 1;
+}
+
+/* Serves the requests posted, if any: 1 if there was one.  The thread
+ * waits for its block only: the blocks it leads to are translated
+ * after it is woken, while it runs (published the same way, their links
+ * into code it may run left for later).  With per-thread requests each
+ * thread's word is looked at (one translator for them all). */
+int dbg_cache_shm_serve(struct dbg_cache *c)
+{
+	int any = 0;
+
+	if (!c->ctl_map)
+		return 0;
+	if (!c->pt)
+		return serve_one(c, c->ctl_map, c->tid);
+	for (size_t i = 0; i < c->ngs; i++)
+		if (c->gs[i].ctl)
+			any |= serve_one(c, c->gs[i].ctl, c->gs[i].tid);
+	return any;
 }

@@ -157,7 +157,7 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 /* The block at pc translated into g's free space (ccache_translate). */
 static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, struct ccache_block *b)
 {
-	struct ccache_env env = { .region = dbg_cache_gs_region(c, g->addr), .recptr = c->ring_hdr, .dispatch = g->dispatch,
+	struct ccache_env env = { .region = dbg_cache_gs_region(c, g->addr), .recptr = c->rr0.hdr, .dispatch = g->dispatch,
 				  .decode = dbg_cache_decode, .stop = dbg_cache_is_stop, .ctx = c, .syscalls = 1,
 				  .watch = dbg_cache_watch_env(c, g), .served = c->ctl != 0 };
 

@@ -78,7 +78,10 @@ TEST(ccache_ring_spans_wrap_and_full)
 #define NBLK 3
 
 static uint8_t *Reg;		/* the region: slots, (table,) code */
-static uint8_t *Hdr;		/* the ring's header (shared page) */
+static uint8_t *Hdr;		/* the ring's header (shared page, or the
+				 * thread's slot page: CCACHE_GS_CTL) */
+static uint8_t *Shared;
+static uint32_t Bell;		/* the doorbell (CCACHE_GS_CTL) */
 static uint32_t Recs[SLOTS];
 static uint64_t Blk[NBLK];	/* the blocks' cache addresses */
 static uint32_t Trap;		/* the ring stub's trap, from its start */
@@ -111,7 +114,8 @@ static uint32_t *word(void)
 
 /* The region: the ring stub, a landing ret, and NBLK blocks of "je
  * +0" (ids 1..NBLK), both exits linked to the landing. */
-static int Gs = -1;		/* the code made for slots at %gs: (CCACHE_GS) */
+static int Gs = -1;		/* the code made for slots at %gs: (CCACHE_GS;
+				 * 2: the ring's header there too) */
 
 static int setup_as(int gs)
 {
@@ -122,26 +126,31 @@ static int setup_as(int gs)
 		return 0;
 	if (!Reg) {
 		Reg = mmap(NULL, SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		Hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (Reg == MAP_FAILED || Hdr == MAP_FAILED)
+		Shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (Reg == MAP_FAILED || Shared == MAP_FAILED)
 			return -1;
 	}
 	Gs = -1;	/* (until made whole) */
-	region = at(0) | (gs ? CCACHE_GS : 0);
+	region = at(0) | (gs ? CCACHE_GS : 0) | (gs == 2 ? CCACHE_GS_CTL : 0);
+	Hdr = gs == 2 ? Reg + CCACHE_SLOT_CTL + CCACHE_CTL_RING : Shared;
+	*(uint64_t *)(Reg + CCACHE_SLOT_SELF) = at(0);
 	hdr = (uint64_t)(uintptr_t)Hdr;
 	code = Reg + CCACHE_CODE_OFF;
 	ring = at(CCACHE_CODE_OFF);
-	if (!ccache_ring_code(ring, region, hdr, hdr + CCACHE_RING_WORD, code, 512, &Trap))
+	if (!ccache_ring_code(ring, region, gs == 2 ? 0 : hdr, gs == 2 ? (uint64_t)(uintptr_t)&Bell : hdr + CCACHE_RING_WORD,
+			      code, 512, &Trap))
 		return -1;
 	code[512] = 0xc3;
 	memcpy(Code, (const uint8_t[]){ 0x74, 0x00, 0x90 }, 3);
 	for (int i = 0; i < NBLK; i++) {
-		struct ccache_env env = { region, hdr, 0, dec, nostop, NULL, 0, NULL, 0, ring };
+		struct ccache_env env = { region, gs == 2 ? 0 : hdr, 0, dec, nostop, NULL, 0, NULL, 0, ring };
 		struct ccache_block b;
 
 		Blk[i] = at(CCACHE_CODE_OFF + 1024 + 512 * (uint64_t)i);
 		if (ccache_translate(&env, ORIG, Blk[i], (uint32_t)i + 1, &b) < 0 || b.nexit != 2 || b.len > 512)
 			return -1;
+		if (gs == 2 && memmem(b.code, b.len, &hdr, 4))
+			return -1;	/* (the header's address in the code: not the thread's) */
 		for (int k = 0; k < 2; k++) {
 			uint8_t rel[4], far[8];
 			uint32_t o1, o2;
@@ -263,6 +272,7 @@ static void served_as(int gs)
 	if (gs)
 		gs_base(at(0));
 	ring_reset(CCACHE_RING_IDLE);
+	Bell = 0;
 	Done = 0;
 	Served = Full = 0;
 	CHECK_INT(pthread_create(&th, NULL, reader, NULL), 0);
@@ -282,6 +292,7 @@ static void served_as(int gs)
 	CHECK(Full > 0);		/* (the thread waited for the reader) */
 	CHECK_INT(*word(), CCACHE_RING_IDLE);
 	CHECK(*(uint64_t *)(Reg + CCACHE_SLOT_RDI) == 0xd1d1);
+	CHECK_INT(Bell, gs == 2 ? 1 : 0);	/* (rung by each post) */
 	if (gs)
 		gs_base(0);
 }
@@ -296,6 +307,14 @@ TEST(ccache_ring_served_wraps_and_waits_while_full)
 TEST(ccache_ring_served_with_slots_through_gs)
 {
 	served_as(1);
+}
+
+/* Per-thread rings (CCACHE_GS_CTL): the head, the limit and the request
+ * word in the thread's slot page (%gs:), no absolute address in the
+ * record stub, and the doorbell rung before the tracer is woken. */
+TEST(ccache_ring_served_with_the_ring_in_the_slot_page)
+{
+	served_as(2);
 }
 
 static long Traps;
@@ -364,6 +383,12 @@ TEST(ccache_ring_trapped_with_slots_through_gs)
 	trapped_as(1);
 }
 
+TEST(ccache_ring_trapped_with_the_ring_in_the_slot_page)
+{
+	trapped_as(2);
+}
+
 TEST_MAIN(ccache_ring_spans_wrap_and_full, ccache_ring_served_wraps_and_waits_while_full,
 	  ccache_ring_not_served_traps_and_reads_at_the_stop, ccache_ring_served_with_slots_through_gs,
-	  ccache_ring_trapped_with_slots_through_gs)
+	  ccache_ring_trapped_with_slots_through_gs, ccache_ring_served_with_the_ring_in_the_slot_page,
+	  ccache_ring_trapped_with_the_ring_in_the_slot_page)

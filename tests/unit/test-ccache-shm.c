@@ -242,6 +242,87 @@ TEST(ccache_shm_per_thread_slots_through_gs)
 	Greg = NULL;
 }
 
+/* Per-thread requests (CCACHE_GS_CTL): the miss is posted in the
+ * thread's own control block (in its slot page, CCACHE_SLOT_CTL, reached
+ * through %gs:SELF), the control page's doorbell is rung and woken, and
+ * the control page's own word is never touched: one server, woken by the
+ * bell, finds the request in the thread's word. */
+static uint8_t *Tctl;
+
+static void *bell_server(void *arg)
+{
+	uint32_t *bell = (uint32_t *)(Ctl + CCACHE_CTL_BELL), *w = (uint32_t *)(Tctl + CCACHE_CTL_REQ);
+	uint64_t pc, rg;
+
+	(void)arg;
+	while (__atomic_load_n(bell, __ATOMIC_ACQUIRE) == 0)
+		syscall(SYS_futex, bell, FUTEX_WAIT, 0, NULL, NULL, 0);
+	if (__atomic_load_n(w, __ATOMIC_ACQUIRE) != 1)
+		return NULL;
+	memcpy(&pc, Tctl + CCACHE_CTL_TARGET, 8);
+	memcpy(&rg, Tctl + CCACHE_CTL_REGION, 8);
+	if (rg == (uint64_t)(uintptr_t)Greg)
+		table_put_in(Greg, pc, Landing);
+	__atomic_store_n(w, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
+	return (void *)1;
+}
+
+TEST(ccache_shm_per_thread_request_rings_the_doorbell)
+{
+	uint8_t *page;
+	uint32_t miss;
+	pthread_t sv;
+	struct regs r;
+	void *ok;
+
+	CHECK_INT(setup(), 0);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	Greg = mmap(NULL, SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(page != MAP_FAILED && Greg != MAP_FAILED);
+	CHECK(ccache_dispatcher_served((uint64_t)(uintptr_t)Greg | CCACHE_GS | CCACHE_GS_CTL, (uint64_t)(uintptr_t)Ctl,
+				       Greg + CCACHE_CODE_OFF, 1024, &miss) > 0);
+	Gdisp = (uint64_t)(uintptr_t)Greg + CCACHE_CODE_OFF;
+	*(uint64_t *)(page + CCACHE_SLOT_SELF) = (uint64_t)(uintptr_t)page;
+	Tctl = page + CCACHE_SLOT_CTL;
+	*(uint32_t *)(Tctl + CCACHE_CTL_REQ) = 0;
+	*(uint32_t *)(Ctl + CCACHE_CTL_BELL) = 0;
+	*req() = 2;
+	CHECK_INT((int)syscall(SYS_arch_prctl, 0x1001, (unsigned long)(uintptr_t)page), 0);
+	CHECK_INT(pthread_create(&sv, NULL, bell_server, NULL), 0);
+	r = dispatch_at(Gdisp, page, 0x405678);
+	pthread_join(sv, &ok);
+	syscall(SYS_arch_prctl, 0x1001, 0ul);
+	CHECK(ok != NULL);
+	CHECK(same(&r));
+	CHECK(*(uint64_t *)(Tctl + CCACHE_CTL_TARGET) == 0x405678);
+	CHECK(*(uint64_t *)(Tctl + CCACHE_CTL_REGION) == (uint64_t)(uintptr_t)Greg);
+	CHECK_INT(*(uint32_t *)(Ctl + CCACHE_CTL_BELL), 1);
+	CHECK_INT(*req(), 2);	/* (the control page's word: not this thread's) */
+	CHECK(*(uint64_t *)(page + CCACHE_SLOT_J) == Landing);
+	/* nobody serves (the word 2): the miss trap, the word as it was */
+	*(uint32_t *)(Tctl + CCACHE_CTL_REQ) = 2;
+	{
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_trap;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, &old);
+		Trap_rip = 0;
+		CHECK_INT((int)syscall(SYS_arch_prctl, 0x1001, (unsigned long)(uintptr_t)page), 0);
+		if (!sigsetjmp(Jb, 1))
+			dispatch_at(Gdisp, page, 0x406000);
+		syscall(SYS_arch_prctl, 0x1001, 0ul);
+		sigaction(SIGTRAP, &old, NULL);
+		CHECK(Trap_rip == Gdisp + miss + 1);
+		CHECK_INT(*(uint32_t *)(Tctl + CCACHE_CTL_REQ), 2);
+	}
+	munmap(page, 4096);
+	munmap(Greg, SIZE);
+	Greg = NULL;
+}
+
 static int nostop(void *ctx, uint64_t addr)
 {
 	(void)ctx;
@@ -292,4 +373,5 @@ TEST(ccache_shm_served_exits_go_through_the_dispatcher)
 }
 
 TEST_MAIN(ccache_shm_hit_and_served_miss_keep_registers_and_flags, ccache_shm_miss_not_served_takes_the_trap,
-	  ccache_shm_served_exits_go_through_the_dispatcher, ccache_shm_per_thread_slots_through_gs)
+	  ccache_shm_served_exits_go_through_the_dispatcher, ccache_shm_per_thread_slots_through_gs,
+	  ccache_shm_per_thread_request_rings_the_doorbell)
