@@ -294,7 +294,7 @@ TEST(ccache_shm_per_thread_request_rings_the_doorbell)
 	pthread_join(sv, &ok);
 	syscall(SYS_arch_prctl, 0x1001, 0ul);
 	CHECK(ok != NULL);
-	CHECK(same(&r));
+	CHECK(regs_kept(&r));
 	CHECK(*(uint64_t *)(Tctl + CCACHE_CTL_TARGET) == 0x405678);
 	CHECK(*(uint64_t *)(Tctl + CCACHE_CTL_REGION) == (uint64_t)(uintptr_t)Greg);
 	CHECK_INT(*(uint32_t *)(Ctl + CCACHE_CTL_BELL), 1);
