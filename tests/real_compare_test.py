@@ -181,10 +181,6 @@ KNOWN = [
     ("^gtest_sample -O2$", r"^bt$", None,
      "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
-    # not yet as in lldb-16: a register's value that is a data symbol's
-    # address is not named
-    ("^minigzip", r"^register read$", r"  minigzip_O[02]`__do_global_dtors_aux_fini_array_entry",
-     r"", "names the data symbol a register points at"),
     # lldb-16's disassembly header of libc's setlocale has no name
     ("^sort$", r"^disassemble -c 3$", r"(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
      "without the function's name"),

@@ -110,6 +110,13 @@ int sym_inline_in_block(struct sym_module *m, uint64_t addr);
  * addr's offset in it; -1 when none.  LLDB names such addresses by it
  * ("mod`prog", "mod`stderr@GLIBC_2.2.5"). */
 int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off);
+/* How lldb-16's 'register read' names a value addr (runtime) that is no
+ * function's address (sym_regname.c): -1 when addr is in none of m's loaded
+ * segments, else 0 with buf the name ("mod`sym + 8", "sym" in .data, "" for
+ * a spot no symbol holds). */
+int sym_reg_name(struct sym_module *m, uint64_t addr, char *buf, size_t n);
+/* The program interpreter m names (its PT_INTERP), NULL if none. */
+const char *sym_module_interp(const struct sym_module *m);
 
 /* 0 if a symbol or a line covers addr, -1 if neither.  func is the name
  * of the DWARF function holding addr when there is one (LLDB's choice),

@@ -127,6 +127,13 @@ struct sym_cfi {		/* one frame section's parsed FDE table */
 	size_t nfde;
 };
 
+struct sym_rsym {		/* a symbol of sym_regname.c (link address) */
+	uint64_t addr, size;	/* size: LLDB's for one without a size */
+	const char *name;	/* points into the mapping */
+	size_t index;		/* in its symbol table */
+	uint8_t bind;		/* STB_* */
+};
+
 struct sym_module {
 	char *path, *name;
 	int fd;
@@ -173,6 +180,9 @@ struct sym_module {
 	int data_done;		/* sym_data.c: dsyms read */
 	struct sym_sym *dsyms;	/* data symbols (STT_OBJECT), by address */
 	size_t ndsyms;
+	int rn_done;		/* sym_regname.c: rsyms read */
+	struct sym_rsym *rsyms;	/* every symbol of an address, by address */
+	size_t nrsyms;
 };
 
 /* sym_names.c: the symbol covering link_addr (synthesized names
