@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- registers ---- */
 
@@ -156,19 +155,6 @@ static uint64_t reg_value(const struct reg_def *r, const struct user_regs_struct
 	return v;
 }
 
-/* Whether m is the executable's program interpreter: lldb-16 resolves
- * no address in it for 'register read' (it makes a second module of it
- * from the PT_INTERP path, and unloading that one unloads the sections
- * of both). */
-static int reg_in_interp(struct dbg *d, struct dbg_module *m)
-{
-	const char *interp = d->nmods && d->mods[0].sym ? sym_module_interp(d->mods[0].sym) : NULL;
-	struct stat a, b;
-
-	return interp && stat(interp, &a) == 0 && stat(sym_module_path(m->sym), &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 /* One register; in a set's listing (set != 0) two columns further in, as
  * lldb-16 indents a set's registers. */
 /* register read -f: 'x' (hex, the default), 'd' or 'u' (decimal) */
@@ -192,7 +178,7 @@ static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int siz
 		return;
 	}
 	fprintf(ctx->out, "%s%8s = 0x%0*" PRIx64, set ? "  " : "", name, size * 2, v);
-	if (size == 8 && (m = dbg_module_for(d, v)) && m->sym && !reg_in_interp(d, m)) {
+	if (size == 8 && (m = dbg_module_for(d, v)) && m->sym && !cmd_module_is_interp(d, m)) {
 		if (cmd_module_code(m, v) && sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
 			fprintf(ctx->out, "  %s", dbg_format_addr(d, v, buf, sizeof(buf)));
 		else if (sym_reg_name(m->sym, v, buf, sizeof(buf)) == 0)

@@ -115,6 +115,9 @@ int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t
  * segments, else 0 with buf the name ("mod`sym + 8", "sym" in .data, "" for
  * a spot no symbol holds). */
 int sym_reg_name(struct sym_module *m, uint64_t addr, char *buf, size_t n);
+/* The number of the PT_LOAD segment holding addr (runtime) as lldb-16
+ * loads them (see sym_reg_name), -1 if none. */
+int sym_load_segment(const struct sym_module *m, uint64_t addr);
 /* The program interpreter m names (its PT_INTERP), NULL if none. */
 const char *sym_module_interp(const struct sym_module *m);
 

@@ -203,17 +203,16 @@ static const struct sym_rsym *rsym_at(struct sym_module *m, uint64_t a)
 	return NULL;
 }
 
-int sym_reg_name(struct sym_module *m, uint64_t addr, char *buf, size_t n)
+/* The PT_LOAD segment holding link address a as LLDB loads them (one a
+ * PT_TLS at its address replaces has the PT_TLS's range): its number among
+ * the PT_LOADs and its start, -1 if none. */
+static int load_segment(const struct sym_module *m, uint64_t a, uint64_t *lo_out)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
 	const Elf64_Phdr *ph;
-	const Elf64_Shdr *shs;
-	const struct sym_rsym *s;
-	unsigned nsh, load = 0;
+	unsigned load = 0;
 	int seg = -1;
-	uint64_t a = addr - m->bias, seg_lo = 0;
 
-	buf[0] = 0;
 	if (!m->map || m->maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_phoff > m->maplen || eh->e_phnum > (m->maplen - eh->e_phoff) / sizeof(*ph))
 		return -1;
@@ -228,10 +227,30 @@ int sym_reg_name(struct sym_module *m, uint64_t addr, char *buf, size_t n)
 				hi = lo + ph[j].p_memsz;	/* it replaces this one */
 		if (a >= lo && a < hi) {
 			seg = (int)load;
-			seg_lo = lo;
+			*lo_out = lo;
 		}
 		load++;
 	}
+	return seg;
+}
+
+int sym_load_segment(const struct sym_module *m, uint64_t addr)
+{
+	uint64_t lo;
+
+	return load_segment(m, addr - m->bias, &lo);
+}
+
+int sym_reg_name(struct sym_module *m, uint64_t addr, char *buf, size_t n)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+	const Elf64_Shdr *shs;
+	const struct sym_rsym *s;
+	unsigned nsh;
+	uint64_t a = addr - m->bias, seg_lo = 0;
+	int seg = load_segment(m, a, &seg_lo);
+
+	buf[0] = 0;
 	if (seg < 0)
 		return -1;
 	shs = shdrs(m->map, m->maplen, &nsh);
