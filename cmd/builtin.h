@@ -49,6 +49,7 @@ extern const struct cmd_node cmd_register_node;
 extern const struct cmd_node cmd_memory_node;
 extern const struct cmd_node cmd_disassemble_node;
 extern const struct cmd_node cmd_image_node;
+extern const struct cmd_node cmd_target_modules_node;
 extern const struct cmd_node cmd_source_node;
 /* cmd-expr.c */
 extern const struct cmd_node cmd_expression_node;

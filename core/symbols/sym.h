@@ -151,6 +151,15 @@ int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, 
  * prologue.  Returns the number filled (<= max), 0 if none. */
 int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
 		    uint64_t *addrs, int max, unsigned *actual_line);
+/* A breakpoint's locations for file:line as LLDB's resolver keeps them:
+ * sym_lookup_line's, less those in a function (or inlined call) whose
+ * declaration in that file comes after line + 1 (a line between two functions
+ * slides to no code of the next one: the breakpoint stays pending). */
+int sym_lookup_line_bp(struct sym_module *m, const char *file, unsigned line,
+		       uint64_t *addrs, int max);
+/* The declaration line (DW_AT_decl_line) of the function holding addr
+ * (runtime), 0 if unknown. */
+unsigned sym_func_decl_line(struct sym_module *m, uint64_t addr);
 
 /* The contiguous range [lo,hi) around addr whose rows all have addr's line
  * (source-level stepping).  0 found, -1 not. */

@@ -38,6 +38,9 @@ struct sym_scope {		/* one range of a function or of a call
 	const char *name;	/* LLDB's name for the function */
 	const char *call_file;	/* inlined: where it was called from */
 	unsigned call_line, call_col;
+	const char *decl_file;	/* the function's declaration (through
+				 * abstract_origin, specification), NULL */
+	unsigned decl_line;	/* if unknown (0) */
 	int depth;		/* 0: the function; n: n calls deep */
 	int owns_name;
 	int split;		/* in a function of several ranges (a hot and a
