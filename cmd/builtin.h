@@ -49,12 +49,14 @@ extern const struct cmd_node cmd_register_node;
 extern const struct cmd_node cmd_memory_node;
 extern const struct cmd_node cmd_disassemble_node;
 extern const struct cmd_node cmd_image_node;
+extern const struct cmd_node cmd_target_modules_node;
 extern const struct cmd_node cmd_source_node;
 /* cmd-expr.c */
 extern const struct cmd_node cmd_expression_node;
 /* cmd-write.c */
 extern const struct cmd_node cmd_register_write_node;
 extern const struct cmd_node cmd_memory_write_node;
+extern const struct cmd_node cmd_memory_region_node;
 /* cmd-var.c */
 extern const struct cmd_node cmd_frame_variable_node;
 extern const struct cmd_node cmd_target_variable_node;

@@ -126,8 +126,9 @@ static int find_source(struct dbg *d, const char *name, char *out, size_t n)
 	return -1;
 }
 
-/* File and line of function name's entry. */
-static int func_line(struct dbg *d, const char *name, const char **file, unsigned *line)
+/* File and line of function name's entry; with decl, its declaration's
+ * line when the DWARF gives one (LLDB's start line of a function). */
+static int func_line(struct dbg *d, const char *name, const char **file, unsigned *line, int decl)
 {
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
@@ -136,8 +137,10 @@ static int func_line(struct dbg *d, const char *name, const char **file, unsigne
 
 		if (cmd_module_usable(d, m) && sym_lookup_func(m->sym, name, &entry, NULL, 1) > 0 &&
 		    sym_lookup_addr(m->sym, entry, &loc) == 0 && loc.file && loc.line) {
+			unsigned dl = decl ? sym_func_decl_line(m->sym, entry) : 0;
+
 			*file = loc.file;
-			*line = loc.line;
+			*line = dl ? dl : loc.line;
 			return 0;
 		}
 	}
@@ -181,9 +184,10 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 		count = 10;
 	back = count >= 10 ? 5 : count / 2;
 	if (func) {
-		if (func_line(d, func, &file, &line) < 0)
+		if (func_line(d, func, &file, &line, 1) < 0)
 			return cmd_error(ctx, "Could not find function named: \"%s\".", func);
 		fprintf(ctx->out, "File: %s\n", file);
+		count++;	/* lldb-16: from the declaration less back, count more */
 	} else if (fname) {
 		if (find_source(d, fname, path, sizeof(path)) < 0)
 			return cmd_error(ctx, "Could not find source file \"%s\".", fname);
@@ -228,7 +232,7 @@ static enum cmd_status exec_source_list(struct cmd_ctx *ctx, const struct cmd_ar
 			center = 0;
 			count = given ? count : prev;
 			line = s->list_next - prev + count;
-		} else if (func_line(d, "main", &file, &line) < 0) {
+		} else if (func_line(d, "main", &file, &line, 0) < 0) {
 			if (d->mods && d->mods[0].sym && sym_main_file(d->mods[0].sym)) {
 				file = sym_main_file(d->mods[0].sym);
 				line = 1;
@@ -284,9 +288,19 @@ static const struct cmd_node image_lookup_node = {
 		{ 0 } },
 };
 
+static const struct cmd_node *const image_children[] = {
+	&image_list_node, &image_lookup_node, NULL,
+};
+
 const struct cmd_node cmd_image_node = {
 	.name = "image", .summary = "Commands for accessing the modules of the target.",
-	.children = (const struct cmd_node *const[]){ &image_list_node, &image_lookup_node, NULL },
+	.children = image_children,
+};
+
+/* LLDB's own name of it: 'image' is its alias of 'target modules' */
+const struct cmd_node cmd_target_modules_node = {
+	.name = "modules", .summary = "Commands for accessing information for one or more target modules.",
+	.children = image_children,
 };
 
 /* As LLDB: an empty line lists on after the last line shown. */

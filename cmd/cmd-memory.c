@@ -362,5 +362,6 @@ static const struct cmd_node memory_read_node = {
 
 const struct cmd_node cmd_memory_node = {
 	.name = "memory", .summary = "Commands for reading and writing the memory of the current target.",
-	.children = (const struct cmd_node *const[]){ &memory_read_node, &cmd_memory_write_node, NULL },
+	.children = (const struct cmd_node *const[]){ &memory_read_node, &cmd_memory_write_node,
+							      &cmd_memory_region_node, NULL },
 };

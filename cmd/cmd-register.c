@@ -178,9 +178,12 @@ static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int siz
 		return;
 	}
 	fprintf(ctx->out, "%s%8s = 0x%0*" PRIx64, set ? "  " : "", name, size * 2, v);
-	if (size == 8 && (m = dbg_module_for(d, v)) && cmd_module_code(m, v) &&
-	    sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
-		fprintf(ctx->out, "  %s", dbg_format_addr(d, v, buf, sizeof(buf)));
+	if (size == 8 && (m = dbg_module_for(d, v)) && m->sym && !cmd_module_is_interp(d, m)) {
+		if (cmd_module_code(m, v) && sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
+			fprintf(ctx->out, "  %s", dbg_format_addr(d, v, buf, sizeof(buf)));
+		else if (sym_reg_name(m->sym, v, buf, sizeof(buf)) == 0)
+			fprintf(ctx->out, "  %s", buf);	/* a data symbol's: as lldb-16 */
+	}
 	fputc('\n', ctx->out);
 }
 

@@ -86,5 +86,6 @@ static const struct cmd_node target_select = {
 const struct cmd_node cmd_target_node = {
 	.name = "target", .summary = "Commands for the debugger's targets.",
 	.children = (const struct cmd_node *const[]){ &cmd_target_variable_node, &target_list,
-						      &target_select, NULL },
+						      &target_select, &cmd_target_modules_node,
+						      NULL },
 };

@@ -432,6 +432,22 @@ static char **expand_alias(char **words, int *n)
 		*n = 1;
 		ne = cmd_split(rel, &exp, &errmsg);
 	}
+	/* and list: "list 40" (a line), "list f.c:40", "list main" (a function) */
+	else if ((!strcmp(al->name, "list") || !strcmp(al->name, "l")) && *n == 2 &&
+		 words[1][0] && words[1][0] != '-') {
+		char *colon = strrchr(words[1], ':');
+		char line[4096];
+
+		if (strspn(words[1], "0123456789") == strlen(words[1]))
+			snprintf(line, sizeof(line), "source list -l");
+		else if (colon && colon != words[1] && colon[1] &&
+			 strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+			*colon = 0;
+			snprintf(line, sizeof(line), "source list -l %s -f", colon + 1);
+		} else
+			snprintf(line, sizeof(line), "source list -n");
+		ne = cmd_split(line, &exp, &errmsg);
+	}
 	/* LLDB's attach is a regex alias too: a pid, a name, or options */
 	else if (!strcmp(al->name, "attach") && *n == 1)
 		ne = cmd_split("process attach", &exp, &errmsg);

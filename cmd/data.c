@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- reading target memory or, without a process, the executable ---- */
 
@@ -79,6 +80,15 @@ int cmd_module_code(struct dbg_module *m, uint64_t addr)
 	if (sym_module_is_raw(m->sym))
 		return m->end != 0;
 	return sym_file_code(m->sym, addr);
+}
+
+int cmd_module_is_interp(struct dbg *d, struct dbg_module *m)
+{
+	const char *interp = d->nmods && d->mods[0].sym ? sym_module_interp(d->mods[0].sym) : NULL;
+	struct stat a, b;
+
+	return interp && m->sym && stat(interp, &a) == 0 && stat(sym_module_path(m->sym), &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* The module holding addr, NULL if none really does (dbg_module_for answers

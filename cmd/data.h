@@ -31,6 +31,11 @@ size_t cmd_data_read(struct dbg *d, uint64_t addr, uint8_t *buf, size_t n);
 int cmd_module_covers(struct dbg_module *m, uint64_t addr);
 /* 1 if addr lies in an executable segment of module m. */
 int cmd_module_code(struct dbg_module *m, uint64_t addr);
+/* Whether m is the executable's program interpreter: lldb-16 resolves
+ * no address in it (register read, memory region), having made a second
+ * module of it from the PT_INTERP path, whose unloading unloads the
+ * sections of both. */
+int cmd_module_is_interp(struct dbg *d, struct dbg_module *m);
 /* The module really holding addr, or NULL. */
 struct dbg_module *cmd_module_at(struct dbg *d, uint64_t addr);
 /* 1 if m's symbols answer for the session's state. */

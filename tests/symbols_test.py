@@ -66,6 +66,14 @@ debug file (objcopy --only-keep-debug) put where ptdb must look for it.
   S16 image lookup -a of addresses in inlined calls, against lldb-16: the
       summary goes on with one line per caller (the -O2 fixture's, and
       every instruction of libc's _mid_memalign, two calls deep)
+  S17 register read names a value pointing into a module's data as
+      lldb-16 does, against lldb-16 (register write puts each address in
+      rax): objects in .data by their name alone, others as "mod`name",
+      "+ N" inside one, a size-0 symbol reaching to the next one or its
+      section's end, nothing after a spot no symbol holds; a writable
+      segment a PT_TLS at the same address replaces is not resolved
+      (globals: its .data and .bss), nor any address in ld.so; heap and
+      stack values stay bare
   S9  a traced run of open_state: instruction dumps and the function-call
       tree show the inlined calls ("open_state + 5 [inlined] init_registry")
 """
@@ -188,6 +196,7 @@ def run_all():
           ["_fini + 1"])
     source_map_checks()
     lookup_checks()
+    regname_checks()
     o2 = os.path.join(ROOT, "tests", "programs", "inline_o2")
     out = ptdb("b open_state", "r", "thread trace start", "finish",
                "thread trace dump instructions -f -c 40", "thread trace dump function-calls",
@@ -509,6 +518,42 @@ def lookup_checks():
     same("symbols: S16 image lookup -a in libc's inlined calls against lldb-16 (%d addresses)"
          % len(addrs), [l for k in sorted(want) for l in [k] + want[k]],
          [l for k in sorted(got) for l in [k] + got[k]])
+
+
+def regname_checks():
+    """S17: register read of addresses in a module's data, as lldb-16."""
+    if not shutil.which("lldb-16"):
+        results.skip("symbols: S17 register read names data", "lldb-16 is not installed")
+        return
+    spots = [("_IO_stdin_used", 0), ("_IO_stdin_used", 4), ("_IO_stdin_used", 16),
+             ("__GNU_EH_FRAME_HDR", 0), ("__abi_tag", 8), ("_DYNAMIC", 0), ("_DYNAMIC", 24),
+             ("__do_global_dtors_aux_fini_array_entry", 4), ("_GLOBAL_OFFSET_TABLE_", 8),
+             ("__data_start", 0), ("__dso_handle", 4), ("completed.0", 0), ("g_count", 2),
+             ("g_name", 3), ("calls.0", 0), ("_edata", 0), ("_end", 0), ("main", 1)]
+    for name in ("globals", "symlibc"):
+        prog = os.path.join(ROOT, "tests", "programs", name)
+        syms = {}
+        for l in subprocess.run(["nm", prog], capture_output=True, text=True).stdout.splitlines():
+            f = l.split()
+            if len(f) == 3:
+                syms.setdefault(f[2], int(f[0], 16))
+        addrs = [syms[n] + off for n, off in spots if n in syms]
+        # ld.so's .data and code, libc's .data and .bss (beside its PT_TLS),
+        # libc's .rodata, the stack
+        out = ptdb("b main", "r", "p/x (long)&_rtld_global", "p/x (long)&_IO_2_1_stdout_",
+                   "p/x (long)&main_arena", "p/x (long)&_dl_catch_exception",
+                   "p/x $rsp", "kill", prog=prog)
+        addrs += [int(v, 16) for v in re.findall(r"^\(long\) \$\d+ = (0x[0-9a-f]+)$", out, re.M)]
+        addrs += [int(v, 16) for v in re.findall(r"^\(unsigned long\) \$\d+ = (0x[0-9a-f]+)$",
+                                                 out, re.M)]
+        cmds = ["b main", "r"]
+        for a in addrs:
+            cmds += ["register write rax 0x%x" % a, "register read rax"]
+        want = [l.rstrip() for l in lldb_run(cmds + ["kill"], prog).splitlines()
+                if l.startswith("     rax = ")]
+        got = [l.rstrip() for l in ptdb(*cmds, "kill", prog=prog).splitlines()
+               if l.startswith("     rax = ")]
+        same("symbols: S17 register read names data as lldb-16 (%s)" % name, want, got)
 
 
 def source_map_checks():

@@ -43,7 +43,7 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 			char old[4096];
 
 			file = source_map_reverse(d->source_map, file, old, sizeof(old));
-			return sym_lookup_line(m->sym, file, bp->line, out, max, NULL);
+			return sym_lookup_line_bp(m->sym, file, bp->line, out, max);
 		}
 	}
 	case DBG_BP_ADDR:

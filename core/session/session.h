@@ -33,6 +33,10 @@ struct session {
 	uint64_t mem_next;
 	char mem_fmt;
 	unsigned mem_size, mem_count;
+	/* "memory region" without an address continues at the end of the
+	 * last region shown (cmd/cmd-region.c) */
+	int region_next_ok;
+	uint64_t region_next;
 	/* "process trace start --snapshot-on SIG": on SIG a bundle is saved
 	 * as snapshot_dir/snapshot-N and the process continues */
 	int snapshot_signo;

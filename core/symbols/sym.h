@@ -110,6 +110,16 @@ int sym_inline_in_block(struct sym_module *m, uint64_t addr);
  * addr's offset in it; -1 when none.  LLDB names such addresses by it
  * ("mod`prog", "mod`stderr@GLIBC_2.2.5"). */
 int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off);
+/* How lldb-16's 'register read' names a value addr (runtime) that is no
+ * function's address (sym_regname.c): -1 when addr is in none of m's loaded
+ * segments, else 0 with buf the name ("mod`sym + 8", "sym" in .data, "" for
+ * a spot no symbol holds). */
+int sym_reg_name(struct sym_module *m, uint64_t addr, char *buf, size_t n);
+/* The number of the PT_LOAD segment holding addr (runtime) as lldb-16
+ * loads them (see sym_reg_name), -1 if none. */
+int sym_load_segment(const struct sym_module *m, uint64_t addr);
+/* The program interpreter m names (its PT_INTERP), NULL if none. */
+const char *sym_module_interp(const struct sym_module *m);
 
 /* 0 if a symbol or a line covers addr, -1 if neither.  func is the name
  * of the DWARF function holding addr when there is one (LLDB's choice),
@@ -141,6 +151,15 @@ int sym_lookup_inlined(struct sym_module *m, const char *name, uint64_t *addrs, 
  * prologue.  Returns the number filled (<= max), 0 if none. */
 int sym_lookup_line(struct sym_module *m, const char *file, unsigned line,
 		    uint64_t *addrs, int max, unsigned *actual_line);
+/* A breakpoint's locations for file:line as LLDB's resolver keeps them:
+ * sym_lookup_line's, less those in a function (or inlined call) whose
+ * declaration in that file comes after line + 1 (a line between two functions
+ * slides to no code of the next one: the breakpoint stays pending). */
+int sym_lookup_line_bp(struct sym_module *m, const char *file, unsigned line,
+		       uint64_t *addrs, int max);
+/* The declaration line (DW_AT_decl_line) of the function holding addr
+ * (runtime), 0 if unknown. */
+unsigned sym_func_decl_line(struct sym_module *m, uint64_t addr);
 
 /* The contiguous range [lo,hi) around addr whose rows all have addr's line
  * (source-level stepping).  0 found, -1 not. */

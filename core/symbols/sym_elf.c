@@ -340,6 +340,7 @@ void sym_module_free(struct sym_module *m)
 	sym_dwarf_free(m);
 	sym_free_syms(m);
 	free(m->dsyms);
+	free(m->rsyms);
 	sym_debug_free(m);
 	if (m->map)
 		munmap((void *)m->map, m->maplen);

@@ -38,6 +38,9 @@ struct sym_scope {		/* one range of a function or of a call
 	const char *name;	/* LLDB's name for the function */
 	const char *call_file;	/* inlined: where it was called from */
 	unsigned call_line, call_col;
+	const char *decl_file;	/* the function's declaration (through
+				 * abstract_origin, specification), NULL */
+	unsigned decl_line;	/* if unknown (0) */
 	int depth;		/* 0: the function; n: n calls deep */
 	int owns_name;
 	int split;		/* in a function of several ranges (a hot and a
@@ -133,6 +136,13 @@ struct sym_cfi {		/* one frame section's parsed FDE table */
 	size_t nfde;
 };
 
+struct sym_rsym {		/* a symbol of sym_regname.c (link address) */
+	uint64_t addr, size;	/* size: LLDB's for one without a size */
+	const char *name;	/* points into the mapping */
+	size_t index;		/* in its symbol table */
+	uint8_t bind;		/* STB_* */
+};
+
 struct sym_module {
 	char *path, *name;
 	int fd;
@@ -179,6 +189,9 @@ struct sym_module {
 	int data_done;		/* sym_data.c: dsyms read */
 	struct sym_sym *dsyms;	/* data symbols (STT_OBJECT), by address */
 	size_t ndsyms;
+	int rn_done;		/* sym_regname.c: rsyms read */
+	struct sym_rsym *rsyms;	/* every symbol of an address, by address */
+	size_t nrsyms;
 };
 
 /* sym_names.c: the symbol covering link_addr (synthesized names

@@ -304,3 +304,32 @@ int sym_lookup_exported(struct sym_module *m, const char *name, uint64_t *entry,
 	}
 	return n;
 }
+
+int sym_lookup_line_bp(struct sym_module *m, const char *file, unsigned line,
+		       uint64_t *addrs, int max)
+{
+	int n = sym_lookup_line(m, file, line, addrs, max, NULL), k = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct sym_scope *sc[16];
+		int ns = sym_scopes_at(m, addrs[i] - m->bias, sc, 16);
+		const struct sym_scope *in = ns > 0 ? sc[ns - 1] : NULL;
+
+		/* LLDB's filter: not in a function (or inlined one) declared
+		 * after the line asked for, in the same file (the line just
+		 * before its declaration is its: "int\nf(void)") */
+		if (in && in->decl_line > line + 1 && in->decl_file &&
+		    sym_same_file(in->decl_file, file))
+			continue;
+		addrs[k++] = addrs[i];
+	}
+	return k;
+}
+
+unsigned sym_func_decl_line(struct sym_module *m, uint64_t addr)
+{
+	const struct sym_scope *sc[16];
+	int ns = sym_scopes_at(m, addr - m->bias, sc, 16);
+
+	return ns > 0 ? sc[0]->decl_line : 0;
+}

@@ -271,6 +271,29 @@ static const char *scope_file(struct scope_walk *w, unsigned idx)
 
 static void scope_walk_children(struct scope_walk *w, Dwarf_Die parent, int depth, int nest);
 
+/* The declaration's line and file of a function or inlined call, through
+ * abstract_origin and specification (a file only in this CU's table). */
+static void scope_decl(struct scope_walk *w, Dwarf_Die die, struct sym_scope *t, int hops)
+{
+	static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
+	struct sym_module *m = w->m;
+	unsigned line = scope_udata(m, die, DW_AT_decl_line);
+
+	if (line) {
+		t->decl_line = line;
+		t->decl_file = scope_file(w, scope_udata(m, die, DW_AT_decl_file));
+		return;
+	}
+	for (int i = 0; i < 2 && hops < 4 && !t->decl_line; i++) {
+		Dwarf_Die o = scope_ref(m, die, refs[i]);
+
+		if (o) {
+			scope_decl(w, o, t, hops + 1);
+			dwarf_dealloc(m->dbg, o, DW_DLA_DIE);
+		}
+	}
+}
+
 /* A lexical block inside the inlined call at depth: its ranges, kept
  * apart from the scopes in cu->blocks (their depth the call's). */
 static void scope_add_block(struct scope_walk *w, Dwarf_Die die, int depth)
@@ -315,6 +338,7 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 			name = xstrdup("<unnamed>");
 		t.name = name;
 		t.depth = d;
+		scope_decl(w, die, &t, 0);
 		if (tag == DW_TAG_inlined_subroutine) {
 			t.call_file = scope_file(w, scope_udata(m, die, DW_AT_call_file));
 			t.call_line = scope_udata(m, die, DW_AT_call_line);
