@@ -130,7 +130,7 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 	snprintf(buf, n, "0x%016" PRIx64, u);
 	if (!u || !tg)
 		return;
-	if (vf_is_char_type(tg) && t->kind == SYM_T_POINTER) {
+	if (vf_is_char_type(tg) && t->kind == SYM_T_POINTER && !vf_raw_output) {
 		uint8_t s[1025];
 		size_t got = p->env->read_some(p->env->d, u, s, sizeof(s) - 1);
 

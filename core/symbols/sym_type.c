@@ -249,6 +249,11 @@ static uint64_t member_offset(struct sym_module *m, Dwarf_Die die)
 					break;
 			}
 		}
+	} else if (form == DW_FORM_implicit_const) {	/* DWARF 5: the value in the abbrev */
+		Dwarf_Signed s;
+
+		if (dwarf_formsdata(a, &s, &e) == DW_DLV_OK)
+			v = (uint64_t)s;
 	} else {
 		Dwarf_Unsigned u;
 
