@@ -107,6 +107,10 @@ void sym_scope_free_cu(struct sym_cu *cu);
  * (heap, or NULL); a libdwarf error released. */
 void sym_scope_load(struct sym_module *m, struct sym_cu *cu);
 char *sym_scope_name(struct sym_module *m, Dwarf_Die die, int hops);
+/* LLDB's name of a C++ function definition without a linkage name whose
+ * declaration sits in a namespace or class (sym_fname.c): its scope, name
+ * and parameter types ("ns::f(const char *)"); heap, or NULL otherwise. */
+char *sym_func_dwarf_name(struct sym_module *m, Dwarf_Die die);
 void sym_scope_err(struct sym_module *m, Dwarf_Error *e);
 /* sym_inlidx.c: the index of functions declared inline */
 void sym_scope_free_index(struct sym_module *m);
