@@ -154,6 +154,13 @@ SESSIONS.append(("C++ names", "tests/programs/cxx_names", [
     "b Runner::run", "b twice", "r", "bt", "frame info", "c", "bt", "s", "s", "s", "s", "s",
     "frame info", "finish",
 ]))
+# overloaded names: breakpoint locations numbered as lldb-16 numbers them
+# (the DWARF's functions last defined first, then a template's instance),
+# a static function named from DWARF with clang's parameter types
+SESSIONS.append(("C++ overloads", "tests/programs/cxx_names", [
+    "b outer::pick", "b outer::grab", "breakpoint list", "r", "bt 1", "c", "c", "c",
+    "image lookup -a $pc", "disassemble -c 1", "finish", "c", "c", "bt 1",
+]))
 # libstdc++'s strings and vectors: frame lines (name="hello", v=size=3),
 # frame variable and p ("size=3 { [0] = 1 ... }")
 SESSIONS.append(("libstdc++ values", "tests/programs/cxx_names", [

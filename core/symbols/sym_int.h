@@ -40,6 +40,7 @@ struct sym_scope {		/* one range of a function or of a call
 	unsigned call_line, call_col;
 	int depth;		/* 0: the function; n: n calls deep */
 	int owns_name;
+	int dwarf_named;	/* name made by sym_func_dwarf_name */
 	int split;		/* in a function of several ranges (a hot and a
 				 * .cold part): lldb-16 makes no function of it,
 				 * so its inlined calls get no breakpoint */

@@ -180,6 +180,7 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 		/* offsets count from the start of the piece holding addr (a
 		 * function split into hot and cold parts has two) */
 		out->func = fn->name;
+		out->func_whole = fn->dwarf_named;
 		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
 		/* GCC gives a function of an anonymous namespace no linkage
 		 * name, so its DWARF name is bare ("run"); LLDB names it from

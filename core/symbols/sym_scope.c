@@ -314,6 +314,7 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 		if (tag == DW_TAG_subprogram && sym_die_flag(m, die, DW_AT_specification) &&
 		    (sym_die_flag(m, die, DW_AT_low_pc) || sym_die_flag(m, die, DW_AT_ranges)))
 			name = sym_func_dwarf_name(m, die);
+		t.dwarf_named = name != NULL;
 		if (!name)
 			name = sym_scope_name(m, die, 0);
 
