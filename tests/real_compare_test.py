@@ -102,6 +102,27 @@ GTEST_MEMBERS = [
     "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
     "breakpoint delete --force", "kill",
 ]
+# googletest's TestSuite::Run and TestInfo::Run (-O0): std::string,
+# std::vector and std::unique_ptr members, their methods, subscripts, raw
+# and depth-limited views, methods called on this, steps into and over
+# std:: calls, finish out of a method
+GTEST_SUITE = [
+    "b testing::TestSuite::Run", "r --gtest_color=no --gtest_filter=*.Positive", "bt 3", "v",
+    "p name_", "p name_.c_str()", "p name_.size()", "p test_info_list_",
+    "p test_info_list_.size()", "p test_info_list_[0]", "p *test_info_list_[0]",
+    "p test_info_list_[0]->name_", "p this->name_", "p type_param_", "p test_indices_[1]",
+    "frame variable -R name_", "v -D 1 *this", "p GetTestInfo(0)", "p total_test_count()",
+    "p name()", "p should_run_", "frame info", "image lookup -n testing::TestSuite::Run",
+    "b testing::TestInfo::Run", "c", "p *this", "p name_.empty()", "p type_param()",
+    "s", "s", "s", "bt 2", "finish", "n", "s", "breakpoint delete --force", "kill",
+]
+# the flags code: an overloaded static function (named from DWARF, as
+# lldb-16 names a function without a linkage name), C strings, finish
+GTEST_FLAGS = [
+    "b testing::internal::ParseFlag", "r --gtest_color=no --gtest_filter=*.Positive", "bt 2", "v",
+    "p str", "p flag_name", "p *value", "image lookup -a $pc", "disassemble -c 2", "finish",
+    "v", "breakpoint delete --force", "kill",
+]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
 SESSIONS = [
@@ -112,6 +133,8 @@ SESSIONS = [
     ("gtest_sample -O0", "gtest_sample_O0", GTEST, GTEST_OUT),
     ("gtest_sample -O2", "gtest_sample_O2", GTEST, GTEST_OUT),
     ("gtest_sample -O0 members", "gtest_sample_O0", GTEST_MEMBERS, GTEST_OUT),
+    ("gtest_sample -O0 suite", "gtest_sample_O0", GTEST_SUITE, GTEST_OUT),
+    ("gtest_sample -O0 flags", "gtest_sample_O0", GTEST_FLAGS, GTEST_OUT),
     ("python3", "/usr/bin/python3", [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi",
         # widened: a function without debug information, by instructions
@@ -163,6 +186,11 @@ KNOWN = [
     # 'this' is T *const)
     ("^gtest_sample -O0$", r"^(bt|finish|up|frame info|frame select \d+|image lookup -a \$pc)$",
      r"(?<=\)) const(?= at | \+ )", r"", "which GCC gives every method"),
+    # this in googletest's methods: lldb-16 finds no dynamic type for
+    # their classes and shows the declared T *const (lldb-22 shows T *)
+    ("^gtest_sample -O0 suite$", r"^(v|v -T|frame variable)$",
+     r"(?m)(?<=^\(testing::TestSuite \*)const(?=\) this = )", r"",
+     "finding no dynamic type for these classes"),
     # -O2 functions split into a hot and a cold part: lldb-16 finds no
     # function there (the symbol's name, no arguments, no inlined calls)
     ("^gtest_sample -O2$", r"^(up|frame info|frame select \d+)$",
