@@ -39,16 +39,59 @@ void vf_cat(char *buf, size_t n, const char *s)
 		snprintf(buf + k, n - k, "%s", s);
 }
 
+/* The character of a string at s[i] as LLDB's string summaries print it,
+ * read as UTF-8 (StringPrinter): a printable character as it is, one that
+ * is not as \U%08x ("\U0000007f", "\U0000001b"), the C escapes as in a
+ * char, a byte that starts no valid sequence as \x%02x.  Returns the
+ * bytes used. */
+static size_t str_char(const uint8_t *s, size_t len, size_t i, char *one, size_t n)
+{
+	unsigned c = s[i], cp, need, lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80) {
+		if (c == '\'')
+			snprintf(one, n, "'");
+		else if (c && (c < 0x20 || c == 0x7f) && !strchr("\a\b\f\n\r\t\v", (int)c))
+			snprintf(one, n, "\\U%08x", c);
+		else
+			char_lit(c, one, n);
+		return 1;
+	}
+	need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+	if (c == 0xe0)		/* no overlong forms, no surrogates, nothing past U+10FFFF */
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (!need || i + need >= len || s[i + 1] < lo || s[i + 1] > hi)
+		need = 0;
+	for (unsigned k = 2; need && k <= need; k++)
+		if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+			need = 0;
+	if (!need) {
+		snprintf(one, n, "\\x%02x", c);
+		return 1;
+	}
+	cp = c & (0x3f >> need);
+	for (unsigned k = 1; k <= need; k++)
+		cp = cp << 6 | (s[i + k] & 0x3f);
+	if (cp < 0xa0)		/* C1 controls */
+		snprintf(one, n, "\\U%08x", cp);
+	else
+		snprintf(one, n, "%.*s", (int)need + 1, (const char *)s + i);
+	return need + 1;
+}
+
 void vf_quoted(const uint8_t *s, size_t len, char *buf, size_t n)
 {
-	char one[8];
+	char one[16];
 
 	vf_cat(buf, n, "\"");
-	for (size_t i = 0; i < len && s[i]; i++) {
-		if (s[i] == '\'')
-			snprintf(one, sizeof(one), "'");
-		else
-			char_lit(s[i], one, sizeof(one));
+	for (size_t i = 0; i < len && s[i];) {
+		i += str_char(s, len, i, one, sizeof(one));
 		vf_cat(buf, n, one);
 	}
 	vf_cat(buf, n, "\"");
@@ -60,16 +103,13 @@ void vf_quoted(const uint8_t *s, size_t len, char *buf, size_t n)
 void vf_char_array(const uint8_t *s, size_t len, char *buf, size_t n)
 {
 	size_t m = len > 1024 ? 1024 : len;
-	char one[8];
+	char one[16];
 
 	while (m && !s[m - 1])
 		m--;
 	vf_cat(buf, n, "\"");
-	for (size_t i = 0; i < m; i++) {
-		if (s[i] == '\'')
-			snprintf(one, sizeof(one), "'");
-		else
-			char_lit(s[i], one, sizeof(one));
+	for (size_t i = 0; i < m;) {
+		i += str_char(s, m, i, one, sizeof(one));
 		vf_cat(buf, n, one);
 	}
 	vf_cat(buf, n, len > 1024 ? "\"..." : "\"");
