@@ -158,8 +158,8 @@ SESSIONS.append(("C++ names", "tests/programs/cxx_names", [
 # (the DWARF's functions last defined first, then a template's instance),
 # a static function named from DWARF with clang's parameter types
 SESSIONS.append(("C++ overloads", "tests/programs/cxx_names", [
-    "b outer::pick", "b outer::grab", "breakpoint list", "r", "bt 1", "c", "c", "c",
-    "image lookup -a $pc", "disassemble -c 1", "finish", "c", "c", "bt 1",
+    "b outer::pick", "b outer::grab", "breakpoint list", "r", "frame info", "c", "c", "c",
+    "image lookup -a $pc", "disassemble -c 1", "finish", "c", "c", "frame info",
 ]))
 # libstdc++'s strings and vectors: frame lines (name="hello", v=size=3),
 # frame variable and p ("size=3 { [0] = 1 ... }")
