@@ -165,6 +165,9 @@ SESSIONS.append(("C++ overloads", "tests/programs/cxx_names", [
 # frame variable and p ("size=3 { [0] = 1 ... }")
 SESSIONS.append(("libstdc++ values", "tests/programs/cxx_names", [
     "b cxx_names.cpp:43", "r", "bt", "frame info", "v v", "p v", "v none", "v s2",
+    # a pointer to one shows its summary alone, as lldb-16's libstdc++
+    # summaries do not skip pointers
+    "p &v", "p &s2", "p &names", "v &none",
 ]))
 # every signal lldb-16 knows, by its names, with its default policy
 SESSIONS.append(("process handle", "tests/programs/vars", [

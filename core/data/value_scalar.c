@@ -9,6 +9,7 @@
 #include <dwarf.h>
 
 #include "core/data/value.h"
+#include "core/data/fmt_cxx.h"
 #include "core/data/value_int.h"
 
 /* ---- scalars ---- */
@@ -152,6 +153,36 @@ static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, s
 		snprintf(buf, n, "%" PRId64, s);
 }
 
+/* A pointer to a library value with a summary (std::string, a container,
+ * a smart pointer) shows the summary alone, as LLDB's libstdc++
+ * summaries, which do not skip pointers: "(std::string *) ps = \"hello\"",
+ * "(std::vector<int> *) pv = size=3".  0 when tg has none. */
+static int pointee_summary(struct vf_pr *p, const struct sym_type *tg, uint64_t u, char *buf,
+			   size_t n)
+{
+	uint8_t b[4096];
+	struct cxx_view cv;
+	int ok = 0;
+
+	if (!p->env || !tg->size || tg->size > sizeof(b) ||
+	    (tg->kind != SYM_T_STRUCT && tg->kind != SYM_T_CLASS) ||
+	    p->env->read(p->env->d, u, b, (size_t)tg->size, NULL) < 0)
+		return 0;
+	if (vf_is_std_string(tg)) {
+		buf[0] = 0;
+		vf_std_string_text(p->env, tg, b, (size_t)tg->size, buf, n);
+		return 1;
+	}
+	if (cxx_view(p->env, tg, b, (size_t)tg->size, &cv)) {
+		if ((unsigned char)cv.summary[0] > 1) {
+			snprintf(buf, n, "%s", cv.summary);
+			ok = 1;
+		}
+		cxx_view_free(&cv);
+	}
+	return ok;
+}
+
 static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, char *buf, size_t n)
 {
 	const struct sym_type *tg = sym_type_strip(t->target);
@@ -167,6 +198,9 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 		snprintf(buf, n, "%s", tg->is_cxx ? "nullptr" : "NULL");
 		return;
 	}
+	if (u && tg && t->kind == SYM_T_POINTER && !vf_raw_output && !p->o->format &&
+	    pointee_summary(p, tg, u, buf, n))
+		return;
 	snprintf(buf, n, "0x%016" PRIx64, u);
 	if (!u || !tg)
 		return;
