@@ -121,7 +121,18 @@ GTEST_SUITE = [
 GTEST_FLAGS = [
     "b testing::internal::ParseFlag", "r --gtest_color=no --gtest_filter=*.Positive", "bt 2", "v",
     "p str", "p flag_name", "p *value", "image lookup -a $pc", "disassemble -c 2", "finish",
-    "v", "breakpoint delete --force", "kill",
+    "v", "breakpoint delete --force",
+    # the template ParseFlag<std::string> (a string flag), finish out of it
+    "b gtest.cc:6361", "c", "bt 2", "p *value", "p value->size()", "image lookup -a $pc",
+    "finish", "kill",
+]
+# googletest's TestInfo::Run at -O2: members, a method, finish out of an
+# accessor
+GTEST_INFO_O2 = [
+    "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "bt 3", "v",
+    "p name_", "p *this", "p name_.size()", "p result_.test_part_results_", "p should_run_",
+    "frame info", "image lookup -n testing::TestInfo::Run",
+    "b testing::internal::UnitTestImpl::current_test_result", "c", "bt 2", "finish", "kill",
 ]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
@@ -135,6 +146,7 @@ SESSIONS = [
     ("gtest_sample -O0 members", "gtest_sample_O0", GTEST_MEMBERS, GTEST_OUT),
     ("gtest_sample -O0 suite", "gtest_sample_O0", GTEST_SUITE, GTEST_OUT),
     ("gtest_sample -O0 flags", "gtest_sample_O0", GTEST_FLAGS, GTEST_OUT),
+    ("gtest_sample -O2 info", "gtest_sample_O2", GTEST_INFO_O2, GTEST_OUT),
     ("python3", "/usr/bin/python3", [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi",
         # widened: a function without debug information, by instructions
@@ -191,6 +203,11 @@ KNOWN = [
     ("^gtest_sample -O0 suite$", r"^(v|v -T|frame variable)$",
      r"(?m)(?<=^\(testing::TestSuite \*)const(?=\) this = )", r"",
      "finding no dynamic type for these classes"),
+    # a pointer to a std::string GCC's DWARF names by the template's
+    # argument, std::basic_string<char, ...> without __cxx11: lldb-16's
+    # summary reads it as the old ABI's string (garbage)
+    ("^gtest_sample -O0 flags$", r"^(c|bt \d+)$", r'(?<=value=)"(?:[^"\\]|\\.)*"\.\.\.',
+     r'"auto"', "with its summary for the old string ABI"),
     # -O2 functions split into a hot and a cold part: lldb-16 finds no
     # function there (the symbol's name, no arguments, no inlined calls)
     ("^gtest_sample -O2$", r"^(up|frame info|frame select \d+)$",
@@ -206,7 +223,7 @@ KNOWN = [
     ("^gtest_sample -O2$", r"^image lookup -a \$pc$", r"(?<=TestBody\(\) \+ 142)$",
      r" \[inlined\] .* at gtest\.h:\d+:\d+\n +gtest_sample_O2`.*TestBody\(\) \+ 142 at "
      r"sample1_unittest\.cc:105:3", "GCC splits many functions into a hot and a cold part"),
-    ("^gtest_sample -O2$", r"^bt$", None,
+    ("^gtest_sample -O2", r"^bt( \d+)?$", None,
      "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
     # not yet as in lldb-16: a register's value that is a data symbol's
