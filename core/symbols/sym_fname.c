@@ -15,6 +15,13 @@
 
 #include <dwarf.h>
 
+static void errfree(struct sym_module *m, Dwarf_Error *e)
+{
+	if (*e)
+		dwarf_dealloc(m->dbg, *e, DW_DLA_ERROR);
+	*e = NULL;
+}
+
 static void cat(char *buf, size_t n, const char *s)
 {
 	size_t l = strlen(buf);
@@ -38,7 +45,7 @@ static void params(struct sym_module *m, Dwarf_Die die, char *buf, size_t n)
 		char tn[512];
 
 		if (dwarf_tag(p, &tag, &e) != DW_DLV_OK)
-			sym_scope_err(m, &e);
+			errfree(m, &e);
 		if (tag == DW_TAG_unspecified_parameters) {
 			cat(buf, n, first ? "..." : ", ...");
 			first = 0;
@@ -85,7 +92,7 @@ char *sym_func_dwarf_name(struct sym_module *m, Dwarf_Die die)
 	    sym_type_scope(m, spec, &prefix, &parent) < 0 || !*prefix)
 		return NULL;
 	if (dwarf_offdie_b(m->dbg, (Dwarf_Off)spec, 1, &d, &e) != DW_DLV_OK) {
-		sym_scope_err(m, &e);
+		errfree(m, &e);
 		return NULL;
 	}
 	name = sym_die_flag(m, d, DW_AT_linkage_name) ? NULL : sym_die_name(m, d);
