@@ -132,7 +132,9 @@ GTEST_INFO_O2 = [
     "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "bt 3", "v",
     "p name_", "p *this", "p name_.size()", "p result_.test_part_results_", "p should_run_",
     "frame info", "image lookup -n testing::TestInfo::Run",
-    "b testing::internal::UnitTestImpl::current_test_result", "c", "bt 2", "finish", "kill",
+    "b testing::internal::UnitTestImpl::current_test_result", "c", "bt 2", "finish",
+    # a split function: no location in its cold part
+    "b testing::internal::UnitTestImpl::RunAllTests", "kill",
 ]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
@@ -219,6 +221,9 @@ KNOWN = [
     # the function
     ("^gtest_sample -O2$", r"^finish$", None,
      "gtest_sample_O2`(anonymous namespace)::FactorialTest_Positive_Test::TestBody() at gtest.h:1377:64",
+     "GCC splits many functions into a hot and a cold part"),
+    ("^gtest_sample -O2 info$", r"^b testing::internal::UnitTestImpl::RunAllTests$",
+     r"(?<=RunAllTests\(\) \+ 17)(?=, address)", r" \[inlined\] .* at stl_vector\.h:\d+:\d+",
      "GCC splits many functions into a hot and a cold part"),
     ("^gtest_sample -O2$", r"^image lookup -a \$pc$", r"(?<=TestBody\(\) \+ 142)$",
      r" \[inlined\] .* at gtest\.h:\d+:\d+\n +gtest_sample_O2`.*TestBody\(\) \+ 142 at "
