@@ -130,6 +130,7 @@ static void dis_print(struct cmd_ctx *ctx, const struct disasm_insn *v, int n,
 		if (fa != cur || i == 0) {
 			if (loc.func)
 				fprintf(ctx->out, "%s`%s:\n", sym_module_name(m->sym),
+					loc.func_whole ? loc.func :
 					cmd_dis_func_name(loc.func, name, sizeof(name)));
 			cur = fa;
 		}

@@ -17,6 +17,12 @@ static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct va
 	o->show_loc = cmd_opt_given(ctx->node, a, "location");
 	o->raw = cmd_opt_given(ctx->node, a, "raw-output");
 	o->dynamic = !ctx->s->dbg.no_dynamic;
+	{
+		uint64_t depth;
+
+		if (cmd_opt_num(ctx->node, a, "depth", &depth))
+			o->max_depth = depth ? (int)(depth > 1000 ? 1000 : depth) : -1;
+	}
 	if (cmd_opt(ctx->node, a, "dynamic-type") &&
 	    cmd_dynamic_option(ctx, cmd_opt(ctx->node, a, "dynamic-type"), &o->dynamic) < 0)
 		return -1;
@@ -189,6 +195,8 @@ static const struct cmd_opt frame_variable_opts[] = {
 	{ 'L', "location", OPT_FLAG, NULL, "Show where each value lives (its address, or its register)." },
 	{ 'R', "raw-output", OPT_FLAG, NULL, "Show the members of library types, not their formatted values." },
 	{ 'g', "show-globals", OPT_FLAG, NULL, "Show the globals and statics of the frame's compile unit too." },
+	{ 'D', "depth", OPT_UINT, "count", "Show aggregates down to this many levels; deeper ones as "
+		"{...} (default: all)." },
 	{ 'd', "dynamic-type", OPT_STRING, "none", "Show pointers and references to C++ objects with "
 		"virtual functions by the objects' own classes (no-run-target, run-target) or by their "
 		"declared types (no-dynamic-values); target.prefer-dynamic-value by default." },

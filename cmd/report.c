@@ -140,7 +140,7 @@ static void frame_disasm(FILE *out, struct dbg *d, uint64_t pc)
 	}
 	if (m && sym_lookup_addr(m->sym, pc, &loc) == 0 && loc.func)
 		fprintf(out, "%s`%s:\n", sym_module_name(m->sym),
-			cmd_dis_func_name(loc.func, name, sizeof(name)));
+			loc.func_whole ? loc.func : cmd_dis_func_name(loc.func, name, sizeof(name)));
 	else
 		loc.func = NULL;
 	/* the offsets padded to the widest, as lldb-16 aligns them

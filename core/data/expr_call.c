@@ -23,7 +23,7 @@
 /* The callee's DWARF: its result type (*ret untouched without DWARF) and
  * its parameters' types (this first), their count, -1 without DWARF. */
 static int callee_types(struct dbg_module *m, uint64_t fn, const struct sym_type **ret,
-			const struct sym_type **pt, int max)
+			const struct sym_type **pt, int max, int *has_this)
 {
 	struct sym_func_scope sc;
 	struct sym_var *vars = NULL;
@@ -37,8 +37,11 @@ static int callee_types(struct dbg_module *m, uint64_t fn, const struct sym_type
 		*ret = sc.ret;
 		np = 0;
 		for (int i = 0; i < nv && np < max; i++)
-			if (vars[i].is_param)
+			if (vars[i].is_param) {
+				if (!np && has_this)
+					*has_this = vars[i].artificial;
 				pt[np++] = vars[i].type;
+			}
 	}
 	sym_vars_free(vars, nv);
 	free(sc.frame_base);
@@ -134,7 +137,7 @@ static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint6
 		     int nargs, struct value *v)
 {
 	const struct sym_type *pt[CALL_MAX_ARGS + 1], *ret = NULL, *rs;
-	int np = callee_types(m, fn, &ret, pt, CALL_MAX_ARGS + 1), k = self ? 1 : 0;
+	int np = callee_types(m, fn, &ret, pt, CALL_MAX_ARGS + 1, NULL), k = self ? 1 : 0;
 	struct ex_abi a;
 	struct ptdb_err err = { 0 };
 
@@ -184,6 +187,40 @@ static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint6
 	return 0;
 }
 
+/* An unqualified "f(...)" in a member function of class C (the frame has
+ * a this): C::f or a base's f when that is a member function (its first
+ * parameter is an artificial this), called on this (adjusted to the
+ * base), as C++ looks names up and LLDB calls them ("p name()" in
+ * TestSuite::Run).  *full the qualified name; 0, or -1 when f is no
+ * member function of this's class. */
+static int implicit_this(struct ex *x, const struct sym_type *cls, uint64_t self, const char *name,
+			 int depth, char *full, size_t n, uint64_t *fn, struct dbg_module **m,
+			 uint64_t *this_out, const struct sym_type **self_type)
+{
+	const struct sym_type *pt[1], *ret = NULL;
+	int has_this = 0;
+
+	cls = sym_type_strip(cls);
+	if (!cls || depth > 8 || (cls->kind != SYM_T_CLASS && cls->kind != SYM_T_STRUCT) ||
+	    !cls->name)
+		return -1;
+	snprintf(full, n, "%s::%s", cls->name, name);
+	for (char *q; (q = strstr(full, "> >"));)	/* the demangler's spelling */
+		memmove(q + 1, q + 2, strlen(q + 2) + 1);
+	if ((*m = x->fc->env->function_named(x->fc->d, x->fc->mod, full, fn)) &&
+	    callee_types(*m, *fn, &ret, pt, 1, &has_this) > 0 && has_this) {
+		*this_out = self;
+		*self_type = cls;
+		return 0;
+	}
+	for (int i = 0; i < cls->nmem; i++)
+		if (cls->mem[i].is_base &&
+		    implicit_this(x, cls->mem[i].type, self + cls->mem[i].off, name, depth + 1, full, n,
+				  fn, m, this_out, self_type) == 0)
+			return 0;
+	return -1;
+}
+
 /* "f(1, 2)": the program's function called in the stopped thread
  * (dbg_call).  A member function ("v.size()", name "Class::size") gets
  * this = self first. */
@@ -192,10 +229,11 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 {
 	struct value args[CALL_MAX_ARGS];
 	int nargs = 0, rc = -1;
-	uint64_t fn = 0;
-	struct dbg_module *m;
+	uint64_t fn = 0, this_val = 0;
+	struct dbg_module *m = NULL;
 	struct ptdb_err err = { 0 };
 	const struct sym_type *self_type = x->self_type;	/* an argument's call resets it */
+	char full[768];
 
 	ex_eat(x, "(");
 	while (!ex_eat(x, ")")) {
@@ -221,7 +259,25 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 		ex_fail(x, "%s", x->fc->no_data);
 		goto out;
 	}
-	if (!(m = x->fc->env->function_named(x->fc->d, x->fc->mod, name, &fn))) {
+	if (!self && !strstr(name, "::")) {	/* a member function of this's class? */
+		struct value tv;
+		const struct sym_type *tt;
+
+		memset(&tv, 0, sizeof(tv));
+		if (x->fc->env->var_named(x->fc, "this", &tv) == 0) {
+			tt = sym_type_strip(tv.type);
+			if (tt && tt->kind == SYM_T_POINTER &&
+			    implicit_this(x, tt->target, ex_u(&tv), name, 0, full, sizeof(full), &fn,
+					  &m, &this_val, &self_type) == 0) {
+				self = &this_val;
+				name = full;
+			}
+			value_release(&tv);
+		}
+	}
+	if (self == &this_val) {
+		/* found above */
+	} else if (!(m = x->fc->env->function_named(x->fc->d, x->fc->mod, name, &fn))) {
 		if (self)
 			ex_fail(x, "the program has no out-of-line copy of '%.300s' to call "
 				"(inlined away, or never used)", name);

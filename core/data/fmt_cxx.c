@@ -499,3 +499,20 @@ int cxx_index(const struct value_env *env, const struct sym_type *t, const uint8
 	cxx_view_free(&v);
 	return 0;
 }
+
+int cxx_index_expr(const struct value_env *env, const struct sym_type *t, const uint8_t *b,
+		   size_t size, uint64_t i, const struct sym_type **et, uint64_t *addr,
+		   const char **why)
+{
+	struct sym_type *ret = NULL;
+	const struct sym_type *rs, *es, *ts;
+
+	if (cxx_index(env, t, b, size, i, et, addr, why) < 0)
+		return -1;
+	es = sym_type_strip(*et);
+	if (sym_type_method_ret(t, "operator[]", sym_type_is_const(t), &ret) == 0 &&
+	    (rs = sym_type_strip(ret)) && (rs->kind == SYM_T_REF || rs->kind == SYM_T_RVREF) &&
+	    (ts = sym_type_strip(rs->target)) && es && ts->kind == es->kind && ts->size == es->size)
+		*et = rs->target;
+	return 0;
+}

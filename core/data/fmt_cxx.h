@@ -40,5 +40,11 @@ void cxx_view_free(struct cxx_view *v);
  * its type and address (p v[1]); -1 with a reason in why. */
 int cxx_index(const struct value_env *env, const struct sym_type *t, const uint8_t *b, size_t size,
 	      uint64_t i, const struct sym_type **et, uint64_t *addr, const char **why);
+/* The same in an expression (p v[1]): typed as the class's operator[]
+ * returns it, as LLDB calls it ("__gnu_cxx::__alloc_traits<std::allocator<
+ * int> >::value_type"; frame variable's v[1] is the element's type). */
+int cxx_index_expr(const struct value_env *env, const struct sym_type *t, const uint8_t *b,
+		   size_t size, uint64_t i, const struct sym_type **et, uint64_t *addr,
+		   const char **why);
 
 #endif

@@ -112,6 +112,8 @@ struct value_fmt {
 	int raw;		/* -R: members, not the library's formatters */
 	int dynamic;		/* pointers and references by their dynamic
 				 * types (value_dynamic) */
+	int max_depth;		/* -D: levels of children shown (0: all; -1:
+				 * none), deeper ones "{...}" */
 };
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's

@@ -246,6 +246,35 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 	free(obj);
 }
 
+/* A value at frame variable -D's depth with children of its own: its
+ * summary or value, then "{...}" for the children not shown, as LLDB
+ * ("name_ = \"abc\"{...}", "v = size=3{...}", "s ={...}").  0 when it has
+ * no children: printed whole. */
+static int print_cut(struct vf_pr *p, const char *name, const struct sym_type *t,
+		     const struct sym_type *s, const uint8_t *b)
+{
+	char v[4200];
+	struct cxx_view cv;
+
+	v[0] = 0;
+	if (!s)
+		return 0;
+	if (!vf_raw_output && cxx_view(p->env, s, b, (size_t)s->size, &cv)) {
+		view_summary(p, &cv, v, sizeof(v));
+		cxx_view_free(&cv);
+	} else if (vf_is_std_string(s))
+		vf_std_string_text(p->env, s, b, (size_t)s->size, v, sizeof(v));
+	else if (s->kind == SYM_T_POINTER || s->kind == SYM_T_REF || s->kind == SYM_T_RVREF)
+		vf_fmt_scalar(p, t, b, v, sizeof(v));
+	else if (s->kind == SYM_T_ARRAY && vf_is_char_type(s->target) && s->ndims == 1 &&
+		 !vf_raw_output)
+		vf_char_array(b, (size_t)s->size, v, sizeof(v));
+	else if (!vf_is_aggregate(s) || !vf_nvisible(s))
+		return 0;
+	fprintf(p->out, "%s =%s%s{...}\n", name, v[0] ? " " : "", v);
+	return 1;
+}
+
 static void print_node(struct vf_pr *p, int indent, const char *name, const struct sym_type *t,
 		       const uint8_t *b, uint64_t addr, int in_mem, int top)
 {
@@ -271,6 +300,9 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 
 		fprintf(p->out, "(%s) ", sym_type_name(t, tn, sizeof(tn)));
 	}
+	if (p->o->max_depth && indent / 2 >= (p->o->max_depth < 0 ? 0 : p->o->max_depth) &&
+	    print_cut(p, name, t, s, b))
+		return;
 	fprintf(p->out, "%s = ", name);
 	if (!vf_raw_output) {
 		struct cxx_view cv;
@@ -297,7 +329,8 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 		fprintf(p->out, "0x%016" PRIx64 "\n", a);
 		return;
 	}
-	if (s && s->kind == SYM_T_ARRAY && vf_is_char_type(s->target) && s->ndims == 1) {
+	if (s && s->kind == SYM_T_ARRAY && vf_is_char_type(s->target) && s->ndims == 1 &&
+	    !vf_raw_output) {	/* -R: each char a child, as LLDB */
 		v[0] = 0;
 		vf_char_array(b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);

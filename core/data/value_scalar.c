@@ -9,6 +9,7 @@
 #include <dwarf.h>
 
 #include "core/data/value.h"
+#include "core/data/fmt_cxx.h"
 #include "core/data/value_int.h"
 
 /* ---- scalars ---- */
@@ -39,16 +40,59 @@ void vf_cat(char *buf, size_t n, const char *s)
 		snprintf(buf + k, n - k, "%s", s);
 }
 
+/* The character of a string at s[i] as LLDB's string summaries print it,
+ * read as UTF-8 (StringPrinter): a printable character as it is, one that
+ * is not as \U%08x ("\U0000007f", "\U0000001b"), the C escapes as in a
+ * char, a byte that starts no valid sequence as \x%02x.  Returns the
+ * bytes used. */
+static size_t str_char(const uint8_t *s, size_t len, size_t i, char *one, size_t n)
+{
+	unsigned c = s[i], cp, need, lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80) {
+		if (c == '\'')
+			snprintf(one, n, "'");
+		else if (c && (c < 0x20 || c == 0x7f) && !strchr("\a\b\f\n\r\t\v", (int)c))
+			snprintf(one, n, "\\U%08x", c);
+		else
+			char_lit(c, one, n);
+		return 1;
+	}
+	need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+	if (c == 0xe0)		/* no overlong forms, no surrogates, nothing past U+10FFFF */
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (!need || i + need >= len || s[i + 1] < lo || s[i + 1] > hi)
+		need = 0;
+	for (unsigned k = 2; need && k <= need; k++)
+		if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+			need = 0;
+	if (!need) {
+		snprintf(one, n, "\\x%02x", c);
+		return 1;
+	}
+	cp = c & (0x3f >> need);
+	for (unsigned k = 1; k <= need; k++)
+		cp = cp << 6 | (s[i + k] & 0x3f);
+	if (cp < 0xa0)		/* C1 controls */
+		snprintf(one, n, "\\U%08x", cp);
+	else
+		snprintf(one, n, "%.*s", (int)need + 1, (const char *)s + i);
+	return need + 1;
+}
+
 void vf_quoted(const uint8_t *s, size_t len, char *buf, size_t n)
 {
-	char one[8];
+	char one[16];
 
 	vf_cat(buf, n, "\"");
-	for (size_t i = 0; i < len && s[i]; i++) {
-		if (s[i] == '\'')
-			snprintf(one, sizeof(one), "'");
-		else
-			char_lit(s[i], one, sizeof(one));
+	for (size_t i = 0; i < len && s[i];) {
+		i += str_char(s, len, i, one, sizeof(one));
 		vf_cat(buf, n, one);
 	}
 	vf_cat(buf, n, "\"");
@@ -60,16 +104,13 @@ void vf_quoted(const uint8_t *s, size_t len, char *buf, size_t n)
 void vf_char_array(const uint8_t *s, size_t len, char *buf, size_t n)
 {
 	size_t m = len > 1024 ? 1024 : len;
-	char one[8];
+	char one[16];
 
 	while (m && !s[m - 1])
 		m--;
 	vf_cat(buf, n, "\"");
-	for (size_t i = 0; i < m; i++) {
-		if (s[i] == '\'')
-			snprintf(one, sizeof(one), "'");
-		else
-			char_lit(s[i], one, sizeof(one));
+	for (size_t i = 0; i < m;) {
+		i += str_char(s, m, i, one, sizeof(one));
 		vf_cat(buf, n, one);
 	}
 	vf_cat(buf, n, len > 1024 ? "\"..." : "\"");
@@ -112,6 +153,36 @@ static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, s
 		snprintf(buf, n, "%" PRId64, s);
 }
 
+/* A pointer to a library value with a summary (std::string, a container,
+ * a smart pointer) shows the summary alone, as LLDB's libstdc++
+ * summaries, which do not skip pointers: "(std::string *) ps = \"hello\"",
+ * "(std::vector<int> *) pv = size=3".  0 when tg has none. */
+static int pointee_summary(struct vf_pr *p, const struct sym_type *tg, uint64_t u, char *buf,
+			   size_t n)
+{
+	uint8_t b[4096];
+	struct cxx_view cv;
+	int ok = 0;
+
+	if (!p->env || !tg->size || tg->size > sizeof(b) ||
+	    (tg->kind != SYM_T_STRUCT && tg->kind != SYM_T_CLASS) ||
+	    p->env->read(p->env->d, u, b, (size_t)tg->size, NULL) < 0)
+		return 0;
+	if (vf_is_std_string(tg)) {
+		buf[0] = 0;
+		vf_std_string_text(p->env, tg, b, (size_t)tg->size, buf, n);
+		return 1;
+	}
+	if (cxx_view(p->env, tg, b, (size_t)tg->size, &cv)) {
+		if ((unsigned char)cv.summary[0] > 1) {
+			snprintf(buf, n, "%s", cv.summary);
+			ok = 1;
+		}
+		cxx_view_free(&cv);
+	}
+	return ok;
+}
+
 static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, char *buf, size_t n)
 {
 	const struct sym_type *tg = sym_type_strip(t->target);
@@ -127,10 +198,13 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 		snprintf(buf, n, "%s", tg->is_cxx ? "nullptr" : "NULL");
 		return;
 	}
+	if (u && tg && t->kind == SYM_T_POINTER && !vf_raw_output && !p->o->format &&
+	    pointee_summary(p, tg, u, buf, n))
+		return;
 	snprintf(buf, n, "0x%016" PRIx64, u);
 	if (!u || !tg)
 		return;
-	if (vf_is_char_type(tg) && t->kind == SYM_T_POINTER) {
+	if (vf_is_char_type(tg) && t->kind == SYM_T_POINTER && !vf_raw_output) {
 		uint8_t s[1025];
 		size_t got = p->env->read_some(p->env->d, u, s, sizeof(s) - 1);
 

@@ -178,6 +178,8 @@ int vf_one_liner(const struct sym_type *t)
 
 	t = sym_type_strip(t);
 	n = vf_nchildren(t);
+	if (vf_raw_output)	/* -R: every aggregate over several lines, as LLDB */
+		return 0;
 	if (!vf_nvisible(t) || (t->kind == SYM_T_ARRAY && vf_is_char_type(t->target) && t->ndims == 1))
 		return 0;
 	for (int i = 0; i < n; i++) {

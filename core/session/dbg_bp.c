@@ -8,6 +8,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether f names a function template's instance: "ns::g<int>(int *)". */
+static int template_name(const char *f)
+{
+	size_t st = sym_name_stem_len(f);
+
+	return st && f[st - 1] == '>' && !strstr(f, "operator");
+}
+
+/* The out-of-line copies of an overloaded name (n, found in address
+ * order; entry: their functions' starts) as lldb-16 numbers them: the
+ * functions its DWARF index finds, last defined first, then function
+ * template instances (found by their symbols), in address order
+ * ("b ns::f": 1.1 f(char), 1.2 f(double), 1.3 f(int); then g<int>). */
+static void overloads_in_lldb_order(struct dbg_module *m, uint64_t *out, const uint64_t *entry,
+				    int n)
+{
+	uint64_t plain[DBG_MAX_LOCS], tmpl[DBG_MAX_LOCS];
+	int np = 0, nt = 0;
+
+	if (n < 2 || n > DBG_MAX_LOCS)
+		return;
+	for (int i = 0; i < n; i++) {
+		struct sym_loc loc;
+
+		if (sym_lookup_addr(m->sym, entry[i], &loc) == 0 && loc.func &&
+		    template_name(loc.func))
+			tmpl[nt++] = out[i];
+		else
+			plain[np++] = out[i];
+	}
+	for (int i = 0; i < np; i++)
+		out[i] = plain[np - 1 - i];
+	for (int i = 0; i < nt; i++)
+		out[np + i] = tmpl[i];
+}
+
 /* Breakpoint resolution: the locations of bp in module m. */
 static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 		       uint64_t *out, int max)
@@ -26,6 +62,7 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 		n = n > 0 ? sym_lookup_func(m->sym, bp->name, entry, after, n) : 0;
 		for (int i = 0; i < n; i++)
 			out[ni + i] = after[i] ? after[i] : entry[i];
+		overloads_in_lldb_order(m, out + ni, entry, n);
 		return ni + n;
 	}
 	case DBG_BP_LINE: {

@@ -88,6 +88,10 @@ struct sym_loc {
 	uint64_t func_addr;	/* runtime start address of the function */
 	const char *file;	/* source path as in DWARF (full path) or NULL */
 	unsigned line, column;	/* 0 if unknown */
+	int func_whole;		/* func is a name made from DWARF with its
+				 * parameters (sym_func_dwarf_name): LLDB
+				 * shows it whole where it cuts a demangled
+				 * name's (the disassembly's header) */
 };
 /* The calls inlined at addr (DW_TAG_inlined_subroutine), innermost
  * first: the inlined function's name, the runtime start of its range

@@ -43,6 +43,7 @@ struct sym_scope {		/* one range of a function or of a call
 	unsigned decl_line;	/* if unknown (0) */
 	int depth;		/* 0: the function; n: n calls deep */
 	int owns_name;
+	int dwarf_named;	/* name made by sym_func_dwarf_name */
 	int split;		/* in a function of several ranges (a hot and a
 				 * .cold part): lldb-16 makes no function of it,
 				 * so its inlined calls get no breakpoint */
@@ -116,6 +117,10 @@ void sym_scope_free_cu(struct sym_cu *cu);
  * (heap, or NULL); a libdwarf error released. */
 void sym_scope_load(struct sym_module *m, struct sym_cu *cu);
 char *sym_scope_name(struct sym_module *m, Dwarf_Die die, int hops);
+/* LLDB's name of a C++ function definition without a linkage name whose
+ * declaration sits in a namespace or class (sym_fname.c): its scope, name
+ * and parameter types ("ns::f(const char *)"); heap, or NULL otherwise. */
+char *sym_func_dwarf_name(struct sym_module *m, Dwarf_Die die);
 void sym_scope_err(struct sym_module *m, Dwarf_Error *e);
 /* sym_inlidx.c: the index of functions declared inline */
 void sym_scope_free_index(struct sym_module *m);

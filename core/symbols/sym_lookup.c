@@ -108,6 +108,16 @@ static int sym_name_matches(struct sym_sym *s, const char *name)
 	return 0;
 }
 
+/* The cold part GCC splits off a function ("f.cold", "f.cold.3"): no
+ * function's entry, so no breakpoint location of its name, as in lldb-16
+ * ("b testing::internal::UnitTestImpl::RunAllTests" at -O2: one). */
+static int cold_part(const char *mangled)
+{
+	const char *c = strstr(mangled, ".cold");
+
+	return c && (c[5] == 0 || c[5] == '.');
+}
+
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		    uint64_t *after_prologue, int max)
 {
@@ -117,7 +127,7 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		struct sym_sym *s = &m->syms[i];
 		uint64_t end;
 
-		if (s->stub || !sym_name_matches(s, name))
+		if (s->stub || cold_part(s->name) || !sym_name_matches(s, name))
 			continue;
 		end = s->size ? s->addr + s->size :
 		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
@@ -133,7 +143,8 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		uint64_t end;
 		int dup = 0;
 
-		if (!sym_name_matches(s, name) || !(k = sym_find_sym(m, s->addr)) || k->addr != s->addr)
+		if (cold_part(s->name) || !sym_name_matches(s, name) || !(k = sym_find_sym(m, s->addr)) ||
+		    k->addr != s->addr)
 			continue;
 		for (int j = 0; j < n; j++)
 			dup |= entry[j] == s->addr + m->bias;
@@ -180,6 +191,7 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out)
 		/* offsets count from the start of the piece holding addr (a
 		 * function split into hot and cold parts has two) */
 		out->func = fn->name;
+		out->func_whole = fn->dwarf_named;
 		out->func_addr = (s && s->addr >= fn->lo ? s->addr : fn->lo) + m->bias;
 		/* GCC gives a function of an anonymous namespace no linkage
 		 * name, so its DWARF name is bare ("run"); LLDB names it from

@@ -331,8 +331,15 @@ static void scope_walk_die(struct scope_walk *w, Dwarf_Die die, int depth, int n
 	}
 	memset(&t, 0, sizeof(t));
 	if (tag == DW_TAG_subprogram || (tag == DW_TAG_inlined_subroutine && depth > 0)) {
-		char *name = sym_scope_name(m, die, 0);
+		char *name = NULL;
 		int d = tag == DW_TAG_subprogram ? 0 : depth;
+
+		if (tag == DW_TAG_subprogram && sym_die_flag(m, die, DW_AT_specification) &&
+		    (sym_die_flag(m, die, DW_AT_low_pc) || sym_die_flag(m, die, DW_AT_ranges)))
+			name = sym_func_dwarf_name(m, die);
+		t.dwarf_named = name != NULL;
+		if (!name)
+			name = sym_scope_name(m, die, 0);
 
 		if (!name)
 			name = xstrdup("<unnamed>");

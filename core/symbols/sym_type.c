@@ -156,6 +156,11 @@ static uint64_t member_offset(struct sym_module *m, Dwarf_Die die)
 					break;
 			}
 		}
+	} else if (form == DW_FORM_implicit_const) {	/* DWARF 5: the value in the abbrev */
+		Dwarf_Signed s;
+
+		if (dwarf_formsdata(a, &s, &e) == DW_DLV_OK)
+			v = (uint64_t)s;
 	} else {
 		Dwarf_Unsigned u;
 
@@ -199,7 +204,8 @@ static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix,
 		dwarf_tag(c, &tag, &e);
 		if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 		    tag == DW_TAG_class_type || tag == DW_TAG_union_type ||
-		    tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef) {
+		    tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef ||
+		    tag == DW_TAG_subprogram) {	/* a function's: sym_func_dwarf_name */
 			n = sym_die_name(m, c);
 			if (dwarf_dieoffset(c, &off, &e) != DW_DLV_OK)
 				off = 0;

@@ -251,6 +251,7 @@ static void add_var(struct walk *w, Dwarf_Die die, int is_param)
 	memset(v, 0, sizeof(*v));
 	v->name = name;
 	v->is_param = is_param;
+	v->artificial = sym_die_flag(m, named, DW_AT_artificial);
 	if (sym_die_ref(m, die, DW_AT_type, &off) == 0 ||
 	    sym_die_ref(m, named, DW_AT_type, &off) == 0)
 		v->type = sym_type_at(m, off, w->cxx);

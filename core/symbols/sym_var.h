@@ -96,6 +96,7 @@ struct sym_var {
 	const char *name;
 	struct sym_type *type;
 	int is_param;
+	int artificial;		/* DW_AT_artificial: a method's this */
 	int global;		/* a global or static (DW_OP_addr) variable */
 	/* SYM_VL_*: the location at the address asked about */
 	int loc;

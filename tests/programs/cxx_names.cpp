@@ -44,12 +44,53 @@ __attribute__((noinline)) int use(const std::string &name, std::vector<int> v, s
 	return (int)name.size();
 }
 
+// overloaded functions of a namespace, static ones (no linkage name in
+// DWARF) and a function template's instance, defined after main: their
+// breakpoint locations in lldb-16's order and their names
+namespace outer {
+int pick(int a);
+int pick(double a);
+int pick(char a);
+static int grab(int a);
+static int grab(long a);
+template <typename T> static int grab(T *p);
+}
+
 int main(int argc, char **argv)
 {
 	Runner r;
 
 	r.v.push_back(argc);
 	int t = outer::inner::twice(argv[0], argc);
+	t += outer::pick(1) + outer::pick(2.0) + outer::pick('c');
+	t += outer::grab(1) + outer::grab(2L) + outer::grab(&t);
 	printf("%d\n", r.run(t));
 	return use("hello", std::vector<int>{ 1, 2, 3 }, std::string(40, 'x'));
+}
+
+namespace outer {
+__attribute__((noinline)) int pick(int a)
+{
+	return a + 1;
+}
+__attribute__((noinline)) int pick(double a)
+{
+	return (int)a + 2;
+}
+__attribute__((noinline)) int pick(char a)
+{
+	return a + 3;
+}
+__attribute__((noinline)) static int grab(int a)
+{
+	return a;
+}
+__attribute__((noinline)) static int grab(long a)
+{
+	return (int)a;
+}
+template <typename T> __attribute__((noinline)) static int grab(T *p)
+{
+	return p ? 1 : 0;
+}
 }

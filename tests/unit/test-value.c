@@ -351,6 +351,38 @@ TEST(member_pointers)
 	sym_module_free(m);
 }
 
+/* A char array's text as lldb-16's string summaries print it, read as
+ * UTF-8: control characters and DEL as \U%08x, valid sequences as they
+ * are, a C1 control as \U, bytes that start no valid sequence (a
+ * surrogate's encoding among them) as \x; ptdb printed every byte outside
+ * ASCII's printable range as \x ("\x01", "\xc3\xa9"). */
+TEST(string_summary_utf8)
+{
+	static const char text_in[] = "a\x01" "b\x7f" "c\xc3\xa9" "d\xe9\xff" "e\x1b\n"
+				      "f\xe2\x82\xac" "g\xc2\x80" "h\xed\xa0\x80" "i\xf0\x9f\x98\x80";
+	struct sym_type ch = { 0 }, arr = { 0 };
+	uint64_t dims[1] = { sizeof(text_in) };
+	struct value v = { 0 };
+	char text[256];
+
+	ch.kind = SYM_T_BASE;
+	ch.name = "char";
+	ch.size = 1;
+	ch.enc = DW_ATE_signed_char;
+	arr.kind = SYM_T_ARRAY;
+	arr.target = &ch;
+	arr.dims = dims;
+	arr.ndims = 1;
+	arr.size = sizeof(text_in);
+	v.type = &arr;
+	v.bytes = (uint8_t *)text_in;
+	v.size = sizeof(text_in);
+	v.in_reg = -1;
+	value_brief(NULL, &v, text, sizeof(text));
+	CHECK_STR(text, "\"a\\U00000001b\\U0000007fc\xc3\xa9" "d\\xe9\\xffe\\U0000001b\\nf\xe2\x82\xac"
+		  "g\\U00000080h\\xed\\xa0\\x80i\xf0\x9f\x98\x80\"");
+}
+
 TEST_MAIN(expr_fbreg_cfa, expr_reg_and_breg, expr_addr_bias_and_values, expr_pieces,
 	  expr_entry_value, expr_errors, float_digits, types_and_names, value_children,
-	  member_pointers)
+	  member_pointers, string_summary_utf8)
