@@ -241,9 +241,18 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 	/* (tracing on: the last IP is valid) */
 	if (t->cpu || !t->w.packet_en || !t->w.last_ip_valid || trace_ptw_psb_due(&t->w) || *cur >= (int64_t)npk)
 		return 0;
-	q = *cur >= 0 ? &pk[*cur] : NULL;
 	get(&f, t);
-	for (i = 0; i < n; i++) {
+	i = 0;
+	if (*cur < 0) {
+		/* (the first record: its block's exit comes with the next) */
+		while (i < n && ids[i] >= npk)
+			i++;
+		if (i == n)
+			return n;
+		*cur = ids[i++];
+	}
+	q = &pk[*cur];
+	for (; i < n; i++) {
 		uint32_t id = ids[i];
 		const struct ccache_pkt *p;
 		uint64_t total = f.total;
@@ -254,19 +263,19 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 		if (i + 8 < n)
 			__builtin_prefetch(&pk[ids[i + 8]]);	/* (never faults) */
 		p = &pk[id];
-		if (!q)
-			goto go_on;
 		if (q->kind == CCACHE_PKT_SLOW)
 			break;
 		next = p->start;
 		f.insns += q->n;
-		for (unsigned k = 0; k < q->npush; k++)
-			push(&f, stack, q->push[k]);
-		switch (q->kind) {
-		case CCACHE_PKT_COND:
+		if (q->npush)
+			for (unsigned k = 0; k < q->npush; k++)
+				push(&f, stack, q->push[k]);
+		if (q->kind == CCACHE_PKT_COND) {
 			f.transfers++;
 			bit(&f, t, next != q->nlip);
-			break;
+			goto go_on;
+		}
+		switch (q->kind) {
 		case CCACHE_PKT_CALL:
 			push(&f, stack, q->nlip);
 			break;
@@ -293,12 +302,12 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 		default:
 			break;
 		}
+	go_on:
 		if (__builtin_expect(f.total != total && f.total >= f.psb_at, 0)) {
 			put_back(&f, t);
 			psb(t, next);
 			get(&f, t);
 		}
-	go_on:
 		q = p;
 		*cur = id;
 	}
