@@ -74,52 +74,14 @@ static int ptw_pip(struct trace_ptw *w, int in_psb)
 	return 0;
 }
 
-/* §12: the IP compression against the last IP. */
-static enum pt_ip_compression ptw_ipc(const struct trace_ptw *w, uint64_t ip)
-{
-	uint64_t l = w->last_ip;
-	int64_t sx = (int64_t)(ip << 16) >> 16;
-
-	if (w->last_ip_valid && (ip >> 16) == (l >> 16))
-		return pt_ipc_update_16;
-	if (w->last_ip_valid && (ip >> 32) == (l >> 32))
-		return pt_ipc_update_32;
-	if ((uint64_t)sx == ip)
-		return pt_ipc_sext_48;
-	if (w->last_ip_valid && (ip >> 48) == (l >> 48))
-		return pt_ipc_update_48;
-	return pt_ipc_full;
-}
-
-/* n bytes onto the ring: trace_ring_write, inline where they fit before
- * the end (no padding, no wrap). */
-static inline int ring_put(struct trace_ring *r, const uint8_t *b, size_t n)
-{
-	if (n >= r->size - r->pos)
-		return trace_ring_write(r, b, n);
-	memcpy(r->buf + r->pos, b, n);
-	r->pos += n;
-	r->total += n;
-	return 0;
-}
+_Static_assert(pt_ipc_update_16 == 1 && pt_ipc_update_32 == 2 && pt_ipc_sext_48 == 3 &&
+	       pt_ipc_update_48 == 4 && pt_ipc_full == 6, "trace_ptw_ipc_'s values are libipt's");
 
 /* The IP packets (TIP, TIP.PGE, FUP) and TNT are the stream's bulk:
- * written here byte for byte as libipt's encoder writes them (opcode |
- * ipc << 5, then the IP's low bytes; tests/unit/test-ptw.c compares),
- * without its per-packet set-up. */
+ * written by hand (ptw.h), without the encoder's per-packet set-up. */
 static int ptw_ip(struct trace_ptw *w, enum pt_packet_type type, uint64_t ip)
 {
-	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
-	enum pt_ip_compression ipc = ptw_ipc(w, ip);
-	uint8_t b[9];
-
-	b[0] = (uint8_t)((type == ppt_tip ? 0x0d : type == ppt_tip_pge ? 0x11 : 0x1d) | ipc << 5);
-	memcpy(b + 1, &ip, 8);
-	if (ring_put(w->ring, b, 1u + size[ipc]) < 0)
-		return -1;
-	w->last_ip = ip;
-	w->last_ip_valid = 1;
-	return 0;
+	return trace_ptw_ip_(w, type == ppt_tip ? 0x0d : type == ppt_tip_pge ? 0x11 : 0x1d, ip);
 }
 
 static int ptw_pgd_suppressed(struct trace_ptw *w)
@@ -138,25 +100,9 @@ static int ptw_pgd_suppressed(struct trace_ptw *w)
 /* §5: TNT-8 for <= 6 bits, TNT-64 otherwise; oldest bit most significant. */
 int trace_ptw_flush(struct trace_ptw *w)
 {
-	uint64_t bits;
-	uint8_t b[8];
-	int r;
-
 	if (!w->tnt_n)
 		return 0;
-	/* the stop bit above the payload's oldest bit */
-	bits = (w->tnt_bits & ((1ull << w->tnt_n) - 1)) | 1ull << w->tnt_n;
-	if (w->tnt_n <= 6) {
-		b[0] = (uint8_t)(bits << 1);
-		r = ring_put(w->ring, b, 1);
-	} else {
-		b[0] = 0x02;
-		b[1] = 0xa3;
-		for (int i = 0; i < 6; i++)
-			b[2 + i] = (uint8_t)(bits >> 8 * i);
-		r = ring_put(w->ring, b, 8);
-	}
-	if (r < 0)
+	if (trace_ptw_tnt_(w->ring, w->tnt_bits, w->tnt_n) < 0)
 		return -1;
 	w->tnt_n = 0;
 	w->tnt_bits = 0;

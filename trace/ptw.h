@@ -69,7 +69,79 @@ int trace_ptw_jump_indirect(struct trace_ptw *w, uint64_t target);
 /* Emits pending TNT bits now. */
 int trace_ptw_flush(struct trace_ptw *w);
 
-/* (the writer's per-branch work, inline: the packet writer's hot path) */
+/* (the writer's per-branch work, inline: the packet writer's hot path;
+ * also trace/ccache_pkt.c's, which keeps the pending bits in registers) */
+
+/* n bytes onto the ring: trace_ring_write, inline where they fit before
+ * the end (no padding, no wrap). */
+static inline int trace_ptw_put_(struct trace_ring *r, const uint8_t *b, size_t n)
+{
+	if (n >= r->size - r->pos)
+		return trace_ring_write(r, b, n);
+	__builtin_memcpy(r->buf + r->pos, b, n);
+	r->pos += n;
+	r->total += n;
+	return 0;
+}
+
+/* The TNT packet of n (1..47) outcome bits, the oldest the most
+ * significant: TNT-8 for <= 6 bits, TNT-64 otherwise (§5), byte for byte
+ * as libipt's encoder writes it. */
+static inline int trace_ptw_tnt_(struct trace_ring *r, uint64_t bits, unsigned n)
+{
+	uint8_t b[8];
+
+	/* the stop bit above the payload's oldest bit */
+	bits = (bits & ((1ull << n) - 1)) | 1ull << n;
+	if (n <= 6) {
+		b[0] = (uint8_t)(bits << 1);
+		return trace_ptw_put_(r, b, 1);
+	}
+	b[0] = 0x02;
+	b[1] = 0xa3;
+	for (int i = 0; i < 6; i++)
+		b[2 + i] = (uint8_t)(bits >> 8 * i);
+	return trace_ptw_put_(r, b, 8);
+}
+
+/* §12: the IP compression against the last IP (libipt's enum
+ * pt_ip_compression: 1 update-16, 2 update-32, 3 sext-48, 4 update-48,
+ * 6 full; trace/ptw.c checks). */
+static inline unsigned trace_ptw_ipc_(const struct trace_ptw *w, uint64_t ip)
+{
+	uint64_t l = w->last_ip;
+	int64_t sx = (int64_t)(ip << 16) >> 16;
+
+	if (w->last_ip_valid && (ip >> 16) == (l >> 16))
+		return 1;
+	if (w->last_ip_valid && (ip >> 32) == (l >> 32))
+		return 2;
+	if ((uint64_t)sx == ip)
+		return 3;
+	if (w->last_ip_valid && (ip >> 48) == (l >> 48))
+		return 4;
+	return 6;
+}
+
+/* An IP packet (opcode: 0x0d TIP, 0x11 TIP.PGE, 0x1d FUP) with ip
+ * compressed against the last IP, which becomes ip: opcode | ipc << 5,
+ * then the IP's low bytes, as libipt's encoder writes it
+ * (tests/unit/test-ptw.c compares). */
+static inline int trace_ptw_ip_(struct trace_ptw *w, uint8_t opcode, uint64_t ip)
+{
+	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	unsigned ipc = trace_ptw_ipc_(w, ip);
+	uint8_t b[9];
+
+	b[0] = (uint8_t)(opcode | ipc << 5);
+	__builtin_memcpy(b + 1, &ip, 8);
+	if (trace_ptw_put_(w->ring, b, 1u + size[ipc]) < 0)
+		return -1;
+	w->last_ip = ip;
+	w->last_ip_valid = 1;
+	return 0;
+}
+
 static inline int trace_ptw_bit_(struct trace_ptw *w, int taken)
 {
 	w->tnt_bits = (w->tnt_bits << 1) | (taken ? 1u : 0u);

@@ -280,6 +280,8 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	free(c->blk);
 	free(c->plan);
 	c->plan = NULL;
+	free(c->pk);
+	c->pk = NULL;
 	free(c->hkey);
 	free(c->hval);
 	free(c->maps);

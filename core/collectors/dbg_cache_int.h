@@ -7,6 +7,7 @@
 #include "core/collectors/collector.h"
 #include "target/target.h"
 #include "trace/ccache.h"
+#include "trace/ccache_pkt.h"
 #include "trace/ccache_ring.h"
 
 #include <sys/mman.h>
@@ -100,6 +101,10 @@ struct dbg_cache {
 			uint8_t len, kind, has_target;
 		} seg[];
 	} **plan;
+	/* by id, the same as a packet plan (trace/ccache_pkt.h): what its
+	 * record writes, without a walk over its instructions (the plans
+	 * above serve the blocks it does not cover) */
+	struct ccache_pkt *pk;
 	uint32_t nblk, cblk;
 	uint64_t *hkey;			/* original start -> id + 1 */
 	uint32_t *hval;
@@ -256,6 +261,8 @@ void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t 
  * b, the k-th going on to next; the records since the last drain (0, -1
  * on a broken buffer); the last block ran to its end and went on to pc. */
 void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next);
+/* b's compact plan (c->plan's; xmalloc'd). */
+struct plan *dbg_cache_plan_new(const struct ccache_block *b);
 int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th);
 /* The ring's head as the stub wrote it (0: unreadable); up to max of
  * the records before it read into the trace (the number, or -1); its

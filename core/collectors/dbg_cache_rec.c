@@ -1,7 +1,8 @@
 /* core/collectors/dbg_cache_rec.c: the cache engine's records turned into the trace.
  * A thread in the cache writes one 4-byte block id per block it runs into
  * its record buffer; at each drain the ids become the same trace_swc_*
- * calls the ptrace engine makes (through each block's compact plan), so
+ * calls the ptrace engine makes (through each block's packet plan,
+ * trace/ccache_pkt.c, or its compact plan of instructions), so
  * the packet stream is byte for byte the ptrace engine's.  And the
  * engine's time figures (dump info -v). */
 #include "core/collectors/dbg_cache.h"
@@ -103,6 +104,32 @@ void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, i
 	}
 }
 
+/* b's compact plan (xmalloc'd): the instructions that write packets,
+ * each after the run of those that do not. */
+struct plan *dbg_cache_plan_new(const struct ccache_block *b)
+{
+	int np = 0, prev = 0, k = 0;
+	struct plan *pl;
+
+	for (int i = 0; i < b->n; i++)
+		np += b->ins[i].kind != DISASM_KIND_OTHER && b->ins[i].kind != DISASM_KIND_JMP;
+	pl = xmalloc(sizeof(*pl) + (size_t)np * sizeof(pl->seg[0]));
+	pl->start = b->start;
+	pl->nseg = (uint32_t)np;
+	for (int i = 0; i < b->n; i++) {
+		const struct ccache_insn *ci = &b->ins[i];
+
+		if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
+			continue;
+		pl->seg[k] = (struct seg){ ci->addr, ci->target, i + 1 < b->n ? b->ins[i + 1].addr : 0,
+					   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind, ci->has_target };
+		k++;
+		prev = i + 1;
+	}
+	pl->tail = (uint32_t)(b->n - prev);
+	return pl;
+}
+
 static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, uint64_t next)
 {
 	struct disasm_insn in;
@@ -156,10 +183,14 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 }
 
 /* Records ids[0..n) into the trace: every block but the last is complete
- * (it went on to the next one's start). */
+ * (it went on to the next one's start).  Through the blocks' packet plans
+ * (trace/ccache_pkt.c) where they serve, else a record at a time through
+ * the per-instruction path (c->pk NULL: always). */
 void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, th, ids + i, n - i, &c->cur)) == n)
+			break;
 		if (ids[i] >= c->nblk)
 			continue;	/* cannot happen: the ids are ours */
 		if (i + 4 < n && ids[i + 4] < c->nblk)

@@ -237,31 +237,11 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		c->cblk = c->cblk ? 2 * c->cblk : 1024;
 		c->blk = xrealloc(c->blk, c->cblk * sizeof(*c->blk));
 		c->plan = xrealloc(c->plan, c->cblk * sizeof(*c->plan));
+		c->pk = ccache_pkt_grow(c->pk, c->nblk, c->cblk);
 	}
 	c->blk[c->nblk] = b;
-	{
-		int np = 0, prev = 0, k = 0;
-		struct plan *pl;
-
-		for (int i = 0; i < b.n; i++)
-			np += b.ins[i].kind != DISASM_KIND_OTHER && b.ins[i].kind != DISASM_KIND_JMP;
-		pl = xmalloc(sizeof(*pl) + (size_t)np * sizeof(pl->seg[0]));
-		pl->start = b.start;
-		pl->nseg = (uint32_t)np;
-		for (int i = 0; i < b.n; i++) {
-			const struct ccache_insn *ci = &b.ins[i];
-
-			if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
-				continue;
-			pl->seg[k] = (struct seg){ ci->addr, ci->target, i + 1 < b.n ? b.ins[i + 1].addr : 0,
-						   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind,
-						   ci->has_target };
-			k++;
-			prev = i + 1;
-		}
-		pl->tail = (uint32_t)(b.n - prev);
-		c->plan[c->nblk] = pl;
-	}
+	c->plan[c->nblk] = dbg_cache_plan_new(&b);
+	ccache_pkt_plan(&b, &c->pk[c->nblk]);
 	if (g->nids == g->cids) {
 		g->cids = g->cids ? 2 * g->cids : 1024;
 		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));

@@ -1,0 +1,491 @@
+/* tests/unit/test-ccache-pkt.c: the cache engine's records into packets
+ * through the blocks' packet plans (trace/ccache_pkt.c) against the
+ * per-instruction path (dbg_cache_emit_ids with no plans): the same
+ * records, fed in the same pieces, must give the same bytes (the trace
+ * ring wrapping, PSB+ at every period, with a PIP), the same writer state
+ * (pending TNT bits, shadow stack, last IP) and the same counts, over
+ * random blocks: conditional exits taken or not (TNT-8 and the TNT-64 of
+ * 47 bits), direct calls followed inside a block or ending it (pushes,
+ * calls to the next instruction), returns compressed or not (the stack
+ * wrapping at 64), indirect calls and jumps (TIP with every IP
+ * compression), and what plans leave to the per-instruction path (system
+ * calls, INT, far transfers, transfers inside a block, many calls), with
+ * stops between pieces (a block's end written at a stop, tracing disabled
+ * and enabled, the code generation moved).  Also the two paths' cost per
+ * record, printed. */
+#include "core/collectors/dbg_cache_int.h"
+#include "tests/unit/test.h"
+#include "trace/ccache_pkt.h"
+#include "trace/swc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t Rnd;
+
+static uint32_t rnd(uint32_t n)
+{
+	Rnd = Rnd * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)((Rnd >> 33) % n);
+}
+
+/* Where blocks live: low code, a library high up (update-32 within,
+ * sext-48 between them), a non-canonical one (update-48 or full). */
+static const uint64_t Areas[] = { 0x400000, 0x7ffff7a00000ull, 0x0001000000400000ull };
+
+struct world {
+	struct ccache_block *blk;
+	uint32_t n, cap;
+	uint64_t *push_at;	/* addresses something returns to */
+	uint32_t npush, cpush;
+	uint64_t *hk;		/* find's hash: starts, ids */
+	uint32_t *hv, hcap, nh;
+};
+
+static uint64_t addr_in(uint32_t area)
+{
+	return Areas[area] + ((uint64_t)rnd(1u << 22) << 4);
+}
+
+static struct ccache_insn *add_insn(struct ccache_block *b, uint64_t at, int kind)
+{
+	struct ccache_insn *ci;
+
+	b->ins = realloc(b->ins, (size_t)(b->n + 1) * sizeof(*b->ins));
+	ci = &b->ins[b->n++];
+	memset(ci, 0, sizeof(*ci));
+	ci->addr = at;
+	ci->len = (uint8_t)(1 + rnd(7));
+	ci->kind = (uint8_t)kind;
+	return ci;
+}
+
+static void note_push(struct world *wd, uint64_t at)
+{
+	if (wd->npush == wd->cpush) {
+		wd->cpush = wd->cpush ? 2 * wd->cpush : 64;
+		wd->push_at = realloc(wd->push_at, wd->cpush * sizeof(*wd->push_at));
+	}
+	wd->push_at[wd->npush++] = at;
+}
+
+/* A random block at start; profile 0: mixed, 1: loops (conditional
+ * exits), 2: calls and returns; 3 and 4: the same as 1 and 2 with only
+ * what plans cover (for the cost). */
+static void new_block(struct world *wd, uint64_t start, int profile)
+{
+	static const int ends[] = { DISASM_KIND_JCC, DISASM_KIND_JCC, DISASM_KIND_JCC, DISASM_KIND_RET,
+				    DISASM_KIND_RET, DISASM_KIND_CALL, DISASM_KIND_CALL_IND, DISASM_KIND_JMP_IND,
+				    DISASM_KIND_JRCXZ, DISASM_KIND_LOOP, DISASM_KIND_OTHER, DISASM_KIND_JMP,
+				    DISASM_KIND_SYSCALL, DISASM_KIND_INT, DISASM_KIND_FAR, DISASM_KIND_HLT };
+	struct ccache_block *b;
+	uint64_t at = start;
+	int mid = (int)rnd(6), end;
+
+	if (wd->n == wd->cap) {
+		wd->cap = wd->cap ? 2 * wd->cap : 256;
+		wd->blk = realloc(wd->blk, wd->cap * sizeof(*wd->blk));
+	}
+	b = &wd->blk[wd->n];
+	memset(b, 0, sizeof(*b));
+	b->start = start;
+	b->id = wd->n++;
+	static const int fast[] = { DISASM_KIND_JCC, DISASM_KIND_CALL, DISASM_KIND_RET, DISASM_KIND_CALL_IND,
+				    DISASM_KIND_JMP_IND, DISASM_KIND_JCC, DISASM_KIND_RET, DISASM_KIND_OTHER };
+	int only_fast = profile >= 3;
+
+	if (only_fast)
+		profile -= 2;
+	else if (rnd(20) == 0)
+		mid += 6;	/* (more calls than a plan holds) */
+	for (int i = 0; i < mid; i++) {
+		int k = rnd(3) == 0 ? DISASM_KIND_CALL : rnd(4) == 0 ? DISASM_KIND_JMP : DISASM_KIND_OTHER;
+		struct ccache_insn *ci;
+
+		if (rnd(60) == 0 && !only_fast)
+			k = DISASM_KIND_JCC;	/* (a transfer inside a block: not planned) */
+		ci = add_insn(b, at, k);
+		at += ci->len;
+		if (k == DISASM_KIND_CALL || k == DISASM_KIND_JMP) {
+			ci->has_target = 1;
+			/* a call to the next instruction pushes nothing */
+			ci->target = k == DISASM_KIND_CALL && rnd(8) == 0 ? at : addr_in(rnd(3) ? 0 : 1);
+			if (k == DISASM_KIND_CALL && ci->target != at)
+				note_push(wd, at);
+			at = ci->target;
+		}
+	}
+	end = only_fast ? fast[rnd(8)] : ends[rnd(16)];
+	if (profile == 1 && rnd(8))
+		end = DISASM_KIND_JCC;
+	else if (profile == 2 && rnd(3) == 0)
+		end = DISASM_KIND_CALL;
+	else if (profile == 2 && rnd(2))
+		end = DISASM_KIND_RET;
+	{
+		struct ccache_insn *ci = add_insn(b, at, end);
+		uint64_t nlip = at + ci->len;
+
+		if (end == DISASM_KIND_CALL || end == DISASM_KIND_JCC || end == DISASM_KIND_JMP ||
+		    end == DISASM_KIND_JRCXZ || end == DISASM_KIND_LOOP) {
+			ci->has_target = 1;
+			ci->target = end == DISASM_KIND_CALL && rnd(10) == 0 ? nlip : addr_in(0);
+		}
+		if ((end == DISASM_KIND_CALL && ci->target != nlip) || end == DISASM_KIND_CALL_IND)
+			note_push(wd, nlip);
+	}
+}
+
+/* The block starting at start, or -1 (a hash of the starts, made as
+ * they come). */
+static int64_t find(struct world *wd, uint64_t start)
+{
+	uint32_t h;
+
+	if (wd->nh < wd->n) {
+		free(wd->hk);
+		free(wd->hv);
+		wd->hcap = 4096;
+		while (wd->hcap < 4 * wd->n)
+			wd->hcap *= 2;
+		wd->hk = calloc(wd->hcap, sizeof(*wd->hk));
+		wd->hv = calloc(wd->hcap, sizeof(*wd->hv));
+		for (uint32_t i = 0; i < wd->n; i++) {
+			for (h = (uint32_t)(wd->blk[i].start * 0x9e3779b97f4a7c15ull >> 40) & (wd->hcap - 1);
+			     wd->hk[h] && wd->hk[h] != wd->blk[i].start; h = (h + 1) & (wd->hcap - 1))
+				;
+			if (!wd->hk[h]) {
+				wd->hk[h] = wd->blk[i].start;
+				wd->hv[h] = i;
+			}
+		}
+		wd->nh = wd->n;
+	}
+	for (h = (uint32_t)(start * 0x9e3779b97f4a7c15ull >> 40) & (wd->hcap - 1); wd->hk[h];
+	     h = (h + 1) & (wd->hcap - 1))
+		if (wd->hk[h] == start)
+			return wd->hv[h];
+	return -1;
+}
+
+/* Blocks in every area, and one at each return address and at each
+ * conditional exit's fall-through. */
+static void make_world(struct world *wd, uint32_t nb, int profile)
+{
+	memset(wd, 0, sizeof(*wd));
+	for (uint32_t i = 0; i < nb; i++)
+		new_block(wd, addr_in(i % 7 == 6 ? 2 : i % 3 == 2 ? 1 : 0), profile);
+	for (uint32_t i = 0; i < wd->npush && wd->n < 4 * nb; i++)
+		if (find(wd, wd->push_at[i]) < 0)
+			new_block(wd, wd->push_at[i], profile);
+	for (uint32_t i = 0, n = wd->n; i < n; i++) {
+		const struct ccache_block *b = &wd->blk[i];
+		const struct ccache_insn *ci = &b->ins[b->n - 1];
+
+		if (ci->kind == DISASM_KIND_JCC && find(wd, ci->addr + ci->len) < 0)
+			new_block(wd, ci->addr + ci->len, profile);
+	}
+}
+
+static void free_world(struct world *wd)
+{
+	for (uint32_t i = 0; i < wd->n; i++)
+		free(wd->blk[i].ins);
+	free(wd->blk);
+	free(wd->push_at);
+	free(wd->hk);
+	free(wd->hv);
+}
+
+/* n records: after a return, mostly the block the last call returns to
+ * (a model stack, as the program's), after a conditional exit often its
+ * fall-through. */
+static uint32_t *walk(struct world *wd, size_t n)
+{
+	uint32_t *ids = malloc(n * sizeof(*ids));
+	uint64_t stack[256];
+	unsigned sp = 0;
+	uint32_t cur = rnd(wd->n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ccache_block *b = &wd->blk[cur];
+		const struct ccache_insn *last = &b->ins[b->n - 1];
+		int64_t nx = -1;
+
+		ids[i] = cur;
+		for (int k = 0; k < b->n; k++) {
+			const struct ccache_insn *ci = &b->ins[k];
+
+			if ((ci->kind == DISASM_KIND_CALL && ci->target != ci->addr + ci->len) ||
+			    (ci->kind == DISASM_KIND_CALL_IND && k == b->n - 1))
+				stack[sp++ % 256] = ci->addr + ci->len;
+		}
+		if (last->kind == DISASM_KIND_RET && sp && rnd(8)) {
+			nx = find(wd, stack[--sp % 256]);
+		} else if (last->kind == DISASM_KIND_JCC && rnd(2)) {
+			nx = find(wd, last->addr + last->len);
+		}
+		cur = nx >= 0 ? (uint32_t)nx : rnd(wd->n);
+	}
+	return ids;
+}
+
+struct side {
+	struct dbg_cache c;
+	struct trace_swc_thread t;
+	uint64_t gen;
+};
+
+static void side_init(struct side *s, const struct world *wd, struct plan **plans, size_t ring, size_t period,
+		      int fast)
+{
+	memset(s, 0, sizeof(*s));
+	s->c.blk = wd->blk;
+	s->c.plan = plans;
+	s->c.nblk = wd->n;
+	s->c.cur = -1;
+	if (fast) {
+		s->c.pk = ccache_pkt_grow(NULL, 0, wd->n);
+		for (uint32_t i = 0; i < wd->n; i++)
+			ccache_pkt_plan(&wd->blk[i], &s->c.pk[i]);
+	}
+	trace_swc_init(&s->t, 1, 0, ring, period, 0, NULL);
+	s->gen = 1;
+	s->t.w.code_gen = &s->gen;
+}
+
+static void side_free(struct side *s)
+{
+	free(s->c.pk);
+	trace_swc_release(&s->t);
+}
+
+/* The same bytes, state and counts. */
+static int same(const struct side *a, const struct side *b)
+{
+	const struct trace_ptw *x = &a->t.w, *y = &b->t.w;
+
+	if (a->t.ring.total != b->t.ring.total || a->t.ring.pos != b->t.ring.pos ||
+	    memcmp(a->t.ring.buf, b->t.ring.buf, a->t.ring.size) != 0)
+		return 0;
+	if (x->tnt_bits != y->tnt_bits || x->tnt_n != y->tnt_n || x->last_ip != y->last_ip ||
+	    x->last_ip_valid != y->last_ip_valid || x->stack_n != y->stack_n || x->stack_top != y->stack_top ||
+	    x->packet_en != y->packet_en || x->last_psb != y->last_psb || x->cr3_said != y->cr3_said)
+		return 0;
+	for (unsigned i = 0; i < x->stack_n; i++) {
+		unsigned k = (x->stack_top + TRACE_PTW_STACK - 1 - i) % TRACE_PTW_STACK;
+
+		if (x->stack[k] != y->stack[k])
+			return 0;
+	}
+	return a->t.insns == b->t.insns && a->t.transfers == b->t.transfers && a->t.next_ip == b->t.next_ip &&
+	       a->c.cur == b->c.cur;
+}
+
+/* One run: nrec records in random pieces through both paths, with stops
+ * between some; the first piece where they differ, or -1. */
+static long compare(uint64_t seed, uint32_t nb, int profile, size_t nrec, size_t ring, size_t period,
+		    unsigned stops)
+{
+	struct world wd;
+	struct plan **plans;
+	struct side *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	uint32_t *ids;
+	long bad = -1, piece = 0;
+
+	Rnd = seed;
+	make_world(&wd, nb, profile);
+	plans = malloc(wd.n * sizeof(*plans));
+	for (uint32_t i = 0; i < wd.n; i++)
+		plans[i] = dbg_cache_plan_new(&wd.blk[i]);
+	ids = walk(&wd, nrec);
+	side_init(a, &wd, plans, ring, period, 0);
+	side_init(b, &wd, plans, ring, period, 1);
+	trace_swc_resume(&a->t, wd.blk[ids[0]].start);
+	trace_swc_resume(&b->t, wd.blk[ids[0]].start);
+	for (size_t i = 0; i < nrec; piece++) {
+		size_t k = 1 + rnd(rnd(4) ? 5000 : 8);
+
+		if (k > nrec - i)
+			k = nrec - i;
+		dbg_cache_emit_ids(&a->c, &a->t, ids + i, k);
+		dbg_cache_emit_ids(&b->c, &b->t, ids + i, k);
+		i += k;
+		if (!same(a, b)) {
+			bad = piece;
+			break;
+		}
+		if (i < nrec && stops && rnd(stops) == 0) {
+			uint64_t pc = wd.blk[ids[i]].start;
+
+			switch (rnd(4)) {
+			case 0:	/* a stop: the last block's end written */
+				dbg_cache_sync_done(&a->c, &a->t, pc);
+				dbg_cache_sync_done(&b->c, &b->t, pc);
+				trace_swc_pause(&a->t, pc);
+				trace_swc_pause(&b->t, pc);
+				trace_swc_resume(&a->t, pc);
+				trace_swc_resume(&b->t, pc);
+				break;
+			case 1:	/* tracing off when the records come */
+				trace_swc_pause(&a->t, pc);
+				trace_swc_pause(&b->t, pc);
+				break;
+			case 2:	/* the code changed */
+				a->gen++;
+				b->gen++;
+				dbg_cache_sync_done(&a->c, &a->t, pc);
+				dbg_cache_sync_done(&b->c, &b->t, pc);
+				trace_swc_code_moved(&a->t, pc);
+				trace_swc_code_moved(&b->t, pc);
+				break;
+			default:	/* the records of a block written at a stop */
+				dbg_cache_sync_done(&a->c, &a->t, pc);
+				dbg_cache_sync_done(&b->c, &b->t, pc);
+				break;
+			}
+			if (!same(a, b)) {
+				bad = piece;
+				break;
+			}
+		}
+	}
+	if (bad >= 0)
+		printf("#   seed %llu profile %d: differ after piece %ld (old %llu bytes %llu insns, new %llu bytes"
+		       " %llu insns)\n", (unsigned long long)seed, profile, bad, (unsigned long long)a->t.ring.total,
+		       (unsigned long long)a->t.insns, (unsigned long long)b->t.ring.total,
+		       (unsigned long long)b->t.insns);
+	side_free(a);
+	side_free(b);
+	free(a);
+	free(b);
+	for (uint32_t i = 0; i < wd.n; i++)
+		free(plans[i]);
+	free(plans);
+	free(ids);
+	free_world(&wd);
+	return bad;
+}
+
+TEST(plan_kinds)
+{
+	struct ccache_block b;
+	struct ccache_insn ins[8];
+	struct ccache_pkt p;
+
+	memset(&b, 0, sizeof(b));
+	memset(ins, 0, sizeof(ins));
+	b.start = 0x1000;
+	b.ins = ins;
+	/* other; call 0x2000 (followed); other; jcc */
+	ins[0] = (struct ccache_insn){ 0x1000, 0, 0, 3, DISASM_KIND_OTHER, 0 };
+	ins[1] = (struct ccache_insn){ 0x1003, 0x2000, 0, 5, DISASM_KIND_CALL, 1 };
+	ins[2] = (struct ccache_insn){ 0x2000, 0, 0, 2, DISASM_KIND_OTHER, 0 };
+	ins[3] = (struct ccache_insn){ 0x2002, 0x1000, 0, 2, DISASM_KIND_JCC, 1 };
+	b.n = 4;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_COND);
+	CHECK_INT(p.n, 4);
+	CHECK_INT(p.npush, 1);
+	CHECK_INT(p.push[0], 0x1008);
+	CHECK_INT(p.nlip, 0x2004);
+	/* a call to the next instruction pushes nothing */
+	ins[1].target = 0x1008;
+	ins[2].addr = 0x1008;
+	ins[3].addr = 0x100a;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.npush, 0);
+	/* ending in a call, a return, straight code */
+	ins[3].kind = DISASM_KIND_CALL;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_CALL);
+	ins[3].kind = DISASM_KIND_RET;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_RET);
+	ins[3].kind = DISASM_KIND_OTHER;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_NONE);
+	/* a system call, a transfer before the last instruction: not planned */
+	ins[3].kind = DISASM_KIND_SYSCALL;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_SLOW);
+	ins[3].kind = DISASM_KIND_JCC;
+	ins[0].kind = DISASM_KIND_JRCXZ;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_SLOW);
+}
+
+TEST(same_bytes_mixed)
+{
+	for (uint64_t seed = 1; seed <= 12; seed++)
+		CHECK_INT(compare(seed, 200, 0, 60000, 8192, seed % 3 ? 64 : 4096, 40), -1);
+}
+
+TEST(same_bytes_loops)
+{
+	/* long runs of TNT bits: TNT-64 of 47, PSB+ right after one */
+	for (uint64_t seed = 100; seed < 106; seed++)
+		CHECK_INT(compare(seed, 40, 1, 80000, 4096, seed % 2 ? 64 : 256, 0), -1);
+}
+
+TEST(same_bytes_calls)
+{
+	/* deep and wrapping shadow stacks, returns compressed or not */
+	for (uint64_t seed = 200; seed < 208; seed++)
+		CHECK_INT(compare(seed, 300, 2, 80000, 16384, seed % 2 ? 4096 : 128, seed % 2 ? 0 : 25), -1);
+}
+
+TEST(same_bytes_one_at_a_time)
+{
+	/* every piece one record, stops often */
+	for (uint64_t seed = 300; seed < 304; seed++)
+		CHECK_INT(compare(seed, 100, (int)(seed % 3), 4000, 4096, 64, 3), -1);
+}
+
+static double ns_per_record(const struct world *wd, struct plan **plans, const uint32_t *ids, size_t n, int fast)
+{
+	struct side *s = malloc(sizeof(*s));
+	struct timespec t0, t1;
+
+	side_init(s, wd, plans, 1u << 20, 4096, fast);
+	trace_swc_resume(&s->t, wd->blk[ids[0]].start);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	for (size_t i = 0; i < n; i += 65536)
+		dbg_cache_emit_ids(&s->c, &s->t, ids + i, n - i < 65536 ? n - i : 65536);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	side_free(s);
+	free(s);
+	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n;
+}
+
+TEST(cost)
+{
+	static const char *names[] = { "loops", "calls" };
+
+	for (int profile = 3; profile < 5; profile++) {
+		struct world wd;
+		struct plan **plans;
+		uint32_t *ids;
+		size_t n = 2000000;
+		double old, new;
+
+		Rnd = 42 + (uint64_t)profile;
+		make_world(&wd, 150, profile);
+		plans = malloc(wd.n * sizeof(*plans));
+		for (uint32_t i = 0; i < wd.n; i++)
+			plans[i] = dbg_cache_plan_new(&wd.blk[i]);
+		ids = walk(&wd, n);
+		old = ns_per_record(&wd, plans, ids, n, 0);
+		new = ns_per_record(&wd, plans, ids, n, 1);
+		printf("#   %s: %.2f ns per record instruction by instruction, %.2f through the plans (CPU time)\n",
+		       names[profile - 3], old, new);
+		for (uint32_t i = 0; i < wd.n; i++)
+			free(plans[i]);
+		free(plans);
+		free(ids);
+		free_world(&wd);
+	}
+}
+
+TEST_MAIN(plan_kinds, same_bytes_mixed, same_bytes_loops, same_bytes_calls, same_bytes_one_at_a_time, cost)
