@@ -580,7 +580,10 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 			r = dbg_continue(d, stop, err);
 			continue;
 		}
-		if (stop->reason != DBG_R_BREAKPOINT || depth >= 4 || !(autoc = run_hit_commands(ctx)))
+		/* a plan's stop where a breakpoint's hit came too (a finish
+		 * to it): its commands run, the process stays */
+		if ((stop->reason != DBG_R_BREAKPOINT && !d->nbp_stops) || depth >= 4 ||
+		    !(autoc = run_hit_commands(ctx)) || stop->reason != DBG_R_BREAKPOINT)
 			return CMD_OK;
 		/* not when the commands ran the process to another stop */
 		if (autoc < 0 || !dbg_alive(d) || memcmp(&d->last, &last0, sizeof(last0)))
