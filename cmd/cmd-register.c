@@ -417,8 +417,9 @@ static int parse_u64(const char *s, uint64_t *out)
 	return *end ? -1 : 0;
 }
 
-/* One term: number, $reg, or function name.  Prints the error. */
-static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+/* One term: number, $reg, or function name.  Prints the error (lldb-16's
+ * words, naming whole, the expression the term is part of). */
+static int eval_term(struct cmd_ctx *ctx, const char *s, const char *whole, uint64_t *out)
 {
 	struct dbg *d = &ctx->s->dbg;
 
@@ -472,7 +473,7 @@ static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 			return 0;
 		}
 	}
-	cmd_error(ctx, "invalid address expression '%s'", s);
+	cmd_error(ctx, "address expression \"%s\" evaluation failed", whole);
 	return -1;
 }
 
@@ -525,14 +526,18 @@ int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 		if (*p == '+' || *p == '-')
 			op = p;
 	if (op && parse_u64(op + 1, &off) == 0 && (size_t)(op - s) < sizeof(base)) {
-		memcpy(base, s, (size_t)(op - s));
-		base[op - s] = 0;
-		if (eval_term(ctx, base, out) < 0)
+		size_t n = (size_t)(op - s);
+
+		while (n && s[n - 1] == ' ')	/* "main + 4" */
+			n--;
+		memcpy(base, s, n);
+		base[n] = 0;
+		if (eval_term(ctx, base, s, out) < 0)
 			return -1;
 		*out = *op == '+' ? *out + off : *out - off;
 		return 0;
 	}
-	return eval_term(ctx, s, out);
+	return eval_term(ctx, s, s, out);
 }
 
 static const struct cmd_node register_read_node = {
