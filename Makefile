@@ -96,6 +96,9 @@ tests/programs/step_ret_o2: tests/programs/step_ret_o2.c
 # Breakpoints by name in optimized C++ (0178).
 tests/programs/bp_o2: tests/programs/bp_o2.cpp
 	g++ -g -O2 -fPIE -pie -o $@ $<
+# Plans whose return is a breakpoint's place, in -O2 recursion (0205).
+tests/programs/rec_o2: tests/programs/rec_o2.c
+	gcc -g -O2 -fPIE -pie -o $@ $<
 tests/programs/step_nodebug: tests/programs/step_nodebug.c
 	gcc -O0 -no-pie -fno-pie -o $@ $<
 # Go as Debian's golang-go builds it (compressed DWARF); no module, the

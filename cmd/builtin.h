@@ -26,6 +26,8 @@ void cmd_warn_dwarf(struct dbg *d, FILE *err);
 extern const struct cmd_node cmd_breakpoint_node;
 /* cmd-thread.c */
 extern const struct cmd_node cmd_thread_node;
+/* cmd-jump.c */
+extern const struct cmd_node cmd_thread_jump_node;
 extern const struct cmd_node cmd_watchpoint_node;
 extern const struct cmd_node cmd_frame_node;
 /* cmd-trace.c */

@@ -128,7 +128,8 @@ const struct cmd_opt bp_cond_opts_for_set[] = {
 	{ 'n', "name", OPT_STRING, "function-name", "Set the breakpoint by function name." },
 	{ 'f', "file", OPT_STRING, "filename", "The source file of a line breakpoint." },
 	{ 'l', "line", OPT_STRING, "linenum", "The line number of a line breakpoint." },
-	{ 'a', "address", OPT_STRING, "address", "Set the breakpoint at an address." },
+	{ 'a', "address", OPT_STRING, "address", "Set the breakpoint at an address: any "
+		"address expression (main+4, $pc+8, &var)." },
 	BP_COND_OPTS,
 	{ 0 },
 };

@@ -4,6 +4,7 @@
 #include "cmd/builtin.h"
 #include "cmd/bpcond.h"
 #include "cmd/report.h"
+#include "cmd/data.h"
 #include "core/session/session.h"
 
 #include <ctype.h>
@@ -75,17 +76,27 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 
 	if (bp_check_options(ctx, a) < 0)
 		return CMD_ERROR;
+	if (a->argc && (name || file || line || addr))
+		return cmd_error(ctx, "'breakpoint set' doesn't take any arguments.");
+	if (a->argc > 1) {
+		/* b WORD WORD...: one name, as lldb-16's 'b' takes the rest */
+		char nm[1024];
+		size_t k = 0;
+
+		for (int i = 0; i < a->argc && k < sizeof(nm) - 1; i++)
+			k += (size_t)snprintf(nm + k, sizeof(nm) - k, "%s%s", i ? " " : "", a->argv[i]);
+		bp = dbg_bp_add(d, DBG_BP_NAME, nm, NULL, 0, 0);
+		bp_apply_options(ctx, a, bp);
+		print_new(ctx, bp);
+		return CMD_OK;
+	}
 	if (a->argc == 1) {
 		/* b NAME | FILE:LINE | LINE | ADDRESS */
 		const char *w = a->argv[0], *colon = strrchr(w, ':');
 
-		if (name || file || line || addr)
-			return cmd_error(ctx, "give either a location or options, not both");
-		if (!strncmp(w, "0x", 2) || !strncmp(w, "0X", 2)) {
-			if (parse_u64(w, &av) < 0)
-				return cmd_error(ctx, "invalid address '%s'", w);
-			addr = w;
-		} else if (isdigit((unsigned char)w[0])) {
+		if ((!strncmp(w, "0x", 2) || !strncmp(w, "0X", 2)) && parse_u64(w, &av) == 0) {
+			addr = w;	/* else a name, as lldb-16's 'b' takes it */
+		} else if (isdigit((unsigned char)w[0]) && strncmp(w, "0x", 2) && strncmp(w, "0X", 2)) {
 			if (parse_line(w, &ln) < 0)
 				return cmd_error(ctx, "invalid line number '%s'", w);
 			line = w;
@@ -107,13 +118,13 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 		}
 		if (!*w || !strcmp(w, ":"))
 			return cmd_error(ctx, "invalid breakpoint location '%s'", w);
-	} else if (a->argc > 1) {
-		return cmd_error(ctx, "too many arguments; quote a name with spaces");
 	}
 	if (line && parse_line(line, &ln) < 0)
 		return cmd_error(ctx, "invalid line number '%s'", line);
-	if (addr && !av && parse_u64(addr, &av) < 0)
-		return cmd_error(ctx, "invalid address '%s'", addr);
+	/* -a takes an address expression, as lldb-16's: main+4, &var,
+	 * $pc, (char *)f + 2 */
+	if (addr && !av && parse_u64(addr, &av) < 0 && cmd_eval_addr(ctx, addr, &av) < 0)
+		return CMD_ERROR;
 	if (!name && !line && !addr)
 		return cmd_error(ctx, "breakpoint set needs a location: -n <name>, -f <file> -l <line>, -a <address>");
 	if ((name != NULL) + (line != NULL) + (addr != NULL) > 1)
@@ -175,9 +186,17 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp, int brief)
 			(d->nmods && d->mods[0].sym && sym_main_file(d->mods[0].sym) ?
 			 sym_main_file(d->mods[0].sym) : "<main>"), bp->line);
 		break;
-	case DBG_BP_ADDR:
-		fprintf(out, "address = 0x%016" PRIx64, bp->addr);
+	case DBG_BP_ADDR: {
+		struct dbg_module *m = dbg_module_for(d, bp->addr);
+
+		/* in a loaded module: module[file address], as lldb-16 keeps it */
+		if (m && m->sym && m->end)
+			fprintf(out, "address = %s[0x%016" PRIx64 "]", sym_module_name(m->sym),
+				bp->addr - sym_module_bias(m->sym));
+		else
+			fprintf(out, "address = 0x%016" PRIx64, bp->addr);
 		break;
+	}
 	}
 	fprintf(out, ", locations = %d%s", bp->nlocs, bp->nlocs ? "" : " (pending)");
 	if (resolved)	/* lldb-16 counts hits only of planted breakpoints */
@@ -580,7 +599,10 @@ enum cmd_status cmd_after_stop(struct cmd_ctx *ctx, int r, struct dbg_stop *stop
 			r = dbg_continue(d, stop, err);
 			continue;
 		}
-		if (stop->reason != DBG_R_BREAKPOINT || depth >= 4 || !(autoc = run_hit_commands(ctx)))
+		/* a plan's stop where a breakpoint's hit came too (a finish
+		 * to it): its commands run, the process stays */
+		if ((stop->reason != DBG_R_BREAKPOINT && !d->nbp_stops) || depth >= 4 ||
+		    !(autoc = run_hit_commands(ctx)) || stop->reason != DBG_R_BREAKPOINT)
 			return CMD_OK;
 		/* not when the commands ran the process to another stop */
 		if (autoc < 0 || !dbg_alive(d) || memcmp(&d->last, &last0, sizeof(last0)))

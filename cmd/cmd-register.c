@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- registers ---- */
 
@@ -34,7 +35,7 @@ static const struct reg_def regs[] = {
 	GPR("rdi", "edi", "di", "dil", rdi),
 	GPR("rsi", "esi", "si", "sil", rsi),
 	GPR("rbp", "ebp", "bp", "bpl", rbp),
-	{ "rsp", UR(rsp), 8, 0 }, { "esp", UR(rsp), 4, 0 }, { "spl", UR(rsp), 1, 0 },
+	GPR("rsp", "esp", "sp", "spl", rsp),
 	GPR("r8", "r8d", "r8w", "r8l", r8),
 	GPR("r9", "r9d", "r9w", "r9l", r9),
 	GPR("r10", "r10d", "r10w", "r10l", r10),
@@ -44,12 +45,22 @@ static const struct reg_def regs[] = {
 	GPR("r14", "r14d", "r14w", "r14l", r14),
 	GPR("r15", "r15d", "r15w", "r15l", r15),
 	{ "rip", UR(rip), 8, 0 },
-	{ "rflags", UR(eflags), 8, 0 }, { "eflags", UR(eflags), 4, 0 },
+	{ "rflags", UR(eflags), 8, 0 },
 	{ "cs", UR(cs), 8, 0 }, { "fs", UR(fs), 8, 0 }, { "gs", UR(gs), 8, 0 },
 	{ "ss", UR(ss), 8, 0 }, { "ds", UR(ds), 8, 0 }, { "es", UR(es), 8, 0 },
-	{ "fs_base", UR(fs_base), 8, 0 }, { "gs_base", UR(gs_base), 8, 0 },
-	{ "orig_rax", UR(orig_rax), 8, 0 },
+	/* lldb-16 on Linux has no eflags, fs_base, gs_base nor orig_rax */
 	{ NULL, 0, 0, 0 },
+};
+
+/* register read -a: the sub-registers after the set's own, in lldb-16's
+ * order */
+static const char *const sub_order[] = {
+	"eax", "ebx", "ecx", "edx", "edi", "esi", "ebp", "esp",
+	"r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d",
+	"ax", "bx", "cx", "dx", "di", "si", "bp", "sp",
+	"r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w",
+	"ah", "bh", "ch", "dh", "al", "bl", "cl", "dl", "dil", "sil", "bpl", "spl",
+	"r8l", "r9l", "r10l", "r11l", "r12l", "r13l", "r14l", "r15l", NULL,
 };
 
 static const char *const gpr_order[] = {
@@ -58,33 +69,37 @@ static const char *const gpr_order[] = {
 	"rip", "rflags", "cs", "fs", "gs", "ss", "ds", "es", NULL,
 };
 
+static const char *const generic[][2] = {
+	{ "pc", "rip" }, { "sp", "rsp" }, { "fp", "rbp" }, { "flags", "rflags" },
+	{ "arg1", "rdi" }, { "arg2", "rsi" }, { "arg3", "rdx" }, { "arg4", "rcx" },
+	{ "arg5", "r8" }, { "arg6", "r9" }, { NULL, NULL },
+};
+
 void cmd_register_names(cmd_add_fn add, void *ctx)
 {
 	for (const struct reg_def *r = regs; r->name; r++)
 		add(ctx, r->name);
-	for (const char *const *g = (const char *const[]){ "pc", "sp", "fp", "flags", NULL }; *g; g++)
-		add(ctx, *g);
+	for (int i = 0; generic[i][0]; i++)
+		add(ctx, generic[i][0]);
 }
 
-/* Generic names (LLDB's pc, sp, fp, flags). */
+/* The generic names, exactly so (lldb-16: "PC" is no register), before
+ * the registers' own names, whose case does not matter ("RIP", and "Sp"
+ * is the low 16 bits of rsp). */
 static const char *reg_alias(const char *name)
 {
-	if (!strcmp(name, "pc"))
-		return "rip";
-	if (!strcmp(name, "sp"))
-		return "rsp";
-	if (!strcmp(name, "fp"))
-		return "rbp";
-	if (!strcmp(name, "flags"))
-		return "rflags";
+	for (int i = 0; generic[i][0]; i++)
+		if (!strcmp(name, generic[i][0]))
+			return generic[i][1];
 	return name;
 }
 
 static const struct reg_def *reg_find(const char *name)
 {
-	name = reg_alias(name);
+	const char *a = reg_alias(name);
+
 	for (const struct reg_def *r = regs; r->name; r++)
-		if (!strcmp(r->name, name))
+		if (a != name ? !strcmp(r->name, a) : !strcasecmp(r->name, name))
 			return r;
 	return NULL;
 }
@@ -202,41 +217,85 @@ static void vec_print(FILE *out, const char *ind, const char *name, const void *
 	fputs("}\n", out);
 }
 
-/* Floating point names: fctrl fstat ftag fop fioff fiseg fooff foseg mxcsr
- * mxcsrmask st0-7 xmm0-15.  Returns 0 if name is one of them (printed). */
-static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char *name)
+/* The x87 tag word as lldb-16 shows it: the full one (2 bits a register:
+ * 0 valid, 1 zero, 2 special, 3 empty) from FXSAVE's abridged one. */
+static unsigned full_ftag(const struct user_fpregs_struct *f)
 {
+	unsigned top = (f->swd >> 11) & 7, tw = 0;
+
+	for (unsigned i = 0; i < 8; i++) {
+		const uint8_t *st = (const uint8_t *)f->st_space + 16 * ((i - top) & 7);
+		unsigned exp = (st[9] & 0x7f) << 8 | st[8], tag;
+		uint64_t man;
+
+		memcpy(&man, st, 8);
+		if (!(f->ftw >> i & 1))
+			tag = 3;
+		else if (exp == 0x7fff)
+			tag = 2;
+		else if (exp == 0)
+			tag = man ? 2 : 1;
+		else
+			tag = man >> 63 ? 0 : 2;
+		tw |= tag << (2 * i);
+	}
+	return tw;
+}
+
+/* Floating point names, in lldb-16's order: fctrl fstat ftag fop fiseg
+ * fioff fip foseg fooff fdp mxcsr mxcsrmask st0-7 mm0-7 xmm0-15 (any
+ * case).  Returns 0 if name is one of them (printed); NULL: all. */
+static int fpreg_print(struct cmd_ctx *ctx, const struct user_fpregs_struct *f, const char *name)
+{
+	FILE *out = ctx->out;
 	char nm[16];
 	int all = name == NULL;
 	const char *ind = all ? "  " : "";	/* a set's listing: further in */
 
 #define FP(n, w, v) \
-	if (all || !strcmp(name, n)) { \
+	if (all || !strcasecmp(name, n)) { \
 		fprintf(out, "%s%8s = 0x%0*" PRIx64 "\n", ind, n, w, (uint64_t)(v)); \
 		if (!all) return 0; \
 	}
 	FP("fctrl", 4, f->cwd);
 	FP("fstat", 4, f->swd);
-	FP("ftag", 4, f->ftw);
+	FP("ftag", 4, full_ftag(f));
 	FP("fop", 4, f->fop);
+	FP("fiseg", 8, f->rip >> 32);
 	FP("fioff", 8, f->rip & 0xffffffff);
-	FP("fiseg", 4, (f->rip >> 32) & 0xffff);
+	if (all || !strcasecmp(name, "fip")) {	/* code: with its symbol */
+		reg_print_in(ctx, all, "fip", 8, f->rip);
+		if (!all)
+			return 0;
+	}
+	FP("foseg", 8, f->rdp >> 32);
 	FP("fooff", 8, f->rdp & 0xffffffff);
-	FP("foseg", 4, (f->rdp >> 32) & 0xffff);
+	FP("fdp", 16, f->rdp);
 	FP("mxcsr", 8, f->mxcsr);
 	FP("mxcsrmask", 8, f->mxcr_mask);
 #undef FP
 	for (int i = 0; i < 8; i++) {
 		snprintf(nm, sizeof(nm), "st%d", i);
-		if (all || !strcmp(name, nm)) {
+		if (all || !strcasecmp(name, nm)) {
 			vec_print(out, ind, nm, (const char *)f->st_space + 16 * i, 10);
+			if (!all)
+				return 0;
+		}
+	}
+	for (int i = 0; i < 8; i++) {	/* mm: st's low 64 bits */
+		uint64_t mm;
+
+		snprintf(nm, sizeof(nm), "mm%d", i);
+		memcpy(&mm, (const char *)f->st_space + 16 * i, 8);
+		if (all || !strcasecmp(name, nm)) {
+			fprintf(out, "%s%8s = 0x%016" PRIx64 "\n", ind, nm, mm);
 			if (!all)
 				return 0;
 		}
 	}
 	for (int i = 0; i < 16; i++) {
 		snprintf(nm, sizeof(nm), "xmm%d", i);
-		if (all || !strcmp(name, nm)) {
+		if (all || !strcasecmp(name, nm)) {
 			vec_print(out, ind, nm, (const char *)f->xmm_space + 16 * i, 16);
 			if (!all)
 				return 0;
@@ -245,17 +304,52 @@ static int fpreg_print(FILE *out, const struct user_fpregs_struct *f, const char
 	return all ? 0 : -1;
 }
 
+/* ymm0-15 from the XSAVE area (its AVX part at 576; absent, zero), as
+ * lldb-16's "Advanced Vector Extensions"; name NULL: all.  0 printed. */
+static int avx_print(struct cmd_ctx *ctx, const char *name)
+{
+	struct dbg *d = &ctx->s->dbg;
+	static uint8_t xs[16384];
+	size_t len = sizeof(xs);
+	uint64_t bv = 0;
+	char nm[16];
+	int n = -1;
+
+	if (name && (strncasecmp(name, "ymm", 3) || sscanf(name + 3, "%d", &n) != 1 ||
+		     n < 0 || n > 15))
+		return -1;
+	if (target_get_xstate(d->proc, d->sel_tid, xs, &len, NULL) < 0 || len < 576 + 256)
+		return -1;
+	memcpy(&bv, xs + 512, 8);
+	for (int i = 0; i < 16; i++) {
+		uint8_t y[32];
+
+		if (name && i != n)
+			continue;
+		memcpy(y, xs + 160 + 16 * i, 16);
+		if (bv & 4)
+			memcpy(y + 16, xs + 576 + 16 * i, 16);
+		else
+			memset(y + 16, 0, 16);
+		snprintf(nm, sizeof(nm), "ymm%d", i);
+		vec_print(ctx->out, name ? "" : "  ", nm, y, 32);
+	}
+	return 0;
+}
+
 static int fpreg_known(const char *name)
 {
 	static const char *const fixed[] = { "fctrl", "fstat", "ftag", "fop", "fioff", "fiseg",
-					     "fooff", "foseg", "mxcsr", "mxcsrmask" };
+					     "fip", "fooff", "foseg", "fdp", "mxcsr", "mxcsrmask" };
 	int n;
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		if (!strcmp(name, fixed[i]))
+		if (!strcasecmp(name, fixed[i]))
 			return 1;
-	return (sscanf(name, "st%d", &n) == 1 && n >= 0 && n < 8) ||
-	       (sscanf(name, "xmm%d", &n) == 1 && n >= 0 && n < 16);
+	return (sscanf(name, "%*1[sS]%*1[tT]%d", &n) == 1 && n >= 0 && n < 8) ||
+	       (sscanf(name, "%*1[mM]%*1[mM]%d", &n) == 1 && n >= 0 && n < 8) ||
+	       (sscanf(name, "%*1[xX]%*1[mM]%*1[mM]%d", &n) == 1 && n >= 0 && n < 16) ||
+	       (sscanf(name, "%*1[yY]%*1[mM]%*1[mM]%d", &n) == 1 && n >= 0 && n < 16);
 }
 
 int cmd_frame_registers(struct dbg *d, pid_t tid, unsigned frame,
@@ -381,12 +475,20 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 			fputc('\n', ctx->out);	/* lldb-16 ends a set with a blank line */
 			return CMD_OK;
 		}
-		reg_print_in(ctx, 1, "fs_base", 8, ur.fs_base);
-		reg_print_in(ctx, 1, "gs_base", 8, ur.gs_base);
+		for (int i = 0; sub_order[i]; i++) {
+			const struct reg_def *r = regs;
+
+			while (strcmp(r->name, sub_order[i]))	/* "sp": rsp's low 16 */
+				r++;
+
+			reg_print_in(ctx, 1, r->name, r->size, reg_value(r, &ur));
+		}
 		if (target_get_fpregs(d->proc, d->sel_tid, &fr, &err) < 0)
 			return cmd_error(ctx, "%s", err.msg);
 		fprintf(ctx->out, "\nFloating Point Registers:\n");
-		fpreg_print(ctx->out, &fr, NULL);
+		fpreg_print(ctx, &fr, NULL);
+		fprintf(ctx->out, "\nAdvanced Vector Extensions:\n");
+		avx_print(ctx, NULL);
 		fputc('\n', ctx->out);
 		return CMD_OK;
 	}
@@ -400,7 +502,9 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 		}
 		if (have_fp < 0)
 			have_fp = target_get_fpregs(d->proc, d->sel_tid, &fr, &err) == 0;
-		if (have_fp && fpreg_print(ctx->out, &fr, name) == 0)
+		if (have_fp && fpreg_print(ctx, &fr, name) == 0)
+			continue;
+		if (avx_print(ctx, name) == 0)
 			continue;
 		cmd_error(ctx, "Invalid register name '%s'.", a->argv[i]);
 		failed = 1;
@@ -420,8 +524,9 @@ static int parse_u64(const char *s, uint64_t *out)
 	return *end ? -1 : 0;
 }
 
-/* One term: number, $reg, or function name.  Prints the error. */
-static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
+/* One term: number, $reg, or function name.  Prints the error (lldb-16's
+ * words, naming whole, the expression the term is part of). */
+static int eval_term(struct cmd_ctx *ctx, const char *s, const char *whole, uint64_t *out)
 {
 	struct dbg *d = &ctx->s->dbg;
 
@@ -475,7 +580,7 @@ static int eval_term(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 			return 0;
 		}
 	}
-	cmd_error(ctx, "invalid address expression '%s'", s);
+	cmd_error(ctx, "address expression \"%s\" evaluation failed", whole);
 	return -1;
 }
 
@@ -528,14 +633,18 @@ int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 		if (*p == '+' || *p == '-')
 			op = p;
 	if (op && parse_u64(op + 1, &off) == 0 && (size_t)(op - s) < sizeof(base)) {
-		memcpy(base, s, (size_t)(op - s));
-		base[op - s] = 0;
-		if (eval_term(ctx, base, out) < 0)
+		size_t n = (size_t)(op - s);
+
+		while (n && s[n - 1] == ' ')	/* "main + 4" */
+			n--;
+		memcpy(base, s, n);
+		base[n] = 0;
+		if (eval_term(ctx, base, s, out) < 0)
 			return -1;
 		*out = *op == '+' ? *out + off : *out - off;
 		return 0;
 	}
-	return eval_term(ctx, s, out);
+	return eval_term(ctx, s, s, out);
 }
 
 static const struct cmd_node register_read_node = {
@@ -543,10 +652,12 @@ static const struct cmd_node register_read_node = {
 	.syntax = "[<reg-name> ...]", .min_args = 0, .max_args = -1, .exec = exec_register_read,
 	.details = "Without names, shows the general purpose registers; code addresses are "
 		"followed by their symbol.  Names include sub-registers (eax, ax, al, ah, r8d, ...), "
-		"pc, sp, fp, fs_base, gs_base, the x87 registers (fctrl, st0..st7) and xmm0..xmm15.",
+		"LLDB's generic pc, sp, fp, flags and arg1..arg6, the x87 registers (fctrl, ftag, "
+		"fip, st0..st7, mm0..mm7), xmm0..xmm15 and ymm0..ymm15, as lldb-16 names them "
+		"(any case but the generic names').",
 	.opts = (const struct cmd_opt[]){
-		{ 'a', "all", OPT_FLAG, NULL, "Also show fs_base, gs_base and the floating point "
-			"and SSE registers." },
+		{ 'a', "all", OPT_FLAG, NULL, "Also show the sub-registers, the floating point "
+			"and SSE registers and the AVX ones." },
 		{ 'f', "format", OPT_STRING, "format", "Show the values in this format: x (hex, "
 			"the default), d (signed decimal) or u (unsigned decimal)." },
 		{ 0 } },

@@ -1,5 +1,6 @@
 /* cmd/cmd-thread.c: the "thread" group (list, select, backtrace, stepping,
  * until) and the "frame" group (select, info). */
+#include "cmd/data.h"
 #include "cmd/builtin.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
@@ -201,13 +202,9 @@ static enum cmd_status exec_until(struct cmd_ctx *ctx, const struct cmd_args *a)
 	if (dbg_frames(d, d->sel_tid, &fr, 1, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	if (cmd_opt_given(ctx->node, a, "address")) {
-		const char *s = cmd_opt(ctx->node, a, "address");
-		char *end;
-
-		errno = 0;
-		addrs[0] = strtoull(s, &end, 0);
-		if (errno || *end || !*s)
-			return cmd_error(ctx, "invalid address '%s'", s);
+		/* an address expression, as lldb-16's (main+4, $pc+8) */
+		if (cmd_eval_addr(ctx, cmd_opt(ctx->node, a, "address"), &addrs[0]) < 0)
+			return CMD_ERROR;
 		n = 1;
 	} else {
 		if (a->argc != 1)
@@ -221,6 +218,8 @@ static enum cmd_status exec_until(struct cmd_ctx *ctx, const struct cmd_args *a)
 		if (n <= 0)
 			return cmd_error(ctx, "no code for line %lu", v);
 	}
+	fprintf(ctx->out, "Process %d resuming\n", (int)d->pid);	/* as lldb-16's until */
+	fflush(ctx->out);
 	return after_run(ctx, dbg_until(d, addrs, n, &st, &err), &st, &err);
 }
 
@@ -346,9 +345,13 @@ static void backtrace_one(struct cmd_ctx *ctx, pid_t tid, unsigned long count)
 	struct ptdb_err err;
 	int n = dbg_frames(d, tid, fr, DBG_MAX_FRAMES, &err);
 
+	/* one frame shown: no marker, as lldb-16 (bt 1) */
+	int one = n == 1 || count == 1;
+
 	report_thread_line(ctx->out, d, tid);
 	for (int i = 0; i < n && (!count || (unsigned long)i < count); i++) {
-		fputs(tid == d->sel_tid && (unsigned)i == d->sel_frame ? "  * " : "    ", ctx->out);
+		fputs(!one && tid == d->sel_tid && (unsigned)i == d->sel_frame ? "  * " : "    ",
+		      ctx->out);
 		report_frame_line_tid(ctx->out, d, tid, &fr[i], (unsigned)i);
 	}
 }
@@ -526,7 +529,7 @@ static const struct cmd_node thread_until = {
 const struct cmd_node cmd_thread_node = {
 	.name = "thread", .summary = "Commands for operating on one or more threads of the current process.",
 	.children = (const struct cmd_node *const[]){
-		&thread_backtrace, &thread_info, &thread_list, &cmd_thread_reverse_continue_node,
+		&thread_backtrace, &thread_info, &cmd_thread_jump_node, &thread_list, &cmd_thread_reverse_continue_node,
 		&cmd_thread_reverse_finish_node, &cmd_thread_reverse_next_node,
 		&cmd_thread_reverse_step_node, &cmd_thread_reverse_stepi_node, &thread_select,
 		&cmd_thread_step_back_node, &thread_step_in, &thread_step_inst, &thread_step_inst_over,

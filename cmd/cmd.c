@@ -497,8 +497,23 @@ char *cmd_repeat_line(const char *line)
 /* LLDB's words when a command needs a process: none yet ("Command
  * requires a current process."), one that exited or was killed ("Process
  * must be launched."), or no target at all. */
+/* The commands lldb-16 runs only in a stopped process (its frame, thread
+ * and register commands): after the process exited they say so. */
+static int needs_stopped(const char *path)
+{
+	static const char *const cmds[] = { "frame ", "register read", "register write",
+		"watchpoint set", "thread step-", "thread until", "thread backtrace", NULL };
+
+	for (int i = 0; path && cmds[i]; i++)
+		if (!strncmp(path, cmds[i], strlen(cmds[i])))
+			return 1;
+	return 0;
+}
+
 enum cmd_status cmd_no_process(struct cmd_ctx *ctx)
 {
+	if (ctx->s->dbg.proc && needs_stopped(ctx->path))
+		return cmd_error(ctx, "Command requires a process which is currently stopped.");
 	if (ctx->s->dbg.proc)
 		return cmd_error(ctx, "Process must be launched.");
 	if (ctx->s->dbg.exe_path)

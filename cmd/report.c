@@ -33,8 +33,10 @@ const char *report_reason(struct dbg *d, pid_t tid, char *buf, size_t n)
 		snprintf(buf, n, "breakpoint %u.%u", s->bp_id, s->loc_id);
 		break;
 	case DBG_R_STEP_OVER:
-	case DBG_R_UNTIL:
 		snprintf(buf, n, "step over");
+		break;
+	case DBG_R_UNTIL:
+		snprintf(buf, n, "step until");
 		break;
 	case DBG_R_STEP_IN:
 		snprintf(buf, n, "step in");

@@ -47,12 +47,17 @@ static void child_text(struct vf_pr *p, const struct sym_type *t, int i, const u
 		vf_std_string_text(p->env, sym_type_strip(ct), b + off, size - off, buf, n);
 		return;
 	}
-	if (!p->o->format && sym_type_strip(ct) && sym_type_strip(ct)->kind == SYM_T_POINTER &&
+	if (sym_type_strip(ct) && sym_type_strip(ct)->kind == SYM_T_POINTER &&
 	    vf_is_char_type(sym_type_strip(ct)->target)) {
-		/* LLDB's one-line form shows a summary alone: the string */
+		/* LLDB's one-line form shows a summary alone: the string, in
+		 * any format (p/x s) */
+		struct value_fmt nat = *p->o;
+		struct vf_pr q0 = *p;
 		char *q;
 
-		vf_fmt_scalar(p, ct, b + off, buf, n);
+		nat.format = 0;
+		q0.o = &nat;
+		vf_fmt_scalar(&q0, ct, b + off, buf, n);
 		if ((q = strchr(buf, ' ')) && q[1] == '"')
 			memmove(buf, q + 1, strlen(q + 1) + 1);
 		return;
@@ -192,16 +197,21 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 	uint64_t a = 0;
 	size_t size = tg ? (size_t)tg->size : 0;
 	uint8_t *obj;
-	char v[4200];
+	char v[4200], head[128];
 
 	memcpy(&a, b, 8);
+	/* the reference itself: in the format asked for (-f d: decimal) */
+	if (p->o->format)
+		vf_fmt_scalar(p, s, b, head, sizeof(head));
+	else
+		snprintf(head, sizeof(head), "0x%016" PRIx64, a);
 	if (!size || size > (1u << 20)) {
-		fprintf(p->out, "0x%016" PRIx64 "\n", a);
+		fprintf(p->out, "%s\n", head);
 		return;
 	}
 	obj = calloc(1, size);
 	if (!obj || p->env->read(p->env->d, a, obj, size, NULL) < 0) {
-		fprintf(p->out, "0x%016" PRIx64 "\n", a);
+		fprintf(p->out, "%s\n", head);
 		free(obj);
 		return;
 	}
@@ -222,14 +232,14 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 		fprintf(p->out, "%*s}\n", indent, "");
 	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg) && vf_nvisible(tg) &&
 		   !p->o->show_loc && !p->o->show_types && vf_one_liner(tg)) {
-		fprintf(p->out, "0x%016" PRIx64 " ", a);	/* lldb-16: small and flat */
+		fprintf(p->out, "%s ", head);	/* lldb-16: small and flat */
 		print_one_line(p, tg, obj);
 	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg) && vf_nchildren(tg)) {
-		fprintf(p->out, "0x%016" PRIx64 ": {\n", a);
+		fprintf(p->out, "%s: {\n", head);
 		print_children(p, indent + 2, tg, obj, a, 1);
 		fprintf(p->out, "%*s}\n", indent, "");
 	} else if (vf_is_aggregate(tg) && !vf_is_std_string(tg)) {
-		fprintf(p->out, "0x%016" PRIx64 " {}\n", a);	/* an empty class */
+		fprintf(p->out, "%s {}\n", head);	/* an empty class */
 	} else {
 		char *q;
 
@@ -241,7 +251,7 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 		if (tg->kind == SYM_T_POINTER && vf_is_char_type(sym_type_strip(tg->target)) &&
 		    !p->o->format && !strncmp(v, "0x", 2) && (q = strstr(v, " \"")))
 			memmove(v, q + 1, strlen(q + 1) + 1);
-		fprintf(p->out, "0x%016" PRIx64 " (&%s = %s)\n", a, name, v);
+		fprintf(p->out, "%s (&%s = %s)\n", head, name, v);
 	}
 	free(obj);
 }
@@ -318,7 +328,8 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 		fprintf(p->out, "%s\n", v);
 		return;
 	}
-	if (s && (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) && s->target && !p->o->format) {
+	if (s && (s->kind == SYM_T_REF || s->kind == SYM_T_RVREF) && s->target &&
+	    (!p->o->format || top)) {
 		uint64_t a;
 
 		if (top) {

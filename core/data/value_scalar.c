@@ -188,14 +188,15 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 	const struct sym_type *tg = sym_type_strip(t->target);
 	char loc[512];
 
-	if (p->o->format && p->o->format != 'x') {
-		fmt_int(u, 8, 0, p->o->format, buf, n);
-		return;
-	}
 	if (!u && tg && (tg->kind == SYM_T_STRUCT || tg->kind == SYM_T_UNION ||
 			 tg->kind == SYM_T_CLASS)) {
-		/* LLDB's language's word for it: C++'s nullptr, else NULL */
+		/* LLDB's language's word for it: C++'s nullptr, else NULL;
+		 * a summary, shown in every format (p/d np) */
 		snprintf(buf, n, "%s", tg->is_cxx ? "nullptr" : "NULL");
+		return;
+	}
+	if (p->o->format && p->o->format != 'x') {
+		fmt_int(u, 8, 0, p->o->format, buf, n);
 		return;
 	}
 	if (u && tg && t->kind == SYM_T_POINTER && !vf_raw_output && !p->o->format &&

@@ -151,6 +151,12 @@ struct dbg {
 	 * and frame 0 shows the call site, as LLDB does; 's' reveals them
 	 * one at a time.  Valid for that thread, pc and stop id only. */
 	struct { unsigned n; pid_t tid; uint64_t pc, stop_id; } inl_hide;
+	/* a plan's run-to goal (a finish's or a step's return) that tid
+	 * reached through a user breakpoint's hit at the same place (counted,
+	 * its condition true): lldb-16 reports the plan's stop there when
+	 * the plan ends there (the breakpoint's commands run), the
+	 * breakpoint when the plan runs on.  Valid for that stop id only. */
+	struct { int on; pid_t tid; unsigned id, loc; uint64_t pc, stop_id; } goal_bp;
 	/* signals passed on without stopping but with notify: told with the
 	 * next stop report ("stopped and restarted") */
 	/* index: the thread's, taken when the signal came (it may be gone

@@ -96,7 +96,7 @@ int dbg_finish(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 	g.pc = fr[k].pc;
 	g.min_rsp = fr[k].rsp;
 	g.tid = 0;
-	rr = dbg_run_to(d, tid, &g, 1, stop, err);
+	rr = dbg_run_to_plan(d, tid, &g, 1, stop, err);
 	if (rr == RW_USER && dbg_alive(d) && stop->reason != DBG_R_EXITED &&
 	    stop->reason != DBG_R_EXEC && stop->reason != DBG_R_INTERRUPT)
 		dbg_pend_out_push(d, tid, &g);	/* completed by a later continue */

@@ -72,6 +72,16 @@ pid_t dbg_bp_stops_take(struct dbg *d, struct dbg_stop *stop, pid_t prev)
 	int n;
 
 	d->nbp_stops = 0;
+	if (d->goal_bp.on) {
+		/* a plan's stop at its goal, where a breakpoint's hit came
+		 * (dbg_run_plan): the breakpoint's commands run */
+		d->goal_bp.on = 0;
+		if (stop->reason != DBG_R_BREAKPOINT && stop->tid == d->goal_bp.tid &&
+		    d->hit.tid == stop->tid && d->hit.nids) {
+			add_stop(d, &d->hit);
+			return sel;
+		}
+	}
 	if (stop->reason != DBG_R_BREAKPOINT || !d->proc)
 		return sel;
 	if (d->hit.tid != stop->tid || !d->hit.nids) {

@@ -132,6 +132,12 @@ void dbg_step_out_stop(struct dbg *d, struct dbg_stop *stop, pid_t tid, uint64_t
  * of a command's run (rr: -1, RW_USER reported, else its own stop why) */
 int dbg_run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals, int n,
 	       struct dbg_stop *stop, struct ptdb_err *err);
+/* dbg_run.c: dbg_run_wait for a plan whose goal may be where a user
+ * breakpoint is (d->goal_bp); dbg_run_to so */
+int dbg_run_plan(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		 int ngoals, struct dbg_stop *stop, struct ptdb_err *err);
+int dbg_run_to_plan(struct dbg *d, pid_t tid, const struct dbg_goal *goals, int n,
+		    struct dbg_stop *stop, struct ptdb_err *err);
 int dbg_one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 		 struct ptdb_err *err);
 void dbg_step_done(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum dbg_reason why);

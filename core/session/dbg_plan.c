@@ -117,7 +117,7 @@ static int pursue_finishes(struct dbg *d, struct dbg_stop *stop, struct ptdb_err
 			}
 			ng++;
 		}
-	r = dbg_run_wait(d, 0, 0, g, ng, stop, err);
+	r = dbg_run_plan(d, 0, 0, g, ng, stop, err);
 	if (dbg_alive(d))
 		for (int i = 0; i < ng; i++)
 			target_bp_remove(d->proc, g[i].pc, NULL);

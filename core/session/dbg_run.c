@@ -128,6 +128,18 @@ int dbg_run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
 	int r;
 
+	if (d->goal_bp.on && d->proc && d->goal_bp.stop_id == target_stop_id(d->proc)) {
+		/* the plan runs on from the goal a breakpoint's hit came to:
+		 * the breakpoint's stop */
+		d->goal_bp.on = 0;
+		memset(stop, 0, sizeof(*stop));
+		stop->reason = DBG_R_BREAKPOINT;
+		stop->tid = d->goal_bp.tid;
+		stop->bp_id = d->goal_bp.id;
+		stop->loc_id = d->goal_bp.loc;
+		return RW_USER;
+	}
+	d->goal_bp.on = 0;
 	if (d->on_resume.fn)
 		d->on_resume.fn(d->on_resume.ctx);
 	/* the tracer's threads are the parent's: it follows the parent */
@@ -138,6 +150,61 @@ int dbg_run_wait(struct dbg *d, pid_t step_tid, pid_t tid,
 	if (r != -2)
 		return r;
 	return dbg_run_native(d, &rq, stop, err);
+}
+
+/* A run for a plan: a stop at a user breakpoint where tid also reached
+ * one of goals (the plan's own breakpoint at the same site, as LLDB's
+ * step out plan shares a breakpoint site with the user's) is the goal's
+ * (RW_GOAL), the hit kept in d->goal_bp: the plan's stop if it ends
+ * there, else the breakpoint's at the plan's next run (dbg_run_wait). */
+int dbg_run_plan(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
+		 int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int r = dbg_run_wait(d, step_tid, tid, goals, ngoals, stop, err);
+	struct dbg_run_req rq = { step_tid, tid, goals, ngoals };
+	struct user_regs_struct regs;
+
+	if (r == RW_USER && stop->reason == DBG_R_BREAKPOINT && ngoals > 0 && dbg_alive(d) &&
+	    dbg_thread_regs(d, stop->tid, &regs, NULL) == 0 &&
+	    dbg_goal_reached(&rq, stop->tid, regs.rip, regs.rsp)) {
+		d->goal_bp.on = 1;
+		d->goal_bp.tid = stop->tid;
+		d->goal_bp.id = stop->bp_id;
+		d->goal_bp.loc = stop->loc_id;
+		d->goal_bp.pc = regs.rip;
+		d->goal_bp.stop_id = target_stop_id(d->proc);
+		return RW_GOAL;
+	}
+	return r;
+}
+
+static int run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals, int n, int plan,
+		  struct dbg_stop *stop, struct ptdb_err *err)
+{
+	int planted[8] = { 0 }, r;
+
+	for (int i = 0; i < n && i < 8; i++)
+		planted[i] = target_bp_insert(d->proc, goals[i].pc, err) == 0;
+	r = plan ? dbg_run_plan(d, 0, tid, goals, n, stop, err)
+		 : dbg_run_wait(d, 0, tid, goals, n, stop, err);
+	if (dbg_alive(d))
+		for (int i = 0; i < n && i < 8; i++)
+			if (planted[i])
+				target_bp_remove(d->proc, goals[i].pc, NULL);
+	return r;
+}
+
+/* Runs to any of goals (internal breakpoints planted for the run). */
+int dbg_run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
+	       int n, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	return run_to(d, tid, goals, n, 0, stop, err);
+}
+
+int dbg_run_to_plan(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
+		    int n, struct dbg_stop *stop, struct ptdb_err *err)
+{
+	return run_to(d, tid, goals, n, 1, stop, err);
 }
 
 int dbg_check_alive(struct dbg *d, struct ptdb_err *err)

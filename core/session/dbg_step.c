@@ -11,22 +11,6 @@
 static void stop_at_calls(struct dbg *d, struct dbg_stop *stop, pid_t tid,
 			  enum dbg_reason why, uint64_t pc);
 
-/* Runs to any of goals (internal breakpoints planted for the run). */
-int dbg_run_to(struct dbg *d, pid_t tid, const struct dbg_goal *goals,
-		  int n, struct dbg_stop *stop, struct ptdb_err *err)
-{
-	int planted[8] = { 0 }, r;
-
-	for (int i = 0; i < n && i < 8; i++)
-		planted[i] = target_bp_insert(d->proc, goals[i].pc, err) == 0;
-	r = dbg_run_wait(d, 0, tid, goals, n, stop, err);
-	if (dbg_alive(d))
-		for (int i = 0; i < n && i < 8; i++)
-			if (planted[i])
-				target_bp_remove(d->proc, goals[i].pc, NULL);
-	return r;
-}
-
 static int is_call(const struct disasm_insn *in)
 {
 	return in->kind == DISASM_KIND_CALL || in->kind == DISASM_KIND_CALL_IND;
@@ -44,7 +28,7 @@ int dbg_one_insn(struct dbg *d, pid_t tid, int over, struct dbg_stop *stop,
 		return -1;
 	if (over && dbg_insn_at(d, r.rip, &in) == 0 && is_call(&in)) {
 		struct dbg_goal g = { r.rip + in.len, r.rsp, 0 };
-		int rr = dbg_run_to(d, tid, &g, 1, stop, err);
+		int rr = dbg_run_to_plan(d, tid, &g, 1, stop, err);
 
 		return rr == RW_GOAL ? RW_STEPPED : rr;
 	}
@@ -166,7 +150,7 @@ static int through_stub(struct dbg *d, pid_t tid, struct user_regs_struct *r, ui
 	if (!ng)
 		return LC_ON;
 	g[ng++] = (struct dbg_goal){ ret, call_rsp, 0 };
-	rr = dbg_run_to(d, tid, g, ng, stop, err);
+	rr = dbg_run_to_plan(d, tid, g, ng, stop, err);
 
 	if (rr < 0 || rr == RW_USER)
 		return rr;
@@ -218,7 +202,7 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 		/* LLDB's step-avoid-regexp: as if it had no lines */
 		struct dbg_goal g = { ret, call_rsp, 0 };
 
-		rr = dbg_run_to(d, tid, &g, 1, stop, err);
+		rr = dbg_run_to_plan(d, tid, &g, 1, stop, err);
 		return rr < 0 || rr == RW_USER ? rr : LC_BACK;
 	}
 	if (into && line_at(d, r.rip, &now) == 0) {
@@ -240,7 +224,7 @@ static int line_call(struct dbg *d, pid_t tid, int into, const struct user_regs_
 	if (r.rip != ret) {
 		struct dbg_goal g = { ret, call_rsp, 0 };
 
-		rr = dbg_run_to(d, tid, &g, 1, stop, err);
+		rr = dbg_run_to_plan(d, tid, &g, 1, stop, err);
 		if (rr < 0 || rr == RW_USER)
 			return rr;
 	}
@@ -377,7 +361,11 @@ static void stop_hidden(struct dbg *d, struct dbg_stop *stop, pid_t tid, enum db
 {
 	unsigned id, loc;
 
-	if (dbg_bp_hit(d, tid, pc, &id, &loc)) {
+	if (d->goal_bp.on && d->goal_bp.tid == tid && d->goal_bp.pc == pc) {
+		/* it ends at its return, where a breakpoint's hit came:
+		 * the step's stop, the breakpoint's commands run */
+		dbg_step_done(d, stop, tid, why);
+	} else if (dbg_bp_hit(d, tid, pc, &id, &loc)) {
 		/* the step ends where a breakpoint is: lldb-16 reports (and
 		 * counts) the breakpoint */
 		memset(stop, 0, sizeof(*stop));
@@ -726,7 +714,7 @@ int dbg_step_resume(struct dbg *d, pid_t tid, struct dbg_step_plan *p,
 		}
 	if (k < n && j > 0) {
 		struct dbg_goal g = { fr[j].pc, fr[j].rsp, 0 };
-		int rr = dbg_run_to(d, tid, &g, 1, stop, err);
+		int rr = dbg_run_to_plan(d, tid, &g, 1, stop, err);
 
 		if (rr < 0)
 			return -1;
