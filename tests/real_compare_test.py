@@ -27,9 +27,8 @@ output shows where a stop caught another thread (RACES) is not compared
 when the two debuggers caught it at different places.  lldb-16 in batch
 mode prints some outputs (a stop, a 'thread select') late, under a later
 command: given back to the earlier commands they are ptdb's outputs of.
-The test prints
-the ratio of identical commands per program and overall, and fails on any
-difference not named, or under FLOOR (the goal is 95%).  -v prints every
+The test prints the ratio of identical commands per program and overall,
+and fails on any difference not named, or under FLOOR (the goal is 95%).  -v prints every
 difference.
 
 Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
