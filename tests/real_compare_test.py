@@ -28,8 +28,8 @@ when the two debuggers caught it at different places.  lldb-16 in batch
 mode prints some outputs (a stop, a 'thread select') late, under a later
 command: given back to the earlier commands they are ptdb's outputs of.
 The test prints the ratio of identical commands per program and overall,
-and fails on any difference not named, or under FLOOR (the goal is 95%).  -v prints every
-difference.
+and fails on any difference not named, or under FLOOR (the goal is 95%).
+-v prints every difference.
 
 Then step walks: 'n' and 's', 15 steps from a breakpoint in an -O2
 function of each program, must stop at lldb-16's lines; in googletest's
@@ -361,11 +361,15 @@ def compare(name, prog, cmds, drop):
         if not want or not got or len(want) <= len(got):
             continue
         pending = [k for k in range(i) if wants[k] == [] and gots[k]]
-        # ... or the outputs of several earlier commands, before or after
-        # this command's own (two 'thread select's printed under a later
-        # 'thread backtrace all', or after a 'frame info'): given back
-        # when they are those commands' outputs in ptdb, in order
-        for late, own in ((want[:-len(got)], want[-len(got):]), (want[len(got):], want[:len(got)])):
+        # ... or the outputs of several earlier commands, anywhere in this
+        # command's own, even between two of its lines (two 'thread
+        # select's printed before a later 'thread backtrace all', one after
+        # a 'frame info', one after the first line of a 'thread backtrace
+        # all'): given back when they are those commands' outputs in ptdb,
+        # in order
+        n = len(want) - len(got)
+        for at in range(len(got) + 1):
+            late, own = want[at:at + n], want[:at] + want[at + n:]
             back = late_outputs(late, pending, cmds, gots)
             if back and (own == got or known(name, cmds[i], own, got)):
                 for k in back:
