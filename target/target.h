@@ -98,6 +98,9 @@ void target_free(struct target_proc *p); /* kill if launched, else detach */
 pid_t target_pid(const struct target_proc *p);
 int target_is_alive(const struct target_proc *p);  /* traced and not exited */
 int target_exited(const struct target_proc *p);    /* exit/kill/detach seen */
+/* Once the process has ended (exited or killed, not detached): 1 with *st
+ * its end, as a wait reported it (or would have), else 0. */
+int target_end_stop(const struct target_proc *p, struct target_stop *st);
 int target_was_launched(const struct target_proc *p);
 /* At a fork: follow the child (nonzero) instead of the parent.  Following
  * the child detaches the parent with its breakpoints removed and makes the

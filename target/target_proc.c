@@ -367,6 +367,15 @@ void target_free(struct target_proc *p)
 pid_t target_pid(const struct target_proc *p) { return p->pid; }
 int target_is_alive(const struct target_proc *p) { return p->alive; }
 int target_exited(const struct target_proc *p) { return !p->alive; }
+
+int target_end_stop(const struct target_proc *p, struct target_stop *st)
+{
+	if (p->alive || (p->exit_stop.kind != TARGET_STOP_EXITED &&
+			 p->exit_stop.kind != TARGET_STOP_SIGNALED))
+		return 0;
+	*st = p->exit_stop;
+	return 1;
+}
 int target_was_launched(const struct target_proc *p) { return p->launched; }
 void target_set_follow_fork(struct target_proc *p, int child) { p->follow_child = child; }
 uint64_t target_stop_id(const struct target_proc *p) { return p->stop_id; }

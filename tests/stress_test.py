@@ -12,6 +12,11 @@ dump info'.
       (the untraced ones run natively through the tracer's breakpoints in
       clone: they once trapped on one removed too long before to be
       recognized, and died of SIGTRAP)
+In S1 and S2 two threads may reach thread_done at once: the stop lists
+both (one selected), and the next 'c' goes on past both.  Each thread a
+stop lists counts; one not selected has its trace from 'thread trace dump
+info all' after the exit (traced threads only: an untraced one was
+reported over the limit).
 
   S3  attach to a 4-thread program whose threads all call work() without
       pause, stop at a breakpoint there, 'breakpoint delete' and 'detach',
@@ -45,6 +50,9 @@ def run(limit):
     # every stop: a thread at thread_done, a limit report, then all_joined
     for _ in range(2 * THREADS + 4):
         lines += ["c", "thread trace dump info"]
+    # (the process has exited: every thread's trace, for the threads a stop
+    # listed beside the selected one, whose dump the loop did not show)
+    lines += ["thread trace dump info all"]
     script = os.path.join(OUT, "waves.ptdb")
     with open(script, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -74,24 +82,57 @@ def parse(out):
     return res
 
 
+DUMP_HEAD = re.compile(r"^thread #(\d+): tid = (\d+)")
+# a thread of a stop: a stop lists every thread that stopped with a reason
+# (two threads at thread_done at once: both, one of them selected)
+STOP_THREAD = re.compile(r"^[* ] thread #(\d+), name = .*, stop reason = (.*)$", re.M)
+
+
+def dumps(lines):
+    """{thread index: (tid, its dump's lines)} of 'thread trace dump info'
+    output (one thread or all)."""
+    res, cur = {}, None
+    for l in lines:
+        m = DUMP_HEAD.match(l)
+        if m:
+            cur = [l]
+            res[int(m.group(1))] = (int(m.group(2)), cur)
+        elif cur is not None:
+            cur.append(l)
+    return res
+
+
 def check(name, limit):
     out, secs = run(limit)
     why = []
     traced, over, insns = {}, [], 0
-    for stop, dump in parse(out):
-        m = LIMIT_RE.search(stop)
-        if m:
-            over.append(int(m.group(1)))
+    pairs = parse(out)
+    final = out.split("(ptdb) thread trace dump info all\n")[-1].splitlines()
+    done = []   # (index, its dump) of each thread at thread_done
+    over_index = {}     # thread index: tid, of the threads over the limit
+    for stop, dump in pairs:
+        for index, reason in STOP_THREAD.findall(stop):
+            m = LIMIT_RE.search("stop reason = " + reason)
+            if m:
+                over.append(int(m.group(1)))
+                over_index[int(index)] = int(m.group(1))
+            elif reason == "breakpoint 2.1":
+                # the selected thread's dump, else the one after the exit
+                # (which lists traced threads only)
+                done.append((int(index), dumps(dump).get(int(index)) or
+                             dumps(final).get(int(index))))
+    untraced_done = 0
+    for index, d in done:
+        if not d and index in over_index:
+            untraced_done += 1      # not traced: over the limit
             continue
-        if "stop reason = breakpoint 2.1" not in stop:
+        if not d:
+            why.append("no dump of thread #%d, at thread_done" % index)
             continue
-        head = dump[0] if dump else ""
-        m = re.match(r"thread #\d+: tid = (\d+)", head)
-        if not m:
-            why.append("no dump header at a thread_done stop: %r" % head)
-            continue
-        tid = int(m.group(1))
-        if head.endswith("not traced"):
+        tid, dump = d
+        head = dump[0]
+        if "not traced" in head:
+            untraced_done += 1
             if tid not in over:
                 why.append("thread %d is not traced and was not reported over the limit" % tid)
             continue
@@ -106,8 +147,6 @@ def check(name, limit):
             why.append("thread %d stopped twice at thread_done" % tid)
         traced[tid] = int(n.group(1)) if n else 0
     insns = sum(traced.values())
-    untraced_done = len([1 for s, d in parse(out) if "stop reason = breakpoint 2.1" in s and d
-                         and d[0].endswith("not traced")])
     if len(set(over)) != len(over):
         why.append("a thread was reported over the limit more than once: %s" % over)
     if limit is None and over:

@@ -556,6 +556,24 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
 	}
 }
 
+/* A run that failed (rr < 0) because the process was killed from outside:
+ * its exit is the stop.  Still there: its end, if it is on its way out
+ * (target_poll_exit); already gone, its end taken on the way by a wait
+ * whose caller failed next (the code cache setting itself up as the kill
+ * came, then a step on a thread that is no more): that end, not
+ * "process is not running". */
+static int run_gone(struct dbg *d, struct dbg_stop *stop, int rr)
+{
+	struct target_stop ex;
+
+	if (rr >= 0 || !d->proc ||
+	    !(dbg_alive(d) ? target_poll_exit(d->proc, &ex) : target_end_stop(d->proc, &ex)))
+		return rr;
+	memset(stop, 0, sizeof(*stop));
+	dbg_exit_stop(stop, &ex);
+	return RW_USER;
+}
+
 static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
 		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
 {
@@ -576,14 +594,15 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 		for (int i = 0; i < d->watch->npark; i++)
 			if (target_bp_planted(d->proc, d->watch->park[i].at))
 				target_bp_remove(d->proc, d->watch->park[i].at, NULL);
-		/* a failure may be the process killed from outside: its exit */
-		if (target_thread_end(d->proc, &ex) || (rr < 0 && target_poll_exit(d->proc, &ex))) {
+		if (target_thread_end(d->proc, &ex)) {
 			dbg_watch_cache_end(d, d->watch->cc);
 			memset(stop, 0, sizeof(*stop));
 			dbg_exit_stop(stop, &ex);
 			return RW_USER;
 		}
 	}
+	/* a failure may be the process killed from outside: its exit */
+	rr = run_gone(d, stop, rr);
 	dbg_watch_cache_end(d, d->watch->cc);
 	if (!dbg_alive(d))
 		d->watch->npark = 0;
@@ -591,20 +610,6 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 }
 
 /* ---- hardware: DR0-DR3 ---- */
-
-/* A failure may be the process killed from outside: its exit is the
- * stop, as in sw_run. */
-static int hw_gone(struct dbg *d, struct dbg_stop *stop, int rr)
-{
-	struct target_stop ex;
-
-	if (target_poll_exit(d->proc, &ex)) {
-		memset(stop, 0, sizeof(*stop));
-		dbg_exit_stop(stop, &ex);
-		return RW_USER;
-	}
-	return rr;
-}
 
 static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goal *goals,
 		  int ngoals, struct dbg_stop *stop, struct ptdb_err *err)
@@ -627,7 +632,7 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 			k++;
 		}
 	if (target_dr_set(d->proc, slot, err) < 0)
-		return hw_gone(d, stop, -1);
+		return run_gone(d, stop, -1);
 	for (;;) {
 		uint64_t dr6 = 0;
 		int rr = dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals }, stop,
@@ -641,7 +646,7 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 			   stop->si_code == 4 /* TRAP_HWBKPT */;
 
 		if (rr < 0)
-			return hw_gone(d, stop, rr);
+			return run_gone(d, stop, rr);
 		if (!t || !dbg_alive(d) || target_dr_get(d->proc, t, 6, &dr6, NULL) < 0 ||
 		    !(dr6 & 0xf))
 			return rr;
