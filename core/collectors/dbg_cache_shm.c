@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -108,6 +109,18 @@ static void shared_pool(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int6
 	c->gs_shared = (uint64_t)r;
 }
 
+/* The inferior's file size limit (RLIMIT_FSIZE) allows a file of n
+ * bytes: its ftruncate past the limit would fail with a SIGXFSZ sent to
+ * the program (a program run under 'ulimit -f' must not see one). */
+static int fsize_allows(pid_t pid, uint64_t n)
+{
+	struct rlimit rl;
+
+	if (prlimit(pid, RLIMIT_FSIZE, NULL, &rl) < 0)
+		return 0;
+	return rl.rlim_cur == RLIM_INFINITY || n <= (uint64_t)rl.rlim_cur;
+}
+
 /* The control page: memfd_create (its name in the record buffer's first
  * page), ftruncate, mmap shared in the inferior over the last page of
  * the record buffer's mapping (unmapped with it), the same file mapped
@@ -119,15 +132,20 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	uint64_t a[6] = { c->rec + 64, MFD_CLOEXEC }, f[6] = { 0 }, addr;
 	int64_t fd, r;
 	char path[64];
-	int lfd;
+	int lfd, pool;
 	void *m;
 
 	c->ctl = 0;
+	/* the slot pool only if the program's file size limit allows the
+	 * file; not even the control page if it does not allow that */
+	pool = fsize_allows(d->pid, 4096 + GS_SHARED_BYTES);
+	if (!pool && !fsize_allows(d->pid, 4096))
+		return -1;
 	if (target_write_mem(d->proc, c->rec + 64, name, sizeof(name), NULL) < 0 ||
 	    dbg_cache_inject(d, c, t, SYS_memfd_create, a, &fd) < 0 || fd < 0)
 		return -1;
 	f[0] = (uint64_t)fd;
-	f[1] = 4096 + GS_SHARED_BYTES;	/* (sparse: pages cost once touched) */
+	f[1] = pool ? 4096 + GS_SHARED_BYTES : 4096;	/* (sparse: pages cost once touched) */
 	if (dbg_cache_inject(d, c, t, SYS_ftruncate, f, &r) < 0 || r != 0)
 		goto close_fd;
 	{
@@ -145,7 +163,10 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 		close(lfd);
 	if (m == MAP_FAILED)
 		goto close_fd;	/* (the page stays, unused, in the mapping) */
-	shared_pool(d, c, t, fd, path);
+	c->gs_shared = 0;
+	c->gs_map = NULL;
+	if (pool)
+		shared_pool(d, c, t, fd, path);
 	dbg_cache_inject(d, c, t, SYS_close, f, &r);
 	if (c->have_ev) {
 		munmap(m, 4096);	/* (a signal stopped the close: the caller's) */
