@@ -2,7 +2,6 @@
  * assignment down to postfix and primary expressions, each level
  * evaluating as it parses (core/data/expr.c holds the lexer and the values). */
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,87 +17,6 @@ static int assign(struct ex *x, struct value *v);
 static int unary(struct ex *x, struct value *v);
 
 /* ---- primary and postfix ---- */
-
-static int number(struct ex *x, struct value *v)
-{
-	const char *s = x->p;
-	char *end;
-	int is_float = 0;
-
-	for (const char *q = s; isalnum((unsigned char)*q) || *q == '.'; q++)
-		if (*q == '.' || ((*q == 'e' || *q == 'E') && !(s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))))
-			is_float = 1;
-	if (is_float) {
-		double d = strtod(s, &end);
-
-		if (*end == 'f' || *end == 'F') {
-			ex_set_d(v, &expr_t_float, d);
-			end++;
-		} else
-			ex_set_d(v, &expr_t_double, d);
-	} else {
-		unsigned long long u;
-		int uns = 0, lng = 0;
-		const struct sym_type *t;
-
-		errno = 0;
-		u = strtoull(s, &end, 0);
-		if (errno == ERANGE)
-			return ex_fail(x, "integer literal is too large to be represented in any integer type%s", "");
-
-		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') {
-			if (*end == 'u' || *end == 'U')
-				uns = 1;
-			else
-				lng = 1;
-			end++;
-		}
-		if (!lng && !uns && u <= 0x7fffffff)
-			t = &expr_t_int;
-		else if (!lng && (uns || s[1] == 'x' || s[1] == 'X') && u <= 0xffffffff)
-			t = &expr_t_uint;
-		else if (!uns && u <= 0x7fffffffffffffffull)
-			t = &expr_t_long;
-		else
-			t = &expr_t_ulong;
-		ex_set_u(v, t, u);
-	}
-	if (isalnum((unsigned char)*end) || *end == '_') {
-		free(v->bytes);	/* the value begun above ('1k') */
-		v->bytes = NULL;
-		return ex_fail(x, "invalid number '%s'", s);
-	}
-	x->p = end;
-	return 0;
-}
-
-static int char_literal(struct ex *x, struct value *v)
-{
-	const char *p = x->p + 1;
-	int c;
-
-	if (*p == '\\') {
-		static const char from[] = "abfnrtv0\\'\"", to[] = "\a\b\f\n\r\t\v\0\\'\"";
-		const char *k;
-
-		p++;
-		if (*p == 'x')
-			c = (int)strtol(p + 1, (char **)&p, 16);
-		else if ((k = strchr(from, *p)) && *p) {
-			c = to[k - from];
-			p++;
-		} else
-			return ex_fail(x, "invalid character literal%s", "");
-	} else if (*p && *p != '\'')
-		c = (unsigned char)*p++;
-	else
-		return ex_fail(x, "invalid character literal%s", "");
-	if (*p != '\'')
-		return ex_fail(x, "invalid character literal%s", "");
-	x->p = p + 1;
-	ex_set_u(v, &expr_t_char, (uint64_t)c);
-	return 0;
-}
 
 /* A C++ reference stands for the object it refers to. */
 static int deref_reference(struct ex *x, struct value *v)
@@ -171,9 +89,9 @@ static int primary(struct ex *x, struct value *v)
 		return 0;
 	}
 	if (isdigit((unsigned char)*x->p) || (*x->p == '.' && isdigit((unsigned char)x->p[1])))
-		return number(x, v);
+		return ex_number(x, v);
 	if (*x->p == '\'')
-		return char_literal(x, v);
+		return ex_char_literal(x, v);
 	if (*x->p == '"')
 		return ex_fail(x, "string literals are not supported%s", "");
 	if (*x->p == '$') {
