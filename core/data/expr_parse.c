@@ -68,6 +68,8 @@ static int identifier(struct ex *x, struct value *v)
 
 		if (r <= 0)
 			return r;
+		if ((r = ex_function_value(x, name, v)) != 0)	/* "p main" */
+			return r < 0 ? -1 : 0;
 		return ex_fail(x, "use of undeclared identifier '%s'", name);
 	}
 	if (v->status == VAL_OK || x->skip)
@@ -362,6 +364,8 @@ static int deref(struct ex *x, struct value *v)
 		value_release(v);
 		return ex_fail(x, "indirection of a void pointer%s", "");
 	}
+	if (ex_is_fn_ptr(t))	/* "*main": the function, a pointer to it again */
+		return 0;
 	a = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
 	value_release(v);
 	return ex_load(x, v, t->target, a);
@@ -372,6 +376,8 @@ static int address_of(struct ex *x, struct value *v)
 	const struct sym_type *t;
 	uint64_t a;
 
+	if (!v->in_mem && ex_is_fn_ptr(v->type))	/* "&main": the pointer "main" is */
+		return 0;
 	if (!v->in_mem) {
 		value_release(v);
 		return ex_fail(x, "cannot take the address of an rvalue or a register%s", "");
