@@ -298,8 +298,13 @@ static int subscript(struct ex *x, struct value *v)
 		elem = t->target;
 	base = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
 	if (!elem || !elem->size) {
+		char tn[256];
+
 		value_release(&idx);
 		value_release(v);
+		if (ex_is_fn_ptr(t))	/* "main[0]" */
+			return ex_fail(x, "subscript of pointer to function type '%s'",
+				       sym_type_name(elem, tn, sizeof(tn)));
 		return ex_fail(x, "subscript of pointer to incomplete type%s", "");
 	}
 	{
@@ -475,6 +480,13 @@ static int unary_(struct ex *x, struct value *v)
 		if (!ex_is_scalar(v->type)) {
 			value_release(v);
 			return ex_fail(x, "invalid argument type to unary operator%s", "");
+		}
+		if (ex_is_ptr(v->type) && (op == '-' || op == '~')) {	/* "-main" */
+			char tn[256];
+
+			sym_type_name(v->type, tn, sizeof(tn));
+			value_release(v);
+			return ex_fail(x, "invalid argument type '%s' to unary expression", tn);
 		}
 		if (op == '!') {
 			int z = ex_is_float(v->type) ? ex_d(v) == 0 : ex_u(v) == 0;
