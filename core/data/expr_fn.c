@@ -43,6 +43,7 @@ static struct sym_type *function_type(struct ex *x, struct dbg_module *m, uint64
 		ft->mem = (struct sym_member *)(ft + 1);
 		/* LLDB's clang prints a C function without parameters "()" */
 		ft->is_cxx = 1;
+		ft->variadic = sc.variadic;
 		for (int i = 0; i < nv; i++)
 			if (vars[i].is_param && !vars[i].artificial)
 				ft->mem[ft->nmem++].type = vars[i].type;
