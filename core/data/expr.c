@@ -346,6 +346,9 @@ static const struct { const char *name; int dw; int size; } regs[] = {
 	{ "ax", 0, 2 }, { "dx", 1, 2 }, { "cx", 2, 2 }, { "bx", 3, 2 },
 	{ "si", 4, 2 }, { "di", 5, 2 }, { "al", 0, 1 }, { "dl", 1, 1 },
 	{ "cl", 2, 1 }, { "bl", 3, 1 },
+	/* LLDB's aliases of the SysV argument registers */
+	{ "arg1", 5, 8 }, { "arg2", 4, 8 }, { "arg3", 1, 8 }, { "arg4", 2, 8 },
+	{ "arg5", 8, 8 }, { "arg6", 9, 8 },
 };
 
 static uint64_t *reg_slot(struct user_regs_struct *r, int dw)

@@ -39,7 +39,16 @@ static int ptr_arith(struct ex *x, const char *op, struct value *a, struct value
 	const struct sym_type *ta = sym_type_strip(a->type), *tb = sym_type_strip(b->type);
 	const struct sym_type *elem;
 	uint64_t pa, r;
+	char na[256], nb[256];
 
+	if (ex_is_fn_ptr(ta) && ex_is_fn_ptr(tb))	/* "add - main": lldb-16's words */
+		return ex_fail(x, "arithmetic on pointers to function types '%s' and '%s'",
+			       sym_type_name(ta->target, na, sizeof(na)),
+			       sym_type_name(tb->target, nb, sizeof(nb)));
+	if (ex_is_fn_ptr(ta) || ex_is_fn_ptr(tb))	/* "main + 1" */
+		return ex_fail(x, "arithmetic on a pointer to the function type '%s'",
+			       sym_type_name(sym_type_strip(ex_is_fn_ptr(ta) ? ta : tb)->target,
+					     na, sizeof(na)));
 	if (ex_is_ptr(ta) && ex_is_ptr(tb)) {
 		elem = ta->target;
 		if (op[0] != '-' || !elem || !elem->size)

@@ -66,6 +66,14 @@ const struct sym_type *ex_common(const struct sym_type *a, const struct sym_type
 void ex_convert(struct value *v, const struct sym_type *t);
 /* v = the object of type t at addr (read now unless skipping). */
 int ex_load(struct ex *x, struct value *v, const struct sym_type *t, uint64_t addr);
+/* expr_lit.c: a number or character literal at x->p. */
+int ex_number(struct ex *x, struct value *v);
+int ex_char_literal(struct ex *x, struct value *v);
+/* expr_fn.c: the function called name as a value (a pointer to it,
+ * typed by its DWARF): 1 with v, 0 when there is none, -1 on error. */
+int ex_function_value(struct ex *x, const char *name, struct value *v);
+/* t is a pointer to a function. */
+int ex_is_fn_ptr(const struct sym_type *t);
 /* expr_parse.c: an assignment expression (a call's argument). */
 int ex_assign(struct ex *x, struct value *v);
 /* expr_call.c: "name(args)" called in the frame's thread; self: a member

@@ -2,7 +2,6 @@
  * assignment down to postfix and primary expressions, each level
  * evaluating as it parses (core/data/expr.c holds the lexer and the values). */
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,87 +17,6 @@ static int assign(struct ex *x, struct value *v);
 static int unary(struct ex *x, struct value *v);
 
 /* ---- primary and postfix ---- */
-
-static int number(struct ex *x, struct value *v)
-{
-	const char *s = x->p;
-	char *end;
-	int is_float = 0;
-
-	for (const char *q = s; isalnum((unsigned char)*q) || *q == '.'; q++)
-		if (*q == '.' || ((*q == 'e' || *q == 'E') && !(s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))))
-			is_float = 1;
-	if (is_float) {
-		double d = strtod(s, &end);
-
-		if (*end == 'f' || *end == 'F') {
-			ex_set_d(v, &expr_t_float, d);
-			end++;
-		} else
-			ex_set_d(v, &expr_t_double, d);
-	} else {
-		unsigned long long u;
-		int uns = 0, lng = 0;
-		const struct sym_type *t;
-
-		errno = 0;
-		u = strtoull(s, &end, 0);
-		if (errno == ERANGE)
-			return ex_fail(x, "integer literal is too large to be represented in any integer type%s", "");
-
-		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') {
-			if (*end == 'u' || *end == 'U')
-				uns = 1;
-			else
-				lng = 1;
-			end++;
-		}
-		if (!lng && !uns && u <= 0x7fffffff)
-			t = &expr_t_int;
-		else if (!lng && (uns || s[1] == 'x' || s[1] == 'X') && u <= 0xffffffff)
-			t = &expr_t_uint;
-		else if (!uns && u <= 0x7fffffffffffffffull)
-			t = &expr_t_long;
-		else
-			t = &expr_t_ulong;
-		ex_set_u(v, t, u);
-	}
-	if (isalnum((unsigned char)*end) || *end == '_') {
-		free(v->bytes);	/* the value begun above ('1k') */
-		v->bytes = NULL;
-		return ex_fail(x, "invalid number '%s'", s);
-	}
-	x->p = end;
-	return 0;
-}
-
-static int char_literal(struct ex *x, struct value *v)
-{
-	const char *p = x->p + 1;
-	int c;
-
-	if (*p == '\\') {
-		static const char from[] = "abfnrtv0\\'\"", to[] = "\a\b\f\n\r\t\v\0\\'\"";
-		const char *k;
-
-		p++;
-		if (*p == 'x')
-			c = (int)strtol(p + 1, (char **)&p, 16);
-		else if ((k = strchr(from, *p)) && *p) {
-			c = to[k - from];
-			p++;
-		} else
-			return ex_fail(x, "invalid character literal%s", "");
-	} else if (*p && *p != '\'')
-		c = (unsigned char)*p++;
-	else
-		return ex_fail(x, "invalid character literal%s", "");
-	if (*p != '\'')
-		return ex_fail(x, "invalid character literal%s", "");
-	x->p = p + 1;
-	ex_set_u(v, &expr_t_char, (uint64_t)c);
-	return 0;
-}
 
 /* A C++ reference stands for the object it refers to. */
 static int deref_reference(struct ex *x, struct value *v)
@@ -150,6 +68,8 @@ static int identifier(struct ex *x, struct value *v)
 
 		if (r <= 0)
 			return r;
+		if ((r = ex_function_value(x, name, v)) != 0)	/* "p main" */
+			return r < 0 ? -1 : 0;
 		return ex_fail(x, "use of undeclared identifier '%s'", name);
 	}
 	if (v->status == VAL_OK || x->skip)
@@ -171,9 +91,9 @@ static int primary(struct ex *x, struct value *v)
 		return 0;
 	}
 	if (isdigit((unsigned char)*x->p) || (*x->p == '.' && isdigit((unsigned char)x->p[1])))
-		return number(x, v);
+		return ex_number(x, v);
 	if (*x->p == '\'')
-		return char_literal(x, v);
+		return ex_char_literal(x, v);
 	if (*x->p == '"')
 		return ex_fail(x, "string literals are not supported%s", "");
 	if (*x->p == '$') {
@@ -378,8 +298,13 @@ static int subscript(struct ex *x, struct value *v)
 		elem = t->target;
 	base = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
 	if (!elem || !elem->size) {
+		char tn[256];
+
 		value_release(&idx);
 		value_release(v);
+		if (ex_is_fn_ptr(t))	/* "main[0]" */
+			return ex_fail(x, "subscript of pointer to function type '%s'",
+				       sym_type_name(elem, tn, sizeof(tn)));
 		return ex_fail(x, "subscript of pointer to incomplete type%s", "");
 	}
 	{
@@ -444,6 +369,8 @@ static int deref(struct ex *x, struct value *v)
 		value_release(v);
 		return ex_fail(x, "indirection of a void pointer%s", "");
 	}
+	if (ex_is_fn_ptr(t))	/* "*main": the function, a pointer to it again */
+		return 0;
 	a = t->kind == SYM_T_ARRAY ? v->addr : ex_u(v);
 	value_release(v);
 	return ex_load(x, v, t->target, a);
@@ -454,6 +381,8 @@ static int address_of(struct ex *x, struct value *v)
 	const struct sym_type *t;
 	uint64_t a;
 
+	if (!v->in_mem && ex_is_fn_ptr(v->type))	/* "&main": the pointer "main" is */
+		return 0;
 	if (!v->in_mem) {
 		value_release(v);
 		return ex_fail(x, "cannot take the address of an rvalue or a register%s", "");
@@ -551,6 +480,13 @@ static int unary_(struct ex *x, struct value *v)
 		if (!ex_is_scalar(v->type)) {
 			value_release(v);
 			return ex_fail(x, "invalid argument type to unary operator%s", "");
+		}
+		if (ex_is_ptr(v->type) && (op == '-' || op == '~')) {	/* "-main" */
+			char tn[256];
+
+			sym_type_name(v->type, tn, sizeof(tn));
+			value_release(v);
+			return ex_fail(x, "invalid argument type '%s' to unary expression", tn);
 		}
 		if (op == '!') {
 			int z = ex_is_float(v->type) ? ex_d(v) == 0 : ex_u(v) == 0;

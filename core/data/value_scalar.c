@@ -197,6 +197,13 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 	}
 	if (p->o->format && p->o->format != 'x') {
 		fmt_int(u, 8, 0, p->o->format, buf, n);
+		/* a function's summary shows in every format (p/d main) */
+		if (u && tg && tg->kind == SYM_T_FUNC && !vf_raw_output) {
+			p->env->format_addr(p->env->d, u, loc, sizeof(loc));
+			vf_cat(buf, n, " (");
+			vf_cat(buf, n, loc);
+			vf_cat(buf, n, ")");
+		}
 		return;
 	}
 	if (u && tg && t->kind == SYM_T_POINTER && !vf_raw_output && !p->o->format &&

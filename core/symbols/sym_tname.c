@@ -42,7 +42,9 @@ static void func_params(const struct sym_type *t, char *buf, size_t n)
 		sym_type_name(t->mem[i].type, one, sizeof(one));
 		cat(buf, n, one);
 	}
-	if (!t->nmem && !t->is_cxx)
+	if (t->variadic)
+		cat(buf, n, t->nmem ? ", ..." : "...");
+	else if (!t->nmem && !t->is_cxx)
 		cat(buf, n, "void");
 	cat(buf, n, ")");
 }

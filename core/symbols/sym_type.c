@@ -436,6 +436,8 @@ static void read_children(struct sym_module *m, struct sym_type *t, Dwarf_Die di
 			add_dim(m, t, c);
 		else if (tag == DW_TAG_enumerator && t->kind == SYM_T_ENUM)
 			add_enum(m, t, c);
+		else if (tag == DW_TAG_unspecified_parameters && t->kind == SYM_T_FUNC)
+			t->variadic = 1;	/* "int (*)(const char *, ...)" */
 		else if (tag == DW_TAG_formal_parameter && t->kind == SYM_T_FUNC &&
 			 !sym_die_flag(m, c, DW_AT_artificial)) {	/* a method's this: not named */
 			t->mem = xrealloc(t->mem, (size_t)(t->nmem + 1) * sizeof(*t->mem));

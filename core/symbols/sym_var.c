@@ -363,6 +363,15 @@ static void found_function(struct walk *w, Dwarf_Die fn)
 	if (org)
 		dwarf_dealloc(m->dbg, org, DW_DLA_DIE);
 	frame_base_ops(w, fn);
+	for (Dwarf_Die c = sym_die_child(m, fn); c; c = sym_die_next(m, c)) {
+		Dwarf_Half tag = 0;
+		Dwarf_Error e = NULL;
+
+		if (dwarf_tag(c, &tag, &e) != DW_DLV_OK)
+			errfree(m, &e);
+		if (tag == DW_TAG_unspecified_parameters)	/* "f(const char *, ...)" */
+			w->sc->variadic = 1;
+	}
 	if (w->inl > 0)	/* an inlined call: no value of its own returns */
 		w->sc->ret = NULL;
 	scope_vars(w, fn, 0, 0);

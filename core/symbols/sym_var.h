@@ -83,6 +83,7 @@ struct sym_type {
 	int scoped_enum;	/* an enum class (DW_AT_enum_class) */
 	int anon_member;	/* an unnamed struct or union that is an
 				 * unnamed member: "(anonymous union)" */
+	int variadic;		/* SYM_T_FUNC: its parameters end in "..." */
 };
 
 /* One DWARF expression operation as libdwarf decodes it. */
@@ -124,6 +125,7 @@ struct sym_func_scope {
 	int nframe_base;
 	struct sym_type *ret;		/* the return type (NULL: void) */
 	int is_cxx;
+	int variadic;			/* its parameters end in "..." */
 };
 int sym_scope_vars(struct sym_module *m, uint64_t pc, int inl, struct sym_func_scope *sc,
 		   struct sym_var **out, struct ptdb_err *err);
