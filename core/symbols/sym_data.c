@@ -24,47 +24,25 @@ static int cmp_data(const void *a, const void *b)
 /* The data symbols of map's table of type want; 0 when it has none. */
 static size_t load_data(struct sym_module *m, const uint8_t *map, size_t maplen, unsigned want)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
-	const Elf64_Shdr *shs;
+	const char *strs, *name;
+	size_t n, strsz;
+	const Elf64_Sym *st = sym_elf_table(map, maplen, want, &n, &strs, &strsz);
 
-	if (!map || maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_shoff > maplen || eh->e_shnum > (maplen - eh->e_shoff) / sizeof(Elf64_Shdr))
+	if (!st)
 		return 0;
-	shs = (const Elf64_Shdr *)(map + eh->e_shoff);
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Shdr *sh = &shs[i], *strsh;
-		const Elf64_Sym *st;
-		const char *strs;
-		size_t n;
-
-		if (sh->sh_type != want || sh->sh_link >= eh->e_shnum ||
-		    sh->sh_offset > maplen || sh->sh_size > maplen - sh->sh_offset ||
-		    (sh->sh_offset & 7))
+	m->dsyms = xcalloc(n ? n : 1, sizeof(*m->dsyms));
+	for (size_t k = 0; k < n; k++) {
+		if (ELF64_ST_TYPE(st[k].st_info) != STT_OBJECT || st[k].st_shndx == SHN_UNDEF ||
+		    !st[k].st_value || !(name = sym_elf_sym_name(&st[k], strs, strsz)))
 			continue;
-		strsh = &shs[sh->sh_link];
-		if (strsh->sh_type == SHT_NOBITS || strsh->sh_offset > maplen ||
-		    strsh->sh_size > maplen - strsh->sh_offset || !strsh->sh_size)
-			continue;
-		strs = (const char *)map + strsh->sh_offset;
-		st = (const Elf64_Sym *)(map + sh->sh_offset);
-		n = sh->sh_size / sizeof(Elf64_Sym);
-		m->dsyms = xcalloc(n ? n : 1, sizeof(*m->dsyms));
-		for (size_t k = 0; k < n; k++) {
-			if (ELF64_ST_TYPE(st[k].st_info) != STT_OBJECT || st[k].st_shndx == SHN_UNDEF ||
-			    !st[k].st_value || st[k].st_name >= strsh->sh_size ||
-			    !memchr(strs + st[k].st_name, 0, strsh->sh_size - st[k].st_name) ||
-			    !strs[st[k].st_name])
-				continue;
-			m->dsyms[m->ndsyms].addr = st[k].st_value;
-			m->dsyms[m->ndsyms].size = st[k].st_size;
-			m->dsyms[m->ndsyms].name = strs + st[k].st_name;
-			m->dsyms[m->ndsyms].bind = (uint8_t)ELF64_ST_BIND(st[k].st_info);
-			m->ndsyms++;
-		}
-		qsort(m->dsyms, m->ndsyms, sizeof(*m->dsyms), cmp_data);
-		return m->ndsyms;
+		m->dsyms[m->ndsyms].addr = st[k].st_value;
+		m->dsyms[m->ndsyms].size = st[k].st_size;
+		m->dsyms[m->ndsyms].name = name;
+		m->dsyms[m->ndsyms].bind = (uint8_t)ELF64_ST_BIND(st[k].st_info);
+		m->ndsyms++;
 	}
-	return 0;
+	qsort(m->dsyms, m->ndsyms, sizeof(*m->dsyms), cmp_data);
+	return m->ndsyms;
 }
 
 int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off)

@@ -212,6 +212,13 @@ void sym_free_syms(struct sym_module *m);
 int sym_cmp_sym(const void *a, const void *b);
 int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh);
 int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh);
+/* sym_symtab.c: map's first symbol table of type want (SHT_SYMTAB,
+ * SHT_DYNSYM) that lies, with its strings, inside map: its *n symbols
+ * and its strings; NULL when it has none.  A symbol's name in them, NULL
+ * when empty or outside them. */
+const Elf64_Sym *sym_elf_table(const uint8_t *map, size_t maplen, unsigned want, size_t *n,
+			       const char **strs, size_t *strsz);
+const char *sym_elf_sym_name(const Elf64_Sym *s, const char *strs, size_t strsz);
 /* sym_names.c: a symbol's name, demangled once. */
 const char *sym_sym_name(struct sym_sym *s);
 /* sym_dwarf.c (sym_dwarf_free after the scopes and types built on it:

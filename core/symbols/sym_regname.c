@@ -76,47 +76,30 @@ static int typed_by_section(const struct sym_module *m, unsigned shndx)
 /* The symbols of map's table of type want; 0 when it has none. */
 static size_t load_rsyms(struct sym_module *m, const uint8_t *map, size_t maplen, unsigned want)
 {
-	unsigned nsh;
-	const Elf64_Shdr *shs = shdrs(map, maplen, &nsh);
+	const char *strs, *name;
+	size_t n, strsz;
+	const Elf64_Sym *st = sym_elf_table(map, maplen, want, &n, &strs, &strsz);
 
-	for (unsigned i = 0; shs && i < nsh; i++) {
-		const Elf64_Shdr *sh = &shs[i], *strsh;
-		const Elf64_Sym *st;
-		const char *strs;
-		size_t n;
+	if (!st)
+		return 0;
+	m->rsyms = xcalloc(n ? n : 1, sizeof(*m->rsyms));
+	for (size_t k = 0; k < n; k++) {
+		unsigned t = ELF64_ST_TYPE(st[k].st_info);
 
-		if (sh->sh_type != want || sh->sh_link >= nsh || sh->sh_offset > maplen ||
-		    sh->sh_size > maplen - sh->sh_offset || (sh->sh_offset & 7))
+		if ((t != STT_OBJECT && t != STT_NOTYPE && t != STT_FUNC && t != STT_GNU_IFUNC) ||
+		    st[k].st_shndx == SHN_UNDEF ||
+		    (t == STT_NOTYPE && !typed_by_section(m, st[k].st_shndx)) ||
+		    st[k].st_shndx >= SHN_LORESERVE || !(name = sym_elf_sym_name(&st[k], strs, strsz)))
 			continue;
-		strsh = &shs[sh->sh_link];
-		if (strsh->sh_type == SHT_NOBITS || strsh->sh_offset > maplen ||
-		    strsh->sh_size > maplen - strsh->sh_offset || !strsh->sh_size)
-			continue;
-		strs = (const char *)map + strsh->sh_offset;
-		st = (const Elf64_Sym *)(map + sh->sh_offset);
-		n = sh->sh_size / sizeof(Elf64_Sym);
-		m->rsyms = xcalloc(n ? n : 1, sizeof(*m->rsyms));
-		for (size_t k = 0; k < n; k++) {
-			unsigned t = ELF64_ST_TYPE(st[k].st_info);
-
-			if ((t != STT_OBJECT && t != STT_NOTYPE && t != STT_FUNC &&
-			     t != STT_GNU_IFUNC) || st[k].st_shndx == SHN_UNDEF ||
-			    (t == STT_NOTYPE && !typed_by_section(m, st[k].st_shndx)) ||
-			    st[k].st_shndx >= SHN_LORESERVE || st[k].st_name >= strsh->sh_size ||
-			    !memchr(strs + st[k].st_name, 0, strsh->sh_size - st[k].st_name) ||
-			    !strs[st[k].st_name])
-				continue;
-			m->rsyms[m->nrsyms].addr = st[k].st_value;
-			m->rsyms[m->nrsyms].size = st[k].st_size;
-			m->rsyms[m->nrsyms].name = strs + st[k].st_name;
-			m->rsyms[m->nrsyms].index = k;
-			m->rsyms[m->nrsyms].bind = (uint8_t)ELF64_ST_BIND(st[k].st_info);
-			m->nrsyms++;
-		}
-		qsort(m->rsyms, m->nrsyms, sizeof(*m->rsyms), cmp_rsym);	/* by address */
-		return m->nrsyms;
+		m->rsyms[m->nrsyms].addr = st[k].st_value;
+		m->rsyms[m->nrsyms].size = st[k].st_size;
+		m->rsyms[m->nrsyms].name = name;
+		m->rsyms[m->nrsyms].index = k;
+		m->rsyms[m->nrsyms].bind = (uint8_t)ELF64_ST_BIND(st[k].st_info);
+		m->nrsyms++;
 	}
-	return 0;
+	qsort(m->rsyms, m->nrsyms, sizeof(*m->rsyms), cmp_rsym);	/* by address */
+	return m->nrsyms;
 }
 
 static int cmp_range(const void *a, const void *b)

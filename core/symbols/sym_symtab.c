@@ -117,3 +117,38 @@ void sym_free_syms(struct sym_module *m)
 	m->syms = m->alias = NULL;
 	m->nsyms = m->nalias = 0;
 }
+
+const Elf64_Sym *sym_elf_table(const uint8_t *map, size_t maplen, unsigned want, size_t *n,
+			       const char **strs, size_t *strsz)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
+	const Elf64_Shdr *shs;
+
+	if (!map || maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shoff > maplen || eh->e_shnum > (maplen - eh->e_shoff) / sizeof(Elf64_Shdr))
+		return NULL;
+	shs = (const Elf64_Shdr *)(map + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *sh = &shs[i], *strsh;
+
+		if (sh->sh_type != want || sh->sh_link >= eh->e_shnum || sh->sh_offset > maplen ||
+		    sh->sh_size > maplen - sh->sh_offset || (sh->sh_offset & 7))
+			continue;
+		strsh = &shs[sh->sh_link];
+		if (strsh->sh_type == SHT_NOBITS || strsh->sh_offset > maplen ||
+		    strsh->sh_size > maplen - strsh->sh_offset || !strsh->sh_size)
+			continue;
+		*strs = (const char *)map + strsh->sh_offset;
+		*strsz = strsh->sh_size;
+		*n = sh->sh_size / sizeof(Elf64_Sym);
+		return (const Elf64_Sym *)(map + sh->sh_offset);
+	}
+	return NULL;
+}
+
+const char *sym_elf_sym_name(const Elf64_Sym *s, const char *strs, size_t strsz)
+{
+	if (s->st_name >= strsz || !memchr(strs + s->st_name, 0, strsz - s->st_name) || !strs[s->st_name])
+		return NULL;
+	return strs + s->st_name;
+}
