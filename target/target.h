@@ -156,7 +156,8 @@ int target_bp_planted(const struct target_proc *p, uint64_t addr);
 int target_bp_lift(struct target_proc *p, uint64_t addr, int lift);
 int target_bp_refs(const struct target_proc *p, uint64_t addr);
 /* While the process is stopped for the user: the breakpoint bytes taken
- * out of memory (and any SIGTRAP an int3 left queued taken), so that a
+ * out of memory (and any SIGTRAP an int3 left queued taken, its stop
+ * queued for the next resume or step to report), so that a
  * ptdb killed meanwhile leaves the process clean code to run, as gdb
  * does; the next resume (or step) puts them back. */
 void target_park(struct target_proc *p);

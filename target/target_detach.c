@@ -107,17 +107,21 @@ static int trap_queued(pid_t pid, pid_t tid)
  * ptrace: resumed, it stops at once for the signal (no instruction runs
  * first), and target_handle_status moves its pc back to the breakpoint
  * (planted or removed meanwhile).  Detached with it queued, the thread
- * would die of it, or run on from the middle of an instruction. */
-void target_take_queued_traps(struct target_proc *p)
+ * would die of it, or run on from the middle of an instruction.  Its stop
+ * is queued on the thread (the breakpoint's hit, reported by the next
+ * resume: dropped, the thread would step over the breakpoint unseen);
+ * all: a thread that holds an event already takes it too (a detach),
+ * else it keeps the signal for when it runs again (one event a thread). */
+void target_take_queued_traps(struct target_proc *p, int all)
 {
 	for (int i = 0; i < p->nthreads; i++) {
 		struct target_thread *t = &p->threads[i];
 
-		for (int tries = 0; tries < 4 && t->stopped && !t->starting &&
+		for (int tries = 0; tries < 4 && t->stopped && !t->starting && (all || !t->has_event) &&
 				    trap_queued(p->pid, t->tid); tries++) {
 			struct target_stop ev;
 			pid_t tid = t->tid;
-			int st;
+			int st, r;
 
 			t->stopped = 0;
 			if (ptrace(PTRACE_CONT, tid, 0, 0) < 0) {
@@ -126,12 +130,17 @@ void target_take_queued_traps(struct target_proc *p)
 			}
 			while (waitpid(tid, &st, __WALL) < 0 && errno == EINTR)
 				;
-			if (target_handle_status(p, tid, st, &ev) == TARGET_EV_EXIT)
+			r = target_handle_status(p, tid, st, &ev);
+			if (r == TARGET_EV_EXIT)
 				return;
 			if (!(t = target_find_thread(p, tid)))
 				break;	/* it exited */
 			if (!t->stopped)
 				break;
+			if (r == TARGET_EV_REPORT && !t->has_event) {
+				t->has_event = 1;
+				t->queued = ev;
+			}
 		}
 	}
 }

@@ -101,8 +101,9 @@ void target_unplant_all(struct target_proc *p);
  * parked); the original bytes re-read first (a memory write meanwhile). */
 void target_unpark(struct target_proc *p);
 /* Stopped threads take a SIGTRAP left queued by an int3 that raced their
- * stop (target_detach.c): none is left for after a detach. */
-void target_take_queued_traps(struct target_proc *p);
+ * stop (target_detach.c), its stop queued on the thread: none is left for
+ * after a detach (all: even threads that hold an event already). */
+void target_take_queued_traps(struct target_proc *p, int all);
 
 /* target_run.c */
 /* Queued interrupt stops of ptdb's own SIGSTOP that no interrupt wants

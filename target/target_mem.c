@@ -30,7 +30,7 @@ void target_park(struct target_proc *p)
 		return;
 	/* a SIGTRAP an int3 left queued would kill the process if ptdb
 	 * died: taken now (queued as the breakpoint stop it is) */
-	target_take_queued_traps(p);
+	target_take_queued_traps(p, 0);
 	if (!p->alive)
 		return;
 	for (int i = 0; i < p->nbps; i++)

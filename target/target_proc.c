@@ -300,7 +300,7 @@ int target_detach(struct target_proc *p, struct ptdb_err *err)
 			return target_nproc_err(p, err);
 		p->running = 0;
 	}
-	target_take_queued_traps(p);
+	target_take_queued_traps(p, 1);
 	if (!p->alive)
 		return target_nproc_err(p, err);
 	target_unplant_all(p);

@@ -59,7 +59,9 @@ static int active(struct dbg_tracee *d, struct dbg_swc *s)
 
 /* Runs one system call in thread t (stopped, no signal waiting), its
  * registers restored.  -1 when it did not run (an event that came
- * instead is given back to the loop). */
+ * instead is given back to the loop), or may not: t holds an event
+ * target/ queued for it (a breakpoint's hit that raced another thread's
+ * stop), which the step would take in the call's place and lose. */
 static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		  int64_t *ret)
 {
@@ -74,7 +76,8 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 		s->hide_sc = 0;
 	if (!s->hide_sc)
 		s->hide_sc = dbg_cache_find_syscall(d);
-	if (!s->hide_sc || !target_thread_stopped(d->proc, t) || target_pending_signal(d->proc, t) ||
+	if (!s->hide_sc || !target_thread_stopped(d->proc, t) || target_thread_has_event(d->proc, t) ||
+	    target_pending_signal(d->proc, t) ||
 	    target_thread_sigsets(d->pid, t, &ss) < 0 || (ss.pending & ~ss.blocked) ||
 	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;

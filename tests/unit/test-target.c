@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -436,6 +437,34 @@ TEST(outside_sigstop_reported)
 	target_free(p);
 }
 
+/* A signal queued for a thread while the process is stopped for the user
+ * (here a SIGTRAP sent from outside; in the wild the SIGTRAP of an int3
+ * that a thread ran as the stop's interrupt came, while the stop was
+ * another thread's) is taken when the breakpoints are parked: its stop
+ * is kept for the next continue, not lost. */
+TEST(park_keeps_queued_trap_stop)
+{
+	struct target_proc *p = launch(LOOP);
+	uint64_t main_ = test_nm(LOOP, "main");
+	struct target_stop st;
+	struct ptdb_err err;
+	pid_t pid;
+
+	CHECK(p);
+	pid = target_pid(p);
+	CHECK_INT(target_bp_insert(p, main_, &err), 0);
+	CHECK_INT(cont(p, &st), 0);
+	CHECK_INT(st.kind, TARGET_STOP_BREAKPOINT);
+	CHECK_INT(syscall(SYS_tgkill, pid, pid, SIGTRAP), 0);
+	target_park(p);
+	CHECK_INT(cont(p, &st), 0);
+	CHECK_INT(st.kind, TARGET_STOP_SIGNAL);
+	CHECK_INT(st.signo, SIGTRAP);
+	CHECK_INT(st.tid, pid);
+	target_kill(p);
+	target_free(p);
+}
+
 TEST(attach_detach)
 {
 	struct target_thread_info ti[4];
@@ -489,4 +518,5 @@ TEST_MAIN(launch_exit_status, breakpoint_hit_and_mask,
 	  threads_racing_breakpoints, sigfpe_signal_stop,
 	  sigfpe_suppressed_keeps_faulting, kill_no_zombie, poll_exit_after_outside_kill,
 	  interrupt_running, interrupt_after_other_stop_does_not_linger, outside_sigstop_reported,
+	  park_keeps_queued_trap_stop,
 	  attach_detach, attach_missing)
