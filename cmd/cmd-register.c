@@ -629,7 +629,7 @@ int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out)
 	if (eval_addr_expr(ctx, s, out) == 0)
 		return 0;
 
-	for (const char *p = s + 1; *p; p++)
+	for (const char *p = *s ? s + 1 : s; *p; p++)	/* (an empty s: none) */
 		if (*p == '+' || *p == '-')
 			op = p;
 	if (op && parse_u64(op + 1, &off) == 0 && (size_t)(op - s) < sizeof(base)) {
