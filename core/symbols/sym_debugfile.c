@@ -17,57 +17,6 @@
 
 #define SYM_DEBUG_ROOT "/usr/lib/debug"
 
-/* A mapped ELF image: the module's or a candidate debug file's. */
-struct sym_img {
-	const uint8_t *map;
-	size_t len;
-	const Elf64_Shdr *shs;
-	unsigned nsh;
-	const char *shstr;
-	size_t shstrsz;
-};
-
-static int sym_img_init(struct sym_img *im, const uint8_t *map, size_t len)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
-
-	memset(im, 0, sizeof(*im));
-	im->map = map;
-	im->len = len;
-	if (len < sizeof(*eh) || memcmp(map, ELFMAG, SELFMAG) || map[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_machine != EM_X86_64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    (eh->e_shoff & 7) || eh->e_shoff > len ||
-	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
-		return -1;
-	im->shs = (const Elf64_Shdr *)(map + eh->e_shoff);
-	im->nsh = eh->e_shnum;
-	if (eh->e_shstrndx < im->nsh && im->shs[eh->e_shstrndx].sh_type != SHT_NOBITS &&
-	    im->shs[eh->e_shstrndx].sh_offset <= len &&
-	    im->shs[eh->e_shstrndx].sh_size <= len - im->shs[eh->e_shstrndx].sh_offset) {
-		im->shstr = (const char *)map + im->shs[eh->e_shstrndx].sh_offset;
-		im->shstrsz = im->shs[eh->e_shstrndx].sh_size;
-	}
-	return 0;
-}
-
-/* The bytes of the section named name (in the file), or NULL. */
-static const uint8_t *sym_img_section(const struct sym_img *im, const char *name, size_t *size)
-{
-	size_t nl = strlen(name);
-
-	for (unsigned i = 0; im->shstr && i < im->nsh; i++) {
-		const Elf64_Shdr *sh = &im->shs[i];
-
-		if (sh->sh_name >= im->shstrsz || im->shstrsz - sh->sh_name <= nl ||
-		    memcmp(im->shstr + sh->sh_name, name, nl + 1) || sh->sh_type == SHT_NOBITS ||
-		    sh->sh_offset > im->len || sh->sh_size > im->len - sh->sh_offset)
-			continue;
-		*size = sh->sh_size;
-		return im->map + sh->sh_offset;
-	}
-	return NULL;
-}
-
 size_t sym_notes_build_id(const uint8_t *p, size_t sz, const uint8_t **id)
 {
 	const uint8_t *end = p + sz;
@@ -234,30 +183,19 @@ static int sym_find_by_debuglink(struct sym_module *m, const struct sym_img *im,
  * its end is dropped. */
 void sym_use_debug(struct sym_module *m)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->dmap;	/* checked by sym_debug_find */
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->dmap + eh->e_shoff), *symtab = NULL;
-	const char *shstr = NULL;
-	size_t shstrsz = 0;
-	int dw = 0;
+	const Elf64_Shdr *symtab = NULL;
+	struct sym_img im;
+	int dw;
 
-	for (unsigned i = 0; i < eh->e_shnum; i++)
-		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL &&
-		    (shs[i].sh_offset > m->dmaplen || shs[i].sh_size > m->dmaplen - shs[i].sh_offset)) {
-			sym_debug_free(m);
-			return;
-		}
-	if (eh->e_shstrndx < eh->e_shnum) {
-		shstr = (const char *)m->dmap + shs[eh->e_shstrndx].sh_offset;
-		shstrsz = shs[eh->e_shstrndx].sh_size;
+	/* (checked by sym_debug_find) */
+	if (sym_img_init(&im, m->dmap, m->dmaplen) < 0 || sym_img_outside(&im) >= 0) {
+		sym_debug_free(m);
+		return;
 	}
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (shs[i].sh_type == SHT_SYMTAB)
-			symtab = &shs[i];
-		if (shstr && shs[i].sh_name < shstrsz &&
-		    (!strcmp(shstr + shs[i].sh_name, ".debug_info") ||
-		     !strcmp(shstr + shs[i].sh_name, ".debug_line")))
-			dw = 1;
-	}
+	for (unsigned i = 0; i < im.nsh; i++)
+		if (im.shs[i].sh_type == SHT_SYMTAB)
+			symtab = &im.shs[i];
+	dw = sym_img_has_dwarf(&im);
 	if (dw && !m->has_debug) {
 		m->has_debug = 1;
 		m->dw_debug = 1;
@@ -270,7 +208,7 @@ void sym_use_debug(struct sym_module *m)
 
 		m->syms = m->alias = NULL;
 		m->nsyms = m->nalias = 0;
-		sym_load_symtab(m, m->dmap, m->dmaplen, eh, symtab);
+		sym_load_symtab(m, &im, symtab);
 		if (m->nsyms) {
 			struct sym_sym *keep = m->syms, *keepa = m->alias;
 			size_t k = m->nsyms, ka = m->nalias;

@@ -14,31 +14,20 @@
 #include "core/symbols/sym_int.h"
 
 struct sym_dwobj {
-	const uint8_t *map;
-	size_t len;
-	const Elf64_Shdr *shs;
-	unsigned nsh;
-	const char *shstr;
-	size_t shstrsz;
+	struct sym_img img;	/* the image's section table */
 	uint8_t **inflated;	/* per section, compressed ones once read */
 	Dwarf_Obj_Access_Interface iface;
 };
-
-/* The section's bytes in the file: 0, or -1 if they lie outside it. */
-static int dwobj_span(const struct sym_dwobj *o, const Elf64_Shdr *sh)
-{
-	return sh->sh_offset <= o->len && sh->sh_size <= o->len - sh->sh_offset ? 0 : -1;
-}
 
 /* A zlib-compressed section's header (copied: Go writes its compressed
  * sections unaligned), or NULL. */
 static const Elf64_Chdr *dwobj_chdr(const struct sym_dwobj *o, const Elf64_Shdr *sh,
 				    Elf64_Chdr *ch)
 {
-	if (!(sh->sh_flags & SHF_COMPRESSED) || sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0 ||
+	if (!(sh->sh_flags & SHF_COMPRESSED) || !sym_img_in(&o->img, sh) ||
 	    sh->sh_size < sizeof(*ch))
 		return NULL;
-	memcpy(ch, o->map + sh->sh_offset, sizeof(*ch));
+	memcpy(ch, o->img.map + sh->sh_offset, sizeof(*ch));
 	/* zlib inflates at most about 1032:1; a larger claim is corrupt */
 	return ch->ch_type == ELFCOMPRESS_ZLIB && ch->ch_size <= ((uint64_t)1 << 30) &&
 	       ch->ch_size / 1100 <= sh->sh_size ? ch : NULL;
@@ -51,15 +40,14 @@ static int dwobj_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *ret, in
 	const Elf64_Chdr *ch;
 	Elf64_Chdr chb;
 
-	if (i >= o->nsh)
+	if (i >= o->img.nsh)
 		return DW_DLV_NO_ENTRY;
-	sh = &o->shs[i];
+	sh = &o->img.shs[i];
 	memset(ret, 0, sizeof(*ret));
 	ret->addr = sh->sh_addr;
 	ret->type = sh->sh_type;
 	ret->size = sh->sh_type == SHT_NOBITS ? 0 : sh->sh_size;
-	ret->name = sh->sh_name < o->shstrsz && memchr(o->shstr + sh->sh_name, 0, o->shstrsz - sh->sh_name)
-		? o->shstr + sh->sh_name : "";
+	ret->name = sym_img_name(&o->img, sh);
 	ret->link = sh->sh_link;
 	ret->info = sh->sh_info;
 	ret->entrysize = sh->sh_entsize;
@@ -85,7 +73,7 @@ static Dwarf_Small dwobj_eight(void *obj)
 
 static Dwarf_Unsigned dwobj_count(void *obj)
 {
-	return ((struct sym_dwobj *)obj)->nsh;
+	return ((struct sym_dwobj *)obj)->img.nsh;
 }
 
 /* A .debug_rnglists or .debug_loclists section's headers, checked as
@@ -127,8 +115,7 @@ static int dwobj_lists_ok(const uint8_t *d, uint64_t n)
 
 static int dwobj_is_lists(const struct sym_dwobj *o, const Elf64_Shdr *sh)
 {
-	const char *nm = sh->sh_name < o->shstrsz &&
-		memchr(o->shstr + sh->sh_name, 0, o->shstrsz - sh->sh_name) ? o->shstr + sh->sh_name : "";
+	const char *nm = sym_img_name(&o->img, sh);
 
 	return !strncmp(nm, ".debug_rnglists", 15) || !strncmp(nm, ".debug_loclists", 15) ||
 	       !strncmp(nm, ".zdebug_rnglists", 16) || !strncmp(nm, ".zdebug_loclists", 16);
@@ -144,7 +131,7 @@ static int dwobj_load(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
 	Dwarf_Obj_Access_Section sec;
 	int rc = dwobj_bytes(o, i, data, error);
 
-	if (rc != DW_DLV_OK || !dwobj_is_lists(o, &o->shs[i]))
+	if (rc != DW_DLV_OK || !dwobj_is_lists(o, &o->img.shs[i]))
 		return rc;
 	if (dwobj_info(o, i, &sec, error) != DW_DLV_OK || !dwobj_lists_ok(*data, sec.size)) {
 		*error = DW_DLE_RNGLISTS_ERROR;
@@ -160,15 +147,15 @@ static int dwobj_bytes(struct sym_dwobj *o, Dwarf_Half i, Dwarf_Small **data, in
 	Elf64_Chdr chb;
 	uLongf out;
 
-	if (i >= o->nsh)
+	if (i >= o->img.nsh)
 		return DW_DLV_NO_ENTRY;
-	sh = &o->shs[i];
-	if (sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0) {
+	sh = &o->img.shs[i];
+	if (!sym_img_in(&o->img, sh)) {
 		*error = DW_DLE_ELF_SECT_ERR;
 		return DW_DLV_ERROR;
 	}
 	if (!(sh->sh_flags & SHF_COMPRESSED)) {
-		*data = (Dwarf_Small *)(uintptr_t)(o->map + sh->sh_offset);
+		*data = (Dwarf_Small *)(uintptr_t)(o->img.map + sh->sh_offset);
 		return DW_DLV_OK;
 	}
 	if (o->inflated[i]) {
@@ -181,7 +168,7 @@ static int dwobj_bytes(struct sym_dwobj *o, Dwarf_Half i, Dwarf_Small **data, in
 	}
 	out = (uLongf)ch->ch_size;
 	o->inflated[i] = xmalloc(out ? out : 1);
-	if (uncompress(o->inflated[i], &out, o->map + sh->sh_offset + sizeof(*ch),
+	if (uncompress(o->inflated[i], &out, o->img.map + sh->sh_offset + sizeof(*ch),
 		       (uLong)(sh->sh_size - sizeof(*ch))) != Z_OK || out != ch->ch_size) {
 		free(o->inflated[i]);
 		o->inflated[i] = NULL;
@@ -190,8 +177,8 @@ static int dwobj_bytes(struct sym_dwobj *o, Dwarf_Half i, Dwarf_Small **data, in
 	}
 	/* the compressed bytes are not read again: let their pages go */
 	{
-		uintptr_t a = ((uintptr_t)(o->map + sh->sh_offset) + 4095) & ~(uintptr_t)4095;
-		uintptr_t z = (uintptr_t)(o->map + sh->sh_offset + sh->sh_size) & ~(uintptr_t)4095;
+		uintptr_t a = ((uintptr_t)(o->img.map + sh->sh_offset) + 4095) & ~(uintptr_t)4095;
+		uintptr_t z = (uintptr_t)(o->img.map + sh->sh_offset + sh->sh_size) & ~(uintptr_t)4095;
 
 		if (z > a)
 			madvise((void *)a, z - a, MADV_DONTNEED);
@@ -207,26 +194,14 @@ static const Dwarf_Obj_Access_Methods dwobj_methods = {
 /* The section table of the ELF image map, or NULL when it is not one. */
 static struct sym_dwobj *dwobj_new(const uint8_t *map, size_t len)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
+	struct sym_img img;
 	struct sym_dwobj *o;
-	const Elf64_Shdr *ss;
 
-	if (len < sizeof(*eh) || eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shoff ||
-	    (eh->e_shoff & 7) || eh->e_shoff > len ||
-	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff ||
-	    eh->e_shstrndx >= eh->e_shnum)
+	if (sym_img_init(&img, map, len) < 0 || img.shstrndx >= img.nsh)
 		return NULL;
 	o = xcalloc(1, sizeof(*o));
-	o->map = map;
-	o->len = len;
-	o->shs = (const Elf64_Shdr *)(map + eh->e_shoff);
-	o->nsh = eh->e_shnum;
-	ss = &o->shs[eh->e_shstrndx];
-	if (ss->sh_type != SHT_NOBITS && dwobj_span(o, ss) == 0) {
-		o->shstr = (const char *)map + ss->sh_offset;
-		o->shstrsz = ss->sh_size;
-	}
-	o->inflated = xcalloc(o->nsh, sizeof(*o->inflated));
+	o->img = img;
+	o->inflated = xcalloc(o->img.nsh, sizeof(*o->inflated));
 	o->iface.object = o;
 	o->iface.methods = &dwobj_methods;
 	return o;
@@ -236,7 +211,7 @@ int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_D
 		   Dwarf_Error *e)
 {
 	*e = NULL;
-	if (m->dwobj && m->dwobj->map != map)
+	if (m->dwobj && m->dwobj->img.map != map)
 		sym_dwobj_free(m);
 	if (!m->dwobj && !(m->dwobj = dwobj_new(map, len)))
 		return DW_DLV_NO_ENTRY;
@@ -248,7 +223,7 @@ static struct sym_dwobj *dwobj_open(struct sym_module *m)
 {
 	const uint8_t *map = m->dw_debug ? m->dmap : m->map;
 
-	if (m->dwobj && m->dwobj->map != map && !m->dbg)
+	if (m->dwobj && m->dwobj->img.map != map && !m->dbg)
 		sym_dwobj_free(m);
 	if (!m->dwobj)
 		m->dwobj = dwobj_new(map, m->dw_debug ? m->dmaplen : m->maplen);
@@ -257,16 +232,7 @@ static struct sym_dwobj *dwobj_open(struct sym_module *m)
 
 static int dwobj_find(const struct sym_dwobj *o, const char *name)
 {
-	if (!o || !o->shstr)
-		return -1;
-	for (unsigned i = 0; i < o->nsh; i++) {
-		const Elf64_Shdr *sh = &o->shs[i];
-
-		if (sh->sh_name < o->shstrsz &&
-		    strncmp(o->shstr + sh->sh_name, name, o->shstrsz - sh->sh_name) == 0)
-			return (int)i;
-	}
-	return -1;
+	return o && o->img.shstr ? sym_img_find(&o->img, name) : -1;
 }
 
 void sym_dwobj_free(struct sym_module *m)
@@ -275,7 +241,7 @@ void sym_dwobj_free(struct sym_module *m)
 
 	if (!o)
 		return;
-	for (unsigned i = 0; i < o->nsh; i++)
+	for (unsigned i = 0; i < o->img.nsh; i++)
 		free(o->inflated[i]);
 	free(o->inflated);
 	free(o);
@@ -292,8 +258,8 @@ const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t 
 
 	if (i < 0 || dwobj_load(o, (Dwarf_Half)i, &data, &err) != DW_DLV_OK)
 		return NULL;
-	ch = o->shs[i].sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, &o->shs[i], &chb) : NULL;
-	*len = ch ? ch->ch_size : o->shs[i].sh_size;
+	ch = o->img.shs[i].sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, &o->img.shs[i], &chb) : NULL;
+	*len = ch ? ch->ch_size : o->img.shs[i].sh_size;
 	return data;
 }
 
@@ -336,21 +302,21 @@ struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, s
 
 	if (i < 0)
 		return NULL;
-	sh = &o->shs[i];
-	if (sh->sh_type == SHT_NOBITS || dwobj_span(o, sh) < 0 ||
+	sh = &o->img.shs[i];
+	if (!sym_img_in(&o->img, sh) ||
 	    ((sh->sh_flags & SHF_COMPRESSED) && !o->inflated[i] && !(ch = dwobj_chdr(o, sh, &chb))))
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	if (!(sh->sh_flags & SHF_COMPRESSED)) {
-		s->data = o->map + sh->sh_offset;
+		s->data = o->img.map + sh->sh_offset;
 		s->len = sh->sh_size;
 		s->done = s->data;
 	} else if (o->inflated[i]) {
 		s->data = o->inflated[i];
 		s->len = dwobj_chdr(o, sh, &chb)->ch_size;
 	} else {
-		s->in = o->map + sh->sh_offset + sizeof(*ch);
-		s->in_end = o->map + sh->sh_offset + sh->sh_size;
+		s->in = o->img.map + sh->sh_offset + sizeof(*ch);
+		s->in_end = o->img.map + sh->sh_offset + sh->sh_size;
 		s->done = s->in;
 		s->len = ch->ch_size;
 		if (inflateInit(&s->z) != Z_OK) {

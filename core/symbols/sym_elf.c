@@ -15,16 +15,6 @@
 
 #include "core/symbols/sym_int.h"
 
-static const Elf64_Shdr *sym_section(const struct sym_module *m, const Elf64_Shdr *shs, unsigned n,
-				     const char *shstr, size_t shstrsz, const char *name)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (shs[i].sh_name < shstrsz && !strcmp(shstr + shs[i].sh_name, name) &&
-		    sym_section_ok(m, &shs[i]))
-			return &shs[i];
-	return NULL;
-}
-
 /* The name of the symbol at exactly addr among the first n of m->syms
  * (sorted), or NULL. */
 static const char *sym_name_at(const struct sym_module *m, size_t n, uint64_t addr)
@@ -45,26 +35,23 @@ static const char *sym_name_at(const struct sym_module *m, size_t n, uint64_t ad
 /* PLT entries as symbols ("symbol stub for: printf", LLDB's words): one
  * per jump-slot relocation, 16 bytes each in .plt.sec, or after the
  * resolver's entry in .plt. */
-static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char *shstr, size_t shstrsz)
+static void sym_load_plt(struct sym_module *m, const struct sym_img *im)
 {
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
-	const Elf64_Shdr *rel = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".rela.plt");
-	const Elf64_Shdr *sec = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt.sec");
-	const Elf64_Shdr *plt = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".plt");
-	const Elf64_Shdr *got = sym_section(m, shs, eh->e_shnum, shstr, shstrsz, ".got.plt");
-	const Elf64_Shdr *dsym, *dstr;
+	const Elf64_Shdr *rel = sym_img_shdr(im, ".rela.plt");
+	const Elf64_Shdr *sec = sym_img_shdr(im, ".plt.sec");
+	const Elf64_Shdr *plt = sym_img_shdr(im, ".plt");
+	const Elf64_Shdr *got = sym_img_shdr(im, ".got.plt");
+	const Elf64_Shdr *dsym;
 	const Elf64_Rela *r;
-	size_t n, base;
+	const char *dstr;
+	size_t n, base, dstrsz;
 	uint64_t start;
 
-	if (!rel || (!sec && !plt) || rel->sh_link >= eh->e_shnum || rel->sh_entsize != sizeof(*r) ||
-	    !sym_table_ok(m, rel))
+	if (!rel || (!sec && !plt) || rel->sh_link >= im->nsh || rel->sh_entsize != sizeof(*r) ||
+	    !sym_img_table_in(im, rel))
 		return;
-	dsym = &shs[rel->sh_link];
-	if (!sym_table_ok(m, dsym) || dsym->sh_link >= eh->e_shnum)
-		return;
-	dstr = &shs[dsym->sh_link];
-	if (!sym_section_ok(m, dstr) || !dstr->sh_size)
+	dsym = &im->shs[rel->sh_link];
+	if (!sym_img_table_in(im, dsym) || !(dstr = sym_img_strtab(im, dsym, &dstrsz)))
 		return;
 	r = (const Elf64_Rela *)(m->map + rel->sh_offset);
 	n = rel->sh_size / sizeof(*r);
@@ -92,10 +79,9 @@ static void sym_load_plt(struct sym_module *m, const Elf64_Ehdr *eh, const char 
 		    (si + 1) * sizeof(*ds) > dsym->sh_size)
 			continue;
 		ds = (const Elf64_Sym *)(m->map + dsym->sh_offset) + si;
-		if (ds->st_name >= dstr->sh_size ||
-		    !memchr(m->map + dstr->sh_offset + ds->st_name, 0, dstr->sh_size - ds->st_name))
+		if (ds->st_name >= dstrsz || !memchr(dstr + ds->st_name, 0, dstrsz - ds->st_name))
 			continue;
-		name = (const char *)m->map + dstr->sh_offset + ds->st_name;
+		name = dstr + ds->st_name;
 add:
 		s = &m->syms[m->nsyms++];
 		memset(s, 0, sizeof(*s));
@@ -141,9 +127,9 @@ add:
 static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err *err)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
-	const Elf64_Shdr *shs, *symtab = NULL, *dynsym = NULL;
-	const char *shstr = NULL;
-	size_t shstrsz = 0;
+	const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
+	struct sym_img im;
+	int out;
 
 	if (m->maplen < EI_NIDENT || memcmp(m->map, ELFMAG, SELFMAG) != 0)
 		return ptdb_err_set(err, "'%s' is not an ELF file", m->path);
@@ -165,40 +151,29 @@ static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err
 	}
 	if (m->link_base == UINT64_MAX)
 		m->link_base = 0;
-	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh->e_shoff > m->maplen ||
-	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->maplen - eh->e_shoff)
+	if (sym_img_init(&im, m->map, m->maplen) < 0 || !im.nsh)
 		return 0;	/* no sections: no symbols, still a module */
-	shs = (const Elf64_Shdr *)(m->map + eh->e_shoff);
-	if (eh->e_shstrndx < eh->e_shnum && sym_section_ok(m, &shs[eh->e_shstrndx])) {
-		shstr = (const char *)m->map + shs[eh->e_shstrndx].sh_offset;
-		shstrsz = shs[eh->e_shstrndx].sh_size;
-	}
 	/* libdwarf reads the section headers on its own and trusts their
 	 * sizes (allocations of terabytes for a corrupt one): a file with a
 	 * section past its end is loaded without DWARF */
-	for (unsigned i = 0; i < eh->e_shnum && !m->dw_err[0]; i++)
-		if (shs[i].sh_type != SHT_NOBITS && shs[i].sh_type != SHT_NULL && !sym_section_ok(m, &shs[i])) {
-			snprintf(m->dw_err, sizeof(m->dw_err),
-				 "section header %u lies past the end of the file", i);
-			m->dw_state = -1;
-		}
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (shs[i].sh_type == SHT_SYMTAB)
-			symtab = &shs[i];
-		else if (shs[i].sh_type == SHT_DYNSYM)
-			dynsym = &shs[i];
-		if (shstr && shs[i].sh_name < shstrsz &&
-		    (!strcmp(shstr + shs[i].sh_name, ".debug_info") ||
-		     !strcmp(shstr + shs[i].sh_name, ".debug_line")))
-			m->has_debug = 1;
+	if ((out = sym_img_outside(&im)) >= 0) {
+		snprintf(m->dw_err, sizeof(m->dw_err), "section header %d lies past the end of the file", out);
+		m->dw_state = -1;
 	}
+	for (unsigned i = 0; i < im.nsh; i++) {
+		if (im.shs[i].sh_type == SHT_SYMTAB)
+			symtab = &im.shs[i];
+		else if (im.shs[i].sh_type == SHT_DYNSYM)
+			dynsym = &im.shs[i];
+	}
+	if (sym_img_has_dwarf(&im))
+		m->has_debug = 1;
 	if (symtab)
-		sym_load_symtab(m, m->map, m->maplen, eh, symtab);
+		sym_load_symtab(m, &im, symtab);
 	if (m->nsyms == 0 && dynsym) {
 		free(m->syms);
 		m->syms = NULL;
-		sym_load_symtab(m, m->map, m->maplen, eh, dynsym);
+		sym_load_symtab(m, &im, dynsym);
 	}
 	if (symtab ? symtab->sh_entsize == sizeof(Elf64_Sym) :
 	    dynsym && dynsym->sh_entsize == sizeof(Elf64_Sym)) {
@@ -208,8 +183,8 @@ static int sym_parse_elf(struct sym_module *m, const char *dirs, struct ptdb_err
 	}
 	if ((!symtab || !m->has_debug) && sym_debug_find(m, dirs) == 0)
 		sym_use_debug(m);
-	if (shstr)
-		sym_load_plt(m, eh, shstr, shstrsz);
+	if (im.shstr)
+		sym_load_plt(m, &im);
 	return 0;
 }
 

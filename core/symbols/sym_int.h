@@ -202,16 +202,44 @@ struct sym_module {
 /* sym_names.c: the symbol covering link_addr (synthesized names
  * included), or NULL. */
 struct sym_sym *sym_find_sym(struct sym_module *m, uint64_t link_addr);
+/* sym_img.c: an ELF image's section table, read from its mapping. */
+struct sym_img {
+	const uint8_t *map;
+	size_t len;
+	const Elf64_Shdr *shs;	/* NULL (nsh 0) when it has no section table */
+	unsigned nsh;
+	unsigned shstrndx;	/* as the header says (may be >= nsh) */
+	const char *shstr;	/* the section names, NULL when not in the map */
+	size_t shstrsz;
+};
+/* 0, or -1 when map (len bytes) is no x86-64 ELF image or its section
+ * table lies outside it; a table absent: 0 sections. */
+int sym_img_init(struct sym_img *im, const uint8_t *map, size_t len);
+/* Whether sh's bytes are in the image (not SHT_NOBITS, inside the map); a
+ * table's (symbols, relocations) also 8-aligned, as the ELF spec has them. */
+int sym_img_in(const struct sym_img *im, const Elf64_Shdr *sh);
+int sym_img_table_in(const struct sym_img *im, const Elf64_Shdr *sh);
+/* sh's name ("" when it has none in the names); the index of the first
+ * section named name, or -1; the first so named with its bytes in the
+ * image (NULL if none), and those bytes (*size of them). */
+const char *sym_img_name(const struct sym_img *im, const Elf64_Shdr *sh);
+int sym_img_find(const struct sym_img *im, const char *name);
+const Elf64_Shdr *sym_img_shdr(const struct sym_img *im, const char *name);
+const uint8_t *sym_img_section(const struct sym_img *im, const char *name, size_t *size);
+/* The string table sh links to (a symbol table's), non-empty and in the
+ * image, with its *size; NULL otherwise. */
+const char *sym_img_strtab(const struct sym_img *im, const Elf64_Shdr *sh, size_t *size);
+/* The first section (but SHT_NULL and SHT_NOBITS ones) whose bytes lie
+ * past the image's end, or -1; whether it has DWARF (.debug_info or
+ * .debug_line). */
+int sym_img_outside(const struct sym_img *im);
+int sym_img_has_dwarf(const struct sym_img *im);
 /* sym_symtab.c: loads the function symbols of an SHT_SYMTAB/SHT_DYNSYM section of the
- * ELF image map (the module's or its debug file's) into m->syms. */
-void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
-		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh);
+ * ELF image im (the module's or its debug file's) into m->syms. */
+void sym_load_symtab(struct sym_module *m, const struct sym_img *im, const Elf64_Shdr *sh);
 void sym_free_syms(struct sym_module *m);
-/* sym_symtab.c: symbol order, and that a section lies in the mapped file
- * (a symbol table's also 8-aligned). */
+/* sym_symtab.c: symbol order. */
 int sym_cmp_sym(const void *a, const void *b);
-int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh);
-int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh);
 /* sym_symtab.c: map's first symbol table of type want (SHT_SYMTAB,
  * SHT_DYNSYM) that lies, with its strings, inside map: its *n symbols
  * and its strings; NULL when it has none.  A symbol's name in them, NULL

@@ -1,7 +1,7 @@
 /* core/symbols/sym_symtab.c: a module's function symbols from an ELF
- * symbol table (symtab, dynsym, or a debug file's), sorted by address,
- * and the checks that a section lies in the mapped file; below sym_elf.c
- * (opening a module) and sym_debugfile.c (its debug file). */
+ * symbol table (symtab, dynsym, or a debug file's), sorted by address;
+ * below sym_elf.c (opening a module) and sym_debugfile.c (its debug
+ * file), on sym_img.c (the section table). */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,42 +33,17 @@ int sym_cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int sym_sec_in(size_t maplen, const Elf64_Shdr *sh)
-{
-	return sh->sh_type != SHT_NOBITS && sh->sh_offset <= maplen &&
-	       sh->sh_size <= maplen - sh->sh_offset;
-}
-
-int sym_section_ok(const struct sym_module *m, const Elf64_Shdr *sh)
-{
-	return sym_sec_in(m->maplen, sh);
-}
-
-/* A section read as an array of 8-byte-aligned structures (symbols,
- * relocations): in the file and 8-aligned, as the ELF spec has them. */
-int sym_table_ok(const struct sym_module *m, const Elf64_Shdr *sh)
-{
-	return sym_section_ok(m, sh) && !(sh->sh_offset & 7);
-}
-
 /* Loads the function symbols of one SHT_SYMTAB/SHT_DYNSYM section of the
- * ELF image map (the module's, or its debug file's). */
-void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
-		     const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
+ * ELF image im (the module's, or its debug file's). */
+void sym_load_symtab(struct sym_module *m, const struct sym_img *im, const Elf64_Shdr *sh)
 {
-	const Elf64_Shdr *shs = (const Elf64_Shdr *)(map + eh->e_shoff);
-	const Elf64_Shdr *strsh;
 	const Elf64_Sym *st;
 	const char *strs;
-	size_t n, cap;
+	size_t n, cap, strsz;
 
-	if (sh->sh_link >= eh->e_shnum || !sym_sec_in(maplen, sh) || (sh->sh_offset & 7))
+	if (!sym_img_table_in(im, sh) || !(strs = sym_img_strtab(im, sh, &strsz)))
 		return;
-	strsh = &shs[sh->sh_link];
-	if (!sym_sec_in(maplen, strsh) || strsh->sh_size == 0)
-		return;
-	strs = (const char *)map + strsh->sh_offset;
-	st = (const Elf64_Sym *)(map + sh->sh_offset);
+	st = (const Elf64_Sym *)(im->map + sh->sh_offset);
 	n = sh->sh_size / sizeof(Elf64_Sym);
 	cap = n;
 	m->syms = xcalloc(cap ? cap : 1, sizeof(*m->syms));
@@ -78,10 +53,10 @@ void sym_load_symtab(struct sym_module *m, const uint8_t *map, size_t maplen,
 
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    st[i].st_shndx == SHN_UNDEF || st[i].st_value == 0 ||
-		    st[i].st_name >= strsh->sh_size)
+		    st[i].st_name >= strsz)
 			continue;
 		/* The string table must be NUL-terminated somewhere. */
-		if (!memchr(strs + st[i].st_name, 0, strsh->sh_size - st[i].st_name))
+		if (!memchr(strs + st[i].st_name, 0, strsz - st[i].st_name))
 			continue;
 		m->syms[m->nsyms].addr = st[i].st_value;
 		m->syms[m->nsyms].size = st[i].st_size;
@@ -121,25 +96,16 @@ void sym_free_syms(struct sym_module *m)
 const Elf64_Sym *sym_elf_table(const uint8_t *map, size_t maplen, unsigned want, size_t *n,
 			       const char **strs, size_t *strsz)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
-	const Elf64_Shdr *shs;
+	struct sym_img im;
 
-	if (!map || maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_shoff > maplen || eh->e_shnum > (maplen - eh->e_shoff) / sizeof(Elf64_Shdr))
+	if (sym_img_init(&im, map, maplen) < 0)
 		return NULL;
-	shs = (const Elf64_Shdr *)(map + eh->e_shoff);
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Shdr *sh = &shs[i], *strsh;
+	for (unsigned i = 0; i < im.nsh; i++) {
+		const Elf64_Shdr *sh = &im.shs[i];
 
-		if (sh->sh_type != want || sh->sh_link >= eh->e_shnum || sh->sh_offset > maplen ||
-		    sh->sh_size > maplen - sh->sh_offset || (sh->sh_offset & 7))
+		if (sh->sh_type != want || !sym_img_table_in(&im, sh) ||
+		    !(*strs = sym_img_strtab(&im, sh, strsz)))
 			continue;
-		strsh = &shs[sh->sh_link];
-		if (strsh->sh_type == SHT_NOBITS || strsh->sh_offset > maplen ||
-		    strsh->sh_size > maplen - strsh->sh_offset || !strsh->sh_size)
-			continue;
-		*strs = (const char *)map + strsh->sh_offset;
-		*strsz = strsh->sh_size;
 		*n = sh->sh_size / sizeof(Elf64_Sym);
 		return (const Elf64_Sym *)(map + sh->sh_offset);
 	}

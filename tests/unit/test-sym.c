@@ -390,7 +390,76 @@ TEST(inlined_index_without_dwarf)
 	sym_module_free(m);
 }
 
+/* The one reader of section tables (sym_img.c) on images built here: each
+ * header or section that lies outside the mapping is refused, not read. */
+TEST(img_section_table_bounds)
+{
+	static uint8_t map[1024];
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)map;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(map + 512);
+	static const char names[] = "\0.shstrtab\0.debug_info\0.text";
+	struct sym_img im;
+	size_t n;
+
+	CHECK_INT(sym_img_init(&im, map, sizeof(map)), -1);	/* not ELF */
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_machine = EM_X86_64;
+	CHECK_INT(sym_img_init(&im, map, sizeof(map)), 0);	/* no section table */
+	CHECK_INT(im.nsh, 0);
+	CHECK_INT(sym_img_find(&im, ".text"), -1);
+	eh->e_shoff = 512;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 9;	/* 9 * 64 bytes from 512: past the end */
+	CHECK_INT(sym_img_init(&im, map, sizeof(map)), -1);
+	eh->e_shnum = 4;
+	eh->e_shoff = 516;	/* misaligned */
+	CHECK_INT(sym_img_init(&im, map, sizeof(map)), -1);
+	eh->e_shoff = 512;
+	eh->e_shstrndx = 1;
+	memcpy(map + 256, names, sizeof(names));
+	sh[1].sh_type = SHT_STRTAB;
+	sh[1].sh_offset = 256;
+	sh[1].sh_size = 2000;	/* the names past the end: none */
+	CHECK_INT(sym_img_init(&im, map, sizeof(map)), 0);
+	CHECK_INT(im.nsh, 4);
+	CHECK(!im.shstr);
+	CHECK_STR(sym_img_name(&im, &sh[1]), "");
+	sh[1].sh_size = sizeof(names);
+	sh[1].sh_name = 1;
+	sh[2].sh_type = SHT_PROGBITS;
+	sh[2].sh_name = 11;	/* .debug_info, its bytes past the end */
+	sh[2].sh_offset = 1000;
+	sh[2].sh_size = 100;
+	sh[3].sh_type = SHT_PROGBITS;
+	sh[3].sh_name = 23;	/* .text */
+	sh[3].sh_offset = 300;
+	sh[3].sh_size = 8;
+	CHECK_INT(sym_img_init(&im, map, sizeof(map)), 0);
+	CHECK_STR(sym_img_name(&im, &sh[2]), ".debug_info");
+	CHECK_INT(sym_img_find(&im, ".debug_info"), 2);
+	CHECK(sym_img_has_dwarf(&im));
+	CHECK(!sym_img_shdr(&im, ".debug_info"));	/* named, not in the map */
+	CHECK_INT(sym_img_outside(&im), 2);
+	CHECK(sym_img_section(&im, ".text", &n) == map + 300 && n == 8);
+	sh[3].sh_name = sizeof(names) - 1;	/* the names' last byte: "" */
+	CHECK_STR(sym_img_name(&im, &sh[3]), "");
+	sh[3].sh_name = sizeof(names);	/* past the names */
+	CHECK_STR(sym_img_name(&im, &sh[3]), "");
+	CHECK(!sym_img_section(&im, ".text", &n));
+	sh[3].sh_link = 7;	/* a string table that is no section */
+	CHECK(!sym_img_strtab(&im, &sh[3], &n));
+	sh[3].sh_link = 1;
+	CHECK(sym_img_strtab(&im, &sh[3], &n) == (const char *)map + 256 && n == sizeof(names));
+	sh[2].sh_size = 24;
+	CHECK_INT(sym_img_outside(&im), -1);
+	CHECK(sym_img_table_in(&im, &sh[2]));
+	sh[2].sh_offset = 1001;
+	CHECK(!sym_img_table_in(&im, &sh[2]));	/* in the map, misaligned */
+}
+
 TEST_MAIN(open_missing, open_not_elf, open_elf32, module_info, lookup_main,
 	  format_loc, lookup_addr_fields, lookup_line, line_range_and_main_file,
 	  source_line2, source_line7_caret, source_missing, unwind_fp,
-	  unwind_cfi_entry, unwind_self_through_libc, inlined_index_without_dwarf)
+	  unwind_cfi_entry, unwind_self_through_libc, inlined_index_without_dwarf,
+	  img_section_table_bounds)
