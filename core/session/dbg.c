@@ -54,12 +54,29 @@ static void lexical_abs(const char *path, char *out, size_t n)
 		snprintf(out, n, "/");
 }
 
+/* The executable's file read (shown: its path in the error), or NULL.  A
+ * truncated one is refused, as in a bundle: loaded, it would be a module
+ * whose code and symbols are partly missing, without a word. */
+static struct sym_module *exe_open(struct dbg *d, const char *file, const char *shown,
+				   struct ptdb_err *err)
+{
+	struct sym_module *m = sym_module_open_debug(file, d->debug_dirs, err);
+
+	if (m && sym_module_truncated(m)) {
+		sym_module_free(m);
+		ptdb_err_set(err, "'%s' is truncated: its loadable segments reach past the end of the file",
+			     shown);
+		return NULL;
+	}
+	return m;
+}
+
 /* The executable read from file (its path as shown: abs; the name the
  * user gave it: user, or NULL for abs). */
 static int set_exe_from(struct dbg *d, const char *file, const char *abs, const char *user_name,
 			struct ptdb_err *err)
 {
-	struct sym_module *m = sym_module_open_debug(file, d->debug_dirs, err);
+	struct sym_module *m = exe_open(d, file, abs, err);
 	char user[PATH_MAX];
 
 	snprintf(user, sizeof(user), "%s", user_name ? user_name : abs);
@@ -68,13 +85,6 @@ static int set_exe_from(struct dbg *d, const char *file, const char *abs, const 
 	if (strcmp(file, abs)) {
 		sym_module_set_name(m, abs);	/* its path, then its short name */
 		sym_module_set_display_name(m, abs);
-	}
-	if (sym_module_truncated(m)) {
-		/* refused, as in a bundle: loaded, it would be a module whose
-		 * code and symbols are partly missing, without a word */
-		sym_module_free(m);
-		return ptdb_err_set(err, "'%s' is truncated: its loadable segments reach past the end "
-				    "of the file", abs);
 	}
 	dbg_drop_process(d);
 	dbg_drop_modules(d, 0);
@@ -172,15 +182,10 @@ static int exe_changed(struct dbg *d)
  * breakpoints resolve against it at the launch. */
 static int reread_exe(struct dbg *d, struct ptdb_err *err)
 {
-	struct sym_module *m = sym_module_open_debug(d->exe_path, d->debug_dirs, err);
+	struct sym_module *m = exe_open(d, d->exe_path, d->exe_path, err);
 
 	if (!m)
 		return -1;
-	if (sym_module_truncated(m)) {
-		sym_module_free(m);
-		return ptdb_err_set(err, "'%s' is truncated: its loadable segments reach past the end "
-				    "of the file", d->exe_path);
-	}
 	dbg_drop_modules(d, 0);
 	dbg_add_module(d, m, d->exe_path)->is_exe = 1;
 	d->exe_reread++;
@@ -243,16 +248,12 @@ int dbg_attach(struct dbg *d, pid_t pid, struct ptdb_err *err)
 		return -1;
 	}
 	if (len > 0) {
-		static const char mark[] = " (deleted)";
-		size_t k = sizeof(mark) - 1;
 		int deleted;
 
 		abs[len] = 0;
 		/* a program deleted since it started: read through the
 		 * process's own link to it, shown by its path */
-		deleted = (size_t)len > k && !strcmp(abs + len - k, mark) && access(abs, F_OK) < 0;
-		if (deleted)
-			abs[len - k] = 0;
+		deleted = dbg_path_undelete(abs);
 		if (!d->exe_path || strcmp(d->exe_path, abs) || deleted) {
 			struct ptdb_err e2;
 			struct target_proc *keep = d->proc;

@@ -44,7 +44,12 @@ void dbg_drop_target(struct dbg *d);
  * the modules go (keep_exe: the executable stays, unrelocated). */
 void dbg_drop_process(struct dbg *d);
 void dbg_drop_modules(struct dbg *d, int keep_exe);
+/* dbg_module.c: a module added for path (m NULL: no ELF file, remembered);
+ * a path the kernel marks as a file deleted since it was mapped or run
+ * ("/p (deleted)", and no file is so named): the mark taken away, 1;
+ * else 0, path unchanged. */
 struct dbg_module *dbg_add_module(struct dbg *d, struct sym_module *m, const char *path);
+int dbg_path_undelete(char *path);
 /* core/session/dbg_linkmap.c: loaded libraries renamed by the path the
  * dynamic linker opened (its link map's names), as lldb-16 names them. */
 void dbg_link_map_names(struct dbg *d);

@@ -80,15 +80,15 @@ static struct sym_module *open_vdso(struct dbg *d, const struct target_map *mp)
 	return m;
 }
 
-/* A mapping of a file deleted since it was mapped ("/p (deleted)"):
- * its name without the mark. */
-static void deleted_name(char *path)
+int dbg_path_undelete(char *path)
 {
 	static const char mark[] = " (deleted)";
 	size_t n = strlen(path), k = sizeof(mark) - 1;
 
-	if (path[0] == '/' && n > k && !strcmp(path + n - k, mark))
-		path[n - k] = 0;
+	if (path[0] != '/' || n <= k || strcmp(path + n - k, mark) || access(path, F_OK) == 0)
+		return 0;
+	path[n - k] = 0;
+	return 1;
 }
 
 /* The file behind a mapping: by its path, or, when that is gone or is
@@ -135,7 +135,7 @@ void dbg_refresh_modules(struct dbg *d)
 
 		if (mp->path[0] != '/' && strcmp(mp->path, "[vdso]"))
 			continue;
-		deleted_name(mp->path);
+		dbg_path_undelete(mp->path);
 		m = module_by_path(d, mp->path);
 		if (!m) {
 			struct sym_module *s = mp->path[0] == '/' ? open_mapped(d, mp, &err) : open_vdso(d, mp);
