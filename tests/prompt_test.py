@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 
 import results
-from repl_test import PTDB, ROOT, session
+from repl_test import PTDB, ROOT, close, kill_and_quit, run_steps, session
 
 ROUNDS = os.path.join(ROOT, "tests/programs/tty_rounds")
 
@@ -37,36 +37,6 @@ def screen_lines(data):
     return lines
 
 
-def run_steps(p, steps):
-    """Sends each command at a prompt and waits for its text; the error or None."""
-    for cmd, until in steps:
-        p.read_until("(ptdb) ")
-        p.buf = b""
-        p.send(cmd + "\r")
-        if not p.read_until(until, 60):
-            return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
-    return None
-
-
-def end(p):
-    p.read_until("(ptdb) ")
-    p.send("kill\r")
-    p.read_until("(ptdb) ")
-    p.send("quit\r")
-    st = p.wait_exit()
-    if st is None or not os.WIFEXITED(st):
-        return "ptdb did not exit after quit"
-    return None
-
-
-def close(p):
-    """Ends ptdb if it still runs (a test that quit has closed it)."""
-    try:
-        p.close()
-    except OSError:
-        pass
-
-
 def t_ctrl_c_stopped(tmp):
     """Ctrl-C at the prompt while the process is stopped only clears the
     line: the next 'c' runs on to the exit (no SIGINT left for the program)."""
@@ -90,7 +60,7 @@ def t_ctrl_c_stopped(tmp):
             return "the program did not run to its exit: %r" % p.buf[-400:]
         if b"SIGINT" in p.buf:
             return "a SIGINT was left for the program: %r" % p.buf[-400:]
-        return end(p)
+        return kill_and_quit(p)
     finally:
         close(p)
 
@@ -218,7 +188,7 @@ def t_enter_repeats(tmp):
             return why
         if b"launched" in p.buf or b"kill it" in p.buf:
             return "Enter after 'r' launched again: %r" % p.buf[-300:]
-        return end(p)
+        return kill_and_quit(p)
     finally:
         close(p)
 
@@ -248,7 +218,7 @@ def t_completion(tmp):
             p.read_until("\x00", 0.2)
         if failed:
             return "; ".join(failed)
-        return end(p)
+        return kill_and_quit(p)
     finally:
         close(p)
 

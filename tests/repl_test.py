@@ -38,6 +38,8 @@ class Pty:
         os.write(self.fd, s.encode())
 
     def close(self):
+        if self.fd is None:  # closed already (wait_exit saw ptdb exit)
+            return None
         try:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid == 0:
@@ -47,6 +49,7 @@ class Pty:
             return status
         finally:
             os.close(self.fd)
+            self.fd = None
 
     def wait_exit(self, timeout=30.0):
         end = time.time() + timeout
@@ -55,6 +58,7 @@ class Pty:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 os.close(self.fd)
+                self.fd = None
                 return status
         return self.close()
 
@@ -62,6 +66,37 @@ class Pty:
 def session(tmp):
     env = dict(os.environ, HOME=tmp, PTDB_HISTORY=os.path.join(tmp, "hist"), TERM="xterm")
     return Pty(env)
+
+
+def run_steps(p, steps):
+    """Sends each command at a prompt and waits for its text; the error or None."""
+    for cmd, until in steps:
+        p.read_until("(ptdb) ")
+        p.buf = b""
+        p.send(cmd + "\r")
+        if not p.read_until(until, 60):
+            return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+    return None
+
+
+def kill_and_quit(p):
+    """Kills the process at the next prompt and quits: the error or None."""
+    p.read_until("(ptdb) ")
+    p.send("kill\r")
+    p.read_until("(ptdb) ")
+    p.send("quit\r")
+    st = p.wait_exit()
+    if st is None or not os.WIFEXITED(st):
+        return "ptdb did not exit after quit"
+    return None
+
+
+def close(p):
+    """Ends ptdb if it still runs (for a test's finally)."""
+    try:
+        p.close()
+    except OSError:
+        pass
 
 
 def t_completion(tmp):
@@ -93,8 +128,7 @@ def t_completion(tmp):
         if st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 0:
             return "quit did not exit cleanly"
     finally:
-        if p.fd:
-            pass
+        close(p)
     return None
 
 
@@ -326,12 +360,9 @@ def trace_progress(tmp, engine):
                  ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
                  ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
                  ("thread trace start -s 16MiB", "(ptdb) "), ("b second_over", "Breakpoint 2:"))
-        for cmd, until in steps:
-            p.read_until("(ptdb) ")
-            p.buf = b""
-            p.send(cmd + "\r")
-            if not p.read_until(until, 60):
-                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        why = run_steps(p, steps)
+        if why:
+            return why
         p.read_until("(ptdb) ")
         p.buf = b""
         p.send("c\r")
@@ -344,18 +375,9 @@ def trace_progress(tmp, engine):
             return "no progress line during the traced continue: %r" % p.buf[-600:]
         if not re.search(rb"Tracing: [^\n]*\r +\rProcess \d+ stopped", p.buf):
             return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
-        p.read_until("(ptdb) ")
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        p = None
-        if st is None or not os.WIFEXITED(st):
-            return "ptdb did not exit after quit"
-        return None
+        return kill_and_quit(p)
     finally:
-        if p:
-            p.close()
+        close(p)
 
 
 def t_watch_progress(tmp):
@@ -372,12 +394,9 @@ def t_watch_progress(tmp):
                  ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
                  ("watchpoint set variable sink", "Note: watchpoints are checked by single-stepping"),
                  ("b second_over", "Breakpoint 2:"))
-        for cmd, until in steps:
-            p.read_until("(ptdb) ")
-            p.buf = b""
-            p.send(cmd + "\r")
-            if not p.read_until(until, 60):
-                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        why = run_steps(p, steps)
+        if why:
+            return why
         p.read_until("(ptdb) ")
         p.buf = b""
         p.send("c\r")
@@ -389,18 +408,9 @@ def t_watch_progress(tmp):
             return "no progress line during the continue: %r" % p.buf[-600:]
         if not re.search(rb"Checking watchpoints[^\n]*\r +\rProcess \d+ stopped", p.buf):
             return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
-        p.read_until("(ptdb) ")
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        p = None
-        if st is None or not os.WIFEXITED(st):
-            return "ptdb did not exit after quit"
-        return None
+        return kill_and_quit(p)
     finally:
-        if p:
-            p.close()
+        close(p)
 
 
 def t_relaunch(tmp):
@@ -410,12 +420,9 @@ def t_relaunch(tmp):
     try:
         steps = (("file %s" % os.path.join(ROOT, "tests/programs/trace_loop"), "Current executable"),
                  ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"))
-        for cmd, until in steps:
-            p.read_until("(ptdb) ")
-            p.buf = b""
-            p.send(cmd + "\r")
-            if not p.read_until(until, 60):
-                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
+        why = run_steps(p, steps)
+        if why:
+            return why
         m = re.search(rb"Process (\d+) launched", p.buf)
         p.read_until("(ptdb) ")
         p.buf = b""
@@ -437,18 +444,9 @@ def t_relaunch(tmp):
             return "yes did not relaunch: %r" % p.buf[-300:]
         if b"Process %s exited with status = 9" % m.group(1) not in p.buf:
             return "the old process's end was not reported: %r" % p.buf[-300:]
-        p.read_until("(ptdb) ")
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        p = None
-        if st is None or not os.WIFEXITED(st):
-            return "ptdb did not exit after quit"
-        return None
+        return kill_and_quit(p)
     finally:
-        if p:
-            p.close()
+        close(p)
 
 
 def t_repeat_memory(tmp):
@@ -467,24 +465,12 @@ def t_repeat_memory(tmp):
                  ("n", "stop reason = step over"), ("", "stop reason = step over"),
                  ("source list -f globals.c -l 1 -c 3", "* expressions. */"),
                  ("", "#include <stdio.h>"))
-        for cmd, until in steps:
-            p.read_until("(ptdb) ")
-            p.buf = b""
-            p.send(cmd + "\r")
-            if not p.read_until(until, 60):
-                return "'%s' did not give '%s': %r" % (cmd, until, p.buf[-300:])
-        p.read_until("(ptdb) ")
-        p.send("kill\r")
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        p = None
-        if st is None or not os.WIFEXITED(st):
-            return "ptdb did not exit after quit"
-        return None
+        why = run_steps(p, steps)
+        if why:
+            return why
+        return kill_and_quit(p)
     finally:
-        if p:
-            p.close()
+        close(p)
 
 
 def t_attach(tmp):
