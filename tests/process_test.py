@@ -68,6 +68,19 @@ def state(pid):
         return None, 0
 
 
+def thread_ticks(pid):
+    """{tid: utime + stime} of the process's threads (empty once gone)."""
+    out = {}
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[int(t)] = int(fields[11]) + int(fields[12])
+    except OSError:
+        pass
+    return out
+
+
 def gone(pid, timeout=5.0):
     end = time.time() + timeout
     while time.time() < end:
@@ -79,6 +92,7 @@ def gone(pid, timeout=5.0):
 
 
 def func_addr(path, name):
+    """The address of symbol name in the executable at path (nm)."""
     out = subprocess.run(["nm", path], capture_output=True, text=True).stdout
     for l in out.splitlines():
         f = l.split()

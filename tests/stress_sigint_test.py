@@ -38,7 +38,7 @@ import subprocess
 import time
 
 import results
-from process_test import state
+from process_test import func_addr, state, thread_ticks
 from session import Session, until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,15 +65,6 @@ def elf_section(path, name):
         if data[stroff + nm:end].decode() == name:
             return addr, off, size
     raise RuntimeError("no section %s in %s" % (name, path))
-
-
-def symbol(path, name):
-    out = subprocess.run(["nm", path], capture_output=True, text=True).stdout
-    for l in out.splitlines():
-        f = l.split()
-        if len(f) == 3 and f[2] == name:
-            return int(f[0], 16)
-    raise RuntimeError("no symbol %s in %s" % (name, path))
 
 
 def text_differs(pid):
@@ -111,19 +102,6 @@ def calls(pid):
         return None
 
 
-def ticks(pid):
-    """{tid: utime + stime} of the process's threads."""
-    out = {}
-    try:
-        for t in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            out[int(t)] = int(fields[11]) + int(fields[12])
-    except OSError:
-        pass
-    return out
-
-
 def random_moment(pid, rng, most):
     """Waits for a random number of work() calls (0: none, else up to
     most): a moment of the generator's choosing, whatever the load."""
@@ -137,15 +115,15 @@ def random_moment(pid, rng, most):
 def runs_on(p, before):
     """'' if p runs on by itself, untraced, every thread advancing, its
     .text and mappings as before the attach; else why not."""
-    st0 = ticks(p.pid)
+    st0 = thread_ticks(p.pid)
     ok = until(lambda: p.poll() is None and state(p.pid)[1] == 0 and
-               state(p.pid)[0] not in (None, "t", "T") and len(ticks(p.pid)) == 4 and
-               all(v >= st0.get(t, 0) + 2 for t, v in ticks(p.pid).items()), STEP_DEADLINE)
+               state(p.pid)[0] not in (None, "t", "T") and len(thread_ticks(p.pid)) == 4 and
+               all(v >= st0.get(t, 0) + 2 for t, v in thread_ticks(p.pid).items()), STEP_DEADLINE)
     if p.poll() is not None:
         return "the program died: %s" % ("signal %d" % -p.returncode if p.returncode < 0
                                           else "status %d" % p.returncode)
     if not ok:
-        return "the threads do not run on: state %s, ticks %s then %s" % (state(p.pid), st0, ticks(p.pid))
+        return "the threads do not run on: state %s, ticks %s then %s" % (state(p.pid), st0, thread_ticks(p.pid))
     w = text_differs(p.pid)
     if w:
         return w
@@ -173,9 +151,9 @@ class Storm:
         self.seed = int(os.environ.get("PTDB_STRESS_SEED") or random.randrange(1 << 31))
         self.rng = random.Random(self.seed)
         if not COUNTER:
-            COUNTER.append(symbol(EXE, "counter"))
+            COUNTER.append(func_addr(EXE, "counter"))
         self.p = subprocess.Popen([EXE], stdin=subprocess.DEVNULL)
-        until(lambda: len(ticks(self.p.pid)) == 4 and calls(self.p.pid), STEP_DEADLINE)
+        until(lambda: len(thread_ticks(self.p.pid)) == 4 and calls(self.p.pid), STEP_DEADLINE)
         self.before = maps(self.p.pid)
         self.s = Session()
         self.at = 0

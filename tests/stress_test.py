@@ -33,6 +33,7 @@ import re
 import subprocess
 import time
 
+import process_test as pt
 import results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -167,37 +168,23 @@ def check(name, limit):
 SPIN4 = os.path.join(ROOT, "tests", "programs", "rel_spin4")
 
 
-def thread_ticks(pid):
-    """{tid: utime + stime} of the process's threads (empty once gone)."""
-    out = {}
-    try:
-        for t in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            out[int(t)] = int(fields[11]) + int(fields[12])
-    except OSError:
-        pass
-    return out
-
-
 def alive_and_running(p):
     """'' if every thread of p advances (runs on its own) and work() is the
     file's code, else why not."""
-    import process_test as pt
-    start = thread_ticks(p.pid)
+    start = pt.thread_ticks(p.pid)
     end = time.time() + 60      # a deadline only: the wait is for the ticks
     while time.time() < end:
         if p.poll() is not None:
             return "the program died: %s" % (
                 "signal %d" % -p.returncode if p.returncode < 0 else "status %d" % p.returncode)
         st, tracer = pt.state(p.pid)
-        now = thread_ticks(p.pid)
+        now = pt.thread_ticks(p.pid)
         if st not in (None, "t", "T") and not tracer and len(now) == 4 and \
                 all(now[t] >= start.get(t, 0) + 3 for t in now):
             break
         time.sleep(0.01)
     else:
-        return "the threads did not run on: %s then %s, state %s" % (start, thread_ticks(p.pid),
+        return "the threads did not run on: %s then %s, state %s" % (start, pt.thread_ticks(p.pid),
                                                                       pt.state(p.pid))
     a = pt.func_addr(SPIN4, "work")
     if pt.mem_bytes(p.pid, a, 16) != pt.file_bytes(SPIN4, a, 16):
@@ -208,7 +195,7 @@ def alive_and_running(p):
 def spin4(name, rounds, sessions, traced, how):
     p = subprocess.Popen([SPIN4])
     until = time.time() + 10
-    while len(thread_ticks(p.pid)) < 4 and time.time() < until:
+    while len(pt.thread_ticks(p.pid)) < 4 and time.time() < until:
         time.sleep(0.01)
     lines = []
     for _ in range(rounds):
