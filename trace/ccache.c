@@ -4,6 +4,7 @@
  * region (RIP-relative), uses lea rather than add, and leaves rsp alone
  * except where the original transfer moves it. */
 #include "trace/ccache.h"
+#include "trace/ccache_emit.h"
 #include "trace/ccache_ring.h"
 
 #include <stdlib.h>
@@ -11,81 +12,15 @@
 
 #include "base/err.h"
 
-struct emit {
-	uint8_t *p;
-	size_t n, cap;
-	int bad;		/* out of room, or a displacement out of range */
-};
-
-static void put(struct emit *e, const void *b, size_t n)
-{
-	if (e->n + n > e->cap) {
-		e->bad = 1;
-		return;
-	}
-	memcpy(e->p + e->n, b, n);
-	e->n += n;
-}
-
-static void put1(struct emit *e, uint8_t b)
-{
-	put(e, &b, 1);
-}
-
-static void put32(struct emit *e, uint32_t v)
-{
-	put(e, &v, 4);
-}
-
-static void put64(struct emit *e, uint64_t v)
-{
-	put(e, &v, 8);
-}
-
-static int fits32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-/* An instruction of prefix bytes op[0..n) followed by a disp32 that
- * addresses target, RIP-relative (the disp is the instruction's last
- * field).  base is the cache address of buf[0]. */
-static void rip_insn(struct emit *e, uint64_t base, const uint8_t *op, size_t n, uint64_t target)
-{
-	int64_t d = (int64_t)(target - (base + e->n + n + 4));
-
-	if (!fits32(d))
-		e->bad = 1;
-	put(e, op, n);
-	put32(e, (uint32_t)d);
-}
-
-/* An instruction of op[0..n) (its last byte a ModRM of mod 00, r/m 101)
- * addressing slot off of region: RIP-relative in the region's slot
- * page, or with CCACHE_GS at %gs:off (the ModRM's r/m made 100, SIB
- * 0x25: no base, no index, an absolute disp32). */
-static void slot_insn(struct emit *e, uint64_t base, const uint8_t *op, size_t n, uint64_t region, uint32_t off)
-{
-	if (!(region & CCACHE_GS)) {
-		rip_insn(e, base, op, n, region + off);
-		return;
-	}
-	put1(e, 0x65);
-	put(e, op, n - 1);
-	put1(e, (uint8_t)((op[n - 1] & ~7) | 4));
-	put1(e, 0x25);
-	put32(e, off);
-}
-
 /* mov %reg, slot / mov slot, %reg for rax (0), rcx (1), rdx (2) */
-static void save(struct emit *e, uint64_t base, int reg, uint64_t region, uint32_t off)
+static void save(struct ccache_emit *e, int reg, uint64_t region, uint32_t off)
 {
-	slot_insn(e, base, (const uint8_t[]){ 0x48, 0x89, (uint8_t)(0x05 | reg << 3) }, 3, region, off);
+	ccache_put_slot(e, (const uint8_t[]){ 0x48, 0x89, (uint8_t)(0x05 | reg << 3) }, 3, region, off);
 }
 
-static void load(struct emit *e, uint64_t base, int reg, uint64_t region, uint32_t off)
+static void load(struct ccache_emit *e, int reg, uint64_t region, uint32_t off)
 {
-	slot_insn(e, base, (const uint8_t[]){ 0x48, 0x8b, (uint8_t)(0x05 | reg << 3) }, 3, region, off);
+	ccache_put_slot(e, (const uint8_t[]){ 0x48, 0x8b, (uint8_t)(0x05 | reg << 3) }, 3, region, off);
 }
 
 /* Whether in uses the gs segment (a prefix, rdgsbase, wrgsbase): with
@@ -104,9 +39,9 @@ static int uses_gs(const struct disasm_insn *in)
 	return !strncmp(in->mnemonic, "rdgsbase", 8) || !strncmp(in->mnemonic, "wrgsbase", 8);
 }
 
-static void jmp_to(struct emit *e, uint64_t base, uint64_t dest)
+static void jmp_to(struct ccache_emit *e, uint64_t dest)
 {
-	rip_insn(e, base, (const uint8_t[]){ 0xe9 }, 1, dest);
+	ccache_put_rel(e, (const uint8_t[]){ 0xe9 }, 1, dest);
 	/* (rip_insn computes rel32 = dest - end, as for a disp32) */
 }
 
@@ -155,7 +90,7 @@ int ccache_translatable(const struct disasm_insn *in)
  * matter (segment, address size), REX.W with the original X/B bits, 8b,
  * the ModRM with reg = rax, then SIB and displacement as they were.
  * -1 if the bytes are not the expected ff /2 or ff /4 form. */
-static int ind_to_mov(struct emit *e, uint64_t base, const struct disasm_insn *in)
+static int ind_to_mov(struct ccache_emit *e, const struct disasm_insn *in)
 {
 	const uint8_t *b = in->bytes;
 	size_t i = 0, rest;
@@ -194,16 +129,16 @@ static int ind_to_mov(struct emit *e, uint64_t base, const struct disasm_insn *i
 				(uint32_t)b[in->len - 3] << 8 | (uint32_t)b[in->len - 2] << 16 |
 				(uint32_t)b[in->len - 1] << 24);
 
-			rip_insn(e, base, op, n - 4, (uint64_t)t);
+			ccache_put_rel(e, op, n - 4, (uint64_t)t);
 		} else {
-			put(e, op, n);
+			ccache_put(e, op, n);
 		}
 	}
 	return 0;
 }
 
 /* A copied instruction, its RIP-relative displacement moved. */
-static void copy_insn(struct emit *e, uint64_t base, const struct disasm_insn *in)
+static void copy_insn(struct ccache_emit *e, const struct disasm_insn *in)
 {
 	uint8_t b[16];
 	size_t at = e->n;
@@ -214,13 +149,13 @@ static void copy_insn(struct emit *e, uint64_t base, const struct disasm_insn *i
 		int64_t nd;
 
 		memcpy(&disp, b + in->riprel_off, 4);
-		nd = (int64_t)disp + (int64_t)(in->addr + in->len) - (int64_t)(base + at + in->len);
-		if (!fits32(nd))
+		nd = (int64_t)disp + (int64_t)(in->addr + in->len) - (int64_t)(e->at + at + in->len);
+		if (!ccache_fits32(nd))
 			e->bad = 1;
 		disp = (int32_t)nd;
 		memcpy(b + in->riprel_off, &disp, 4);
 	}
-	put(e, b, in->len);
+	ccache_put(e, b, in->len);
 }
 
 /* Whether in's RIP-relative operand still reaches from cache address at. */
@@ -231,7 +166,7 @@ static int riprel_fits(const struct disasm_insn *in, uint64_t at)
 	if (in->kind != DISASM_KIND_OTHER)
 		return 1;	/* (indirect forms check their own) */
 	memcpy(&disp, in->bytes + in->riprel_off, 4);
-	return fits32((int64_t)disp + (int64_t)(in->addr - at));
+	return ccache_fits32((int64_t)disp + (int64_t)(in->addr - at));
 }
 
 /* The jcc's condition code from its opcode. */
@@ -247,19 +182,19 @@ static int jcc_cc(const struct disasm_insn *in)
 }
 
 /* An exit: a jmp (or jcc with cc >= 0) whose rel32 is patched later. */
-static void exit_jmp(struct emit *e, struct ccache_block *b, int cc, uint64_t target)
+static void exit_jmp(struct ccache_emit *e, struct ccache_block *b, int cc, uint64_t target)
 {
 	struct ccache_exit *x = &b->exit[b->nexit++];
 
 	if (cc >= 0) {
-		put1(e, 0x0f);
-		put1(e, (uint8_t)(0x80 | cc));
+		ccache_put8(e, 0x0f);
+		ccache_put8(e, (uint8_t)(0x80 | cc));
 	} else {
-		put1(e, 0xe9);
+		ccache_put8(e, 0xe9);
 	}
 	x->target = target;
 	x->patch_off = (uint32_t)e->n;
-	put32(e, 0);
+	ccache_put32(e, 0);
 	x->end_off = (uint32_t)e->n;
 }
 
@@ -277,27 +212,27 @@ static void add_insn(struct ccache_block *b, const struct disasm_insn *in, size_
 
 /* The end of a block at an indirect transfer or return: the target into
  * slot T, then the dispatcher. */
-static int end_indirect(const struct ccache_env *env, struct emit *e, uint64_t base,
+static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 			const struct disasm_insn *in, uint64_t *retc_fix)
 {
 	uint64_t r = env->region;
 
-	save(e, base, 0, r, CCACHE_SLOT_A);
+	save(e, 0, r, CCACHE_SLOT_A);
 	if (in->kind == DISASM_KIND_RET) {
-		put(e, (const uint8_t[]){ 0x48, 0x8b, 0x04, 0x24 }, 4);	/* mov (%rsp),%rax */
-	} else if (ind_to_mov(e, base, in) < 0) {
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x8b, 0x04, 0x24 }, 4);	/* mov (%rsp),%rax */
+	} else if (ind_to_mov(e, in) < 0) {
 		return -1;
 	}
-	save(e, base, 0, r, CCACHE_SLOT_T);
-	load(e, base, 0, r, CCACHE_SLOT_A);
+	save(e, 0, r, CCACHE_SLOT_T);
+	load(e, 0, r, CCACHE_SLOT_A);
 	if (in->kind == DISASM_KIND_RET) {
-		put(e, (const uint8_t[]){ 0x48, 0x8d, 0xa4, 0x24 }, 4);	/* lea 8+imm(%rsp),%rsp */
-		put32(e, 8u + in->ret_imm);
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0xa4, 0x24 }, 4);	/* lea 8+imm(%rsp),%rsp */
+		ccache_put32(e, 8u + in->ret_imm);
 	} else if (in->kind == DISASM_KIND_CALL_IND) {
 		*retc_fix = e->n;	/* pushq retc(%rip), fixed when constants land */
-		put(e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
+		ccache_put(e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
 	}
-	jmp_to(e, base, env->dispatch);
+	jmp_to(e, env->dispatch);
 	return 0;
 }
 
@@ -308,7 +243,7 @@ static int end_indirect(const struct ccache_env *env, struct emit *e, uint64_t b
  * flags touched): at the limit, to the ring stub, which comes back to
  * the restores.  Returns the offset of the store (a full buffer without
  * a ring faults there). */
-static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64_t base, uint32_t id)
+static uint32_t record_stub(const struct ccache_env *env, struct ccache_emit *e, uint32_t id)
 {
 	uint32_t at;
 	size_t back;
@@ -317,47 +252,47 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
 	uint32_t hdr = CCACHE_SLOT_CTL + CCACHE_CTL_RING;	/* (the thread's: %gs:) */
 	int own = (env->region & CCACHE_GS_CTL) != 0;
 
-	save(e, base, 0, env->region, CCACHE_SLOT_R);
+	save(e, 0, env->region, CCACHE_SLOT_R);
 	if (env->ring)
-		save(e, base, 1, env->region, CCACHE_SLOT_RC);
+		save(e, 1, env->region, CCACHE_SLOT_RC);
 	if (own) {
-		load(e, base, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %gs:head,%rax */
+		load(e, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %gs:head,%rax */
 	} else {
-		put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
-		put64(e, env->recptr);
+		ccache_put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+		ccache_put64(e, env->recptr);
 	}
 	at = (uint32_t)e->n;
-	put(e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
-	put32(e, id);
-	put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04 }, 4);
+	ccache_put(e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
+	ccache_put32(e, id);
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04 }, 4);
 	if (own) {
-		save(e, base, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %rax,%gs:head */
+		save(e, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %rax,%gs:head */
 	} else {
-		put(e, (const uint8_t[]){ 0x48, 0xa3 }, 2);
-		put64(e, env->recptr);
+		ccache_put(e, (const uint8_t[]){ 0x48, 0xa3 }, 2);
+		ccache_put64(e, env->recptr);
 	}
 	if (env->ring) {
-		put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1 }, 3);		/* mov %rax,%rcx */
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1 }, 3);		/* mov %rax,%rcx */
 		if (own) {
-			load(e, base, 0, env->region, hdr + CCACHE_RING_LIMNEG);	/* limneg,%rax */
+			load(e, 0, env->region, hdr + CCACHE_RING_LIMNEG);	/* limneg,%rax */
 		} else {
-			put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
-			put64(e, env->recptr + CCACHE_RING_LIMNEG);
+			ccache_put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+			ccache_put64(e, env->recptr + CCACHE_RING_LIMNEG);
 		}
-		put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
 		/* the slow part: lea (7), the RRET store (7, or 9 at %gs:),
 		 * jmp rel32 (5) */
 		slow = 7 + ((env->region & CCACHE_GS) ? 9 : 7) + 5;
-		put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, slow }, 4);	/* jrcxz slow; jmp back */
+		ccache_put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, slow }, 4);	/* jrcxz slow; jmp back */
 		back = e->n + slow;
-		rip_insn(e, base, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, base + back);	/* lea back,%rcx */
-		save(e, base, 1, env->region, CCACHE_SLOT_RRET);
-		jmp_to(e, base, env->ring);
+		ccache_put_rel(e, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, e->at + back);	/* lea back,%rcx */
+		save(e, 1, env->region, CCACHE_SLOT_RRET);
+		jmp_to(e, env->ring);
 		if (e->n != back)
 			e->bad = 1;	/* (the slow part's length above) */
-		load(e, base, 1, env->region, CCACHE_SLOT_RC);
+		load(e, 1, env->region, CCACHE_SLOT_RC);
 	}
-	load(e, base, 0, env->region, CCACHE_SLOT_R);
+	load(e, 0, env->region, CCACHE_SLOT_R);
 	return at;
 }
 
@@ -365,7 +300,7 @@ static uint32_t record_stub(const struct ccache_env *env, struct emit *e, uint64
  * its trap until linked, or, served, to its stub after them: the target
  * through the dispatcher; an exit to the block's own SYSCALL keeps its
  * trap), then the return addresses its calls push. */
-static void trailer(const struct ccache_env *env, struct emit *e, uint64_t base, struct ccache_block *b,
+static void trailer(const struct ccache_env *env, struct ccache_emit *e, struct ccache_block *b,
 		    uint64_t (*calls)[2], int ncalls)
 {
 	for (int k = 0; k < b->nexit; k++) {
@@ -374,14 +309,14 @@ static void trailer(const struct ccache_env *env, struct emit *e, uint64_t base,
 		uint32_t to;
 
 		x->trap_off = (uint32_t)e->n;
-		put1(e, 0xcc);
+		ccache_put8(e, 0xcc);
 		x->far_off = (uint32_t)e->n;
-		put(e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
-		put64(e, 0);
+		ccache_put(e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
+		ccache_put64(e, 0);
 		to = x->trap_off;
 		if (env->served && !(b->n && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL &&
 				     x->target == b->ins[b->n - 1].addr)) {
-			size_t n = e->bad ? 0 : ccache_exit_stub(base + e->n, env->region, x->target, env->dispatch,
+			size_t n = e->bad ? 0 : ccache_exit_stub(e->at + e->n, env->region, x->target, env->dispatch,
 							      e->p + e->n, e->cap - e->n);
 
 			if (n) {
@@ -397,24 +332,24 @@ static void trailer(const struct ccache_env *env, struct emit *e, uint64_t base,
 		int32_t d = (int32_t)(e->n - (calls[k][0] + 6));
 
 		memcpy(e->p + calls[k][0] + 2, &d, 4);
-		put64(e, calls[k][1]);
+		ccache_put64(e, calls[k][1]);
 	}
 }
 
 /* A SYSCALL that runs in the cache, its number checked (ccache_sys.c):
  * the block's two exits, to itself (the tracer runs it) and on; or, out
  * of reach, an exit before it. */
-static void sys_insn(const struct ccache_env *env, struct emit *e, uint64_t base, struct ccache_block *b,
+static void sys_insn(const struct ccache_env *env, struct ccache_emit *e, struct ccache_block *b,
 		     const struct disasm_insn *in, size_t at)
 {
 	struct ccache_sys_code sc;
 
-	if (ccache_sys_code(base + at, env->region, in, &sc) < 0) {
+	if (ccache_sys_code(e->at + at, env->region, in, &sc) < 0) {
 		exit_jmp(e, b, -1, in->addr);
 		return;
 	}
 	add_insn(b, in, at);
-	put(e, sc.code, sc.len);
+	ccache_put(e, sc.code, sc.len);
 	for (int k = 0; k < 2; k++) {
 		struct ccache_exit *x = &b->exit[b->nexit++];
 
@@ -427,7 +362,7 @@ static void sys_insn(const struct ccache_env *env, struct emit *e, uint64_t base
 /* Before an instruction that may touch memory, the watchpoint check
  * (ccache_watch.c): its int3 is right before the instruction's own code,
  * so a hit stops in the original state before it (CCACHE_AT_INSN). */
-static int watch_check(const struct ccache_env *env, struct emit *e, uint64_t base, const struct disasm_insn *in)
+static int watch_check(const struct ccache_env *env, struct ccache_emit *e, const struct disasm_insn *in)
 {
 	int n;
 
@@ -438,7 +373,7 @@ static int watch_check(const struct ccache_env *env, struct emit *e, uint64_t ba
 	default:
 		break;
 	}
-	n = ccache_watch_code(env->watch, env->ctx, base + e->n, env->region, in, e->p + e->n,
+	n = ccache_watch_code(env->watch, env->ctx, e->at + e->n, env->region, in, e->p + e->n,
 			      e->cap > e->n ? e->cap - e->n : 0);
 	if (n < 0) {
 		e->bad = 1;
@@ -457,7 +392,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		     struct ccache_block *b)
 {
 	uint8_t *buf = scratch_code;
-	struct emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, 0 };
+	struct ccache_emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, base, 0 };
 	/* call sites: where a pushq retc(%rip) sits and what it pushes */
 	uint64_t calls[CCACHE_BLOCK_MAX_INSNS + 1][2];
 	int ncalls = 0, ended = 0;
@@ -469,7 +404,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	b->id = id;
 	b->ins = scratch_ins;
 	/* (checking watchpoints, nothing is recorded) */
-	b->rec_off = env->watch ? 0 : record_stub(env, &e, base, id);
+	b->rec_off = env->watch ? 0 : record_stub(env, &e, id);
 
 	while (!ended && !e.bad) {
 		struct disasm_insn in;
@@ -491,7 +426,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			exit_jmp(&e, b, -1, a);
 			break;
 		}
-		if (env->watch && watch_check(env, &e, base, &in) < 0)
+		if (env->watch && watch_check(env, &e, &in) < 0)
 			break;
 		at = e.n;
 		if (in.riprel_off && !riprel_fits(&in, base + at)) {
@@ -510,7 +445,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			add_insn(b, &in, at);
 			calls[ncalls][0] = e.n;
 			calls[ncalls++][1] = in.addr + in.len;
-			put(&e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
+			ccache_put(&e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
 			a = in.target;
 			break;
 		case DISASM_KIND_JCC:
@@ -523,15 +458,15 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		case DISASM_KIND_LOOP:
 			/* the original (prefixes kept) over the fall-through exit */
 			add_insn(b, &in, at);
-			put(&e, in.bytes, in.len - 1u);
-			put1(&e, 5);
+			ccache_put(&e, in.bytes, in.len - 1u);
+			ccache_put8(&e, 5);
 			exit_jmp(&e, b, -1, in.addr + in.len);
 			exit_jmp(&e, b, -1, in.target);
 			ended = 1;
 			break;
 		case DISASM_KIND_SYSCALL:
 			/* (never a block's first: see ccache_sys.c) */
-			sys_insn(env, &e, base, b, &in, at);
+			sys_insn(env, &e, b, &in, at);
 			ended = 1;
 			break;
 		case DISASM_KIND_JMP_IND:
@@ -540,7 +475,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			uint64_t fix = UINT64_MAX;
 			size_t keep = e.n;
 
-			if (end_indirect(env, &e, base, &in, &fix) < 0) {
+			if (end_indirect(env, &e, &in, &fix) < 0) {
 				e.n = keep;
 				if (!b->n)
 					goto fail;
@@ -558,12 +493,12 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		}
 		default:
 			add_insn(b, &in, at);
-			copy_insn(&e, base, &in);
+			copy_insn(&e, &in);
 			a += in.len;
 			break;
 		}
 	}
-	trailer(env, &e, base, b, calls, ncalls);
+	trailer(env, &e, b, calls, ncalls);
 	if (e.bad || !b->n)
 		goto fail;
 	b->code = memcpy(xmalloc(e.n), buf, e.n);
@@ -586,39 +521,39 @@ void ccache_block_release(struct ccache_block *b)
 static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off)
 {
 	uint64_t base = ccache_region_addr(region) + CCACHE_CODE_OFF;
-	struct emit e = { buf, 0, cap, 0 };
+	struct ccache_emit e = { buf, 0, cap, base, 0 };
 
-	save(&e, base, 0, region, CCACHE_SLOT_A);
-	save(&e, base, 1, region, CCACHE_SLOT_C);
-	save(&e, base, 2, region, CCACHE_SLOT_D);
+	save(&e, 0, region, CCACHE_SLOT_A);
+	save(&e, 1, region, CCACHE_SLOT_C);
+	save(&e, 2, region, CCACHE_SLOT_D);
 	size_t probe = e.n, to_serve = 0;
 
-	load(&e, base, 0, region, CCACHE_SLOT_T);
-	put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
-	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
-	rip_insn(&e, base, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, ccache_region_addr(region) + CCACHE_TABLE_OFF);
-	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
-	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
-	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	put(&e, (const uint8_t[]){ 0xe3, ctl ? 0x13 : 0x0f }, 2);	/* jrcxz hit */
-	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
-	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	load(&e, 0, region, CCACHE_SLOT_T);
+	ccache_put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
+	ccache_put_rel(&e, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, ccache_region_addr(region) + CCACHE_TABLE_OFF);
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	ccache_put(&e, (const uint8_t[]){ 0xe3, ctl ? 0x13 : 0x0f }, 2);	/* jrcxz hit */
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
 	if (ctl) {
-		put(&e, (const uint8_t[]){ 0xe3, 0x05 }, 2);		/* jrcxz hit2 */
+		ccache_put(&e, (const uint8_t[]){ 0xe3, 0x05 }, 2);		/* jrcxz hit2 */
 		to_serve = e.n;
-		put(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp serve */
+		ccache_put(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp serve */
 	} else {
-		put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);		/* jrcxz hit2 */
+		ccache_put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);		/* jrcxz hit2 */
 		*miss_off = (uint32_t)e.n;
-		put1(&e, 0xcc);
+		ccache_put8(&e, 0xcc);
 	}
-	put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x52, 0x10 }, 4);	/* hit2: lea 16(%rdx),%rdx */
-	put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
-	save(&e, base, 0, region, CCACHE_SLOT_J);
-	load(&e, base, 0, region, CCACHE_SLOT_A);
-	load(&e, base, 1, region, CCACHE_SLOT_C);
-	load(&e, base, 2, region, CCACHE_SLOT_D);
-	slot_insn(&e, base, (const uint8_t[]){ 0xff, 0x25 }, 2, region, CCACHE_SLOT_J);
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x52, 0x10 }, 4);	/* hit2: lea 16(%rdx),%rdx */
+	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x42, 0x08 }, 4);	/* hit: mov 8(%rdx),%rax */
+	save(&e, 0, region, CCACHE_SLOT_J);
+	load(&e, 0, region, CCACHE_SLOT_A);
+	load(&e, 1, region, CCACHE_SLOT_C);
+	load(&e, 2, region, CCACHE_SLOT_D);
+	ccache_put_slot(&e, (const uint8_t[]){ 0xff, 0x25 }, 2, region, CCACHE_SLOT_J);
 	if (ctl && !e.bad) {
 		int32_t d = (int32_t)(e.n - (to_serve + 5));
 		size_t n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n, miss_off);
@@ -682,7 +617,7 @@ void ccache_link(const struct ccache_block *b, int k, uint64_t dest, uint8_t rel
 
 	*off1 = x->patch_off;
 	*off2 = UINT32_MAX;
-	if (fits32(d)) {
+	if (ccache_fits32(d)) {
 		r = (int32_t)d;
 	} else {
 		r = (int32_t)(x->far_off - x->end_off);

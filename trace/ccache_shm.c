@@ -18,64 +18,21 @@
  * thread and waits until it has moved head and limit, or takes its trap;
  * rdx too in a slot, rax and rcx in the record stub's. */
 #include "trace/ccache.h"
+#include "trace/ccache_emit.h"
 #include "trace/ccache_ring.h"
 
 #include <string.h>
 
-struct out {
-	uint8_t *p;
-	size_t n, cap;
-	uint64_t at;		/* the cache address of p[0] */
-	int bad;
-};
-
-static void put(struct out *o, const void *b, size_t n)
-{
-	if (o->n + n > o->cap) {
-		o->bad = 1;
-		return;
-	}
-	memcpy(o->p + o->n, b, n);
-	o->n += n;
-}
-
-static void put32(struct out *o, uint32_t v)
-{
-	put(o, &v, 4);
-}
-
-static void put64(struct out *o, uint64_t v)
-{
-	put(o, &v, 8);
-}
-
-/* op[0..n) then a rel32/disp32 to target, relative to the instruction's end */
-static void rel(struct out *o, const uint8_t *op, size_t n, uint64_t target)
-{
-	int64_t d = (int64_t)(target - (o->at + o->n + n + 4));
-
-	if (d != (int32_t)d)
-		o->bad = 1;
-	put(o, op, n);
-	put32(o, (uint32_t)d);
-}
-
 /* mov %reg,slot (store 1) or mov slot,%reg: rex, then modrm's reg field;
  * the slot off of region, RIP-relative or at %gs:off (CCACHE_GS) */
-static void slot(struct out *o, uint8_t rex, int store, int reg, uint64_t region, uint32_t off)
+static void slot(struct ccache_emit *o, uint8_t rex, int store, int reg, uint64_t region, uint32_t off)
 {
-	uint8_t op = store ? 0x89 : 0x8b, modrm = (uint8_t)((reg & 7) << 3);
-
-	if (region & CCACHE_GS) {
-		put(o, (const uint8_t[]){ 0x65, rex, op, (uint8_t)(modrm | 4), 0x25 }, 5);
-		put32(o, off);
-		return;
-	}
-	rel(o, (const uint8_t[]){ rex, op, (uint8_t)(modrm | 5) }, 3, region + off);
+	ccache_put_slot(o, (const uint8_t[]){ rex, store ? 0x89 : 0x8b, (uint8_t)((reg & 7) << 3 | 5) }, 3,
+			region, off);
 }
 
 /* r11, rdi, rsi, r10 into their slots, or back */
-static void keep(struct out *o, uint64_t region, int store)
+static void keep(struct ccache_emit *o, uint64_t region, int store)
 {
 	slot(o, 0x4c, store, 11, region, CCACHE_SLOT_R11);
 	slot(o, 0x48, store, 7, region, CCACHE_SLOT_RDI);
@@ -85,29 +42,29 @@ static void keep(struct out *o, uint64_t region, int store)
 
 /* futex(%rdi, op, 1, NULL): mov $202,%eax; mov $op,%esi; mov $1,%edx
  * (and mov $0,%r10d for a wait); syscall */
-static void futex(struct out *o, int op)
+static void futex(struct ccache_emit *o, int op)
 {
-	put(o, (const uint8_t[]){ 0xb8, 202, 0, 0, 0, 0xbe }, 6);
-	put32(o, (uint32_t)op);
-	put(o, (const uint8_t[]){ 0xba, 1, 0, 0, 0 }, 5);
+	ccache_put(o, (const uint8_t[]){ 0xb8, 202, 0, 0, 0, 0xbe }, 6);
+	ccache_put32(o, (uint32_t)op);
+	ccache_put(o, (const uint8_t[]){ 0xba, 1, 0, 0, 0 }, 5);
 	if (op == 0)
-		put(o, (const uint8_t[]){ 0x41, 0xba, 0, 0, 0, 0 }, 6);
-	put(o, (const uint8_t[]){ 0x0f, 0x05 }, 2);
+		ccache_put(o, (const uint8_t[]){ 0x41, 0xba, 0, 0, 0, 0 }, 6);
+	ccache_put(o, (const uint8_t[]){ 0x0f, 0x05 }, 2);
 }
 
 /* %rdi at a request word: the thread's own (off in its slot page, with
  * CCACHE_GS_CTL: mov %gs:SELF,%rdi; lea off(%rdi),%rdi), or abs. */
-static void rdi_at(struct out *o, uint64_t region, uint64_t abs, uint32_t off)
+static void rdi_at(struct ccache_emit *o, uint64_t region, uint64_t abs, uint32_t off)
 {
 	if (region & CCACHE_GS_CTL) {
-		put(o, (const uint8_t[]){ 0x65, 0x48, 0x8b, 0x3c, 0x25 }, 5);
-		put32(o, CCACHE_SLOT_SELF);
-		put(o, (const uint8_t[]){ 0x48, 0x8d, 0xbf }, 3);
-		put32(o, off);
+		ccache_put(o, (const uint8_t[]){ 0x65, 0x48, 0x8b, 0x3c, 0x25 }, 5);
+		ccache_put32(o, CCACHE_SLOT_SELF);
+		ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0xbf }, 3);
+		ccache_put32(o, off);
 		return;
 	}
-	put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $abs,%rdi */
-	put64(o, abs);
+	ccache_put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);			/* movabs $abs,%rdi */
+	ccache_put64(o, abs);
 }
 
 /* The post and wait both stubs share, %rdi at the word: 1 posted, the
@@ -120,49 +77,49 @@ struct post {
 	size_t j_off, j_wait, wait, j_tail, off, tail, j_trap;
 };
 
-static void post_wait(struct out *o, uint64_t region, uint64_t word, uint32_t off, uint64_t wake, int rdx,
-		      struct post *p)
+static void post_wait(struct ccache_emit *o, uint64_t region, uint64_t word, uint32_t off, uint64_t wake,
+		      int rdx, struct post *p)
 {
 	int own = (region & CCACHE_GS_CTL) != 0;
 
-	put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
-	put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
+	ccache_put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);	/* mov $1,%ecx; xchg %ecx,(%rdi) */
+	ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xfe }, 4);	/* lea -2(%rcx),%rcx */
 	p->j_off = o->n;
-	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
+	ccache_put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz off */
 	if (own || wake != word) {
-		put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);		/* movabs $wake,%rdi */
-		put64(o, wake);
+		ccache_put(o, (const uint8_t[]){ 0x48, 0xbf }, 2);		/* movabs $wake,%rdi */
+		ccache_put64(o, wake);
 	}
 	if (own)	/* the doorbell rung: mov $1,%ecx; xchg %ecx,(%rdi) */
-		put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);
+		ccache_put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0, 0x87, 0x0f }, 7);
 	futex(o, 1);							/* FUTEX_WAKE the tracer */
 	if (own || wake != word)
 		rdi_at(o, region, word, off);
 	p->wait = o->n;
 	futex(o, 0);							/* FUTEX_WAIT while 1 */
-	put(o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
+	ccache_put(o, (const uint8_t[]){ 0x8b, 0x0f, 0x48, 0x8d, 0x49, 0xff }, 6);	/* mov (%rdi),%ecx; lea -1 */
 	p->j_wait = o->n;
-	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
+	ccache_put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz wait: still 1 */
 	p->j_tail = o->n;
-	put(o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
+	ccache_put(o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp tail */
 	p->off = o->n;
-	put(o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
-	put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
+	ccache_put(o, (const uint8_t[]){ 0xc7, 0x07, 2, 0, 0, 0 }, 6);	/* movl $2,(%rdi): as it was */
+	ccache_put(o, (const uint8_t[]){ 0xb9, 1, 0, 0, 0 }, 5);		/* mov $1,%ecx: 2 - 1 */
 	p->tail = o->n;
-	put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
+	ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0xff }, 4);	/* lea -1(%rcx),%rcx: 0 if 2 */
 	keep(o, region, 0);
 	if (rdx)
 		slot(o, 0x48, 0, 2, region, CCACHE_SLOT_RDX);
 	p->j_trap = o->n;
-	put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
+	ccache_put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz trap */
 }
 
-static size_t post_end(struct out *o, const struct post *p, uint32_t *trap_off)
+static size_t post_end(struct ccache_emit *o, const struct post *p, uint32_t *trap_off)
 {
 	uint8_t *buf = o->p;
 
 	*trap_off = (uint32_t)o->n;
-	put(o, (const uint8_t[]){ 0xcc }, 1);
+	ccache_put(o, (const uint8_t[]){ 0xcc }, 1);
 	if (o->bad || p->off - (p->j_off + 2) > 127 || p->tail - (p->j_tail + 2) > 127 ||
 	    *trap_off - (p->j_trap + 2) > 127)
 		return 0;
@@ -176,40 +133,40 @@ static size_t post_end(struct out *o, const struct post *p, uint32_t *trap_off)
 size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t probe, uint8_t *buf, size_t cap,
 			 uint32_t *trap_off)
 {
-	struct out o = { buf, 0, cap, at, 0 };
+	struct ccache_emit o = { buf, 0, cap, at, 0 };
 	struct post p;
 
 	keep(&o, region, 1);
 	rdi_at(&o, region, ctl + CCACHE_CTL_REQ, CCACHE_SLOT_CTL + CCACHE_CTL_REQ);
 	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_T);			/* mov T,%rax */
-	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_TARGET - CCACHE_CTL_REQ }, 4);
-	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $region,%rax */
-	put64(&o, ccache_region_addr(region));
-	put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_REGION - CCACHE_CTL_REQ }, 4);
+	ccache_put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_TARGET - CCACHE_CTL_REQ }, 4);
+	ccache_put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $region,%rax */
+	ccache_put64(&o, ccache_region_addr(region));
+	ccache_put(&o, (const uint8_t[]){ 0x48, 0x89, 0x47, CCACHE_CTL_REGION - CCACHE_CTL_REQ }, 4);
 	post_wait(&o, region, ctl + CCACHE_CTL_REQ, CCACHE_SLOT_CTL + CCACHE_CTL_REQ,
 		  region & CCACHE_GS_CTL ? ctl + CCACHE_CTL_BELL : ctl + CCACHE_CTL_REQ, 0, &p);
-	rel(&o, (const uint8_t[]){ 0xe9 }, 1, probe);			/* served: probe again */
+	ccache_put_rel(&o, (const uint8_t[]){ 0xe9 }, 1, probe);			/* served: probe again */
 	return post_end(&o, &p, trap_off);
 }
 
 size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,
 			size_t cap)
 {
-	struct out o = { buf, 0, cap, at, 0 };
+	struct ccache_emit o = { buf, 0, cap, at, 0 };
 
 	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_A);
-	put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $target,%rax */
-	put64(&o, target);
+	ccache_put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $target,%rax */
+	ccache_put64(&o, target);
 	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_T);
 	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_A);
-	rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
+	ccache_put_rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
 	return o.bad ? 0 : o.n;
 }
 
 size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wake, uint8_t *buf, size_t cap,
 			uint32_t *trap_off)
 {
-	struct out o = { buf, 0, cap, at, 0 };
+	struct ccache_emit o = { buf, 0, cap, at, 0 };
 	struct post p;
 
 	keep(&o, region, 1);
@@ -218,10 +175,10 @@ size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wa
 	post_wait(&o, region, ring + CCACHE_RING_WORD, CCACHE_SLOT_CTL + CCACHE_CTL_RING + CCACHE_RING_WORD, wake,
 		  1, &p);
 	if (region & CCACHE_GS) {					/* served: jmp *RRET */
-		put(&o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
-		put32(&o, CCACHE_SLOT_RRET);
+		ccache_put(&o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
+		ccache_put32(&o, CCACHE_SLOT_RRET);
 	} else {
-		rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);
+		ccache_put_rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);
 	}
 	return post_end(&o, &p, trap_off);
 }

@@ -8,47 +8,9 @@
  * hit.  The ranges are read from the region's table at run time, so the
  * code needs translating again only when their number or kinds change. */
 #include "trace/ccache.h"
+#include "trace/ccache_emit.h"
 
 #include <string.h>
-
-struct wemit {
-	uint8_t *p;
-	size_t n, cap;
-	uint64_t at;		/* cache address of p[0] */
-	int bad;
-};
-
-static void wput(struct wemit *e, const void *b, size_t n)
-{
-	if (e->n + n > e->cap) {
-		e->bad = 1;
-		return;
-	}
-	memcpy(e->p + e->n, b, n);
-	e->n += n;
-}
-
-static void wput32(struct wemit *e, uint32_t v)
-{
-	wput(e, &v, 4);
-}
-
-static int fits32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-/* op[0..n) then a disp32 addressing target RIP-relative, then imm8 bytes
- * of immediate (none here but cmp forms never need one). */
-static void wrip(struct wemit *e, const uint8_t *op, size_t n, uint64_t target)
-{
-	int64_t d = (int64_t)(target - (e->at + e->n + n + 4));
-
-	if (!fits32(d))
-		e->bad = 1;
-	wput(e, op, n);
-	wput32(e, (uint32_t)d);
-}
 
 /* x86 register numbers (rax 0 ... r15 15) for DISASM_REG_*: -1 if the
  * register is not a general one. */
@@ -71,7 +33,7 @@ static int gpr(int r)
 
 /* lea addr-of-m, %rdx (the original registers: rax, rcx, rdx are
  * reloaded from their slots before it).  -1: it cannot be written. */
-static int lea_rdx(struct wemit *e, const struct disasm_mem *m)
+static int lea_rdx(struct ccache_emit *e, const struct disasm_mem *m)
 {
 	int b = m->base == DISASM_REG_NONE ? -1 : gpr(m->base);
 	int x = m->index == DISASM_REG_NONE ? -1 : gpr(m->index);
@@ -86,15 +48,15 @@ static int lea_rdx(struct wemit *e, const struct disasm_mem *m)
 		/* an absolute address (RIP-relative originally) */
 		int64_t d = (int64_t)((uint64_t)m->disp - (e->at + e->n + 7));
 
-		if (fits32(d)) {
-			wrip(e, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, (uint64_t)m->disp);
+		if (ccache_fits32(d)) {
+			ccache_put_rel(e, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, (uint64_t)m->disp);
 		} else {
-			wput(e, (const uint8_t[]){ 0x48, 0xba }, 2);	/* movabs $abs,%rdx */
-			wput(e, &m->disp, 8);
+			ccache_put(e, (const uint8_t[]){ 0x48, 0xba }, 2);	/* movabs $abs,%rdx */
+			ccache_put(e, &m->disp, 8);
 		}
 		return 0;
 	}
-	if (!fits32(m->disp))
+	if (!ccache_fits32(m->disp))
 		return -1;
 	op[n++] = (uint8_t)(0x48 | (x >= 8 ? 2 : 0) | (b >= 8 ? 1 : 0));
 	op[n++] = 0x8d;
@@ -108,8 +70,8 @@ static int lea_rdx(struct wemit *e, const struct disasm_mem *m)
 		op[n++] = 0x94;		/* mod 10, reg rdx, SIB */
 		op[n++] = (uint8_t)(ss << 6 | (x < 0 ? 4 : x & 7) << 3 | (b & 7));
 	}
-	wput(e, op, n);
-	wput32(e, (uint32_t)(int32_t)m->disp);
+	ccache_put(e, op, n);
+	ccache_put32(e, (uint32_t)(int32_t)m->disp);
 	return 0;
 }
 
@@ -136,70 +98,64 @@ static int rep_string(const struct disasm_insn *in)
 
 /* mov %reg,slot or mov slot,%reg (load): slot off of region, RIP-relative
  * or at %gs:off (CCACHE_GS) */
-static void wslot(struct wemit *e, int load, int reg, uint64_t region, uint32_t off)
+static void wslot(struct ccache_emit *e, int load, int reg, uint64_t region, uint32_t off)
 {
-	uint8_t op = load ? 0x8b : 0x89;
-
-	if (region & CCACHE_GS) {
-		wput(e, (const uint8_t[]){ 0x65, 0x48, op, (uint8_t)(reg << 3 | 4), 0x25 }, 5);
-		wput32(e, off);
-		return;
-	}
-	wrip(e, (const uint8_t[]){ 0x48, op, (uint8_t)(0x05 | reg << 3) }, 3, region + off);
+	ccache_put_slot(e, (const uint8_t[]){ 0x48, load ? 0x8b : 0x89, (uint8_t)(0x05 | reg << 3) }, 3,
+			region, off);
 }
 
 /* lea slot,%reg (rsi 6 or rax 0): with CCACHE_GS from the slot page's
  * address in its SELF slot */
-static void wslot_addr(struct wemit *e, int reg, uint64_t region, uint32_t off)
+static void wslot_addr(struct ccache_emit *e, int reg, uint64_t region, uint32_t off)
 {
 	if (region & CCACHE_GS) {
 		wslot(e, 1, reg, region, CCACHE_SLOT_SELF);
-		wput(e, (const uint8_t[]){ 0x48, 0x8d, (uint8_t)(0x80 | reg << 3 | reg) }, 3);
-		wput32(e, off);
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, (uint8_t)(0x80 | reg << 3 | reg) }, 3);
+		ccache_put32(e, off);
 		return;
 	}
-	wrip(e, (const uint8_t[]){ 0x48, 0x8d, (uint8_t)(0x05 | reg << 3) }, 3, region + off);
+	ccache_put_rel(e, (const uint8_t[]){ 0x48, 0x8d, (uint8_t)(0x05 | reg << 3) }, 3, region + off);
 }
 
 /* A rep string access of element size s from rdx (rcx elements, the
  * original count in slot WC): [A, B) in rdx, rcx, forwards or backwards
  * as the direction flag says.  A lodsb from slot WP tells (rsi saved in
  * WS meanwhile; the flags, saved, are free to change). */
-static void rep_range(struct wemit *e, uint64_t region, unsigned s)
+static void rep_range(struct ccache_emit *e, uint64_t region, unsigned s)
 {
 	int ss = s == 8 ? 3 : s == 4 ? 2 : s == 2 ? 1 : 0;
 	size_t j1, j2;
 
 	/* lea 0(,%rcx,s),%rcx: the bytes it reaches */
-	wput(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, (uint8_t)(ss << 6 | 1 << 3 | 5), 0, 0, 0, 0 }, 8);
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, (uint8_t)(ss << 6 | 1 << 3 | 5), 0, 0, 0, 0 }, 8);
 	wslot(e, 0, 6, region, CCACHE_SLOT_WS);
 	wslot_addr(e, 6, region, CCACHE_SLOT_WP);					/* lea WP,%rsi */
-	wput(e, (const uint8_t[]){ 0xac }, 1);						/* lodsb */
+	ccache_put(e, (const uint8_t[]){ 0xac }, 1);						/* lodsb */
 	wslot_addr(e, 0, region, CCACHE_SLOT_WP);					/* lea WP,%rax */
-	wput(e, (const uint8_t[]){ 0x48, 0x39, 0xc6 }, 3);				/* cmp %rax,%rsi */
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x39, 0xc6 }, 3);				/* cmp %rax,%rsi */
 	wslot(e, 1, 6, region, CCACHE_SLOT_WS);
-	wput(e, (const uint8_t[]){ 0x77, 0 }, 2);					/* ja forwards */
+	ccache_put(e, (const uint8_t[]){ 0x77, 0 }, 2);					/* ja forwards */
 	j1 = e->n;
 	/* backwards: A = rdx - n + s, B = rdx + s */
-	wput(e, (const uint8_t[]){ 0x48, 0x29, 0xca }, 3);				/* sub %rcx,%rdx */
-	wput(e, (const uint8_t[]){ 0x48, 0x8d, 0x92 }, 3);				/* lea s(%rdx),%rdx */
-	wput32(e, s);
-	wput(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x0a }, 4);			/* lea (%rdx,%rcx),%rcx */
-	wput(e, (const uint8_t[]){ 0xeb, 0 }, 2);					/* jmp done */
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x29, 0xca }, 3);				/* sub %rcx,%rdx */
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x92 }, 3);				/* lea s(%rdx),%rdx */
+	ccache_put32(e, s);
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x0a }, 4);			/* lea (%rdx,%rcx),%rcx */
+	ccache_put(e, (const uint8_t[]){ 0xeb, 0 }, 2);					/* jmp done */
 	j2 = e->n;
 	if (!e->bad)
 		e->p[j1 - 1] = (uint8_t)(e->n - j1);
 	/* forwards: A = rdx, B = rdx + n */
-	wput(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x0a }, 4);			/* lea (%rdx,%rcx),%rcx */
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x0a }, 4);			/* lea (%rdx,%rcx),%rcx */
 	if (!e->bad)
 		e->p[j2 - 1] = (uint8_t)(e->n - j2);
 }
 
 /* Flags back from slot WF, then rax, rcx, rdx. */
-static void restore(struct wemit *e, uint64_t region)
+static void restore(struct ccache_emit *e, uint64_t region)
 {
 	wslot(e, 1, 0, region, CCACHE_SLOT_WF);
-	wput(e, (const uint8_t[]){ 0x04, 0x7f, 0x9e }, 3);	/* add $0x7f,%al (OF); sahf */
+	ccache_put(e, (const uint8_t[]){ 0x04, 0x7f, 0x9e }, 3);	/* add $0x7f,%al (OF); sahf */
 	wslot(e, 1, 0, region, CCACHE_SLOT_WA);
 	wslot(e, 1, 1, region, CCACHE_SLOT_WC);
 	wslot(e, 1, 2, region, CCACHE_SLOT_WD);
@@ -209,7 +165,7 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 		      const struct disasm_insn *in, uint8_t *out, size_t cap)
 {
 	struct disasm_mem m[4];
-	struct wemit e = { out, 0, cap, at, 0 };
+	struct ccache_emit e = { out, 0, cap, at, 0 };
 	int nm = w->mem(ctx, in, m, 4), any = 0, rep = rep_string(in);
 	/* the jumps to the hit path, patched at the end */
 	uint32_t hits[4 * CCACHE_WATCH_MAX];
@@ -226,7 +182,7 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 	wslot(&e, 0, 0, region, CCACHE_SLOT_WA);
 	wslot(&e, 0, 1, region, CCACHE_SLOT_WC);
 	wslot(&e, 0, 2, region, CCACHE_SLOT_WD);
-	wput(&e, (const uint8_t[]){ 0x9f, 0x0f, 0x90, 0xc0 }, 4);	/* lahf; seto %al */
+	ccache_put(&e, (const uint8_t[]){ 0x9f, 0x0f, 0x90, 0xc0 }, 4);	/* lahf; seto %al */
 	wslot(&e, 0, 0, region, CCACHE_SLOT_WF);
 	for (int k = 0; k < nm; k++) {
 		int used = 0;
@@ -243,17 +199,17 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 			goto always;
 		if (m[k].seg_fs_gs) {
 			/* rd{fs,gs}base %rcx; add %rcx,%rdx (the flags are saved) */
-			wput(&e, (const uint8_t[]){ 0xf3, 0x48, 0x0f, 0xae,
+			ccache_put(&e, (const uint8_t[]){ 0xf3, 0x48, 0x0f, 0xae,
 						    (uint8_t)(m[k].seg_fs_gs == DISASM_SEG_FS ? 0xc1 : 0xc9) }, 5);
-			wput(&e, (const uint8_t[]){ 0x48, 0x01, 0xca }, 3);
+			ccache_put(&e, (const uint8_t[]){ 0x48, 0x01, 0xca }, 3);
 		}
 		if (rep && (m[k].size == 1 || m[k].size == 2 || m[k].size == 4 || m[k].size == 8)) {
 			rep_range(&e, region, m[k].size);
 		} else if (rep) {
 			goto always;
 		} else {
-			wput(&e, (const uint8_t[]){ 0x48, 0x8d, 0x8a }, 3);	/* lea size(%rdx),%rcx */
-			wput32(&e, m[k].size);
+			ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x8a }, 3);	/* lea size(%rdx),%rcx */
+			ccache_put32(&e, m[k].size);
 		}
 		for (int i = 0; i < w->n; i++) {
 			uint64_t lo = ccache_region_addr(region) + CCACHE_WATCH_OFF + 16u * (unsigned)i;
@@ -261,24 +217,24 @@ int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint
 			if (!(m[k].access & w->access[i]))
 				continue;
 			/* cmp hi,%rdx; jae next; cmp lo,%rcx; ja hit */
-			wrip(&e, (const uint8_t[]){ 0x48, 0x3b, 0x15 }, 3, lo + 8);
-			wput(&e, (const uint8_t[]){ 0x73, 13 }, 2);
-			wrip(&e, (const uint8_t[]){ 0x48, 0x3b, 0x0d }, 3, lo);
-			wput(&e, (const uint8_t[]){ 0x0f, 0x87 }, 2);
+			ccache_put_rel(&e, (const uint8_t[]){ 0x48, 0x3b, 0x15 }, 3, lo + 8);
+			ccache_put(&e, (const uint8_t[]){ 0x73, 13 }, 2);
+			ccache_put_rel(&e, (const uint8_t[]){ 0x48, 0x3b, 0x0d }, 3, lo);
+			ccache_put(&e, (const uint8_t[]){ 0x0f, 0x87 }, 2);
 			hits[nh++] = (uint32_t)e.n;
-			wput32(&e, 0);
+			ccache_put32(&e, 0);
 		}
 	}
 	restore(&e, region);
 	over = e.n;
-	wput(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp past the int3 */
+	ccache_put(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp past the int3 */
 	for (int h = 0; h < nh && !e.bad; h++) {
 		int32_t d = (int32_t)(e.n - (hits[h] + 4));
 
 		memcpy(e.p + hits[h], &d, 4);
 	}
 	restore(&e, region);
-	wput(&e, (const uint8_t[]){ 0xcc }, 1);
+	ccache_put(&e, (const uint8_t[]){ 0xcc }, 1);
 	if (!e.bad) {
 		int32_t d = (int32_t)(e.n - (over + 5));
 
