@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 
 import results
-from repl_test import PTDB, ROOT, close, kill_and_quit, run_steps, session
+from repl_test import PTDB, ROOT, close, kill_and_quit, quit_session, run_steps, session
 
 ROUNDS = os.path.join(ROOT, "tests/programs/tty_rounds")
 
@@ -98,11 +98,7 @@ def t_traced_output(tmp):
             return "progress text in the program's lines: %r" % mixed
         if "name? Bob" not in lines or "got: Bob" not in lines:
             return "the answer typed did not reach the program: %r" % lines[-8:]
-        p.send("quit\r")
-        st = p.wait_exit()
-        if st is None or not os.WIFEXITED(st):
-            return "ptdb did not exit after quit"
-        return None
+        return quit_session(p)
     finally:
         close(p)
 
@@ -235,12 +231,7 @@ def t_words(tmp):
                             ("thread trace start", "error: Process not available.")))
         if why:
             return why
-        p.read_until("(ptdb) ")
-        p.send("quit\r")
-        st = p.wait_exit()
-        if st is None or not os.WIFEXITED(st):
-            return "ptdb did not exit after quit"
-        return None
+        return quit_session(p)
     finally:
         close(p)
 

@@ -79,16 +79,21 @@ def run_steps(p, steps):
     return None
 
 
-def kill_and_quit(p):
-    """Kills the process at the next prompt and quits: the error or None."""
-    p.read_until("(ptdb) ")
-    p.send("kill\r")
+def quit_session(p):
+    """'quit' at the next prompt: the error, or None once ptdb has exited."""
     p.read_until("(ptdb) ")
     p.send("quit\r")
     st = p.wait_exit()
     if st is None or not os.WIFEXITED(st):
         return "ptdb did not exit after quit"
     return None
+
+
+def kill_and_quit(p):
+    """Kills the process at the next prompt and quits: the error or None."""
+    p.read_until("(ptdb) ")
+    p.send("kill\r")
+    return quit_session(p)
 
 
 def close(p):
@@ -196,11 +201,7 @@ def t_ctrl_c(tmp):
             p.close()
             return "ptdb did not survive Ctrl-C (%s) or did not answer" % how
         p.read_until("(ptdb) ", 10)
-    p.send("quit\r")
-    st = p.wait_exit()
-    if st is None or not os.WIFEXITED(st):
-        return "ptdb did not exit after quit"
-    return None
+    return quit_session(p)
 
 
 def t_interrupt(tmp):
@@ -353,31 +354,40 @@ def t_trace_progress(tmp):
     return None
 
 
-def trace_progress(tmp, engine):
+def progress_run(tmp, steps, what, line, cleared):
+    """After steps, 'c' to second_over's breakpoint 2.1 shows a progress
+    line (regex line, its first group the instructions counted) on the
+    terminal, cleared (regex cleared) before the stop: the error or None."""
     p = session(tmp)
     try:
-        steps = (("settings set trace.software.engine " + engine, "(ptdb) "),
-                 ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
-                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
-                 ("thread trace start -s 16MiB", "(ptdb) "), ("b second_over", "Breakpoint 2:"))
-        why = run_steps(p, steps)
+        why = run_steps(p, steps + (("b second_over", "Breakpoint 2:"),))
         if why:
             return why
         p.read_until("(ptdb) ")
         p.buf = b""
         p.send("c\r")
         if not p.read_until("stop reason = breakpoint 2.1", 600):
-            return "the traced continue did not stop at second_over: %r" % p.buf[-300:]
-        # (the buffer's fill, or 'wrapped' once a fast engine filled it
-        # before the first line)
-        m = re.search(rb"\rTracing: (\d+) instructions, [0-9.]+ M/s, buffer (?:\d+% full|wrapped)", p.buf)
+            return "the %s did not stop at second_over: %r" % (what, p.buf[-300:])
+        m = re.search(line, p.buf)
         if not m or int(m.group(1)) == 0:
-            return "no progress line during the traced continue: %r" % p.buf[-600:]
-        if not re.search(rb"Tracing: [^\n]*\r +\rProcess \d+ stopped", p.buf):
+            return "no progress line during the %s: %r" % (what, p.buf[-600:])
+        if not re.search(cleared, p.buf):
             return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
         return kill_and_quit(p)
     finally:
         close(p)
+
+
+def trace_progress(tmp, engine):
+    steps = (("settings set trace.software.engine " + engine, "(ptdb) "),
+             ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
+             ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
+             ("thread trace start -s 16MiB", "(ptdb) "))
+    # (the buffer's fill, or 'wrapped' once a fast engine filled it before
+    # the first line)
+    return progress_run(tmp, steps, "traced continue",
+                        rb"\rTracing: (\d+) instructions, [0-9.]+ M/s, buffer (?:\d+% full|wrapped)",
+                        rb"Tracing: [^\n]*\r +\rProcess \d+ stopped")
 
 
 def t_watch_progress(tmp):
@@ -386,31 +396,15 @@ def t_watch_progress(tmp):
     trace.software.engine ptrace: no code cache): setting one says
     so, and a continue that takes seconds shows its progress on the
     terminal (instructions stepped, rate), cleared before the stop."""
-    p = session(tmp)
-    try:
-        steps = (("settings set target.hardware-watchpoints false", "(ptdb) "),
-                 ("settings set trace.software.engine ptrace", "(ptdb) "),
-                 ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
-                 ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
-                 ("watchpoint set variable sink", "Note: watchpoints are checked by single-stepping"),
-                 ("b second_over", "Breakpoint 2:"))
-        why = run_steps(p, steps)
-        if why:
-            return why
-        p.read_until("(ptdb) ")
-        p.buf = b""
-        p.send("c\r")
-        if not p.read_until("stop reason = breakpoint 2.1", 600):
-            return "the continue did not stop at second_over: %r" % p.buf[-300:]
-        m = re.search(rb"\rChecking watchpoints by single-stepping: (\d+) instructions, \d+/s "
-                      rb"\(Ctrl-C stops\)", p.buf)
-        if not m or int(m.group(1)) == 0:
-            return "no progress line during the continue: %r" % p.buf[-600:]
-        if not re.search(rb"Checking watchpoints[^\n]*\r +\rProcess \d+ stopped", p.buf):
-            return "the progress line was not cleared before the stop: %r" % p.buf[-600:]
-        return kill_and_quit(p)
-    finally:
-        close(p)
+    steps = (("settings set target.hardware-watchpoints false", "(ptdb) "),
+             ("settings set trace.software.engine ptrace", "(ptdb) "),
+             ("file %s" % os.path.join(ROOT, "tests/programs/trace_second"), "Current executable"),
+             ("b main", "Breakpoint 1:"), ("r", "stop reason = breakpoint 1.1"),
+             ("watchpoint set variable sink", "Note: watchpoints are checked by single-stepping"))
+    return progress_run(tmp, steps, "continue",
+                        rb"\rChecking watchpoints by single-stepping: (\d+) instructions, \d+/s "
+                        rb"\(Ctrl-C stops\)",
+                        rb"Checking watchpoints[^\n]*\r +\rProcess \d+ stopped")
 
 
 def t_relaunch(tmp):
