@@ -94,9 +94,18 @@ async function scopeVars(dc, frameId) {
 	return out;
 }
 
-async function finish(dc) {
+// Continues thread tid to the program's end: its exited and terminated
+// events (waited for from before the continue).
+async function runToExit(dc, tid) {
 	const ended = Promise.all([dc.waitForEvent('exited'), dc.waitForEvent('terminated')]);
+	await dc.continueRequest({ threadId: tid });
 	return ended;
+}
+
+// The session ends: disconnect, and the adapter stopped.
+async function disconnect(dc) {
+	await dc.disconnectRequest({});
+	dc.stopAdapter();
 }
 
 // ---- the sessions ----
@@ -164,13 +173,10 @@ tests['launch, breakpoint, frames, scopes, nested variables, evaluate, steps, ou
 	assert.deepStrictEqual([s.frame.name, s.line], ['walk', 40]);
 	s = await step(dc, tid, () => dc.nextRequest({ threadId: tid, granularity: 'instruction' }));
 	assert.strictEqual(s.frame.name, 'walk');
-	const ended = finish(dc);
-	await dc.continueRequest({ threadId: tid });
-	const [exited] = await ended;
+	const [exited] = await runToExit(dc, tid);
 	assert.strictEqual(exited.body.exitCode, 0);
 	await until(() => out.stdout.includes('4 46 169'), "the program's stdout");
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 tests['conditions, hit counts, log points, function and instruction breakpoints'] = async () => {
@@ -230,12 +236,9 @@ tests['conditions, hit counts, log points, function and instruction breakpoints'
 	assert.strictEqual(s.ev.reason, 'data breakpoint');
 	assert.strictEqual(s.frame.name, 'main');
 	await dc.setDataBreakpointsRequest({ breakpoints: [] });
-	const ended = finish(dc);
-	await dc.continueRequest({ threadId: tid });
-	await ended;
+	await runToExit(dc, tid);
 	await until(() => out.stdout.includes('3 143 '), 'walk returning the sum set to 100 (+ 3 + 40): ' + JSON.stringify(out.stdout));
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 tests['events: module, thread, breakpoint resolved when its library loads, progress of a traced run'] = async () => {
@@ -269,8 +272,7 @@ tests['events: module, thread, breakpoint resolved when its library loads, progr
 	await dc.pauseRequest({ threadId: tid });
 	assert.strictEqual((await p).body.reason, 'pause');
 	assert.ok(seen.some((e) => e.event === 'progressEnd'));
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 tests['inlined calls as frames, source paths through target.source-map (initCommands)'] = async () => {
@@ -289,8 +291,7 @@ tests['inlined calls as frames, source paths through target.source-map (initComm
 	const sv = await scopeVars(dc, frames[1].id);
 	assert.strictEqual(sv.Arguments.n.value, '10');
 	assert.ok(!out.console.includes('error:'), out.console);
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 tests['a threaded program: threads, the stopped thread\'s frames'] = async () => {
@@ -305,11 +306,8 @@ tests['a threaded program: threads, the stopped thread\'s frames'] = async () =>
 	const main = threads.find((t) => /^Thread #1 /.test(t.name));
 	const mf = (await dc.stackTraceRequest({ threadId: main.id })).body.stackFrames;
 	assert.ok(mf.some((f) => f.name === 'main' && f.line === 14), JSON.stringify(mf.map((f) => [f.name, f.line])));
-	const ended = finish(dc);
-	await dc.continueRequest({ threadId: tid });
-	await ended;
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await runToExit(dc, tid);
+	await disconnect(dc);
 };
 
 tests['a C++ program: methods, references, objects with a base'] = async () => {
@@ -329,11 +327,8 @@ tests['a C++ program: methods, references, objects with a base'] = async () => {
 	const r = await vars(dc, mv.Locals.r.variablesReference);
 	assert.strictEqual(r.w.value, '3');
 	assert.strictEqual((await vars(dc, r.origin.variablesReference)).y.value, '2');
-	const ended = finish(dc);
-	await dc.continueRequest({ threadId: tid });
-	await ended;
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await runToExit(dc, tid);
+	await disconnect(dc);
 };
 
 tests['replay: stepBack retraces the lines, reverseContinue, forward to the live stop'] = async () => {
@@ -418,11 +413,8 @@ tests['replay: stepBack retraces the lines, reverseContinue, forward to the live
 	// and the process runs on live
 	s = await step(dc, tid, () => dc.stepInRequest({ threadId: tid }));
 	assert.strictEqual(s.frame.name, 'twice');
-	const ended = finish(dc);
-	await dc.continueRequest({ threadId: tid });
-	await ended;
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await runToExit(dc, tid);
+	await disconnect(dc);
 };
 
 tests['a long decode: progress events at the first stepBack over a long trace'] = async () => {
@@ -454,8 +446,7 @@ tests['a long decode: progress events at the first stepBack over a long trace'] 
 	from = seen.length;
 	s = await step(dc, tid, () => dc.stepBackRequest({ threadId: tid }));
 	assert.ok(!seen.slice(from).some((e) => e.event === 'progressStart'));
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 tests['replay in a threaded program traced as a process: a thread\'s own history'] = async () => {
@@ -474,11 +465,8 @@ tests['replay in a threaded program traced as a process: a thread\'s own history
 	assert.match(s.ev.description, /live again/);
 	assert.deepStrictEqual([s.ev.reason, s.ev.hitBreakpointIds, s.frame.name, s.line],
 		['breakpoint', [bps['threads.cpp'][0].id], 'f3()', 4]);
-	const ended = finish(dc);
-	await dc.continueRequest({ threadId: tid });
-	await ended;
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await runToExit(dc, tid);
+	await disconnect(dc);
 };
 
 tests['while the program runs: threads, stackTrace, errors, breakpoints set unseen, continued, cancel'] = async () => {
@@ -539,8 +527,7 @@ tests['while the program runs: threads, stackTrace, errors, breakpoints set unse
 	assert.strictEqual((await p).body.reason, 'pause');
 	await dc.customRequest('cancel', { requestId: done });
 	assert.strictEqual((await top(dc, tid)).source.name, 'rel_spin4.c');
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 tests['stepBack without a trace is an error, and the session goes on'] = async () => {
@@ -574,8 +561,7 @@ tests['pause, stopOnEntry, restart, terminate'] = async () => {
 	const ended = dc.waitForEvent('terminated');
 	await dc.terminateRequest({});
 	await ended;
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 };
 
 // The raw protocol: errors answered, the session goes on.
@@ -833,8 +819,7 @@ tests['--dap-port: a session over TCP on 127.0.0.1'] = async () => {
 		return { stop: await stopped };
 	})();
 	assert.strictEqual((await top(dc, stop.body.threadId)).line, 35);
-	await dc.disconnectRequest({});
-	dc.stopAdapter();
+	await disconnect(dc);
 	await exited(p);
 	void net;
 };
