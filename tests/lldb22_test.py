@@ -66,32 +66,30 @@ def lldb(lines, timeout=300):
     return p.stdout + p.stderr
 
 
-def ptdb_items(text):
-    """{tid: [address or 'error']} of ptdb's dumps (-r, oldest first)."""
+def dump_items(text, item):
+    """{tid: [address or 'error']} of a debugger's instruction dumps, an
+    item a line matching the regex item (its first group the address or
+    '(error)') after each 'thread #N: tid = T' line."""
     out, cur = {}, None
     for line in text.splitlines():
         m = re.match(r"thread #\d+: tid = (\d+)", line)
         if m:
             cur = out.setdefault(int(m.group(1)), [])
             continue
-        m = re.match(r"    \[ *\d*\] (0x[0-9a-f]+|\(error\))", line)
+        m = re.match(item, line)
         if cur is not None and m:
             cur.append("error" if m.group(1) == "(error)" else int(m.group(1), 16))
     return out
+
+
+def ptdb_items(text):
+    """ptdb's dumps (-r, oldest first): dump_items."""
+    return dump_items(text, r"    \[ *\d*\] (0x[0-9a-f]+|\(error\))")
 
 
 def lldb_items(text):
-    """{tid: [address or 'error']} of lldb-22's dumps (-f -r)."""
-    out, cur = {}, None
-    for line in text.splitlines():
-        m = re.match(r"thread #\d+: tid = (\d+)", line)
-        if m:
-            cur = out.setdefault(int(m.group(1)), [])
-            continue
-        m = re.match(r" +\d+: (0x[0-9a-f]+|\(error\))", line)
-        if cur is not None and m:
-            cur.append("error" if m.group(1) == "(error)" else int(m.group(1), 16))
-    return out
+    """lldb-22's dumps (-f -r): dump_items."""
+    return dump_items(text, r" +\d+: (0x[0-9a-f]+|\(error\))")
 
 
 def thread_count(d):
