@@ -290,6 +290,16 @@ static void json_segment(struct dbg *d, struct jw *w, const struct dbg_call_seg 
 	jw_open(w, '[');
 }
 
+/* Closes n open segments (each an object holding its "calls" array; a tree's
+ * "segments" array in its object is closed the same way). */
+static void json_close_segments(struct jw *w, size_t n)
+{
+	for (; n; n--) {
+		jw_close(w, ']');
+		jw_close(w, '}');
+	}
+}
+
 /* Trees of one thread: {"threadIndex", "tid", "tree", "segments": [...]},
  * each segment's "calls" holding the segments one level deeper that follow
  * it (until the next segment at its level). */
@@ -300,14 +310,9 @@ static void json_trees(struct dbg *d, struct jw *w, pid_t tid, const struct dbg_
 
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || segs[i].tree != segs[i - 1].tree) {
-			for (; open; open--) {
-				jw_close(w, ']');
-				jw_close(w, '}');
-			}
-			if (i) {
-				jw_close(w, ']');
-				jw_close(w, '}');
-			}
+			/* the tree before (its open segments, its "segments") */
+			json_close_segments(w, open + (i ? 1 : 0));
+			open = 0;
 			jw_open(w, '{');
 			jw_u64(w, "threadIndex", (uint64_t)cmd_trace_thread_index(d, tid));
 			jw_u64(w, "tid", (uint64_t)tid);
@@ -315,21 +320,14 @@ static void json_trees(struct dbg *d, struct jw *w, pid_t tid, const struct dbg_
 			jw_key(w, "segments");
 			jw_open(w, '[');
 		}
-		for (; open > segs[i].depth; open--) {
-			jw_close(w, ']');
-			jw_close(w, '}');
+		if (open > segs[i].depth) {
+			json_close_segments(w, open - segs[i].depth);
+			open = segs[i].depth;
 		}
 		json_segment(d, w, &segs[i]);
 		open++;
 	}
-	for (; open; open--) {
-		jw_close(w, ']');
-		jw_close(w, '}');
-	}
-	if (n) {
-		jw_close(w, ']');
-		jw_close(w, '}');
-	}
+	json_close_segments(w, open + (n ? 1 : 0));
 }
 
 static FILE *open_output(struct cmd_ctx *ctx, const char *path)
