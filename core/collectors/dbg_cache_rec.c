@@ -304,17 +304,20 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 		n += (span[i][1] - span[i][0]) / 4;
 	if (ring_copy(c, span, k, n) < 0)
 		return -1;
-	dbg_cache_emit_ids(c, th, c->ids, n);
 	ccache_ring_consumed(&c->rr->ring, h, n);
 	if (c->rr->map) {
-		/* the limit raised as far as the records read allow: the
-		 * stub meets it only when the ring is full, or at its end */
+		/* the limit raised as far as the records copied allow (the
+		 * stub may write over them now: they are turned into packets
+		 * from the copy, while it runs on; a release store, after
+		 * the reads of the records): the stub meets it only when the
+		 * ring is full, or at its end */
 		uint64_t *neg = (uint64_t *)(c->rr->map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->rr->ring, h);
 
 		if (h != c->rr->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
-			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELAXED);
+			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELEASE);
 		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_TAIL), c->rr->ring.tail, __ATOMIC_RELEASE);
 	}
+	dbg_cache_emit_ids(c, th, c->ids, n);
 	c->st.records += n;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
 	return (long)n;
