@@ -252,7 +252,8 @@ static const uint8_t *ring_local(const struct dbg_cache *c, uint64_t a, uint64_t
  * the head is whole before it is read here; none past it is read.  A
  * copy, not the mapping itself: the program could write over a record
  * while it is turned into packets (a stray store), and the packet
- * writer reads an id more than once.  0, or -1. */
+ * writer reads an id more than once.  1 (copied from the mapping), 0
+ * (read out of the process), or -1. */
 static int ring_copy(struct dbg_cache *c, uint64_t span[2][2], int k, size_t n)
 {
 	struct iovec lo[2], ro[2];
@@ -272,7 +273,7 @@ static int ring_copy(struct dbg_cache *c, uint64_t span[2][2], int k, size_t n)
 	if (local) {
 		for (int i = 0; i < k; i++)
 			memcpy(lo[i].iov_base, m[i], lo[i].iov_len);
-		return 0;
+		return 1;
 	}
 	/* (process_vm_readv copies at memory speed, /proc/PID/mem goes a
 	 * page at a time) */
@@ -291,7 +292,7 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 {
 	uint64_t h = dbg_cache_ring_head(c), span[2][2], t0 = dbg_cache_now_ns();
 	size_t n = 0;
-	int k;
+	int k, mapped;
 
 	if (!h)
 		return -1;
@@ -302,7 +303,7 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 		c->ids = xmalloc(REC_BYTES);
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
-	if (ring_copy(c, span, k, n) < 0)
+	if ((mapped = ring_copy(c, span, k, n)) < 0)
 		return -1;
 	ccache_ring_consumed(&c->rr->ring, h, n);
 	if (c->rr->map) {
@@ -319,6 +320,7 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 	}
 	dbg_cache_emit_ids(c, th, c->ids, n);
 	c->st.records += n;
+	c->st.records_mapped += mapped ? n : 0;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
 	return (long)n;
 }
