@@ -12,7 +12,8 @@ region is the process from main to its exit; native, qemu and valgrind are
 its wall time, traced is the cache engine's own running time.
 
 Per row: instructions (what the collector recorded, summed over threads),
-region seconds natively (best of 3) and traced (and the traced CPU time),
+region seconds natively (best of 3) and traced, each with its CPU time (the
+program's: on a loaded machine the wall times say more of the load),
 traced instructions per second, x native, x qemu, x valgrind, and the peak
 RSS that tracing adds to the same session untraced (decoding aside: a run
 that traces and does not decode), against the trace buffers and the code
@@ -212,7 +213,7 @@ def peers(w):
 
 def row(w):
     """Runs row w: its figures (a dict), printed."""
-    native = best(w["argv"], w["cpus"], w["env"], 3)[0]
+    native, native_cpu, _ = best(w["argv"], w["cpus"], w["env"], 3)
     dt, out = traced(w["setup"], w["env"], w["multi"], w["until_exit"], w["cpus"])
     insns = total(out, "Instructions recorded")
     r = region(out)
@@ -230,8 +231,8 @@ def row(w):
     budget = nthreads * (4 << 20) + cache
     rate = insns / t_wall if t_wall else 0
     fmt = lambda v: ("%7.2f" % (t_wall / v[0])) if v and v[0] else "%7s" % "n/a"
-    print("  %-9s %11d %9.3f%s %9.3f %9s %10.3e %8.1f %s %s %8.1f %5s" % (
-        w["name"], insns, native, "*" if native < 0.2 else " ", t_wall,
+    print("  %-9s %11d %9.3f%s %9.3f %9.3f %9s %10.3e %8.1f %s %s %8.1f %5s" % (
+        w["name"], insns, native, "*" if native < 0.2 else " ", native_cpu, t_wall,
         "%.3f" % t_cpu if t_cpu else "n/a", rate, t_wall / native, fmt(qemu), fmt(vg),
         rss / budget if budget else 0, w["cpus"]))
     return dict(native=native, t_wall=t_wall, rate=rate, qemu=qemu,
@@ -242,8 +243,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     print("steady state, cache engine (region timed by the program itself; whole program for"
           " gzip and cc1; program and ptdb pinned to the CPUs of the last column):")
-    print("  %-9s %11s %10s %9s %9s %10s %8s %7s %7s %8s %5s" % (
-        "workload", "insns", "native s", "traced s", "(CPU s)", "insns/s", "x native", "x qemu",
+    print("  %-9s %11s %10s %9s %9s %9s %10s %8s %7s %7s %8s %5s" % (
+        "workload", "insns", "native s", "(CPU s)", "traced s", "(CPU s)", "insns/s", "x native", "x qemu",
         "x vg", "mem/budget", "CPUs"))
     ok = True
     rows = {}
