@@ -18,6 +18,8 @@ void cmd_trace_cache_info(struct dbg *d, FILE *out)
 		"(largest cache %" PRIu64 " bytes)\n", st.blocks, st.code_bytes, st.peak_cache);
 	fprintf(out, "    Cache engine: %" PRIu64 " block records, %" PRIu64 " entries into the cache\n",
 		st.records, st.entries);
+	fprintf(out, "    Cache engine: %" PRIu64 " records copied from the shared ring, %" PRIu64
+		" read through the process\n", st.records_mapped, st.records - st.records_mapped);
 	fprintf(out, "    Cache engine: %" PRIu64 " traps (%" PRIu64 " exits linked, %" PRIu64
 		" lookup misses, %" PRIu64 " full buffers), %" PRIu64 " flushes\n", st.traps, st.links, st.misses,
 		st.drains, st.flushes);

@@ -116,6 +116,7 @@ def run_all(only=None):
             results.ok(name)
     if only is None or "python" in only:
         python_same()
+    shared_ring_same()
     jit_same()
     interrupt_in_cache()
     for engine in ("ptrace", "cache"):
@@ -174,6 +175,48 @@ def python_same():
         results.fail(name, "ptrace: %s\ncache:  %s" % (a, b))
     elif PY_MISSES["cache"][0] < 1000 or not 0 <= PY_MISSES["cache"][1] < PY_MISSES["cache"][0] // 10:
         results.fail(name, "misses served, trapped: %s" % (PY_MISSES["cache"],))
+    else:
+        results.ok(name)
+
+
+def ring_run(tag, env_extra):
+    """tests/programs/cache_long under the cache engine, saved: its trace's
+    bytes and the records copied from the shared ring / read through the
+    process (dump info -v), or (None, why)."""
+    import shutil
+    bundle = os.path.join(ROOT, "tests", "out", "engine-ring-" + tag)
+    shutil.rmtree(bundle, ignore_errors=True)
+    argv = [PTDB, "-b"]
+    for c in ("settings set trace.software.engine cache", "file tests/programs/cache_long",
+              "b oracle_begin", "b oracle_end", "r", "thread trace start -s 16MiB", "c",
+              "thread trace dump info -v", "trace save " + bundle):
+        argv += ["-o", c]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                       timeout=600, env=dict(os.environ, **env_extra))
+    m = re.search(r"Cache engine: (\d+) records copied from the shared ring, (\d+) read through the"
+                  r" process", p.stdout)
+    files = glob.glob(os.path.join(bundle, "threads", "*.intelpt_trace"))
+    if "stop reason = breakpoint 2.1" not in p.stdout or not m or len(files) != 1:
+        return None, p.stdout[-2000:]
+    with open(files[0], "rb") as f:
+        return (f.read(), int(m.group(1)), int(m.group(2))), ""
+
+
+def shared_ring_same():
+    """The records of a thread's ring in the memory ptdb shares with the
+    program are copied from ptdb's own mapping (no process_vm_readv), every
+    one of them, and the trace is byte for byte the one read through the
+    process (PTDB_CACHE_NO_GS: the ring the program's alone)."""
+    name = "engine_test records read from the shared ring"
+    a, why_a = ring_run("shared", {})
+    b, why_b = ring_run("process", {"PTDB_CACHE_NO_GS": "1"})
+    if a is None or b is None:
+        results.fail(name, "a run failed:\n" + why_a + why_b)
+    elif a[1] < 65536 or a[2] != 0 or b[1] != 0 or b[2] != a[1]:
+        results.fail(name, "records shared/process: %d/%d, without the shared pool %d/%d" %
+                     (a[1], a[2], b[1], b[2]))
+    elif a[0] != b[0]:
+        results.fail(name, "the traces differ (%d and %d bytes)" % (len(a[0]), len(b[0])))
     else:
         results.ok(name)
 

@@ -11,8 +11,10 @@
  * dbg_cache_live_end (which waits until it is idle, then makes a request
  * posted or to come take the ring stub's trap): the engine's state and
  * the thread's trace are never used by both at once.  It reads the
- * records with process_vm_readv (no stop needed), the ring's header in
- * memory shared with the program, takes no signal (the collector waits
+ * records from its own mapping of the ring where the ring is shared
+ * (per-thread rings, dbg_cache_gs.c), else with process_vm_readv (no
+ * stop needed either way), the ring's header in memory shared with the
+ * program, takes no signal (the collector waits
  * for SIGCHLD in its own thread), and may run on any CPU (a pinned
  * session's traced thread keeps its own).  With several traced threads
  * (turns counted in full rings) the ring is not served: each limit is a

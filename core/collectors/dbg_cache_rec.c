@@ -233,16 +233,66 @@ int dbg_cache_ring_set(struct dbg_cache *c, uint64_t head, uint64_t lim)
 	return target_write_mem(c->d->proc, c->rr->hdr + CCACHE_RING_LIMNEG, &neg, 8, NULL);
 }
 
+/* ptdb's own mapping of [a, a + n) in the program: where it lies in the
+ * slot pool shared with ptdb (dbg_cache_gs.c: each thread's ring is
+ * there), else NULL (the ring is the program's alone). */
+static const uint8_t *ring_local(const struct dbg_cache *c, uint64_t a, uint64_t n)
+{
+	if (!c->gs_map || !c->gs_shared || a < c->gs_shared || n > GS_SHARED_BYTES ||
+	    a - c->gs_shared > GS_SHARED_BYTES - n)
+		return NULL;
+	return c->gs_map + (a - c->gs_shared);
+}
+
+/* The records in span[0..k) (n in all) into c->ids: copied from ptdb's
+ * own mapping of the ring where it is shared, else read out of the
+ * process.  The head was loaded with acquire semantics
+ * (dbg_cache_ring_head) and the stub stores a record before the head
+ * that publishes it (x86 keeps stores in order), so every record below
+ * the head is whole before it is read here; none past it is read.  A
+ * copy, not the mapping itself: the program could write over a record
+ * while it is turned into packets (a stray store), and the packet
+ * writer reads an id more than once.  1 (copied from the mapping), 0
+ * (read out of the process), or -1. */
+static int ring_copy(struct dbg_cache *c, uint64_t span[2][2], int k, size_t n)
+{
+	struct iovec lo[2], ro[2];
+	const uint8_t *m[2];
+	size_t at = 0;
+	int local = 1;
+
+	for (int i = 0; i < k; i++) {
+		uint64_t len = span[i][1] - span[i][0];
+
+		lo[i] = (struct iovec){ (uint8_t *)c->ids + at, len };
+		ro[i] = (struct iovec){ (void *)(uintptr_t)span[i][0], len };
+		m[i] = ring_local(c, span[i][0], len);
+		local = local && m[i];
+		at += len;
+	}
+	if (local) {
+		for (int i = 0; i < k; i++)
+			memcpy(lo[i].iov_base, m[i], lo[i].iov_len);
+		return 1;
+	}
+	/* (process_vm_readv copies at memory speed, /proc/PID/mem goes a
+	 * page at a time) */
+	if (process_vm_readv(c->d->pid, lo, (unsigned long)k, ro, (unsigned long)k, 0) == (ssize_t)(n * 4))
+		return 0;
+	for (int i = 0; i < k; i++)
+		if (target_read_mem(c->d->proc, span[i][0], lo[i].iov_base, lo[i].iov_len, NULL) < 0)
+			return -1;
+	return 0;
+}
+
 /* Up to max of the records the stub wrote into the trace: the number,
  * or -1.  (One buffer for every read: a fresh one would be fresh pages,
- * each faulted in; process_vm_readv copies at memory speed, /proc/PID/mem
- * goes a page at a time.) */
+ * each faulted in.) */
 long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_t max)
 {
 	uint64_t h = dbg_cache_ring_head(c), span[2][2], t0 = dbg_cache_now_ns();
-	struct iovec lo[2], ro[2];
 	size_t n = 0;
-	int k;
+	int k, mapped;
 
 	if (!h)
 		return -1;
@@ -251,28 +301,26 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 		return 0;
 	if (!c->ids)
 		c->ids = xmalloc(REC_BYTES);
-	for (int i = 0; i < k; i++) {
-		lo[i] = (struct iovec){ (uint8_t *)c->ids + 4 * n, span[i][1] - span[i][0] };
-		ro[i] = (struct iovec){ (void *)(uintptr_t)span[i][0], span[i][1] - span[i][0] };
+	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
-	}
-	if (process_vm_readv(c->d->pid, lo, (unsigned long)k, ro, (unsigned long)k, 0) != (ssize_t)(n * 4)) {
-		for (int i = 0; i < k; i++)
-			if (target_read_mem(c->d->proc, span[i][0], lo[i].iov_base, lo[i].iov_len, NULL) < 0)
-				return -1;
-	}
-	dbg_cache_emit_ids(c, th, c->ids, n);
+	if ((mapped = ring_copy(c, span, k, n)) < 0)
+		return -1;
 	ccache_ring_consumed(&c->rr->ring, h, n);
 	if (c->rr->map) {
-		/* the limit raised as far as the records read allow: the
-		 * stub meets it only when the ring is full, or at its end */
+		/* the limit raised as far as the records copied allow (the
+		 * stub may write over them now: they are turned into packets
+		 * from the copy, while it runs on; a release store, after
+		 * the reads of the records): the stub meets it only when the
+		 * ring is full, or at its end */
 		uint64_t *neg = (uint64_t *)(c->rr->map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->rr->ring, h);
 
 		if (h != c->rr->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
-			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELAXED);
+			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELEASE);
 		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_TAIL), c->rr->ring.tail, __ATOMIC_RELEASE);
 	}
+	dbg_cache_emit_ids(c, th, c->ids, n);
 	c->st.records += n;
+	c->st.records_mapped += mapped ? n : 0;
 	c->st.packet_ns += dbg_cache_now_ns() - t0;
 	return (long)n;
 }

@@ -106,6 +106,9 @@ enum { DBG_BACKEND_SOFTWARE = 0, DBG_BACKEND_INTEL_PT = 1 };
 struct dbg_cache_stats {
 	uint64_t blocks, code_bytes;	/* translated (every run's) */
 	uint64_t records;		/* block records read back */
+	uint64_t records_mapped;	/* of them: copied from ptdb's own
+					 * mapping of a shared ring (the rest
+					 * read out of the process) */
 	uint64_t traps;			/* stops of a thread in the cache */
 	uint64_t links, misses, drains;	/* of which: exits linked, lookup
 					 * misses, full buffers */

@@ -1,5 +1,7 @@
 /* steady.c (-O1): long regions for the steady-state bench (steady.py).
- * steady MODE N: MODE is loop, fib, indirect or threads, N scales the work.
+ * steady MODE N [T]: MODE is loop, fib, indirect or threads, N scales the
+ * work; threads shares N iterations of loop among T threads (default 4,
+ * at most 8), so one thread and four do the same work.
  * The region lies between bench_begin() and bench_end(); the program times
  * it itself (monotonic clock and process CPU time, read just after
  * bench_begin returns and just before bench_end is called) and prints
@@ -60,13 +62,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void threads(long n)
+static void threads(long n, int nt)
 {
-	pthread_t t[4];
+	pthread_t t[8];
 
-	for (int i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, worker, (void *)(n / 4));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < nt; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(n / nt));
+	for (int i = 0; i < nt; i++)
 		pthread_join(t[i], NULL);
 }
 
@@ -74,8 +76,11 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "loop";
 	long n = argc > 2 ? atol(argv[2]) : 1;
+	int nt = argc > 3 ? atoi(argv[3]) : 4;
 	double w0, c0, w1, c1;
 
+	if (nt < 1 || nt > 8)
+		return 2;
 	bench_begin();
 	w0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
@@ -86,7 +91,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "indirect"))
 		indirect(n);
 	else if (!strcmp(mode, "threads"))
-		threads(n);
+		threads(n, nt);
 	else
 		return 2;
 	c1 = now(CLOCK_PROCESS_CPUTIME_ID);
