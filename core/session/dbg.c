@@ -141,6 +141,7 @@ static void after_start(struct dbg *d)
 		memcpy(old[i].locs, d->bps[i].locs, sizeof(old[i].locs));
 		d->bps[i].nlocs = 0;
 	}
+	d->maps_sig = 0;
 	dbg_refresh_modules(d);
 	for (int i = 0; i < d->nbps; i++) {
 		struct dbg_bp *bp = &d->bps[i];
@@ -294,6 +295,7 @@ int dbg_detach(struct dbg *d, struct ptdb_err *err)
 				target_bp_remove(d->proc, d->bps[i].locs[k].addr, err);
 				d->bps[i].locs[k].planted = 0;
 			}
+	d->maps_sig = 0;
 	if (d->load_bp)
 		target_bp_remove(d->proc, d->load_bp, err);
 	d->load_bp = 0;

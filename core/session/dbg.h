@@ -108,6 +108,8 @@ struct dbg {
 	unsigned sel_frame;		/* selected frame of it */
 	struct dbg_stop last;		/* the last stop reported */
 	uint64_t load_bp;		/* internal breakpoint on module loads */
+	uint64_t maps_sig;		/* the process's mappings at the last module
+					 * refresh (0: none; breakpoints re-resolved) */
 	struct dbg_sig sig[65];
 	volatile sig_atomic_t interrupt_requested;
 	volatile sig_atomic_t running;	/* inside resume/wait */

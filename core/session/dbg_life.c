@@ -76,6 +76,7 @@ void dbg_drop_process(struct dbg *d)
 	d->sel_tid = 0;
 	d->sel_frame = 0;
 	d->load_bp = 0;
+	d->maps_sig = 0;
 	for (int i = 0; i < d->nbps; i++)
 		for (int k = 0; k < d->bps[i].nlocs; k++)
 			d->bps[i].locs[k].planted = 0;

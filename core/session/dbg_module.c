@@ -119,14 +119,38 @@ static struct dbg_module *module_by_path(struct dbg *d, const char *path)
 	return NULL;
 }
 
+/* A signature of the process and its mappings: when a stop finds them
+ * as the last one did, no module came or went, so neither link-map names
+ * nor breakpoint locations can have changed.  Resolving every breakpoint
+ * against every module's symbols at every stop made single-stepping cost
+ * milliseconds a step in a program with libc. */
+static uint64_t maps_signature(const struct dbg *d, const struct target_map *maps, int n)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)d->pid;
+
+	for (int i = 0; i < n; i++) {
+		const unsigned char *p = (const unsigned char *)maps[i].path;
+		uint64_t v[3] = { maps[i].start, maps[i].end, maps[i].offset };
+
+		for (int k = 0; k < 3; k++)
+			h = (h ^ v[k]) * 1099511628211ull;
+		for (; *p; p++)
+			h = (h ^ *p) * 1099511628211ull;
+		h = (h ^ (unsigned char)maps[i].perms[2]) * 1099511628211ull;
+	}
+	return h | 1;	/* never 0, the "none" value */
+}
+
 void dbg_refresh_modules(struct dbg *d)
 {
+	uint64_t sig;
 	struct target_map *maps = NULL;
 	struct ptdb_err err;
 	int n = 0;
 
 	if (!dbg_alive(d) || target_maps(d->proc, &maps, &n, &err) < 0)
 		return;
+	sig = maps_signature(d, maps, n);
 	for (int i = 0; i < d->nmods; i++)
 		d->mods[i].start = d->mods[i].end = 0;
 	for (int i = 0; i < n; i++) {
@@ -154,8 +178,11 @@ void dbg_refresh_modules(struct dbg *d)
 		}
 	}
 	free(maps);
-	dbg_link_map_names(d);
-	dbg_resolve_all(d);
+	if (sig != d->maps_sig) {
+		dbg_link_map_names(d);
+		dbg_resolve_all(d);
+		d->maps_sig = sig;
+	}
 	if (!d->load_bp) {
 		for (int i = 0; i < d->nmods; i++) {
 			struct dbg_module *m = &d->mods[i];

@@ -127,7 +127,7 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		struct sym_sym *s = &m->syms[i];
 		uint64_t end;
 
-		if (s->stub || cold_part(s->name) || !sym_name_matches(s, name))
+		if (s->stub || !sym_name_matches(s, name) || cold_part(s->name))
 			continue;
 		end = s->size ? s->addr + s->size :
 		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
@@ -143,7 +143,7 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		uint64_t end;
 		int dup = 0;
 
-		if (cold_part(s->name) || !sym_name_matches(s, name) || !(k = sym_find_sym(m, s->addr)) ||
+		if (!sym_name_matches(s, name) || cold_part(s->name) || !(k = sym_find_sym(m, s->addr)) ||
 		    k->addr != s->addr)
 			continue;
 		for (int j = 0; j < n; j++)
