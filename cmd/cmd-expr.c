@@ -16,7 +16,7 @@ static int format_char(const char *f, char *out)
 	static const char *const names[][2] = {
 		{ "x", "x" }, { "hex", "x" }, { "d", "d" }, { "decimal", "d" }, { "u", "u" },
 		{ "unsigned", "u" }, { "c", "c" }, { "char", "c" }, { "b", "b" }, { "binary", "b" },
-		{ "t", "b" },
+		{ "t", "b" }, { "o", "o" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

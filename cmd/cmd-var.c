@@ -38,6 +38,8 @@ static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct va
 		o->format = 'c';
 	else if (!strcmp(f, "b") || !strcmp(f, "binary"))
 		o->format = 'b';
+	else if (!strcmp(f, "o") || !strcmp(f, "octal"))
+		o->format = 'o';
 	else {
 		cmd_error(ctx, "Invalid format character or name '%s'. Valid values are: x, d, u, c, b", f);
 		return -1;

@@ -323,7 +323,7 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 			return;
 		}
 	}
-	if (vf_is_std_string(s) && !p->o->format) {
+	if (vf_is_std_string(s)) {	/* its text in every format, as LLDB */
 		vf_std_string_text(p->env, s, b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);
 		return;

@@ -128,6 +128,8 @@ static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, s
 		s = (int64_t)u;
 	if (f == 'x')
 		snprintf(buf, n, "0x%0*" PRIx64, (int)size * 2, u);
+	else if (f == 'o')	/* LLDB: any value sign-extended to 64 bits from its top bit */
+		snprintf(buf, n, "0%" PRIo64, (uint64_t)s);
 	else if (f == 'b') {
 		snprintf(buf, n, "0b");
 		for (int i = bits - 1; i >= 0; i--)
