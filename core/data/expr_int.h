@@ -102,10 +102,19 @@ int ex_store_to(struct ex *x, struct value *lv, const struct value *rv);
 /* A type name at x->p (casts, sizeof): 1 with *t, 0 when what follows is
  * no type (x->p unmoved), -1 on error. */
 int ex_type_name(struct ex *x, const struct sym_type **t);
-/* The member called name of class t, its own or a base's or an anonymous
- * member's; its offset in *off.  NULL: none. */
+/* expr_access.c.  The member called name of class t, its own or a
+ * base's or an anonymous member's; its offset in *off.  NULL: none. */
 const struct sym_member *ex_find_member(const struct sym_type *t, const char *name,
 					uint64_t *off, int depth);
+/* v, a reference, replaced by the object it refers to (else unchanged). */
+int ex_deref_reference(struct ex *x, struct value *v);
+/* v = v.name (arrow: v->name), the name at x->p; a method called on it. */
+int ex_member(struct ex *x, struct value *v, int arrow);
+/* name as a member of the object a method runs on: 0 done (v the
+ * member), 1 not such a member (v released), -1 failed. */
+int ex_this_member(struct ex *x, const char *name, struct value *v);
+/* v = v[index], x->p after the '['. */
+int ex_subscript(struct ex *x, struct value *v);
 /* expr_member.c: "&Class::member" at x->p (after the '&'): 1 with v the
  * pointer to that data member, 0 when it is not one (x->p unmoved). */
 int ex_member_pointer(struct ex *x, struct value *v);
