@@ -44,8 +44,15 @@ static int identifier(struct ex *x, struct value *v)
 		ex_set_u(v, expr_new_type(x->st, SYM_T_POINTER, &expr_t_void), 0);
 		return 0;
 	}
-	if (ex_peek(x, "("))
+	if (ex_peek(x, "(")) {
+		/* a variable that is a function pointer, else a function */
+		if (!x->fc->no_data && x->fc->env->var_named(x->fc, name, v) == 0) {
+			if (v->status == VAL_OK && ex_is_fn_ptr(v->type))
+				return 0;	/* postfix calls it */
+			value_release(v);
+		}
 		return call_function(x, name, at, v);
+	}
 	if (x->fc->no_data)
 		return ex_fail(x, "%s", x->fc->no_data);
 	if (x->fc->env->var_named(x->fc, name, v) < 0) {
@@ -85,8 +92,9 @@ static int primary(struct ex *x, struct value *v)
 		x->p++;
 		return ex_dollar(x, v);
 	}
-	if (isalpha((unsigned char)*x->p) || *x->p == '_')
-		return identifier(x, v);
+	if (isalpha((unsigned char)*x->p) || *x->p == '_' ||
+	    (x->p[0] == ':' && x->p[1] == ':' && (isalpha((unsigned char)x->p[2]) || x->p[2] == '_')))
+		return identifier(x, v);	/* "::x": the global x */
 	if (!*x->p)
 		return ex_fail(x, "expected an expression%s", "");
 	{
@@ -122,6 +130,9 @@ static int postfix(struct ex *x, struct value *v)
 				return -1;
 		} else if (ex_eat(x, ".")) {
 			if (ex_member(x, v, 0) < 0)
+				return -1;
+		} else if (ex_peek(x, "(") && ex_is_fn_ptr(v->type)) {
+			if (ex_call_pointer(x, v) < 0)	/* "fp(3)", "((int(*)(int))f)(3)" */
 				return -1;
 		} else if (ex_peek(x, "++") || ex_peek(x, "--")) {
 			value_release(v);
