@@ -185,7 +185,7 @@ int ex_subscript(struct ex *x, struct value *v)
 		int64_t i = (int64_t)ex_u(&idx);
 
 		value_release(&idx);
-		if (i < 0 || cxx_index_expr(x->fc->env, t, v->bytes, v->size, (uint64_t)i, &et, &a, &why) < 0) {
+		if (i < 0 || cxx_index_expr(x->fc->env, v->type, v->bytes, v->size, (uint64_t)i, &et, &a, &why) < 0) {
 			value_release(v);
 			return ex_fail(x, "%s", i < 0 ? "index out of range" : why);
 		}
