@@ -114,6 +114,8 @@ struct value_fmt {
 				 * types (value_dynamic) */
 	int max_depth;		/* -D: levels of children shown (0: all; -1:
 				 * none), deeper ones "{...}" */
+	int ptr_depth;		/* -P: pointers expanded along a path (LLDB's
+				 * ptr-depth; 0: none) */
 };
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's
