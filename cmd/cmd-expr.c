@@ -125,6 +125,7 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 		fc.no_data = !dbg_live_state(d) ? "the trace holds no data: memory, variables and "
 						  "registers other than the pc are not known while replaying"
 						: "no process: only literals can be evaluated (launch with 'run')";
+		fc.no_process = o.no_process = dbg_live_state(d);
 	}
 	if (expr_eval(&fc, &d->results, text, &v, &err) < 0) {
 		frame_ctx_close(&fc);

@@ -29,7 +29,9 @@ static struct sym_type *function_type(struct ex *x, struct dbg_module *m, uint64
 	int nv, np = 0;
 
 	memset(&sc, 0, sizeof(sc));
-	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
+	/* (no process: the executable is not mapped, fn its file address) */
+	nv = (fn >= m->start && fn < m->end) || !m->end ?
+	     sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
 	if (nv < 0)
 		return NULL;
 	for (int i = 0; i < nv; i++)

@@ -53,8 +53,13 @@ static int identifier(struct ex *x, struct value *v)
 		}
 		return call_function(x, name, at, v);
 	}
-	if (x->fc->no_data)
+	if (x->fc->no_data) {
+		int r;
+
+		if (x->fc->no_process && (r = ex_function_value(x, name, v)) != 0)
+			return r < 0 ? -1 : 0;	/* "p main": its file address */
 		return ex_fail(x, "%s", x->fc->no_data);
+	}
 	if (x->fc->env->var_named(x->fc, name, v) < 0) {
 		int r = ex_this_member(x, name, v);
 
