@@ -268,8 +268,10 @@ static int print_pointee(struct vf_pr *p, int indent, const char *name, const st
 	uint8_t *obj;
 	char star[260];
 
+	if (!tg)	/* a pointer's 8 bytes, nothing else */
+		return 0;
 	memcpy(&a, b, 8);
-	if (!a || !tg || !tg->size || tg->size > (1u << 20) || tg->kind == SYM_T_FUNC ||
+	if (!a || !tg->size || tg->size > (1u << 20) || tg->kind == SYM_T_FUNC ||
 	    tg->kind == SYM_T_VOID || (vf_is_aggregate(tg) && !vf_is_std_string(tg) &&
 				       !vf_nvisible(tg)))
 		return 0;
