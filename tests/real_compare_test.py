@@ -110,7 +110,7 @@ ZSTD = [
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
-    "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
+    "p Factorial", "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
     "p n",
     # expressions (issue 26): octal, globals by their namespace, a
     # std::string's methods and chars, a cast to a function pointer type,
@@ -183,7 +183,8 @@ GTEST_INFO_O2 = [
 # char), octal, globals by their namespace (testing::FLAGS_gtest_filter),
 # a call through a cast function pointer; pointers expanded (-P)
 GTEST_IMPL = [
-    "b gtest.cc:2993", "r --gtest_color=no --gtest_filter=*.Positive", "p impl",
+    # before the process: a function's file address
+    "p main", "p &Factorial", "p/d IsPrime", "b gtest.cc:2993", "r --gtest_color=no --gtest_filter=*.Positive", "p impl",
     "v impl->test_suites_", "v impl->test_suite_indices_", "p impl->test_suites_.size()",
     "p impl->test_suites_[0]", "p impl->test_suite_indices_[1]", "v impl->environments_",
     "v impl->listeners_", "frame variable -T", "v impl->original_working_dir_",
@@ -349,7 +350,7 @@ WALKS22 = [
 # reaches now (the C sessions widened with the commands a user types
 # next, thread stacks normalized; googletest's suite, flags and -O2
 # sessions; C++ expressions and googletest's own data), at the issue's
-# goal of 95% with a command's margin below it (the rest are the
+# goal of 95%, a point below it for a margin (the rest are the
 # differences KNOWN names)
 FLOOR = 0.94
 
