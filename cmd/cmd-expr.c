@@ -158,7 +158,7 @@ const struct cmd_node cmd_expression_node = {
 	.details = "Literals, variables, members (. and ->), [], unary * & - ! ~, arithmetic, "
 		   "comparison and logical operators, ?:, casts to C and DWARF types, sizeof, "
 		   "registers ($rax, $pc, $sp), earlier results ($0) and assignment (=, +=, ...) "
-		   "to variables, registers and memory.  p/x, p/d, p/u, p/c, p/b format the "
+		   "to variables, registers and memory.  p/x, p/d, p/u, p/c, p/b, p/o format the "
 		   "result.  A pointer to a C++ object with virtual functions shows the object's "
 		   "own class (-d no-dynamic-values: its declared one; target.prefer-dynamic-value).  "
 		   "Functions of the process cannot be called.",

@@ -191,7 +191,7 @@ static enum cmd_status exec_target_variable(struct cmd_ctx *ctx, const struct cm
 }
 
 #define VAR_FORMAT_OPT { 'f', "format", OPT_STRING, "format", \
-	"Display the values in this format: x (hex), d (decimal), u (unsigned), c (char), b (binary)." }
+	"Display the values in this format: x (hex), d (decimal), u (unsigned), c (char), b (binary), o (octal)." }
 
 static const struct cmd_opt frame_variable_opts[] = {
 	VAR_FORMAT_OPT,
