@@ -16,7 +16,7 @@ static int format_char(const char *f, char *out)
 	static const char *const names[][2] = {
 		{ "x", "x" }, { "hex", "x" }, { "d", "d" }, { "decimal", "d" }, { "u", "u" },
 		{ "unsigned", "u" }, { "c", "c" }, { "char", "c" }, { "b", "b" }, { "binary", "b" },
-		{ "t", "b" },
+		{ "t", "b" }, { "o", "o" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -125,6 +125,7 @@ static enum cmd_status exec_expression(struct cmd_ctx *ctx, const struct cmd_arg
 		fc.no_data = !dbg_live_state(d) ? "the trace holds no data: memory, variables and "
 						  "registers other than the pc are not known while replaying"
 						: "no process: only literals can be evaluated (launch with 'run')";
+		fc.no_process = o.no_process = dbg_live_state(d);
 	}
 	if (expr_eval(&fc, &d->results, text, &v, &err) < 0) {
 		frame_ctx_close(&fc);
@@ -157,7 +158,7 @@ const struct cmd_node cmd_expression_node = {
 	.details = "Literals, variables, members (. and ->), [], unary * & - ! ~, arithmetic, "
 		   "comparison and logical operators, ?:, casts to C and DWARF types, sizeof, "
 		   "registers ($rax, $pc, $sp), earlier results ($0) and assignment (=, +=, ...) "
-		   "to variables, registers and memory.  p/x, p/d, p/u, p/c, p/b format the "
+		   "to variables, registers and memory.  p/x, p/d, p/u, p/c, p/b, p/o format the "
 		   "result.  A pointer to a C++ object with virtual functions shows the object's "
 		   "own class (-d no-dynamic-values: its declared one; target.prefer-dynamic-value).  "
 		   "Functions of the process cannot be called.",

@@ -22,6 +22,8 @@ static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct va
 
 		if (cmd_opt_num(ctx->node, a, "depth", &depth))
 			o->max_depth = depth ? (int)(depth > 1000 ? 1000 : depth) : -1;
+		if (cmd_opt_num(ctx->node, a, "ptr-depth", &depth))
+			o->ptr_depth = (int)(depth > 1000 ? 1000 : depth);
 	}
 	if (cmd_opt(ctx->node, a, "dynamic-type") &&
 	    cmd_dynamic_option(ctx, cmd_opt(ctx->node, a, "dynamic-type"), &o->dynamic) < 0)
@@ -38,6 +40,8 @@ static int parse_format(struct cmd_ctx *ctx, const struct cmd_args *a, struct va
 		o->format = 'c';
 	else if (!strcmp(f, "b") || !strcmp(f, "binary"))
 		o->format = 'b';
+	else if (!strcmp(f, "o") || !strcmp(f, "octal"))
+		o->format = 'o';
 	else {
 		cmd_error(ctx, "Invalid format character or name '%s'. Valid values are: x, d, u, c, b", f);
 		return -1;
@@ -187,7 +191,7 @@ static enum cmd_status exec_target_variable(struct cmd_ctx *ctx, const struct cm
 }
 
 #define VAR_FORMAT_OPT { 'f', "format", OPT_STRING, "format", \
-	"Display the values in this format: x (hex), d (decimal), u (unsigned), c (char), b (binary)." }
+	"Display the values in this format: x (hex), d (decimal), u (unsigned), c (char), b (binary), o (octal)." }
 
 static const struct cmd_opt frame_variable_opts[] = {
 	VAR_FORMAT_OPT,
@@ -197,6 +201,8 @@ static const struct cmd_opt frame_variable_opts[] = {
 	{ 'g', "show-globals", OPT_FLAG, NULL, "Show the globals and statics of the frame's compile unit too." },
 	{ 'D', "depth", OPT_UINT, "count", "Show aggregates down to this many levels; deeper ones as "
 		"{...} (default: all)." },
+	{ 'P', "ptr-depth", OPT_UINT, "count", "Expand pointers that are not null, this many along "
+		"each path, as the objects they point to (default: 0)." },
 	{ 'd', "dynamic-type", OPT_STRING, "none", "Show pointers and references to C++ objects with "
 		"virtual functions by the objects' own classes (no-run-target, run-target) or by their "
 		"declared types (no-dynamic-values); target.prefer-dynamic-value by default." },

@@ -110,8 +110,17 @@ ZSTD = [
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
-    "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
-    "p n", "finish", "c", "v", "p result", "frame info", "up", "frame info", "down", "n", "n",
+    "p Factorial", "b Factorial", "b sample1.cc:60", "r --gtest_color=no --gtest_filter=*.Positive", "bt", "v",
+    "p n",
+    # expressions (issue 26): octal, globals by their namespace, a
+    # std::string's methods and chars, a cast to a function pointer type,
+    # pointers expanded (-P)
+    "p/o n", "p/x n", "p n * 2 + 1", "p testing::FLAGS_gtest_filter",
+    "p ::testing::FLAGS_gtest_filter", "p testing::FLAGS_gtest_filter[2]",
+    "p testing::FLAGS_gtest_filter.size()", "p testing::FLAGS_gtest_filter.c_str()",
+    "p testing::FLAGS_gtest_repeat", "p/o testing::FLAGS_gtest_repeat",
+    "p testing::internal::g_help_flag", "p &Factorial", "p (int(*)(int))Factorial", "v -P 1",
+    "finish", "c", "v", "p result", "frame info", "up", "frame info", "down", "n", "n",
     # widened: registers, other frames, memory
     "thread info", "register read rip", "frame select 2", "frame select 1",
     "image lookup -a $pc", "frame select 0", "x/4xw $sp",
@@ -124,7 +133,12 @@ GTEST_MEMBERS = [
     "p name_",
     "p test_suite_name_", "p should_run_", "p result_.test_part_results_", "v name_",
     "v result_.test_part_results_", "v value_param_",
-    "p is_disabled_", "frame info", "disassemble -c 2", "image lookup -a $pc",
+    "p is_disabled_",
+    # issue 26: a const std::string's chars, formats, octal, -P, a global
+    # by its namespace
+    "p name_[0]", "p test_suite_name_[1]", "p/x name_", "p/o should_run_", "p/x is_disabled_",
+    "v -f o result_.test_part_results_", "v -P 1 this", "p testing::FLAGS_gtest_filter",
+    "frame info", "disassemble -c 2", "image lookup -a $pc",
     "register read rip", "up", "source list", "down", "source list -c 4", "breakpoint list",
     "breakpoint delete --force", "kill",
 ]
@@ -162,6 +176,33 @@ GTEST_INFO_O2 = [
     # a split function: no location in its cold part
     "b testing::internal::UnitTestImpl::RunAllTests", "kill",
 ]
+# googletest's TestSuite::Run (-O0) once impl is set: libstdc++ values in
+# googletest's own data (vectors of pointers and ints, strings, unique_ptr
+# members) by frame variable (lldb-16's expressions crash on some of these
+# classes: 'p *impl'), their methods and subscripts (a const string's
+# char), octal, globals by their namespace (testing::FLAGS_gtest_filter),
+# a call through a cast function pointer; pointers expanded (-P)
+GTEST_IMPL = [
+    # before the process: a function's file address
+    "p main", "p &Factorial", "p/d IsPrime", "b gtest.cc:2993", "r --gtest_color=no --gtest_filter=*.Positive", "p impl",
+    "v impl->test_suites_", "v impl->test_suite_indices_", "p impl->test_suites_.size()",
+    "p impl->test_suites_[0]", "p impl->test_suite_indices_[1]", "v impl->environments_",
+    "v impl->listeners_", "frame variable -T", "v impl->original_working_dir_",
+    "v impl->per_thread_test_part_result_reporter_", "p impl->parameterized_tests_registered_",
+    "p impl->current_test_suite_", "p impl->current_test_suite_->name_",
+    "v impl->ad_hoc_test_result_", "v impl->death_test_factory_", "v impl->random_",
+    "p impl->elapsed_time_", "v -f o impl->test_suite_indices_",
+    "p/o impl->test_suites_.size()", "p/x impl->test_suite_indices_[1]", "p skip_all",
+    "p this->test_info_list_.size()", "p test_info_list_[1]->name_",
+    "p test_info_list_[1]->name_.c_str()", "p test_info_list_[1]->name_.length()",
+    "p name_.length()", "p name_[0]", "p name_[3]", "p/x name_",
+    "p/x test_info_list_[0]->name_[0]", "p testing::FLAGS_gtest_filter",
+    "p ::testing::FLAGS_gtest_filter", "p testing::FLAGS_gtest_filter.c_str()",
+    "p testing::FLAGS_gtest_filter.length()", "p testing::FLAGS_gtest_repeat",
+    "p testing::internal::g_help_flag", "p FLAGS_gtest_filter",
+    "p testing::FLAGS_gtest_filter[1]", "p ((int(*)(int))Factorial)(3)", "p Factorial(5)",
+    "p Factorial", "p &Factorial", "v -P 1 this", "v -P 1 -T repeater", "kill",
+]
 ZSTD_OUT = r"^(Starting|Finishing) compression|^All threads use"
 GTEST_OUT = r"^(\[|Note: Google Test|Running main|$)"
 SESSIONS = [
@@ -175,6 +216,7 @@ SESSIONS = [
     ("gtest_sample -O0 suite", "gtest_sample_O0", GTEST_SUITE, GTEST_OUT),
     ("gtest_sample -O0 flags", "gtest_sample_O0", GTEST_FLAGS, GTEST_OUT),
     ("gtest_sample -O2 info", "gtest_sample_O2", GTEST_INFO_O2, GTEST_OUT),
+    ("gtest_sample -O0 impl", "gtest_sample_O0", GTEST_IMPL, GTEST_OUT),
     ("python3", "/usr/bin/python3", [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi",
         # widened: a function without debug information, by instructions
@@ -307,9 +349,10 @@ WALKS22 = [
 # the share of identical commands under which the test fails: what ptdb
 # reaches now (the C sessions widened with the commands a user types
 # next, thread stacks normalized; googletest's suite, flags and -O2
-# sessions), short of the issue's goal of 95% (the rest are the
+# sessions; C++ expressions and googletest's own data), at the issue's
+# goal of 95%, a point below it for a margin (the rest are the
 # differences KNOWN names)
-FLOOR = 0.91
+FLOOR = 0.94
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
 TID = re.compile(r"\btid = (0x[0-9a-f]+|\d+)")

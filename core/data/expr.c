@@ -133,6 +133,12 @@ int ex_ident(struct ex *x, char *buf, size_t n)
 	size_t k = 0;
 
 	skip_ws(x);
+	if (x->p[0] == ':' && x->p[1] == ':' &&
+	    (isalpha((unsigned char)x->p[2]) || x->p[2] == '_')) {	/* "::x": at the top */
+		buf[k++] = ':';
+		buf[k++] = ':';
+		x->p += 2;
+	}
 	if (!isalpha((unsigned char)*x->p) && *x->p != '_')
 		return 0;
 	while (isalnum((unsigned char)*x->p) || *x->p == '_' ||
@@ -569,6 +575,8 @@ int ex_type_name(struct ex *x, const struct sym_type **t)
 	while (ex_eat(x, "*") || ex_eat(x, "const"))
 		if (x->p[-1] == '*')
 			*t = expr_new_type(x->st, SYM_T_POINTER, *t);
+	if (ex_fn_declarator(x, t) < 0)	/* "int (*)(int)" */
+		return -1;
 	return 1;
 }
 

@@ -137,13 +137,26 @@ static int call_with(struct ex *x, const char *name, struct dbg_module *m, uint6
 		     int nargs, struct value *v)
 {
 	const struct sym_type *pt[CALL_MAX_ARGS + 1], *ret = NULL, *rs;
-	int np = callee_types(m, fn, &ret, pt, CALL_MAX_ARGS + 1, NULL), k = self ? 1 : 0;
+	int np, k = self ? 1 : 0;
 	struct ex_abi a;
 	struct ptdb_err err = { 0 };
 
+	if (m)
+		np = callee_types(m, fn, &ret, pt, CALL_MAX_ARGS + 1, NULL);
+	else {	/* through a function pointer: typed by the pointer's type */
+		const struct sym_type *ft = sym_type_strip(sym_type_strip(cast)->target);
+
+		ret = ft->target ? ft->target : &expr_t_void;
+		np = ft->nmem < CALL_MAX_ARGS ? ft->nmem : CALL_MAX_ARGS;
+		for (int i = 0; i < np; i++)
+			pt[i] = ft->mem[i].type;
+		cast = NULL;
+		if (sym_type_strip(ret)->kind == SYM_T_VOID)
+			ret = NULL;
+	}
 	memset(&a, 0, sizeof(a));
 	rs = sym_type_strip(ret);
-	if (np < 0 || (rs && rs->kind == SYM_T_VOID)) {	/* no DWARF, or assembly's */
+	if (m && (np < 0 || (rs && rs->kind == SYM_T_VOID))) {	/* no DWARF, or assembly's */
 		if (!cast && !self)
 			return ex_fail(x, "'%s' has unknown return type; cast the call to its "
 				       "declared return type", name);
@@ -221,6 +234,60 @@ static int implicit_this(struct ex *x, const struct sym_type *cls, uint64_t self
 	return -1;
 }
 
+/* The arguments "(a, b)" at x->p: their count, -1 on error (those read
+ * released). */
+static int call_args(struct ex *x, const char *name, struct value *args)
+{
+	int nargs = 0;
+
+	ex_eat(x, "(");
+	while (!ex_eat(x, ")")) {
+		if (nargs && !ex_eat(x, ",")) {
+			ex_fail(x, "expected ')'%s", "");
+			goto fail;
+		}
+		if (nargs == CALL_MAX_ARGS) {
+			ex_fail(x, "ptdb calls functions with up to %d arguments ('%s')",
+				CALL_MAX_ARGS, name);
+			goto fail;
+		}
+		if (ex_assign(x, &args[nargs]) < 0)
+			goto fail;
+		nargs++;
+	}
+	return nargs;
+fail:
+	for (int i = 0; i < nargs; i++)
+		value_release(&args[i]);
+	return -1;
+}
+
+int ex_call_pointer(struct ex *x, struct value *v)
+{
+	struct value args[CALL_MAX_ARGS], fp = *v;
+	const struct sym_type *ft = sym_type_strip(sym_type_strip(fp.type)->target);
+	int nargs = call_args(x, "(function pointer)", args), rc = -1;
+
+	memset(v, 0, sizeof(*v));
+	if (nargs < 0)
+		goto out;
+	if (x->skip) {
+		ex_set_u(v, ft->target ? ft->target : &expr_t_void, 0);
+		rc = 0;
+	} else if (x->fc->no_data)
+		ex_fail(x, "%s", x->fc->no_data);
+	else if (!ex_u(&fp))
+		ex_fail(x, "the function pointer is null%s", "");
+	else
+		rc = call_with(x, "(function pointer)", NULL, ex_u(&fp), NULL, fp.type, args, nargs,
+			       v);
+out:
+	for (int i = 0; i < nargs; i++)
+		value_release(&args[i]);
+	value_release(&fp);
+	return rc;
+}
+
 /* "f(1, 2)": the program's function called in the stopped thread
  * (dbg_call).  A member function ("v.size()", name "Class::size") gets
  * this = self first. */
@@ -235,21 +302,8 @@ int ex_call(struct ex *x, const char *name, const uint64_t *self, const struct s
 	const struct sym_type *self_type = x->self_type;	/* an argument's call resets it */
 	char full[768];
 
-	ex_eat(x, "(");
-	while (!ex_eat(x, ")")) {
-		if (nargs && !ex_eat(x, ",")) {
-			ex_fail(x, "expected ')'%s", "");
-			goto out;
-		}
-		if (nargs == CALL_MAX_ARGS) {
-			ex_fail(x, "ptdb calls functions with up to %d arguments ('%s')",
-				CALL_MAX_ARGS, name);
-			goto out;
-		}
-		if (ex_assign(x, &args[nargs]) < 0)
-			goto out;
-		nargs++;
-	}
+	if ((nargs = call_args(x, name, args)) < 0)
+		return -1;
 	if (x->skip) {
 		ex_set_u(v, cast ? cast : &expr_t_int, 0);
 		rc = 0;

@@ -29,7 +29,9 @@ static struct sym_type *function_type(struct ex *x, struct dbg_module *m, uint64
 	int nv, np = 0;
 
 	memset(&sc, 0, sizeof(sc));
-	nv = fn >= m->start && fn < m->end ? sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
+	/* (no process: the executable is not mapped, fn its file address) */
+	nv = (fn >= m->start && fn < m->end) || !m->end ?
+	     sym_scope_vars(m->sym, fn, 0, &sc, &vars, NULL) : -1;
 	if (nv < 0)
 		return NULL;
 	for (int i = 0; i < nv; i++)
@@ -70,5 +72,50 @@ int ex_function_value(struct ex *x, const char *name, struct value *v)
 		return ex_fail(x, "'%s' has unknown type; cast it to its declared type to use it",
 			       name);
 	ex_set_u(v, expr_new_type(x->st, SYM_T_POINTER, ft), fn);
+	return 1;
+}
+
+int ex_fn_declarator(struct ex *x, const struct sym_type **t)
+{
+	const char *save = x->p;
+	const struct sym_type *pt[64];
+	struct sym_type *ft;
+	int np = 0, variadic = 0;
+
+	if (!ex_eat(x, "(") || !ex_eat(x, "*") || !ex_eat(x, ")") || !ex_eat(x, "(")) {
+		x->p = save;
+		return 0;
+	}
+	while (!ex_eat(x, ")")) {
+		const struct sym_type *a;
+		int r;
+
+		if (np && !ex_eat(x, ","))
+			return ex_fail(x, "expected ')' after the parameter types%s", "");
+		if (ex_eat(x, "...")) {
+			variadic = 1;
+			continue;
+		}
+		if ((r = ex_type_name(x, &a)) <= 0)
+			return r < 0 ? -1 : ex_fail(x, "expected a parameter type%s", "");
+		if (np == (int)(sizeof(pt) / sizeof(pt[0])))
+			return ex_fail(x, "too many parameter types%s", "");
+		pt[np++] = a;
+	}
+	if (np == 1 && sym_type_strip(pt[0]) && sym_type_strip(pt[0])->kind == SYM_T_VOID)
+		np = 0;		/* "(void)" */
+	/* one block with its parameters, freed with the store's types */
+	ft = xcalloc(1, sizeof(*ft) + (size_t)np * sizeof(*ft->mem));
+	ft->kind = SYM_T_FUNC;
+	ft->target = sym_type_strip(*t) && sym_type_strip(*t)->kind == SYM_T_VOID ?
+		     NULL : (struct sym_type *)*t;
+	ft->mem = (struct sym_member *)(ft + 1);
+	ft->is_cxx = 1;
+	ft->variadic = variadic;
+	for (int i = 0; i < np; i++)
+		ft->mem[ft->nmem++].type = (struct sym_type *)pt[i];
+	x->st->types = xrealloc(x->st->types, (size_t)(x->st->ntypes + 1) * sizeof(*x->st->types));
+	x->st->types[x->st->ntypes++] = ft;
+	*t = expr_new_type(x->st, SYM_T_POINTER, ft);
 	return 1;
 }

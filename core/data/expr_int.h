@@ -74,6 +74,10 @@ int ex_char_literal(struct ex *x, struct value *v);
 int ex_function_value(struct ex *x, const char *name, struct value *v);
 /* t is a pointer to a function. */
 int ex_is_fn_ptr(const struct sym_type *t);
+/* A function pointer's abstract declarator after the return type *t at
+ * x->p, "(*)(int, long)": 1 with *t the pointer type, 0 when there is
+ * none (x->p unmoved), -1 on error. */
+int ex_fn_declarator(struct ex *x, const struct sym_type **t);
 /* expr_parse.c: an assignment expression (a call's argument). */
 int ex_assign(struct ex *x, struct value *v);
 /* expr_call.c: "name(args)" called in the frame's thread; self: a member
@@ -81,6 +85,10 @@ int ex_assign(struct ex *x, struct value *v);
  * around the call gives a function without DWARF (NULL: none). */
 int ex_call(struct ex *x, const char *name, const uint64_t *self,
 	    const struct sym_type *cast, struct value *v);
+/* v(args): a call through v, a function pointer, typed by v's type (its
+ * parameters convert the arguments, its return type the result); x->p at
+ * the '('; v replaced by the result. */
+int ex_call_pointer(struct ex *x, struct value *v);
 /* expr_abi.c: a call's arguments and result placed as the SysV ABI
  * classifies them.  ex_abi_ret first (a result in memory takes rdi), then
  * ex_abi_arg for each argument in order (its value already of the
@@ -102,10 +110,19 @@ int ex_store_to(struct ex *x, struct value *lv, const struct value *rv);
 /* A type name at x->p (casts, sizeof): 1 with *t, 0 when what follows is
  * no type (x->p unmoved), -1 on error. */
 int ex_type_name(struct ex *x, const struct sym_type **t);
-/* The member called name of class t, its own or a base's or an anonymous
- * member's; its offset in *off.  NULL: none. */
+/* expr_access.c.  The member called name of class t, its own or a
+ * base's or an anonymous member's; its offset in *off.  NULL: none. */
 const struct sym_member *ex_find_member(const struct sym_type *t, const char *name,
 					uint64_t *off, int depth);
+/* v, a reference, replaced by the object it refers to (else unchanged). */
+int ex_deref_reference(struct ex *x, struct value *v);
+/* v = v.name (arrow: v->name), the name at x->p; a method called on it. */
+int ex_member(struct ex *x, struct value *v, int arrow);
+/* name as a member of the object a method runs on: 0 done (v the
+ * member), 1 not such a member (v released), -1 failed. */
+int ex_this_member(struct ex *x, const char *name, struct value *v);
+/* v = v[index], x->p after the '['. */
+int ex_subscript(struct ex *x, struct value *v);
 /* expr_member.c: "&Class::member" at x->p (after the '&'): 1 with v the
  * pointer to that data member, 0 when it is not one (x->p unmoved). */
 int ex_member_pointer(struct ex *x, struct value *v);

@@ -13,6 +13,7 @@
 #include <dwarf.h>
 
 #include "core/data/fmt_cxx.h"
+#include "core/data/value_int.h"
 
 static int starts(const char *s, const char *p)
 {
@@ -500,6 +501,24 @@ int cxx_index(const struct value_env *env, const struct sym_type *t, const uint8
 	return 0;
 }
 
+/* The address and type of a std::string's i-th char (_M_dataplus._M_p). */
+static int string_char(const struct sym_type *t, const uint8_t *b, size_t size, uint64_t i,
+		       const struct sym_type **et, uint64_t *addr)
+{
+	uint64_t dpo, po;
+	const struct sym_member *dp = find_mem(t, "_M_dataplus", &dpo, 0);
+	const struct sym_member *p = dp ? find_mem(dp->type, "_M_p", &po, 0) : NULL;
+	const struct sym_type *pt = p ? sym_type_strip(p->type) : NULL;
+	uint64_t ptr;
+
+	if (!pt || pt->kind != SYM_T_POINTER || !pt->target || dpo + po + 8 > size)
+		return -1;
+	memcpy(&ptr, b + dpo + po, 8);
+	*et = pt->target;
+	*addr = ptr + i;
+	return 0;
+}
+
 int cxx_index_expr(const struct value_env *env, const struct sym_type *t, const uint8_t *b,
 		   size_t size, uint64_t i, const struct sym_type **et, uint64_t *addr,
 		   const char **why)
@@ -507,7 +526,14 @@ int cxx_index_expr(const struct value_env *env, const struct sym_type *t, const 
 	struct sym_type *ret = NULL;
 	const struct sym_type *rs, *es, *ts;
 
-	if (cxx_index(env, t, b, size, i, et, addr, why) < 0)
+	if (vf_is_std_string(t)) {
+		/* a std::string: its i-th char, as operator[] gives it (no
+		 * bounds check, as libstdc++'s) */
+		if (string_char(t, b, size, i, et, addr) < 0) {
+			*why = "subscripted value is not an array or pointer";
+			return -1;
+		}
+	} else if (cxx_index(env, t, b, size, i, et, addr, why) < 0)
 		return -1;
 	es = sym_type_strip(*et);
 	if (sym_type_method_ret(t, "operator[]", sym_type_is_const(t), &ret) == 0 &&

@@ -101,6 +101,8 @@ struct frame_ctx {
 	struct sym_var *vars;	/* NULL: no debug information for the frame */
 	int nvars;
 	const char *no_data;	/* set: no memory or registers (why, for errors) */
+	int no_process;		/* no process at all: a function's name is its
+				 * file address (lldb-16's "p main") */
 	int depth;		/* callers opened for entry values, a bound */
 };
 
@@ -114,6 +116,10 @@ struct value_fmt {
 				 * types (value_dynamic) */
 	int max_depth;		/* -D: levels of children shown (0: all; -1:
 				 * none), deeper ones "{...}" */
+	int ptr_depth;		/* -P: pointers expanded along a path (LLDB's
+				 * ptr-depth; 0: none) */
+	int no_process;		/* no process: a function pointer without its
+				 * function after it, as lldb-16 */
 };
 
 /* "(int) a = 1\n", or the aggregate over several lines, as LLDB's

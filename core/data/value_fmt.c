@@ -256,6 +256,44 @@ static void print_ref(struct vf_pr *p, int indent, const char *name, const struc
 	free(obj);
 }
 
+/* frame variable -P: a pointer that is not null expanded as LLDB does
+ * while its ptr-depth lasts, "0x... {", the pointee's members (a
+ * scalar's value as the child "*name"), "}"; the depth one less below
+ * it.  0 when s is no such pointer (text, its value, not printed yet). */
+static int print_pointee(struct vf_pr *p, int indent, const char *name, const struct sym_type *s,
+			 const uint8_t *b, const char *text)
+{
+	const struct sym_type *tg = s->kind == SYM_T_POINTER ? sym_type_strip(s->target) : NULL;
+	uint64_t a = 0;
+	uint8_t *obj;
+	char star[260];
+
+	if (!tg)	/* a pointer's 8 bytes, nothing else */
+		return 0;
+	memcpy(&a, b, 8);
+	if (!a || !tg->size || tg->size > (1u << 20) || tg->kind == SYM_T_FUNC ||
+	    tg->kind == SYM_T_VOID || (vf_is_aggregate(tg) && !vf_is_std_string(tg) &&
+				       !vf_nvisible(tg)))
+		return 0;
+	obj = calloc(1, (size_t)tg->size);
+	if (!obj || p->env->read(p->env->d, a, obj, (size_t)tg->size, NULL) < 0) {
+		free(obj);
+		return 0;
+	}
+	fprintf(p->out, "%s {\n", text);
+	p->ptr_left--;
+	if (vf_is_aggregate(tg) && !vf_is_std_string(tg))
+		print_children(p, indent + 2, tg, obj, a, 1);
+	else {
+		snprintf(star, sizeof(star), "*%s", name);
+		print_node(p, indent + 2, star, s->target, obj, a, 1, 0);
+	}
+	p->ptr_left++;
+	fprintf(p->out, "%*s}\n", indent, "");
+	free(obj);
+	return 1;
+}
+
 /* A value at frame variable -D's depth with children of its own: its
  * summary or value, then "{...}" for the children not shown, as LLDB
  * ("name_ = \"abc\"{...}", "v = size=3{...}", "s ={...}").  0 when it has
@@ -323,7 +361,7 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 			return;
 		}
 	}
-	if (vf_is_std_string(s) && !p->o->format) {
+	if (vf_is_std_string(s)) {	/* its text in every format, as LLDB */
 		vf_std_string_text(p->env, s, b, (size_t)s->size, v, sizeof(v));
 		fprintf(p->out, "%s\n", v);
 		return;
@@ -349,6 +387,8 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 	}
 	if (!vf_is_aggregate(s)) {
 		vf_fmt_scalar(p, t, b, v, sizeof(v));
+		if (p->ptr_left > 0 && print_pointee(p, indent, name, s, b, v))
+			return;
 		fprintf(p->out, "%s\n", v);
 		return;
 	}
@@ -356,7 +396,7 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 		fprintf(p->out, "{}\n");
 		return;
 	}
-	if (!p->o->show_loc && !p->o->show_types && vf_one_liner(s)) {
+	if (!p->o->show_loc && !p->o->show_types && p->ptr_left <= 0 && vf_one_liner(s)) {
 		print_one_line(p, s, b);
 		return;
 	}
@@ -368,7 +408,7 @@ static void print_node(struct vf_pr *p, int indent, const char *name, const stru
 void value_print(FILE *out, const struct value_env *env, const char *name,
 		 const struct value *v, const struct value_fmt *o)
 {
-	struct vf_pr p = { out, env, o };
+	struct vf_pr p = { out, env, o, o->ptr_depth };
 	char tn[256];
 
 	if (v->status != VAL_OK) {
@@ -418,7 +458,7 @@ static int brief_summary(struct vf_pr *p, const struct sym_type *t, const uint8_
 void value_brief(const struct value_env *env, const struct value *v, char *buf, size_t n)
 {
 	static const struct value_fmt natural;
-	struct vf_pr p = { NULL, env, &natural };
+	struct vf_pr p = { NULL, env, &natural, 0 };
 	const struct sym_type *s = sym_type_strip(v->type), *dyn;
 	struct value dv;
 	uint64_t da;

@@ -16,6 +16,7 @@ struct vf_pr {
 	FILE *out;
 	const struct value_env *env;
 	const struct value_fmt *o;
+	int ptr_left;		/* -P: pointers still to expand on this path */
 };
 
 /* ---- value_type.c: what LLDB shows of a type ---- */

@@ -128,6 +128,8 @@ static void fmt_int(uint64_t u, size_t size, int is_signed, char f, char *buf, s
 		s = (int64_t)u;
 	if (f == 'x')
 		snprintf(buf, n, "0x%0*" PRIx64, (int)size * 2, u);
+	else if (f == 'o')	/* LLDB: any value sign-extended to 64 bits from its top bit */
+		snprintf(buf, n, "0%" PRIo64, (uint64_t)s);
 	else if (f == 'b') {
 		snprintf(buf, n, "0b");
 		for (int i = bits - 1; i >= 0; i--)
@@ -198,7 +200,7 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 	if (p->o->format && p->o->format != 'x') {
 		fmt_int(u, 8, 0, p->o->format, buf, n);
 		/* a function's summary shows in every format (p/d main) */
-		if (u && tg && tg->kind == SYM_T_FUNC && !vf_raw_output) {
+		if (u && tg && tg->kind == SYM_T_FUNC && !vf_raw_output && !p->o->no_process) {
 			p->env->format_addr(p->env->d, u, loc, sizeof(loc));
 			vf_cat(buf, n, " (");
 			vf_cat(buf, n, loc);
@@ -222,7 +224,7 @@ static void fmt_pointer(struct vf_pr *p, const struct sym_type *t, uint64_t u, c
 		/* cut at LLDB's max-string-summary-length (1024): said so */
 		if (got == sizeof(s) - 1 && !memchr(s, 0, got))
 			vf_cat(buf, n, "...");
-	} else if (tg->kind == SYM_T_FUNC) {
+	} else if (tg->kind == SYM_T_FUNC && !p->o->no_process) {
 		p->env->format_addr(p->env->d, u, loc, sizeof(loc));
 		vf_cat(buf, n, " (");
 		vf_cat(buf, n, loc);

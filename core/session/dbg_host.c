@@ -117,6 +117,10 @@ static struct dbg_module *function_named(struct dbg *d, struct dbg_module *first
 			    (strstr(d->mods[i].path ? d->mods[i].path : "", "/ld-linux") != NULL) == pass &&
 			    sym_lookup_func(d->mods[i].sym, name, fn, NULL, 1) == 1)
 				return &d->mods[i];
+	/* no process: the executable's, at its file address ("p main") */
+	if (!dbg_alive(d) && d->nmods && d->mods[0].sym && !d->mods[0].end &&
+	    sym_lookup_func(d->mods[0].sym, name, fn, NULL, 1) == 1)
+		return &d->mods[0];
 	/* a function returning std::string carries the ABI tag in its name
 	 * ("hello[abi:cxx11]()"): called by the name the user knows */
 	if (!strchr(name, '[') && !strchr(name, '(') &&

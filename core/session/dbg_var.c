@@ -146,7 +146,7 @@ int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_fr
 
 /* "ns::f(int) const" -> "ns::f": the demangled name without its
  * parameter list, for the arguments to take its place. */
-static void strip_params(const char *func, char *buf, size_t n)
+void frame_strip_params(const char *func, char *buf, size_t n)
 {
 	size_t len = strlen(func);
 	int depth = 0;
@@ -210,12 +210,12 @@ static char *args_at(char *buf, const struct dbg_frame *f, const char *func, cha
 		end = strstr(in, " at ");
 		*full = end ? (size_t)(end - in) : strlen(in);
 		snprintf(whole, sizeof(whole), "%.*s", (int)*full, in);
-		strip_params(whole, name, nn);
+		frame_strip_params(whole, name, nn);
 		return in;
 	}
 	if (strncmp(at + 1, func, strlen(func)))
 		return NULL;
-	strip_params(func, name, nn);
+	frame_strip_params(func, name, nn);
 	*full = strlen(func);
 	return at + 1;
 }
@@ -392,34 +392,14 @@ void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sy
 
 int frame_var_named(struct frame_ctx *fc, const char *name, struct value *out)
 {
-	struct dbg *d = fc->d;
-
+	if (!strncmp(name, "::", 2))	/* "::x": the global, not a local */
+		return frame_global_named(fc, name + 2, out);
 	for (int i = fc->nvars - 1; i >= 0; i--)	/* innermost wins */
 		if (!strcmp(fc->vars[i].name, name)) {
 			frame_var_value(fc, fc->mod->sym, &fc->vars[i], out);
 			return 0;
 		}
-	for (int pass = 0; pass < 2; pass++)
-		for (int k = 0; k < d->nmods; k++) {
-			struct sym_module *m = d->mods[k].sym;
-			struct sym_var *g;
-			const char *cu;
-			int n;
-
-			if (!m || !d->mods[k].end || (pass == 0 && &d->mods[k] != fc->mod))
-				continue;
-			n = sym_global_vars(m, pass == 0 ? fc->look : 0,
-					    &cu, &g, NULL);
-			for (int i = 0; i < n; i++)
-				if (!strcmp(g[i].name, name)) {
-					frame_var_value(fc, m, &g[i], out);
-					sym_vars_free(g, n);
-					return 0;
-				}
-			if (n > 0)
-				sym_vars_free(g, n);
-		}
-	return -1;
+	return frame_global_named(fc, name, out);
 }
 
 static void set_bytes(struct value *v, const struct sym_type *t, struct frame_ctx *fc,

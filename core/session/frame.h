@@ -36,6 +36,11 @@ void frame_var_value(struct frame_ctx *fc, struct sym_module *m, const struct sy
 /* The variable called name: the innermost local, else a global of the
  * frame's unit, else of any module.  0, or -1 when there is none. */
 int frame_var_named(struct frame_ctx *fc, const char *name, struct value *out);
+/* dbg_global.c: the global called name ("x", "ns::x", "C::x"): 0, or -1
+ * when there is none. */
+int frame_global_named(struct frame_ctx *fc, const char *name, struct value *out);
+/* "ns::f(int) const" -> "ns::f": a demangled name without its parameters. */
+void frame_strip_params(const char *func, char *buf, size_t n);
 
 /* Evaluates a variable path: a name, then .member, ->member, [index];
  * leading * and & apply to the whole.  Locals first, then the globals of

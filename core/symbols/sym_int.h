@@ -89,6 +89,9 @@ struct sym_type *sym_type_at(struct sym_module *m, uint64_t die_off, int cxx);
  * -1: declared at the top. */
 int sym_type_scope(struct sym_module *m, uint64_t die_off, const char **dprefix,
 		   uint64_t *parent);
+/* The scope of the DIE at die_off as DWARF names it, classes and inline
+ * namespaces included ("app::Counter::", "std::__cxx11::"); "" at the top. */
+const char *sym_type_scope_raw(struct sym_module *m, uint64_t die_off);
 void sym_types_free(struct sym_module *m);
 int sym_die_udata(struct sym_module *m, Dwarf_Die die, Dwarf_Half at, uint64_t *v);
 /* A reference's DIE offset; SYM_DIE_TYPES marks one in .debug_types

@@ -205,7 +205,8 @@ static void qual_walk(struct sym_module *m, Dwarf_Die die, const char *prefix,
 		if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 		    tag == DW_TAG_class_type || tag == DW_TAG_union_type ||
 		    tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef ||
-		    tag == DW_TAG_subprogram) {	/* a function's: sym_func_dwarf_name */
+		    tag == DW_TAG_subprogram ||	/* a function's: sym_func_dwarf_name */
+		    tag == DW_TAG_variable) {	/* a global's: "ns::x" in expressions */
 			n = sym_die_name(m, c);
 			if (dwarf_dieoffset(c, &off, &e) != DW_DLV_OK)
 				off = 0;
@@ -270,6 +271,13 @@ int sym_type_scope(struct sym_module *m, uint64_t off, const char **dprefix, uin
 	*dprefix = q ? q->dprefix : "";
 	*parent = q ? q->parent : 0;
 	return q ? 0 : -1;
+}
+
+const char *sym_type_scope_raw(struct sym_module *m, uint64_t off)
+{
+	struct sym_qual *q = qual_find(m, off);
+
+	return q ? q->prefix : "";
 }
 
 /* name with its scope ("geo::Rect") in C++ units; a heap string. */

@@ -448,6 +448,27 @@ int sym_scope_vars(struct sym_module *m, uint64_t pc, int inl, struct sym_func_s
 	return w.n;
 }
 
+/* The scope of a global: its declaration's (DW_AT_specification) or its
+ * own, as the namespaces and classes around it name it. */
+static const char *var_scope(struct sym_module *m, Dwarf_Die die, const char **raw)
+{
+	uint64_t off, parent;
+	Dwarf_Off own = 0;
+	Dwarf_Error e = NULL;
+	const char *prefix;
+
+	if (sym_die_ref(m, die, DW_AT_specification, &off) < 0) {
+		if (dwarf_dieoffset(die, &own, &e) != DW_DLV_OK) {
+			errfree(m, &e);
+			*raw = "";
+			return "";
+		}
+		off = own;
+	}
+	*raw = sym_type_scope_raw(m, off);
+	return sym_type_scope(m, off, &prefix, &parent) < 0 ? "" : prefix;
+}
+
 static void unit_globals(struct walk *w, Dwarf_Die die, int depth)
 {
 	struct sym_module *m = w->m;
@@ -464,6 +485,7 @@ static void unit_globals(struct walk *w, Dwarf_Die die, int depth)
 		    (sym_die_flag(m, c, DW_AT_location) || sym_die_flag(m, c, DW_AT_const_value))) {
 			add_var(w, c, 0);
 			w->v[w->n - 1].global = 1;
+			w->v[w->n - 1].scope = var_scope(w->m, c, &w->v[w->n - 1].scope_raw);
 		} else if (tag == DW_TAG_namespace)
 			unit_globals(w, c, depth + 1);
 	}

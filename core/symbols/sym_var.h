@@ -107,6 +107,10 @@ struct sym_var {
 	uint64_t const_size;
 	int64_t const_sval;
 	unsigned decl_line;
+	/* a C++ global's scope: as clang prints it ("testing::"; inline
+	 * namespaces left out, "" in a class) and as DWARF names it
+	 * ("app::Counter::"); NULL or "" at the top */
+	const char *scope, *scope_raw;
 };
 
 /* SYM_VL_ABSENT: no DW_AT_location at all (an inlined call's optimized
