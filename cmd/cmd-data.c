@@ -54,17 +54,53 @@ static void lookup_print(struct cmd_ctx *ctx, struct dbg_module *m, uint64_t add
 	fputs(dbg_format_inline_callers(d, addr, pad, buf, sizeof(buf)), ctx->out);
 }
 
+/* -s: each module's symbols of that name, as lldb-16 lists them (a
+ * blank line after each module's) */
+static enum cmd_status lookup_symbol(struct cmd_ctx *ctx, const char *name)
+{
+	struct dbg *d = &ctx->s->dbg;
+	int total = 0;
+
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		struct sym_symbol sy[16];
+		int k;
+
+		if (!cmd_module_usable(d, m))
+			continue;
+		k = sym_lookup_symbols(m->sym, name, sy, 16);
+		if (k <= 0)
+			continue;
+		fprintf(ctx->out, "%d symbols match '%s' in %s:\n", k, name, sym_module_path(m->sym));
+		for (int j = 0; j < k; j++) {
+			if (sy[j].undef)
+				fprintf(ctx->out, "        Name: %s\n        Value: 0x%016" PRIx64 "\n",
+					sy[j].name, sy[j].addr);
+			else
+				lookup_print(ctx, m, sy[j].addr, "        ");
+		}
+		fprintf(ctx->out, "\n");
+		total += k;
+	}
+	if (!total)
+		return cmd_error(ctx, "no symbol named '%s' found", name);
+	return CMD_OK;
+}
+
 static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
 	const char *s_addr = cmd_opt(ctx->node, a, "address");
 	const char *name = cmd_opt(ctx->node, a, "name");
+	const char *symbol = cmd_opt(ctx->node, a, "symbol");
 	int total = 0;
 
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	if (!!s_addr + !!name != 1)
-		return cmd_error(ctx, "give one of --address and --name");
+	if (!!s_addr + !!name + !!symbol != 1)
+		return cmd_error(ctx, "give one of --address, --name and --symbol");
+	if (symbol)
+		return lookup_symbol(ctx, symbol);
 	if (s_addr) {
 		uint64_t addr;
 		struct dbg_module *m;
@@ -280,11 +316,14 @@ static const struct cmd_node image_lookup_node = {
 	.name = "lookup", .summary = "Look up an address or a function name in the modules.",
 	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_ARGS_SYMBOLS,
 	.exec = exec_image_lookup,
-	.details = "Give exactly one of -a and -n.",
+	.details = "Give exactly one of -a, -n and -s.",
 	.opts = (const struct cmd_opt[]){
 		{ 'a', "address", OPT_STRING, "address", "Show the module, file address and "
 			"symbol of this address." },
 		{ 'n', "name", OPT_STRING, "function", "Find the functions with this name." },
+		{ 's', "symbol", OPT_STRING, "symbol", "Find the ELF symbols with this name (or "
+			"this name before its @version) in each module's symbol table: a defined one "
+			"with its address, an undefined one (another module gives it) with value 0." },
 		{ 0 } },
 };
 

@@ -90,6 +90,8 @@ MINIGZIP = [
     # widened (issue 26's review): the commands a user types next
     "frame select 1", "frame variable -T", "p $pc", "register read", "thread info",
     "frame select 0",
+    # widened (issue 26, again): symbols by name, the process verbose
+    "image lookup -s gz_compress", "image lookup -s gzopen", "process status -v",
     "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
@@ -107,6 +109,7 @@ ZSTD = [
     "p args->cLevel * 2", "p/x args->cLevel", "v -f x args", "list 40",
     "source list -n compressFile_orDie -c 4", "target modules lookup -n compressFile_orDie",
     "memory region $pc", "process status",
+    "image lookup -s compressFile_orDie", "image lookup -s ZSTD_createCCtx", "process status -v",
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
@@ -183,7 +186,7 @@ SESSIONS = [
         "register read rip rsp", "si", "ni", "breakpoint list",
         # widened (issue 26)
         "memory region $pc", "target modules lookup -n Py_BytesMain", "process status",
-        "register read", "p $rsi + 8", "x/4xb $pc",
+        "register read", "p $rsi + 8", "x/4xb $pc", "image lookup -s Py_BytesMain",
         "finish", "c",
     ], None),
     ("sort", "/usr/bin/sort", [
@@ -195,7 +198,8 @@ SESSIONS = [
         "image lookup -a $pc", "x/2xg $rsp", "thread list",
         # widened (issue 26)
         "memory region $pc", "target modules lookup -n setlocale", "process status",
-        "p/x category", "p category + 1", "register read",
+        "p/x category", "p category + 1", "register read", "image lookup -s setlocale",
+        "image lookup -s qsort", "process status -v",
         "finish", "p $0", "b qsort", "c", "bt",
         "v", "up", "frame info", "down",
         "finish", "breakpoint list", "c",

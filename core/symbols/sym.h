@@ -114,6 +114,18 @@ int sym_inline_in_block(struct sym_module *m, uint64_t addr);
  * addr's offset in it; -1 when none.  LLDB names such addresses by it
  * ("mod`prog", "mod`stderr@GLIBC_2.2.5"). */
 int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off);
+/* The ELF symbols named name (the whole name, or the name before its
+ * "@version") in the table sym_data_at reads, in its order, as lldb-16's
+ * 'image lookup -s' lists them: a defined one at its runtime address, an
+ * undefined one (a function another module gives) with undef set and
+ * address 0.  name points into the table.  Returns the number filled
+ * (<= max). */
+struct sym_symbol {
+	const char *name;
+	uint64_t addr;
+	int undef;
+};
+int sym_lookup_symbols(struct sym_module *m, const char *name, struct sym_symbol *out, int max);
 /* How lldb-16's 'register read' names a value addr (runtime) that is no
  * function's address (sym_regname.c): -1 when addr is in none of m's loaded
  * segments, else 0 with buf the name ("mod`sym + 8", "sym" in .data, "" for
