@@ -8,6 +8,7 @@
 #define PTDB_CORE_SYM_H
 
 #include <stddef.h>
+#include <regex.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -149,6 +150,12 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
  * Returns the number of matches filled (<= max). */
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		    uint64_t *after_prologue, int max);
+/* Functions whose demangled or mangled name regex re finds (unanchored, as
+ * lldb-16's 'breakpoint set -r'), filled as sym_lookup_func fills them, in
+ * address order (lldb-16's order is its index's, which follows no rule
+ * of the names or addresses). */
+int sym_lookup_func_regex(struct sym_module *m, const regex_t *re, uint64_t *entry,
+			  uint64_t *after_prologue, int max);
 /* 1 when a function symbol at runtime address addr is an STT_GNU_IFUNC
  * (the address is its resolver's: strlen, memcpy in libc). */
 int sym_addr_is_ifunc(struct sym_module *m, uint64_t addr);
