@@ -106,7 +106,9 @@ struct sym_var {
 	const uint8_t *const_val;	/* SYM_VL_CONST: DW_AT_const_value bytes */
 	uint64_t const_size;
 	int64_t const_sval;
-	unsigned decl_line;
+	unsigned decl_line, decl_col;
+	const char *decl_file;	/* DW_AT_decl_file's path (the unit's file
+				 * table, owned by the module), or NULL */
 };
 
 /* SYM_VL_ABSENT: no DW_AT_location at all (an inlined call's optimized
