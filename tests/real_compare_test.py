@@ -93,6 +93,10 @@ MINIGZIP = [
     # widened (issue 26, again): symbols by name, the process verbose
     "image lookup -s gz_compress", "image lookup -s gzopen", "process status -v",
     "watchpoint set variable prog", "watchpoint list", "watchpoint delete 1",
+    "breakpoint set -r ^gz_(un)?compress$", "breakpoint delete 5", "frame variable -a",
+    "frame variable -l", "v --no-args --no-locals", "register read -f b rax", "register read -f b eax al",
+    # file_compress returns to main without its unlink
+    "thread return", "bt 2", "p/x $rax",
     "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
@@ -111,6 +115,8 @@ ZSTD = [
     "source list -n compressFile_orDie -c 4", "target modules lookup -n compressFile_orDie",
     "memory region $pc", "process status",
     "image lookup -s compressFile_orDie", "image lookup -s ZSTD_createCCtx", "process status -v",
+    "breakpoint set -r ^compressFile_orDie$", "breakpoint delete 3", "frame variable -a",
+    "frame variable -l", "register read -f b rdi",
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [

@@ -171,6 +171,10 @@ int sym_type_is_const(const struct sym_type *t);
 const struct sym_type *sym_type_ref_to(struct sym_type *t);
 /* Typedefs and cv-qualifiers stripped. */
 const struct sym_type *sym_type_strip(const struct sym_type *t);
+/* What kind of scalar t is (typedefs and qualifiers stripped): 's' a
+ * signed integer, 'u' an unsigned one (a pointer, an enum, a bool too),
+ * 'f' a floating-point number, 0 none of these (a struct, an array). */
+int sym_type_scalar_class(const struct sym_type *t);
 
 /* ---- sym_expr.c: evaluating a location ---- */
 
