@@ -95,6 +95,7 @@ MINIGZIP = [
     "watchpoint set variable prog", "watchpoint list", "watchpoint delete 1",
     "breakpoint set -r ^gz_(un)?compress$", "breakpoint delete 5", "frame variable -a",
     "frame variable -l", "v --no-args --no-locals", "register read -f b rax", "register read -f b eax al",
+    "x/3i $pc",
     # file_compress returns to main without its unlink
     "thread return", "bt 2", "p/x $rax",
     "breakpoint list", "breakpoint delete 1", "c",
@@ -272,6 +273,11 @@ KNOWN = [
      "Setting a watchpoint says so"),
     ("^minigzip", r"^watchpoint list$", r"(?<=^Number of supported hardware watchpoints: 4)(?=\n)",
      r"\nWatchpoints are checked by: software \(.*\)", "when they are not checked by the debug"),
+    # memory read -f i: lldb-16 shows each instruction's control-flow kind
+    # (a column later LLDBs show only when asked)
+    ("^minigzip", r"^(x/\d+i .*|memory read -f i .*)$",
+     r"(?m)(?<=  )(?:other|call|return|jump|cond jump|far call|far return|far jump|unknown) +(?=\S)",
+     r"", "control-flow kind"),
     # lldb-16's disassembly header of libc's setlocale has no name
     ("^sort$", r"^disassemble -c 3$", r"(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
      "without the function's name"),
