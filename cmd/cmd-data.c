@@ -17,21 +17,69 @@
 
 /* ---- image list / lookup ---- */
 
+/* lldb-16's order of the modules: the executable, the program
+ * interpreter, the vDSO, then the libraries in link-map order, then any
+ * other (a module not in the link map) */
+static int image_rank(struct dbg *d, struct dbg_module *m)
+{
+	if (m->is_exe)
+		return 0;
+	if (cmd_module_is_interp(d, m))
+		return 1;
+	if (!strcmp(m->path, "[vdso]"))
+		return 2;
+	return m->lm_order ? 2 + m->lm_order : 1 << 20;
+}
+
+static void image_line(struct cmd_ctx *ctx, int k, struct dbg_module *m)
+{
+	uint64_t at = m->end ? m->start : sym_module_link_base(m->sym);
+	const char *dbgf = sym_module_debug_path(m->sym);
+	char uuid[128];
+
+	sym_module_uuid(m->sym, uuid, sizeof(uuid));
+	fprintf(ctx->out, "[%3d] ", k);
+	if (uuid[0])
+		fprintf(ctx->out, "%s ", uuid);
+	fprintf(ctx->out, "0x%016" PRIx64 " %s", at, sym_module_path(m->sym));
+	if (!strcmp(m->path, "[vdso]"))	/* lldb-16 names it by its address too */
+		fprintf(ctx->out, " (0x%016" PRIx64 ")", at);
+	fputc('\n', ctx->out);
+	if (dbgf)	/* the separate debug file its symbols come from */
+		fprintf(ctx->out, "      %s\n", dbgf);
+}
+
 static enum cmd_status exec_image_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	int k = 0;
+	int k = 0, last = -1;
 
 	(void)a;
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	for (int i = 0; i < d->nmods; i++) {
-		struct dbg_module *m = &d->mods[i];
+	/* by rank, then in the session's order: a pass per rank present */
+	for (;;) {
+		int next = INT_MAX;
 
-		if (!m->sym || (dbg_alive(d) && !m->end && !m->is_exe))
-			continue;
-		fprintf(ctx->out, "[%3d] 0x%016" PRIx64 " %s\n", k++,
-			m->end ? m->start : sym_module_link_base(m->sym), sym_module_path(m->sym));
+		for (int i = 0; i < d->nmods; i++) {
+			struct dbg_module *m = &d->mods[i];
+			int r;
+
+			if (!m->sym || (dbg_alive(d) && !m->end && !m->is_exe))
+				continue;
+			r = image_rank(d, m);
+			if (r > last && r < next)
+				next = r;
+		}
+		if (next == INT_MAX)
+			break;
+		for (int i = 0; i < d->nmods; i++) {
+			struct dbg_module *m = &d->mods[i];
+
+			if (m->sym && !(dbg_alive(d) && !m->end && !m->is_exe) && image_rank(d, m) == next)
+				image_line(ctx, k++, m);
+		}
+		last = next;
 	}
 	return CMD_OK;
 }

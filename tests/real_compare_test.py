@@ -95,7 +95,7 @@ MINIGZIP = [
     "watchpoint set variable prog", "watchpoint list", "watchpoint delete 1",
     "breakpoint set -r ^gz_(un)?compress$", "breakpoint delete 5", "frame variable -a",
     "frame variable -l", "v --no-args --no-locals", "register read -f b rax", "register read -f b eax al",
-    "x/3i $pc",
+    "x/3i $pc", "image list",
     "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
@@ -115,7 +115,7 @@ ZSTD = [
     "memory region $pc", "process status",
     "image lookup -s compressFile_orDie", "image lookup -s ZSTD_createCCtx", "process status -v",
     "breakpoint set -r ^compressFile_orDie$", "breakpoint delete 3", "frame variable -a",
-    "frame variable -l", "register read -f b rdi",
+    "frame variable -l", "register read -f b rdi", "image list",
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
@@ -192,7 +192,7 @@ SESSIONS = [
         "register read rip rsp", "si", "ni", "breakpoint list",
         # widened (issue 26)
         "memory region $pc", "target modules lookup -n Py_BytesMain", "process status",
-        "register read", "p $rsi + 8", "x/4xb $pc", "image lookup -s Py_BytesMain",
+        "register read", "p $rsi + 8", "x/4xb $pc", "image lookup -s Py_BytesMain", "image list",
         "finish", "c",
     ], None),
     ("sort", "/usr/bin/sort", [
@@ -205,7 +205,7 @@ SESSIONS = [
         # widened (issue 26)
         "memory region $pc", "target modules lookup -n setlocale", "process status",
         "p/x category", "p category + 1", "register read", "image lookup -s setlocale",
-        "image lookup -s qsort", "process status -v",
+        "image lookup -s qsort", "process status -v", "image list",
         "finish", "p $0", "b qsort", "c", "bt",
         "v", "up", "frame info", "down",
         "finish", "breakpoint list", "c",
