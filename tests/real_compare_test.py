@@ -329,9 +329,11 @@ WALKS22 = [
 # the share of identical commands under which the test fails: what ptdb
 # reaches now (the C sessions widened with the commands a user types
 # next, thread stacks normalized; googletest's suite, flags and -O2
-# sessions), short of the goal of 95% (the rest are the
-# differences KNOWN names)
-FLOOR = 0.91
+# sessions; symbols, regex breakpoints, watchpoints, image list and more
+# of the C sessions' commands made lldb-16's: 94.5%), less a margin,
+# short of the goal of 95% (the rest are the differences KNOWN
+# names)
+FLOOR = 0.93
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
 TID = re.compile(r"\btid = (0x[0-9a-f]+|\d+)")
