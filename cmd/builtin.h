@@ -28,6 +28,7 @@ extern const struct cmd_node cmd_breakpoint_node;
 extern const struct cmd_node cmd_thread_node;
 /* cmd-jump.c */
 extern const struct cmd_node cmd_thread_jump_node;
+extern const struct cmd_node cmd_thread_return_node;
 extern const struct cmd_node cmd_watchpoint_node;
 extern const struct cmd_node cmd_frame_node;
 /* cmd-trace.c */

@@ -130,6 +130,9 @@ const struct cmd_opt bp_cond_opts_for_set[] = {
 	{ 'l', "line", OPT_STRING, "linenum", "The line number of a line breakpoint." },
 	{ 'a', "address", OPT_STRING, "address", "Set the breakpoint at an address: any "
 		"address expression (main+4, $pc+8, &var)." },
+	{ 'r', "func-regex", OPT_STRING, "regular-expression", "Set the breakpoint on every "
+		"function whose name this regular expression (POSIX extended) finds, in every "
+		"module, now and as modules load." },
 	BP_COND_OPTS,
 	{ 0 },
 };

@@ -63,6 +63,28 @@ static void print_new(struct cmd_ctx *ctx, struct dbg_bp *bp)
 	}
 }
 
+/* -r: every function whose name the regex finds, in every module */
+static enum cmd_status set_regex(struct cmd_ctx *ctx, const struct cmd_args *a, const char *regex,
+				 int other)
+{
+	struct dbg_bp *bp;
+	regex_t re;
+	char why[256];
+	int r;
+
+	if (other)
+		return cmd_error(ctx, "give only one of -n, -r, -l and -a");
+	if ((r = regcomp(&re, regex, REG_EXTENDED | REG_NOSUB))) {
+		regerror(r, &re, why, sizeof(why));
+		return cmd_error(ctx, "Function name regular expression could not be compiled: %s", why);
+	}
+	regfree(&re);
+	bp = dbg_bp_add(&ctx->s->dbg, DBG_BP_REGEX, regex, NULL, 0, 0);
+	bp_apply_options(ctx, a, bp);
+	print_new(ctx, bp);
+	return CMD_OK;
+}
+
 static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -70,13 +92,14 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 	const char *file = cmd_opt(ctx->node, a, "file");
 	const char *line = cmd_opt(ctx->node, a, "line");
 	const char *addr = cmd_opt(ctx->node, a, "address");
+	const char *regex = cmd_opt(ctx->node, a, "func-regex");
 	struct dbg_bp *bp;
 	unsigned ln = 0;
 	uint64_t av = 0;
 
 	if (bp_check_options(ctx, a) < 0)
 		return CMD_ERROR;
-	if (a->argc && (name || file || line || addr))
+	if (a->argc && (name || file || line || addr || regex))
 		return cmd_error(ctx, "'breakpoint set' doesn't take any arguments.");
 	if (a->argc > 1) {
 		/* b WORD WORD...: one name, as lldb-16's 'b' takes the rest */
@@ -119,6 +142,8 @@ static enum cmd_status exec_set(struct cmd_ctx *ctx, const struct cmd_args *a)
 		if (!*w || !strcmp(w, ":"))
 			return cmd_error(ctx, "invalid breakpoint location '%s'", w);
 	}
+	if (regex)
+		return set_regex(ctx, a, regex, name || file || line || addr);
 	if (line && parse_line(line, &ln) < 0)
 		return cmd_error(ctx, "invalid line number '%s'", line);
 	/* -a takes an address expression, as lldb-16's: main+4, &var,
@@ -180,6 +205,9 @@ static void print_bp(FILE *out, struct dbg *d, struct dbg_bp *bp, int brief)
 	switch (bp->kind) {
 	case DBG_BP_NAME:
 		fprintf(out, "name = '%s'", bp->name);
+		break;
+	case DBG_BP_REGEX:
+		fprintf(out, "regex = '%s'", bp->name);
 		break;
 	case DBG_BP_LINE:
 		fprintf(out, "file = '%s', line = %u, exact_match = 0", bp->file ? bp->file :

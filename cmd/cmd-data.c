@@ -17,21 +17,69 @@
 
 /* ---- image list / lookup ---- */
 
+/* lldb-16's order of the modules: the executable, the program
+ * interpreter, the vDSO, then the libraries in link-map order, then any
+ * other (a module not in the link map) */
+static int image_rank(struct dbg *d, struct dbg_module *m)
+{
+	if (m->is_exe)
+		return 0;
+	if (cmd_module_is_interp(d, m))
+		return 1;
+	if (!strcmp(m->path, "[vdso]"))
+		return 2;
+	return m->lm_order ? 2 + m->lm_order : 1 << 20;
+}
+
+static void image_line(struct cmd_ctx *ctx, int k, struct dbg_module *m)
+{
+	uint64_t at = m->end ? m->start : sym_module_link_base(m->sym);
+	const char *dbgf = sym_module_debug_path(m->sym);
+	char uuid[128];
+
+	sym_module_uuid(m->sym, uuid, sizeof(uuid));
+	fprintf(ctx->out, "[%3d] ", k);
+	if (uuid[0])
+		fprintf(ctx->out, "%s ", uuid);
+	fprintf(ctx->out, "0x%016" PRIx64 " %s", at, sym_module_path(m->sym));
+	if (!strcmp(m->path, "[vdso]"))	/* lldb-16 names it by its address too */
+		fprintf(ctx->out, " (0x%016" PRIx64 ")", at);
+	fputc('\n', ctx->out);
+	if (dbgf)	/* the separate debug file its symbols come from */
+		fprintf(ctx->out, "      %s\n", dbgf);
+}
+
 static enum cmd_status exec_image_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
-	int k = 0;
+	int k = 0, last = -1;
 
 	(void)a;
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	for (int i = 0; i < d->nmods; i++) {
-		struct dbg_module *m = &d->mods[i];
+	/* by rank, then in the session's order: a pass per rank present */
+	for (;;) {
+		int next = INT_MAX;
 
-		if (!m->sym || (dbg_alive(d) && !m->end && !m->is_exe))
-			continue;
-		fprintf(ctx->out, "[%3d] 0x%016" PRIx64 " %s\n", k++,
-			m->end ? m->start : sym_module_link_base(m->sym), sym_module_path(m->sym));
+		for (int i = 0; i < d->nmods; i++) {
+			struct dbg_module *m = &d->mods[i];
+			int r;
+
+			if (!m->sym || (dbg_alive(d) && !m->end && !m->is_exe))
+				continue;
+			r = image_rank(d, m);
+			if (r > last && r < next)
+				next = r;
+		}
+		if (next == INT_MAX)
+			break;
+		for (int i = 0; i < d->nmods; i++) {
+			struct dbg_module *m = &d->mods[i];
+
+			if (m->sym && !(dbg_alive(d) && !m->end && !m->is_exe) && image_rank(d, m) == next)
+				image_line(ctx, k++, m);
+		}
+		last = next;
 	}
 	return CMD_OK;
 }
@@ -54,17 +102,53 @@ static void lookup_print(struct cmd_ctx *ctx, struct dbg_module *m, uint64_t add
 	fputs(dbg_format_inline_callers(d, addr, pad, buf, sizeof(buf)), ctx->out);
 }
 
+/* -s: each module's symbols of that name, as lldb-16 lists them (a
+ * blank line after each module's) */
+static enum cmd_status lookup_symbol(struct cmd_ctx *ctx, const char *name)
+{
+	struct dbg *d = &ctx->s->dbg;
+	int total = 0;
+
+	for (int i = 0; i < d->nmods; i++) {
+		struct dbg_module *m = &d->mods[i];
+		struct sym_symbol sy[16];
+		int k;
+
+		if (!cmd_module_usable(d, m))
+			continue;
+		k = sym_lookup_symbols(m->sym, name, sy, 16);
+		if (k <= 0)
+			continue;
+		fprintf(ctx->out, "%d symbols match '%s' in %s:\n", k, name, sym_module_path(m->sym));
+		for (int j = 0; j < k; j++) {
+			if (sy[j].undef)
+				fprintf(ctx->out, "        Name: %s\n        Value: 0x%016" PRIx64 "\n",
+					sy[j].name, sy[j].addr);
+			else
+				lookup_print(ctx, m, sy[j].addr, "        ");
+		}
+		fprintf(ctx->out, "\n");
+		total += k;
+	}
+	if (!total)
+		return cmd_error(ctx, "no symbol named '%s' found", name);
+	return CMD_OK;
+}
+
 static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
 	const char *s_addr = cmd_opt(ctx->node, a, "address");
 	const char *name = cmd_opt(ctx->node, a, "name");
+	const char *symbol = cmd_opt(ctx->node, a, "symbol");
 	int total = 0;
 
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
-	if (!!s_addr + !!name != 1)
-		return cmd_error(ctx, "give one of --address and --name");
+	if (!!s_addr + !!name + !!symbol != 1)
+		return cmd_error(ctx, "give one of --address, --name and --symbol");
+	if (symbol)
+		return lookup_symbol(ctx, symbol);
 	if (s_addr) {
 		uint64_t addr;
 		struct dbg_module *m;
@@ -280,11 +364,14 @@ static const struct cmd_node image_lookup_node = {
 	.name = "lookup", .summary = "Look up an address or a function name in the modules.",
 	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_ARGS_SYMBOLS,
 	.exec = exec_image_lookup,
-	.details = "Give exactly one of -a and -n.",
+	.details = "Give exactly one of -a, -n and -s.",
 	.opts = (const struct cmd_opt[]){
 		{ 'a', "address", OPT_STRING, "address", "Show the module, file address and "
 			"symbol of this address." },
 		{ 'n', "name", OPT_STRING, "function", "Find the functions with this name." },
+		{ 's', "symbol", OPT_STRING, "symbol", "Find the ELF symbols with this name (or "
+			"this name before its @version) in each module's symbol table: a defined one "
+			"with its address, an undefined one (another module gives it) with value 0." },
 		{ 0 } },
 };
 

@@ -127,7 +127,7 @@ static void dis_print(struct cmd_ctx *ctx, const struct disasm_insn *v, int n,
 
 		sym_at(d, in->addr, &m, &loc);
 		fa = loc.func ? loc.func_addr : UINT64_MAX;
-		if (fa != cur || i == 0) {
+		if (!o->bare && (fa != cur || i == 0)) {
 			if (loc.func)
 				fprintf(ctx->out, "%s`%s:\n", sym_module_name(m->sym),
 					loc.func_whole ? loc.func :
@@ -136,7 +136,7 @@ static void dis_print(struct cmd_ctx *ctx, const struct disasm_insn *v, int n,
 		}
 		fprintf(ctx->out, "%s0x%" PRIx64, o->mark && in->addr == o->mark ? "->  " : "    ",
 			in->addr);
-		if (loc.func) {
+		if (loc.func && !o->bare) {
 			snprintf(off, sizeof(off), "<+%" PRIu64 ">:", in->addr - loc.func_addr);
 			fprintf(ctx->out, " %-*s ", offw, off);
 		} else {
@@ -187,7 +187,7 @@ static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_ar
 	const char *s_start = cmd_opt(nd, a, "start-address");
 	const char *s_end = cmd_opt(nd, a, "end-address");
 	const char *s_addr = cmd_opt(nd, a, "address");
-	struct cmd_dis_opts o = { 0, cmd_opt_given(nd, a, "bytes") };
+	struct cmd_dis_opts o = { 0, cmd_opt_given(nd, a, "bytes"), 0 };
 	struct disasm *ds = NULL;
 	enum cmd_status st = CMD_OK;
 	unsigned count;

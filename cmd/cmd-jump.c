@@ -1,8 +1,12 @@
-/* cmd/cmd-jump.c: "thread jump", as lldb-16's: the selected thread's pc
- * set to a line of the current function (-l, -f), a number of lines from
- * the current one (-b), or an address expression (-a); nothing printed. */
+/* cmd/cmd-jump.c: the selected thread moved without running, as lldb-16
+ * does it: "thread jump", its pc set to a line of the current function
+ * (-l, -f), a number of lines from the current one (-b), or an address
+ * expression (-a), nothing printed; "thread return", its frame 0 popped
+ * (a value in rax), the new frame 0 shown. */
 #include "cmd/data.h"
 #include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "core/data/expr.h"
 #include "core/session/session.h"
 
 #include <errno.h>
@@ -82,4 +86,71 @@ const struct cmd_node cmd_thread_jump_node = {
 		{ 'b', "by", OPT_STRING, "offset", "That many lines from the current one." },
 		{ 'a', "address", OPT_STRING, "address", "An address expression." },
 		{ 0 } },
+};
+
+/* The return value's bytes (an integer or a pointer, up to 8): 0, or -1
+ * (error printed). */
+static int return_value(struct cmd_ctx *ctx, const struct cmd_args *a, uint64_t *rax)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct frame_ctx fc;
+	struct ptdb_err err;
+	struct value v;
+	char text[1024] = "";
+	int r;
+
+	for (int i = 0; i < a->argc; i++) {
+		if (i)
+			strncat(text, " ", sizeof(text) - strlen(text) - 1);
+		strncat(text, a->argv[i], sizeof(text) - strlen(text) - 1);
+	}
+	if (frame_ctx_open(d, d->sel_tid, 0, &fc, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg), -1;
+	r = expr_eval(&fc, &d->results, text, &v, &err);
+	frame_ctx_close(&fc);
+	if (r < 0)
+		return cmd_error(ctx, "%s", err.msg), -1;
+	expr_keep(&d->results, d, &v);	/* a result, as lldb-16 keeps it ($N) */
+	if (v.status != VAL_OK || !v.size || v.size > 8 || !v.type ||
+	    sym_type_scalar_class(v.type) == 'f' || !sym_type_scalar_class(v.type)) {
+		value_release(&v);
+		return cmd_error(ctx, "'%s' is not an integer or a pointer: only those are "
+				 "returned (in rax)", text), -1;
+	}
+	*rax = 0;
+	memcpy(rax, v.bytes, v.size);
+	/* a signed value fills rax as the callee's movslq would */
+	if (v.size < 8 && sym_type_scalar_class(v.type) == 's' && (*rax >> (v.size * 8 - 1) & 1))
+		*rax |= ~0ULL << (v.size * 8);
+	value_release(&v);
+	return 0;
+}
+
+static enum cmd_status exec_return(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct dbg *d = &ctx->s->dbg;
+	struct ptdb_err err;
+	uint64_t rax;
+
+	if (d->sel_frame != 0)
+		return cmd_error(ctx, "thread return pops frame 0 only: select it first "
+				 "('frame select 0')");
+	if (a->argc && return_value(ctx, a, &rax) < 0)
+		return CMD_ERROR;
+	if (dbg_thread_return(d, d->sel_tid, a->argc ? &rax : NULL, &err) < 0)
+		return cmd_error(ctx, "%s", err.msg);
+	report_thread_frame(ctx->out, d, d->sel_tid, 0);
+	return CMD_OK;
+}
+
+const struct cmd_node cmd_thread_return_node = {
+	.name = "return", .summary = "Return from the selected thread's frame 0 now, short-circuiting "
+		"the rest of its function.",
+	.syntax = "[<expr>]",
+	.details = "Nothing runs: the thread's registers become its caller's (the return address, "
+		"the stack pointer, the registers the callee saved), and <expr>, an integer or a "
+		"pointer, is the return value (rax).  The new frame 0 is shown, the thread's stop "
+		"reason kept, as in lldb-16.",
+	.min_args = 0, .max_args = -1, .needs = CMD_NEEDS_PROCESS, .exec = exec_return,
+	.flags = CMD_RAW_ARGS,
 };

@@ -99,7 +99,7 @@ static void mem_line(FILE *out, uint64_t addr, const uint8_t *buf, size_t line,
 /* memory read -f i: instructions from addr (below end when given). */
 static enum cmd_status mem_insns(struct cmd_ctx *ctx, uint64_t addr, uint64_t end, unsigned count)
 {
-	struct cmd_dis_opts o = { 0, 1 };
+	struct cmd_dis_opts o = { 0, 1, 1 };
 	struct disasm *ds = cmd_dis_new(ctx);
 	int caller, r;
 

@@ -465,6 +465,10 @@ static const struct cmd_node process_interrupt = {
 static const struct cmd_node process_status = {
 	.name = "status", .summary = "Show the status of the current process.",
 	.syntax = "", .min_args = 0, .max_args = 0, .exec = exec_status,
+	.opts = (const struct cmd_opt[]){
+		{ 'v', "verbose", OPT_FLAG, NULL, "Show more: the extended crash information some "
+		  "platforms keep, which a Linux process has none of (the same output)." },
+		{ 0 } },
 };
 
 static const struct cmd_node process_handle = {

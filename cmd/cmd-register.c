@@ -172,7 +172,7 @@ static uint64_t reg_value(const struct reg_def *r, const struct user_regs_struct
 
 /* One register; in a set's listing (set != 0) two columns further in, as
  * lldb-16 indents a set's registers. */
-/* register read -f: 'x' (hex, the default), 'd' or 'u' (decimal) */
+/* register read -f: 'x' (hex, the default), 'd' or 'u' (decimal), 'b' (binary) */
 static char read_fmt;
 
 static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int size, uint64_t v)
@@ -192,7 +192,13 @@ static void reg_print_in(struct cmd_ctx *ctx, int set, const char *name, int siz
 			fprintf(ctx->out, "%s%8s = %" PRIu64 "\n", set ? "  " : "", name, v);
 		return;
 	}
-	fprintf(ctx->out, "%s%8s = 0x%0*" PRIx64, set ? "  " : "", name, size * 2, v);
+	if (read_fmt == 'b') {	/* -f b: every bit of the register */
+		fprintf(ctx->out, "%s%8s = 0b", set ? "  " : "", name);
+		for (int i = size * 8 - 1; i >= 0; i--)
+			fputc(v >> i & 1 ? '1' : '0', ctx->out);
+	} else {
+		fprintf(ctx->out, "%s%8s = 0x%0*" PRIx64, set ? "  " : "", name, size * 2, v);
+	}
 	if (size == 8 && (m = dbg_module_for(d, v)) && m->sym && !cmd_module_is_interp(d, m)) {
 		if (cmd_module_code(m, v) && sym_lookup_addr(m->sym, v, &loc) == 0 && loc.func)
 			fprintf(ctx->out, "  %s", dbg_format_addr(d, v, buf, sizeof(buf)));
@@ -435,8 +441,10 @@ static enum cmd_status exec_register_read(struct cmd_ctx *ctx, const struct cmd_
 		read_fmt = 'd';
 	else if (f && (!strcmp(f, "u") || !strcmp(f, "unsigned")))
 		read_fmt = 'u';
+	else if (f && (!strcmp(f, "b") || !strcmp(f, "binary")))
+		read_fmt = 'b';
 	else if (f && strcmp(f, "x") && strcmp(f, "hex"))
-		return cmd_error(ctx, "invalid format '%s': use x, d or u", f);
+		return cmd_error(ctx, "invalid format '%s': use x, d, u or b", f);
 	if (dbg_replaying(d) && d->sel_tid == dbg_replay_tid(d)) {
 		/* only the program counter is in the trace */
 		if (a->argc == 0) {
@@ -659,7 +667,7 @@ static const struct cmd_node register_read_node = {
 		{ 'a', "all", OPT_FLAG, NULL, "Also show the sub-registers, the floating point "
 			"and SSE registers and the AVX ones." },
 		{ 'f', "format", OPT_STRING, "format", "Show the values in this format: x (hex, "
-			"the default), d (signed decimal) or u (unsigned decimal)." },
+			"the default), d (signed decimal), u (unsigned decimal) or b (binary: 0b and every bit)." },
 		{ 0 } },
 };
 

@@ -531,7 +531,8 @@ const struct cmd_node cmd_thread_node = {
 	.children = (const struct cmd_node *const[]){
 		&thread_backtrace, &thread_info, &cmd_thread_jump_node, &thread_list, &cmd_thread_reverse_continue_node,
 		&cmd_thread_reverse_finish_node, &cmd_thread_reverse_next_node,
-		&cmd_thread_reverse_step_node, &cmd_thread_reverse_stepi_node, &thread_select,
+		&cmd_thread_reverse_step_node, &cmd_thread_reverse_stepi_node, &cmd_thread_return_node,
+		&thread_select,
 		&cmd_thread_step_back_node, &thread_step_in, &thread_step_inst, &thread_step_inst_over,
 		&thread_step_out, &thread_step_over, &cmd_thread_trace_node, &thread_until, NULL },
 };

@@ -150,11 +150,15 @@ static enum cmd_status exec_frame_variable(struct cmd_ctx *ctx, const struct cmd
 	if (a->argc)
 		st = print_paths(ctx, &fc, a, &o, 0);
 	else {
+		int no_args = cmd_opt_given(ctx->node, a, "no-args");
+		int no_locals = cmd_opt_given(ctx->node, a, "no-locals");
+
 		for (int i = 0; i < fc.nvars; i++) {
 			struct value v;
 
 			/* a function's statics are named, not listed (as LLDB) */
-			if (fc.vars[i].global && !fc.vars[i].is_param)
+			if ((fc.vars[i].global && !fc.vars[i].is_param) ||
+			    (fc.vars[i].is_param ? no_args : no_locals))
 				continue;
 			frame_var_value(&fc, fc.mod->sym, &fc.vars[i], &v);
 			value_print(ctx->out, &d->env, fc.vars[i].name, &v, &o);
@@ -199,6 +203,8 @@ static const struct cmd_opt frame_variable_opts[] = {
 	{ 'L', "location", OPT_FLAG, NULL, "Show where each value lives (its address, or its register)." },
 	{ 'R', "raw-output", OPT_FLAG, NULL, "Show the members of library types, not their formatted values." },
 	{ 'g', "show-globals", OPT_FLAG, NULL, "Show the globals and statics of the frame's compile unit too." },
+	{ 'a', "no-args", OPT_FLAG, NULL, "Leave out the function's arguments." },
+	{ 'l', "no-locals", OPT_FLAG, NULL, "Leave out the function's local variables." },
 	{ 'D', "depth", OPT_UINT, "count", "Show aggregates down to this many levels; deeper ones as "
 		"{...} (default: all)." },
 	{ 'P', "ptr-depth", OPT_UINT, "count", "Expand pointers that are not null, this many along "

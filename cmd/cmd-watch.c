@@ -23,6 +23,8 @@ static void print_wp(struct cmd_ctx *ctx, struct dbg_watchpoint *w, int brief)
 		w->access == DBG_WATCH_READ ? "r" : w->access == DBG_WATCH_WRITE ? "w" : "rw");
 	if (brief)
 		return;
+	if (w->decl)
+		fprintf(ctx->out, "    declare @ '%s'\n", w->decl);
 	if (w->spec) {
 		fprintf(ctx->out, "    watchpoint spec = '%s'\n", w->spec);
 	}
@@ -68,7 +70,7 @@ static int parse_size(struct cmd_ctx *ctx, const struct cmd_args *a, unsigned *s
 }
 
 static enum cmd_status created(struct cmd_ctx *ctx, uint64_t addr, unsigned size, int acc,
-			       const char *spec, const struct sym_type *t, unsigned line)
+			       const char *spec, const struct sym_type *t, const char *decl)
 {
 	struct ptdb_err err;
 	struct dbg_watchpoint *w;
@@ -76,7 +78,7 @@ static enum cmd_status created(struct cmd_ctx *ctx, uint64_t addr, unsigned size
 	if (dbg_tracing(&ctx->s->dbg))
 		return cmd_error(ctx, "watchpoints cannot be checked in a process that has a trace "
 				 "(thread trace start): the trace runs it");
-	w = dbg_watch_add(&ctx->s->dbg, addr, size, acc, spec, t, line, &err);
+	w = dbg_watch_add(&ctx->s->dbg, addr, size, acc, spec, t, decl, &err);
 	if (!w)
 		return cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "Watchpoint created: ");
@@ -96,12 +98,57 @@ static enum cmd_status created(struct cmd_ctx *ctx, uint64_t addr, unsigned size
 	return CMD_OK;
 }
 
+/* "file:line:col" where the variable a path starts from is declared, as
+ * lldb-16 shows it under the watchpoint; "" if unknown */
+static int decl_in(const struct sym_var *v, int nv, const char *spec, char *out, size_t n)
+{
+	/* the innermost of that name: the last one in scope */
+	for (int i = nv - 1; i >= 0; i--) {
+		if (strcmp(v[i].name, spec))
+			continue;
+		if (v[i].decl_file && v[i].decl_line)
+			snprintf(out, n, "%s:%u:%u", v[i].decl_file, v[i].decl_line, v[i].decl_col);
+		return 1;
+	}
+	return 0;
+}
+
+static void declared_at(const struct frame_ctx *fc, const char *path, char *out, size_t n)
+{
+	struct sym_var *g = NULL;
+	const char *cu;
+	char spec[256];
+	size_t k = 0;
+	int ng;
+
+	out[0] = 0;
+	/* a path's root variable: "bytes" of "bytes[3]", "p" of "*p->next" */
+	while (*path == '*' || isspace((unsigned char)*path))
+		path++;
+	while ((isalnum((unsigned char)path[k]) || path[k] == '_') && k < sizeof(spec) - 1) {
+		spec[k] = path[k];
+		k++;
+	}
+	spec[k] = 0;
+	if (!k)
+		return;
+	if (decl_in(fc->vars, fc->nvars, spec, out, n) || !fc->mod || !fc->mod->sym)
+		return;
+	/* a global or a static of the frame's unit */
+	ng = sym_global_vars(fc->mod->sym, fc->look, &cu, &g, NULL);
+	if (ng <= 0)
+		return;
+	decl_in(g, ng, spec, out, n);
+	sym_vars_free(g, ng);
+}
+
 static enum cmd_status exec_set_variable(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
 	struct frame_ctx fc;
 	struct ptdb_err err;
 	struct value v;
+	char decl[4200];
 	unsigned size = 0;
 	int acc, r;
 
@@ -110,6 +157,7 @@ static enum cmd_status exec_set_variable(struct cmd_ctx *ctx, const struct cmd_a
 	if (frame_ctx_open(d, d->sel_tid, d->sel_frame, &fc, &err) < 0)
 		return cmd_error(ctx, "%s", err.msg);
 	r = frame_path_value(&fc, a->argv[0], &v, &err);
+	declared_at(&fc, a->argv[0], decl, sizeof(decl));
 	frame_ctx_close(&fc);
 	if (r < 0)
 		return cmd_error(ctx, "%s", err.msg);
@@ -124,7 +172,7 @@ static enum cmd_status exec_set_variable(struct cmd_ctx *ctx, const struct cmd_a
 		unsigned n = size ? size : (unsigned)v.size;
 
 		value_release(&v);
-		return created(ctx, addr, n, acc, a->argv[0], size ? NULL : t, 0);
+		return created(ctx, addr, n, acc, a->argv[0], size ? NULL : t, decl[0] ? decl : NULL);
 	}
 }
 
@@ -158,7 +206,7 @@ static enum cmd_status exec_set_expression(struct cmd_ctx *ctx, const struct cmd
 	}
 	memcpy(&addr, v.bytes, v.size < 8 ? v.size : 8);
 	value_release(&v);
-	return created(ctx, addr, size, acc, NULL, NULL, 0);
+	return created(ctx, addr, size, acc, NULL, NULL, NULL);
 }
 
 static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
@@ -180,7 +228,8 @@ static enum cmd_status exec_list(struct cmd_ctx *ctx, const struct cmd_args *a)
 		dbg_watch_cache_counts(d, &traps, &entries);
 		fprintf(ctx->out, "Watchpoints are checked by: software (code cache: %" PRIu64 " entries, %"
 			PRIu64 " checks trapped)\n", entries, traps);
-	} else {
+	} else if (strcmp(dbg_watch_method(d), "hardware")) {
+		/* hardware: as lldb-16, which says nothing more */
 		fprintf(ctx->out, "Watchpoints are checked by: %s\n", dbg_watch_method(d));
 	}
 	fprintf(ctx->out, "Current watchpoints:\n");

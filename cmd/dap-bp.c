@@ -242,7 +242,7 @@ static int set_data_bps(struct dap *dp, struct json_object *args, struct json_ob
 		struct ptdb_err err;
 
 		if (addr && size)
-			w = dbg_watch_add(D(dp), addr, size, access, NULL, NULL, 0, &err);
+			w = dbg_watch_add(D(dp), addr, size, access, NULL, NULL, NULL, &err);
 		bp->dbg_id = w ? w->id : 0;
 		json_object_array_add(out, dap_bp_json(dp, bp, w ? NULL : addr && size ? err.msg
 								    : "invalid dataId"));

@@ -62,6 +62,8 @@ int cmd_eval_addr(struct cmd_ctx *ctx, const char *s, uint64_t *out);
 struct cmd_dis_opts {
 	uint64_t mark;		/* pc marked "->" (0: none) */
 	int show_bytes;
+	int bare;		/* memory read -f i: no "module`function:" line nor
+				 * <+offset>, as lldb-16's ("0x...: bytes  insn") */
 };
 struct disasm *cmd_dis_new(struct cmd_ctx *ctx);
 int cmd_dis_range(struct cmd_ctx *ctx, struct disasm *ds, uint64_t start, uint64_t end,

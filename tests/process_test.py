@@ -556,7 +556,7 @@ def attach_deleted():
         why.append("the program was not set by its path")
     if "spin-deleted`main" not in out:
         why.append("the frames lack main")
-    if "] 0x0000000000400000 %s\n" % exe not in out:
+    if " 0x0000000000400000 %s\n" % exe not in out:
         why.append("image list does not show it by its path")
     if why:
         return results.fail(name, "\n".join(why) + "\n" + out[-3000:])

@@ -90,6 +90,12 @@ MINIGZIP = [
     # widened (issue 26's review): the commands a user types next
     "frame select 1", "frame variable -T", "p $pc", "register read", "thread info",
     "frame select 0",
+    # widened (issue 26, again): symbols by name, the process verbose
+    "image lookup -s gz_compress", "image lookup -s gzopen", "process status -v",
+    "watchpoint set variable prog", "watchpoint list", "watchpoint delete 1",
+    "breakpoint set -r ^gz_(un)?compress$", "breakpoint delete 5", "frame variable -a",
+    "frame variable -l", "v --no-args --no-locals", "register read -f b rax", "register read -f b eax al",
+    "x/3i $pc", "image list",
     "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
@@ -107,6 +113,9 @@ ZSTD = [
     "p args->cLevel * 2", "p/x args->cLevel", "v -f x args", "list 40",
     "source list -n compressFile_orDie -c 4", "target modules lookup -n compressFile_orDie",
     "memory region $pc", "process status",
+    "image lookup -s compressFile_orDie", "image lookup -s ZSTD_createCCtx", "process status -v",
+    "breakpoint set -r ^compressFile_orDie$", "breakpoint delete 3", "frame variable -a",
+    "frame variable -l", "register read -f b rdi", "image list",
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
@@ -225,7 +234,7 @@ SESSIONS = [
         "register read rip rsp", "si", "ni", "breakpoint list",
         # widened (issue 26)
         "memory region $pc", "target modules lookup -n Py_BytesMain", "process status",
-        "register read", "p $rsi + 8", "x/4xb $pc",
+        "register read", "p $rsi + 8", "x/4xb $pc", "image lookup -s Py_BytesMain", "image list",
         "finish", "c",
     ], None),
     ("sort", "/usr/bin/sort", [
@@ -237,7 +246,8 @@ SESSIONS = [
         "image lookup -a $pc", "x/2xg $rsp", "thread list",
         # widened (issue 26)
         "memory region $pc", "target modules lookup -n setlocale", "process status",
-        "p/x category", "p category + 1", "register read",
+        "p/x category", "p category + 1", "register read", "image lookup -s setlocale",
+        "image lookup -s qsort", "process status -v", "image list",
         "finish", "p $0", "b qsort", "c", "bt",
         "v", "up", "frame info", "down",
         "finish", "breakpoint list", "c",
@@ -296,6 +306,18 @@ KNOWN = [
     ("^gtest_sample -O2", r"^bt( \d+)?$", None,
      "gtest_sample_O2`testing::internal::UnitTestImpl::RunAllTests() at gtest.cc:2986:3",
      "GCC splits many functions into a hot and a cold part"),
+    # a machine whose debug registers deliver no traps: ptdb checks
+    # watchpoints in software, and says so (lldb-16 has no such mode)
+    ("^minigzip", r"^watchpoint set variable ", r"\Z",
+     r"\nNote: watchpoints are checked (?:in software|by single-stepping) here \(.*\): .*",
+     "Setting a watchpoint says so"),
+    ("^minigzip", r"^watchpoint list$", r"(?<=^Number of supported hardware watchpoints: 4)(?=\n)",
+     r"\nWatchpoints are checked by: software \(.*\)", "when they are not checked by the debug"),
+    # memory read -f i: lldb-16 shows each instruction's control-flow kind
+    # (a column later LLDBs show only when asked)
+    ("^minigzip", r"^(x/\d+i .*|memory read -f i .*)$",
+     r"(?m)(?<=  )(?:other|call|return|jump|cond jump|far call|far return|far jump|unknown) +(?=\S)",
+     r"", "control-flow kind"),
     # lldb-16's disassembly header of libc's setlocale has no name
     ("^sort$", r"^disassemble -c 3$", r"(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
      "without the function's name"),
@@ -349,9 +371,10 @@ WALKS22 = [
 # the share of identical commands under which the test fails: what ptdb
 # reaches now (the C sessions widened with the commands a user types
 # next, thread stacks normalized; googletest's suite, flags and -O2
-# sessions; C++ expressions and googletest's own data), at the issue's
-# goal of 95%, a point below it for a margin (the rest are the
-# differences KNOWN names)
+# sessions; C++ expressions and googletest's own data; symbols, regex
+# breakpoints, watchpoints, image list and more of the C sessions'
+# commands), at the issue's goal of 95%, a point below it for a margin
+# (the rest are the differences KNOWN names)
 FLOOR = 0.94
 
 PID = re.compile(r"\b(Process|pid =|process) \d+")
@@ -485,18 +508,24 @@ def compare(name, prog, cmds, drop):
     lstacks, pstacks = thread_stacks(lb, tagged), thread_stacks(pb, tagged)
     wants = [normalize(lb[(i, c)], drop, lids, lstacks) if (i, c) in lb else None
              for i, c in enumerate(cmds)]
-    for w in wants:
+    gots = [normalize(pb.get((i, c), ["<ptdb did not run it>"]), drop, pids, pstacks)
+            for i, c in enumerate(cmds)]
+    guessed = set()  # commands given lldb-16's late lines without a match
+    for i, w in enumerate(wants):
         # what lldb-16 printed after the program's exit belongs to an
         # earlier command whose output it printed late
         k = next((j for j, l in enumerate(w or []) if EXITED.match(l)), None)
         if k is not None:
             del w[k + 1:]
-        # ... or before a continue's "resuming"
+        # ... or before a continue's "resuming": given back to the earlier
+        # commands it is ptdb's outputs of (a 'thread return' printed
+        # late), else dropped
         k = next((j for j, l in enumerate(w or []) if RESUMING.match(l)), None)
         if k:
+            pending = [p for p in range(i) if wants[p] == [] and gots[p]]
+            for p in late_outputs(w[:k], pending, cmds, gots) or []:
+                wants[p] = gots[p]
             del w[:k]
-    gots = [normalize(pb.get((i, c), ["<ptdb did not run it>"]), drop, pids, pstacks)
-            for i, c in enumerate(cmds)]
     for i in range(len(cmds)):
         # lldb-16 in batch mode printed an earlier command's output (a
         # stop) before this command's own: given back to the earlier
@@ -525,6 +554,7 @@ def compare(name, prog, cmds, drop):
         else:
             if want[-len(got):] == got and pending:
                 wants[pending[-1]], wants[i] = want[:-len(got)], got
+                guessed.add(pending[-1])
     for i, c in enumerate(cmds):
         if i in learn:
             skipped += 1
@@ -549,10 +579,11 @@ def compare(name, prog, cmds, drop):
                   % (name, c))
             skipped += 1
             continue
-        if not want and c.startswith("thread select"):
+        if c.startswith("thread select") and (not want or i in guessed):
             # lldb-16 in batch mode prints thread select's frame when its
-            # event is handled, at times after the program's exit: not
-            # compared
+            # event is handled, at times after the program's exit, or
+            # after a later stop (showing that stop's frame, given back
+            # here only as a guess): not compared
             skipped += 1
             continue
         text = "%s: '%s':\n  lldb-16:\n%s\n  ptdb:\n%s" % (

@@ -17,6 +17,8 @@ struct dbg_module {
 				 * maps name it so), or NULL */
 	uint64_t start, end;	/* mapped range; 0,0 when not loaded */
 	int is_exe;
+	int lm_order;		/* its place in the dynamic linker's link map
+				 * (1 the first library), 0 if not there */
 	int anon;		/* a loaded trace's copy of anonymous executable
 				 * memory: code without a name (symbolized as no
 				 * module, as live) */

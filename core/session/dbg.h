@@ -34,12 +34,13 @@ struct dbg_bp_loc {
 	int planted;
 };
 
-enum dbg_bp_kind { DBG_BP_NAME, DBG_BP_LINE, DBG_BP_ADDR };
+enum dbg_bp_kind { DBG_BP_NAME, DBG_BP_LINE, DBG_BP_ADDR, DBG_BP_REGEX };
 
 struct dbg_bp {
 	unsigned id;
 	enum dbg_bp_kind kind;
-	char *name;		/* DBG_BP_NAME */
+	char *name;		/* DBG_BP_NAME; DBG_BP_REGEX: the regex (POSIX
+				 * extended, unanchored) function names match */
 	char *file;		/* DBG_BP_LINE: as given (NULL: main's file) */
 	unsigned line;
 	uint64_t addr;		/* DBG_BP_ADDR */

@@ -83,6 +83,17 @@ static int bp_addrs_in(struct dbg *d, struct dbg_bp *bp, struct dbg_module *m,
 			return sym_lookup_line_bp(m->sym, file, bp->line, out, max);
 		}
 	}
+	case DBG_BP_REGEX: {
+		regex_t re;
+
+		if (regcomp(&re, bp->name, REG_EXTENDED | REG_NOSUB))
+			return 0;	/* checked when it was set */
+		n = sym_lookup_func_regex(m->sym, &re, entry, after, max < DBG_MAX_LOCS ? max : DBG_MAX_LOCS);
+		regfree(&re);
+		for (int i = 0; i < n; i++)
+			out[i] = after[i] ? after[i] : entry[i];
+		return n;
+	}
 	case DBG_BP_ADDR:
 		(void)d;
 		if (m->end ? bp->addr >= m->start && bp->addr < m->end : m->is_exe) {

@@ -138,10 +138,14 @@ void dbg_link_map_names(struct dbg *d)
 		if (read_name(d, (uint64_t)(uintptr_t)e.l_name, name, sizeof(name)) < 0 || name[0] != '/')
 			continue;
 		for (int i = 0; i < d->nmods; i++)
-			if (!strcmp(d->mods[i].path, name))
+			if (!strcmp(d->mods[i].path, name)) {
+				d->mods[i].lm_order = guard + 1;
 				goto next;
-		if ((m = same_file(d, name)))
+			}
+		if ((m = same_file(d, name))) {
 			rename_module(m, name);
+			m->lm_order = guard + 1;
+		}
 next:;
 	}
 }

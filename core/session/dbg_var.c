@@ -85,6 +85,33 @@ static void outer_regs(struct frame_ctx *fc, pid_t tid)
 }
 
 
+int dbg_thread_return(struct dbg *d, pid_t tid, const uint64_t *rax, struct ptdb_err *err)
+{
+	struct dbg_frame fr[2];
+	struct user_regs_struct g;
+	struct sym_regs cur, next;
+	int n = dbg_frames(d, tid, fr, 2, err);
+
+	if (n < 0)
+		return -1;
+	if (n > 1 && fr[1].look && fr[1].conc == 0)
+		return ptdb_err_set(err, "Can't return from an inlined call: its caller is the same "
+				    "function's code");
+	if (target_get_regs(d->proc, tid, &g, err) < 0)
+		return -1;
+	regs_to_dwarf(&g, &cur);
+	if (n < 2 || dbg_unwind_regs(d, &cur, 1, &next) < 0)
+		return ptdb_err_set(err, "Could not find the caller of frame 0 to return to");
+	/* a register the CFI gives no rule for keeps its value */
+	for (int r = 0; r < 17; r++)
+		if (next.valid >> r & 1)
+			cur.r[r] = next.r[r];
+	if (rax)
+		cur.r[0] = *rax;
+	dwarf_to_regs(&cur, &g);
+	return target_set_regs(d->proc, tid, &g, err);
+}
+
 int frame_ctx_open(struct dbg *d, pid_t tid, unsigned index, struct frame_ctx *fc,
 		   struct ptdb_err *err)
 {

@@ -51,7 +51,7 @@ static int enabled_count(const struct dbg_watch *ws)
 
 struct dbg_watchpoint *dbg_watch_add(struct dbg *d, uint64_t addr, unsigned size, int access,
 				     const char *spec, const struct sym_type *type,
-				     unsigned decl_line, struct ptdb_err *err)
+				     const char *decl, struct ptdb_err *err)
 {
 	struct dbg_watch *ws = watch_of(d);
 	struct dbg_watchpoint *w;
@@ -83,9 +83,10 @@ struct dbg_watchpoint *dbg_watch_add(struct dbg *d, uint64_t addr, unsigned size
 	w->enabled = 1;
 	w->spec = spec ? xstrdup(spec) : NULL;
 	w->type = type;
-	w->decl_line = decl_line;
+	w->decl = decl ? xstrdup(decl) : NULL;
 	if (dbg_watch_read(d, w, w->now) < 0) {
 		free(w->spec);
+		free(w->decl);
 		ptdb_err_set(err, "cannot read memory at 0x%" PRIx64, addr);
 		return NULL;
 	}
@@ -118,6 +119,7 @@ int dbg_watch_delete(struct dbg *d, unsigned id)
 	if (!w)
 		return -1;
 	free(w->spec);
+	free(w->decl);
 	free(w->cond);
 	memmove(w, w + 1, (size_t)(&ws->w[ws->n] - (w + 1)) * sizeof(*w));
 	ws->n--;
@@ -174,8 +176,10 @@ void dbg_watch_format(struct dbg *d, const struct dbg_watchpoint *w, const uint8
 		      char *buf, size_t n)
 {
 	uint64_t u = 0;
+	const struct sym_type *st = w->type ? sym_type_strip(w->type) : NULL;
 
-	if (w->type) {
+	/* a pointer: its value alone, as lldb-16 (no string or symbol after) */
+	if (w->type && !(st && st->kind == SYM_T_POINTER)) {
 		struct value val;
 
 		memset(&val, 0, sizeof(val));
@@ -204,6 +208,7 @@ void dbg_watch_free(struct dbg *d)
 		return;
 	for (int i = 0; i < d->watch->n; i++) {
 		free(d->watch->w[i].spec);
+		free(d->watch->w[i].decl);
 		free(d->watch->w[i].cond);
 	}
 	dbg_cache_free(d->watch->cc);

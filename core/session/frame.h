@@ -22,6 +22,12 @@ int frame_ctx_open(struct dbg *d, pid_t tid, unsigned index, struct frame_ctx *f
 int frame_ctx_init(struct dbg *d, pid_t tid, unsigned index, const struct dbg_frame *fr,
 		   struct frame_ctx *fc, struct ptdb_err *err);
 void frame_ctx_close(struct frame_ctx *fc);
+/* "thread return": thread tid's frame 0 popped, as if it returned now: its
+ * registers become its caller's (rip the return address, rsp the CFA, rbp
+ * and the callee-saved ones by the CFI), rax *rax when rax is not NULL.
+ * Nothing runs.  Errors: frame 0 an inlined call (its caller is the same
+ * code), no caller found. */
+int dbg_thread_return(struct dbg *d, pid_t tid, const uint64_t *rax, struct ptdb_err *err);
 
 /* LLDB's frame description with the arguments: "a.out`add(a=1, b=2) at
  * add.c:3:12" (dbg_format_frame's text when the frame has no DWARF

@@ -23,7 +23,8 @@ struct dbg_watchpoint {
 	unsigned hits;
 	char *spec;		/* "watchpoint set variable": the variable, else NULL */
 	const struct sym_type *type;	/* its type (NULL: shown as hex bytes) */
-	unsigned decl_line;
+	char *decl;		/* where the variable watched is declared
+				 * ("/src/prog.c:12:9"), or NULL */
 	char *cond;		/* stop only when true (NULL: always) */
 	uint8_t old[8], now[8];	/* the value before and after the last hit */
 };
@@ -32,7 +33,7 @@ struct dbg_watchpoint {
  * 4, 8, an address not a multiple of the size, all four in use. */
 struct dbg_watchpoint *dbg_watch_add(struct dbg *d, uint64_t addr, unsigned size, int access,
 				     const char *spec, const struct sym_type *type,
-				     unsigned decl_line, struct ptdb_err *err);
+				     const char *decl, struct ptdb_err *err);
 struct dbg_watchpoint *dbg_watch_find(struct dbg *d, unsigned id);
 /* The watchpoints in id order: *n of them (the array is d's). */
 struct dbg_watchpoint *dbg_watch_all(struct dbg *d, int *n);

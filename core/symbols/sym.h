@@ -8,6 +8,7 @@
 #define PTDB_CORE_SYM_H
 
 #include <stddef.h>
+#include <regex.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -114,6 +115,18 @@ int sym_inline_in_block(struct sym_module *m, uint64_t addr);
  * addr's offset in it; -1 when none.  LLDB names such addresses by it
  * ("mod`prog", "mod`stderr@GLIBC_2.2.5"). */
 int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t *off);
+/* The ELF symbols named name (the whole name, or the name before its
+ * "@version") in the table sym_data_at reads, in its order, as lldb-16's
+ * 'image lookup -s' lists them: a defined one at its runtime address, an
+ * undefined one (a function another module gives) with undef set and
+ * address 0.  name points into the table.  Returns the number filled
+ * (<= max). */
+struct sym_symbol {
+	const char *name;
+	uint64_t addr;
+	int undef;
+};
+int sym_lookup_symbols(struct sym_module *m, const char *name, struct sym_symbol *out, int max);
 /* How lldb-16's 'register read' names a value addr (runtime) that is no
  * function's address (sym_regname.c): -1 when addr is in none of m's loaded
  * segments, else 0 with buf the name ("mod`sym + 8", "sym" in .data, "" for
@@ -137,6 +150,12 @@ int sym_lookup_addr(struct sym_module *m, uint64_t addr, struct sym_loc *out);
  * Returns the number of matches filled (<= max). */
 int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		    uint64_t *after_prologue, int max);
+/* Functions whose demangled or mangled name regex re finds (unanchored, as
+ * lldb-16's 'breakpoint set -r'), filled as sym_lookup_func fills them, in
+ * address order (lldb-16's order is its index's, which follows no rule
+ * of the names or addresses). */
+int sym_lookup_func_regex(struct sym_module *m, const regex_t *re, uint64_t *entry,
+			  uint64_t *after_prologue, int max);
 /* 1 when a function symbol at runtime address addr is an STT_GNU_IFUNC
  * (the address is its resolver's: strlen, memcpy in libc). */
 int sym_addr_is_ifunc(struct sym_module *m, uint64_t addr);

@@ -88,3 +88,47 @@ int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t
 	}
 	return 0;
 }
+
+/* name is s's table name, or that name before its version ("fread" of
+ * "fread@GLIBC_2.2.5", "fread@@GLIBC_2.2.5") */
+static int named(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(s, name, n) && (!s[n] || s[n] == '@');
+}
+
+static int symbols_in(const uint8_t *map, size_t maplen, unsigned want, uint64_t bias,
+		      const char *name, struct sym_symbol *out, int max)
+{
+	const char *strs, *sn;
+	size_t n, strsz;
+	const Elf64_Sym *st = sym_elf_table(map, maplen, want, &n, &strs, &strsz);
+	int k = 0;
+
+	if (!st)
+		return -1;
+	for (size_t i = 0; i < n && k < max; i++) {
+		unsigned type = ELF64_ST_TYPE(st[i].st_info);
+
+		if (type == STT_SECTION || type == STT_FILE || !(sn = sym_elf_sym_name(&st[i], strs, strsz)) ||
+		    !named(sn, name))
+			continue;
+		out[k].name = sn;
+		out[k].undef = st[i].st_shndx == SHN_UNDEF;
+		out[k].addr = out[k].undef ? 0 : st[i].st_value + bias;
+		k++;
+	}
+	return k;
+}
+
+int sym_lookup_symbols(struct sym_module *m, const char *name, struct sym_symbol *out, int max)
+{
+	int k = symbols_in(m->dmap, m->dmaplen, SHT_SYMTAB, m->bias, name, out, max);
+
+	if (k < 0)
+		k = symbols_in(m->map, m->maplen, SHT_SYMTAB, m->bias, name, out, max);
+	if (k < 0)
+		k = symbols_in(m->map, m->maplen, SHT_DYNSYM, m->bias, name, out, max);
+	return k < 0 ? 0 : k;
+}

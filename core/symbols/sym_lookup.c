@@ -118,8 +118,11 @@ static int cold_part(const char *mangled)
 	return c && (c[5] == 0 || c[5] == '.');
 }
 
-int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
-		    uint64_t *after_prologue, int max)
+typedef int (*name_match_fn)(struct sym_sym *s, const void *ctx);
+
+/* The functions whose symbol match takes (sym_lookup_func's filling). */
+static int lookup_by(struct sym_module *m, name_match_fn match, const void *name, uint64_t *entry,
+		     uint64_t *after_prologue, int max)
 {
 	int n = 0;
 
@@ -127,7 +130,7 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		struct sym_sym *s = &m->syms[i];
 		uint64_t end;
 
-		if (s->stub || !sym_name_matches(s, name) || cold_part(s->name))
+		if (s->stub || !match(s, name) || cold_part(s->name))
 			continue;
 		end = s->size ? s->addr + s->size :
 		      i + 1 < m->nsyms ? m->syms[i + 1].addr : s->addr + 1;
@@ -143,7 +146,7 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		uint64_t end;
 		int dup = 0;
 
-		if (!sym_name_matches(s, name) || cold_part(s->name) || !(k = sym_find_sym(m, s->addr)) ||
+		if (!match(s, name) || cold_part(s->name) || !(k = sym_find_sym(m, s->addr)) ||
 		    k->addr != s->addr)
 			continue;
 		for (int j = 0; j < n; j++)
@@ -158,6 +161,29 @@ int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
 		n++;
 	}
 	return n;
+}
+
+static int match_name(struct sym_sym *s, const void *name)
+{
+	return sym_name_matches(s, name);
+}
+
+int sym_lookup_func(struct sym_module *m, const char *name, uint64_t *entry,
+		    uint64_t *after_prologue, int max)
+{
+	return lookup_by(m, match_name, name, entry, after_prologue, max);
+}
+
+/* a name regex re finds: the demangled one, or the mangled one */
+static int match_regex(struct sym_sym *s, const void *re)
+{
+	return !regexec(re, sym_sym_name(s), 0, NULL, 0) || !regexec(re, s->name, 0, NULL, 0);
+}
+
+int sym_lookup_func_regex(struct sym_module *m, const regex_t *re, uint64_t *entry,
+			  uint64_t *after_prologue, int max)
+{
+	return lookup_by(m, match_regex, re, entry, after_prologue, max);
 }
 
 int sym_addr_is_ifunc(struct sym_module *m, uint64_t addr)

@@ -629,6 +629,16 @@ const struct sym_type *sym_type_strip(const struct sym_type *t)
 	return t;
 }
 
+int sym_type_scalar_class(const struct sym_type *t)
+{
+	t = sym_type_strip(t);
+	if (!t || t->kind != SYM_T_BASE)
+		return t && (t->kind == SYM_T_POINTER || t->kind == SYM_T_ENUM) ? 'u' : 0;
+	if (t->enc == DW_ATE_float || t->enc == DW_ATE_complex_float)
+		return 'f';
+	return t->enc == DW_ATE_signed || t->enc == DW_ATE_signed_char ? 's' : 'u';
+}
+
 /* ---- lookup by name (casts, sizeof) ---- */
 
 static int named_in(struct sym_module *m, Dwarf_Die die, const char *name, int cxx,

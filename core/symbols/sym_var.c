@@ -15,6 +15,7 @@
 
 struct walk {
 	struct sym_module *m;
+	struct sym_cu *cu;
 	uint64_t pc;		/* link address */
 	uint64_t cu_base;
 	int ver, cxx;
@@ -225,6 +226,15 @@ static void var_location(struct walk *w, Dwarf_Die die, struct sym_var *v)
 	dwarf_dealloc(m->dbg, a, DW_DLA_ATTR);
 }
 
+/* A DW_AT_decl_file's path: the unit's line-table file of that number,
+ * when its table named it (a DWARF 5 table from GCC names them all) */
+static const char *decl_file(struct walk *w, uint64_t idx)
+{
+	struct sym_cu *cu = w->cu;
+
+	return cu && idx < cu->nfiles ? cu->files[idx] : NULL;
+}
+
 static void add_var(struct walk *w, Dwarf_Die die, int is_param)
 {
 	struct sym_module *m = w->m;
@@ -257,6 +267,10 @@ static void add_var(struct walk *w, Dwarf_Die die, int is_param)
 		v->type = sym_type_at(m, off, w->cxx);
 	if (sym_die_udata(m, named, DW_AT_decl_line, &line) == 0)
 		v->decl_line = (unsigned)line;
+	if (sym_die_udata(m, named, DW_AT_decl_column, &line) == 0)
+		v->decl_col = (unsigned)line;
+	if (sym_die_udata(m, named, DW_AT_decl_file, &line) == 0)
+		v->decl_file = decl_file(w, line);
 	var_location(w, die, v);
 	if (v->loc == SYM_VL_EXPR && v->nops && v->ops[0].atom == DW_OP_addr)
 		v->global = 1;
@@ -410,6 +424,7 @@ static int walk_init(struct walk *w, struct sym_module *m, struct sym_cu *cu)
 	uint64_t lang = 0;
 
 	w->m = m;
+	w->cu = cu;
 	if (sym_cu_die(m, cu) < 0)
 		return -1;
 	if (dwarf_get_version_of_die(cu->die, &ver, &offsz) == DW_DLV_OK)

@@ -106,7 +106,9 @@ struct sym_var {
 	const uint8_t *const_val;	/* SYM_VL_CONST: DW_AT_const_value bytes */
 	uint64_t const_size;
 	int64_t const_sval;
-	unsigned decl_line;
+	unsigned decl_line, decl_col;
+	const char *decl_file;	/* DW_AT_decl_file's path (the unit's file
+				 * table, owned by the module), or NULL */
 	/* a C++ global's scope: as clang prints it ("testing::"; inline
 	 * namespaces left out, "" in a class) and as DWARF names it
 	 * ("app::Counter::"); NULL or "" at the top */
@@ -173,6 +175,10 @@ int sym_type_is_const(const struct sym_type *t);
 const struct sym_type *sym_type_ref_to(struct sym_type *t);
 /* Typedefs and cv-qualifiers stripped. */
 const struct sym_type *sym_type_strip(const struct sym_type *t);
+/* What kind of scalar t is (typedefs and qualifiers stripped): 's' a
+ * signed integer, 'u' an unsigned one (a pointer, an enum, a bool too),
+ * 'f' a floating-point number, 0 none of these (a struct, an array). */
+int sym_type_scalar_class(const struct sym_type *t);
 
 /* ---- sym_expr.c: evaluating a location ---- */
 
