@@ -191,8 +191,10 @@ static int complete_arg(struct matches *m, const struct cmd_node *node, struct d
 			for (const struct cmd_opt *o = node->opts; o && (o->long_name || o->short_name); o++)
 				if (o->type != OPT_FLAG &&
 				    ((words[k][1] == o->short_name && !words[k][2]) ||
-				     (o->long_name && words[k][1] == '-' && !strcmp(words[k] + 2, o->long_name))))
-					k++;	/* its value */
+				     (o->long_name && words[k][1] == '-' && !strcmp(words[k] + 2, o->long_name)))) {
+					k++;	/* its value (the word being typed when k == n) */
+					break;
+				}
 			continue;
 		}
 		if (strcmp(words[k], "--"))

@@ -244,6 +244,24 @@ TEST(complete_options_and_files)
 	cmd_argv_free(m);
 }
 
+/* The value of an option that is not the node's last option, being typed:
+ * the option scan stepped onto the word past the end ('image lookup -n
+ * wo<Tab>' crashed once image lookup had -s after -n). */
+TEST(complete_option_value_being_typed)
+{
+	static const char *const lines[] = {
+		"image lookup -n wo", "image lookup -a 0x1 -n wo", "image lookup --name ",
+		"disassemble -n ma", "breakpoint set -n ma", "memory read -c ", "frame variable -f ",
+	};
+	char **m;
+	size_t wl;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		CHECK(complete(lines[i], &m, &wl) >= 0);
+		cmd_argv_free(m);
+	}
+}
+
 TEST(run_line_status)
 {
 	struct session s;
@@ -380,4 +398,5 @@ TEST(bad_literals_free)
 TEST_MAIN(split_plain, split_quotes, split_unterminated, lookup_exact_and_prefix,
 	lookup_unknown, lookup_ambiguous, parse_options, parse_errors, parse_double_dash,
 	usage_generated, help_lists_groups, complete_commands, complete_options_and_files,
+	complete_option_value_being_typed,
 	run_line_status, parse_typed_values, parse_typed_errors, parse_cleanup, bad_literals_free)
