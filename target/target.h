@@ -227,8 +227,9 @@ int target_thread_step_start(struct target_proc *p, pid_t tid);
  * resume, before it runs. */
 int target_thread_interrupt(struct target_proc *p, pid_t tid);
 /* Gives back an event taken from target_thread_event: reported again by
- * the next target_thread_event (0), or -1 if its thread is gone, running
- * or holds one already. */
+ * a later target_thread_event (0), after any its thread holds already
+ * (a thread holds up to 4, reported in the order given), or -1 if its
+ * thread is gone, running or holds 4. */
 int target_thread_requeue(struct target_proc *p, const struct target_stop *st);
 /* 1 when thread tid holds a queued event, not yet reported (a stop that
  * raced another's): the next target_thread_step or _event of it returns

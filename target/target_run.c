@@ -208,9 +208,8 @@ static void new_thread_stop(struct target_proc *p, pid_t tid)
 	t = target_find_thread(p, tid);
 	if (!t || t->has_event)
 		return;
-	t->has_event = 1;
-	t->queued = ev;
-	t->queued.tid = tid;	/* TARGET_STOP_NONE: "a thread started" */
+	ev.tid = tid;	/* TARGET_STOP_NONE: "a thread started" */
+	target_ev_push(t, &ev);
 }
 
 /* tid exited or was killed (status): a thread goes; the process's end
@@ -381,10 +380,8 @@ int target_stop_all(struct target_proc *p, struct target_stop *exit_st)
 		}
 		if (r == TARGET_EV_REPORT) {
 			t = target_find_thread(p, ev.tid);
-			if (t) {
-				t->has_event = 1;
-				t->queued = ev;
-			}
+			if (t)
+				target_ev_push(t, &ev);
 		}
 	}
 }
@@ -395,8 +392,9 @@ void target_one_by_one_end(struct target_proc *p)
 {
 	p->one_by_one = 0;
 	for (int i = 0; i < p->nthreads; i++)
-		if (p->threads[i].has_event && p->threads[i].queued.kind == TARGET_STOP_NONE)
-			p->threads[i].has_event = 0;
+		for (int k = p->threads[i].has_event - 1; k >= 0; k--)
+			if (p->threads[i].queued[k].kind == TARGET_STOP_NONE)
+				target_ev_remove(&p->threads[i], k);
 }
 
 void target_resume_thread(struct target_thread *t)
@@ -429,9 +427,9 @@ void target_drop_stale_interrupts(struct target_proc *p)
 	for (int i = 0; i < p->nthreads; i++) {
 		struct target_thread *t = &p->threads[i];
 
-		if (t->has_event && t->queued.kind == TARGET_STOP_INTERRUPT &&
-		    t->queued.sender == getpid())
-			t->has_event = 0;
+		for (int k = t->has_event - 1; k >= 0; k--)
+			if (t->queued[k].kind == TARGET_STOP_INTERRUPT && t->queued[k].sender == getpid())
+				target_ev_remove(t, k);
 	}
 }
 
@@ -445,14 +443,13 @@ static int have_queued(struct target_proc *p, pid_t only)
 	for (int i = 0; i < p->nthreads; i++) {
 		struct target_thread *t = &p->threads[i];
 
-		if (!t->has_event || (only && t->tid != only))
+		if (only && t->tid != only)
 			continue;
-		if (t->queued.kind == TARGET_STOP_BREAKPOINT &&
-		    !target_find_bp(p, t->queued.addr)) {
-			t->has_event = 0;
-			continue;
-		}
-		any = 1;
+		for (int k = t->has_event - 1; k >= 0; k--)
+			if (t->queued[k].kind == TARGET_STOP_BREAKPOINT &&
+			    !target_find_bp(p, t->queued[k].addr))
+				target_ev_remove(t, k);
+		any |= t->has_event > 0;
 	}
 	return any;
 }
@@ -495,10 +492,8 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 		if (!t)
 			return 0;
 		if (r == TARGET_EV_REPORT) {
-			if (ev.kind != TARGET_STOP_STEP) {
-				t->has_event = 1;
-				t->queued = ev;
-			}
+			if (ev.kind != TARGET_STOP_STEP)
+				target_ev_push(t, &ev);
 			return 0;
 		}
 	}
@@ -598,12 +593,10 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	if (target_find_bp(p, pc) && target_find_bp(p, pc)->orig == 0xCC) {
 		/* the program's own int3 under a breakpoint: stepped over
 		 * (step_over_alone), the step's stop made here */
+		struct target_stop ev = { .kind = TARGET_STOP_STEP, .tid = tid, .addr = pc + 1 };
+
 		set_pc(tid, pc + 1);
-		memset(&t->queued, 0, sizeof(t->queued));
-		t->queued.tid = tid;
-		t->queued.kind = TARGET_STOP_STEP;
-		t->queued.addr = pc + 1;
-		t->has_event = 1;
+		target_ev_push(t, &ev);
 		return 0;
 	}
 	if (target_find_bp(p, pc)) {
@@ -641,8 +634,7 @@ int target_wait(struct target_proc *p, struct target_stop *stop,
 		struct target_thread *t = &p->threads[i];
 
 		if (t->has_event && (!p->step_mode || t->tid == p->step_tid)) {
-			t->has_event = 0;
-			*stop = t->queued;
+			target_ev_pop(t, stop);
 			return deliver(p, stop);
 		}
 	}

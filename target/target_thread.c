@@ -17,6 +17,28 @@
 #include <time.h>
 #include <unistd.h>
 
+int target_ev_push(struct target_thread *t, const struct target_stop *st)
+{
+	if (t->has_event >= TARGET_NEV)
+		return -1;
+	t->queued[t->has_event++] = *st;
+	return 0;
+}
+
+void target_ev_remove(struct target_thread *t, int i)
+{
+	if (i < 0 || i >= t->has_event)
+		return;
+	memmove(&t->queued[i], &t->queued[i + 1], (size_t)(t->has_event - i - 1) * sizeof(t->queued[0]));
+	t->has_event--;
+}
+
+void target_ev_pop(struct target_thread *t, struct target_stop *st)
+{
+	*st = t->queued[0];
+	target_ev_remove(t, 0);
+}
+
 /* ---- per-thread control for trace collectors ----
  * Between target_thread_begin() and target_thread_end() the collector runs
  * threads one by one: some single-stepped synchronously, some let run
@@ -62,8 +84,7 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 	if (!t || !t->stopped)
 		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
 	if (t->has_event) {
-		t->has_event = 0;
-		*st = t->queued;
+		target_ev_pop(t, st);
 		return 0;
 	}
 	pc = target_thread_pc(tid);
@@ -81,8 +102,7 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 			return 0;
 		}
 		if (t->has_event) {
-			t->has_event = 0;
-			*st = t->queued;
+			target_ev_pop(t, st);
 		} else {
 			st->kind = TARGET_STOP_STEP;
 			st->addr = target_thread_pc(tid);
@@ -160,10 +180,8 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 			    st.kind == TARGET_STOP_NONE)
 				return 0;
 			t = target_find_thread(p, tid);
-			if (t) {
-				t->has_event = 1;
-				t->queued = st;
-			}
+			if (t)
+				target_ev_push(t, &st);
 			return 0;
 		}
 		t = target_find_thread(p, tid);
@@ -198,8 +216,7 @@ int target_thread_event(struct target_proc *p, int block, struct target_stop *st
 		struct target_thread *t = &p->threads[i];
 
 		if (t->has_event && t->stopped) {
-			t->has_event = 0;
-			*st = t->queued;
+			target_ev_pop(t, st);
 			return 1;
 		}
 	}
@@ -345,11 +362,9 @@ int target_thread_requeue(struct target_proc *p, const struct target_stop *st)
 {
 	struct target_thread *t = target_find_thread(p, st->tid);
 
-	if (!p->alive || !t || !t->stopped || t->has_event)
+	if (!p->alive || !t || !t->stopped)
 		return -1;
-	t->has_event = 1;
-	t->queued = *st;
-	return 0;
+	return target_ev_push(t, st);
 }
 
 int target_thread_has_event(const struct target_proc *p, pid_t tid)
