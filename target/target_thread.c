@@ -304,7 +304,51 @@ static void reap_ended(struct target_proc *p, struct target_stop *st)
 	}
 }
 
-int target_poll_exit(struct target_proc *p, struct target_stop *st)
+#define TARGET_END_WAIT_S 30	/* a safety net only (see await_end) */
+
+/* Killed from outside, the threads are on their way out: their ends come
+ * with nothing else to wait for.  Each end sends ptdb SIGCHLD (blocked
+ * meanwhile: one that comes between a look and the wait is pending, not
+ * missed); the others' ends are taken as they come, until the leader's
+ * is there.  The bound is a safety net, not a wait: a process whose
+ * threads all die and whose end does not come within TARGET_END_WAIT_S
+ * is an error (-1 with err), never taken for a live one. */
+static int await_end(struct target_proc *p, struct target_stop *st, struct ptdb_err *err)
+{
+	struct timespec now, until;
+	sigset_t chld, old;
+	int rc = 0;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += TARGET_END_WAIT_S;
+	for (;;) {
+		struct timespec left;
+
+		reap_ended(p, st);
+		if (ended(p->pid))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = until.tv_sec - now.tv_sec;
+		left.tv_nsec = until.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0) {
+			rc = ptdb_err_set(err, "process %d was killed, but its end did not come "
+					  "within %d s", (int)p->pid, TARGET_END_WAIT_S);
+			break;
+		}
+		sigtimedwait(&chld, NULL, &left);	/* (woken: look again) */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+int target_poll_exit(struct target_proc *p, struct target_stop *st, struct ptdb_err *err)
 {
 	int status, all_dying = 1;
 
@@ -314,14 +358,8 @@ int target_poll_exit(struct target_proc *p, struct target_stop *st)
 	reap_ended(p, st);
 	for (int i = 0; i < p->nthreads && all_dying && !ended(p->pid); i++)
 		all_dying = dying(p->pid, p->threads[i].tid);
-	/* killed from outside, its threads may still be on their way out:
-	 * their ends come without anything else to wait for (bounded, 5 s) */
-	for (int ms = 0; all_dying && !ended(p->pid) && ms < 5000; ms++) {
-		struct timespec one = { 0, 1000000 };
-
-		nanosleep(&one, NULL);
-		reap_ended(p, st);
-	}
+	if (all_dying && !ended(p->pid) && await_end(p, st, err) < 0)
+		return -1;
 	if (!ended(p->pid) || waitpid(p->pid, &status, __WALL) != p->pid)
 		return 0;
 	if (target_handle_status(p, p->pid, status, st) != TARGET_EV_EXIT)

@@ -334,7 +334,7 @@ TEST(poll_exit_after_outside_kill)
 	CHECK_INT(target_threads(p, NULL, 0), 3);
 	CHECK_INT(kill(target_pid(p), SIGKILL), 0);
 	memset(&st, 0, sizeof(st));
-	CHECK_INT(target_poll_exit(p, &st), 1);
+	CHECK_INT(target_poll_exit(p, &st, &err), 1);
 	CHECK_INT(st.kind, TARGET_STOP_SIGNALED);
 	CHECK_INT(st.signo, SIGKILL);
 	CHECK(!target_is_alive(p));
