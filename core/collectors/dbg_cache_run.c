@@ -366,6 +366,27 @@ static int full_buffer(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t
 	return 1;
 }
 
+/* *ts happened to the program (a signal, an interrupt): the thread out of
+ * the cache, DBG_CACHE_EVENT; DBG_CACHE_AT when it arrived at a stop on
+ * its way out (that first, the event held: its next turn takes it). */
+static int program_event(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t,
+			 struct user_regs_struct *r, struct target_stop *ts, struct ptdb_err *err)
+{
+	uint64_t was = r->rip;
+	int at = settle(c, th, t, r, err);
+
+	if (at < 0)
+		return -1;
+	if (ts->addr == was || dbg_cache_region_of(c, ts->addr))
+		ts->addr = r->rip;
+	if (ts->kind == TARGET_STOP_SIGNAL)
+		trace_swc_pause(th, r->rip);
+	if (!at)
+		return DBG_CACHE_EVENT;
+	hold(c, ts);
+	return DBG_CACHE_AT;
+}
+
 static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct target_stop *ts, struct ptdb_err *err)
 {
@@ -475,23 +496,6 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			continue;
 		}
 		/* anything else happens to the program: out of the cache first */
-		{
-			uint64_t was = r->rip;
-			int at = settle(c, th, t, r, err);
-
-			if (at < 0)
-				return -1;
-			if (ts->addr == was || dbg_cache_region_of(c, ts->addr))
-				ts->addr = r->rip;
-			if (ts->kind == TARGET_STOP_SIGNAL)
-				trace_swc_pause(th, r->rip);
-			if (at) {
-				/* at a stop it arrived at: that first, the event
-				 * held (its next turn takes it) */
-				hold(c, ts);
-				return DBG_CACHE_AT;
-			}
-		}
-		return DBG_CACHE_EVENT;
+		return program_event(c, th, t, r, ts, err);
 	}
 }
