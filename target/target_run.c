@@ -239,27 +239,12 @@ static int exited(struct target_proc *p, pid_t tid, struct target_thread *t, int
 	return TARGET_EV_EXIT;
 }
 
-int target_handle_status(struct target_proc *p, pid_t tid, int status,
-			 struct target_stop *st)
+/* A ptrace event stop of tid (ev: PTRACE_EVENT_*): a new thread noted, a
+ * forked child let go (or followed), an exec reported. */
+static int event_stop(struct target_proc *p, pid_t tid, int ev, struct target_stop *st)
 {
-	struct target_thread *t = target_find_thread(p, tid);
-	int sig, ev;
-	siginfo_t si;
+	struct target_thread *t;
 
-	memset(st, 0, sizeof(*st));
-	st->tid = tid;
-	if (WIFEXITED(status) || WIFSIGNALED(status))
-		return exited(p, tid, t, status, st);
-	if (!WIFSTOPPED(status))
-		return TARGET_EV_NONE;
-	if (!t)
-		t = target_add_thread(p, tid);
-	t->stopped = 1;
-	if (t->starting && p->dr7)
-		target_dr_apply(p, tid);	/* threads do not inherit them */
-	t->starting = 0;
-	sig = WSTOPSIG(status);
-	ev = status >> 16;
 	if (ev == PTRACE_EVENT_CLONE) {
 		unsigned long msg = 0;
 
@@ -291,8 +276,70 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		st->addr = target_thread_pc(p->pid);
 		return TARGET_EV_REPORT;
 	}
-	if (ev != 0 || sig == (SIGTRAP | 0x80))
-		return TARGET_EV_NONE; /* interrupt, group-stop, syscall */
+	return TARGET_EV_NONE; /* interrupt, group-stop */
+}
+
+/* What a reportable signal stop of t (sig, si; st->addr its pc) is: a
+ * breakpoint (pc moved back to it), a step, an interrupt, or a signal
+ * (delivered at its next resume). */
+static void classify_signal(struct target_thread *t, int sig, const siginfo_t *si,
+			    struct target_stop *st)
+{
+	struct target_proc *p = t->proc;
+
+	if (sig == SIGTRAP && (si->si_code == SI_KERNEL ||
+			       si->si_code == TRAP_BRKPT) &&
+	    target_find_bp(p, st->addr - 1)) {
+		st->addr -= 1;
+		set_pc(t->tid, st->addr);
+		st->kind = TARGET_STOP_BREAKPOINT;
+		t->pending_sig = 0;
+	} else if (sig == SIGTRAP && t->stepping &&
+		   (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT ||
+		    si->si_code == 5 /* TRAP_UNK: a step that entered a signal handler */)) {
+		st->kind = TARGET_STOP_STEP;
+		t->pending_sig = 0;
+	} else if (sig == SIGSTOP) {
+		st->kind = TARGET_STOP_INTERRUPT;
+		st->signo = 0;
+		st->sender = si->si_pid;
+		t->pending_sig = 0;
+	} else {
+		st->kind = TARGET_STOP_SIGNAL;
+		if (is_fault(sig))
+			st->addr = (uint64_t)(uintptr_t)si->si_addr;
+		/* a stray int3 in the program is reported, not re-delivered */
+		t->pending_sig = (sig == SIGTRAP && si->si_code == SI_KERNEL)
+				 ? 0 : sig;
+	}
+	t->stepping = 0;
+}
+
+int target_handle_status(struct target_proc *p, pid_t tid, int status,
+			 struct target_stop *st)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	int sig, ev;
+	siginfo_t si;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		return exited(p, tid, t, status, st);
+	if (!WIFSTOPPED(status))
+		return TARGET_EV_NONE;
+	if (!t)
+		t = target_add_thread(p, tid);
+	t->stopped = 1;
+	if (t->starting && p->dr7)
+		target_dr_apply(p, tid);	/* threads do not inherit them */
+	t->starting = 0;
+	sig = WSTOPSIG(status);
+	ev = status >> 16;
+	if (ev != 0)
+		return event_stop(p, tid, ev, st);
+	if (sig == (SIGTRAP | 0x80))
+		return TARGET_EV_NONE; /* syscall */
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
 	if (sig == SIGSTOP && own_sigstop(&si) && !p->interrupt_wanted) {
@@ -322,32 +369,7 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		t->pending_sig = 0;
 		return TARGET_EV_NONE;	/* t->stepping stays: a step goes on */
 	}
-	if (sig == SIGTRAP && (si.si_code == SI_KERNEL ||
-			       si.si_code == TRAP_BRKPT) &&
-	    target_find_bp(p, st->addr - 1)) {
-		st->addr -= 1;
-		set_pc(tid, st->addr);
-		st->kind = TARGET_STOP_BREAKPOINT;
-		t->pending_sig = 0;
-	} else if (sig == SIGTRAP && t->stepping &&
-		   (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
-		    si.si_code == 5 /* TRAP_UNK: a step that entered a signal handler */)) {
-		st->kind = TARGET_STOP_STEP;
-		t->pending_sig = 0;
-	} else if (sig == SIGSTOP) {
-		st->kind = TARGET_STOP_INTERRUPT;
-		st->signo = 0;
-		st->sender = si.si_pid;
-		t->pending_sig = 0;
-	} else {
-		st->kind = TARGET_STOP_SIGNAL;
-		if (is_fault(sig))
-			st->addr = (uint64_t)(uintptr_t)si.si_addr;
-		/* a stray int3 in the program is reported, not re-delivered */
-		t->pending_sig = (sig == SIGTRAP && si.si_code == SI_KERNEL)
-				 ? 0 : sig;
-	}
-	t->stepping = 0;
+	classify_signal(t, sig, &si, st);
 	return TARGET_EV_REPORT;
 }
 
