@@ -534,10 +534,19 @@ enum cmd_status cmd_run_line(struct session *s, const char *line, FILE *out, FIL
 
 	{
 		struct dbg_stop gone;
+		struct ptdb_err perr;
+		int rc;
 
 		/* killed from outside while stopped: said before the command */
-		if (dbg_poll_exit(&s->dbg, &gone))
+		ptdb_err_clear(&perr);
+		rc = dbg_poll_exit(&s->dbg, &gone, &perr);
+		if (rc > 0) {
 			report_exit(out, &s->dbg, &gone);
+		} else if (rc < 0) {
+			fflush(out);
+			fprintf(errf, "error: %s\n", perr.msg);
+			fflush(errf);
+		}
 	}
 	n = cmd_split(line, &words, &errmsg);
 	if (n < 0)

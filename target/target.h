@@ -173,8 +173,10 @@ int target_wait(struct target_proc *p, struct target_stop *stop,
 /* 0 if the process is dead by now, not yet reaped (killed from outside). */
 int target_alive_now(const struct target_proc *p);
 /* While stopped: has the process died (SIGKILL from outside)?  1 with *st
- * its exit (the process is gone), else 0; consumes nothing else. */
-int target_poll_exit(struct target_proc *p, struct target_stop *st);
+ * its exit (the process is gone), else 0; consumes nothing else.  Its
+ * threads on their way out are waited for (their ends, not a time); -1
+ * with err when they all die and its end does not come (30 s). */
+int target_poll_exit(struct target_proc *p, struct target_stop *st, struct ptdb_err *err);
 /* Stops the running process with a SIGSTOP (the next stop reported is
  * TARGET_STOP_INTERRUPT, unless a stop of another kind comes first: the
  * SIGSTOP then still queued is swallowed when it arrives, and an
@@ -227,8 +229,9 @@ int target_thread_step_start(struct target_proc *p, pid_t tid);
  * resume, before it runs. */
 int target_thread_interrupt(struct target_proc *p, pid_t tid);
 /* Gives back an event taken from target_thread_event: reported again by
- * the next target_thread_event (0), or -1 if its thread is gone, running
- * or holds one already. */
+ * a later target_thread_event (0), after any its thread holds already
+ * (a thread holds up to 4, reported in the order given), or -1 if its
+ * thread is gone, running or holds 4. */
 int target_thread_requeue(struct target_proc *p, const struct target_stop *st);
 /* 1 when thread tid holds a queued event, not yet reported (a stop that
  * raced another's): the next target_thread_step or _event of it returns

@@ -137,10 +137,8 @@ void target_take_queued_traps(struct target_proc *p, int all)
 				break;	/* it exited */
 			if (!t->stopped)
 				break;
-			if (r == TARGET_EV_REPORT && !t->has_event) {
-				t->has_event = 1;
-				t->queued = ev;
-			}
+			if (r == TARGET_EV_REPORT && !t->has_event)
+				target_ev_push(t, &ev);
 		}
 	}
 }
@@ -169,13 +167,12 @@ int target_queued_bp(struct target_proc *p, pid_t tid, uint64_t *addr)
 		if (target_handle_status(p, tid, st, &ev) != TARGET_EV_REPORT ||
 		    !(t = target_find_thread(p, tid)) || !t->stopped)
 			return 0;
-		t->has_event = 1;
-		t->queued = ev;
+		target_ev_push(t, &ev);
 	}
-	if (!t->has_event || t->queued.kind != TARGET_STOP_BREAKPOINT ||
-	    !target_find_bp(p, t->queued.addr))
+	if (!t->has_event || t->queued[0].kind != TARGET_STOP_BREAKPOINT ||
+	    !target_find_bp(p, t->queued[0].addr))
 		return 0;
-	*addr = t->queued.addr;
+	*addr = t->queued[0].addr;
 	return 1;
 }
 
@@ -184,5 +181,5 @@ void target_drop_event(struct target_proc *p, pid_t tid)
 	struct target_thread *t = target_find_thread(p, tid);
 
 	if (t)
-		t->has_event = 0;
+		target_ev_remove(t, 0);
 }

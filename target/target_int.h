@@ -7,6 +7,8 @@
 
 #include <signal.h>
 
+#define TARGET_NEV 4	/* stops queued on a thread at most */
+
 struct target_thread {
 	pid_t tid;
 	unsigned index;
@@ -14,8 +16,11 @@ struct target_thread {
 	int starting;       /* clone seen, initial stop not yet */
 	int stepping;       /* last resumed with PTRACE_SINGLESTEP */
 	int pending_sig;    /* delivered at next resume */
-	int has_event;      /* queued, not yet reported stop */
-	struct target_stop queued;
+	/* stops queued, not yet reported, in order (queued[0] first): one
+	 * that raced another's, and those a collector gives back (an
+	 * interrupt and a signal of one thread, taken as it was stepped) */
+	int has_event;      /* how many (0..TARGET_NEV) */
+	struct target_stop queued[TARGET_NEV];
 	struct target_proc *proc;	/* its process (a resume unparks it) */
 };
 
@@ -81,6 +86,12 @@ struct target_proc {
 int target_is_stop_signal(int sig);
 /* SIGCONT to a detached pid that has a stop signal pending or is stopped. */
 void target_leave_running(pid_t pid);
+
+/* target_thread.c: a thread's queue of stops.  _push appends (-1 when
+ * full), _pop takes the first into *st, _remove drops the i-th. */
+int target_ev_push(struct target_thread *t, const struct target_stop *st);
+void target_ev_pop(struct target_thread *t, struct target_stop *st);
+void target_ev_remove(struct target_thread *t, int i);
 
 /* target_proc.c */
 struct target_thread *target_find_thread(const struct target_proc *p,

@@ -208,9 +208,8 @@ static void new_thread_stop(struct target_proc *p, pid_t tid)
 	t = target_find_thread(p, tid);
 	if (!t || t->has_event)
 		return;
-	t->has_event = 1;
-	t->queued = ev;
-	t->queued.tid = tid;	/* TARGET_STOP_NONE: "a thread started" */
+	ev.tid = tid;	/* TARGET_STOP_NONE: "a thread started" */
+	target_ev_push(t, &ev);
 }
 
 /* tid exited or was killed (status): a thread goes; the process's end
@@ -240,27 +239,12 @@ static int exited(struct target_proc *p, pid_t tid, struct target_thread *t, int
 	return TARGET_EV_EXIT;
 }
 
-int target_handle_status(struct target_proc *p, pid_t tid, int status,
-			 struct target_stop *st)
+/* A ptrace event stop of tid (ev: PTRACE_EVENT_*): a new thread noted, a
+ * forked child let go (or followed), an exec reported. */
+static int event_stop(struct target_proc *p, pid_t tid, int ev, struct target_stop *st)
 {
-	struct target_thread *t = target_find_thread(p, tid);
-	int sig, ev;
-	siginfo_t si;
+	struct target_thread *t;
 
-	memset(st, 0, sizeof(*st));
-	st->tid = tid;
-	if (WIFEXITED(status) || WIFSIGNALED(status))
-		return exited(p, tid, t, status, st);
-	if (!WIFSTOPPED(status))
-		return TARGET_EV_NONE;
-	if (!t)
-		t = target_add_thread(p, tid);
-	t->stopped = 1;
-	if (t->starting && p->dr7)
-		target_dr_apply(p, tid);	/* threads do not inherit them */
-	t->starting = 0;
-	sig = WSTOPSIG(status);
-	ev = status >> 16;
 	if (ev == PTRACE_EVENT_CLONE) {
 		unsigned long msg = 0;
 
@@ -292,8 +276,70 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		st->addr = target_thread_pc(p->pid);
 		return TARGET_EV_REPORT;
 	}
-	if (ev != 0 || sig == (SIGTRAP | 0x80))
-		return TARGET_EV_NONE; /* interrupt, group-stop, syscall */
+	return TARGET_EV_NONE; /* interrupt, group-stop */
+}
+
+/* What a reportable signal stop of t (sig, si; st->addr its pc) is: a
+ * breakpoint (pc moved back to it), a step, an interrupt, or a signal
+ * (delivered at its next resume). */
+static void classify_signal(struct target_thread *t, int sig, const siginfo_t *si,
+			    struct target_stop *st)
+{
+	struct target_proc *p = t->proc;
+
+	if (sig == SIGTRAP && (si->si_code == SI_KERNEL ||
+			       si->si_code == TRAP_BRKPT) &&
+	    target_find_bp(p, st->addr - 1)) {
+		st->addr -= 1;
+		set_pc(t->tid, st->addr);
+		st->kind = TARGET_STOP_BREAKPOINT;
+		t->pending_sig = 0;
+	} else if (sig == SIGTRAP && t->stepping &&
+		   (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT ||
+		    si->si_code == 5 /* TRAP_UNK: a step that entered a signal handler */)) {
+		st->kind = TARGET_STOP_STEP;
+		t->pending_sig = 0;
+	} else if (sig == SIGSTOP) {
+		st->kind = TARGET_STOP_INTERRUPT;
+		st->signo = 0;
+		st->sender = si->si_pid;
+		t->pending_sig = 0;
+	} else {
+		st->kind = TARGET_STOP_SIGNAL;
+		if (is_fault(sig))
+			st->addr = (uint64_t)(uintptr_t)si->si_addr;
+		/* a stray int3 in the program is reported, not re-delivered */
+		t->pending_sig = (sig == SIGTRAP && si->si_code == SI_KERNEL)
+				 ? 0 : sig;
+	}
+	t->stepping = 0;
+}
+
+int target_handle_status(struct target_proc *p, pid_t tid, int status,
+			 struct target_stop *st)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	int sig, ev;
+	siginfo_t si;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		return exited(p, tid, t, status, st);
+	if (!WIFSTOPPED(status))
+		return TARGET_EV_NONE;
+	if (!t)
+		t = target_add_thread(p, tid);
+	t->stopped = 1;
+	if (t->starting && p->dr7)
+		target_dr_apply(p, tid);	/* threads do not inherit them */
+	t->starting = 0;
+	sig = WSTOPSIG(status);
+	ev = status >> 16;
+	if (ev != 0)
+		return event_stop(p, tid, ev, st);
+	if (sig == (SIGTRAP | 0x80))
+		return TARGET_EV_NONE; /* syscall */
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
 	if (sig == SIGSTOP && own_sigstop(&si) && !p->interrupt_wanted) {
@@ -323,32 +369,7 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 		t->pending_sig = 0;
 		return TARGET_EV_NONE;	/* t->stepping stays: a step goes on */
 	}
-	if (sig == SIGTRAP && (si.si_code == SI_KERNEL ||
-			       si.si_code == TRAP_BRKPT) &&
-	    target_find_bp(p, st->addr - 1)) {
-		st->addr -= 1;
-		set_pc(tid, st->addr);
-		st->kind = TARGET_STOP_BREAKPOINT;
-		t->pending_sig = 0;
-	} else if (sig == SIGTRAP && t->stepping &&
-		   (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
-		    si.si_code == 5 /* TRAP_UNK: a step that entered a signal handler */)) {
-		st->kind = TARGET_STOP_STEP;
-		t->pending_sig = 0;
-	} else if (sig == SIGSTOP) {
-		st->kind = TARGET_STOP_INTERRUPT;
-		st->signo = 0;
-		st->sender = si.si_pid;
-		t->pending_sig = 0;
-	} else {
-		st->kind = TARGET_STOP_SIGNAL;
-		if (is_fault(sig))
-			st->addr = (uint64_t)(uintptr_t)si.si_addr;
-		/* a stray int3 in the program is reported, not re-delivered */
-		t->pending_sig = (sig == SIGTRAP && si.si_code == SI_KERNEL)
-				 ? 0 : sig;
-	}
-	t->stepping = 0;
+	classify_signal(t, sig, &si, st);
 	return TARGET_EV_REPORT;
 }
 
@@ -381,10 +402,8 @@ int target_stop_all(struct target_proc *p, struct target_stop *exit_st)
 		}
 		if (r == TARGET_EV_REPORT) {
 			t = target_find_thread(p, ev.tid);
-			if (t) {
-				t->has_event = 1;
-				t->queued = ev;
-			}
+			if (t)
+				target_ev_push(t, &ev);
 		}
 	}
 }
@@ -395,8 +414,9 @@ void target_one_by_one_end(struct target_proc *p)
 {
 	p->one_by_one = 0;
 	for (int i = 0; i < p->nthreads; i++)
-		if (p->threads[i].has_event && p->threads[i].queued.kind == TARGET_STOP_NONE)
-			p->threads[i].has_event = 0;
+		for (int k = p->threads[i].has_event - 1; k >= 0; k--)
+			if (p->threads[i].queued[k].kind == TARGET_STOP_NONE)
+				target_ev_remove(&p->threads[i], k);
 }
 
 void target_resume_thread(struct target_thread *t)
@@ -429,9 +449,9 @@ void target_drop_stale_interrupts(struct target_proc *p)
 	for (int i = 0; i < p->nthreads; i++) {
 		struct target_thread *t = &p->threads[i];
 
-		if (t->has_event && t->queued.kind == TARGET_STOP_INTERRUPT &&
-		    t->queued.sender == getpid())
-			t->has_event = 0;
+		for (int k = t->has_event - 1; k >= 0; k--)
+			if (t->queued[k].kind == TARGET_STOP_INTERRUPT && t->queued[k].sender == getpid())
+				target_ev_remove(t, k);
 	}
 }
 
@@ -445,14 +465,13 @@ static int have_queued(struct target_proc *p, pid_t only)
 	for (int i = 0; i < p->nthreads; i++) {
 		struct target_thread *t = &p->threads[i];
 
-		if (!t->has_event || (only && t->tid != only))
+		if (only && t->tid != only)
 			continue;
-		if (t->queued.kind == TARGET_STOP_BREAKPOINT &&
-		    !target_find_bp(p, t->queued.addr)) {
-			t->has_event = 0;
-			continue;
-		}
-		any = 1;
+		for (int k = t->has_event - 1; k >= 0; k--)
+			if (t->queued[k].kind == TARGET_STOP_BREAKPOINT &&
+			    !target_find_bp(p, t->queued[k].addr))
+				target_ev_remove(t, k);
+		any |= t->has_event > 0;
 	}
 	return any;
 }
@@ -495,10 +514,8 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 		if (!t)
 			return 0;
 		if (r == TARGET_EV_REPORT) {
-			if (ev.kind != TARGET_STOP_STEP) {
-				t->has_event = 1;
-				t->queued = ev;
-			}
+			if (ev.kind != TARGET_STOP_STEP)
+				target_ev_push(t, &ev);
 			return 0;
 		}
 	}
@@ -598,12 +615,10 @@ int target_step(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	if (target_find_bp(p, pc) && target_find_bp(p, pc)->orig == 0xCC) {
 		/* the program's own int3 under a breakpoint: stepped over
 		 * (step_over_alone), the step's stop made here */
+		struct target_stop ev = { .kind = TARGET_STOP_STEP, .tid = tid, .addr = pc + 1 };
+
 		set_pc(tid, pc + 1);
-		memset(&t->queued, 0, sizeof(t->queued));
-		t->queued.tid = tid;
-		t->queued.kind = TARGET_STOP_STEP;
-		t->queued.addr = pc + 1;
-		t->has_event = 1;
+		target_ev_push(t, &ev);
 		return 0;
 	}
 	if (target_find_bp(p, pc)) {
@@ -641,8 +656,7 @@ int target_wait(struct target_proc *p, struct target_stop *stop,
 		struct target_thread *t = &p->threads[i];
 
 		if (t->has_event && (!p->step_mode || t->tid == p->step_tid)) {
-			t->has_event = 0;
-			*stop = t->queued;
+			target_ev_pop(t, stop);
 			return deliver(p, stop);
 		}
 	}

@@ -17,6 +17,28 @@
 #include <time.h>
 #include <unistd.h>
 
+int target_ev_push(struct target_thread *t, const struct target_stop *st)
+{
+	if (t->has_event >= TARGET_NEV)
+		return -1;
+	t->queued[t->has_event++] = *st;
+	return 0;
+}
+
+void target_ev_remove(struct target_thread *t, int i)
+{
+	if (i < 0 || i >= t->has_event)
+		return;
+	memmove(&t->queued[i], &t->queued[i + 1], (size_t)(t->has_event - i - 1) * sizeof(t->queued[0]));
+	t->has_event--;
+}
+
+void target_ev_pop(struct target_thread *t, struct target_stop *st)
+{
+	*st = t->queued[0];
+	target_ev_remove(t, 0);
+}
+
 /* ---- per-thread control for trace collectors ----
  * Between target_thread_begin() and target_thread_end() the collector runs
  * threads one by one: some single-stepped synchronously, some let run
@@ -62,8 +84,7 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 	if (!t || !t->stopped)
 		return ptdb_err_set(err, "thread %d is not stopped", (int)tid);
 	if (t->has_event) {
-		t->has_event = 0;
-		*st = t->queued;
+		target_ev_pop(t, st);
 		return 0;
 	}
 	pc = target_thread_pc(tid);
@@ -81,8 +102,7 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 			return 0;
 		}
 		if (t->has_event) {
-			t->has_event = 0;
-			*st = t->queued;
+			target_ev_pop(t, st);
 		} else {
 			st->kind = TARGET_STOP_STEP;
 			st->addr = target_thread_pc(tid);
@@ -160,10 +180,8 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 			    st.kind == TARGET_STOP_NONE)
 				return 0;
 			t = target_find_thread(p, tid);
-			if (t) {
-				t->has_event = 1;
-				t->queued = st;
-			}
+			if (t)
+				target_ev_push(t, &st);
 			return 0;
 		}
 		t = target_find_thread(p, tid);
@@ -198,8 +216,7 @@ int target_thread_event(struct target_proc *p, int block, struct target_stop *st
 		struct target_thread *t = &p->threads[i];
 
 		if (t->has_event && t->stopped) {
-			t->has_event = 0;
-			*st = t->queued;
+			target_ev_pop(t, st);
 			return 1;
 		}
 	}
@@ -287,7 +304,51 @@ static void reap_ended(struct target_proc *p, struct target_stop *st)
 	}
 }
 
-int target_poll_exit(struct target_proc *p, struct target_stop *st)
+#define TARGET_END_WAIT_S 30	/* a safety net only (see await_end) */
+
+/* Killed from outside, the threads are on their way out: their ends come
+ * with nothing else to wait for.  Each end sends ptdb SIGCHLD (blocked
+ * meanwhile: one that comes between a look and the wait is pending, not
+ * missed); the others' ends are taken as they come, until the leader's
+ * is there.  The bound is a safety net, not a wait: a process whose
+ * threads all die and whose end does not come within TARGET_END_WAIT_S
+ * is an error (-1 with err), never taken for a live one. */
+static int await_end(struct target_proc *p, struct target_stop *st, struct ptdb_err *err)
+{
+	struct timespec now, until;
+	sigset_t chld, old;
+	int rc = 0;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += TARGET_END_WAIT_S;
+	for (;;) {
+		struct timespec left;
+
+		reap_ended(p, st);
+		if (ended(p->pid))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = until.tv_sec - now.tv_sec;
+		left.tv_nsec = until.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0) {
+			rc = ptdb_err_set(err, "process %d was killed, but its end did not come "
+					  "within %d s", (int)p->pid, TARGET_END_WAIT_S);
+			break;
+		}
+		sigtimedwait(&chld, NULL, &left);	/* (woken: look again) */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+int target_poll_exit(struct target_proc *p, struct target_stop *st, struct ptdb_err *err)
 {
 	int status, all_dying = 1;
 
@@ -297,14 +358,8 @@ int target_poll_exit(struct target_proc *p, struct target_stop *st)
 	reap_ended(p, st);
 	for (int i = 0; i < p->nthreads && all_dying && !ended(p->pid); i++)
 		all_dying = dying(p->pid, p->threads[i].tid);
-	/* killed from outside, its threads may still be on their way out:
-	 * their ends come without anything else to wait for (bounded, 5 s) */
-	for (int ms = 0; all_dying && !ended(p->pid) && ms < 5000; ms++) {
-		struct timespec one = { 0, 1000000 };
-
-		nanosleep(&one, NULL);
-		reap_ended(p, st);
-	}
+	if (all_dying && !ended(p->pid) && await_end(p, st, err) < 0)
+		return -1;
 	if (!ended(p->pid) || waitpid(p->pid, &status, __WALL) != p->pid)
 		return 0;
 	if (target_handle_status(p, p->pid, status, st) != TARGET_EV_EXIT)
@@ -345,11 +400,9 @@ int target_thread_requeue(struct target_proc *p, const struct target_stop *st)
 {
 	struct target_thread *t = target_find_thread(p, st->tid);
 
-	if (!p->alive || !t || !t->stopped || t->has_event)
+	if (!p->alive || !t || !t->stopped)
 		return -1;
-	t->has_event = 1;
-	t->queued = *st;
-	return 0;
+	return target_ev_push(t, st);
 }
 
 int target_thread_has_event(const struct target_proc *p, pid_t tid)

@@ -20,7 +20,10 @@
 
 /* Where the thread is, if that is an original state: 1 with r->rip set
  * to the original pc (and rax/rcx/rdx back from the slots at a lookup
- * miss), the instructions before it recorded; 0 if it is inside a stub. */
+ * miss), the instructions before it recorded; 2 the same, the thread
+ * having arrived there (an exit's trap, a lookup miss, a system call's
+ * return: a transfer done, as at the stops enter1 handles, not the
+ * entry of the block it was entered at); 0 if it is inside a stub. */
 static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct user_regs_struct *r)
 {
 	struct dbg_tracee *d = c->d;
@@ -42,7 +45,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		r->rdx = v[CCACHE_SLOT_D / 8];
 		r->rip = v[CCACHE_SLOT_T / 8];
 		dbg_cache_sync_done(c, th, r->rip);
-		return 1;
+		return 2;
 	}
 	b = dbg_cache_block_of(c, g, r->rip);
 	switch (b ? (w = ccache_where(b, r->rip, &idx)) : CCACHE_INSIDE) {
@@ -59,12 +62,12 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		}
 		dbg_cache_sync_done(c, th, b->exit[idx].target);
 		r->rip = b->exit[idx].target;
-		return 1;
+		return 2;
 	case CCACHE_AT_SYSRET:	/* (see core/collectors/dbg_cache_sys.c) */
 		if (dbg_cache_sys_back(c, g, b, w, idx, r) < 0)
 			return 0;
 		dbg_cache_sync_done(c, th, r->rip);
-		return 1;
+		return 2;
 	case CCACHE_AT_SYSCALL:
 		if (dbg_cache_sys_back(c, g, b, w, idx, r) < 0)
 			return 0;
@@ -100,12 +103,16 @@ static void hold(struct dbg_cache *c, const struct target_stop *ts)
 /* Brings a thread stopped in the cache to an original state, stepping it
  * through the stub it is in (a signal it stopped with stays pending).
  * A stop that comes during a step (the SIGSTOP of an interrupt, a
- * signal) is the program's: held as t's event, at the original pc. */
+ * signal) is the program's: held as t's event, at the original pc.
+ * 0, or 1 when the thread arrived at a stop (a breakpoint: the quantum's
+ * interrupt came as it reached it): it stops there as at that stop's
+ * trap, or its next entry, there, would run past the breakpoint unseen;
+ * -1 on error. */
 static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		  struct ptdb_err *err)
 {
 	struct dbg_tracee *d = c->d;
-	int sig = target_pending_signal(d->proc, t), rc = -1;
+	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0;
 	size_t h0 = c->nheld;
 	/* a signal the kernel holds for it (its own trap or fault, raised
 	 * as it was interrupted) is taken first, by a step that runs
@@ -123,7 +130,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		dr = dbg_cache_drain(c, th);
 		if (dr < 0)
 			break;
-		if (!held && map_back(c, th, r)) {
+		if (!held && (at = map_back(c, th, r))) {
 			rc = target_set_regs(d->proc, t, r, err);
 			break;
 		}
@@ -159,7 +166,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 	}
 	if (rc < 0 && err && !err->msg[0])
 		ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
-	return rc;
+	return rc < 0 ? rc : at == 2 && dbg_cache_is_stop(c, r->rip);
 }
 
 
@@ -340,7 +347,8 @@ static int ring_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, 
 
 /* The ring's limit met with nobody serving it (a turn among several
  * threads, or no shared memory): read, and the thread runs on.  1: it
- * runs on; 0: its turn is over (settled out of the cache); -1: error. */
+ * runs on; 0: its turn is over (settled out of the cache); 2: over, at a
+ * stop it arrived at (see settle); -1: error. */
 static int full_buffer(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t,
 		       struct user_regs_struct *r, struct ptdb_err *err)
 {
@@ -350,9 +358,33 @@ static int full_buffer(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t
 		c->yield = 1;	/* its quantum: from here, not interrupted */
 		c->st.quanta++;
 	}
-	if (c->yield)
-		return settle(c, th, t, r, err) < 0 ? -1 : 0;
+	if (c->yield) {
+		int at = settle(c, th, t, r, err);
+
+		return at < 0 ? -1 : at ? 2 : 0;
+	}
 	return 1;
+}
+
+/* *ts happened to the program (a signal, an interrupt): the thread out of
+ * the cache, DBG_CACHE_EVENT; DBG_CACHE_AT when it arrived at a stop on
+ * its way out (that first, the event held: its next turn takes it). */
+static int program_event(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t,
+			 struct user_regs_struct *r, struct target_stop *ts, struct ptdb_err *err)
+{
+	uint64_t was = r->rip;
+	int at = settle(c, th, t, r, err);
+
+	if (at < 0)
+		return -1;
+	if (ts->addr == was || dbg_cache_region_of(c, ts->addr))
+		ts->addr = r->rip;
+	if (ts->kind == TARGET_STOP_SIGNAL)
+		trace_swc_pause(th, r->rip);
+	if (!at)
+		return DBG_CACHE_EVENT;
+	hold(c, ts);
+	return DBG_CACHE_AT;
 }
 
 static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
@@ -410,10 +442,12 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				resumed = 1;
 				continue;
 			}
-			/* out of the cache */
-			if (settle(c, th, t, r, err) < 0)
+			/* out of the cache (at a stop it arrived at, it stops) */
+			int at = settle(c, th, t, r, err);
+
+			if (at < 0)
 				return -1;
-			return DBG_CACHE_YIELD;
+			return at ? DBG_CACHE_AT : DBG_CACHE_YIELD;
 		}
 		g = dbg_cache_region_of(c, r->rip - 1);
 		if (g)
@@ -457,19 +491,11 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 
 			if (fr <= 0)
 				return fr < 0 ? -1 : DBG_CACHE_YIELD;
+			if (fr == 2)
+				return DBG_CACHE_AT;
 			continue;
 		}
 		/* anything else happens to the program: out of the cache first */
-		{
-			uint64_t was = r->rip;
-
-			if (settle(c, th, t, r, err) < 0)
-				return -1;
-			if (ts->addr == was || dbg_cache_region_of(c, ts->addr))
-				ts->addr = r->rip;
-		}
-		if (ts->kind == TARGET_STOP_SIGNAL)
-			trace_swc_pause(th, r->rip);
-		return DBG_CACHE_EVENT;
+		return program_event(c, th, t, r, ts, err);
 	}
 }

@@ -210,8 +210,9 @@ int dbg_kill(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
 /* Execution control, all reporting the stop in *stop. */
 int dbg_continue(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
 /* The stopped process died meanwhile (killed from outside): 1 with *stop
- * its exit, the process and its trace gone. */
-int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop);
+ * its exit, the process and its trace gone; -1 with err when its threads
+ * all die and its end does not come (target_poll_exit). */
+int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err);
 int dbg_step_line(struct dbg *d, int into, struct dbg_stop *stop,
 		  struct ptdb_err *err);
 int dbg_step_insn(struct dbg *d, int over, struct dbg_stop *stop,

@@ -214,12 +214,16 @@ int dbg_check_alive(struct dbg *d, struct ptdb_err *err)
 	return 0;
 }
 
-int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop)
+int dbg_poll_exit(struct dbg *d, struct dbg_stop *stop, struct ptdb_err *err)
 {
 	struct target_stop ts;
+	int rc;
 
-	if (!dbg_alive(d) || !target_poll_exit(d->proc, &ts))
+	if (!dbg_alive(d))
 		return 0;
+	rc = target_poll_exit(d->proc, &ts, err);
+	if (rc <= 0)
+		return rc;
 	memset(stop, 0, sizeof(*stop));
 	dbg_exit_stop(stop, &ts);
 	dbg_user_stop(d, stop);

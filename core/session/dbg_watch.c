@@ -566,13 +566,13 @@ static int sw_loop(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_go
  * (target_poll_exit); already gone, its end taken on the way by a wait
  * whose caller failed next (the code cache setting itself up as the kill
  * came, then a step on a thread that is no more): that end, not
- * "process is not running". */
-static int run_gone(struct dbg *d, struct dbg_stop *stop, int rr)
+ * "process is not running".  (Its end that does not come: err says so.) */
+static int run_gone(struct dbg *d, struct dbg_stop *stop, int rr, struct ptdb_err *err)
 {
 	struct target_stop ex;
 
 	if (rr >= 0 || !d->proc ||
-	    !(dbg_alive(d) ? target_poll_exit(d->proc, &ex) : target_end_stop(d->proc, &ex)))
+	    (dbg_alive(d) ? target_poll_exit(d->proc, &ex, err) : target_end_stop(d->proc, &ex)) <= 0)
 		return rr;
 	memset(stop, 0, sizeof(*stop));
 	dbg_exit_stop(stop, &ex);
@@ -607,7 +607,7 @@ static int sw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 		}
 	}
 	/* a failure may be the process killed from outside: its exit */
-	rr = run_gone(d, stop, rr);
+	rr = run_gone(d, stop, rr, err);
 	dbg_watch_cache_end(d, d->watch->cc);
 	if (!dbg_alive(d))
 		d->watch->npark = 0;
@@ -637,7 +637,7 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 			k++;
 		}
 	if (target_dr_set(d->proc, slot, err) < 0)
-		return run_gone(d, stop, -1);
+		return run_gone(d, stop, -1, err);
 	for (;;) {
 		uint64_t dr6 = 0;
 		int rr = dbg_run_native(d, &(struct dbg_run_req){ step_tid, tid, goals, ngoals }, stop,
@@ -651,7 +651,7 @@ static int hw_run(struct dbg *d, pid_t step_tid, pid_t tid, const struct dbg_goa
 			   stop->si_code == 4 /* TRAP_HWBKPT */;
 
 		if (rr < 0)
-			return run_gone(d, stop, rr);
+			return run_gone(d, stop, rr, err);
 		if (!t || !dbg_alive(d) || target_dr_get(d->proc, t, 6, &dr6, NULL) < 0 ||
 		    !(dr6 & 0xf))
 			return rr;

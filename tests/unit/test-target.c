@@ -334,7 +334,7 @@ TEST(poll_exit_after_outside_kill)
 	CHECK_INT(target_threads(p, NULL, 0), 3);
 	CHECK_INT(kill(target_pid(p), SIGKILL), 0);
 	memset(&st, 0, sizeof(st));
-	CHECK_INT(target_poll_exit(p, &st), 1);
+	CHECK_INT(target_poll_exit(p, &st, &err), 1);
 	CHECK_INT(st.kind, TARGET_STOP_SIGNALED);
 	CHECK_INT(st.signo, SIGKILL);
 	CHECK(!target_is_alive(p));
@@ -465,6 +465,43 @@ TEST(park_keeps_queued_trap_stop)
 	target_free(p);
 }
 
+/* Two stops of one thread given back by a collector (the cache engine's
+ * settle() holds an interrupt's stop and a signal's that came as it
+ * stepped the thread out of a stub): both are reported, in order, by the
+ * next target_thread_event calls.  The second was refused (one event a
+ * thread): the signal was delivered at the next resume, its stop never
+ * reported. */
+TEST(requeue_keeps_two_stops_of_a_thread)
+{
+	struct target_proc *p = launch(LOOP);
+	struct target_stop in = { .kind = TARGET_STOP_INTERRUPT }, sig = { .kind = TARGET_STOP_SIGNAL },
+			   st, ex;
+
+	CHECK(p);
+	in.tid = sig.tid = target_pid(p);
+	sig.signo = SIGUSR1;
+	target_thread_begin(p);
+	CHECK_INT(target_thread_requeue(p, &in), 0);
+	CHECK_INT(target_thread_requeue(p, &sig), 0);
+	CHECK(target_thread_has_event(p, in.tid));
+	CHECK_INT(target_thread_event(p, 0, &st), 1);
+	CHECK_INT(st.kind, TARGET_STOP_INTERRUPT);
+	CHECK_INT(target_thread_event(p, 0, &st), 1);
+	CHECK_INT(st.kind, TARGET_STOP_SIGNAL);
+	CHECK_INT(st.signo, SIGUSR1);
+	CHECK(!target_thread_has_event(p, in.tid));
+	CHECK_INT(target_thread_event(p, 0, &st), 0);
+	/* a thread holds a bounded number: the fifth is refused */
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(target_thread_requeue(p, &sig), 0);
+	CHECK_INT(target_thread_requeue(p, &sig), -1);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(target_thread_event(p, 0, &st), 1);
+	CHECK_INT(target_thread_end(p, &ex), 0);
+	target_kill(p);
+	target_free(p);
+}
+
 TEST(attach_detach)
 {
 	struct target_thread_info ti[4];
@@ -518,5 +555,5 @@ TEST_MAIN(launch_exit_status, breakpoint_hit_and_mask,
 	  threads_racing_breakpoints, sigfpe_signal_stop,
 	  sigfpe_suppressed_keeps_faulting, kill_no_zombie, poll_exit_after_outside_kill,
 	  interrupt_running, interrupt_after_other_stop_does_not_linger, outside_sigstop_reported,
-	  park_keeps_queued_trap_stop,
+	  park_keeps_queued_trap_stop, requeue_keeps_two_stops_of_a_thread,
 	  attach_detach, attach_missing)
