@@ -70,8 +70,9 @@ void dbg_cache_flush(struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->tpages, 0);
 	dbg_cache_pset_clear(&c->pend_head, 0);
 	c->npend = 0;
+	c->ndl = 0;		/* (links into blocks gone) */
 	c->maps_stale = 1;
-	c->cur = -1;
+	dbg_cache_gs_forget_cur(c);
 	c->need_flush = 0;
 	c->st.flushes++;
 }
@@ -147,7 +148,7 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_
 
 	if (!*cp) {
 		*cp = xcalloc(1, sizeof(**cp));
-		(*cp)->cur = -1;
+		(*cp)->rr0.cur = -1;
 	}
 	tc0 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
 
@@ -155,6 +156,8 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_
 	if (*d->interrupt_requested)
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	if (*cp)
+		(*cp)->ncrew = 0;	/* (an offer is for one run) */
 	if (*cp)
 		dbg_cache_gs_leave(*cp, th->tid, r);	/* (the program's gs base back) */
 	if (*cp) {
@@ -178,7 +181,7 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 
 	if (!c) {
 		c = *cp = xcalloc(1, sizeof(*c));
-		c->cur = -1;
+		c->rr0.cur = -1;
 	}
 	c->d = d;
 	c->tid = t;
@@ -296,6 +299,9 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->pend = NULL;
 	free(c->held);
 	c->held = NULL;
+	free(c->crew);
+	c->crew = NULL;
+	c->ncrew = c->ccrew = 0;
 	c->nheld = c->cheld = 0;
 	if (c->sched_fd > 0)
 		close(c->sched_fd);
@@ -313,7 +319,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->nreg = 0;
 	c->ready = c->broken = 0;
 	c->run_bytes = 0;
-	c->cur = -1;
+	c->rr0.cur = -1;
 }
 
 void dbg_cache_free(struct dbg_cache *c)
@@ -323,6 +329,28 @@ void dbg_cache_free(struct dbg_cache *c)
 	dbg_cache_live_free(c);
 	dbg_cache_finish(NULL, c);
 	free(c);
+}
+
+void dbg_cache_crew_offer(struct dbg_cache **cp, struct trace_swc_thread *th, pid_t tid,
+			  const struct user_regs_struct *r, int waiting)
+{
+	struct dbg_cache *c;
+
+	if (!*cp) {
+		*cp = xcalloc(1, sizeof(**cp));
+		(*cp)->rr0.cur = -1;
+	}
+	c = *cp;
+	if (!th) {
+		c->ncrew = 0;
+		c->crew_waiting = waiting;
+		return;
+	}
+	if (c->ncrew == c->ccrew) {
+		c->ccrew = c->ccrew ? 2 * c->ccrew : 8;
+		c->crew = xrealloc(c->crew, c->ccrew * sizeof(*c->crew));
+	}
+	c->crew[c->ncrew++] = (struct crew){ .tid = tid, .th = th, .r = *r };
 }
 
 void dbg_cache_count_fallback(struct dbg_cache *c)
