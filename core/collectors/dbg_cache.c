@@ -11,7 +11,9 @@
  * the thread in the cache and handles its stops.  The thread leaves the
  * cache only in an original state: at an exit's trap, a lookup miss, or
  * an instruction boundary it is stepped to; nothing outside these files
- * sees a cache pc.  Threads take turns: one at a time in the cache (the
+ * sees a cache pc.  With the slot pool shared (per-thread rings and
+ * requests) the traced threads the collector offers run in the cache at
+ * once (dbg_cache_crew.c); otherwise threads take turns: one at a time in the cache (the
  * stubs' slots, and with the shared pool their record rings and request
  * words, are each thread's own, dbg_cache_gs.c, but one thread is
  * waited for at a time), its records read into its own trace before its
