@@ -238,6 +238,9 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 		return DBG_CACHE_OFF;	/* (no slot page for it: the ptrace engine) */
 	c->rr = dbg_cache_gs_ring(c, t);	/* (its records: its own ring) */
 	c->st.entries++;
+	c->entry_tid = t;
+	c->entry_pc = r->rip;
+	c->entry_insns = th->insns;
 	r->rip = c->blk[id].base;
 	if (target_set_regs(d->proc, t, r, err) < 0)
 		return -1;

@@ -241,6 +241,10 @@ struct dbg_cache {
 	} *crew;
 	size_t ncrew, ccrew;
 	int crew_live, crew_waiting;
+	/* where the run entered its own thread (an original pc), and its
+	 * trace's instruction count then */
+	pid_t entry_tid;
+	uint64_t entry_pc, entry_insns;
 };
 
 static inline uint64_t rec_start(const struct dbg_cache *c)

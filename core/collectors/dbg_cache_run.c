@@ -364,8 +364,25 @@ static int full_buffer(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t
 	return 1;
 }
 
+static int one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		    struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err);
+
+/* A thread brought out of the cache (its turn over, the crew stopped) at
+ * a stop's pc has arrived there (DBG_CACHE_AT: the stop is seen), unless
+ * it is where the run entered it and it ran nothing since. */
 int dbg_cache_one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		       struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err)
+{
+	int rc = one_stop(c, th, t, r, ts, kicked, resumed, err);
+
+	if (rc == DBG_CACHE_YIELD && dbg_cache_is_stop(c, r->rip) &&
+	    !(t == c->entry_tid && r->rip == c->entry_pc && th->insns == c->entry_insns))
+		rc = DBG_CACHE_AT;
+	return rc;
+}
+
+static int one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		    struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err)
 {
 	struct dbg_tracee *d = c->d;
 	struct region *g;
