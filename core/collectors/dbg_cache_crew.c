@@ -321,6 +321,7 @@ int dbg_cache_crew_run(struct dbg_cache *c, struct user_regs_struct *r, struct t
 		rc = 0;
 		break;
 	}
+	dbg_cache_live_pause(c);	/* (paused already, but after an error) */
 	if (stop_all(c, &own, &own_ts, err) < 0)
 		rc = -1;
 	c->st.wait_ns += dbg_cache_now_ns() - t0;
