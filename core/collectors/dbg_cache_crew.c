@@ -35,6 +35,7 @@
 #include "core/collectors/collector.h"
 
 #define CREW_PROGRESS_NS 250000000ull
+#define CREW_QUANTUM_NS 10000000ull	/* the crew's run while a traced thread waits */
 
 static void use(struct dbg_cache *c, const struct crew *m)
 {
@@ -98,8 +99,10 @@ out:
 		c->crew_waiting++;
 	}
 	c->ncrew = c->ncrew ? k : 0;
+	/* (a thread left out, one with a signal to take, may be what the
+	 * others wait for: its turn comes soon) */
 	if (c->ncrew > 1)
-		c->deadline = c->crew_waiting ? dbg_cache_now_ns() + QUANTUM_NS : 0;
+		c->deadline = c->crew_waiting ? dbg_cache_now_ns() + CREW_QUANTUM_NS : 0;
 }
 
 static int resume(struct dbg_cache *c, struct crew *m, struct ptdb_err *err)
