@@ -27,7 +27,8 @@ void cmd_trace_cache_info(struct dbg *d, FILE *out)
 		(double)st.serve_ns / 1e9);
 	fprintf(out, "    Cache engine: %" PRIu64 " record ring requests served without a stop (%" PRIu64
 		" waited for records to be read)\n", st.ring_served, st.ring_full);
-	fprintf(out, "    Cache engine: %" PRIu64 " threads with slots of their own (gs base)\n", st.slot_pages);
+	fprintf(out, "    Cache engine: %" PRIu64 " threads with slots of their own (gs base), %" PRIu64
+		" runs with threads in parallel\n", st.slot_pages, st.crew_runs);
 	fprintf(out, "    Cache engine: %.6f s running (%.6f s of it translating, %.6f s writing packets, "
 		"%.6f s waiting for the thread)\n", (double)st.run_ns / 1e9, (double)st.translate_ns / 1e9,
 		(double)st.packet_ns / 1e9, (double)st.wait_ns / 1e9);

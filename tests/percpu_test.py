@@ -1,12 +1,16 @@
 """Per-CPU tracing with the software backend: each thread's dump split out
 of the one CPU trace equals, instruction for instruction, its dump when the
 same program is traced per thread (the collector's schedule counts blocks,
-not time); a per-CPU trace saved as a bundle loads and dumps the same."""
+not time: per-CPU tracing takes turns, one emulated CPU, so the per-thread
+run takes turns too, PTDB_CACHE_TURNS, not the cache engine's threads in
+parallel, whose schedule is the machine's); a per-CPU trace saved as a
+bundle loads and dumps the same."""
 import os
 import re
 import shutil
 
 import results
+import session
 from bundle_test import OUT, PROG, ptdb, read
 
 # program, setup, run: every thread's whole dump must match (the collector
@@ -34,10 +38,11 @@ def dump(name, setup, run, mode, extra=()):
     path = os.path.join(OUT, "percpu-%s-%s.txt" % (name, mode or "thread"))
     if os.path.exists(path):
         os.unlink(path)
-    out = ptdb(["file " + os.path.join(PROG, name)] + setup +
-               ["process trace start -s 16MiB %s" % mode] + run +
-               ["thread trace dump instructions all -a -F " + path,
-                "thread trace dump info all"] + list(extra) + ["kill"])
+    out = session.run_script(["file " + os.path.join(PROG, name)] + setup +
+                             ["process trace start -s 16MiB %s" % mode] + run +
+                             ["thread trace dump instructions all -a -F " + path,
+                              "thread trace dump info all"] + list(extra) + ["kill"], OUT, 120,
+                             None if mode else {"PTDB_CACHE_TURNS": "1"})
     text = read(path).decode() if os.path.exists(path) else ""
     # the same program twice: only the thread ids differ
     return re.sub(r"tid = \d+", "tid = T", text), out

@@ -21,14 +21,14 @@ def until(cond, timeout=DEADLINE):
     return cond()
 
 
-def run_script(lines, out, timeout):
+def run_script(lines, out, timeout, env=None):
     """ptdb -b -s on lines (written to out/script.ptdb): its stdout and
-    stderr, one after the other."""
+    stderr, one after the other (env: variables added to ptdb's)."""
     script = os.path.join(out, "script.ptdb")
     with open(script, "w") as f:
         f.write("\n".join(lines) + "\n")
     p = subprocess.run([PTDB, "-b", "-s", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout)
+                       text=True, timeout=timeout, env=dict(os.environ, **env) if env else None)
     return p.stdout + p.stderr
 
 

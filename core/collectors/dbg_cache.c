@@ -11,7 +11,9 @@
  * the thread in the cache and handles its stops.  The thread leaves the
  * cache only in an original state: at an exit's trap, a lookup miss, or
  * an instruction boundary it is stepped to; nothing outside these files
- * sees a cache pc.  Threads take turns: one at a time in the cache (the
+ * sees a cache pc.  With the slot pool shared (per-thread rings and
+ * requests) the traced threads the collector offers run in the cache at
+ * once (dbg_cache_crew.c); otherwise threads take turns: one at a time in the cache (the
  * stubs' slots, and with the shared pool their record rings and request
  * words, are each thread's own, dbg_cache_gs.c, but one thread is
  * waited for at a time), its records read into its own trace before its
@@ -70,8 +72,9 @@ void dbg_cache_flush(struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->tpages, 0);
 	dbg_cache_pset_clear(&c->pend_head, 0);
 	c->npend = 0;
+	c->ndl = 0;		/* (links into blocks gone) */
 	c->maps_stale = 1;
-	c->cur = -1;
+	dbg_cache_gs_forget_cur(c);
 	c->need_flush = 0;
 	c->st.flushes++;
 }
@@ -147,7 +150,7 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_
 
 	if (!*cp) {
 		*cp = xcalloc(1, sizeof(**cp));
-		(*cp)->cur = -1;
+		(*cp)->rr0.cur = -1;
 	}
 	tc0 = dbg_cache_thread_cpu_ns(*cp, d->pid, th->tid);
 
@@ -155,6 +158,8 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_
 	if (*d->interrupt_requested)
 		target_interrupt(d->proc);
 	rc = run(d, cp, th, r, goals, ngoals, ts, err);
+	if (*cp)
+		(*cp)->ncrew = 0;	/* (an offer is for one run) */
 	if (*cp)
 		dbg_cache_gs_leave(*cp, th->tid, r);	/* (the program's gs base back) */
 	if (*cp) {
@@ -178,7 +183,7 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 
 	if (!c) {
 		c = *cp = xcalloc(1, sizeof(*c));
-		c->cur = -1;
+		c->rr0.cur = -1;
 	}
 	c->d = d;
 	c->tid = t;
@@ -233,6 +238,9 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 		return DBG_CACHE_OFF;	/* (no slot page for it: the ptrace engine) */
 	c->rr = dbg_cache_gs_ring(c, t);	/* (its records: its own ring) */
 	c->st.entries++;
+	c->entry_tid = t;
+	c->entry_pc = r->rip;
+	c->entry_insns = th->insns;
 	r->rip = c->blk[id].base;
 	if (target_set_regs(d->proc, t, r, err) < 0)
 		return -1;
@@ -296,6 +304,9 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->pend = NULL;
 	free(c->held);
 	c->held = NULL;
+	free(c->crew);
+	c->crew = NULL;
+	c->ncrew = c->ccrew = 0;
 	c->nheld = c->cheld = 0;
 	if (c->sched_fd > 0)
 		close(c->sched_fd);
@@ -313,7 +324,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->nreg = 0;
 	c->ready = c->broken = 0;
 	c->run_bytes = 0;
-	c->cur = -1;
+	c->rr0.cur = -1;
 }
 
 void dbg_cache_free(struct dbg_cache *c)
@@ -323,6 +334,28 @@ void dbg_cache_free(struct dbg_cache *c)
 	dbg_cache_live_free(c);
 	dbg_cache_finish(NULL, c);
 	free(c);
+}
+
+void dbg_cache_crew_offer(struct dbg_cache **cp, struct trace_swc_thread *th, pid_t tid,
+			  const struct user_regs_struct *r, int waiting)
+{
+	struct dbg_cache *c;
+
+	if (!*cp) {
+		*cp = xcalloc(1, sizeof(**cp));
+		(*cp)->rr0.cur = -1;
+	}
+	c = *cp;
+	if (!th) {
+		c->ncrew = 0;
+		c->crew_waiting = waiting;
+		return;
+	}
+	if (c->ncrew == c->ccrew) {
+		c->ccrew = c->ccrew ? 2 * c->ccrew : 8;
+		c->crew = xrealloc(c->crew, c->ccrew * sizeof(*c->crew));
+	}
+	c->crew[c->ncrew++] = (struct crew){ .tid = tid, .th = th, .r = *r };
 }
 
 void dbg_cache_count_fallback(struct dbg_cache *c)

@@ -32,6 +32,17 @@ enum { DBG_CACHE_NOTHING, DBG_CACHE_AT, DBG_CACHE_EVENT, DBG_CACHE_OFF, DBG_CACH
 int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cc, struct trace_swc_thread *th,
 		  struct user_regs_struct *r, const struct dbg_goal *goals, int ngoals,
 		  struct target_stop *ts, struct ptdb_err *err);
+/* Threads in parallel: before dbg_cache_run, the run's own thread first
+ * (th NULL: the offer cleared, waiting the traced threads left waiting
+ * for a turn), then each other traced thread that may run in the cache
+ * beside it (stopped at an original pc r->rip, no signal waiting, its
+ * trace enabled; not the ones in a system call).  They run at once; a
+ * stop of another that the collector must see is given back as its
+ * event (an arrival at a stop: a breakpoint stop at its pc), every one
+ * of them at an original pc when dbg_cache_run returns.  With no shared
+ * slots (or PTDB_CACHE_TURNS set) the offer is ignored: turns. */
+void dbg_cache_crew_offer(struct dbg_cache **cc, struct trace_swc_thread *th, pid_t tid,
+			  const struct user_regs_struct *r, int waiting);
 /* The end of one run (threads still held one by one): the cache and the
  * buffer leave the inferior; translations are forgotten. */
 void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *cc);

@@ -75,6 +75,7 @@ static void own_ring(struct dbg_cache *c, struct gs_thread *g, size_t i)
 	uint32_t trap = CCACHE_RING_TRAP;
 
 	g->rr = xcalloc(1, sizeof(*g->rr));
+	g->rr->cur = -1;
 	ccache_ring_init(&g->rr->ring, start, REC_BYTES);
 	g->rr->hdr = g->page + CCACHE_SLOT_CTL + CCACHE_CTL_RING;
 	g->rr->map = m + CCACHE_CTL_RING;
@@ -172,6 +173,14 @@ void dbg_cache_gs_leave(struct dbg_cache *c, pid_t t, struct user_regs_struct *r
 		return;		/* (not ours: as the thread has it) */
 	r->gs_base = g->prog;
 	target_set_regs(c->d->proc, t, r, NULL);	/* (gone: nothing to give back) */
+}
+
+void dbg_cache_gs_forget_cur(struct dbg_cache *c)
+{
+	c->rr0.cur = -1;
+	for (size_t i = 0; i < c->ngs; i++)
+		if (c->gs[i].rr)
+			c->gs[i].rr->cur = -1;
 }
 
 void dbg_cache_gs_finish(struct dbg_tracee *d, struct dbg_cache *c)

@@ -82,6 +82,9 @@ struct dbg_cache {
 		uint64_t hdr;
 		uint8_t *map;
 		struct ccache_ring ring;
+		int64_t cur;	/* its thread's block whose records are
+				 * read but whose instructions are not
+				 * out yet (-1: none) */
 	} rr0, *rr;			/* rr: the running thread's (its own
 					 * with per-thread rings, else rr0) */
 	struct region reg[MAX_REGIONS];
@@ -125,8 +128,6 @@ struct dbg_cache {
 	uint8_t *stage;
 	uint64_t stage_base;
 	size_t stage_len, stage_cap;
-	int64_t cur;			/* block whose records are read but
-					 * whose instructions are not out yet */
 	uint64_t run_bytes;
 	/* the code the cache may translate: read-only executable mappings
 	 * (writable code is a JIT's: the ptrace engine runs it), re-read
@@ -224,6 +225,26 @@ struct dbg_cache {
 		uint64_t dest;
 	} *dl;
 	size_t ndl, cdl;
+	/* threads in the cache at once (dbg_cache_crew.c): the run's own
+	 * thread first, then the others the collector offered (crew_offer:
+	 * up to the next run's end); each its trace, its registers, whether
+	 * it runs now (resumed, not stopped: its ring and requests served)
+	 * and whether the kernel's signal for it was let come first.
+	 * crew_live: some run while ptdb changes code (links wait, table
+	 * entries published in order); crew_waiting: other traced threads
+	 * wait for a turn (the crew then stops after a quantum). */
+	struct crew {
+		pid_t tid;
+		struct trace_swc_thread *th;
+		struct user_regs_struct r;
+		int run, kicked;
+	} *crew;
+	size_t ncrew, ccrew;
+	int crew_live, crew_waiting;
+	/* where the run entered its own thread (an original pc), and its
+	 * trace's instruction count then */
+	pid_t entry_tid;
+	uint64_t entry_pc, entry_insns;
 };
 
 static inline uint64_t rec_start(const struct dbg_cache *c)
@@ -303,6 +324,42 @@ int dbg_cache_take_event(struct dbg_cache *c, struct trace_swc_thread *th, const
 int dbg_cache_enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		    struct target_stop *ts, struct ptdb_err *err);
 
+/* core/collectors/dbg_cache_run.c: one stop of thread t in the cache
+ * (ts, its registers in r; c->tid and c->rr its): STOP_GO_ON (resumed
+ * already if *resumed), DBG_CACHE_AT_MCALL (DBG_CACHE_AT at a system
+ * call the caller notes with dbg_cache_mapping_call, once no thread
+ * runs in the cache), else a DBG_CACHE_* result with t at an original
+ * pc, or -1.  Thread t gone: its records dropped. */
+enum { STOP_GO_ON = 100, DBG_CACHE_AT_MCALL = 101 };
+int dbg_cache_one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		       struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err);
+void dbg_cache_discard(struct dbg_cache *c);
+void dbg_cache_hold(struct dbg_cache *c, const struct target_stop *ts);
+
+/* core/collectors/dbg_cache_crew.c: threads in parallel.  The others
+ * of c->crew (after the run's own thread, entered already) entered at
+ * their blocks (those that cannot stay out: crew shrinks); all run
+ * until one needs the collector (returned as dbg_cache_enter returns,
+ * for the run's own thread; another's result held as its event), the
+ * others then stopped and brought back to original pcs. */
+void dbg_cache_crew_enter(struct dbg_cache *c);
+int dbg_cache_crew_run(struct dbg_cache *c, struct user_regs_struct *r, struct target_stop *ts, struct ptdb_err *err);
+/* core/collectors/dbg_cache_live.c for the crew: the drainer serving
+ * every running member's ring (each into its own trace), paused (idle
+ * once this returns: the engine is the caller's, the lock between the
+ * two) and let go again. */
+void dbg_cache_live_crew(struct dbg_cache *c);
+void dbg_cache_live_pause(struct dbg_cache *c);
+void dbg_cache_live_go(struct dbg_cache *c);
+/* The thread c->tid stopped (its ring and request words 2: traps, a
+ * waiter woken), or about to resume (both 0: served). */
+void dbg_cache_words_trap(struct dbg_cache *c);
+void dbg_cache_words_idle(struct dbg_cache *c);
+/* The staged code and queued table entries written, in that order
+ * (dbg_cache_shm.c); links deferred written (every thread stopped). */
+void dbg_cache_shm_publish(struct dbg_cache *c);
+void dbg_cache_shm_links_now(struct dbg_cache *c);
+
 /* core/collectors/dbg_cache_sys.c: system calls run in the cache.  Whether
  * nr runs there; its region's table written; a thread at a cache pc
  * where ccache_where said CCACHE_AT_SYSCALL or CCACHE_AT_SYSRET (where)
@@ -349,6 +406,8 @@ void dbg_cache_gs_leave(struct dbg_cache *c, pid_t t, struct user_regs_struct *r
 /* Thread t's record ring: its own (per-thread rings, c->pt), or rr0. */
 struct rring *dbg_cache_gs_ring(struct dbg_cache *c, pid_t t);
 void dbg_cache_gs_finish(struct dbg_tracee *d, struct dbg_cache *c);
+/* Every ring's block in progress forgotten (the blocks are gone). */
+void dbg_cache_gs_forget_cur(struct dbg_cache *c);
 
 /* core/collectors/dbg_cache_xl.c: translating, linking, the lookup tables */
 int dbg_cache_is_stop(void *ctx, uint64_t addr);

@@ -112,6 +112,44 @@ int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th)
 	return 1;
 }
 
+/* One pass: the rings' requests and the misses first (what a thread
+ * waits for), the records read; with a crew every running member's
+ * (c->tid and c->rr as they were after).  *n: the most records read. */
+static int pass(struct dbg_cache_live *l, long *n)
+{
+	struct dbg_cache *c = l->c;
+	pid_t tid = c->tid;
+	struct rring *rr = c->rr;
+	int served = 0;
+
+	*n = 0;
+	if (c->ncrew < 2 || !c->crew_live) {
+		served = dbg_cache_ring_serve(c, l->th);
+		served |= dbg_cache_shm_serve(c);
+		*n = l->no_drain ? 0 : live_drain(c, l->th);
+		served |= dbg_cache_ring_serve(c, l->th);
+		served |= dbg_cache_shm_serve(c);
+		return served;
+	}
+	served = dbg_cache_shm_serve(c);
+	for (size_t i = 0; i < c->ncrew; i++) {
+		long k;
+
+		if (!c->crew[i].run)
+			continue;
+		c->tid = c->crew[i].tid;
+		c->rr = dbg_cache_gs_ring(c, c->tid);
+		served |= dbg_cache_ring_serve(c, c->crew[i].th);
+		k = live_drain(c, c->crew[i].th);
+		*n = k > *n ? k : *n;
+		served |= dbg_cache_ring_serve(c, c->crew[i].th);
+	}
+	served |= dbg_cache_shm_serve(c);
+	c->tid = tid;
+	c->rr = rr;
+	return served;
+}
+
 static void *drainer(void *arg)
 {
 	struct dbg_cache_live *l = arg;
@@ -132,11 +170,7 @@ static void *drainer(void *arg)
 		cpu0 = dbg_cache_cpu_ns();
 		/* what the thread waits for first: a full ring, a miss
 		 * (dbg_cache_shm.c) */
-		served = dbg_cache_ring_serve(l->c, l->th);
-		served |= dbg_cache_shm_serve(l->c);
-		n = l->no_drain ? 0 : live_drain(l->c, l->th);
-		served |= dbg_cache_ring_serve(l->c, l->th);
-		served |= dbg_cache_shm_serve(l->c);
+		served = pass(l, &n);
 		/* (the main thread's time is added after the run) */
 		l->c->st.cpu_ns += dbg_cache_cpu_ns() - cpu0;
 		pthread_mutex_lock(&l->mu);
@@ -242,6 +276,47 @@ void dbg_cache_live_end(struct dbg_cache *c)
 	if (dbg_cache_ring_word(c) &&
 	    __atomic_exchange_n(dbg_cache_ring_word(c), CCACHE_RING_TRAP, __ATOMIC_ACQ_REL) == CCACHE_RING_POSTED)
 		wake(dbg_cache_ring_word(c));
+}
+
+void dbg_cache_live_crew(struct dbg_cache *c)
+{
+	if (!c->live && !c->live_failed && !(c->live = live_new()))
+		c->live_failed = 1;
+	if (!c->live)
+		return;
+	pthread_mutex_lock(&c->live->mu);
+	c->live->c = c;
+	c->live->th = NULL;
+	c->live->no_drain = 0;
+	pthread_mutex_unlock(&c->live->mu);
+	dbg_cache_live_go(c);
+}
+
+void dbg_cache_live_pause(struct dbg_cache *c)
+{
+	struct dbg_cache_live *l = c->live;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->state = LIVE_IDLE;
+	pthread_cond_broadcast(&l->cv);
+	dbg_cache_shm_kick(c);
+	while (l->busy)
+		pthread_cond_wait(&l->cv, &l->mu);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void dbg_cache_live_go(struct dbg_cache *c)
+{
+	struct dbg_cache_live *l = c->live;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->state = LIVE_RUN;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
 }
 
 void dbg_cache_live_free(struct dbg_cache *c)

@@ -195,7 +195,7 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 		c->rec = 0;
 		return -1;
 	}
-	c->cur = -1;
+	dbg_cache_gs_forget_cur(c);
 	c->ready = 1;
 	return 0;
 fail:

@@ -189,15 +189,15 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, th, ids + i, n - i, &c->cur)) == n)
+		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, th, ids + i, n - i, &c->rr->cur)) == n)
 			break;
 		if (ids[i] >= c->nblk)
 			continue;	/* cannot happen: the ids are ours */
 		if (i + 4 < n && ids[i + 4] < c->nblk)
 			__builtin_prefetch(c->plan[ids[i + 4]]);
-		if (c->cur >= 0)
-			emit_all(c, th, c->cur, c->plan[ids[i]]->start);
-		c->cur = ids[i];
+		if (c->rr->cur >= 0)
+			emit_all(c, th, c->rr->cur, c->plan[ids[i]]->start);
+		c->rr->cur = ids[i];
 	}
 }
 
@@ -339,7 +339,7 @@ int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th)
 /* The last block ran to its end and went on to pc. */
 void dbg_cache_sync_done(struct dbg_cache *c, struct trace_swc_thread *th, uint64_t pc)
 {
-	if (c->cur >= 0)
-		emit_all(c, th, c->cur, pc);
-	c->cur = -1;
+	if (c->rr->cur >= 0)
+		emit_all(c, th, c->rr->cur, pc);
+	c->rr->cur = -1;
 }

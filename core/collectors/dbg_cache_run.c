@@ -74,11 +74,11 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		/* fall through */
 	case CCACHE_AT_INSN:
 	at_insn:
-		if (c->cur >= 0 && &c->blk[c->cur] == b)
+		if (c->rr->cur >= 0 && &c->blk[c->rr->cur] == b)
 			dbg_cache_emit(th, b, idx, b->ins[idx].addr);
 		else
 			dbg_cache_sync_done(c, th, b->start);	/* (not reached: its record is out) */
-		c->cur = -1;
+		c->rr->cur = -1;
 		r->rip = b->ins[idx].addr;
 		return 1;
 	default:
@@ -91,7 +91,7 @@ static int ring_trap(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, 
 
 /* An event held until the thread's turn ends (given back, in order, to
  * target_thread_event then). */
-static void hold(struct dbg_cache *c, const struct target_stop *ts)
+void dbg_cache_hold(struct dbg_cache *c, const struct target_stop *ts)
 {
 	if (c->nheld == c->cheld) {
 		c->cheld = c->cheld ? 2 * c->cheld : 16;
@@ -141,7 +141,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			break;
 		held = 0;
 		if (ts.kind == TARGET_STOP_INTERRUPT)
-			hold(c, &ts);	/* (it ran nothing: stepped again) */
+			dbg_cache_hold(c, &ts);	/* (it ran nothing: stepped again) */
 		if (ts.kind == TARGET_STOP_SIGNAL) {
 			if (ts.signo == SIGTRAP && ts.si_code == SI_KERNEL) {
 				/* (the ring stub's trap: the records read, the
@@ -152,7 +152,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				/* another arrived: pending again, and reported
 				 * (or dropped) as 'process handle' says */
 				sig = ts.signo;
-				hold(c, &ts);
+				dbg_cache_hold(c, &ts);
 			}
 			target_set_pending_signal(d->proc, t, 0);
 		}
@@ -280,13 +280,13 @@ static void give_back(struct dbg_cache *c)
 }
 
 /* Thread t is gone with records not read: they are nobody's now. */
-static void discard(struct dbg_cache *c)
+void dbg_cache_discard(struct dbg_cache *c)
 {
 	uint64_t h = dbg_cache_ring_head(c), span[2][2];
 	size_t n = 0;
 	int k;
 
-	c->cur = -1;
+	c->rr->cur = -1;
 	k = h ? ccache_ring_spans(&c->rr->ring, h, REC_BYTES / 4, span) : 0;
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
@@ -318,8 +318,17 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 int dbg_cache_enter(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		    struct target_stop *ts, struct ptdb_err *err)
 {
-	int rc = enter1(c, th, t, r, ts, err);
+	int rc;
 
+	/* (the other threads offered, in the cache beside it: all run at
+	 * once, dbg_cache_crew.c) */
+	if (c->ncrew && c->crew[0].tid == t) {
+		c->crew[0].th = th;
+		c->crew[0].r = *r;
+		dbg_cache_crew_enter(c);
+	}
+	rc = c->ncrew > 1 ? dbg_cache_crew_run(c, r, ts, err) : enter1(c, th, t, r, ts, err);
+	c->ncrew = 0;
 	give_back(c);
 	return rc;
 }
@@ -383,8 +392,109 @@ static int program_event(struct dbg_cache *c, struct trace_swc_thread *th, pid_t
 		trace_swc_pause(th, r->rip);
 	if (!at)
 		return DBG_CACHE_EVENT;
-	hold(c, ts);
+	dbg_cache_hold(c, ts);
 	return DBG_CACHE_AT;
+}
+
+static int one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		    struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err);
+
+/* A thread brought out of the cache (its turn over, the crew stopped) at
+ * a stop's pc has arrived there (DBG_CACHE_AT: the stop is seen), unless
+ * it is where the run entered it and it ran nothing since. */
+int dbg_cache_one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		       struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err)
+{
+	int rc = one_stop(c, th, t, r, ts, kicked, resumed, err);
+
+	if (rc == DBG_CACHE_YIELD && dbg_cache_is_stop(c, r->rip) &&
+	    !(t == c->entry_tid && r->rip == c->entry_pc && th->insns == c->entry_insns))
+		rc = DBG_CACHE_AT;
+	return rc;
+}
+
+static int one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
+		    struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err)
+{
+	struct dbg_tracee *d = c->d;
+	struct region *g;
+	struct ccache_block *b = NULL;
+	int64_t from = -1;
+	int idx = -1, got;
+
+	if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
+	    target_get_regs(d->proc, t, r, NULL) < 0) {
+		dbg_cache_discard(c);	/* (its last records are lost with it) */
+		return DBG_CACHE_EVENT;
+	}
+	if (ts->kind == TARGET_STOP_NONE && ts->tid == t) {
+		/* interrupted (its turn is over).  A signal the kernel
+		 * holds for it comes first: its own trap or guard-page
+		 * fault, raised as the interrupt came (the kernel
+		 * reports the interrupt first), would be seen later as
+		 * the program's.  Resumed, it reports a signal it does
+		 * not block before it runs an instruction. */
+		if (!*kicked && signal_deliverable(d, t)) {
+			*kicked = 1;
+			if (target_thread_cont_raw(d->proc, t, err) < 0)
+				return -1;
+			*resumed = 1;
+			return STOP_GO_ON;
+		}
+		/* out of the cache (at a stop it arrived at, it stops) */
+		int at = settle(c, th, t, r, err);
+
+		if (at < 0)
+			return -1;
+		return at ? DBG_CACHE_AT : DBG_CACHE_YIELD;
+	}
+	g = dbg_cache_region_of(c, r->rip - 1);
+	if (g)
+		b = dbg_cache_block_of(c, g, r->rip - 1);
+	got = watch_trap(c, th, t, r, ts, b, err);
+	if (got)
+		return got < 0 ? -1 : DBG_CACHE_AT;
+	if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
+	    (r->rip == g->dispatch + g->miss_off + 1 ||
+	     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {
+		int miss = r->rip == g->dispatch + g->miss_off + 1;
+
+		if (b && !miss)
+			from = b - c->blk;
+		if (dbg_cache_drain(c, th) < 0 || !map_back(c, th, r))
+			return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
+		if (c->deadline && !c->yield && dbg_cache_now_ns() >= c->deadline) {
+			c->yield = 1;	/* (not interrupted: it stopped here) */
+			c->st.quanta++;
+		}
+		if (c->yield && !dbg_cache_is_stop(c, r->rip)) {
+			if (target_set_regs(d->proc, t, r, err) < 0)
+				return -1;
+			return DBG_CACHE_YIELD;
+		}
+		if (go_on(c, t, r, from, idx, miss ? g : NULL)) {
+			if (target_set_regs(d->proc, t, r, err) < 0)
+				return -1;
+			return STOP_GO_ON;
+		}
+		if (target_set_regs(d->proc, t, r, err) < 0)
+			return -1;
+		if (c->have_ev)
+			return dbg_cache_take_event(c, th, r, ts);
+		return DBG_CACHE_AT_MCALL;
+	}
+	if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
+	    g->ring && r->rip == g->ring + g->ring_trap + 1) {
+		int fr = full_buffer(c, th, t, r, err);
+
+		if (fr <= 0)
+			return fr < 0 ? -1 : DBG_CACHE_YIELD;
+		if (fr == 2)
+			return DBG_CACHE_AT;
+		return STOP_GO_ON;
+	}
+	/* anything else happens to the program: out of the cache first */
+	return program_event(c, th, t, r, ts, err);
 }
 
 static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
@@ -394,11 +504,7 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 	int kicked = 0, resumed = 0;
 
 	for (;;) {
-		struct region *g;
-		struct ccache_block *b = NULL;
-		int64_t from = -1;
-		int idx = -1, got;
-
+		int got, rc;
 		uint64_t t0;
 
 		/* the progress line's turn: every trap (a full record buffer
@@ -423,79 +529,13 @@ static int enter1(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 			return ptdb_err_set(err, "the traced thread %d vanished", (int)t);
 		c->st.wait_ns += dbg_cache_now_ns() - t0;
 		c->st.traps++;
-		if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED ||
-		    target_get_regs(d->proc, t, r, NULL) < 0) {
-			discard(c);	/* (its last records are lost with it) */
-			return DBG_CACHE_EVENT;
-		}
-		if (ts->kind == TARGET_STOP_NONE && ts->tid == t) {
-			/* interrupted (its turn is over).  A signal the kernel
-			 * holds for it comes first: its own trap or guard-page
-			 * fault, raised as the interrupt came (the kernel
-			 * reports the interrupt first), would be seen later as
-			 * the program's.  Resumed, it reports a signal it does
-			 * not block before it runs an instruction. */
-			if (!kicked && signal_deliverable(d, t)) {
-				kicked = 1;
-				if (target_thread_cont_raw(d->proc, t, err) < 0)
-					return -1;
-				resumed = 1;
-				continue;
-			}
-			/* out of the cache (at a stop it arrived at, it stops) */
-			int at = settle(c, th, t, r, err);
-
-			if (at < 0)
-				return -1;
-			return at ? DBG_CACHE_AT : DBG_CACHE_YIELD;
-		}
-		g = dbg_cache_region_of(c, r->rip - 1);
-		if (g)
-			b = dbg_cache_block_of(c, g, r->rip - 1);
-		got = watch_trap(c, th, t, r, ts, b, err);
-		if (got)
-			return got < 0 ? -1 : DBG_CACHE_AT;
-		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
-		    (r->rip == g->dispatch + g->miss_off + 1 ||
-		     (b && ccache_where(b, r->rip, &idx) == CCACHE_AT_TRAP))) {
-			int miss = r->rip == g->dispatch + g->miss_off + 1;
-
-			if (b && !miss)
-				from = b - c->blk;
-			if (dbg_cache_drain(c, th) < 0 || !map_back(c, th, r))
-				return ptdb_err_set(err, "the cache engine lost thread %d", (int)t);
-			if (c->deadline && !c->yield && dbg_cache_now_ns() >= c->deadline) {
-				c->yield = 1;	/* (not interrupted: it stopped here) */
-				c->st.quanta++;
-			}
-			if (c->yield && !dbg_cache_is_stop(c, r->rip)) {
-				if (target_set_regs(d->proc, t, r, err) < 0)
-					return -1;
-				return DBG_CACHE_YIELD;
-			}
-			if (go_on(c, t, r, from, idx, miss ? g : NULL)) {
-				if (target_set_regs(d->proc, t, r, err) < 0)
-					return -1;
-				continue;
-			}
-			if (target_set_regs(d->proc, t, r, err) < 0)
-				return -1;
-			if (c->have_ev)
-				return dbg_cache_take_event(c, th, r, ts);
-			dbg_cache_mapping_call(c, t, r);
-			return DBG_CACHE_AT;
-		}
-		if (ts->kind == TARGET_STOP_SIGNAL && ts->signo == SIGTRAP && ts->si_code == SI_KERNEL && g &&
-		    g->ring && r->rip == g->ring + g->ring_trap + 1) {
-			int fr = full_buffer(c, th, t, r, err);
-
-			if (fr <= 0)
-				return fr < 0 ? -1 : DBG_CACHE_YIELD;
-			if (fr == 2)
-				return DBG_CACHE_AT;
+		rc = dbg_cache_one_stop(c, th, t, r, ts, &kicked, &resumed, err);
+		if (rc == STOP_GO_ON)
 			continue;
+		if (rc == DBG_CACHE_AT_MCALL) {
+			dbg_cache_mapping_call(c, t, r);
+			rc = DBG_CACHE_AT;
 		}
-		/* anything else happens to the program: out of the cache first */
-		return program_event(c, th, t, r, ts, err);
+		return rc;
 	}
 }

@@ -231,7 +231,9 @@ void dbg_cache_shm_kick(struct dbg_cache *c)
 int dbg_cache_shm_wait(struct dbg_cache *c, long ns)
 {
 	struct timespec to = { 0, ns };
-	uint32_t w = c->ctl_map && req_word(c) ? __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) : REQ_TRAP;
+	/* (per-thread requests: any thread's may come, the bell says) */
+	uint32_t w = c->pt && c->ctl_map ? REQ_IDLE
+		     : c->ctl_map && req_word(c) ? __atomic_load_n(req_word(c), __ATOMIC_ACQUIRE) : REQ_TRAP;
 
 	if (w == REQ_POSTED)
 		return 0;	/* (posted since it looked: served at once) */
@@ -255,10 +257,14 @@ void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t 
 	c->dl[c->ndl++] = (struct dlink){ id, k, dest };
 }
 
-/* The links that waited (the thread waits or is stopped now). */
+/* The links that waited (the thread waits or is stopped now; with a
+ * crew running, none: another may run the code). */
 static void links_now(struct dbg_cache *c)
 {
 	size_t n = c->ndl;
+
+	if (c->crew_live)
+		return;
 
 	c->ndl = 0;
 	for (size_t i = 0; i < n; i++)
@@ -300,6 +306,38 @@ static void publish(struct dbg_cache *c)
 	c->ntq = 0;
 }
 
+void dbg_cache_shm_publish(struct dbg_cache *c)
+{
+	publish(c);
+}
+
+void dbg_cache_shm_links_now(struct dbg_cache *c)
+{
+	links_now(c);
+}
+
+void dbg_cache_words_trap(struct dbg_cache *c)
+{
+	uint32_t *w = dbg_cache_ring_word(c);
+
+	if (w && __atomic_exchange_n(w, CCACHE_RING_TRAP, __ATOMIC_ACQ_REL) == CCACHE_RING_POSTED)
+		wake(w);
+	w = c->ctl_map ? req_word(c) : NULL;
+	if (w && __atomic_exchange_n(w, REQ_TRAP, __ATOMIC_ACQ_REL) == REQ_POSTED)
+		wake(w);
+}
+
+void dbg_cache_words_idle(struct dbg_cache *c)
+{
+	uint32_t *w = dbg_cache_ring_word(c);
+
+	if (w)
+		__atomic_store_n(w, CCACHE_RING_IDLE, __ATOMIC_RELEASE);
+	w = c->ctl_map ? req_word(c) : NULL;
+	if (w)
+		__atomic_store_n(w, REQ_IDLE, __ATOMIC_RELEASE);
+}
+
 /* Whether the thread waits for a miss, while ptdb translates ahead. */
 int dbg_cache_shm_posted(struct dbg_cache *c)
 {
@@ -326,8 +364,11 @@ static int serve_one(struct dbg_cache *c, uint8_t *m, pid_t t)
 	c->serving = 1;		/* (no new region: that is an injected call) */
 	c->hold_tables = 1;
 	links_now(c);
+	/* (other threads run: no link into code they may run) */
+	c->defer_links = c->crew_live;
 	if (g && !dbg_cache_is_stop(c, pc) && (id = dbg_cache_block_for(c, t, pc, 0)) >= 0)
 		dbg_cache_table_fill(c, g, pc, c->blk[id].base);
+	c->defer_links = 0;
 	publish(c);
 	if (id >= 0)
 		c->st.served++;

@@ -84,7 +84,7 @@ int dbg_cache_watch_run(struct dbg_tracee *d, struct dbg_cache **cc, pid_t t, co
 		return DBG_CACHE_OFF;
 	if (!*cc) {
 		*cc = xcalloc(1, sizeof(**cc));
-		(*cc)->cur = -1;
+		(*cc)->rr0.cur = -1;
 		(*cc)->wdesc.n = -1;
 	}
 	c = *cc;

@@ -6,6 +6,57 @@
 #include "core/collectors/dbg_cache.h"
 #include "trace/swc.h"
 
+#include <stdlib.h>
+
+/* Threads in parallel: the other traced threads that may run in the
+ * cache beside th offered to the engine (core/collectors/
+ * dbg_cache_crew.c): stopped at an original pc, not parked in a system
+ * call, no signal or event waiting, not in a system call the kernel
+ * restarts (turn's work); the rest, stopped, wait for a turn.  Not for
+ * a per-CPU trace (one emulated CPU: one thread on it at a time), a
+ * step, or single-stepping. */
+static void offer_crew(struct dbg_tracee *d, struct trace_swc_thread *th, const struct user_regs_struct *r,
+		       const struct dbg_run_req *rq)
+{
+	struct dbg_trace *t = d->trace;
+	struct dbg_cache **cc = &dbg_swc(d)->cc;
+	struct trace_swc_thread **ok;
+	struct user_regs_struct *regs;
+	int n = 0, waiting = 0;
+
+	dbg_cache_crew_offer(cc, NULL, 0, NULL, 0);
+	if (t->nth < 2 || t->cpu || rq->step_tid || t->opts.single_step)
+		return;
+	ok = xmalloc((size_t)t->nth * sizeof(*ok));
+	regs = xmalloc((size_t)t->nth * sizeof(*regs));
+	for (int i = 0; i < t->nth; i++) {
+		struct trace_swc_thread *o = t->th[i];
+		long e;
+
+		if (o == th || !o->tracing || dbg_traced(o)->sw.parked_at || !target_thread_stopped(d->proc, o->tid))
+			continue;
+		if (target_pending_signal(d->proc, o->tid) || dbg_traced(o)->sw.timer_held ||
+		    target_thread_has_event(d->proc, o->tid) || target_get_regs(d->proc, o->tid, &regs[n], NULL) < 0) {
+			waiting++;
+			continue;
+		}
+		e = (long)regs[n].rax;
+		if ((long)regs[n].orig_rax >= 0 && (e == -512 || e == -513 || e == -514 || e == -516)) {
+			waiting++;
+			continue;
+		}
+		ok[n++] = o;
+	}
+	dbg_cache_crew_offer(cc, NULL, 0, NULL, waiting);
+	if (n) {
+		dbg_cache_crew_offer(cc, th, th->tid, r, 0);
+		for (int i = 0; i < n; i++)
+			dbg_cache_crew_offer(cc, ok[i], ok[i]->tid, &regs[i], 0);
+	}
+	free(ok);
+	free(regs);
+}
+
 /* The cache engine runs th (core/collectors/dbg_cache.c), with dbg_swc_run_block's results:
  * like dbg_swc_run_block it goes on past a stop that is not the user's (the
  * loader's breakpoint, a goal in a deeper frame) and comes back before
@@ -31,6 +82,10 @@ int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct
 	for (int first = 1;; first = 0) {
 		if (!first && (*d->interrupt_requested || budget-- <= 0))
 			return EV_GO_ON;
+		/* (threads in parallel only when asked: a Go program's
+		 * goroutines still hang under it, see dbg_cache_crew.c) */
+		if (getenv("PTDB_CACHE_PARALLEL") && !getenv("PTDB_CACHE_TURNS"))
+			offer_crew(d, th, r, rq);
 		switch (dbg_cache_run(d, &dbg_swc(d)->cc, th, r, rq->goals, rq->ngoals, &ts, err)) {
 		case DBG_CACHE_OFF:
 			return first ? EV_OFF : EV_GO_ON;

@@ -135,6 +135,8 @@ struct dbg_cache_stats {
 	uint64_t slot_pages;		/* threads given their own slots (a page
 					 * their gs base points at in the cache:
 					 * dbg_cache_gs.c) */
+	uint64_t crew_runs;		/* runs with threads in the cache at
+					 * once (dbg_cache_crew.c) */
 };
 
 #endif

@@ -244,7 +244,8 @@ static void side_init(struct side *s, const struct world *wd, struct plan **plan
 	s->c.blk = wd->blk;
 	s->c.plan = plans;
 	s->c.nblk = wd->n;
-	s->c.cur = -1;
+	s->c.rr0.cur = -1;
+	s->c.rr = &s->c.rr0;
 	if (fast) {
 		s->c.pk = ccache_pkt_grow(NULL, 0, wd->n);
 		for (uint32_t i = 0; i < wd->n; i++)
@@ -280,7 +281,7 @@ static int same(const struct side *a, const struct side *b)
 			return 0;
 	}
 	return a->t.insns == b->t.insns && a->t.transfers == b->t.transfers && a->t.next_ip == b->t.next_ip &&
-	       a->c.cur == b->c.cur;
+	       a->c.rr0.cur == b->c.rr0.cur;
 }
 
 /* One run: nrec records in random pieces through both paths, with stops
