@@ -260,17 +260,9 @@ void dbg_cache_live_begin(struct dbg_cache *c, struct trace_swc_thread *th)
 
 void dbg_cache_live_end(struct dbg_cache *c)
 {
-	struct dbg_cache_live *l = c->live;
-
-	if (!l)
+	if (!c->live)
 		return;
-	pthread_mutex_lock(&l->mu);
-	l->state = LIVE_IDLE;
-	pthread_cond_broadcast(&l->cv);
-	dbg_cache_shm_kick(c);
-	while (l->busy)
-		pthread_cond_wait(&l->cv, &l->mu);
-	pthread_mutex_unlock(&l->mu);
+	dbg_cache_live_pause(c);
 	/* (the thread stopped: a request it posted, or would post, takes
 	 * the ring stub's trap) */
 	if (dbg_cache_ring_word(c) &&
