@@ -88,8 +88,10 @@ def startup():
     print("  memory ptdb %.1f MiB  gdb %.1f MiB  ratio %.2f  (goal < 0.50) %s" %
           (m_p / 1024, m_g / 1024, mr, "ok" if mr < 0.5 else "MISSED"))
     ok = tr < 0.5 and mr < 0.5
-    if shutil.which("lldb"):
-        lldb = pinned(["lldb", "-b", "-o", "b main", "-o", "r", "-o", "bt", "./bigprog"])
+    # (make deps installs Debian's lldb-16, which has no plain 'lldb')
+    lldb_exe = shutil.which("lldb") or shutil.which("lldb-16")
+    if lldb_exe:
+        lldb = pinned([lldb_exe, "-b", "-o", "b main", "-o", "r", "-o", "bt", "./bigprog"])
         t_l = measure(lldb, cwd, "frame #0")
         m_l = measure_rss(lldb, cwd)
         print("  vs lldb: time ratio %.2f, memory ratio %.2f (goal < 0.50) %s" %
