@@ -170,6 +170,13 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	dbg_cache_inject(d, c, t, SYS_close, f, &r);
 	if (c->have_ev) {
 		munmap(m, 4096);	/* (a signal stopped the close: the caller's) */
+		/* the pool mapped in the inferior goes at the next chance,
+		 * its magic first (the control page goes with the record
+		 * buffer) */
+		if (c->gs_map) {
+			memcpy(c->gs_map, &c->magic, 8);
+			dbg_cache_leave_behind(d, c, c->gs_shared, GS_SHARED_BYTES, 0);
+		}
 		unmap_pool(c);
 		return -1;
 	}
