@@ -189,10 +189,17 @@ static void *drainer(void *arg)
 
 			/* a request wakes it, and so does dbg_cache_live_end;
 			 * records coming in, a pass soon (the thread fills
-			 * the ring in a few hundred microseconds) */
+			 * the ring in a few hundred microseconds).  Busy while
+			 * it waits: the wait reads the engine's shared page,
+			 * which the engine unmaps once a pause (its kick ends
+			 * the wait) has seen the drainer idle; a fault here,
+			 * with every signal blocked, killed ptdb (SIGSEGV) */
+			l->busy = 1;
 			pthread_mutex_unlock(&l->mu);
 			waited = dbg_cache_shm_wait(l->c, n > 0 ? 20000 : 200000);
 			pthread_mutex_lock(&l->mu);
+			l->busy = 0;
+			pthread_cond_broadcast(&l->cv);
 			if (waited == 0 || l->state != LIVE_RUN)
 				continue;
 
