@@ -40,7 +40,7 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 PROG_C    = $(wildcard tests/programs/*.c)
 PROG_CXX  = $(wildcard tests/programs/*.cpp)
 PROGS     = $(PROG_C:.c=) $(PROG_CXX:.cpp=) tests/programs/libplugin.so \
-	tests/programs/vars_o2 tests/programs/vars_o2_dw4 tests/programs/vars_tu \
+	tests/programs/vars_o2 tests/programs/vars_o2_dw4 tests/programs/vars_tu tests/programs/vars_dw64 \
 	tests/programs/go_hello
 
 # Fuzz harnesses (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang
@@ -84,6 +84,9 @@ tests/programs/vars_o2_dw4: tests/programs/vars.c
 # ... -O0 with its types in DWARF 4 type units (.debug_types, ref_sig8).
 tests/programs/vars_tu: tests/programs/vars.c
 	gcc -gdwarf-4 -fdebug-types-section -O0 -no-pie -fno-pie -o $@ $<
+# ... DWARF 5 in its 64-bit format, its types in type units of .debug_info.
+tests/programs/vars_dw64: tests/programs/vars.c
+	gcc -gdwarf-5 -gdwarf64 -fdebug-types-section -O0 -no-pie -fno-pie -o $@ $<
 # An optimized PIE whose DWARF names a source tree that has moved.
 tests/programs/inline_o2: tests/programs/inline_o2.c
 	gcc -g -O2 -fPIE -pie -fdebug-prefix-map=$(CURDIR)=/ptdb-moved -o $@ $<

@@ -441,9 +441,9 @@ void uw_load(struct sym_module *m, struct sym_cfi *c, int is_eh)
 				 * .eh_frame): inflated once, kept with the table */
 				size_t len = 0;
 				uint8_t *copy = NULL;
-				const uint8_t *p = sym_dwobj_bytes(m, want, &len, &copy);
+				const uint8_t *p = sym_dwobj_bytes(m, want, &len);
 
-				if (p && !copy) {
+				if (p) {	/* the table outlives the DWARF's copy */
 					copy = xmalloc(len ? len : 1);
 					memcpy(copy, p, len);
 				}

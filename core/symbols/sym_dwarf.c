@@ -85,7 +85,8 @@ static void sym_load_aranges(struct sym_module *m)
 int sym_dwarf_init(struct sym_module *m)
 {
 	Dwarf_Error e = NULL;
-	size_t cap = 0;
+	uint64_t *offs = NULL;
+	ssize_t n;
 
 	if (m->dw_state)
 		return m->dw_state > 0 ? 0 : -1;
@@ -102,6 +103,24 @@ int sym_dwarf_init(struct sym_module *m)
 	/* unit headers only: a unit's DIE (and its abbreviations) is read
 	 * when the unit is first needed (sym_cu_die), so that a large debug
 	 * file (libc's) costs little until an address in it is looked up */
+	if ((n = sym_dwobj_units(m, &offs)) >= 0) {
+		m->cus = xcalloc((size_t)n + 1, sizeof(*m->cus));
+		for (ssize_t i = 0; i < n; i++)
+			m->cus[i].off = offs[i];
+		m->ncus = (size_t)n;
+		free(offs);
+	} else {
+		sym_dwarf_units(m);
+	}
+	sym_load_aranges(m);
+	return 0;
+}
+
+void sym_dwarf_units(struct sym_module *m)
+{
+	Dwarf_Error e = NULL;
+	size_t cap = 0;
+
 	for (Dwarf_Unsigned hoff = 0;;) {
 		Dwarf_Unsigned hlen, typeoff, next;
 		Dwarf_Half ver, asz, lsz, esz, type;
@@ -130,8 +149,6 @@ int sym_dwarf_init(struct sym_module *m)
 		m->ncus++;
 	}
 	sym_dw_errfree(m, &e);
-	sym_load_aranges(m);
-	return 0;
 }
 
 static void sym_cu_load(struct sym_module *m, struct sym_cu *cu);

@@ -13,6 +13,8 @@
 
 #include "core/symbols/sym_int.h"
 
+#include <dwarf.h>
+
 struct sym_dwobj {
 	struct sym_img img;	/* the image's section table */
 	uint8_t **inflated;	/* per section, compressed ones once read */
@@ -248,33 +250,105 @@ void sym_dwobj_free(struct sym_module *m)
 	m->dwobj = NULL;
 }
 
-const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len)
+/* The size a section has for libdwarf (inflated, for a compressed one),
+ * without reading it; 0 when m has none of that name. */
+static uint64_t dwobj_size(struct sym_dwobj *o, const char *name)
+{
+	Dwarf_Obj_Access_Section sec;
+	int err = 0, i = dwobj_find(o, name);
+
+	return i >= 0 && dwobj_info(o, (Dwarf_Half)i, &sec, &err) == DW_DLV_OK ? sec.size : 0;
+}
+
+static uint64_t dwobj_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* One unit header at p (avail bytes to the section's end): the header's
+ * length, and *next the unit's, or 0 when it is not one libdwarf would
+ * take without a word (then libdwarf walks the section and says why). */
+static size_t dwobj_unit_hdr(const uint8_t *p, uint64_t avail, uint64_t alen, uint64_t *next)
+{
+	uint64_t len = dwobj_le(p, 4), aoff;
+	unsigned ilen = 4, osz = 4, ver, ut = DW_UT_compile, asz;
+	size_t hdr;
+
+	if (len == 0xffffffffu) {	/* 64-bit DWARF */
+		if (avail < 12)
+			return 0;
+		len = dwobj_le(p + 4, 8);
+		ilen = 12;
+		osz = 8;
+	} else if (len >= 0xfffffff0u) {
+		return 0;
+	}
+	if (len > avail - ilen || len < 2 + 1 + osz)
+		return 0;
+	ver = (unsigned)dwobj_le(p + ilen, 2);
+	if (ver == 5) {
+		ut = p[ilen + 2];
+		asz = p[ilen + 3];
+		aoff = dwobj_le(p + ilen + 4, osz);
+		hdr = ilen + 4 + osz;
+		hdr += ut == DW_UT_skeleton || ut == DW_UT_split_compile ? 8 :
+		       ut == DW_UT_type || ut == DW_UT_split_type ? 8 + osz : 0;
+		if (ut < DW_UT_compile || ut > DW_UT_split_type)
+			return 0;
+	} else if (ver >= 2 && ver <= 4) {
+		aoff = dwobj_le(p + ilen + 2, osz);
+		asz = p[ilen + 2 + osz];
+		hdr = ilen + 2 + osz + 1;
+	} else {
+		return 0;
+	}
+	if ((asz != 4 && asz != 8) || aoff >= alen || hdr >= ilen + len)
+		return 0;
+	*next = ilen + len;
+	return hdr;
+}
+
+ssize_t sym_dwobj_units(struct sym_module *m, uint64_t **offs)
 {
 	struct sym_dwobj *o = m->dwobj;
-	Dwarf_Small *data = NULL;
-	int err = 0, i = dwobj_find(o, name);
-	const Elf64_Chdr *ch;
-	Elf64_Chdr chb;
+	uint64_t alen = o ? dwobj_size(o, ".debug_abbrev") : 0, off = 0;
+	size_t len = 0, n = 0, cap = 0;
+	const uint8_t *p = alen ? sym_dwobj_bytes(m, ".debug_info", &len) : NULL;
 
-	if (i < 0 || dwobj_load(o, (Dwarf_Half)i, &data, &err) != DW_DLV_OK)
-		return NULL;
-	ch = o->img.shs[i].sh_flags & SHF_COMPRESSED ? dwobj_chdr(o, &o->img.shs[i], &chb) : NULL;
-	*len = ch ? ch->ch_size : o->img.shs[i].sh_size;
-	return data;
+	*offs = NULL;
+	if (!p)
+		return -1;
+	while (off < len) {
+		uint64_t next = 0;
+		size_t hdr = len - off >= 11 ? dwobj_unit_hdr(p + off, len - off, alen, &next) : 0;
+
+		if (!hdr) {
+			free(*offs);
+			*offs = NULL;
+			return -1;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*offs = xrealloc(*offs, cap * sizeof(**offs));
+		}
+		(*offs)[n++] = off + hdr;
+		off += next;
+	}
+	return (ssize_t)n;
 }
 
 /* ---- a section read once, in order, without libdwarf ---- */
 
 struct sym_dwstream {
 	const uint8_t *data;	/* the whole section: the mapping, or the
-				 * copy libdwarf already inflated */
+				 * inflated copy libdwarf reads too */
 	size_t len;
-	const uint8_t *in, *in_end;	/* the compressed bytes */
-	const uint8_t *done;	/* the mapping's pages before this are let go */
-	z_stream z;
-	int zinit;
-	uint8_t *buf;		/* the inflated window: bytes [base, base + have) */
-	size_t base, have, cap;
+	const uint8_t *done;	/* the mapping's pages before this are let go
+				 * (NULL: an inflated copy, kept) */
 };
 
 /* The mapping's whole pages in [s->done, to) are not read again by this
@@ -291,134 +365,63 @@ static void stream_release(struct sym_dwstream *s, const uint8_t *to)
 	}
 }
 
+/* A compressed section is inflated whole, once, and kept for libdwarf:
+ * the units the raw readers walk (the inline index, the unit list) are
+ * the ones libdwarf reads DIEs from next, and inflating a debug file's
+ * .debug_info twice was most of the start-up time of a session that
+ * stops in a program using libc6-dbg. */
 struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, size_t *len)
 {
 	struct sym_dwobj *o = dwobj_open(m);
-	int i = dwobj_find(o, name);
+	int err = 0, i = dwobj_find(o, name);
 	struct sym_dwstream *s;
 	const Elf64_Shdr *sh;
-	const Elf64_Chdr *ch = NULL;
 	Elf64_Chdr chb;
+	Dwarf_Small *data = NULL;
 
 	if (i < 0)
 		return NULL;
 	sh = &o->img.shs[i];
-	if (!sym_img_in(&o->img, sh) ||
-	    ((sh->sh_flags & SHF_COMPRESSED) && !o->inflated[i] && !(ch = dwobj_chdr(o, sh, &chb))))
+	if (!sym_img_in(&o->img, sh))
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	if (!(sh->sh_flags & SHF_COMPRESSED)) {
 		s->data = o->img.map + sh->sh_offset;
 		s->len = sh->sh_size;
 		s->done = s->data;
-	} else if (o->inflated[i]) {
-		s->data = o->inflated[i];
+	} else if (dwobj_bytes(o, (Dwarf_Half)i, &data, &err) == DW_DLV_OK) {
+		s->data = data;
 		s->len = dwobj_chdr(o, sh, &chb)->ch_size;
 	} else {
-		s->in = o->img.map + sh->sh_offset + sizeof(*ch);
-		s->in_end = o->img.map + sh->sh_offset + sh->sh_size;
-		s->done = s->in;
-		s->len = ch->ch_size;
-		if (inflateInit(&s->z) != Z_OK) {
-			free(s);
-			return NULL;
-		}
-		s->zinit = 1;
-		s->z.next_in = (Bytef *)(uintptr_t)s->in;
-		s->z.avail_in = (uInt)(s->in_end - s->in);
+		free(s);
+		return NULL;
 	}
 	*len = s->len;
 	return s;
 }
 
-/* Inflates up to n more bytes at s->buf + s->have: how many, 0 at the end
- * or on damage. */
-static size_t stream_inflate(struct sym_dwstream *s, size_t n)
-{
-	size_t before;
-	int rc;
-
-	if (!s->zinit)
-		return 0;
-	s->z.next_out = s->buf + s->have;
-	s->z.avail_out = (uInt)n;
-	before = s->z.total_out;
-	rc = inflate(&s->z, Z_NO_FLUSH);
-	stream_release(s, s->z.next_in);
-	if (rc != Z_OK && rc != Z_STREAM_END)
-		return 0;
-	return (size_t)(s->z.total_out - before);
-}
-
 const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n)
 {
-	size_t drop;
-
 	if (n > s->len || off > s->len - n)
 		return NULL;
-	if (s->data) {
-		if (s->done)
-			stream_release(s, s->data + off);
-		return s->data + off;
-	}
-	if (off < s->base) {	/* a step back: inflated again from the start */
-		if (inflateReset(&s->z) != Z_OK)
-			return NULL;
-		s->z.next_in = (Bytef *)(uintptr_t)s->in;
-		s->z.avail_in = (uInt)(s->in_end - s->in);
-		s->done = s->in;
-		s->base = s->have = 0;
-	}
-	drop = off - s->base < s->have ? off - s->base : s->have;
-	if (s->have > drop)	/* (no buffer yet on the first read) */
-		memmove(s->buf, s->buf + drop, s->have - drop);
-	s->base += drop;
-	s->have -= drop;
-	if (s->cap < n || s->cap < 65536) {
-		s->cap = n > 65536 ? n : 65536;
-		s->buf = xrealloc(s->buf, s->cap);
-	}
-	while (s->base < off) {	/* bytes skipped over */
-		size_t k = off - s->base < s->cap ? off - s->base : s->cap;
-
-		if (!(k = stream_inflate(s, k)))
-			return NULL;
-		s->base += k;
-	}
-	while (s->have < n) {
-		size_t k = stream_inflate(s, s->cap - s->have);
-
-		if (!k)
-			return NULL;
-		s->have += k;
-	}
-	return s->buf;
+	if (s->done)
+		stream_release(s, s->data + off);
+	return s->data + off;
 }
 
 void sym_dwstream_close(struct sym_dwstream *s)
 {
-	if (!s)
-		return;
-	if (s->zinit)
-		inflateEnd(&s->z);
-	free(s->buf);
 	free(s);
 }
 
-const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len,
-			       uint8_t **copy)
+const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len)
 {
 	struct sym_dwstream *s = sym_dwstream_open(m, name, len);
 	const uint8_t *p;
 
-	*copy = NULL;
 	if (!s)
 		return NULL;
 	p = sym_dwstream_at(s, 0, *len);
-	if (p && !s->data) {
-		*copy = s->buf;	/* the whole section, inflated: the caller's */
-		s->buf = NULL;
-	}
 	sym_dwstream_close(s);
 	return p;
 }

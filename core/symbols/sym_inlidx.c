@@ -426,7 +426,6 @@ static struct sym_cu *inl_cu(struct sym_module *m, uint64_t off)
 static void inl_index_build(struct sym_module *m)
 {
 	size_t ilen = 0, alen = 0, cap = 0, ndone = 0, dcap = 0, j = 0;
-	uint8_t *scopy, *lcopy;
 	struct sym_dwstream *abbr = sym_dwstream_open(m, ".debug_abbrev", &alen);
 	struct sym_dwstream *info = abbr ? sym_dwstream_open(m, ".debug_info", &ilen) : NULL;
 	uint64_t *done = NULL;	/* the DIE offsets of the units read raw */
@@ -435,8 +434,8 @@ static void inl_index_build(struct sym_module *m)
 	size_t off = 0;
 
 	memset(&u, 0, sizeof(u));
-	u.str = sym_dwobj_bytes(m, ".debug_str", &u.strlen_, &scopy);
-	u.lstr = sym_dwobj_bytes(m, ".debug_line_str", &u.lstrlen, &lcopy);
+	u.str = sym_dwobj_bytes(m, ".debug_str", &u.strlen_);
+	u.lstr = sym_dwobj_bytes(m, ".debug_line_str", &u.lstrlen);
 	for (; info && off + 11 <= ilen;) {
 		const uint8_t *h = sym_dwstream_at(info, off, 4);
 		uint64_t len = h ? raw_le(h, 4) : 0, aoff;
@@ -479,8 +478,6 @@ static void inl_index_build(struct sym_module *m)
 	}
 	sym_dwstream_close(info);
 	sym_dwstream_close(abbr);
-	free(scopy);
-	free(lcopy);
 	/* the units libdwarf lists and the raw reading did not read */
 	if ((!whole || off + 11 <= ilen || m->dw_state > 0) && sym_dwarf_init(m) == 0)
 		for (size_t i = 0; i < m->ncus; i++) {

@@ -262,17 +262,23 @@ void sym_dwarf_free(struct sym_module *m);
 int sym_dwobj_init(struct sym_module *m, const uint8_t *map, size_t len, Dwarf_Debug *dbg,
 		   Dwarf_Error *e);
 void sym_dwobj_free(struct sym_module *m);
-/* The bytes of the DWARF section name (inflated if compressed), or NULL. */
-const uint8_t *sym_dwobj_section(struct sym_module *m, const char *name, size_t *len);
-/* The same without libdwarf and without keeping an inflated copy: *copy
- * is set to the caller's copy (free) when one was made. */
-const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len,
-			       uint8_t **copy);
+/* The DIE offsets of .debug_info's units, in order, read from their
+ * headers (*offs: the caller's), or -1 when a header is one libdwarf
+ * should read (damage, a form not known here: libdwarf says what is
+ * wrong).  libdwarf makes its own record of a unit only when a DIE in it
+ * is read, instead of one per unit of a large debug file at start-up. */
+ssize_t sym_dwobj_units(struct sym_module *m, uint64_t **offs);
+/* sym_dwarf.c: m->cus as libdwarf lists the units (where sym_dwobj_units
+ * would not; and the unit tests' reference for it). */
+void sym_dwarf_units(struct sym_module *m);
+/* The same without libdwarf (a compressed section is inflated once and
+ * kept, for libdwarf too). */
+const uint8_t *sym_dwobj_bytes(struct sym_module *m, const char *name, size_t *len);
 /* A DWARF section read in order without libdwarf: a compressed one
- * inflated a window at a time (a step back inflates it again from its
- * start), the mapping's pages let go behind the reader.  sym_dwstream_at:
- * bytes [off, off + n), valid until the next call, or NULL (past the end,
- * damage). */
+ * inflated whole and kept (libdwarf reads the same copy), an uncompressed
+ * one's mapped pages let go behind the reader.  sym_dwstream_at: bytes
+ * [off, off + n), valid until the stream is closed, or NULL (past the
+ * end). */
 struct sym_dwstream;
 struct sym_dwstream *sym_dwstream_open(struct sym_module *m, const char *name, size_t *len);
 const uint8_t *sym_dwstream_at(struct sym_dwstream *s, size_t off, size_t n);

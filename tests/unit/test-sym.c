@@ -390,6 +390,48 @@ TEST(inlined_index_without_dwarf)
 	sym_module_free(m);
 }
 
+/* The unit list read from the headers (sym_dwobj_units) is the one
+ * libdwarf's walk gives, on DWARF 4, 5, 64-bit DWARF with type units in
+ * .debug_info, and libc's compressed debug file when libc6-dbg is there. */
+TEST(unit_list_as_libdwarf)
+{
+	const char *paths[] = { PROG, "tests/programs/vars_o2_dw4", "tests/programs/vars_tu",
+				"tests/programs/vars_dw64", "/lib/x86_64-linux-gnu/libc.so.6" };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct sym_module *m = sym_module_open(paths[i], NULL);
+		struct sym_cu *raw;
+		size_t n;
+
+		CHECK(m);
+		if (!m)
+			continue;
+		if (!m->has_debug) {	/* libc without libc6-dbg */
+			CHECK(i == 4);
+			sym_module_free(m);
+			continue;
+		}
+		CHECK_INT(sym_dwarf_init(m), 0);
+		{
+			uint64_t *offs = NULL;
+
+			CHECK(sym_dwobj_units(m, &offs) > 0);	/* the headers were read */
+			free(offs);
+		}
+		raw = m->cus;
+		n = m->ncus;
+		m->cus = NULL;
+		m->ncus = 0;
+		sym_dwarf_units(m);
+		CHECK_INT(m->ncus, n);
+		CHECK(m->ncus > 0);
+		for (size_t k = 0; k < n && k < m->ncus; k++)
+			CHECK_INT(m->cus[k].off, raw[k].off);
+		free(raw);
+		sym_module_free(m);
+	}
+}
+
 /* The one reader of section tables (sym_img.c) on images built here: each
  * header or section that lies outside the mapping is refused, not read. */
 TEST(img_section_table_bounds)
@@ -461,5 +503,5 @@ TEST(img_section_table_bounds)
 TEST_MAIN(open_missing, open_not_elf, open_elf32, module_info, lookup_main,
 	  format_loc, lookup_addr_fields, lookup_line, line_range_and_main_file,
 	  source_line2, source_line7_caret, source_missing, unwind_fp,
-	  unwind_cfi_entry, unwind_self_through_libc, inlined_index_without_dwarf,
+	  unwind_cfi_entry, unwind_self_through_libc, inlined_index_without_dwarf, unit_list_as_libdwarf,
 	  img_section_table_bounds)
