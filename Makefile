@@ -8,7 +8,7 @@ PKGS     = libedit libelf json-c capstone
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I/usr/include/libdwarf
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldwarf -lipt -lZydis -liberty -lz -lm -lpthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldwarf -lipt -lZydis -liberty -ldeflate -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -20,7 +20,7 @@ endif
 # Debian packages the build and the tests use.
 DEB_PKGS = gcc g++ make pkg-config python3 libipt-dev libedit-dev \
 	libcapstone-dev libdwarf-dev libelf-dev libjson-c-dev libzydis-dev libiberty-dev \
-	zlib1g-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
+	zlib1g-dev libdeflate-dev mandoc gdb tmux valgrind clang libfuzzer-14-dev \
 	binutils libc6-dbg lldb-16 qemu-user liblldb-22 nodejs golang-go luajit \
 	libzstd-dev libgtest-dev coreutils
 

@@ -421,8 +421,9 @@ static struct sym_cu *inl_cu(struct sym_module *m, uint64_t off)
 }
 
 /* The index of the module's functions declared inline, from its raw
- * .debug_info where it can be read so (in order, a unit at a time: a
- * compressed section is never held whole), else through libdwarf. */
+ * .debug_info where it can be read so (in order, a unit at a time; a
+ * compressed section is inflated once, for libdwarf too), else through
+ * libdwarf. */
 static void inl_index_build(struct sym_module *m)
 {
 	size_t ilen = 0, alen = 0, cap = 0, ndone = 0, dcap = 0, j = 0;
