@@ -663,8 +663,14 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c)
 	}
 	c->nleft = k;
 	c->have_ev = 0;		/* (a signal that came: pending, delivered on resume) */
-	if (!target_pending_signal(d->proc, t))
+	if (!target_pending_signal(d->proc, t)) {
 		target_set_pending_signal(d->proc, t, sig);
+	} else if (sig) {
+		/* (both: t carries the one it stopped with, the kernel the
+		 * other, delivered after it) */
+		target_thread_raise(d->proc, t, target_pending_signal(d->proc, t));
+		target_set_pending_signal(d->proc, t, sig);
+	}
 }
 
 void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)
