@@ -70,6 +70,9 @@ libptdb.a: $(LIB_OBJS)
 tests/unit/test-%: tests/unit/test-%.c $(wildcard tests/unit/*.h) libptdb.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< libptdb.a $(LDLIBS)
 
+# (a signal sent to the thread as an injected call's step starts)
+tests/unit/test-cache-inject: LDFLAGS += -Wl,--wrap=target_thread_step
+
 # Fixture programs: -g -O0, no PIE so addresses match the transcripts.
 tests/programs/%: tests/programs/%.c
 	gcc -g -O0 -no-pie -fno-pie -o $@ $<

@@ -193,6 +193,11 @@ void target_drop_event(struct target_proc *p, pid_t tid);
 /* Signal delivered to tid on its next resume; 0 suppresses. */
 void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig);
 int target_pending_signal(const struct target_proc *p, pid_t tid);
+/* Gives signal sig (one whose stop ptdb took while tid already carried
+ * another to its resume) back to the kernel for thread tid: pending
+ * again, it stops tid once more after the one carried is delivered (its
+ * siginfo then says ptdb sent it).  0, or -1. */
+int target_thread_raise(struct target_proc *p, pid_t tid, int sig);
 /* The kernel's signal sets of thread tid (its /proc status SigPnd, SigBlk,
  * SigCgt: bit n-1 for signal n); -1 if it cannot be read. */
 struct target_sigsets {

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <elf.h>
 #include <sys/wait.h>
@@ -506,6 +507,11 @@ void target_set_pending_signal(struct target_proc *p, pid_t tid, int sig)
 
 	if (t)
 		t->pending_sig = sig;
+}
+
+int target_thread_raise(struct target_proc *p, pid_t tid, int sig)
+{
+	return p->alive && sig > 0 ? (int)syscall(SYS_tgkill, (int)p->pid, (int)tid, sig) : -1;
 }
 
 int target_pending_signal(const struct target_proc *p, pid_t tid)

@@ -25,6 +25,13 @@
       work()'s code equal to the file's; 10 times
   P14 attach to a program whose file was deleted after it started: read
       through /proc/PID/exe, shown by its path: bt reaches main
+  P15 SIGUSR1 then SIGUSR2 sent to a running thread, 20 times (passed,
+      not stopping: 'process handle'): its handlers count both every time,
+      untraced and traced ('thread trace start' with both engines, 'process
+      trace start' with the cache engine: the ptrace engine steps the
+      sender's waits one by one, a minute).  (The cache engine, stepping the thread out of its
+      code cache after the first signal's stop, took the second's stop and
+      dropped it: one thread carries one signal to its resume.)
 """
 import os
 import re
@@ -563,6 +570,19 @@ def attach_deleted():
     results.ok(name)
 
 
+def signal_pair(engine, trace):
+    name = "P15 two signals for one thread, both delivered (%s)" % (
+        "untraced" if not trace else "%s, %s engine" % (trace, engine))
+    run = ["b main", "r", trace, "c"] if trace else ["r"]
+    rc, out = batch(cmds("settings set trace.software.engine " + engine,
+                         "file " + os.path.join(PROG, "sig_pair"),
+                         "process handle SIGUSR1 SIGUSR2 -s false -n false -p true", *run), timeout=STALL)
+    if "usr1 20 usr2 20 of 20" not in out or "exited with status = 0 (0x00000000)" not in out or \
+       "error:" in out:
+        return results.fail(name, out[-3000:])
+    results.ok(name)
+
+
 def run_all():
     attach_deleted()
     attach_kill9()
@@ -580,6 +600,10 @@ def run_all():
     self_kill()
     exec_traced()
     follow_child()
+    signal_pair("cache", None)
+    signal_pair("cache", "thread trace start")
+    signal_pair("cache", "process trace start")
+    signal_pair("ptrace", "thread trace start")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,11 @@ One ptdb session attaches to it; the program must never die nor change.
       program runs on, untraced, .text and mappings as before (a record
       buffer or region whose mapping a signal interrupted stayed mapped)
 
+After setup (X3's traced stop) and after detach or ptdb's end, no
+descriptor of the program's is a memfd of ptdb's (the control page's,
+closed at once or, when a signal stopped the injected close, at the next
+chance: tests/unit/test-cache-inject.c interrupts that close for sure).
+
 The counts: 20 interrupts per engine and 10 cycles in 'make check';
 PTDB_STRESS_FULL=1 runs 200 interrupts per engine and 100 cycles (X4: 8
 and 40 sessions).  A
@@ -89,6 +94,23 @@ def maps(pid):
         return [(l.split()[0], l.split()[1], l.split()[5] if len(l.split()) > 5 else "") for l in f]
 
 
+def ptdb_fds(pid):
+    """The process's descriptors that are a memfd of ptdb's (the cache
+    engine's control page: mapped, its descriptor closed at once)."""
+    found = []
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if link.startswith("/memfd:ptdb"):
+                found.append("%s -> %s" % (fd, link))
+    except OSError:
+        pass
+    return found
+
+
 COUNTER = []
 
 
@@ -130,6 +152,8 @@ def runs_on(p, before):
     now = maps(p.pid)
     if now != before:
         return "mappings changed: %s" % sorted(set(now) ^ set(before))
+    if ptdb_fds(p.pid):
+        return "descriptors of ptdb's left: %s" % ptdb_fds(p.pid)
     return ""
 
 
@@ -274,6 +298,10 @@ def cycles(name, n):
             # second thread is no sign of this one)
             if not x.expect("Process %d resuming" % x.p.pid, what) or \
                not x.expect("stop reason = breakpoint ", what) or not x.quiet(what):
+                break
+            if traced and ptdb_fds(x.p.pid):
+                # (the engine set up: its memfd mapped, the descriptor closed)
+                x.why.append("%s, traced stop: descriptors of ptdb's: %s" % (what, ptdb_fds(x.p.pid)))
                 break
         if x.why:
             break

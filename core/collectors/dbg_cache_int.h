@@ -181,6 +181,13 @@ struct dbg_cache {
 	} left[MAX_REGIONS + 2];
 	int nleft;
 	pid_t left_pid;
+	/* the memfd's descriptor where a close of it did not run (a
+	 * signal came first): closed at the next chance, this file only */
+	struct left_fd {
+		int fd;
+		uint64_t dev, ino;
+	} left_fd[4];
+	int nleft_fd;
 	/* watchpoints checked in the cache (core/collectors/dbg_cache_watch.c):
 	 * nothing recorded, the ranges in every region's table; wth: the
 	 * thread's stand-in trace (nothing written into it); wquantum: a
@@ -277,6 +284,7 @@ void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);
 void dbg_cache_table_reset(struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
+void dbg_cache_close_fd(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int64_t fd);
 
 /* dbg_cache_rec.c: records into the trace.  The first k instructions of
  * b, the k-th going on to next; the records since the last drain (0, -1

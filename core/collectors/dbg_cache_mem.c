@@ -7,8 +7,10 @@
 #include "core/collectors/dbg_cache_int.h"
 #include "core/collectors/dbg_code.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -63,8 +65,14 @@ int dbg_cache_signal_waits(const struct dbg_tracee *d, pid_t t)
  * through the syscall instruction at sc, one step, and gets *save back:
  * 0 with the call's result in *ret, else -1 with what came instead in *ts
  * (kind TARGET_STOP_NONE when t did not run; the registers not given back
- * when the process or t ended).  For the cache engine's injected calls
- * and the ptrace engine's (dbg_swc_hide.c). */
+ * when the process or t ended).  On 0, *ts is the step's stop or an event
+ * that came with the call's end, the caller's: a thread-directed SIGTRAP
+ * (tgkill, raise in another thread) that arrived while the call ran is
+ * pending as the step's own trap is sent, and a SIGTRAP does not queue
+ * twice: the stop is that signal's, at sc + 2, the call done, its result
+ * in rax.  (A seccomp SIGSYS stops there too, the call not run: rax is
+ * its number again.)  For the cache engine's injected calls and the
+ * ptrace engine's (dbg_swc_hide.c). */
 int dbg_cache_syscall_step(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *save, uint64_t sc,
 			   long nr, const uint64_t a[6], struct target_stop *ts, int64_t *ret)
 {
@@ -83,7 +91,9 @@ int dbg_cache_syscall_step(struct dbg_tracee *d, pid_t t, const struct user_regs
 	r.r9 = a[5];
 	if (target_set_regs(d->proc, t, &r, NULL) < 0)
 		return -1;
-	ok = target_thread_step(d->proc, t, ts, NULL) == 0 && ts->tid == t && ts->kind == TARGET_STOP_STEP &&
+	ok = target_thread_step(d->proc, t, ts, NULL) == 0 && ts->tid == t &&
+	     (ts->kind == TARGET_STOP_STEP || (ts->kind == TARGET_STOP_SIGNAL && ts->signo != SIGSYS) ||
+	      ts->kind == TARGET_STOP_INTERRUPT) &&
 	     target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == sc + 2;
 	if (ts->kind == TARGET_STOP_EXITED || ts->kind == TARGET_STOP_SIGNALED)
 		return -1;
@@ -104,6 +114,7 @@ int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr
 	struct user_regs_struct save;
 	struct target_stop ts;
 	uint8_t b[2];
+	int rc;
 
 	/* (its bytes checked each time: the program may have rewritten or
 	 * unmapped them) */
@@ -113,14 +124,15 @@ int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr
 	    dbg_cache_signal_waits(d, t) ||
 	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
-	if (dbg_cache_syscall_step(d, t, &save, c->sc, nr, a, &ts, ret) == 0)
-		return 0;
+	rc = dbg_cache_syscall_step(d, t, &save, c->sc, nr, a, &ts, ret);
+	/* (an event with the call's end too: the call ran, the event is
+	 * the caller's all the same) */
 	if (ts.tid == t && (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) &&
 	    !c->have_ev) {
 		c->ev = ts;	/* (its pc: where the thread really is, below) */
 		c->have_ev = 1;
 	}
-	return -1;
+	return rc;
 }
 
 static uint64_t do_mmap(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t hint, uint64_t len, int prot,
@@ -558,6 +570,57 @@ int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in)
 	return 0;
 }
 
+/* The identity of process pid's descriptor fd, -1 when it has none. */
+static int fd_ident(pid_t pid, int64_t fd, uint64_t *dev, uint64_t *ino)
+{
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
+	if (stat(path, &sb) < 0)
+		return -1;
+	*dev = sb.st_dev;
+	*ino = sb.st_ino;
+	return 0;
+}
+
+/* Closes the inferior's descriptor fd (a memfd of ptdb's) through thread
+ * t.  A close that ran closed it, whatever it returned (Linux frees the
+ * descriptor before an EINTR: one closed again could be the program's
+ * by then); one that did not run (refused: a signal came first, or t
+ * holds an event) leaves it for the next chance, the file it is noted. */
+void dbg_cache_close_fd(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int64_t fd)
+{
+	uint64_t a[6] = { (uint64_t)fd }, dev, ino;
+	int64_t r;
+
+	if (fd < 0 || dbg_cache_inject(d, c, t, SYS_close, a, &r) == 0 || c->nleft_fd == 4 ||
+	    fd_ident(d->pid, fd, &dev, &ino) < 0)
+		return;
+	c->left_fd[c->nleft_fd++] = (struct left_fd){ (int)fd, dev, ino };
+	c->left_pid = d->pid;
+}
+
+/* The descriptors left open (dbg_cache_close_fd), closed now if still the
+ * same file (the program may have closed it and reused the number; an
+ * exec closed it: close-on-exec). */
+static void close_left_fds(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
+{
+	int k = 0;
+
+	for (int i = 0; i < c->nleft_fd; i++) {
+		uint64_t a[6] = { (uint64_t)c->left_fd[i].fd }, dev, ino;
+		int64_t r;
+
+		if (fd_ident(d->pid, c->left_fd[i].fd, &dev, &ino) < 0 || dev != c->left_fd[i].dev ||
+		    ino != c->left_fd[i].ino)
+			continue;
+		if (target_pending_signal(d->proc, t) || dbg_cache_inject(d, c, t, SYS_close, a, &r) < 0)
+			c->left_fd[k++] = c->left_fd[i];
+	}
+	c->nleft_fd = k;
+}
+
 /* Unmaps what earlier runs left in the inferior, through thread c->tid
  * when it can take an injected call (stopped, no signal to deliver);
  * what cannot go now goes at the next chance.  A thread stopped inside
@@ -572,12 +635,13 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c)
 	int k = 0;
 
 	if (c->left_pid != d->pid) {
-		c->nleft = 0;	/* another process: its mappings went with it */
+		c->nleft = c->nleft_fd = 0;	/* another process: its mappings went with it */
 		return;
 	}
 	int sig;
 
-	if (!c->nleft || !target_thread_stopped(d->proc, t) || target_get_regs(d->proc, t, &r, NULL) < 0)
+	if ((!c->nleft && !c->nleft_fd) || !target_thread_stopped(d->proc, t) ||
+	    target_get_regs(d->proc, t, &r, NULL) < 0)
 		return;
 	/* a signal it stopped with waits while the calls run (one that
 	 * arrives in the meantime stops them: they are tried again later) */
@@ -585,6 +649,7 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c)
 	target_set_pending_signal(d->proc, t, 0);
 	if (!c->sc)
 		c->sc = dbg_cache_find_syscall(d);
+	close_left_fds(d, c, t);
 	for (int i = 0; i < c->nleft; i++) {
 		uint64_t m = 0, a[6] = { c->left[i].addr, c->left[i].len };
 		int64_t ret;
@@ -598,8 +663,14 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c)
 	}
 	c->nleft = k;
 	c->have_ev = 0;		/* (a signal that came: pending, delivered on resume) */
-	if (!target_pending_signal(d->proc, t))
+	if (!target_pending_signal(d->proc, t)) {
 		target_set_pending_signal(d->proc, t, sig);
+	} else if (sig) {
+		/* (both: t carries the one it stopped with, the kernel the
+		 * other, delivered after it) */
+		target_thread_raise(d->proc, t, target_pending_signal(d->proc, t));
+		target_set_pending_signal(d->proc, t, sig);
+	}
 }
 
 void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off)

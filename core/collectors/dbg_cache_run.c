@@ -112,7 +112,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		  struct ptdb_err *err)
 {
 	struct dbg_tracee *d = c->d;
-	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0;
+	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0, more[8], nmore = 0;
 	size_t h0 = c->nheld;
 	/* a signal the kernel holds for it (its own trap or fault, raised
 	 * as it was interrupted) is taken first, by a step that runs
@@ -153,11 +153,19 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				 * (or dropped) as 'process handle' says */
 				sig = ts.signo;
 				dbg_cache_hold(c, &ts);
+			} else if (nmore < (int)(sizeof(more) / sizeof(more[0]))) {
+				/* one more (SIGUSR2 sent after the SIGUSR1 it
+				 * stopped with): t carries one to its resume, this
+				 * one goes back to the kernel once the steps are
+				 * done (pending now, it would stop every step) */
+				more[nmore++] = ts.signo;
 			}
 			target_set_pending_signal(d->proc, t, 0);
 		}
 	}
 	target_set_pending_signal(d->proc, t, sig);
+	for (int i = 0; i < nmore; i++)
+		target_thread_raise(d->proc, t, more[i]);
 	for (size_t i = h0; rc == 0 && i < c->nheld; i++) {
 		if (c->held[i].addr == c->sc || dbg_cache_region_of(c, c->held[i].addr))
 			c->held[i].addr = r->rip;

@@ -124,8 +124,9 @@ static int fsize_allows(pid_t pid, uint64_t n)
 /* The control page: memfd_create (its name in the record buffer's first
  * page), ftruncate, mmap shared in the inferior over the last page of
  * the record buffer's mapping (unmapped with it), the same file mapped
- * here through /proc/PID/fd, then the inferior's descriptor closed.  0,
- * or -1 (no service: misses trap). */
+ * here through /proc/PID/fd, then the inferior's descriptor closed (or
+ * noted, closed at the next chance: dbg_cache_close_fd).  0, or -1 (no
+ * service: misses trap). */
 int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 {
 	static const char name[] = "ptdb-cache";
@@ -167,7 +168,7 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	c->gs_map = NULL;
 	if (pool)
 		shared_pool(d, c, t, fd, path);
-	dbg_cache_inject(d, c, t, SYS_close, f, &r);
+	dbg_cache_close_fd(d, c, t, fd);
 	if (c->have_ev) {
 		munmap(m, 4096);	/* (a signal stopped the close: the caller's) */
 		/* the pool mapped in the inferior goes at the next chance,
@@ -185,7 +186,7 @@ int dbg_cache_shm_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	c->ctl = addr;
 	return 0;
 close_fd:
-	dbg_cache_inject(d, c, t, SYS_close, f, &r);
+	dbg_cache_close_fd(d, c, t, fd);
 	return -1;
 }
 

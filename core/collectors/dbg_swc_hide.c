@@ -82,8 +82,14 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
 	if (dbg_cache_syscall_step(d, t, &save, s->hide_sc, nr,
-				   (const uint64_t[6]){ a0, a1, a2, a3, save.r8, save.r9 }, &ts, ret) == 0)
+				   (const uint64_t[6]){ a0, a1, a2, a3, save.r8, save.r9 }, &ts, ret) == 0) {
+		/* (a signal that came with the call's end: the loop's) */
+		if (ts.kind == TARGET_STOP_SIGNAL || ts.kind == TARGET_STOP_INTERRUPT) {
+			ts.addr = save.rip;
+			target_thread_requeue(d->proc, &ts);
+		}
 		return 0;
+	}
 	if (ts.tid == t && ts.kind == TARGET_STOP_SIGNAL &&
 	    (ts.signo == SIGSEGV || ts.signo == SIGBUS || ts.signo == SIGILL)) {
 		/* (the instruction is gone: another is found next time; the
