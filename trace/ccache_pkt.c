@@ -76,13 +76,17 @@ void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p)
 }
 
 /* The writer's state the loop keeps in registers (the thread's and its
- * writer's fields, copied in and out around what else writes them). */
+ * writer's fields, copied in and out around what else writes them).
+ * Only the ring's position moves while the loop writes: its total is
+ * base + pos (base changes where the ring wraps), and the PSB+ is due
+ * once pos reaches psb_pos (last PSB + period, in positions). */
 struct fast {
-	uint64_t bits, insns, transfers, last_ip;
+	uint64_t bits, last_ip;
 	unsigned nbits, top, depth;
 	uint8_t *buf;
 	size_t pos, size;
-	uint64_t total, psb_at;
+	uint64_t base, psb_pos;
+	uint64_t psb_at;
 };
 
 #define INLINE static inline __attribute__((always_inline))
@@ -93,16 +97,23 @@ INLINE void get(struct fast *f, const struct trace_swc_thread *t)
 
 	f->bits = w->tnt_bits;
 	f->nbits = w->tnt_n;
-	f->insns = t->insns;
-	f->transfers = t->transfers;
 	f->last_ip = w->last_ip;
 	f->top = w->stack_top;
 	f->depth = w->stack_n;
 	f->buf = w->ring->buf;
 	f->pos = w->ring->pos;
 	f->size = w->ring->size;
-	f->total = w->ring->total;
+	f->base = w->ring->total - w->ring->pos;
 	f->psb_at = w->last_psb + w->psb_period;
+	/* (not due on entry: psb_at > total, so this is above pos) */
+	f->psb_pos = f->psb_at - f->base;
+}
+
+/* psb_pos after the ring wrapped (the period may have been reached in
+ * the padding before the packet: due at once). */
+INLINE void rebase(struct fast *f)
+{
+	f->psb_pos = f->psb_at > f->base ? f->psb_at - f->base : 0;
 }
 
 INLINE void put_back(const struct fast *f, struct trace_swc_thread *t)
@@ -111,13 +122,11 @@ INLINE void put_back(const struct fast *f, struct trace_swc_thread *t)
 
 	w->tnt_bits = f->bits;
 	w->tnt_n = f->nbits;
-	t->insns = f->insns;
-	t->transfers = f->transfers;
 	w->last_ip = f->last_ip;
 	w->stack_top = f->top;
 	w->stack_n = f->depth;
 	w->ring->pos = f->pos;
-	w->ring->total = f->total;
+	w->ring->total = f->base + f->pos;
 }
 
 /* n bytes at the ring's end: padded, wrapped (trace_ring_write). */
@@ -131,10 +140,11 @@ INLINE void put_cold(struct fast *f, struct trace_swc_thread *t, const uint8_t *
 	struct trace_ring *r = t->w.ring;
 
 	r->pos = f->pos;
-	r->total = f->total;
+	r->total = f->base + f->pos;
 	put_wrap(r, b, n);
 	f->pos = r->pos;
-	f->total = r->total;
+	f->base = r->total - r->pos;
+	rebase(f);
 }
 
 /* The PSB+ due after the packets before the instruction at next. */
@@ -150,18 +160,15 @@ INLINE void tnt(struct fast *f, struct trace_swc_thread *t)
 
 	if (f->nbits <= 6) {
 		b[0] = (uint8_t)(bits << 1);
-		if (__builtin_expect(f->size - f->pos > 1, 1)) {
+		if (__builtin_expect(f->size - f->pos > 1, 1))
 			f->buf[f->pos++] = b[0];
-			f->total++;
-		} else {
+		else
 			put_cold(f, t, b, 1);
-		}
 	} else {
 		bits = bits << 16 | 0xa302;
 		if (__builtin_expect(f->size - f->pos > 8, 1)) {
 			memcpy(f->buf + f->pos, &bits, 8);
 			f->pos += 8;
-			f->total += 8;
 		} else {
 			memcpy(b, &bits, 8);
 			put_cold(f, t, b, 8);
@@ -222,26 +229,32 @@ INLINE void tip(struct fast *f, struct trace_swc_thread *t, uint64_t ip)
 			memcpy(d + 1, b + 1, 8);
 		}
 		f->pos += n;
-		f->total += n;
 	} else {
 		put_cold(f, t, b, n);
 	}
 	f->last_ip = ip;
 }
 
+/* The record loop.  Kept lean, as it runs once per block the program
+ * runs: the pending bits, the ring position and the counts in registers;
+ * the PSB+ check only after a record wrote bytes (the record's other work
+ * done first: pushes, a pop); transfers counted as the records of blocks
+ * with a state-dependent exit, from the number of records less those
+ * that have none. */
 size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_swc_thread *t,
 		      const uint32_t *ids, size_t n, int64_t *cur)
 {
 	uint64_t *stack = t->w.stack;
 	const struct ccache_pkt *q;
 	struct fast f;
-	uint64_t next = 0;
+	uint64_t insns = 0, plain = 0;
+	const uint32_t *r, *r0, *rs, *end, *pf;
 	size_t i;
+	unsigned kind, top;
 
 	/* (tracing on: the last IP is valid) */
 	if (t->cpu || !t->w.packet_en || !t->w.last_ip_valid || trace_ptw_psb_due(&t->w) || *cur >= (int64_t)npk)
 		return 0;
-	get(&f, t);
 	i = 0;
 	if (*cur < 0) {
 		/* (the first record: its block's exit comes with the next) */
@@ -251,68 +264,89 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 			return n;
 		*cur = ids[i++];
 	}
+	get(&f, t);
 	q = &pk[*cur];
-	for (; i < n; i++) {
-		uint32_t id = ids[i];
+	r = r0 = rs = ids + i;
+	end = ids + n;
+	/* (the plans ahead fetched where they do not all stay in L1) */
+	pf = npk > 256 && n - i > 8 ? end - 8 : r;
+	for (; r < end; r++) {
+		uint32_t id = *r;
 		const struct ccache_pkt *p;
-		uint64_t total = f.total;
-		unsigned top;
 
-		if (id >= npk)
-			continue;	/* (cannot happen: the ids are ours) */
-		if (i + 8 < n)
-			__builtin_prefetch(&pk[ids[i + 8]]);	/* (never faults) */
-		p = &pk[id];
-		if (q->kind == CCACHE_PKT_SLOW)
+		/* (an id not ours cannot happen; the caller skips it) */
+		if (__builtin_expect(id >= npk, 0))
 			break;
-		next = p->start;
-		f.insns += q->n;
+		if (r < pf)
+			__builtin_prefetch(&pk[r[8]]);	/* (never faults) */
+		p = &pk[id];
+		kind = q->kind;
+		if (__builtin_expect(kind == CCACHE_PKT_SLOW, 0))
+			break;
+		insns += q->n;
 		if (q->npush)
 			for (unsigned k = 0; k < q->npush; k++)
 				push(&f, stack, q->push[k]);
-		if (q->kind == CCACHE_PKT_COND) {
-			f.transfers++;
-			bit(&f, t, next != q->nlip);
-			goto go_on;
-		}
-		switch (q->kind) {
-		case CCACHE_PKT_CALL:
-			push(&f, stack, q->nlip);
-			break;
-		case CCACHE_PKT_RET:
-			f.transfers++;
+		if (kind == CCACHE_PKT_COND) {
+			f.bits = f.bits << 1 | (uint64_t)(p->start != q->nlip);
+			if (__builtin_expect(++f.nbits == 47, 0)) {
+				tnt(&f, t);
+				goto written;
+			}
+		} else if (kind == CCACHE_PKT_RET) {
 			top = (f.top + TRACE_PTW_STACK - 1) % TRACE_PTW_STACK;
-			if (f.depth && stack[top] == next) {
-				bit(&f, t, 1);
+			if (f.depth && stack[top] == p->start) {
 				f.top = top;
 				f.depth--;
+				f.bits = f.bits << 1 | 1;
+				if (__builtin_expect(++f.nbits == 47, 0)) {
+					tnt(&f, t);
+					goto written;
+				}
 			} else {
-				tip(&f, t, next);	/* (§6: no pop) */
+				tip(&f, t, p->start);	/* (§6: no pop) */
+				goto written;
 			}
-			break;
-		case CCACHE_PKT_JMP_IND:
-			f.transfers++;
-			tip(&f, t, next);
-			break;
-		case CCACHE_PKT_CALL_IND:
-			f.transfers++;
-			tip(&f, t, next);
-			push(&f, stack, q->nlip);
-			break;
-		default:
-			break;
-		}
-	go_on:
-		if (__builtin_expect(f.total != total && f.total >= f.psb_at, 0)) {
-			put_back(&f, t);
-			psb(t, next);
-			get(&f, t);
+		} else {
+			switch (kind) {
+			case CCACHE_PKT_JMP_IND:
+				tip(&f, t, p->start);
+				goto written;
+			case CCACHE_PKT_CALL_IND:
+				push(&f, stack, q->nlip);
+				tip(&f, t, p->start);
+				goto written;
+			case CCACHE_PKT_CALL:
+				push(&f, stack, q->nlip);
+				plain++;
+				break;
+			default:
+				plain++;
+				break;
+			}
 		}
 		q = p;
-		*cur = id;
+		continue;
+	written:
+		q = p;
+		if (__builtin_expect(f.pos < f.psb_pos, 1))
+			continue;
+		/* (a PSB+ once the record's bytes reached the period) */
+		put_back(&f, t);
+		t->insns += insns;
+		t->transfers += (uint64_t)(r + 1 - r0) - plain;
+		insns = plain = 0;
+		r0 = r + 1;
+		psb(t, p->start);
+		get(&f, t);
 	}
 	put_back(&f, t);
-	if (next)
-		t->next_ip = next;
-	return i;
+	t->insns += insns;
+	t->transfers += (uint64_t)(r - r0) - plain;
+	/* (where the last record's block went on: the start of the block
+	 * now current, unless no record was written) */
+	if (r != rs)
+		t->next_ip = q->start;
+	*cur = q - pk;
+	return (size_t)(r - ids);
 }

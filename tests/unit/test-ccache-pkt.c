@@ -11,8 +11,8 @@
  * compression), and what plans leave to the per-instruction path (system
  * calls, INT, far transfers, transfers inside a block, many calls), with
  * stops between pieces (a block's end written at a stop, tracing disabled
- * and enabled, the code generation moved).  Also the two paths' cost per
- * record, printed. */
+ * and enabled, the code generation moved), records naming no block.
+ * Also the two paths' cost per record, printed. */
 #include "core/collectors/dbg_cache_int.h"
 #include "tests/unit/test.h"
 #include "trace/ccache_pkt.h"
@@ -23,6 +23,7 @@
 #include <time.h>
 
 static uint64_t Rnd;
+static unsigned Stray;	/* ids not of a block put among the records */
 
 static uint32_t rnd(uint32_t n)
 {
@@ -301,6 +302,8 @@ static long compare(uint64_t seed, uint32_t nb, int profile, size_t nrec, size_t
 	for (uint32_t i = 0; i < wd.n; i++)
 		plans[i] = dbg_cache_plan_new(&wd.blk[i]);
 	ids = walk(&wd, nrec);
+	for (unsigned k = 0; k < Stray; k++)
+		ids[1 + rnd((uint32_t)nrec - 1)] = wd.n + rnd(5);	/* (both paths skip them) */
 	side_init(a, &wd, plans, ring, period, 0);
 	side_init(b, &wd, plans, ring, period, 1);
 	trace_swc_resume(&a->t, wd.blk[ids[0]].start);
@@ -437,6 +440,16 @@ TEST(same_bytes_calls)
 		CHECK_INT(compare(seed, 300, 2, 80000, 16384, seed % 2 ? 4096 : 128, seed % 2 ? 0 : 25), -1);
 }
 
+TEST(same_bytes_stray_ids)
+{
+	/* a record that names no block (a stray store into the ring) is
+	 * skipped the same way by both paths */
+	Stray = 50;
+	for (uint64_t seed = 400; seed < 404; seed++)
+		CHECK_INT(compare(seed, 120, (int)(seed % 3), 20000, 4096, 64, 20), -1);
+	Stray = 0;
+}
+
 TEST(same_bytes_one_at_a_time)
 {
 	/* every piece one record, stops often */
@@ -489,4 +502,5 @@ TEST(cost)
 	}
 }
 
-TEST_MAIN(plan_kinds, same_bytes_mixed, same_bytes_loops, same_bytes_calls, same_bytes_one_at_a_time, cost)
+TEST_MAIN(plan_kinds, same_bytes_mixed, same_bytes_loops, same_bytes_calls, same_bytes_stray_ids,
+	  same_bytes_one_at_a_time, cost)
