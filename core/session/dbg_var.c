@@ -689,7 +689,7 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 		uint64_t a = out->addr;
 
 		if (!out->in_mem || !out->type) {
-			ptdb_err_set(err, "'%s' is not in memory: it has no address", shown);
+			ptdb_err_set(err, "'%s' doesn't have a valid address", shown);
 			goto fail;
 		}
 		value_release(out);
