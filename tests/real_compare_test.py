@@ -101,7 +101,22 @@ MINIGZIP = [
     # address breakpoint in no module
     "v &outfile[2]", "v &in->_flags", "v &outfile", "v outfile[3]", "disassemble -l", "up",
     "disassemble -l", "down", "image lookup -r -n ^gz_comp",
-    "image lookup -r -s ^gz_comp", "image lookup -r -n ^file_compress$", "b -a '+4'",
+    "image lookup -r -s ^gz_comp", "image lookup -r -n ^file_compress$",
+    "image lookup -r -s ^file_uncompress$", "image lookup -r -n ^gz_uncompress$",
+    "v file[0]", "v *file", "v mode[1]", "v &mode[1]", "v *mode",
+    "p sizeof(outfile)", "p sizeof(int)", "p sizeof(long)", "p sizeof(FILE)",
+    "p sizeof(struct gzFile_s)", "p sizeof(file)", "p sizeof(*file)", "p &outfile[4]",
+    "p outfile[0]", "p/x outfile[1]", "p *mode", "p mode[2]", "v -T &outfile[1]",
+    "v -f x &in->_fileno",
+    # everyday expressions: sizes of C types, arithmetic, literals,
+    # formats and casts of the frame's chars
+    "p sizeof(char)", "p sizeof(short)", "p sizeof(double)", "p sizeof(float)",
+    "p sizeof(long long)", "p sizeof(void *)", "p sizeof(unsigned int)",
+    "p 10/3", "p 10%3", "p 1<<4", "p 0xff & 0x0f", "p -5", "p 7 > 3", "p 'a'", "p/x 255",
+    "p/o 8", "p/d 'A'", "p/c 65", "p/x -1", "p 1.5", "p 3.0/2", "p (char)65", "p (short)-1",
+    "p (unsigned char)300", "p mode[0]", "p/x mode[0]", "p/c mode[1]", "v -f x mode[0]",
+    "v -f d mode[1]", "p file[0] == 't'", "p *file + 1", "p/x *file",
+    "b -a '+4'",
     "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
