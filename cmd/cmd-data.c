@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,10 +105,14 @@ static void lookup_print(struct cmd_ctx *ctx, struct dbg_module *m, uint64_t add
 
 /* -s: each module's symbols of that name, as lldb-16 lists them (a
  * blank line after each module's) */
-static enum cmd_status lookup_symbol(struct cmd_ctx *ctx, const char *name)
+static enum cmd_status lookup_symbol(struct cmd_ctx *ctx, const char *name, int regex)
 {
 	struct dbg *d = &ctx->s->dbg;
 	int total = 0;
+	regex_t re;
+
+	if (regex && regcomp(&re, name, REG_EXTENDED | REG_NOSUB))
+		return cmd_error(ctx, "invalid regular expression '%s'", name);
 
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
@@ -116,10 +121,11 @@ static enum cmd_status lookup_symbol(struct cmd_ctx *ctx, const char *name)
 
 		if (!cmd_module_usable(d, m))
 			continue;
-		k = sym_lookup_symbols(m->sym, name, sy, 16);
+		k = sym_lookup_symbols(m->sym, name, regex ? &re : NULL, sy, 16);
 		if (k <= 0)
 			continue;
-		fprintf(ctx->out, "%d symbols match '%s' in %s:\n", k, name, sym_module_path(m->sym));
+		fprintf(ctx->out, "%d symbols match %s'%s' in %s:\n", k,
+			regex ? "the regular expression " : "", name, sym_module_path(m->sym));
 		for (int j = 0; j < k; j++) {
 			if (sy[j].undef)
 				fprintf(ctx->out, "        Name: %s\n        Value: 0x%016" PRIx64 "\n",
@@ -130,6 +136,8 @@ static enum cmd_status lookup_symbol(struct cmd_ctx *ctx, const char *name)
 		fprintf(ctx->out, "\n");
 		total += k;
 	}
+	if (regex)
+		regfree(&re);
 	if (!total)
 		return cmd_error(ctx, "no symbol named '%s' found", name);
 	return CMD_OK;
@@ -141,14 +149,15 @@ static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_a
 	const char *s_addr = cmd_opt(ctx->node, a, "address");
 	const char *name = cmd_opt(ctx->node, a, "name");
 	const char *symbol = cmd_opt(ctx->node, a, "symbol");
-	int total = 0;
+	int total = 0, regex = cmd_opt_given(ctx->node, a, "regex");
+	regex_t re;
 
 	if (need_target(ctx) < 0)
 		return CMD_ERROR;
 	if (!!s_addr + !!name + !!symbol != 1)
 		return cmd_error(ctx, "give one of --address, --name and --symbol");
 	if (symbol)
-		return lookup_symbol(ctx, symbol);
+		return lookup_symbol(ctx, symbol, regex);
 	if (s_addr) {
 		uint64_t addr;
 		struct dbg_module *m;
@@ -161,6 +170,8 @@ static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_a
 		lookup_print(ctx, m, addr, "      ");
 		return CMD_OK;
 	}
+	if (regex && regcomp(&re, name, REG_EXTENDED | REG_NOSUB))
+		return cmd_error(ctx, "invalid regular expression '%s'", name);
 	for (int i = 0; i < d->nmods; i++) {
 		struct dbg_module *m = &d->mods[i];
 		uint64_t entry[16];
@@ -168,7 +179,8 @@ static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_a
 
 		if (!cmd_module_usable(d, m))
 			continue;
-		k = sym_lookup_func(m->sym, name, entry, NULL, 16);
+		k = regex ? sym_lookup_func_regex(m->sym, &re, entry, NULL, 16) :
+			    sym_lookup_func(m->sym, name, entry, NULL, 16);
 		if (k <= 0)
 			continue;
 		fprintf(ctx->out, "%d match%s found in %s:\n", k, k == 1 ? "" : "es",
@@ -177,6 +189,8 @@ static enum cmd_status exec_image_lookup(struct cmd_ctx *ctx, const struct cmd_a
 			lookup_print(ctx, m, entry[j], "        ");
 		total += k;
 	}
+	if (regex)
+		regfree(&re);
 	if (!total)
 		return cmd_error(ctx, "no function named '%s' found", name);
 	return CMD_OK;
@@ -364,7 +378,7 @@ static const struct cmd_node image_lookup_node = {
 	.name = "lookup", .summary = "Look up an address or a function name in the modules.",
 	.syntax = "", .min_args = 0, .max_args = 0, .flags = CMD_ARGS_SYMBOLS,
 	.exec = exec_image_lookup,
-	.details = "Give exactly one of -a, -n and -s.",
+	.details = "Give exactly one of -a, -n and -s; -r makes -n or -s a regular expression.",
 	.opts = (const struct cmd_opt[]){
 		{ 'a', "address", OPT_STRING, "address", "Show the module, file address and "
 			"symbol of this address." },
@@ -372,6 +386,8 @@ static const struct cmd_node image_lookup_node = {
 		{ 's', "symbol", OPT_STRING, "symbol", "Find the ELF symbols with this name (or "
 			"this name before its @version) in each module's symbol table: a defined one "
 			"with its address, an undefined one (another module gives it) with value 0." },
+		{ 'r', "regex", OPT_FLAG, NULL, "The name of -n or -s is an extended regular "
+			"expression (unanchored): the functions or symbols it finds." },
 		{ 0 } },
 };
 

@@ -6,6 +6,7 @@
 #include "cmd/report.h"
 #include "core/session/session.h"
 #include "core/session/settings.h"
+#include "core/symbols/source.h"
 #include "disasm/disasm.h"
 
 #include <inttypes.h>
@@ -179,6 +180,35 @@ int cmd_dis_range(struct cmd_ctx *ctx, struct disasm *ds, uint64_t start, uint64
 	return 0;
 }
 
+/* -l: the code of the selected frame's line entry (its pc's, a caller's
+ * pc - 1), after its source from the function's declaration line, as
+ * lldb-16 shows it. */
+static enum cmd_status dis_line(struct cmd_ctx *ctx, struct disasm *ds, uint64_t pc, int caller,
+				const struct cmd_dis_opts *o)
+{
+	struct dbg *d = &ctx->s->dbg;
+	uint64_t at = caller ? pc - 1 : pc;
+	struct sym_line_entry le;
+	struct dbg_module *m;
+	struct sym_loc loc;
+	struct ptdb_err err;
+	unsigned decl;
+	char path[4096];
+
+	sym_at(d, at, &m, &loc);
+	if (!m || sym_line_entry_at(m->sym, at, &le) < 0 || !le.file || !le.line)
+		return cmd_error(ctx, "No line information for the current frame's pc.");
+	decl = loc.func && loc.file && !strcmp(loc.file, le.file) ?
+	       sym_func_decl_line(m->sym, at) : 0;
+	/* blank lines around the source, also when it cannot be read */
+	fputc('\n', ctx->out);
+	source_list_mixed(ctx->out, source_map_apply(d->source_map, le.file, path, sizeof(path)),
+			  decl && decl <= le.line ? decl : le.line, le.line,
+			  pc >= le.lo && pc < le.hi, &err);
+	fputc('\n', ctx->out);
+	return cmd_dis_range(ctx, ds, le.lo, le.hi, 0, 0, o) < 0 ? CMD_ERROR : CMD_OK;
+}
+
 static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_args *a)
 {
 	struct dbg *d = &ctx->s->dbg;
@@ -195,10 +225,10 @@ static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_ar
 	uint64_t pc;
 
 	given = !!name + !!s_start + !!s_addr + cmd_opt_given(nd, a, "frame") +
-		cmd_opt_given(nd, a, "pc");
+		cmd_opt_given(nd, a, "pc") + cmd_opt_given(nd, a, "line");
 	if (given > 1)
-		return cmd_error(ctx, "only one of --name, --start-address, --address, --frame "
-				 "and --pc may be given");
+		return cmd_error(ctx, "only one of --name, --start-address, --address, --frame, "
+				 "--pc and --line may be given");
 	if (s_end && !s_start)
 		return cmd_error(ctx, "--end-address needs --start-address");
 	if (!d->exe_path && !dbg_alive(d)) {
@@ -209,7 +239,8 @@ static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_ar
 		return CMD_ERROR;
 	pc = cmd_selected_pc(d, &caller);
 	o.mark = pc;
-	if (!given || cmd_opt_given(nd, a, "frame") || cmd_opt_given(nd, a, "pc")) {
+	if (!given || cmd_opt_given(nd, a, "frame") || cmd_opt_given(nd, a, "pc") ||
+	    cmd_opt_given(nd, a, "line")) {
 		if (!dbg_alive(d) && !d->tr.pm)
 			return cmd_error(ctx, "Cannot disassemble around the current %s without a "
 					 "selected frame: no currently running process.",
@@ -244,6 +275,8 @@ static enum cmd_status exec_disassemble(struct cmd_ctx *ctx, const struct cmd_ar
 		else if (cmd_dis_range(ctx, ds, start, s_end ? end : (count ? 0 : start + 32),
 				   count, 0, &o) < 0)
 			st = CMD_ERROR;
+	} else if (cmd_opt_given(nd, a, "line")) {
+		st = dis_line(ctx, ds, pc, caller, &o);
 	} else if (cmd_opt_given(nd, a, "pc")) {
 		if (cmd_dis_range(ctx, ds, pc, 0, count ? count : 4, 0, &o) < 0)
 			st = CMD_ERROR;
@@ -293,6 +326,8 @@ const struct cmd_node cmd_disassemble_node = {
 			"(the default)." },
 		{ 'p', "pc", OPT_FLAG, NULL, "Disassemble a few instructions from the selected "
 			"frame's pc." },
+		{ 'l', "line", OPT_FLAG, NULL, "Disassemble the selected frame's current source "
+			"line (its line entry), after its source from the function's declaration." },
 		{ 'b', "bytes", OPT_FLAG, NULL, "Show the bytes of each instruction." },
 		{ 0 } },
 };

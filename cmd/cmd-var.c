@@ -93,6 +93,26 @@ static void print_globals(struct cmd_ctx *ctx, struct frame_ctx *fc, const struc
 	sym_vars_free(g, n);
 }
 
+/* The name lldb-16 shows a path's value under: the path, but an
+ * address-of takes its last step's name, "&[2]" for "&buf[2]", "&x" for
+ * "&p->x" (its value's name is the child's) */
+static const char *shown_name(const char *path, char *buf, size_t n)
+{
+	const char *last = path + 1;
+
+	if (path[0] != '&')
+		return path;
+	for (const char *p = last; *p; p++)
+		if (*p == '.' || *p == '[')
+			last = p;
+		else if (p[0] == '-' && p[1] == '>')
+			last = p + 1;
+	if (*last == '.' || *last == '>')
+		last++;
+	snprintf(buf, n, "&%s", last);
+	return buf;
+}
+
 static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
 				   const struct cmd_args *a, const struct value_fmt *o, int globals)
 {
@@ -101,6 +121,7 @@ static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
 	for (int i = 0; i < a->argc; i++) {
 		struct value v;
 		struct ptdb_err err;
+		char name[256];
 
 		int rc = frame_path_value(fc, a->argv[i], &v, &err);
 
@@ -111,7 +132,8 @@ static enum cmd_status print_paths(struct cmd_ctx *ctx, struct frame_ctx *fc,
 				st = cmd_error(ctx, "%s", err.msg);
 			continue;
 		}
-		value_print(ctx->out, &ctx->s->dbg.env, a->argv[i], &v, o);
+		value_print(ctx->out, &ctx->s->dbg.env, shown_name(a->argv[i], name, sizeof(name)),
+			    &v, o);
 		value_release(&v);
 	}
 	return st;

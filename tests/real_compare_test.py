@@ -96,6 +96,27 @@ MINIGZIP = [
     "breakpoint set -r ^gz_(un)?compress$", "breakpoint delete 5", "frame variable -a",
     "frame variable -l", "v --no-args --no-locals", "register read -f b rax", "register read -f b eax al",
     "x/3i $pc", "image list",
+    # widened (issue 26, C data): frame variable's paths with an
+    # address-of, functions and symbols by regular expression, an
+    # address breakpoint in no module
+    "v &outfile[2]", "v &in->_flags", "v &outfile", "v outfile[3]", "disassemble -l", "up",
+    "disassemble -l", "down", "image lookup -r -n ^gz_comp",
+    "image lookup -r -s ^gz_comp", "image lookup -r -n ^file_compress$",
+    "image lookup -r -s ^file_uncompress$", "image lookup -r -n ^gz_uncompress$",
+    "v file[0]", "v *file", "v mode[1]", "v &mode[1]", "v *mode",
+    "p sizeof(outfile)", "p sizeof(int)", "p sizeof(long)", "p sizeof(FILE)",
+    "p sizeof(struct gzFile_s)", "p sizeof(file)", "p sizeof(*file)", "p &outfile[4]",
+    "p outfile[0]", "p/x outfile[1]", "p *mode", "p mode[2]", "v -T &outfile[1]",
+    "v -f x &in->_fileno",
+    # everyday expressions: sizes of C types, arithmetic, literals,
+    # formats and casts of the frame's chars
+    "p sizeof(char)", "p sizeof(short)", "p sizeof(double)", "p sizeof(float)",
+    "p sizeof(long long)", "p sizeof(void *)", "p sizeof(unsigned int)",
+    "p 10/3", "p 10%3", "p 1<<4", "p 0xff & 0x0f", "p -5", "p 7 > 3", "p 'a'", "p/x 255",
+    "p/o 8", "p/d 'A'", "p/c 65", "p/x -1", "p 1.5", "p 3.0/2", "p (char)65", "p (short)-1",
+    "p (unsigned char)300", "p mode[0]", "p/x mode[0]", "p/c mode[1]", "v -f x mode[0]",
+    "v -f d mode[1]", "p file[0] == 't'", "p *file + 1", "p/x *file",
+    "b -a '+4'",
     "breakpoint list", "breakpoint delete 1", "c",
 ]
 ZSTD = [
@@ -116,6 +137,8 @@ ZSTD = [
     "image lookup -s compressFile_orDie", "image lookup -s ZSTD_createCCtx", "process status -v",
     "breakpoint set -r ^compressFile_orDie$", "breakpoint delete 3", "frame variable -a",
     "frame variable -l", "register read -f b rdi", "image list",
+    "image lookup -r -n ^compressFile_orDie$", "image lookup -r -s ^compressFile_",
+    "v &args->fname", "b -a '+4'",
     "breakpoint list", "breakpoint delete --force", "c",
 ]
 GTEST = [
@@ -230,6 +253,7 @@ SESSIONS = [
         "b Py_BytesMain", "r -c pass", "bt", "register read rdi",
         # widened: a function without debug information, by instructions
         "register read rsi", "p $rdi", "p/x $rsi", "x/2xg $rsp", "disassemble -c 4",
+        "image lookup -r -s ^Py_BytesMain$",
         "image lookup -n Py_BytesMain", "image lookup -a $pc", "thread list", "frame info",
         "register read rip rsp", "si", "ni", "breakpoint list",
         # widened (issue 26)
@@ -248,6 +272,7 @@ SESSIONS = [
         "memory region $pc", "target modules lookup -n setlocale", "process status",
         "p/x category", "p category + 1", "register read", "image lookup -s setlocale",
         "image lookup -s qsort", "process status -v", "image list",
+        "image lookup -r -n ^setlocale$", "v *locale", "disassemble -l",
         "finish", "p $0", "b qsort", "c", "bt",
         "v", "up", "frame info", "down",
         "finish", "breakpoint list", "c",
@@ -319,7 +344,7 @@ KNOWN = [
      r"(?m)(?<=  )(?:other|call|return|jump|cond jump|far call|far return|far jump|unknown) +(?=\S)",
      r"", "control-flow kind"),
     # lldb-16's disassembly header of libc's setlocale has no name
-    ("^sort$", r"^disassemble -c 3$", r"(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
+    ("^sort$", r"^disassemble( -c 3| -l)$", r"(?m)(?<=^libc\.so\.6`)(?=:)", r"__GI_setlocale",
      "without the function's name"),
 ]
 # Walks through functions GCC split into a hot and a cold part, where

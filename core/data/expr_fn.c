@@ -72,6 +72,7 @@ int ex_function_value(struct ex *x, const char *name, struct value *v)
 		return ex_fail(x, "'%s' has unknown type; cast it to its declared type to use it",
 			       name);
 	ex_set_u(v, expr_new_type(x->st, SYM_T_POINTER, ft), fn);
+	x->fn_designator = 1;
 	return 1;
 }
 

@@ -39,6 +39,9 @@ struct ex {
 	const char *cast_at;
 	/* a member function call's class (ex_call with self) */
 	const struct sym_type *self_type;
+	/* the last operand was a function's name, not a pointer to it
+	 * ("sizeof(main)" is refused as clang refuses it) */
+	int fn_designator;
 };
 
 extern const struct sym_type expr_t_int, expr_t_uint, expr_t_long, expr_t_ulong,

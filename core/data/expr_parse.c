@@ -177,8 +177,10 @@ static int address_of(struct ex *x, struct value *v)
 	const struct sym_type *t;
 	uint64_t a;
 
-	if (!v->in_mem && ex_is_fn_ptr(v->type))	/* "&main": the pointer "main" is */
+	if (!v->in_mem && ex_is_fn_ptr(v->type)) {	/* "&main": the pointer "main" is */
+		x->fn_designator = 0;
 		return 0;
+	}
 	if (!v->in_mem) {
 		value_release(v);
 		return ex_fail(x, "cannot take the address of an rvalue or a register%s", "");
@@ -207,12 +209,17 @@ static int sizeof_op(struct ex *x, struct value *v)
 	}
 	if (!t) {
 		x->skip++;
+		x->fn_designator = 0;
 		if (unary(x, v) < 0) {
 			x->skip--;
 			return -1;
 		}
 		x->skip--;
 		t = v->type;
+		if (x->fn_designator && !v->in_mem && ex_is_fn_ptr(t)) {
+			value_release(v);
+			return ex_fail(x, "invalid application of 'sizeof' to a function type%s", "");
+		}
 		value_release(v);
 	}
 	ex_set_u(v, &expr_t_ulong, t ? t->size : 0);
@@ -232,6 +239,7 @@ static int cast(struct ex *x, struct value *v, const struct sym_type *t)
 	rc = unary(x, v);
 	x->cast_to = outer_to;
 	x->cast_at = outer_at;
+	x->fn_designator = 0;	/* "(int (*)(int))f": a pointer now */
 	if (rc < 0)
 		return -1;
 	if (!s || s->kind == SYM_T_VOID) {

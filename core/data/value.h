@@ -24,6 +24,8 @@ enum value_status {
 	VAL_MEM,		/* memory could not be read */
 	VAL_NO_LOC,		/* no location at all: "<no location, value may
 				 * have been optimized out>" */
+	VAL_NULL_PARENT,	/* *p of a null p in a variable path: "<parent
+				 * is NULL>" */
 };
 
 struct value {

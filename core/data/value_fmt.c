@@ -423,6 +423,8 @@ void value_print(FILE *out, const struct value_env *env, const char *name,
 				v->addr, v->size);
 		else if (v->status == VAL_NO_LOC)
 			fprintf(out, "<no location, value may have been optimized out>\n\n");
+		else if (v->status == VAL_NULL_PARENT)
+			fprintf(out, "<parent is NULL>\n\n");
 		else
 			fprintf(out, "<variable not available>\n\n");
 		return;

@@ -145,6 +145,13 @@ static void bp_resolve(struct dbg *d, struct dbg_bp *bp)
 			bp->nlocs++;
 		}
 	}
+	if (bp->kind == DBG_BP_ADDR && !bp->nlocs) {
+		/* in no module: lldb-16 keeps the address as its one location,
+		 * unresolved ("b -a '+4'": 0x4), planted if it can be */
+		bp->locs[0].addr = bp->addr;
+		bp->locs[0].enabled = 1;
+		bp->nlocs = 1;
+	}
 	for (int k = 0; k < bp->nlocs; k++)
 		loc_plant(d, bp, &bp->locs[k]);
 }

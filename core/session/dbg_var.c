@@ -517,15 +517,22 @@ static int deref(struct frame_ctx *fc, struct value *v, const char *shown, struc
 	}
 	if (v->status != VAL_OK)
 		return ptdb_err_set(err, "'%s' is not available", shown);
-	if (!t->target || !t->target->size)
-		return ptdb_err_set(err, "dereferencing an incomplete type: \"%s\"", shown);
+	if (!t->target || !t->target->size) {
+		char tn[256];
+
+		return ptdb_err_set(err, "dereference failed: (%s) %s",
+				    sym_type_name(v->type, tn, sizeof(tn)), shown);
+	}
 	if (value_dynamic_on(fc->env) && v->size >= 8 &&
 	    (dyn = value_dynamic(fc->env, v->type, v->bytes, &a))) {
 		/* the object as its own class, as LLDB's frame variable reads *p */
 		set_bytes(v, sym_type_strip(dyn)->target, fc, a);
 		return 0;
 	}
-	set_bytes(v, t->target, fc, as_u64(v));
+	a = as_u64(v);
+	set_bytes(v, t->target, fc, a);
+	if (!a && t->kind == SYM_T_POINTER)
+		v->status = VAL_NULL_PARENT;	/* lldb-16 reads nothing there */
 	return 0;
 }
 
@@ -603,21 +610,24 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 	size_t k = 0;
 
 	memset(out, 0, sizeof(*out));
-	while (*p == '*' || *p == '&') {
-		if (*p == '*')
-			nderef++;
-		else
-			addr_of = 1;
-		p++;
-	}
+	/* lldb-16's path language: one '*' or '&' first, then a name */
+	if (*p == '*')
+		nderef++, p++;
+	else if (*p == '&')
+		addr_of = 1, p++;
 	while (isalnum((unsigned char)*p) || *p == '_' || *p == ':')
 		if (k < sizeof(name) - 1)
 			name[k++] = *p++;
 		else
 			p++;
 	name[k] = 0;
-	if (!k)
-		return ptdb_err_set(err, "invalid variable path '%s'", path);
+	if (!k) {
+		/* "**p", "&*p", "(*p).x": the name lldb-16 looks up runs to
+		 * the first of its separators, "*p", "", "(*p)" */
+		k = strcspn(p, ".-[=+~|&^%#@!/?,<>{}");
+		ptdb_err_set(err, "no variable named '%.*s' found in this frame", (int)k, p);
+		return FRAME_PATH_NO_VAR;
+	}
 	if (frame_var_named(fc, name, out) < 0 && (k = (size_t)-this_member(fc, name, out)) > 0) {
 		/* in a method, lldb-16 names the object's members too */
 		ptdb_err_set(err, "no variable %snamed '%s' found in this frame",
@@ -679,7 +689,7 @@ int frame_path_value(struct frame_ctx *fc, const char *path, struct value *out,
 		uint64_t a = out->addr;
 
 		if (!out->in_mem || !out->type) {
-			ptdb_err_set(err, "'%s' is not in memory: it has no address", shown);
+			ptdb_err_set(err, "'%s' doesn't have a valid address", shown);
 			goto fail;
 		}
 		value_release(out);

@@ -30,8 +30,8 @@ static void source_emit(FILE *out, const char *prefix, unsigned no,
 
 /* Reads path, calls back per line in [first, last]. */
 static int source_walk(FILE *out, const char *path, unsigned first,
-		       unsigned last, unsigned mark, unsigned column,
-		       struct ptdb_err *err)
+		       unsigned last, unsigned mark, unsigned column, const char *marker,
+		       const char *other, struct ptdb_err *err)
 {
 	/* O_NONBLOCK: a FIFO named by the debug information must not hang
 	 * the session (regular files ignore the flag) */
@@ -59,7 +59,7 @@ static int source_walk(FILE *out, const char *path, unsigned first,
 			len--;
 		if (no < first)
 			continue;
-		source_emit(out, no == mark ? "-> " : "   ", no, buf, (size_t)len);
+		source_emit(out, no == mark ? marker : other, no, buf, (size_t)len);
 		shown++;
 		if (no == mark && column) {
 			fputs("        ", out);
@@ -78,12 +78,19 @@ int source_list(FILE *out, const char *path, unsigned line, unsigned column,
 {
 	unsigned first = line > 3 ? line - 3 : 1;
 
-	return source_walk(out, path, first, first + 6, line, column, err) < 0 ?
+	return source_walk(out, path, first, first + 6, line, column, "-> ", "   ", err) < 0 ?
 	       -1 : 0;
+}
+
+int source_list_mixed(FILE *out, const char *path, unsigned first, unsigned last,
+		      int pc_in, struct ptdb_err *err)
+{
+	return source_walk(out, path, first ? first : 1, last, last, 0, pc_in ? "-> " : "** ",
+			   pc_in ? "-> " : "   ", err);
 }
 
 int source_list_range(FILE *out, const char *path, unsigned first,
 		      unsigned last, struct ptdb_err *err)
 {
-	return source_walk(out, path, first ? first : 1, last, 0, 0, err);
+	return source_walk(out, path, first ? first : 1, last, 0, 0, "-> ", "   ", err);
 }

@@ -19,6 +19,12 @@ int source_list(FILE *out, const char *path, unsigned line, unsigned column,
 int source_list_range(FILE *out, const char *path, unsigned first,
 		      unsigned last, struct ptdb_err *err);
 
+/* Lines [first, last] as lldb-16's mixed disassembly shows a line's
+ * source: each marked "->" when pc_in (the pc is in that line's code),
+ * else the last alone, "**". */
+int source_list_mixed(FILE *out, const char *path, unsigned first, unsigned last,
+		      int pc_in, struct ptdb_err *err);
+
 /* target.source-map (core/symbols/source_map.c): pairs is "OLD NEW [OLD NEW ...]".
  * source_map_check: -1 (error: "target.source-map takes pairs of paths:
  * OLD NEW [OLD NEW ...]") for an odd count.  source_map_apply rewrites a

@@ -119,14 +119,16 @@ int sym_data_at(struct sym_module *m, uint64_t addr, const char **name, uint64_t
  * "@version") in the table sym_data_at reads, in its order, as lldb-16's
  * 'image lookup -s' lists them: a defined one at its runtime address, an
  * undefined one (a function another module gives) with undef set and
- * address 0.  name points into the table.  Returns the number filled
+ * address 0; with re, those whose name re finds ('image lookup -r -s';
+ * name unused).  name points into the table.  Returns the number filled
  * (<= max). */
 struct sym_symbol {
 	const char *name;
 	uint64_t addr;
 	int undef;
 };
-int sym_lookup_symbols(struct sym_module *m, const char *name, struct sym_symbol *out, int max);
+int sym_lookup_symbols(struct sym_module *m, const char *name, const regex_t *re,
+		       struct sym_symbol *out, int max);
 /* How lldb-16's 'register read' names a value addr (runtime) that is no
  * function's address (sym_regname.c): -1 when addr is in none of m's loaded
  * segments, else 0 with buf the name ("mod`sym + 8", "sym" in .data, "" for

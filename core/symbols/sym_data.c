@@ -99,7 +99,7 @@ static int named(const char *s, const char *name)
 }
 
 static int symbols_in(const uint8_t *map, size_t maplen, unsigned want, uint64_t bias,
-		      const char *name, struct sym_symbol *out, int max)
+		      const char *name, const regex_t *re, struct sym_symbol *out, int max)
 {
 	const char *strs, *sn;
 	size_t n, strsz;
@@ -112,7 +112,7 @@ static int symbols_in(const uint8_t *map, size_t maplen, unsigned want, uint64_t
 		unsigned type = ELF64_ST_TYPE(st[i].st_info);
 
 		if (type == STT_SECTION || type == STT_FILE || !(sn = sym_elf_sym_name(&st[i], strs, strsz)) ||
-		    !named(sn, name))
+		    !*sn || (re ? regexec(re, sn, 0, NULL, 0) != 0 : !named(sn, name)))
 			continue;
 		out[k].name = sn;
 		out[k].undef = st[i].st_shndx == SHN_UNDEF;
@@ -122,13 +122,14 @@ static int symbols_in(const uint8_t *map, size_t maplen, unsigned want, uint64_t
 	return k;
 }
 
-int sym_lookup_symbols(struct sym_module *m, const char *name, struct sym_symbol *out, int max)
+int sym_lookup_symbols(struct sym_module *m, const char *name, const regex_t *re,
+		       struct sym_symbol *out, int max)
 {
-	int k = symbols_in(m->dmap, m->dmaplen, SHT_SYMTAB, m->bias, name, out, max);
+	int k = symbols_in(m->dmap, m->dmaplen, SHT_SYMTAB, m->bias, name, re, out, max);
 
 	if (k < 0)
-		k = symbols_in(m->map, m->maplen, SHT_SYMTAB, m->bias, name, out, max);
+		k = symbols_in(m->map, m->maplen, SHT_SYMTAB, m->bias, name, re, out, max);
 	if (k < 0)
-		k = symbols_in(m->map, m->maplen, SHT_DYNSYM, m->bias, name, out, max);
+		k = symbols_in(m->map, m->maplen, SHT_DYNSYM, m->bias, name, re, out, max);
 	return k < 0 ? 0 : k;
 }

@@ -129,9 +129,15 @@ static void name_decl(const struct sym_type *t, const char *inner, char *buf, si
 		func_params(t, tmp, sizeof(tmp));
 		name_decl(t->target, tmp, buf, n, depth + 1);
 		return;
+	case SYM_T_TYPEDEF:
+		if (!t->restrict_q)
+			break;
+		/* restrict qualifies as const does */
+		__attribute__((fallthrough));
 	case SYM_T_CONST:
 	case SYM_T_VOLATILE: {
-		const char *q = t->kind == SYM_T_CONST ? "const" : "volatile";
+		const char *q = t->kind == SYM_T_CONST ? "const" :
+				t->kind == SYM_T_VOLATILE ? "volatile" : "__restrict";
 		const struct sym_type *tg = t->target;
 
 		if (tg && (tg->kind == SYM_T_POINTER || tg->kind == SYM_T_REF)) {

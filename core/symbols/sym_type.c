@@ -530,6 +530,7 @@ static void type_fill(struct sym_module *m, struct sym_type *t, Dwarf_Die die,
 	t->target = die_type(m, die, t->is_cxx, depth);
 	if (tag == DW_TAG_atomic_type || tag == DW_TAG_restrict_type)
 		t->name = NULL;		/* transparent: named by their target */
+	t->restrict_q = tag == DW_TAG_restrict_type;
 	if (sym_die_udata(m, die, DW_AT_byte_size, &v) == 0)
 		t->size = v;
 	else if (t->kind == SYM_T_POINTER || t->kind == SYM_T_REF || t->kind == SYM_T_RVREF)

@@ -74,6 +74,8 @@ struct sym_type {
 	uint64_t die;		/* made up), for sym_type_method_ret and, in
 				 * C++, its name as clang prints it (sym_tname.c) */
 	int const_this;		/* SYM_T_FUNC made for &Foo::f: a const method */
+	int restrict_q;		/* a transparent SYM_T_TYPEDEF made of C's
+				 * restrict: named "T *__restrict" as clang */
 	struct sym_type *made;	/* a class: the types sym_type_method_ptr made
 				 * for it, a chain through made (owned) */
 	/* C++: the name as clang prints it, made when first printed
