@@ -483,7 +483,7 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 	unsigned char orig = target_find_bp(p, pc)->orig;
 	struct target_stop ev;
 	pid_t tid = t->tid;
-	int st, r;
+	int st, r, sig;
 
 	if (orig == 0xCC) {	/* the program's own int3: it has trapped (the
 				 * breakpoint's stop), it is stepped over as
@@ -496,14 +496,23 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 	p->stepover_active = 1;
 	p->stepover_addr = pc;
 	p->stepover_tid = tid;
+	/* a signal the thread stopped with is delivered by the step (it
+	 * lands on the handler, the instruction not run yet): dropped, a
+	 * system call it interrupted (pc after it, rax -ERESTARTSYS) would
+	 * be restarted by the step, which then never ended if that call
+	 * waits for one of the threads stopped meanwhile */
+	sig = t->pending_sig;
+	t->pending_sig = 0;
 	for (;;) {
 		t->stepping = 1;
 		t->stopped = 0;
-		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0) {
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0, (void *)(long)sig) < 0) {
+			t->pending_sig = sig;
 			t->stopped = 1;
 			t->stepping = 0;
 			return 0;
 		}
+		sig = 0;
 		while (waitpid(tid, &st, __WALL) < 0)
 			if (errno != EINTR)
 				return 0;

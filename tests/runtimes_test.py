@@ -18,6 +18,16 @@ engines (the cache engine and the ptrace engine):
       that thread's turn never ended), and each thread's trace decodes
       with no error.
 
+  R3  the same pattern in C (tests/programs/sig_futex.c), so it is tested
+      without Go: threads wait in FUTEX_WAIT at one system call
+      instruction while main interrupts each with a signal it handles
+      (SA_RESTART) before it wakes it.  Under the cache engine with the
+      threads in parallel it hung: a thread stopped with the signal inside
+      its wait came back at the pc after the call, where another thread's
+      wait had a breakpoint, and the step over that breakpoint dropped the
+      signal: the kernel restarted the wait, and the step never ended (the
+      waker stopped).  The output is the untraced run's, the run ends.
+
 Neither runtime runs the same instructions twice (LuaJIT seeds its hashes
 with getrandom; Go's threads race): the instruction-for-instruction
 comparison with single-stepping is the oracle fixtures' (test-oracle).
@@ -67,14 +77,14 @@ def untraced(argv):
     return open(out).read() + open(err).read()
 
 
-def traced(argv, entry, engine, size):
+def traced(argv, entry, engine, size, sig="SIGURG", timeout=TIMEOUT):
     """Runs argv under ptdb, traced from entry to its exit; returns
     (program output, ptdb's output, seconds), output None on a hang."""
     out, err = os.path.join(OUT, "traced.out"), os.path.join(OUT, "traced.err")
     for f in (out, err):
         if os.path.exists(f):
             os.unlink(f)
-    lines = ["file " + argv[0], "process handle SIGURG -n false -p true -s false",
+    lines = ["file " + argv[0], "process handle %s -n false -p true -s false" % sig,
              "settings set trace.software.engine " + engine, "b " + entry,
              "process launch -o %s -e %s -- %s" % (out, err, " ".join(argv[1:])),
              "process trace start -s " + size, "c", "thread trace dump info all"]
@@ -84,7 +94,7 @@ def traced(argv, entry, engine, size):
     t = time.time()
     try:
         p = subprocess.run([PTDB, "-b", "-s", script], cwd=OUT, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+                           stderr=subprocess.STDOUT, text=True, timeout=timeout)
         log = p.stdout
     except subprocess.TimeoutExpired as e:
         return None, (e.stdout or b"").decode(errors="replace"), time.time() - t
@@ -103,14 +113,14 @@ def threads(log):
     return res
 
 
-def check(name, argv, entry, engine, size, want_no_errors):
+def check(name, argv, entry, engine, size, want_no_errors, sig="SIGURG", timeout=TIMEOUT):
     want = untraced(argv)
-    prog, log, secs = traced(argv, entry, engine, size)
+    prog, log, secs = traced(argv, entry, engine, size, sig, timeout)
     th = threads(log) if prog is not None else []
     print("# %s: %.1f s, threads (instructions, decode errors): %s" % (name, secs, th))
     why = []
     if prog is None:
-        why.append("hung: killed after %d s" % TIMEOUT)
+        why.append("hung: killed after %d s" % timeout)
     elif prog != want:
         why.append("output differs from the untraced run's:\n--- untraced\n%s--- traced\n%s" % (want, prog))
     if prog is not None and not re.search(r"exited with status = 0 ", log):
@@ -132,7 +142,11 @@ def run_all():
     go_n = int(os.environ.get("RUNTIMES_GO_N", "30000"))
     go_np = int(os.environ.get("RUNTIMES_GO_N_PTRACE", str(max(go_n // 10, 30000))))
     go = build_go()
+    sig_n = os.environ.get("RUNTIMES_SIG_N", "40")
     for engine in ("cache", "ptrace"):
+        name = "runtimes R3 C threads in futex waits, signals, n=%s, %s engine" % (sig_n, engine)
+        check(name, [os.path.join(ROOT, "tests", "programs", "sig_futex"), sig_n], "main", engine, "64M", True,
+              "SIGUSR1", min(TIMEOUT, 180))
         for r in range(runs):
             tag = " (run %d)" % (r + 1) if runs > 1 else ""
             name = "runtimes R1 luajit hot loop, %s engine%s" % (engine, tag)
