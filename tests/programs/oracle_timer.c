@@ -1,4 +1,4 @@
-/* oracle_timer.c: a 100 us interval timer (setitimer, SIGALRM) ticks
+/* oracle_timer.c: a 1 ms interval timer (setitimer, SIGALRM) ticks
  * while the program works: traced, the handler's runs must leave the
  * program room to work (untraced it takes milliseconds).  oracle_end gets
  * the number of ticks the handler counted; the handler ends the program
@@ -20,7 +20,7 @@ void on_alarm(int sig) {
 }
 
 int main(void) {
-  struct itimerval it = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
+  struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { { 0, 0 }, { 0, 0 } };
   struct sigaction sa = { 0 };
   sigset_t alrm;
   volatile long s = 0;

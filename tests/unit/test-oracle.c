@@ -1170,7 +1170,7 @@ TEST(oracle_own_pkeys_ptrace_engine)
 	CHECK_INT(changing_code("tests/programs/oracle_pkeys", DBG_ENGINE_PTRACE), 0);
 }
 
-/* A 100 us interval timer ticks while the program works: traced, the
+/* A 1 ms interval timer ticks while the program works: traced, the
  * program gets on (its handler ends it, status 3, when starved) and the
  * handler runs in the trace as often as it counted. */
 static void fast_timer(int engine)
