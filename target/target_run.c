@@ -477,6 +477,19 @@ static int have_queued(struct target_proc *p, pid_t only)
 }
 
 /* Steps t synchronously over the breakpoint at its pc (others stopped). */
+/* Whether tid stopped in a system call the kernel will restart when it
+ * is resumed (rax one of the -ERESTART* codes). */
+static int in_restart(pid_t tid)
+{
+	struct user_regs_struct r;
+	long rax;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return 0;
+	rax = (long)r.rax;
+	return (long)r.orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514 || rax == -516);
+}
+
 static int step_over_alone(struct target_proc *p, struct target_thread *t,
 			   uint64_t pc)
 {
@@ -496,18 +509,23 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 	p->stepover_active = 1;
 	p->stepover_addr = pc;
 	p->stepover_tid = tid;
-	/* a signal the thread stopped with is delivered by the step (it
-	 * lands on the handler, the instruction not run yet): dropped, a
-	 * system call it interrupted (pc after it, rax -ERESTARTSYS) would
-	 * be restarted by the step, which then never ended if that call
-	 * waits for one of the threads stopped meanwhile */
-	sig = t->pending_sig;
-	t->pending_sig = 0;
+	/* a signal the thread stopped with inside a system call the kernel
+	 * restarts is delivered by the step (it lands on the handler, the
+	 * instruction not run yet): without it the step restarted the call,
+	 * and never ended if that call waits for one of the threads stopped
+	 * meanwhile.  Anywhere else the signal stays pending for the next
+	 * resume, after the instruction ran: delivered by the step, its
+	 * handler returned to the breakpoint, which was hit a second time
+	 * (Go's SIGURG at a breakpoint's stop) */
+	sig = t->pending_sig && in_restart(tid) ? t->pending_sig : 0;
+	if (sig)
+		t->pending_sig = 0;
 	for (;;) {
 		t->stepping = 1;
 		t->stopped = 0;
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, (void *)(long)sig) < 0) {
-			t->pending_sig = sig;
+			if (sig)
+				t->pending_sig = sig;
 			t->stopped = 1;
 			t->stepping = 0;
 			return 0;
