@@ -37,7 +37,16 @@ int dbg_code_call(pid_t pid, const struct user_regs_struct *r, uint64_t *lo, uin
 		return DBG_CODE_MAPS;
 	case SYS_munmap: case SYS_mprotect: case SYS_pkey_mprotect: case SYS_madvise:
 		return DBG_CODE_MAPS;
-	case SYS_mremap: case SYS_shmat: case SYS_shmdt: case SYS_remap_file_pages:
+	case SYS_mremap:
+		/* what it moves, and where to when fixed; else it moves to
+		 * fresh memory (realloc moves large data blocks so: flushing
+		 * all code there cost the cache engine its every block) */
+		if (r->r10 & MREMAP_FIXED) {
+			*lo = r->rdi < r->r8 ? *lo : r->r8 & ~4095ull;
+			*hi = r->rdi + r->rsi > r->r8 + r->rdx ? *hi : r->r8 + r->rdx;
+		}
+		return DBG_CODE_MAPS;
+	case SYS_shmat: case SYS_shmdt: case SYS_remap_file_pages:
 		*lo = 0, *hi = ~0ull;	/* (where to: anywhere) */
 		return DBG_CODE_MAPS;
 	default:
