@@ -71,7 +71,7 @@ void dbg_cache_flush(struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->pages, 1);
 	dbg_cache_pset_clear(&c->tpages, 0);
 	dbg_cache_pset_clear(&c->pend_head, 0);
-	c->npend = 0;
+	c->npend = c->pend_free = 0;
 	c->ndl = 0;		/* (links into blocks gone) */
 	c->maps_stale = 1;
 	dbg_cache_gs_forget_cur(c);
@@ -314,7 +314,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	free(c->stage);
 	c->stage = NULL;
 	c->stage_len = c->stage_cap = 0;
-	c->npend = c->cpend = 0;
+	c->npend = c->cpend = c->pend_free = 0;
 	c->need_flush = 0;
 	c->blk = NULL;
 	c->hkey = NULL;
