@@ -71,7 +71,11 @@ void dbg_cache_flush(struct dbg_cache *c)
 	dbg_cache_pset_clear(&c->pages, 1);
 	dbg_cache_pset_clear(&c->tpages, 0);
 	dbg_cache_pset_clear(&c->pend_head, 0);
-	c->npend = 0;
+	c->npend = c->pend_free = 0;
+	/* (the cache is empty again: its code is written over) */
+	if (c->run_bytes > c->st.peak_cache)
+		c->st.peak_cache = c->run_bytes;
+	c->run_bytes = 0;
 	c->ndl = 0;		/* (links into blocks gone) */
 	c->maps_stale = 1;
 	dbg_cache_gs_forget_cur(c);
@@ -314,7 +318,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	free(c->stage);
 	c->stage = NULL;
 	c->stage_len = c->stage_cap = 0;
-	c->npend = c->cpend = 0;
+	c->npend = c->cpend = c->pend_free = 0;
 	c->need_flush = 0;
 	c->blk = NULL;
 	c->hkey = NULL;
@@ -368,8 +372,14 @@ struct dbg_cache_stats dbg_cache_get_stats(const struct dbg_cache *c)
 {
 	struct dbg_cache_stats z;
 
-	if (c)
-		return c->st;
-	memset(&z, 0, sizeof(z));
+	if (!c) {
+		memset(&z, 0, sizeof(z));
+		return z;
+	}
+	z = c->st;
+	/* (the run going on, or ended with the program and not finished yet,
+	 * counts: otherwise a program traced to its exit showed 0) */
+	if (c->run_bytes > z.peak_cache)
+		z.peak_cache = c->run_bytes;
 	return z;
 }

@@ -151,6 +151,7 @@ struct dbg_cache {
 		int64_t next;		/* the next for the same target, -1 */
 	} *pend;
 	size_t npend, cpend;
+	size_t pend_free;		/* (index + 1) of the first free entry, 0: none */
 	struct pset pend_head;		/* target -> (index + 1) in a pointer */
 	/* lookup table entries not written into the inferior yet (in one
 	 * system call before the thread runs): where, and the entry */

@@ -219,13 +219,21 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		uint64_t tg = b.exit[waiting[w]].target;
 		uint8_t **h = dbg_cache_pset_find(&c->pend_head, tg);
 
-		if (c->npend == c->cpend) {
-			c->cpend = c->cpend ? 2 * c->cpend : 1024;
-			c->pend = xrealloc(c->pend, c->cpend * sizeof(*c->pend));
+		size_t at = c->pend_free - 1;
+
+		/* (entries of exits linked already are taken again first: the
+		 * array holds the exits waiting now, not all there ever were) */
+		if (c->pend_free) {
+			c->pend_free = (size_t)(c->pend[at].next + 1);
+		} else {
+			if (c->npend == c->cpend) {
+				c->cpend = c->cpend ? 2 * c->cpend : 1024;
+				c->pend = xrealloc(c->pend, c->cpend * sizeof(*c->pend));
+			}
+			at = c->npend++;
 		}
-		c->pend[c->npend] = (struct pend){ tg, c->nblk, waiting[w], h ? (int64_t)(uintptr_t)*h - 1 : -1 };
-		dbg_cache_pset_add(&c->pend_head, tg, (uint8_t *)(uintptr_t)(c->npend + 1));
-		c->npend++;
+		c->pend[at] = (struct pend){ tg, c->nblk, waiting[w], h ? (int64_t)(uintptr_t)*h - 1 : -1 };
+		dbg_cache_pset_add(&c->pend_head, tg, (uint8_t *)(uintptr_t)(at + 1));
 	}
 	free(b.code);
 	b.code = NULL;
@@ -253,11 +261,16 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		hput(c, pc, c->nblk);
 		dbg_cache_table_enter(c, pc, b.base);
 		/* exits waiting for it go straight to it now */
-		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1; i >= 0; i = c->pend[i].next)
+		for (int64_t i = h ? (int64_t)(uintptr_t)*h - 1 : -1, nx; i >= 0; i = nx) {
+			nx = c->pend[i].next;
 			if (c->pend[i].target == pc && c->pend[i].id < c->nblk) {
 				dbg_cache_write_link(c, &c->blk[c->pend[i].id], c->pend[i].k, b.base, NULL);
 				c->st.links++;
 			}
+			/* (the chain is dropped below: its entries are free) */
+			c->pend[i].next = (int64_t)c->pend_free - 1;
+			c->pend_free = (size_t)i + 1;
+		}
 		if (h)
 			*h = NULL;
 	}
