@@ -405,14 +405,18 @@ static struct dbg_cache_live *live_new(void)
 }
 
 /* How many drainers a crew of n gets: one per CPU ptdb may use, at most
- * one per member, PTDB_CACHE_DRAINERS at most. */
-static unsigned drainers_for(size_t n)
+ * one per member, PTDB_CACHE_DRAINERS at most.  The CPUs are those of the
+ * first drainer, which spawn() let run anywhere it could: the calling
+ * thread's own set is narrower under `taskset` (one drainer where the
+ * drainers run on every CPU), while a cpuset that bounds the process
+ * bounds the drainer too. */
+static unsigned drainers_for(const struct dbg_cache_live *l, size_t n)
 {
 	const char *e = getenv("PTDB_CACHE_DRAINERS");
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), want = e && *e ? atol(e) : cpus;
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < cpus)
+	if (pthread_getaffinity_np(l->tid, sizeof(set), &set) == 0 && CPU_COUNT(&set) < cpus)
 		cpus = CPU_COUNT(&set);
 	want = want < cpus ? want : cpus;
 	want = want < (long)n ? want : (long)n;
@@ -520,7 +524,7 @@ void dbg_cache_live_crew(struct dbg_cache *c)
 	c->live->th = NULL;
 	c->live->no_drain = 0;
 	c->live->crew = 1;
-	c->live->ndrn = make_drainers(c->live, drainers_for(c->ncrew));
+	c->live->ndrn = make_drainers(c->live, drainers_for(c->live, c->ncrew));
 	pthread_mutex_unlock(&c->live->mu);
 	dbg_cache_live_go(c);
 }
