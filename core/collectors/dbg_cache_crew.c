@@ -111,6 +111,8 @@ out:
 	 * others wait for: its turn comes soon) */
 	if (c->ncrew > 1)
 		c->deadline = c->crew_waiting ? dbg_cache_now_ns() + CREW_QUANTUM_NS : 0;
+	else if (c->crew_waiting && !c->deadline && !c->watch)
+		c->deadline = dbg_cache_now_ns() + CREW_QUANTUM_NS;	/* (left alone) */
 }
 
 static int resume(struct dbg_cache *c, struct crew *m, struct ptdb_err *err)

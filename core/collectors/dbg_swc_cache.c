@@ -24,7 +24,8 @@ static void offer_crew(struct dbg_tracee *d, struct trace_swc_thread *th, const 
 	struct user_regs_struct *regs;
 	int n = 0, waiting = 0;
 
-	dbg_cache_crew_offer(cc, NULL, 0, NULL, 0);
+	/* (no crew: the others wait for turns) */
+	dbg_cache_crew_offer(cc, NULL, 0, NULL, t->nth > 1);
 	if (t->nth < 2 || t->cpu || rq->step_tid || t->opts.single_step)
 		return;
 	ok = xmalloc((size_t)t->nth * sizeof(*ok));
