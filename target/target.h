@@ -199,9 +199,9 @@ int target_pending_signal(const struct target_proc *p, pid_t tid);
  * siginfo then says ptdb sent it).  0, or -1. */
 int target_thread_raise(struct target_proc *p, pid_t tid, int sig);
 /* The kernel's signal sets of thread tid (its /proc status SigPnd, SigBlk,
- * SigCgt: bit n-1 for signal n); -1 if it cannot be read. */
+ * SigCgt, SigIgn: bit n-1 for signal n); -1 if it cannot be read. */
 struct target_sigsets {
-	uint64_t pending, blocked, caught;
+	uint64_t pending, blocked, caught, ignored;
 };
 int target_thread_sigsets(pid_t pid, pid_t tid, struct target_sigsets *s);
 uint64_t target_stop_id(const struct target_proc *p);

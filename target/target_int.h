@@ -128,7 +128,9 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 int target_stop_all(struct target_proc *p, struct target_stop *exit_st);
 /* target_run.c's parts of the collectors' control (target_thread.c) */
 uint64_t target_thread_pc(pid_t tid);
-int target_step_over(struct target_proc *p, struct target_thread *t, uint64_t pc);
+/* cont: t is let run next, not stepped (a system call under the
+ * breakpoint is then only entered, not stepped through). */
+int target_step_over(struct target_proc *p, struct target_thread *t, uint64_t pc, int cont);
 void target_resume_thread(struct target_thread *t);
 void target_one_by_one_end(struct target_proc *p);
 

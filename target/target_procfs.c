@@ -29,6 +29,8 @@ int target_thread_sigsets(pid_t pid, pid_t tid, struct target_sigsets *s)
 			s->blocked = v;
 		else if (sscanf(line, "SigCgt: %llx", &v) == 1)
 			s->caught = v;
+		else if (sscanf(line, "SigIgn: %llx", &v) == 1)
+			s->ignored = v;
 	}
 	fclose(f);
 	return 0;

@@ -490,8 +490,69 @@ static int in_restart(pid_t tid)
 	return (long)r.orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514 || rax == -516);
 }
 
+/* Whether the instruction under the breakpoint at pc (first byte orig)
+ * is SYSCALL (0f 05). */
+static int is_syscall_insn(struct target_proc *p, uint64_t pc, unsigned char orig)
+{
+	unsigned char second;
+
+	return orig == 0x0f && target_raw_read(p, pc + 1, &second, 1) == 0 && second == 0x05;
+}
+
+/* Passes a breakpoint on a SYSCALL instruction for a thread about to be
+ * let run: the call is entered with the breakpoint lifted (the
+ * syscall-entry stop comes at once, whatever the call waits for), the
+ * breakpoint planted again, and the thread left stopped inside the call
+ * for the caller's resume, which runs it with the others.  Stepping it
+ * through instead never ended when the call waits for one of the threads
+ * held meanwhile (a read of a pipe another thread writes).  Returns -1
+ * when the thread stopped otherwise before the call (a signal): the
+ * caller steps it as any other. */
+static int enter_call_alone(struct target_proc *p, struct target_thread *t, uint64_t pc,
+			    unsigned char orig)
+{
+	struct __ptrace_syscall_info si;
+	unsigned char cc = 0xCC;
+	struct target_stop ev;
+	pid_t tid = t->tid;
+	int st, r;
+
+	if (target_raw_write(p, pc, &orig, 1) < 0)
+		return -1;
+	t->stopped = 0;
+	if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0) {
+		t->stopped = 1;
+		target_raw_write(p, pc, &cc, 1);
+		return -1;
+	}
+	while ((r = waitpid(tid, &st, __WALL)) < 0 && errno == EINTR)
+		;
+	target_raw_write(p, pc, &cc, 1);
+	if (r < 0)
+		return 0;
+	if (WIFSTOPPED(st) && (WSTOPSIG(st) & 0x7f) == SIGTRAP &&
+	    ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(si), &si) > 0 &&
+	    si.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		t->stopped = 1;
+		return 0;
+	}
+	r = target_handle_status(p, tid, st, &ev);
+	if (r == TARGET_EV_EXIT)
+		return TARGET_EV_EXIT;
+	t = target_find_thread(p, tid);
+	if (!t)
+		return 0;
+	if (r == TARGET_EV_REPORT) {
+		target_ev_push(t, &ev);
+		return 0;
+	}
+	return t->stopped && target_thread_pc(tid) == pc ? -1 : 0;
+}
+
+/* cont: the thread is let run next (not stepped), so a SYSCALL under the
+ * breakpoint is only entered (enter_call_alone). */
 static int step_over_alone(struct target_proc *p, struct target_thread *t,
-			   uint64_t pc)
+			   uint64_t pc, int cont)
 {
 	unsigned char orig = target_find_bp(p, pc)->orig;
 	struct target_stop ev;
@@ -503,6 +564,14 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 				 * lldb-16 steps it: no second SIGTRAP */
 		set_pc(tid, pc + 1);
 		return 0;
+	}
+	if (cont && !t->pending_sig && is_syscall_insn(p, pc, orig)) {
+		r = enter_call_alone(p, t, pc, orig);
+		if (r != -1)
+			return r;
+		t = target_find_thread(p, tid);
+		if (!t)
+			return 0;
 	}
 	if (target_raw_write(p, pc, &orig, 1) < 0)
 		return 0;
@@ -553,7 +622,7 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
  * untraced): with the breakpoint lifted they would run past it, so they
  * are stopped for the step and then resumed as they were. */
 int target_step_over(struct target_proc *p, struct target_thread *t,
-		     uint64_t pc)
+		     uint64_t pc, int cont)
 {
 	struct target_stop ex;
 	pid_t tid = t->tid, *paused;
@@ -561,7 +630,7 @@ int target_step_over(struct target_proc *p, struct target_thread *t,
 
 	target_unpark(p);
 	if (!p->one_by_one)
-		return step_over_alone(p, t, pc);
+		return step_over_alone(p, t, pc, cont);
 	paused = xmalloc((size_t)(p->nthreads + 1) * sizeof(*paused));
 	for (int i = 0; i < p->nthreads; i++)
 		if (!p->threads[i].stopped && !p->threads[i].starting)
@@ -571,7 +640,7 @@ int target_step_over(struct target_proc *p, struct target_thread *t,
 		return TARGET_EV_EXIT;
 	}
 	t = target_find_thread(p, tid);
-	r = t ? step_over_alone(p, t, pc) : 0;
+	r = t ? step_over_alone(p, t, pc, cont) : 0;
 	for (int i = 0; i < n && r != TARGET_EV_EXIT; i++) {
 		struct target_thread *o = target_find_thread(p, paused[i]);
 
@@ -600,7 +669,7 @@ int target_resume(struct target_proc *p, struct ptdb_err *err)
 
 			if (!t->stopped || !target_find_bp(p, pc))
 				continue;
-			if (target_step_over(p, t, pc) == TARGET_EV_EXIT) {
+			if (target_step_over(p, t, pc, 1) == TARGET_EV_EXIT) {
 				p->running = 1;
 				return 0;
 			}

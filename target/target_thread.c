@@ -89,7 +89,7 @@ int target_thread_step(struct target_proc *p, pid_t tid, struct target_stop *st,
 	}
 	pc = target_thread_pc(tid);
 	if (target_find_bp(p, pc)) {
-		int r = target_step_over(p, t, pc);
+		int r = target_step_over(p, t, pc, 0);
 
 		if (r == TARGET_EV_EXIT) {
 			p->exit_reported = 1;
@@ -171,22 +171,14 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 		}
 	}
 	if (target_find_bp(p, target_thread_pc(tid))) {
-		struct target_stop st;
-
-		if (target_thread_step(p, tid, &st, err) < 0)
-			return -1;
-		if (st.kind != TARGET_STOP_STEP) {
-			if (st.kind == TARGET_STOP_EXITED || st.kind == TARGET_STOP_SIGNALED ||
-			    st.kind == TARGET_STOP_NONE)
-				return 0;
-			t = target_find_thread(p, tid);
-			if (t)
-				target_ev_push(t, &st);
+		/* stepped over (a system call only entered), then let run */
+		if (target_step_over(p, t, target_thread_pc(tid), 1) == TARGET_EV_EXIT) {
+			p->exit_reported = 1;
 			return 0;
 		}
 		t = target_find_thread(p, tid);
-		if (!t)
-			return 0;
+		if (!t || t->has_event || !t->stopped)
+			return 0;	/* gone, or its stop is reported next */
 	}
 	t->stepping = 0;
 	target_resume_thread(t);

@@ -37,6 +37,13 @@ thread reached hit()'s breakpoint (at the trap or lookup miss that ends
 the block before it) took it out of the cache there without a stop, and
 its next entry, at the breakpoint, ran past it: 1-2 hits of 400 lost in
 about 6 sessions of 10 here (5 sessions run).
+
+Breakpoint on a system call: tests/programs/bp_syscall's worker reads a
+pipe with a SYSCALL instruction under a breakpoint, and main writes that
+pipe only once the worker sleeps in the read.  At the continue the worker
+was stepped over the breakpoint alone, main held: the step never ended
+(the session hung).  Run untraced, and with the worker traced by each
+engine (its thread collector let it run on from the breakpoint).
 """
 import os
 import re
@@ -174,7 +181,41 @@ def race(traced=False):
     return None
 
 
+SYSCALL_PROG = "tests/programs/bp_syscall"
+
+
+def syscall_bp(before, after):
+    """None, or what is wrong with the session continuing from a
+    breakpoint on a SYSCALL that waits for a held thread"""
+    nm = subprocess.run(["nm", SYSCALL_PROG], cwd=ROOT, capture_output=True, text=True).stdout
+    addr = [ln.split()[0] for ln in nm.splitlines() if ln.endswith(" worker_read_insn")]
+    if not addr:
+        return "no worker_read_insn in %s" % SYSCALL_PROG
+    cmds = before + ["b -a 0x%s" % addr[0], "r"] + after + ["c", "c"]
+    args = [PTDB, "-b"] + [a for c in cmds for a in ("-o", c)] + [SYSCALL_PROG]
+    try:
+        p = subprocess.run(args, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "the continue from the breakpoint never ended (120 s)"
+    out = p.stdout + p.stderr
+    if "worker read t" not in out or "exited with status = 0 " not in out:
+        return "the program did not end well: %s" % out[-800:]
+    return None
+
+
 def run_all():
+    for label, before, after in (
+            ("untraced", [], []),
+            ("traced, cache engine", [], ["thread trace start"]),
+            ("traced, ptrace engine", ["settings set trace.software.engine ptrace"],
+             ["thread trace start"])):
+        name = "breakpoint threads: continue from a breakpoint on a waiting system call (%s)" % label
+        err = syscall_bp(before, after)
+        if err:
+            results.fail(name, err)
+        else:
+            results.ok(name)
     name = "breakpoint threads: several threads at one breakpoint at once"
     if not os.path.exists(os.path.join(ROOT, PROG)):
         results.fail(name, "%s is not built (make programs)" % PROG)

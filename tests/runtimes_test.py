@@ -26,7 +26,10 @@ engines (the cache engine and the ptrace engine):
       its wait came back at the pc after the call, where another thread's
       wait had a breakpoint, and the step over that breakpoint dropped the
       signal: the kernel restarted the wait, and the step never ended (the
-      waker stopped).  The output is the untraced run's, the run ends.
+      waker stopped).  Again with SIGWINCH and no handler (winch): a
+      signal that does nothing, delivered by a step from inside the wait,
+      let the kernel restart it, and that step hung the same way.  The
+      output is the untraced run's, the run ends.
 
 Neither runtime runs the same instructions twice (LuaJIT seeds its hashes
 with getrandom; Go's threads race): the instruction-for-instruction
@@ -144,9 +147,10 @@ def run_all():
     go = build_go()
     sig_n = os.environ.get("RUNTIMES_SIG_N", "40")
     for engine in ("cache", "ptrace"):
-        name = "runtimes R3 C threads in futex waits, signals, n=%s, %s engine" % (sig_n, engine)
-        check(name, [os.path.join(ROOT, "tests", "programs", "sig_futex"), sig_n], "main", engine, "64M", True,
-              "SIGUSR1", min(TIMEOUT, 180))
+        for sig, args in (("SIGUSR1", [sig_n]), ("SIGWINCH", [sig_n, "winch"])):
+            name = "runtimes R3 C threads in futex waits, %s, n=%s, %s engine" % (sig, sig_n, engine)
+            check(name, [os.path.join(ROOT, "tests", "programs", "sig_futex")] + args, "main", engine, "64M",
+                  True, sig, min(TIMEOUT, 180))
         for r in range(runs):
             tag = " (run %d)" % (r + 1) if runs > 1 else ""
             name = "runtimes R1 luajit hot loop, %s engine%s" % (engine, tag)

@@ -40,9 +40,12 @@ int dbg_cache_run(struct dbg_tracee *d, struct dbg_cache **cc, struct trace_swc_
  * stop of another that the collector must see is given back as its
  * event (an arrival at a stop: a breakpoint stop at its pc), every one
  * of them at an original pc when dbg_cache_run returns.  With no shared
- * slots (or PTDB_CACHE_TURNS set) the offer is ignored: turns. */
+ * slots (or turns asked for: dbg_cache_parallel) the offer is ignored. */
 void dbg_cache_crew_offer(struct dbg_cache **cc, struct trace_swc_thread *th, pid_t tid,
 			  const struct user_regs_struct *r, int waiting);
+/* Threads in parallel are the default; PTDB_CACHE_PARALLEL=0 (or
+ * PTDB_CACHE_TURNS set) in ptdb's environment asks for turns. */
+int dbg_cache_parallel(void);
 /* The end of one run (threads still held one by one): the cache and the
  * buffer leave the inferior; translations are forgotten. */
 void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *cc);

@@ -2,7 +2,8 @@
  * parallel.  With per-thread slots, rings and requests shared with ptdb
  * (dbg_cache_gs.c, c->pt) the traced threads the collector offers beside
  * the run's own thread (c->crew, each stopped at an original pc with no
- * signal waiting) enter the cache too and all run at once: no turns.
+ * signal waiting) enter the cache too and all run at once: no turns
+ * (the default; PTDB_CACHE_PARALLEL=0 or PTDB_CACHE_TURNS: turns).
  * One loop (dbg_cache_crew_run) waits for the stops of all of them and
  * handles each for its own thread (its ring read into its own trace, its
  * miss or exit served, and it runs on), while ptdb's drainer serves
@@ -52,12 +53,19 @@ static int running(const struct dbg_cache *c)
 	return n;
 }
 
+int dbg_cache_parallel(void)
+{
+	const char *v = getenv("PTDB_CACHE_PARALLEL");
+
+	return !getenv("PTDB_CACHE_TURNS") && !(v && !strcmp(v, "0"));
+}
+
 void dbg_cache_crew_enter(struct dbg_cache *c)
 {
 	struct dbg_tracee *d = c->d;
 	size_t k = 1;
 
-	if (!c->pt || c->watch || getenv("PTDB_CACHE_TURNS"))
+	if (!c->pt || c->watch || !dbg_cache_parallel())
 		c->ncrew = c->ncrew ? 1 : 0;
 	for (size_t i = 1; i < c->ncrew; i++) {
 		struct crew *m = &c->crew[i];
@@ -103,6 +111,8 @@ out:
 	 * others wait for: its turn comes soon) */
 	if (c->ncrew > 1)
 		c->deadline = c->crew_waiting ? dbg_cache_now_ns() + CREW_QUANTUM_NS : 0;
+	else if (c->crew_waiting && !c->deadline && !c->watch)
+		c->deadline = dbg_cache_now_ns() + CREW_QUANTUM_NS;	/* (left alone) */
 }
 
 static int resume(struct dbg_cache *c, struct crew *m, struct ptdb_err *err)

@@ -304,6 +304,21 @@ long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_
 int dbg_cache_ring_set(struct dbg_cache *c, uint64_t head, uint64_t lim);
 uint32_t *dbg_cache_ring_word(struct dbg_cache *c);
 void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n);
+/* The same for ring rr (any thread's, not c->rr), read by reader rd:
+ * the ring, the buffer its records are copied into (REC_BYTES) and the
+ * figures it adds to (the engine's, or a drainer's own while several
+ * read at once: dbg_cache_live.c, merged once they are idle). */
+struct reader {
+	struct rring *rr;
+	uint32_t *ids;
+	struct dbg_cache_stats *st;
+};
+uint64_t dbg_cache_rr_head(struct dbg_cache *c, const struct rring *rr);
+long dbg_cache_rd_read(struct dbg_cache *c, const struct reader *rd, struct trace_swc_thread *th, size_t max);
+int dbg_cache_rr_set(struct dbg_cache *c, struct rring *rr, uint64_t head, uint64_t lim);
+uint32_t *dbg_cache_rr_word(const struct rring *rr);
+void dbg_cache_rr_emit(struct dbg_cache *c, struct rring *rr, struct trace_swc_thread *th, const uint32_t *ids,
+		       size_t n);
 
 /* core/collectors/dbg_cache_live.c: records read while the thread runs,
  * from dbg_cache_live_begin (the thread resumed) to dbg_cache_live_end
@@ -397,7 +412,7 @@ int dbg_cache_shm_serve(struct dbg_cache *c);
 int dbg_cache_shm_posted(struct dbg_cache *c);
 /* The ring's request served (1; 0: none posted): the records read
  * until there is room, head and limit moved, the thread woken. */
-int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th);
+int dbg_cache_ring_serve(struct dbg_cache *c, const struct reader *rd, struct trace_swc_thread *th);
 void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest);
 
 /* core/collectors/dbg_cache_gs.c: per-thread slots.  The pool mapped

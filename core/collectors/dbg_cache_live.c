@@ -19,7 +19,19 @@
  * session's traced thread keeps its own).  With several traced threads
  * (turns counted in full rings) the ring is not served: each limit is a
  * trap, as with no shared memory.  With per-thread rings (dbg_cache_gs.c)
- * the ring read is the running thread's own (c->rr), into its trace. */
+ * the ring read is the running thread's own (c->rr), into its trace.
+ * With threads in the cache at once (dbg_cache_crew.c) the rings are
+ * shared among up to one drainer per CPU (PTDB_CACHE_DRAINERS: how
+ * many at most): member i's ring is drainer i % n's alone, read into
+ * that member's own trace, so each trace's packets are what one drainer
+ * writes, while the threads' records become packets on several CPUs at
+ * once.  The first drainer also serves every miss: it translates only
+ * while no other reads records (the blocks, plans and packet plans the
+ * records name may move: a write lock against their read locks, one
+ * slice each), and it passes a ring's request on to the ring's drainer
+ * (it waits on the doorbell, the others on their condition variable).
+ * A pause waits until every drainer is idle (none touches a ring the
+ * engine may unmap next). */
 #include "core/collectors/dbg_cache.h"
 #include "trace/swc.h"
 
@@ -41,6 +53,21 @@
 enum { LIVE_IDLE, LIVE_RUN, LIVE_QUIT };
 enum { LIVE_SLICE = 4096 };	/* records per pass while misses are served */
 enum { LIVE_MIN = 1024 };	/* fewer: not worth a pass yet */
+enum { DRN_MAX = 8 };		/* drainers for a crew, at most */
+
+struct dbg_cache_live;
+
+/* A drainer besides the first (for a crew): its share of the rings. */
+struct drn {
+	pthread_t tid;
+	pthread_cond_t cv;	/* its wake-ups (the mutex is the first's) */
+	int busy, poke;		/* poke: a request waits in its share */
+	unsigned idx;
+	uint32_t *ids;		/* the records it read (REC_BYTES) */
+	struct dbg_cache_stats st;	/* its figures, merged at a pause */
+	uint64_t cpu_seen;	/* its CPU time counted so far */
+	struct dbg_cache_live *l;
+};
 
 struct dbg_cache_live {
 	pthread_t tid;
@@ -48,29 +75,35 @@ struct dbg_cache_live {
 	pthread_cond_t cv;
 	int state, busy;
 	int no_drain;		/* the records are left to the stop */
+	int crew;		/* serving a crew (dbg_cache_live_crew) */
 	struct dbg_cache *c;
 	struct trace_swc_thread *th;
 	uint64_t cpu_seen;	/* its CPU time counted so far */
+	/* a crew's drainers: ndrn in all (this thread the first), the
+	 * others made as needed; xl: translating against reading */
+	unsigned ndrn, nmade;
+	struct drn *drn[DRN_MAX];
+	pthread_rwlock_t xl;
 };
 
 /* Records since the last read, while the thread runs: the number read,
  * or -1. */
-static long live_drain(struct dbg_cache *c, struct trace_swc_thread *th)
+static long live_drain(struct dbg_cache *c, const struct reader *rd, struct trace_swc_thread *th)
 {
-	uint64_t h = dbg_cache_ring_head(c), span[2][2];
+	uint64_t h = dbg_cache_rr_head(c, rd->rr), span[2][2];
 	size_t n = 0;
 	int k;
 
 	if (!h)
 		return -1;
-	k = ccache_ring_spans(&c->rr->ring, h, REC_BYTES / 4, span);
+	k = ccache_ring_spans(&rd->rr->ring, h, REC_BYTES / 4, span);
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
 	if (n < LIVE_MIN)
 		return (long)n;	/* (a few: not worth a pass) */
 	/* (a miss or a full ring the thread waits for is served between
 	 * slices) */
-	return dbg_cache_ring_read(c, th, c->ctl_map ? LIVE_SLICE : REC_BYTES / 4);
+	return dbg_cache_rd_read(c, rd, th, c->ctl_map ? LIVE_SLICE : REC_BYTES / 4);
 }
 
 static void wake(uint32_t *w)
@@ -82,73 +115,179 @@ static void wake(uint32_t *w)
  * the limit): records read until there is room, head and limit moved
  * (head to the start at the ring's end), the word 0 and the thread
  * woken; 2 if the ring cannot be read (the thread takes the trap). */
-int dbg_cache_ring_serve(struct dbg_cache *c, struct trace_swc_thread *th)
+int dbg_cache_ring_serve(struct dbg_cache *c, const struct reader *rd, struct trace_swc_thread *th)
 {
-	uint32_t *w = dbg_cache_ring_word(c);
+	struct rring *rr = rd->rr;
+	uint32_t *w = dbg_cache_rr_word(rr);
 	uint64_t h, nh = 0, nl = 0, t0;
 	int ok = 0, waited = 0;
 
 	if (!w || __atomic_load_n(w, __ATOMIC_ACQUIRE) != CCACHE_RING_POSTED)
 		return 0;
 	t0 = dbg_cache_now_ns();
-	h = dbg_cache_ring_head(c);
+	h = dbg_cache_rr_head(c, rr);
 	/* a full ring is read down to half (the thread then fills half a
 	 * ring while the rest is read, not a slice per wake) */
-	while (h && (!(ok = ccache_ring_room(&c->rr->ring, h, &nh, &nl)) ||
-		     (waited && nl - nh < (c->rr->ring.end - c->rr->ring.start) / 2))) {
+	while (h && (!(ok = ccache_ring_room(&rr->ring, h, &nh, &nl)) ||
+		     (waited && nl - nh < (rr->ring.end - rr->ring.start) / 2))) {
 		waited = 1;
-		if (dbg_cache_ring_read(c, th, LIVE_SLICE) <= 0)
+		if (dbg_cache_rd_read(c, rd, th, LIVE_SLICE) <= 0)
 			break;
 	}
-	if (ok && dbg_cache_ring_set(c, nh, nl) == 0) {
-		c->st.ring_served++;
-		c->st.ring_full += (uint64_t)waited;
+	if (ok && dbg_cache_rr_set(c, rr, nh, nl) == 0) {
+		rd->st->ring_served++;
+		rd->st->ring_full += (uint64_t)waited;
 	} else {
 		ok = 0;
 	}
 	/* (head and limit before the word: the thread reads them after) */
 	__atomic_store_n(w, ok ? CCACHE_RING_IDLE : CCACHE_RING_TRAP, __ATOMIC_RELEASE);
 	wake(w);
-	c->st.serve_ns += dbg_cache_now_ns() - t0;
+	rd->st->serve_ns += dbg_cache_now_ns() - t0;
 	return 1;
 }
 
+/* The misses posted, served (the first drainer's): while no other
+ * drainer reads records. */
+static int serve_misses(struct dbg_cache_live *l)
+{
+	int served;
+
+	pthread_rwlock_wrlock(&l->xl);
+	served = dbg_cache_shm_serve(l->c);
+	pthread_rwlock_unlock(&l->xl);
+	return served;
+}
+
+/* Member i's ring's requests and records (its drainer's), into its
+ * trace: the records read (-1: none can be); *served set if a request
+ * was. */
+static long member_drain(struct dbg_cache *c, const struct reader *r0, size_t i, int *served)
+{
+	struct reader rd = { dbg_cache_gs_ring(c, c->crew[i].tid), r0->ids, r0->st };
+	long k;
+
+	*served |= dbg_cache_ring_serve(c, &rd, c->crew[i].th);
+	k = live_drain(c, &rd, c->crew[i].th);
+	*served |= dbg_cache_ring_serve(c, &rd, c->crew[i].th);
+	return k;
+}
+
+/* A request posted in drainer k's share: it is woken for it. */
+static void poke(struct dbg_cache_live *l, unsigned k)
+{
+	struct drn *w = l->drn[k];
+
+	pthread_mutex_lock(&l->mu);
+	w->poke = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
 /* One pass: the rings' requests and the misses first (what a thread
- * waits for), the records read; with a crew every running member's
- * (c->tid and c->rr as they were after).  *n: the most records read. */
+ * waits for), the records read; with a crew every running member's in
+ * its share (member i's ring is drainer i % ndrn's), the requests in
+ * the others' shares passed on.  *n: the most records read. */
 static int pass(struct dbg_cache_live *l, long *n)
 {
 	struct dbg_cache *c = l->c;
-	pid_t tid = c->tid;
-	struct rring *rr = c->rr;
+	struct reader rd = { c->rr, c->ids, &c->st };
 	int served = 0;
 
 	*n = 0;
-	if (c->ncrew < 2 || !c->crew_live) {
-		served = dbg_cache_ring_serve(c, l->th);
+	if (!rd.ids)
+		rd.ids = c->ids = xmalloc(REC_BYTES);
+	if (c->ncrew < 2 || !c->crew_live || !l->crew) {
+		served = dbg_cache_ring_serve(c, &rd, l->th);
 		served |= dbg_cache_shm_serve(c);
-		*n = l->no_drain ? 0 : live_drain(c, l->th);
-		served |= dbg_cache_ring_serve(c, l->th);
+		*n = l->no_drain ? 0 : live_drain(c, &rd, l->th);
+		served |= dbg_cache_ring_serve(c, &rd, l->th);
 		served |= dbg_cache_shm_serve(c);
 		return served;
 	}
-	served = dbg_cache_shm_serve(c);
+	served = serve_misses(l);
 	for (size_t i = 0; i < c->ncrew; i++) {
-		long k;
+		unsigned k = (unsigned)(i % l->ndrn);
+		long got;
 
 		if (!c->crew[i].run)
 			continue;
-		c->tid = c->crew[i].tid;
-		c->rr = dbg_cache_gs_ring(c, c->tid);
-		served |= dbg_cache_ring_serve(c, c->crew[i].th);
-		k = live_drain(c, c->crew[i].th);
-		*n = k > *n ? k : *n;
-		served |= dbg_cache_ring_serve(c, c->crew[i].th);
+		if (k) {
+			uint32_t *w = dbg_cache_rr_word(dbg_cache_gs_ring(c, c->crew[i].tid));
+
+			if (w && __atomic_load_n(w, __ATOMIC_ACQUIRE) == CCACHE_RING_POSTED)
+				poke(l, k);
+			continue;
+		}
+		got = member_drain(c, &rd, i, &served);
+		*n = got > *n ? got : *n;
 	}
-	served |= dbg_cache_shm_serve(c);
-	c->tid = tid;
-	c->rr = rr;
+	served |= serve_misses(l);
 	return served;
+}
+
+/* A pass of drainer w (not the first) over its share: its members'
+ * rings, each slice read while nothing is translated. */
+static int share(struct drn *w, long *n)
+{
+	struct dbg_cache_live *l = w->l;
+	struct dbg_cache *c = l->c;
+	struct reader rd = { NULL, w->ids, &w->st };
+	int served = 0;
+
+	*n = 0;
+	for (size_t i = w->idx; i < c->ncrew; i += l->ndrn) {
+		long got;
+
+		if (!c->crew[i].run)
+			continue;
+		pthread_rwlock_rdlock(&l->xl);
+		got = member_drain(c, &rd, i, &served);
+		pthread_rwlock_unlock(&l->xl);
+		*n = got > *n ? got : *n;
+	}
+	return served;
+}
+
+/* Drainer w (not the first): while a crew runs and w has a share, passes
+ * over it; between them it waits on its condition variable (the first
+ * drainer pokes it for a request, a pause or the end wakes it). */
+static void *worker(void *arg)
+{
+	struct drn *w = arg;
+	struct dbg_cache_live *l = w->l;
+
+	prctl(PR_SET_TIMERSLACK, 1000ul);
+	pthread_mutex_lock(&l->mu);
+	for (;;) {
+		long n;
+		int served;
+		struct timespec to;
+
+		while (l->state == LIVE_IDLE || (l->state == LIVE_RUN && (!l->crew || w->idx >= l->ndrn)))
+			pthread_cond_wait(&w->cv, &l->mu);
+		if (l->state == LIVE_QUIT)
+			break;
+		w->busy = 1;
+		w->poke = 0;
+		pthread_mutex_unlock(&l->mu);
+		served = share(w, &n);
+		pthread_mutex_lock(&l->mu);
+		w->busy = 0;
+		pthread_cond_broadcast(&l->cv);
+		if (served || n >= LIVE_MIN || w->poke || l->state != LIVE_RUN)
+			continue;
+		/* (records coming in: a pass soon, as the first drainer's) */
+		clock_gettime(CLOCK_REALTIME, &to);
+		to.tv_nsec += n > 0 ? 20000 : 200000;
+		if (to.tv_nsec >= 1000000000) {
+			to.tv_sec++;
+			to.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&w->cv, &l->mu, &to);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
 }
 
 static void *drainer(void *arg)
@@ -213,30 +352,139 @@ static void *drainer(void *arg)
 	return NULL;
 }
 
-static struct dbg_cache_live *live_new(void)
+/* A thread of ptdb's running fn(arg): it takes no signal (the
+ * collector waits for SIGCHLD in its own thread) and may run on any CPU
+ * (a pinned session's traced thread keeps its own).  0, or -1. */
+static int spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
-	struct dbg_cache_live *l = xcalloc(1, sizeof(*l));
 	sigset_t all, old;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t cpus;
+	int rc;
 
-	pthread_mutex_init(&l->mu, NULL);
-	pthread_cond_init(&l->cv, NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (pthread_create(&l->tid, NULL, drainer, l) != 0) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		pthread_mutex_destroy(&l->mu);
-		pthread_cond_destroy(&l->cv);
-		free(l);
-		return NULL;
-	}
+	rc = pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -1;
 	CPU_ZERO(&cpus);
 	for (long i = 0; i < ncpu && i < CPU_SETSIZE; i++)
 		CPU_SET((int)i, &cpus);
-	pthread_setaffinity_np(l->tid, sizeof(cpus), &cpus);	/* (best effort) */
+	pthread_setaffinity_np(*tid, sizeof(cpus), &cpus);	/* (best effort) */
+	return 0;
+}
+
+static struct dbg_cache_live *live_new(void)
+{
+	struct dbg_cache_live *l = xcalloc(1, sizeof(*l));
+	pthread_rwlockattr_t ra;
+
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_cond_init(&l->cv, NULL);
+	/* (a miss a thread waits for goes first: the readers hold the
+	 * lock a slice at a time) */
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&l->xl, &ra);
+	pthread_rwlockattr_destroy(&ra);
+	l->ndrn = 1;
+	if (spawn(&l->tid, drainer, l) < 0) {
+		pthread_mutex_destroy(&l->mu);
+		pthread_cond_destroy(&l->cv);
+		pthread_rwlock_destroy(&l->xl);
+		free(l);
+		return NULL;
+	}
 	return l;
+}
+
+/* How many drainers a crew of n gets: one per CPU ptdb may use, at most
+ * one per member, PTDB_CACHE_DRAINERS at most.  The CPUs are those of the
+ * first drainer, which spawn() let run anywhere it could: the calling
+ * thread's own set is narrower under `taskset` (one drainer where the
+ * drainers run on every CPU), while a cpuset that bounds the process
+ * bounds the drainer too. */
+static unsigned drainers_for(const struct dbg_cache_live *l, size_t n)
+{
+	const char *e = getenv("PTDB_CACHE_DRAINERS");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), want = e && *e ? atol(e) : cpus;
+	cpu_set_t set;
+
+	if (pthread_getaffinity_np(l->tid, sizeof(set), &set) == 0 && CPU_COUNT(&set) < cpus)
+		cpus = CPU_COUNT(&set);
+	want = want < cpus ? want : cpus;
+	want = want < (long)n ? want : (long)n;
+	want = want < DRN_MAX ? want : DRN_MAX;
+	return want < 1 ? 1 : (unsigned)want;
+}
+
+/* Drainers 1..k-1 made (l->mu held): as many as could be. */
+static unsigned make_drainers(struct dbg_cache_live *l, unsigned k)
+{
+	while (l->nmade + 1 < k) {
+		struct drn *w = xcalloc(1, sizeof(*w));
+
+		pthread_cond_init(&w->cv, NULL);
+		w->idx = l->nmade + 1;
+		w->l = l;
+		w->ids = xmalloc(REC_BYTES);
+		l->drn[w->idx] = w;
+		if (spawn(&w->tid, worker, w) < 0) {
+			l->drn[w->idx] = NULL;
+			pthread_cond_destroy(&w->cv);
+			free(w->ids);
+			free(w);
+			break;
+		}
+		l->nmade++;
+	}
+	return l->nmade + 1 < k ? l->nmade + 1 : k;
+}
+
+/* Every drainer woken (l->mu held): the state changed. */
+static void wake_all(struct dbg_cache_live *l)
+{
+	pthread_cond_broadcast(&l->cv);
+	for (unsigned k = 1; k <= l->nmade; k++)
+		pthread_cond_broadcast(&l->drn[k]->cv);
+}
+
+static int any_busy(const struct dbg_cache_live *l)
+{
+	int b = l->busy;
+
+	for (unsigned k = 1; k <= l->nmade; k++)
+		b |= l->drn[k]->busy;
+	return b;
+}
+
+/* Thread t's CPU time since *seen (ns), *seen brought up to now. */
+static uint64_t cpu_since(pthread_t t, uint64_t *seen)
+{
+	clockid_t id;
+	struct timespec ts;
+	uint64_t v, d;
+
+	if (pthread_getcpuclockid(t, &id) || clock_gettime(id, &ts))
+		return 0;
+	v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	d = v - *seen;
+	*seen = v;
+	return d;
+}
+
+/* A drainer's figures added to the engine's (what its reads count). */
+static void merge(struct dbg_cache_stats *st, struct dbg_cache_stats *w)
+{
+	st->records += w->records;
+	st->records_mapped += w->records_mapped;
+	st->packet_ns += w->packet_ns;
+	st->ring_served += w->ring_served;
+	st->ring_full += w->ring_full;
+	st->serve_ns += w->serve_ns;
+	st->cpu_ns += w->cpu_ns;
+	memset(w, 0, sizeof(*w));
 }
 
 void dbg_cache_live_begin(struct dbg_cache *c, struct trace_swc_thread *th)
@@ -253,6 +501,7 @@ void dbg_cache_live_begin(struct dbg_cache *c, struct trace_swc_thread *th)
 	l->th = th;
 	l->state = LIVE_RUN;
 	l->no_drain = 0;
+	l->crew = 0;
 	/* (misses served only while this thread runs: dbg_cache_shm.c;
 	 * the ring too, but when turns among threads count full rings) */
 	dbg_cache_shm_begin(c);
@@ -284,6 +533,8 @@ void dbg_cache_live_crew(struct dbg_cache *c)
 	c->live->c = c;
 	c->live->th = NULL;
 	c->live->no_drain = 0;
+	c->live->crew = 1;
+	c->live->ndrn = make_drainers(c->live, drainers_for(c->live, c->ncrew));
 	pthread_mutex_unlock(&c->live->mu);
 	dbg_cache_live_go(c);
 }
@@ -296,24 +547,19 @@ void dbg_cache_live_pause(struct dbg_cache *c)
 		return;
 	pthread_mutex_lock(&l->mu);
 	l->state = LIVE_IDLE;
-	pthread_cond_broadcast(&l->cv);
+	wake_all(l);
 	dbg_cache_shm_kick(c);
-	while (l->busy)
+	while (any_busy(l))
 		pthread_cond_wait(&l->cv, &l->mu);
-	/* its CPU time, idle (the main thread's is added after the run):
-	 * read here rather than around each pass, where the two reads (a
-	 * system call each: the thread CPU clock has no vDSO path) cost
-	 * more than many a pass (180,000 calls on a python3 run) */
-	{
-		clockid_t id;
-		struct timespec t;
-
-		if (pthread_getcpuclockid(l->tid, &id) == 0 && clock_gettime(id, &t) == 0) {
-			uint64_t v = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-
-			c->st.cpu_ns += v - l->cpu_seen;
-			l->cpu_seen = v;
-		}
+	/* the drainers' CPU time, idle (the main thread's is added after
+	 * the run): read here rather than around each pass, where the two
+	 * reads (a system call each: the thread CPU clock has no vDSO path)
+	 * cost more than many a pass (180,000 calls on a python3 run) */
+	c->st.cpu_ns += cpu_since(l->tid, &l->cpu_seen);
+	/* (every drainer idle: their figures are the engine's now) */
+	for (unsigned k = 1; k <= l->nmade; k++) {
+		c->st.cpu_ns += cpu_since(l->drn[k]->tid, &l->drn[k]->cpu_seen);
+		merge(&c->st, &l->drn[k]->st);
 	}
 	pthread_mutex_unlock(&l->mu);
 }
@@ -326,7 +572,7 @@ void dbg_cache_live_go(struct dbg_cache *c)
 		return;
 	pthread_mutex_lock(&l->mu);
 	l->state = LIVE_RUN;
-	pthread_cond_broadcast(&l->cv);
+	wake_all(l);
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -338,11 +584,21 @@ void dbg_cache_live_free(struct dbg_cache *c)
 		return;
 	pthread_mutex_lock(&l->mu);
 	l->state = LIVE_QUIT;
-	pthread_cond_broadcast(&l->cv);
+	wake_all(l);
 	pthread_mutex_unlock(&l->mu);
 	pthread_join(l->tid, NULL);
+	for (unsigned k = 1; k <= l->nmade; k++) {
+		struct drn *w = l->drn[k];
+
+		pthread_join(w->tid, NULL);
+		merge(&c->st, &w->st);
+		pthread_cond_destroy(&w->cv);
+		free(w->ids);
+		free(w);
+	}
 	pthread_mutex_destroy(&l->mu);
 	pthread_cond_destroy(&l->cv);
+	pthread_rwlock_destroy(&l->xl);
 	free(l);
 	c->live = NULL;
 }

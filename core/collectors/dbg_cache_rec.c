@@ -186,51 +186,73 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
  * (it went on to the next one's start).  Through the blocks' packet plans
  * (trace/ccache_pkt.c) where they serve, else a record at a time through
  * the per-instruction path (c->pk NULL: always). */
-void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n)
+void dbg_cache_rr_emit(struct dbg_cache *c, struct rring *rr, struct trace_swc_thread *th, const uint32_t *ids,
+		       size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, th, ids + i, n - i, &c->rr->cur)) == n)
+		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, th, ids + i, n - i, &rr->cur)) == n)
 			break;
 		if (ids[i] >= c->nblk)
 			continue;	/* cannot happen: the ids are ours */
 		if (i + 4 < n && ids[i + 4] < c->nblk)
 			__builtin_prefetch(c->plan[ids[i + 4]]);
-		if (c->rr->cur >= 0)
-			emit_all(c, th, c->rr->cur, c->plan[ids[i]]->start);
-		c->rr->cur = ids[i];
+		if (rr->cur >= 0)
+			emit_all(c, th, rr->cur, c->plan[ids[i]]->start);
+		rr->cur = ids[i];
 	}
+}
+
+/* The same for the running thread's ring (c->rr). */
+void dbg_cache_emit_ids(struct dbg_cache *c, struct trace_swc_thread *th, const uint32_t *ids, size_t n)
+{
+	dbg_cache_rr_emit(c, c->rr, th, ids, n);
+}
+
+uint64_t dbg_cache_rr_head(struct dbg_cache *c, const struct rring *rr)
+{
+	uint64_t h = 0;
+
+	if (rr->map)
+		h = __atomic_load_n((uint64_t *)(rr->map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE);
+	else if (target_read_mem(c->d->proc, rr->hdr + CCACHE_RING_HEAD, &h, 8, NULL) < 0)
+		return 0;
+	return ccache_ring_head_ok(&rr->ring, h) ? h : 0;
 }
 
 uint64_t dbg_cache_ring_head(struct dbg_cache *c)
 {
-	uint64_t h = 0;
+	return dbg_cache_rr_head(c, c->rr);
+}
 
-	if (c->rr->map)
-		h = __atomic_load_n((uint64_t *)(c->rr->map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE);
-	else if (target_read_mem(c->d->proc, c->rr->hdr + CCACHE_RING_HEAD, &h, 8, NULL) < 0)
-		return 0;
-	return ccache_ring_head_ok(&c->rr->ring, h) ? h : 0;
+uint32_t *dbg_cache_rr_word(const struct rring *rr)
+{
+	return rr->map ? (uint32_t *)(rr->map + CCACHE_RING_WORD) : NULL;
 }
 
 uint32_t *dbg_cache_ring_word(struct dbg_cache *c)
 {
-	return c->rr->map ? (uint32_t *)(c->rr->map + CCACHE_RING_WORD) : NULL;
+	return dbg_cache_rr_word(c->rr);
+}
+
+int dbg_cache_rr_set(struct dbg_cache *c, struct rring *rr, uint64_t head, uint64_t lim)
+{
+	uint64_t neg = (uint64_t)0 - lim;
+
+	if (rr->map) {
+		if (head)
+			__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_HEAD), head, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_LIMNEG), neg, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_TAIL), rr->ring.tail, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (head && target_write_mem(c->d->proc, rr->hdr + CCACHE_RING_HEAD, &head, 8, NULL) < 0)
+		return -1;
+	return target_write_mem(c->d->proc, rr->hdr + CCACHE_RING_LIMNEG, &neg, 8, NULL);
 }
 
 int dbg_cache_ring_set(struct dbg_cache *c, uint64_t head, uint64_t lim)
 {
-	uint64_t neg = (uint64_t)0 - lim;
-
-	if (c->rr->map) {
-		if (head)
-			__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_HEAD), head, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_LIMNEG), neg, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_TAIL), c->rr->ring.tail, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (head && target_write_mem(c->d->proc, c->rr->hdr + CCACHE_RING_HEAD, &head, 8, NULL) < 0)
-		return -1;
-	return target_write_mem(c->d->proc, c->rr->hdr + CCACHE_RING_LIMNEG, &neg, 8, NULL);
+	return dbg_cache_rr_set(c, c->rr, head, lim);
 }
 
 /* ptdb's own mapping of [a, a + n) in the program: where it lies in the
@@ -244,7 +266,7 @@ static const uint8_t *ring_local(const struct dbg_cache *c, uint64_t a, uint64_t
 	return c->gs_map + (a - c->gs_shared);
 }
 
-/* The records in span[0..k) (n in all) into c->ids: copied from ptdb's
+/* The records in span[0..k) (n in all) into ids: copied from ptdb's
  * own mapping of the ring where it is shared, else read out of the
  * process.  The head was loaded with acquire semantics
  * (dbg_cache_ring_head) and the stub stores a record before the head
@@ -254,7 +276,7 @@ static const uint8_t *ring_local(const struct dbg_cache *c, uint64_t a, uint64_t
  * while it is turned into packets (a stray store), and the packet
  * writer reads an id more than once.  1 (copied from the mapping), 0
  * (read out of the process), or -1. */
-static int ring_copy(struct dbg_cache *c, uint64_t span[2][2], int k, size_t n)
+static int ring_copy(struct dbg_cache *c, uint32_t *ids, uint64_t span[2][2], int k, size_t n)
 {
 	struct iovec lo[2], ro[2];
 	const uint8_t *m[2];
@@ -264,7 +286,7 @@ static int ring_copy(struct dbg_cache *c, uint64_t span[2][2], int k, size_t n)
 	for (int i = 0; i < k; i++) {
 		uint64_t len = span[i][1] - span[i][0];
 
-		lo[i] = (struct iovec){ (uint8_t *)c->ids + at, len };
+		lo[i] = (struct iovec){ (uint8_t *)ids + at, len };
 		ro[i] = (struct iovec){ (void *)(uintptr_t)span[i][0], len };
 		m[i] = ring_local(c, span[i][0], len);
 		local = local && m[i];
@@ -285,44 +307,56 @@ static int ring_copy(struct dbg_cache *c, uint64_t span[2][2], int k, size_t n)
 	return 0;
 }
 
-/* Up to max of the records the stub wrote into the trace: the number,
- * or -1.  (One buffer for every read: a fresh one would be fresh pages,
- * each faulted in.) */
-long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_t max)
+/* Up to max of the records the stub wrote into ring rd->rr, through
+ * rd's buffer (REC_BYTES), into trace th: the number, or -1.  Each ring
+ * has one reader at a time (dbg_cache_live.c); several rings may be read
+ * at once, each into its own trace, while no block is translated. */
+long dbg_cache_rd_read(struct dbg_cache *c, const struct reader *rd, struct trace_swc_thread *th, size_t max)
 {
-	uint64_t h = dbg_cache_ring_head(c), span[2][2], t0 = dbg_cache_now_ns();
+	struct rring *rr = rd->rr;
+	uint64_t h = dbg_cache_rr_head(c, rr), span[2][2], t0 = dbg_cache_now_ns();
 	size_t n = 0;
 	int k, mapped;
 
 	if (!h)
 		return -1;
-	k = ccache_ring_spans(&c->rr->ring, h, max, span);
+	k = ccache_ring_spans(&rr->ring, h, max, span);
 	if (!k)
 		return 0;
-	if (!c->ids)
-		c->ids = xmalloc(REC_BYTES);
 	for (int i = 0; i < k; i++)
 		n += (span[i][1] - span[i][0]) / 4;
-	if ((mapped = ring_copy(c, span, k, n)) < 0)
+	if ((mapped = ring_copy(c, rd->ids, span, k, n)) < 0)
 		return -1;
-	ccache_ring_consumed(&c->rr->ring, h, n);
-	if (c->rr->map) {
+	ccache_ring_consumed(&rr->ring, h, n);
+	if (rr->map) {
 		/* the limit raised as far as the records copied allow (the
 		 * stub may write over them now: they are turned into packets
 		 * from the copy, while it runs on; a release store, after
 		 * the reads of the records): the stub meets it only when the
 		 * ring is full, or at its end */
-		uint64_t *neg = (uint64_t *)(c->rr->map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&c->rr->ring, h);
+		uint64_t *neg = (uint64_t *)(rr->map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&rr->ring, h);
 
-		if (h != c->rr->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
+		if (h != rr->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
 			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELEASE);
-		__atomic_store_n((uint64_t *)(c->rr->map + CCACHE_RING_TAIL), c->rr->ring.tail, __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_TAIL), rr->ring.tail, __ATOMIC_RELEASE);
 	}
-	dbg_cache_emit_ids(c, th, c->ids, n);
-	c->st.records += n;
-	c->st.records_mapped += mapped ? n : 0;
-	c->st.packet_ns += dbg_cache_now_ns() - t0;
+	dbg_cache_rr_emit(c, rr, th, rd->ids, n);
+	rd->st->records += n;
+	rd->st->records_mapped += mapped ? n : 0;
+	rd->st->packet_ns += dbg_cache_now_ns() - t0;
 	return (long)n;
+}
+
+/* The same for the running thread's ring (c->rr), through the engine's
+ * buffer (one for every read: a fresh one would be fresh pages, each
+ * faulted in). */
+long dbg_cache_ring_read(struct dbg_cache *c, struct trace_swc_thread *th, size_t max)
+{
+	struct reader rd = { c->rr, c->ids, &c->st };
+
+	if (!c->ids)
+		rd.ids = c->ids = xmalloc(REC_BYTES);
+	return dbg_cache_rd_read(c, &rd, th, max);
 }
 
 /* Reads every record the stub wrote (the thread stopped): 0, or -1 on

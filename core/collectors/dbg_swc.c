@@ -418,6 +418,18 @@ static int signal_caught(struct dbg_tracee *d, pid_t t, int sig)
 	return sig < 1 || sig > 64 || ((s.caught >> (sig - 1)) & 1);
 }
 
+/* Does sig do nothing to thread t: ignored, or not caught and ignored by
+ * default (SIGCHLD, SIGURG, SIGWINCH)?  The kernel drops it then. */
+static int signal_does_nothing(struct dbg_tracee *d, pid_t t, int sig)
+{
+	struct target_sigsets s;
+	uint64_t bit = sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
+
+	if (!bit || target_thread_sigsets(d->pid, t, &s) < 0 || (s.caught & bit))
+		return 0;
+	return (s.ignored & bit) || sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH;
+}
+
 /* One instruction of th by a single step (in, when have, is the
  * instruction at pc; sig a signal it is about to take). */
 static int step_one(struct dbg_tracee *d, struct trace_swc_thread *th, const struct disasm_insn *in,
@@ -601,6 +613,14 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	if (target_get_regs(d->proc, t, &r, err) < 0)
 		return -1;
 	sig = target_pending_signal(d->proc, t);
+	/* (one that does nothing is dropped here, as the kernel would:
+	 * delivered by a step, from inside a system call it interrupted,
+	 * it let the kernel restart the call, and the step ended only
+	 * with it: never, for a wait on a thread stopped meanwhile) */
+	if (sig && signal_does_nothing(d, t, sig)) {
+		target_set_pending_signal(d->proc, t, 0);
+		sig = 0;
+	}
 	if (!sig && restart_interrupted(d, t, &r, err) < 0)
 		return -1;
 	have = d->host->insn_at(d->s, r.rip, &in) == 0;

@@ -24,7 +24,8 @@ static void offer_crew(struct dbg_tracee *d, struct trace_swc_thread *th, const 
 	struct user_regs_struct *regs;
 	int n = 0, waiting = 0;
 
-	dbg_cache_crew_offer(cc, NULL, 0, NULL, 0);
+	/* (no crew: the others wait for turns) */
+	dbg_cache_crew_offer(cc, NULL, 0, NULL, t->nth > 1);
 	if (t->nth < 2 || t->cpu || rq->step_tid || t->opts.single_step)
 		return;
 	ok = xmalloc((size_t)t->nth * sizeof(*ok));
@@ -82,9 +83,8 @@ int dbg_swc_cache_step(struct dbg_tracee *d, struct trace_swc_thread *th, struct
 	for (int first = 1;; first = 0) {
 		if (!first && (*d->interrupt_requested || budget-- <= 0))
 			return EV_GO_ON;
-		/* (threads in parallel only when asked: a Go program's
-		 * goroutines still hang under it, see dbg_cache_crew.c) */
-		if (getenv("PTDB_CACHE_PARALLEL") && !getenv("PTDB_CACHE_TURNS"))
+		/* (threads in parallel unless turns are asked for) */
+		if (dbg_cache_parallel())
 			offer_crew(d, th, r, rq);
 		switch (dbg_cache_run(d, &dbg_swc(d)->cc, th, r, rq->goals, rq->ngoals, &ts, err)) {
 		case DBG_CACHE_OFF:

@@ -6,6 +6,9 @@
  * is back at the pc after the call, where another thread's wait may have
  * a breakpoint: the step over it must deliver the signal, or the kernel
  * restarts the wait and the step never ends (the waker is stopped).
+ * With a second argument, winch, the signal is SIGWINCH with no handler
+ * (ignored by default): it does nothing to the thread, and the wait
+ * restarts at once; the step that delivered it ended only with the wait.
  * Prints one line that does not depend on the schedule. */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -13,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +52,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 	long total = 0;
+	int winch = argc > 2 && !strcmp(argv[2], "winch");
 
 	rounds = argc > 1 ? atoi(argv[1]) : 50;
 	sigaction(SIGUSR1, &sa, NULL);
@@ -59,9 +64,18 @@ int main(int argc, char **argv)
 		for (int i = 0; i < WORKERS; i++) {
 			while (waiting[i] != r + 1)
 				sched_yield();
-			pthread_kill(tids[i], SIGUSR1);
-			while (handled[i] != r + 1)
-				sched_yield();
+			if (winch) {
+				/* (nothing to wait for: a few yields let the
+				 * signal come while the worker waits) */
+				pthread_kill(tids[i], SIGWINCH);
+				handled[i]++;
+				for (int k = 0; k < 20; k++)
+					sched_yield();
+			} else {
+				pthread_kill(tids[i], SIGUSR1);
+				while (handled[i] != r + 1)
+					sched_yield();
+			}
 			__atomic_store_n(&word[i], r + 1, __ATOMIC_SEQ_CST);
 			syscall(SYS_futex, &word[i], FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		}

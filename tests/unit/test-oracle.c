@@ -769,7 +769,7 @@ TEST(oracle_spinning_threads_cache_engine)
 	       (unsigned long long)cs.quanta, (unsigned long long)cs.crew_runs);
 	dbg_release(&d);
 	CHECK(cs.records > 0);
-	CHECK(getenv("PTDB_CACHE_PARALLEL") ? cs.crew_runs > 0 : cs.quanta > 0);
+	CHECK(dbg_cache_parallel() ? cs.crew_runs > 0 : cs.quanta > 0);
 	CHECK(n >= 1);
 	CHECK(got[0] == (long)r.rdi);
 	/* (the worker may have exited: its trace then went with it) */
