@@ -260,10 +260,12 @@ def jit_same():
 
 
 def exec_anon_maps(pid):
-    """Anonymous executable mappings of pid (the cache engine's regions)."""
+    """Anonymous executable mappings of pid, and the memfd's that code
+    regions are made when ptdb maps them too (the cache engine's regions)."""
     try:
         with open("/proc/%d/maps" % pid) as f:
-            return [ln for ln in f if ln.split()[1][2] == "x" and len(ln.split()) < 6]
+            return [ln for ln in f if ln.split()[1][2] == "x" and
+                    (len(ln.split()) < 6 or ln.split()[5] == "/memfd:ptdb-cache-code")]
     except OSError:
         return ["(no maps)"]
 
