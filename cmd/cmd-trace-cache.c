@@ -23,6 +23,8 @@ void cmd_trace_cache_info(struct dbg *d, FILE *out)
 	fprintf(out, "    Cache engine: %" PRIu64 " traps (%" PRIu64 " exits linked, %" PRIu64
 		" lookup misses, %" PRIu64 " full buffers), %" PRIu64 " flushes\n", st.traps, st.links, st.misses,
 		st.drains, st.flushes);
+	fprintf(out, "    Cache engine: %" PRIu64 " exits linked while threads ran, %" PRIu64
+		" once every thread stopped\n", st.links_live, st.links_late);
 	fprintf(out, "    Cache engine: %" PRIu64 " misses served without a stop (%.6f s serving)\n", st.served,
 		(double)st.serve_ns / 1e9);
 	fprintf(out, "    Cache engine: %" PRIu64 " record ring requests served without a stop (%" PRIu64

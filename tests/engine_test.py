@@ -126,6 +126,7 @@ def run_all(only=None):
     if only is None or "python" in only:
         python_same()
     shared_ring_same()
+    live_links()
     jit_same()
     interrupt_in_cache()
     for engine in ("ptrace", "cache"):
@@ -259,10 +260,12 @@ def jit_same():
 
 
 def exec_anon_maps(pid):
-    """Anonymous executable mappings of pid (the cache engine's regions)."""
+    """Anonymous executable mappings of pid, and the memfd's that code
+    regions are made when ptdb maps them too (the cache engine's regions)."""
     try:
         with open("/proc/%d/maps" % pid) as f:
-            return [ln for ln in f if ln.split()[1][2] == "x" and len(ln.split()) < 6]
+            return [ln for ln in f if ln.split()[1][2] == "x" and
+                    (len(ln.split()) < 6 or ln.split()[5] == "/memfd:ptdb-cache-code")]
     except OSError:
         return ["(no maps)"]
 
@@ -515,6 +518,34 @@ def proc_state(pid):
             return f.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "?"
+
+
+def live_links():
+    """Four threads that only compute, in the cache at once: an exit whose
+    target is translated while they run is linked then (one aligned store
+    through ptdb's mapping of the code), not left to the dispatcher until
+    every thread stops, which never happens before they end; and each
+    thread's trace holds the same count of instructions."""
+    name = "engine_test cache_threads4 exits linked while threads run"
+    argv = [PTDB, "-b"]
+    for c in ("settings set trace.software.engine cache", "file tests/programs/cache_threads4",
+              "b oracle_begin", "b oracle_end", "r", "process trace start -s 16MiB", "c",
+              "thread trace dump info -v all"):
+        argv += ["-o", c]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                       timeout=600, env=dict(os.environ, PTDB_CACHE_PARALLEL="1"))
+    m = re.search(r"Cache engine: (\d+) exits linked while threads ran, (\d+) once every thread stopped",
+                  p.stdout)
+    counts = sorted(int(x) for x in re.findall(r"Total number of instructions: (\d+)", p.stdout))
+    par = re.search(r"(\d+) runs with threads in parallel", p.stdout)
+    if "stop reason = breakpoint 2.1" not in p.stdout or not m or not par or int(par.group(1)) == 0:
+        results.fail(name, p.stdout[-2000:])
+    elif int(m.group(1)) < 50 or int(m.group(2)) * 10 > int(m.group(1)):
+        results.fail(name, "links live, late: %s, %s" % (m.group(1), m.group(2)))
+    elif len(counts) < 5 or len(set(counts[-4:])) != 1 or counts[-1] < 10000000:
+        results.fail(name, "instructions per thread: %s" % counts)
+    else:
+        results.ok(name)
 
 
 def signal_int():

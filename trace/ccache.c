@@ -181,11 +181,24 @@ static int jcc_cc(const struct disasm_insn *in)
 	return -1;
 }
 
-/* An exit: a jmp (or jcc with cc >= 0) whose rel32 is patched later. */
+/* NOPs (no flags touched) until k bytes further on is 4-aligned: an
+ * exit's rel32 lands there, so the tracer relinks it with one aligned
+ * store while other threads run the block (never two halves seen). */
+static void align_rel32(struct ccache_emit *e, size_t k)
+{
+	static const uint8_t nop[4][3] = { { 0 }, { 0x90 }, { 0x66, 0x90 }, { 0x0f, 0x1f, 0x00 } };
+	size_t pad = (size_t)(-(e->at + e->n + k) & 3);
+
+	ccache_put(e, nop[pad], pad);
+}
+
+/* An exit: a jmp (or jcc with cc >= 0) whose rel32, 4-aligned, is patched
+ * later. */
 static void exit_jmp(struct ccache_emit *e, struct ccache_block *b, int cc, uint64_t target)
 {
 	struct ccache_exit *x = &b->exit[b->nexit++];
 
+	align_rel32(e, cc >= 0 ? 2 : 1);
 	if (cc >= 0) {
 		ccache_put8(e, 0x0f);
 		ccache_put8(e, (uint8_t)(0x80 | cc));
@@ -308,6 +321,10 @@ static void trailer(const struct ccache_env *env, struct ccache_emit *e, struct 
 		int32_t rel;
 		uint32_t to;
 
+		/* (int3s before the trap: its far slot 8-aligned, written
+		 * with one store) */
+		while (((e->at + e->n + 7) & 7) && !e->bad)
+			ccache_put8(e, 0xcc);
 		x->trap_off = (uint32_t)e->n;
 		ccache_put8(e, 0xcc);
 		x->far_off = (uint32_t)e->n;
@@ -344,6 +361,9 @@ static void sys_insn(const struct ccache_env *env, struct ccache_emit *e, struct
 {
 	struct ccache_sys_code sc;
 
+	/* (NOPs first: its exits' rel32s 4-aligned, as exit_jmp's) */
+	align_rel32(e, CCACHE_SYS_EXIT0_REL);
+	at = e->n;
 	if (ccache_sys_code(e->at + at, env->region, in, &sc) < 0) {
 		exit_jmp(e, b, -1, in->addr);
 		return;
@@ -454,10 +474,10 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			exit_jmp(&e, b, -1, in.addr + in.len);
 			ended = 1;
 			break;
-		case DISASM_KIND_JRCXZ:
-		case DISASM_KIND_LOOP:
-			/* the original (prefixes kept) over the fall-through exit */
+		case DISASM_KIND_JRCXZ: case DISASM_KIND_LOOP:
+			/* the original over the fall-through exit (NOPs first) */
 			add_insn(b, &in, at);
+			align_rel32(&e, in.len + 1u);
 			ccache_put(&e, in.bytes, in.len - 1u);
 			ccache_put8(&e, 5);
 			exit_jmp(&e, b, -1, in.addr + in.len);

@@ -238,12 +238,17 @@ struct ccache_sys_code {
 	uint32_t patch_off[2], end_off[2];	/* each exit's rel32, and its end */
 };
 int ccache_sys_code(uint64_t at, uint64_t region, const struct disasm_insn *in, struct ccache_sys_code *out);
+/* Where exit 0's rel32 is in that code (exit 1's a multiple of 4 after):
+ * the translator aligns the code so both are 4-aligned. */
+enum { CCACHE_SYS_EXIT0_REL = 39 };
 /* Where offset off of a block is, for a SYSCALL whose code starts at
  * coff: 1 (CCACHE_AT_SYSCALL) with *saved (bit 0: rcx is in slot S1, bit
  * 1: r11 in S2), 2 (CCACHE_AT_SYSRET), 0: neither. */
 int ccache_sys_where(uint32_t coff, uint32_t off, unsigned *saved);
 
-/* The rel32 that links exit k of b to code at dest: writes the 4 bytes
+/* The rel32 that links exit k of b to code at dest (4-aligned in the
+ * block's code, as the far slot is 8-aligned, when the block's base is
+ * 16-aligned: the tracer writes each with one store): writes the 4 bytes
  * (and, when dest is beyond rel32, the far slot's 8 bytes) to patch at
  * the block offsets *off1 (4 bytes) and *off2 (8 bytes, or UINT32_MAX). */
 void ccache_link(const struct ccache_block *b, int k, uint64_t dest, uint8_t rel[4], uint32_t *off1,

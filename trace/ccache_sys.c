@@ -23,9 +23,9 @@ enum {
 	SYS_CHECK = 43,
 	SYS_TABLE = 70,		/* lea table(%rip),%r11 */
 	SYS_INSN = 84,		/* the SYSCALL */
-	SYS_AFTER = 86,		/* movabs $next,%rcx */
-	SYS_EXIT1 = 96,
-	SYS_LEN = 101
+	SYS_AFTER = 86,		/* movabs $next,%rcx (two prefixes first) */
+	SYS_EXIT1 = 98,
+	SYS_LEN = 103
 };
 
 static int rel32(uint8_t *p, uint64_t at, uint32_t end, uint64_t target)
@@ -77,8 +77,10 @@ int ccache_sys_code(uint64_t at, uint64_t region, const struct disasm_insn *in, 
 		0x41, 0x0f, 0xb6, 0x0c, 0x0b,			/* 77 movzbl (%r11,%rcx),%ecx */
 		0xe3, (uint8_t)(SYS_OUT - 84),			/* 82 jrcxz out (not listed) */
 		0x0f, 0x05,					/* 84 syscall */
-		0x48, 0xb9, 0, 0, 0, 0, 0, 0, 0, 0,		/* 86 movabs $next,%rcx */
-		0xe9, 0, 0, 0, 0,				/* 96 jmp exit 1 */
+		/* (ds ds: exit 1's rel32 60 bytes after exit 0's, both
+		 * 4-aligned when one is: CCACHE_SYS_EXIT0_REL) */
+		0x3e, 0x3e, 0x48, 0xb9, 0, 0, 0, 0, 0, 0, 0, 0,	/* 86 movabs $next,%rcx */
+		0xe9, 0, 0, 0, 0,				/* 98 jmp exit 1 */
 	};
 	uint64_t next = in->addr + in->len, reg = ccache_region_addr(region);
 	uint64_t slots = region & CCACHE_GS ? region : reg;
@@ -93,8 +95,9 @@ int ccache_sys_code(uint64_t at, uint64_t region, const struct disasm_insn *in, 
 	    slot_mov(p + SYS_OUT + 9, at, SYS_EXIT0, slots, CCACHE_SLOT_S2) < 0 ||
 	    rel32(p + SYS_TABLE + 3, at, SYS_TABLE + 7, reg + CCACHE_SYSTAB_OFF) < 0)
 		return -1;
-	memcpy(p + SYS_AFTER + 2, &next, 8);
+	memcpy(p + SYS_AFTER + 4, &next, 8);
 	o->len = SYS_LEN;
+	_Static_assert(SYS_EXIT0 + 1 == CCACHE_SYS_EXIT0_REL && (SYS_EXIT1 - SYS_EXIT0) % 4 == 0, "exit rel32s");
 	o->patch_off[0] = SYS_EXIT0 + 1;
 	o->end_off[0] = SYS_EXIT0 + 5;
 	o->patch_off[1] = SYS_EXIT1 + 1;

@@ -285,6 +285,9 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 		free(c->plan[i]);
 	}
 	for (int i = 0; i < c->nreg; i++) {
+		if (c->reg[i].map)
+			munmap(c->reg[i].map, REGION_SIZE);
+		c->reg[i].map = NULL;
 		free(c->reg[i].ids);
 		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
 	}

@@ -50,6 +50,9 @@ struct region {
 	uint32_t miss_off;
 	uint64_t ring;			/* its ring stub (after the dispatcher) */
 	uint32_t ring_trap;		/* the ring stub's trap, from ring */
+	uint8_t *map;			/* the region mapped here too (a memfd:
+					 * code written, exits linked live
+					 * through it), or NULL */
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
 	int watch_set;			/* its watched ranges written */
@@ -414,6 +417,9 @@ int dbg_cache_shm_posted(struct dbg_cache *c);
  * until there is room, head and limit moved, the thread woken. */
 int dbg_cache_ring_serve(struct dbg_cache *c, const struct reader *rd, struct trace_swc_thread *th);
 void dbg_cache_shm_defer_link(struct dbg_cache *c, uint32_t id, int k, uint64_t dest);
+/* Region a (mapped private, anonymous, by thread t) made a memfd's mapped
+ * shared there and here: ptdb's view (NULL: a stays as it was). */
+uint8_t *dbg_cache_shm_region(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t a);
 
 /* core/collectors/dbg_cache_gs.c: per-thread slots.  The pool mapped
  * (-1: none, the regions' slots serve); where thread t's slots are (its
@@ -438,6 +444,12 @@ int dbg_cache_is_stop(void *ctx, uint64_t addr);
 struct region *dbg_cache_region_of(struct dbg_cache *c, uint64_t pc);
 struct ccache_block *dbg_cache_block_of(struct dbg_cache *c, struct region *g, uint64_t pc);
 void dbg_cache_stage_flush(struct dbg_cache *c);
+/* n bytes of code written at addr: through the region's mapping here
+ * (the inferior's view of it is not writable), else into the process. */
+void dbg_cache_code_write(struct dbg_cache *c, uint64_t addr, const void *buf, size_t n);
+/* The links waiting that can be written while threads run (their region
+ * mapped here), written: after the code they lead to is (published). */
+void dbg_cache_links_live(struct dbg_cache *c);
 void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local);
 int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int private);
 void dbg_cache_table_fill(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base);

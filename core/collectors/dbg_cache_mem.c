@@ -251,6 +251,7 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 
 	memset(g, 0, sizeof(*g));
 	g->addr = a;
+	g->map = dbg_cache_shm_region(d, c, t, a);
 	/* (int3 between the dispatcher and the ring stub: every byte
 	 * written is defined) */
 	memset(disp, 0xcc, sizeof(disp));
@@ -284,6 +285,8 @@ struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, 
 	    target_write_mem(d->proc, g->dispatch, disp, n, NULL) < 0 || dbg_cache_sys_table_write(d, a) < 0 ||
 	    do_mprotect(d, c, t, a + CCACHE_CODE_OFF, REGION_SIZE - CCACHE_CODE_OFF, PROT_READ | PROT_EXEC) < 0) {
 		c->nreg--;
+		if (g->map)
+			munmap(g->map, REGION_SIZE);
 		dbg_cache_leave_behind(d, c, a, REGION_SIZE, 0);
 		return NULL;
 	}

@@ -192,6 +192,44 @@ close_fd:
 
 static void links_now(struct dbg_cache *c);
 
+/* Region a's pages made a memfd's (the same steps as the control
+ * page's, over the anonymous mapping thread t made, which nothing uses
+ * yet), mapped here too: ptdb then writes code with plain stores and
+ * links exits while threads run them (dbg_cache_xl.c).  NULL, a left as
+ * it was, if any step fails (links then wait for every thread to stop). */
+uint8_t *dbg_cache_shm_region(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t a)
+{
+	static const char name[] = "ptdb-cache-code";
+	uint64_t m[6] = { c->rec + 64, MFD_CLOEXEC }, f[6] = { 0, REGION_SIZE };
+	int64_t fd = -1, r;
+	char path[64];
+	void *p = MAP_FAILED;
+	int lfd;
+
+	if (!c->ctl_map || getenv("PTDB_CACHE_NO_SHARED_CODE") || !fsize_allows(d->pid, REGION_SIZE) ||
+	    target_write_mem(d->proc, c->rec + 64, name, sizeof(name), NULL) < 0 ||
+	    dbg_cache_inject(d, c, t, SYS_memfd_create, m, &fd) < 0 || fd < 0)
+		return NULL;
+	f[0] = (uint64_t)fd;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)d->pid, (int)fd);
+	lfd = open(path, O_RDWR | O_CLOEXEC);
+	if (lfd >= 0 && dbg_cache_inject(d, c, t, SYS_ftruncate, f, &r) == 0 && r == 0)
+		p = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
+	if (lfd >= 0)
+		close(lfd);
+	if (p != MAP_FAILED) {
+		/* (MAP_FIXED over the anonymous pages: the same range, ours) */
+		uint64_t mm[6] = { a, REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, (uint64_t)fd, 0 };
+
+		if (dbg_cache_inject(d, c, t, SYS_mmap, mm, &r) < 0 || (uint64_t)r != a) {
+			munmap(p, REGION_SIZE);
+			p = MAP_FAILED;
+		}
+	}
+	dbg_cache_close_fd(d, c, t, fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 void dbg_cache_shm_close(struct dbg_cache *c)
 {
 	free(c->dl);
@@ -276,8 +314,10 @@ static void links_now(struct dbg_cache *c)
 
 	c->ndl = 0;
 	for (size_t i = 0; i < n; i++)
-		if (c->dl[i].id < c->nblk)
+		if (c->dl[i].id < c->nblk) {
 			dbg_cache_write_link(c, &c->blk[c->dl[i].id], c->dl[i].k, c->dl[i].dest, NULL);
+			c->st.links_late++;
+		}
 }
 
 /* The staged code, then the lookup table entries queued, each as: its
@@ -291,8 +331,9 @@ static void publish(struct dbg_cache *c)
 	struct iovec lo[3 * N], ro[3 * N];
 
 	if (c->stage_len)
-		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
+		dbg_cache_code_write(c, c->stage_base, c->stage, c->stage_len);
 	c->stage_len = 0;
+	dbg_cache_links_live(c);
 	for (size_t i = 0; i < c->ntq; i += N) {
 		size_t n = c->ntq - i < N ? c->ntq - i : N;
 

@@ -99,13 +99,25 @@ struct ccache_block *dbg_cache_block_of(struct dbg_cache *c, struct region *g, u
 	return NULL;
 }
 
-/* Writes the staged code into the inferior. */
+void dbg_cache_code_write(struct dbg_cache *c, uint64_t addr, const void *buf, size_t n)
+{
+	struct region *g = dbg_cache_region_of(c, addr);
+
+	if (g && g->map && addr + n <= g->addr + REGION_SIZE)
+		memcpy(g->map + (addr - g->addr), buf, n);
+	else
+		target_write_mem(c->d->proc, addr, buf, n, NULL);
+}
+
+/* Writes the staged code into the inferior, then the links waiting for
+ * it that can be written live. */
 void dbg_cache_stage_flush(struct dbg_cache *c)
 {
 	dbg_cache_table_flush(c);
 	if (c->stage_len)
-		target_write_mem(c->d->proc, c->stage_base, c->stage, c->stage_len, NULL);
+		dbg_cache_code_write(c, c->stage_base, c->stage, c->stage_len);
 	c->stage_len = 0;
+	dbg_cache_links_live(c);
 }
 
 /* n bytes of code for addr: into the stage when they continue it or fall
@@ -117,7 +129,7 @@ static void put_code(struct dbg_cache *c, uint64_t addr, const void *buf, size_t
 		return;
 	}
 	if (!append) {
-		target_write_mem(c->d->proc, addr, buf, n, NULL);
+		dbg_cache_code_write(c, addr, buf, n);
 		return;
 	}
 	if (c->stage_len && addr != c->stage_base + c->stage_len)
@@ -132,13 +144,58 @@ static void put_code(struct dbg_cache *c, uint64_t addr, const void *buf, size_t
 	c->stage_len += n;
 }
 
+/* Exit k of b linked to dest while threads may run b: through the
+ * region's mapping here, the far slot (if used) first, then the rel32 in
+ * one aligned 32-bit store, which a thread running the exit sees whole,
+ * old (its dispatcher path: still right) or new.  0, or -1 (no mapping,
+ * or not aligned: the link waits until every thread stopped). */
+static int link_live(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest)
+{
+	struct region *g = dbg_cache_region_of(c, b->base);
+	uint8_t rel[4], far[8];
+	uint32_t o1, o2, r;
+	uint8_t *p;
+
+	if (!g || !g->map)
+		return -1;
+	ccache_link(b, k, dest, rel, &o1, far, &o2);
+	p = g->map + (b->base - g->addr);
+	if ((uintptr_t)(p + o1) & 3 || (o2 != UINT32_MAX && (uintptr_t)(p + o2) & 7))
+		return -1;
+	if (o2 != UINT32_MAX) {
+		uint64_t v;
+
+		memcpy(&v, far, 8);
+		__atomic_store_n((uint64_t *)(void *)(p + o2), v, __ATOMIC_RELEASE);
+	}
+	memcpy(&r, rel, 4);
+	__atomic_store_n((uint32_t *)(void *)(p + o1), r, __ATOMIC_RELEASE);
+	c->st.links_live++;
+	return 0;
+}
+
+/* The links waiting (c->dl) whose exits can be written live, written:
+ * the code is out (staged code flushed before this), the others kept
+ * for the stop of every thread (dbg_cache_shm.c). */
+void dbg_cache_links_live(struct dbg_cache *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->ndl; i++)
+		if (c->dl[i].id < c->nblk && link_live(c, &c->blk[c->dl[i].id], c->dl[i].k, c->dl[i].dest) < 0)
+			c->dl[k++] = c->dl[i];
+	c->ndl = k;
+}
+
 void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int k, uint64_t dest, uint8_t *local)
 {
 	uint8_t rel[4], far[8];
 	uint32_t o1, o2;
 
 	if (!local && c->defer_links) {
-		/* (the thread runs: linked once it waits or stops) */
+		/* (threads run: linked once the code it leads to is out,
+		 * dbg_cache_links_live, or, if it cannot be written live,
+		 * once every thread waits or stops) */
 		dbg_cache_shm_defer_link(c, (uint32_t)(b - c->blk), k, dest);
 		return;
 	}

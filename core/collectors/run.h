@@ -112,6 +112,11 @@ struct dbg_cache_stats {
 	uint64_t traps;			/* stops of a thread in the cache */
 	uint64_t links, misses, drains;	/* of which: exits linked, lookup
 					 * misses, full buffers */
+	uint64_t links_live;		/* exits linked while threads ran the
+					 * code (one aligned store, through
+					 * ptdb's mapping of it) */
+	uint64_t links_late;		/* exits whose link waited until every
+					 * thread stopped (no mapping) */
 	uint64_t entries;		/* times a thread entered the cache */
 	uint64_t fallback;		/* instructions the ptrace engine ran
 					 * (system calls, untranslatable code,

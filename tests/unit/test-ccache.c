@@ -81,9 +81,15 @@ TEST(ccache_record_stub_then_copies_with_moved_rip_operand)
 	CHECK(abs_at(&b, 47, 51) == ORIG + 7 + 0x100);
 	/* cmp copied as is */
 	CHECK(!memcmp(b.code + 51, "\x48\x83\xf8\x01", 4));
-	/* jne -> jne rel32 (taken exit) + jmp rel32 (fall-through exit) */
-	CHECK(b.code[55] == 0x0f && b.code[56] == 0x85 && b.code[61] == 0xe9);
+	/* jne -> jne rel32 (taken exit) + jmp rel32 (fall-through exit),
+	 * each after the NOPs that 4-align its rel32 (linked with one
+	 * store while threads run it) */
 	CHECK_INT(b.nexit, 2);
+	CHECK(b.exit[0].patch_off >= 57 && b.exit[0].patch_off <= 60);
+	CHECK(b.code[b.exit[0].patch_off - 2] == 0x0f && b.code[b.exit[0].patch_off - 1] == 0x85);
+	CHECK(b.code[b.exit[1].patch_off - 1] == 0xe9 && b.exit[1].patch_off - b.exit[0].end_off <= 4);
+	for (int k = 0; k < 2; k++)
+		CHECK_INT((BASE + b.exit[k].patch_off) % 4, 0);
 	CHECK(b.exit[0].target == ORIG + 13 + 0x10);
 	CHECK(b.exit[1].target == ORIG + 13);
 	/* unlinked exits go to their traps */
@@ -238,13 +244,18 @@ TEST(ccache_loop_and_jrcxz_keep_their_opcode)
 
 	code((const uint8_t[]){ 0xe2, 0xfe }, 2);	/* loop . */
 	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
-	p = b.ins[0].coff;
-	CHECK(b.code[p] == 0xe2 && b.code[p + 1] == 5 && b.code[p + 2] == 0xe9 && b.code[p + 7] == 0xe9);
+	p = b.exit[0].patch_off - 3;	/* (NOPs from coff to there: rel32s 4-aligned) */
+	CHECK(p >= b.ins[0].coff && p <= b.ins[0].coff + 3);
+	CHECK(b.code[p] == 0xe2 && b.code[p + 1] == 5 && b.code[p + 2] == 0xe9);
+	/* (the loop jumps over the first jmp onto the second's NOPs) */
+	CHECK(b.code[b.exit[1].patch_off - 1] == 0xe9 && b.exit[1].patch_off - 1 - (p + 7) <= 3);
+	CHECK_INT((BASE + b.exit[0].patch_off) % 4, 0);
+	CHECK_INT((BASE + b.exit[1].patch_off) % 4, 0);
 	CHECK(b.exit[0].target == ORIG + 2 && b.exit[1].target == ORIG);
 	ccache_block_release(&b);
 	code((const uint8_t[]){ 0x67, 0xe3, 0x10 }, 3);	/* jecxz +0x10 */
 	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
-	p = b.ins[0].coff;
+	p = b.exit[0].patch_off - 4;
 	CHECK(b.code[p] == 0x67 && b.code[p + 1] == 0xe3 && b.code[p + 2] == 5);
 	CHECK(b.exit[1].target == ORIG + 3 + 0x10);
 	ccache_block_release(&b);
@@ -325,8 +336,10 @@ TEST(ccache_syscall_runs_in_place_after_a_check)
 	CHECK(!memcmp(b.code + o + 9, "\x3e\x3e\x4c\x89\x1d", 5));
 	CHECK(abs_at(&b, o + 14, o + 18) == REGION + CCACHE_SLOT_S2);
 	CHECK(abs_at(&b, o + 73, o + 77) == REGION + CCACHE_SYSTAB_OFF);
-	CHECK(!memcmp(b.code + o + 84, "\x0f\x05\x48\xb9", 4));
-	CHECK(rd64(b.code + o + 88) == ORIG + 7);
+	CHECK(!memcmp(b.code + o + 84, "\x0f\x05\x3e\x3e\x48\xb9", 6));
+	CHECK(rd64(b.code + o + 90) == ORIG + 7);
+	CHECK(b.exit[0].patch_off == o + CCACHE_SYS_EXIT0_REL && (BASE + b.exit[0].patch_off) % 4 == 0);
+	CHECK_INT((BASE + b.exit[1].patch_off) % 4, 0);
 	for (int k = 0; k < 2; k++) {
 		CHECK(b.exit[k].end_off + (int64_t)rd32(b.code + b.exit[k].patch_off) == b.exit[k].trap_off);
 		CHECK_INT(b.code[b.exit[k].trap_off], 0xcc);
@@ -336,7 +349,7 @@ TEST(ccache_syscall_runs_in_place_after_a_check)
 	CHECK_INT(idx, 1);
 	CHECK_INT(ccache_where(&b, BASE + o + 84, &idx), CCACHE_AT_SYSCALL);
 	CHECK_INT(ccache_where(&b, BASE + o + 86, &idx), CCACHE_AT_SYSRET);
-	CHECK_INT(ccache_where(&b, BASE + o + 96, &idx), CCACHE_AT_SYSRET);
+	CHECK_INT(ccache_where(&b, BASE + o + 98, &idx), CCACHE_AT_SYSRET);
 	CHECK_INT(ccache_where(&b, BASE + b.exit[0].trap_off + 1, &idx), CCACHE_AT_TRAP);
 	CHECK_INT(idx, 0);
 	{
