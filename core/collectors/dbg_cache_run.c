@@ -112,7 +112,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		  struct ptdb_err *err)
 {
 	struct dbg_tracee *d = c->d;
-	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0, more[8], nmore = 0;
+	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0, more[8], nmore = 0, merged = 0;
 	size_t h0 = c->nheld;
 	/* a signal the kernel holds for it (its own trap or fault, raised
 	 * as it was interrupted) is taken first, by a step that runs
@@ -148,6 +148,12 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				 * thread back in its record stub) */
 				if (ring_trap(c, th, t, r) < 0)
 					break;
+			} else if (ts.signo == sig && sig < SIGRTMIN && merged < 4096) {
+				/* the one it carries, again (a fast timer's next
+				 * tick): merged as the kernel merges it; the step,
+				 * which ran nothing, is not counted */
+				merged++;
+				steps--;
 			} else if (!sig) {
 				/* another arrived: pending again, and reported
 				 * (or dropped) as 'process handle' says */
