@@ -96,6 +96,12 @@ struct dbg_swc_thread {
 	int timer_held;		/* a timer signal held back meanwhile */
 };
 
+/* Interval timers' pace (core/collectors/dbg_swc.c): is th's next timer
+ * signal due (blocks: th is at a system call that may block)?  Until it
+ * is, one that comes is held back (timer_held), and the cache engine
+ * merges the next ones into it where they stop th. */
+int dbg_swc_timer_due(const struct trace_swc_thread *th, int blocks);
+
 /* A traced thread as the session holds it (live, or a loaded bundle's;
  * each its own allocation: the packet writer points at its ring).  The
  * decoded trace is not here: core/tracing/dbg_decoded.c keeps it. */

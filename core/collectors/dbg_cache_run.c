@@ -112,7 +112,7 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 		  struct ptdb_err *err)
 {
 	struct dbg_tracee *d = c->d;
-	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0, more[8], nmore = 0;
+	int sig = target_pending_signal(d->proc, t), rc = -1, at = 0, more[8], nmore = 0, merged = 0;
 	size_t h0 = c->nheld;
 	/* a signal the kernel holds for it (its own trap or fault, raised
 	 * as it was interrupted) is taken first, by a step that runs
@@ -148,6 +148,12 @@ static int settle(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, str
 				 * thread back in its record stub) */
 				if (ring_trap(c, th, t, r) < 0)
 					break;
+			} else if (ts.signo == sig && sig < SIGRTMIN && merged < 4096) {
+				/* the one it carries, again (a fast timer's next
+				 * tick): merged as the kernel merges it; the step,
+				 * which ran nothing, is not counted */
+				merged++;
+				steps--;
 			} else if (!sig) {
 				/* another arrived: pending again, and reported
 				 * (or dropped) as 'process handle' says */
@@ -407,6 +413,36 @@ static int program_event(struct dbg_cache *c, struct trace_swc_thread *th, pid_t
 static int one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, struct user_regs_struct *r,
 		    struct target_stop *ts, int *kicked, int *resumed, struct ptdb_err *err);
 
+/* A timer signal (SIGALRM, SIGVTALRM, SIGPROF) stopped t in the cache
+ * while the collector holds one back for it (its pace, core/collectors/
+ * dbg_swc.c) and the next is not due: it merges into the held one, as
+ * the kernel merges a signal already pending, and t runs on where it is,
+ * in the cache.  Handed to the collector (out of the cache, in again at
+ * its next turn: a round trip longer than a fast timer's tick here) the
+ * next tick stopped t again before it ran one instruction, and again:
+ * neither the program nor its handler (paced by t's instructions) ever
+ * ran.  'process handle' sees each tick first: one that stops ends the
+ * turn as before.  Due, the tick is the collector's, which delivers it.
+ * (t's instructions as of its last drain: not drained here, where t may
+ * be inside a record stub; the pace's real-time bound covers the rest.)
+ * 1: merged, t to resume. */
+static int timer_merges(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, const struct target_stop *ts)
+{
+	struct dbg_stop stop;
+	int sig = ts->signo;
+
+	if (c->watch || ts->kind != TARGET_STOP_SIGNAL || ts->tid != t ||
+	    (sig != SIGALRM && sig != SIGVTALRM && sig != SIGPROF) || !dbg_traced(th)->sw.timer_held)
+		return 0;
+	if (dbg_swc_timer_due(th, 0))
+		return 0;
+	memset(&stop, 0, sizeof(stop));
+	if (c->d->host->signal_stop(c->d->s, ts, &stop))
+		return 0;
+	target_set_pending_signal(c->d->proc, t, 0);
+	return 1;
+}
+
 /* A thread brought out of the cache (its turn over, the crew stopped) at
  * a stop's pc has arrived there (DBG_CACHE_AT: the stop is seen), unless
  * it is where the run entered it and it ran nothing since. */
@@ -456,6 +492,8 @@ static int one_stop(struct dbg_cache *c, struct trace_swc_thread *th, pid_t t, s
 			return -1;
 		return at ? DBG_CACHE_AT : DBG_CACHE_YIELD;
 	}
+	if (timer_merges(c, th, t, ts))
+		return STOP_GO_ON;
 	g = dbg_cache_region_of(c, r->rip - 1);
 	if (g)
 		b = dbg_cache_block_of(c, g, r->rip - 1);

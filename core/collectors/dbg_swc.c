@@ -546,6 +546,9 @@ static int restart_interrupted(struct dbg_tracee *d, pid_t t, struct user_regs_s
  * Returns the signal to deliver now. */
 #define TIMER_PACE 20000
 #define TIMER_BLOCK_NS 10000000ull
+/* (a thread that runs nothing between two ticks, each stopping it before
+ * an instruction, still takes one this often: its handler runs) */
+#define TIMER_STARVE_NS 100000000ull
 
 static uint64_t now_ns(void)
 {
@@ -555,17 +558,25 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+int dbg_swc_timer_due(const struct trace_swc_thread *th, int blocks)
+{
+	const struct dbg_swc_thread *s = &dbg_traced(th)->sw;
+
+	if (!s->timer_at)
+		return 1;
+	if (blocks)
+		return now_ns() >= s->timer_ns + TIMER_BLOCK_NS;
+	return th->insns + 1 >= s->timer_at + TIMER_PACE || now_ns() >= s->timer_ns + TIMER_STARVE_NS;
+}
+
 static int pace_timer(struct dbg_tracee *d, struct trace_swc_thread *th, uint64_t pc, int sig, int blocks)
 {
 	struct dbg_swc_thread *s = &dbg_traced(th)->sw;
 	int timer = sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF;
-	int due;
 
 	if (!timer && (sig || !s->timer_held))
 		return sig;
-	due = !s->timer_at || (blocks ? now_ns() >= s->timer_ns + TIMER_BLOCK_NS
-				       : th->insns + 1 >= s->timer_at + TIMER_PACE);
-	if (!due) {
+	if (!dbg_swc_timer_due(th, blocks)) {
 		if (timer) {
 			s->timer_held = sig;
 			target_set_pending_signal(d->proc, th->tid, 0);

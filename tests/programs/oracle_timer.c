@@ -1,10 +1,13 @@
-/* oracle_timer.c: a 1 ms interval timer (setitimer, SIGALRM) ticks
- * while the program works: traced, the handler's runs must leave the
- * program room to work (untraced it takes milliseconds).  oracle_end gets
- * the number of ticks the handler counted; the handler ends the program
- * (status 3) past 20000 ticks: starved, it would never finish. */
+/* oracle_timer.c: an interval timer (setitimer, SIGALRM; every 1 ms, or
+ * every argv[1] microseconds) ticks while the program works: traced, the
+ * handler's runs must leave the program room to work (untraced it takes
+ * milliseconds), even when a tick comes faster than a tracer's stop.
+ * oracle_end gets the number of ticks the handler counted; the handler
+ * ends the program (status 3) past 20000 ticks: starved, it would never
+ * finish. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -19,8 +22,9 @@ void on_alarm(int sig) {
     _exit(3);
 }
 
-int main(void) {
-  struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { { 0, 0 }, { 0, 0 } };
+int main(int argc, char **argv) {
+  long us = argc > 1 ? atol(argv[1]) : 1000;
+  struct itimerval it = { { 0, us }, { 0, us } }, off = { { 0, 0 }, { 0, 0 } };
   struct sigaction sa = { 0 };
   sigset_t alrm;
   volatile long s = 0;

@@ -45,11 +45,14 @@ static void seq_add(struct seq *s, uint64_t ip)
 
 /* Launches prog stopped at begin() with a breakpoint on end(); returns the
  * end address, 0 on failure. */
+/* The program's argument, if set, for the next start. */
+static const char *start_arg;
+
 static uint64_t start(struct dbg *d, const char *prog, const char *begin, const char *end)
 {
 	struct ptdb_err err;
 	struct dbg_stop st;
-	char *argv[] = { (char *)prog, NULL };
+	char *argv[] = { (char *)prog, (char *)start_arg, NULL };
 	struct dbg_bp *b;
 
 	dbg_init(d);
@@ -1170,16 +1173,17 @@ TEST(oracle_own_pkeys_ptrace_engine)
 	CHECK_INT(changing_code("tests/programs/oracle_pkeys", DBG_ENGINE_PTRACE), 0);
 }
 
-/* A 1 ms interval timer ticks while the program works: traced, the
- * program gets on (its handler ends it, status 3, when starved) and the
- * handler runs in the trace as often as it counted. */
-static void fast_timer(int engine)
+/* A 1 ms interval timer ticks while the program works (every us
+ * microseconds if us): traced, the program gets on (its handler ends it,
+ * status 3, when starved) and the handler runs in the trace as often as
+ * it counted. */
+static void fast_timer(int engine, const char *us)
 {
 	struct dbg d;
 	struct dbg_stop st;
 	struct ptdb_err err;
 	struct dbg_trace_opts o = { .size = 64u << 20, .engine = engine };
-	uint64_t end = start(&d, "tests/programs/oracle_timer", "oracle_begin", "oracle_end");
+	uint64_t end = (start_arg = us, start(&d, "tests/programs/oracle_timer", "oracle_begin", "oracle_end"));
 	uint64_t handler = sym_addr(&d, "on_alarm");
 	struct trace_swc_thread *th;
 	struct user_regs_struct r;
@@ -1190,13 +1194,14 @@ static void fast_timer(int engine)
 	CHECK(end && handler);
 	CHECK(dbg_trace_start(&d, &d.sel_tid, 1, 0, 0, &o, &err) == 0);
 	if (dbg_continue(&d, &st, &err) < 0 || st.reason != DBG_R_BREAKPOINT || pc_of(&d) != end)
-		printf("#   stopped: reason %d, exit status %d\n", (int)st.reason, st.exit_status);
+		printf("#   stopped: reason %d, exit status %d (%s)\n", (int)st.reason, st.exit_status, err.msg);
 	CHECK(st.reason == DBG_R_BREAKPOINT && pc_of(&d) == end);
 	CHECK(target_get_regs(d.proc, d.sel_tid, &r, NULL) == 0);
 	th = dbg_trace_thread(&d, d.sel_tid);
 	if (th && trace_ring_snapshot(&th->ring, &buf, &len, &err) == 0 && !th->ring.wrapped)
 		got = decode_count(&d, buf, len, handler);
 	free(buf);
+	start_arg = NULL;
 	printf("#   %lld ticks counted, %ld handler runs traced\n", (long long)r.rdi, got);
 	dbg_release(&d);
 	CHECK(got == (long)r.rdi);
@@ -1204,12 +1209,30 @@ static void fast_timer(int engine)
 
 TEST(oracle_fast_timer_ptrace_engine)
 {
-	fast_timer(DBG_ENGINE_PTRACE);
+	fast_timer(DBG_ENGINE_PTRACE, NULL);
 }
 
 TEST(oracle_fast_timer_cache_engine)
 {
-	fast_timer(DBG_ENGINE_CACHE);
+	fast_timer(DBG_ENGINE_CACHE, NULL);
+}
+
+/* Every 100 us (the cache engine: 50 us): faster than a ptrace stop's
+ * round trip on a loaded machine.  The cache engine handed each tick to
+ * the collector, which held it back (its pace) and sent the thread in
+ * again, where the next tick, already pending, stopped it before one
+ * instruction: the program never got on, its handler never ran (the run
+ * hung; at 100 us it got through now and then, slowly, at 50 us never).
+ * The ticks that come while one is held merge into it in the cache, and
+ * into the one a thread carries while it is stepped out of a stub. */
+TEST(oracle_faster_timer_ptrace_engine)
+{
+	fast_timer(DBG_ENGINE_PTRACE, "100");
+}
+
+TEST(oracle_faster_timer_cache_engine)
+{
+	fast_timer(DBG_ENGINE_CACHE, "50");
 }
 
 /* GCC nested functions called through pointers: trampolines on the
@@ -1294,6 +1317,7 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_dual_mapped_jit_ptrace_engine, oracle_dual_mapped_jit_cache_engine,
 	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
 	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
+	  oracle_faster_timer_ptrace_engine, oracle_faster_timer_cache_engine,
 	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine,
 	  oracle_code_read_ptrace_engine, oracle_code_read_by_untraced_thread_ptrace_engine,
 	  oracle_code_read_cache_engine, oracle_code_read_by_untraced_thread_cache_engine,
