@@ -23,8 +23,8 @@ program's pages, with its lookup tables and record rings), each peak
 measured apart: /usr/bin/time's %M is the larger of ptdb's and the
 program's, the program's untraced for cc1 (42 MB against ptdb's 34), so it
 took the program's peak for ptdb's baseline and never counted the cache
-itself.  (The rings' pages, a memfd mapped in both, count twice: 256 KiB a
-thread.)
+itself.  The code cache and the record rings are memfds mapped in both
+processes: counted once, as the program's (peak_rss).
 Every row runs on CPU 0 (program and ptdb), but the two thread rows: the
 same work (loop's iterations) done by one thread (threads1) and shared
 among four (threads4), both on CPUs 0-1, one after the other in the same
@@ -98,32 +98,37 @@ def total(out, label):
     return sum(float(v) for v in re.findall(re.escape(label) + r":?\s*([0-9.]+)", out))
 
 
-def hwm(pid):
-    """The peak RSS (VmHWM, bytes) of process pid so far, None once it is gone."""
+def status(pid, fields):
+    """The sum of fields (kB values of /proc/PID/status) in bytes, None once
+    pid is gone."""
     try:
         with open("/proc/%d/status" % pid) as f:
-            m = re.search(r"^VmHWM:\s+(\d+) kB", f.read(), re.M)
-        return int(m.group(1)) * 1024 if m else None
+            text = f.read()
     except OSError:
         return None
+    return sum(int(m) for f in fields for m in re.findall(r"^%s:\s+(\d+) kB" % f, text, re.M)) * 1024
 
 
 def peak_rss(argv, cpus, env):
-    """ptdb's peak RSS and its program's (bytes), each its own: VmHWM read
-    every 10 ms until each is gone (a high-water mark: only what comes in
-    the last 10 ms of a process is missed).  (/usr/bin/time's %M is the
-    larger of the two: the program's where it is the larger, as cc1's.)"""
+    """ptdb's peak RSS and its program's (bytes), each its own, read every
+    10 ms until each is gone.  The program's is its high-water mark
+    (VmHWM): the code cache, lookup tables and record rings are its pages.
+    ptdb's is the largest of its private and file pages (RssAnon +
+    RssFile) seen: its own mapping of the code cache and rings (a memfd
+    mapped in both) is the program's pages again, counted there.
+    (/usr/bin/time's %M is the larger of ptdb's and the program's: the
+    program's where it is the larger, as cc1's.)"""
     p = subprocess.Popen(pinned(argv, cpus), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     top, prog = 0, {}
     while p.poll() is None:
-        top = max(top, hwm(p.pid) or 0)
+        top = max(top, status(p.pid, ("RssAnon", "RssFile")) or 0)
         try:
             kids = [int(k) for t in os.listdir("/proc/%d/task" % p.pid)
                     for k in open("/proc/%d/task/%s/children" % (p.pid, t)).read().split()]
         except OSError:
             kids = []
         for k in kids:
-            prog[k] = max(prog.get(k, 0), hwm(k) or 0)
+            prog[k] = max(prog.get(k, 0), status(k, ("VmHWM",)) or 0)
         time.sleep(0.01)
     return top, max(prog.values(), default=0)
 
