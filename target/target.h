@@ -243,6 +243,18 @@ int target_thread_requeue(struct target_proc *p, const struct target_stop *st);
  * that event instead of running it, so whoever means to run tid for its
  * own purposes (an injected system call) must leave it be. */
 int target_thread_has_event(const struct target_proc *p, pid_t tid);
+/* Whoever sets registers of stopped thread tid to run it for its own
+ * purposes (an injected system call) calls this first.  A thread stopped
+ * at a clone, fork or exec event is still inside that call: the kernel
+ * writes the call's result to rax only as the thread resumes, over the
+ * registers set, and the registers put back afterwards would hold the
+ * call's entry value (-ENOSYS) in place of its result.  Such a thread is
+ * run to the call's end first (immediate: the call's work is done), its
+ * result in rax then.  0 when the registers can be set; -1 when not: a
+ * thread stopped as it entered a call (the call has not run, and may
+ * wait for the threads held), or one that stopped otherwise on its way
+ * to the call's end (that stop queued on it, reported next). */
+int target_thread_leave_call(struct target_proc *p, pid_t tid);
 int target_thread_end(struct target_proc *p, struct target_stop *exit_st);
 
 /* /proc/PID/maps; caller frees *out. */

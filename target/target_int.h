@@ -16,6 +16,9 @@ struct target_thread {
 	int starting;       /* clone seen, initial stop not yet */
 	int stepping;       /* last resumed with PTRACE_SINGLESTEP */
 	int pending_sig;    /* delivered at next resume */
+	/* stopped inside a system call whose result the kernel writes to
+	 * rax only as the thread resumes (target_thread_leave_call) */
+	int in_call;        /* 0, TARGET_IN_EVENT, TARGET_IN_ENTRY */
 	/* stops queued, not yet reported, in order (queued[0] first): one
 	 * that raced another's, and those a collector gives back (an
 	 * interrupt and a signal of one thread, taken as it was stepped) */
@@ -29,6 +32,9 @@ struct target_bp {
 	unsigned char orig;
 	int refs;
 };
+
+#define TARGET_IN_EVENT 1	/* a clone, fork or exec event stop */
+#define TARGET_IN_ENTRY 2	/* a syscall-entry stop: the call not run */
 
 #define TARGET_GONE 1024	/* removed breakpoints remembered */
 

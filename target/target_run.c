@@ -331,11 +331,14 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	if (!t)
 		t = target_add_thread(p, tid);
 	t->stopped = 1;
+	t->in_call = 0;
 	if (t->starting && p->dr7)
 		target_dr_apply(p, tid);	/* threads do not inherit them */
 	t->starting = 0;
 	sig = WSTOPSIG(status);
 	ev = status >> 16;
+	if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_EXEC)
+		t->in_call = TARGET_IN_EVENT;
 	if (ev != 0)
 		return event_stop(p, tid, ev, st);
 	if (sig == (SIGTRAP | 0x80))
@@ -534,6 +537,7 @@ static int enter_call_alone(struct target_proc *p, struct target_thread *t, uint
 	    ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(si), &si) > 0 &&
 	    si.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		t->stopped = 1;
+		t->in_call = TARGET_IN_ENTRY;
 		return 0;
 	}
 	r = target_handle_status(p, tid, st, &ev);

@@ -404,6 +404,31 @@ int target_thread_has_event(const struct target_proc *p, pid_t tid)
 	return t && t->has_event;
 }
 
+int target_thread_leave_call(struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	struct target_stop ev;
+	int st, r;
+
+	if (!p->alive || !t || !t->stopped || t->starting)
+		return -1;
+	if (t->in_call != TARGET_IN_EVENT)
+		return t->in_call ? -1 : 0;
+	/* (no signal given: one it holds waits for its resume) */
+	if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
+		return -1;
+	t->stopped = 0;
+	while ((r = waitpid(tid, &st, __WALL)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return -1;
+	/* (the call's syscall-exit stop: nothing to report, in_call 0) */
+	r = target_handle_status(p, tid, st, &ev);
+	if (r == TARGET_EV_REPORT && (t = target_find_thread(p, tid)))
+		target_ev_push(t, &ev);
+	return r == TARGET_EV_NONE && WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80) ? 0 : -1;
+}
+
 int target_thread_step_start(struct target_proc *p, pid_t tid)
 {
 	struct target_thread *t = target_find_thread(p, tid);

@@ -108,7 +108,10 @@ int dbg_cache_syscall_step(struct dbg_tracee *d, pid_t t, const struct user_regs
  * -1 when it did not run (a signal came first: it stays pending), or
  * may not: t holds an event target/ queued for it (a stop that raced
  * another thread's, at the end of a run), which the step would take in
- * the call's place and lose; the call is left for later. */
+ * the call's place and lose; the call is left for later.  t stopped at
+ * a clone, fork or exec event is run to that call's end first, its
+ * result in rax (target_thread_leave_call): else the registers put back
+ * gave the program -ENOSYS for it. */
 int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr, const uint64_t a[6], int64_t *ret)
 {
 	struct user_regs_struct save;
@@ -121,7 +124,7 @@ int dbg_cache_inject(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, long nr
 	if (c->sc && (target_read_mem(d->proc, c->sc, b, 2, NULL) < 0 || b[0] != 0x0f || b[1] != 0x05))
 		c->sc = dbg_cache_find_syscall(d);
 	if (!c->sc || target_thread_has_event(d->proc, t) || target_pending_signal(d->proc, t) ||
-	    dbg_cache_signal_waits(d, t) ||
+	    dbg_cache_signal_waits(d, t) || target_thread_leave_call(d->proc, t) < 0 ||
 	    target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
 	rc = dbg_cache_syscall_step(d, t, &save, c->sc, nr, a, &ts, ret);

@@ -79,7 +79,7 @@ static int inject(struct dbg_tracee *d, pid_t t, long nr, uint64_t a0, uint64_t 
 	if (!s->hide_sc || !target_thread_stopped(d->proc, t) || target_thread_has_event(d->proc, t) ||
 	    target_pending_signal(d->proc, t) ||
 	    target_thread_sigsets(d->pid, t, &ss) < 0 || (ss.pending & ~ss.blocked) ||
-	    target_get_regs(d->proc, t, &save, NULL) < 0)
+	    target_thread_leave_call(d->proc, t) < 0 || target_get_regs(d->proc, t, &save, NULL) < 0)
 		return -1;
 	if (dbg_cache_syscall_step(d, t, &save, s->hide_sc, nr,
 				   (const uint64_t[6]){ a0, a1, a2, a3, save.r8, save.r9 }, &ts, ret) == 0) {

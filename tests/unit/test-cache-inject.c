@@ -306,5 +306,57 @@ TEST(shm_setup_interrupted_close)
 	shm_setup_close(1);
 }
 
-TEST_MAIN(inject_keeps_queued_event, inject_checks_gadget, inject_keeps_result_at_signal, shm_setup_closes_memfd,
+/* A thread stopped at a fork's ptrace event is inside the call, its
+ * result not yet in rax: the kernel writes it as the thread resumes.  A
+ * call injected there ran (and its registers were put back) with rax
+ * then holding the -ENOSYS of the call's entry, which the program got
+ * as fork's result.  The injection first lets the fork end (its result
+ * in rax, kept by the registers put back): the program's fork succeeds,
+ * and so does the injected call. */
+TEST(inject_at_fork_event_keeps_result)
+{
+	struct target_launch_opts o = { .path = "tests/programs/fork_pipe", .disable_aslr = 1 };
+	struct target_proc *p = NULL;
+	struct dbg_cache *c = calloc(1, sizeof(*c));
+	struct dbg_tracee d;
+	struct target_stop ts;
+	struct ptdb_err err;
+	uint64_t a[6] = { 0 };
+	int64_t ret = 0;
+	pid_t pid;
+	int n = 0, rc;
+
+	CHECK(c != NULL);
+	CHECK_INT(target_launch(&o, &p, &err), 0);
+	pid = target_pid(p);
+	memset(&d, 0, sizeof(d));
+	d.proc = p;
+	d.pid = pid;
+	c->tid = pid;
+	target_thread_begin(p);
+	/* (the fork's event stop: reported as nothing to tell, the thread
+	 * left stopped) */
+	CHECK_INT(target_thread_cont_raw(p, pid, &err), 0);
+	CHECK_INT(target_thread_event(p, 1, &ts), 1);
+	CHECK_INT(ts.kind, TARGET_STOP_NONE);
+	CHECK_INT(ts.tid, pid);
+	CHECK_INT(target_thread_stopped(p, pid), 1);
+	c->sc = dbg_cache_find_syscall(&d);
+	CHECK(c->sc != 0);
+	rc = dbg_cache_inject(&d, c, pid, SYS_getpid, a, &ret);
+	CHECK_INT(target_thread_cont_raw(p, pid, &err), 0);
+	/* (on through the child's SIGCHLD, delivered) */
+	do
+		CHECK_INT(target_thread_event(p, 1, &ts), 1);
+	while ((ts.kind == TARGET_STOP_NONE || (ts.kind == TARGET_STOP_SIGNAL && ts.signo == SIGCHLD)) && ++n < 100 &&
+	       target_thread_cont_raw(p, ts.tid, &err) == 0);
+	CHECK_INT(ts.kind, TARGET_STOP_EXITED);
+	CHECK_INT(ts.exit_status, 0);	/* (2: fork failed) */
+	CHECK_INT(rc, 0);
+	CHECK_INT(ret, pid);
+	target_free(p);
+	free(c);
+}
+
+TEST_MAIN(inject_at_fork_event_keeps_result, inject_keeps_queued_event, inject_checks_gadget, inject_keeps_result_at_signal, shm_setup_closes_memfd,
 	  shm_setup_interrupted_close)
