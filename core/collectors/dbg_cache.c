@@ -346,6 +346,7 @@ void dbg_cache_free(struct dbg_cache *c)
 		return;
 	dbg_cache_live_free(c);
 	dbg_cache_finish(NULL, c);
+	free(c->left_fd);
 	free(c);
 }
 

@@ -186,12 +186,13 @@ struct dbg_cache {
 	int nleft;
 	pid_t left_pid;
 	/* the memfd's descriptor where a close of it did not run (a
-	 * signal came first): closed at the next chance, this file only */
+	 * signal came first): closed at the next chance, this file only;
+	 * as many as came (each left out stayed open in the program) */
 	struct left_fd {
 		int fd;
 		uint64_t dev, ino;
-	} left_fd[4];
-	int nleft_fd;
+	} *left_fd;
+	int nleft_fd, cleft_fd;
 	/* watchpoints checked in the cache (core/collectors/dbg_cache_watch.c):
 	 * nothing recorded, the ranges in every region's table; wth: the
 	 * thread's stand-in trace (nothing written into it); wquantum: a

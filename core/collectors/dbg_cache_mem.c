@@ -600,9 +600,12 @@ void dbg_cache_close_fd(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int6
 	uint64_t a[6] = { (uint64_t)fd }, dev, ino;
 	int64_t r;
 
-	if (fd < 0 || dbg_cache_inject(d, c, t, SYS_close, a, &r) == 0 || c->nleft_fd == 4 ||
-	    fd_ident(d->pid, fd, &dev, &ino) < 0)
+	if (fd < 0 || dbg_cache_inject(d, c, t, SYS_close, a, &r) == 0 || fd_ident(d->pid, fd, &dev, &ino) < 0)
 		return;
+	if (c->nleft_fd == c->cleft_fd) {
+		c->cleft_fd = c->cleft_fd ? 2 * c->cleft_fd : 4;
+		c->left_fd = xrealloc(c->left_fd, (size_t)c->cleft_fd * sizeof(*c->left_fd));
+	}
 	c->left_fd[c->nleft_fd++] = (struct left_fd){ (int)fd, dev, ino };
 	c->left_pid = d->pid;
 }
