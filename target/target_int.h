@@ -131,6 +131,13 @@ int target_next_event(struct target_proc *p, pid_t *tid, int *status);
 int target_bp_gone(const struct target_proc *p, uint64_t addr);
 int target_handle_status(struct target_proc *p, pid_t tid, int status,
 			 struct target_stop *st);
+/* Thread tid's wait status, waited for alone (the others held, as it is
+ * stepped or run into a call): handled, and a stop to report queued on
+ * its thread, reported next (but for a step's own end unless queue_step:
+ * the caller's to tell).  The target_handle_status code; *t the thread,
+ * NULL when it (or the process) is gone. */
+int target_status_alone(struct target_proc *p, pid_t tid, int status, int queue_step,
+			struct target_thread **t);
 int target_stop_all(struct target_proc *p, struct target_stop *exit_st);
 /* target_run.c's parts of the collectors' control (target_thread.c) */
 uint64_t target_thread_pc(pid_t tid);

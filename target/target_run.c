@@ -376,6 +376,18 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	return TARGET_EV_REPORT;
 }
 
+int target_status_alone(struct target_proc *p, pid_t tid, int status, int queue_step,
+			struct target_thread **t)
+{
+	struct target_stop ev;
+	int r = target_handle_status(p, tid, status, &ev);
+
+	*t = r == TARGET_EV_EXIT ? NULL : target_find_thread(p, tid);
+	if (r == TARGET_EV_REPORT && *t && (queue_step || ev.kind != TARGET_STOP_STEP))
+		target_ev_push(*t, &ev);
+	return r;
+}
+
 /* Stops every running thread; racing reportable stops are queued on their
  * threads.  Returns TARGET_EV_EXIT (with *exit_st) if the process died. */
 int target_stop_all(struct target_proc *p, struct target_stop *exit_st)
@@ -516,7 +528,6 @@ static int enter_call_alone(struct target_proc *p, struct target_thread *t, uint
 {
 	struct __ptrace_syscall_info si;
 	unsigned char cc = 0xCC;
-	struct target_stop ev;
 	pid_t tid = t->tid;
 	int st, r;
 
@@ -540,16 +551,11 @@ static int enter_call_alone(struct target_proc *p, struct target_thread *t, uint
 		t->in_call = TARGET_IN_ENTRY;
 		return 0;
 	}
-	r = target_handle_status(p, tid, st, &ev);
+	r = target_status_alone(p, tid, st, 1, &t);
 	if (r == TARGET_EV_EXIT)
 		return TARGET_EV_EXIT;
-	t = target_find_thread(p, tid);
-	if (!t)
+	if (!t || r == TARGET_EV_REPORT)
 		return 0;
-	if (r == TARGET_EV_REPORT) {
-		target_ev_push(t, &ev);
-		return 0;
-	}
 	return t->stopped && target_thread_pc(tid) == pc ? -1 : 0;
 }
 
@@ -559,7 +565,6 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 			   uint64_t pc, int cont)
 {
 	unsigned char orig = target_find_bp(p, pc)->orig;
-	struct target_stop ev;
 	pid_t tid = t->tid;
 	int st, r, sig;
 
@@ -607,17 +612,12 @@ static int step_over_alone(struct target_proc *p, struct target_thread *t,
 		while (waitpid(tid, &st, __WALL) < 0)
 			if (errno != EINTR)
 				return 0;
-		r = target_handle_status(p, tid, st, &ev);
+		/* (the step's own end: not queued, the caller's to tell) */
+		r = target_status_alone(p, tid, st, 0, &t);
 		if (r == TARGET_EV_EXIT)
 			return TARGET_EV_EXIT;
-		t = target_find_thread(p, tid);
-		if (!t)
+		if (!t || r == TARGET_EV_REPORT)
 			return 0;
-		if (r == TARGET_EV_REPORT) {
-			if (ev.kind != TARGET_STOP_STEP)
-				target_ev_push(t, &ev);
-			return 0;
-		}
 	}
 }
 

@@ -407,7 +407,6 @@ int target_thread_has_event(const struct target_proc *p, pid_t tid)
 int target_thread_leave_call(struct target_proc *p, pid_t tid)
 {
 	struct target_thread *t = target_find_thread(p, tid);
-	struct target_stop ev;
 	int st, r;
 
 	if (!p->alive || !t || !t->stopped || t->starting)
@@ -423,9 +422,7 @@ int target_thread_leave_call(struct target_proc *p, pid_t tid)
 	if (r < 0)
 		return -1;
 	/* (the call's syscall-exit stop: nothing to report, in_call 0) */
-	r = target_handle_status(p, tid, st, &ev);
-	if (r == TARGET_EV_REPORT && (t = target_find_thread(p, tid)))
-		target_ev_push(t, &ev);
+	r = target_status_alone(p, tid, st, 1, &t);
 	return r == TARGET_EV_NONE && WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80) ? 0 : -1;
 }
 
