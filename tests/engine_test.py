@@ -128,6 +128,8 @@ def run_all(only=None):
     shared_ring_same()
     live_links()
     jit_same()
+    remap_keeps_cache()
+    largest_cache_per_run()
     interrupt_in_cache()
     for engine in ("ptrace", "cache"):
         stop_in_syscall(engine)
@@ -227,6 +229,60 @@ def shared_ring_same():
                      (a[1], a[2], b[1], b[2]))
     elif a[0] != b[0]:
         results.fail(name, "the traces differ (%d and %d bytes)" % (len(a[0]), len(b[0])))
+    else:
+        results.ok(name)
+
+
+def remap_run(stops):
+    """tests/programs/cache_remap under the cache engine, traced from its
+    first stop to the last of stops ('exit': its end): the counters of
+    'thread trace dump info -v' there (blocks, code bytes, largest cache,
+    flushes), or (None, why)."""
+    argv = [PTDB, "-b"]
+    cmds = ["settings set trace.software.engine cache", "file tests/programs/cache_remap"]
+    cmds += ["b " + s for s in stops if s != "exit"]
+    cmds += ["r", "thread trace start", "c", "thread trace dump info -v"]
+    for c in cmds:
+        argv += ["-o", c]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                       timeout=600)
+    a = re.search(r"Cache engine: (\d+) blocks translated, (\d+) bytes of code \(largest cache (\d+) bytes\)",
+                  p.stdout)
+    f = re.search(r"Cache engine: \d+ traps .*, (\d+) flushes", p.stdout)
+    end = "exited with status = 0" if stops[-1] == "exit" else "stop reason = breakpoint 2.1"
+    if end not in p.stdout or not a or not f:
+        return None, p.stdout[-2000:]
+    return tuple(int(x) for x in a.groups()) + (int(f.group(1)),), ""
+
+
+def remap_keeps_cache():
+    """A data region moved by mremap (MREMAP_MAYMOVE: realloc's way) holds
+    no code: the cache engine keeps its blocks (no flush), where flushing
+    the whole address space for it translated the loop again after each
+    of the 8 moves."""
+    name = "engine_test mremap of data keeps the code cache"
+    v, why = remap_run(["oracle_begin", "oracle_mid"])
+    if v is None:
+        results.fail(name, "the run failed:\n" + why)
+    elif v[3] != 0 or v[0] == 0:
+        results.fail(name, "%d blocks translated, %d flushes (want 0)" % (v[0], v[3]))
+    else:
+        results.ok(name)
+
+
+def largest_cache_per_run():
+    """'largest cache' is the most the cache held at once: the run traced
+    to the program's exit counts (it showed 0 until the next run), and
+    each of the 3 flushes (mprotect of the program's code page) empties
+    the cache, so the largest is less than all the code translated
+    (it was their sum)."""
+    name = "engine_test largest cache: per run, to the exit, reset by a flush"
+    v, why = remap_run(["oracle_mid", "exit"])
+    if v is None:
+        results.fail(name, "the run failed:\n" + why)
+    elif v[3] != 3 or not 0 < v[2] < v[1]:
+        results.fail(name, "%d bytes of code, largest cache %d, %d flushes (want 3, 0 < largest < code)" %
+                     (v[1], v[2], v[3]))
     else:
         results.ok(name)
 
