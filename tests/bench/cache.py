@@ -13,8 +13,10 @@ wall time, and beside it the rate by CPU time, ptdb's and the traced
 thread's, which other load on the machine does not inflate), slowdown against native
 (the native time of the region: the program's best wall time less that of
 the same program doing nothing, so small regions are rough), block records
-per instruction, code-cache bytes, ptdb's peak memory (with the inferior).
+per instruction, code-cache bytes, ptdb's peak memory and the program's,
+each its own (tests/bench/peak.py: the code cache is the program's pages).
 Whole programs: native, valgrind --tool=none, qemu-x86_64, best of three.
+PTDB_BENCH_ROWS (comma-separated workload names) picks rows.
 Goals (issue 15): >= 150 M insns/s and <= 25x native on loop, fib and
 indirect; >= 60 M insns/s and <= 60x on python3, ahead of valgrind (none
 for threads).
@@ -24,7 +26,11 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peak  # noqa: E402  (tests/bench/peak.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -32,6 +38,7 @@ PTDB = os.path.join(ROOT, "ptdb")
 OUT = os.path.join(ROOT, "tests", "out", "bench")
 PY = "/usr/bin/python3"
 PY_SCRIPT = "import json; json.dumps(list(range(20000)))"
+ROWS = [r for r in os.environ.get("PTDB_BENCH_ROWS", "").split(",") if r]	# (default: all)
 
 
 def pinned(argv):
@@ -48,13 +55,9 @@ def wall(argv, env=None, n=3):
     return best
 
 
-def field(out, label):
-    m = re.search(re.escape(label) + r":?\s*([0-9.]+)", out)
-    return float(m.group(1)) if m else None
-
-
 def ptdb_run(setup, engine, traced, env=None, multi=False):
-    argv = ["/usr/bin/time", "-f", "RSS %M", PTDB, "-b", "-o", "settings set trace.software.engine " + engine]
+    """(wall seconds, output, ptdb's peak bytes, the program's peak bytes)."""
+    argv = [PTDB, "-b", "-o", "settings set trace.software.engine " + engine]
     for c in setup:
         argv += ["-o", c]
     if traced and multi:
@@ -63,12 +66,13 @@ def ptdb_run(setup, engine, traced, env=None, multi=False):
         argv += ["-o", "thread trace start -s 256MiB", "-o", "c", "-o", "thread trace dump info -v"]
     else:
         argv += ["-o", "c"]
-    t0 = time.monotonic()
-    p = subprocess.run(pinned(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    dt = time.monotonic() - t0
-    if "breakpoint 2.1" not in p.stdout:
-        sys.exit("benchmark run failed: %s\n%s" % (" ".join(argv), p.stdout[-3000:]))
-    return dt, p.stdout
+    with tempfile.TemporaryFile(mode="w+", errors="replace") as f:
+        dt, _, top, prog = peak.run(pinned(argv), env, f)
+        f.seek(0)
+        out = f.read()
+    if "breakpoint 2.1" not in out:
+        sys.exit("benchmark run failed: %s\n%s" % (" ".join(argv), out[-3000:]))
+    return dt, out, top, prog
 
 
 def total(out, label):
@@ -99,17 +103,19 @@ def main():
     sys.path.insert(0, HERE)
     tools = [t for t in ("valgrind", "qemu-x86_64") if shutil.which(t)]
     print("cache engine (pinned to one CPU; best of 3; region = between the two breakpoints):")
-    print("  %-9s %9s %10s %10s %10s %8s %8s %8s %9s %7s %9s %9s %9s" % (
+    print("  %-9s %9s %10s %10s %10s %8s %8s %8s %9s %8s %8s %9s %9s %9s" % (
         "workload", "insns", "cache i/s", "(by CPU)", "ptrace i/s", "x native", "x ptrace", "rec/insn",
-        "code B", "RSS MiB", "native s", "valgrind", "qemu"))
+        "code B", "ptdb MiB", "prog MiB", "native s", "valgrind", "qemu"))
     ok = True
     for name, argv, empty, setup, env in workloads():
+        if ROWS and name not in ROWS:
+            continue
         multi = env == "multi"
         env = None if multi else env
         native = max(wall(argv, env, 10) - wall(empty, env, 10), 1e-5)
         base_c = min(ptdb_run(setup, "cache", False, env)[0] for _ in range(2))
         runs = [ptdb_run(setup, "cache", True, env, multi) for _ in range(3)]
-        dt, out = min(runs, key=lambda r: r[0])
+        dt, out, rss, prog_rss = min(runs, key=lambda r: r[0])
         insns = total(out, "Instructions recorded")
         dec = total(out, "Decoding instructions")
         c_wall = max(dt - base_c - dec, 1e-6)
@@ -122,11 +128,10 @@ def main():
         records = int(m.group(1)) if m else 0
         m = re.search(r"largest cache (\d+) bytes", out)
         code = int(m.group(1)) if m else 0
-        rss = field(out, "RSS") or 0
         # the ptrace engine once (python3's script would take it minutes)
         p_time = None
         if name != "python3":
-            p_dt, p_out = ptdb_run(setup, "ptrace", True, env, multi)
+            p_dt, p_out = ptdb_run(setup, "ptrace", True, env, multi)[:2]
             p_time = max(p_dt - base_c - total(p_out, "Decoding instructions"), 1e-6)
         whole = [wall(argv, env, 3)]
         for t in ("valgrind", "qemu-x86_64"):
@@ -137,11 +142,12 @@ def main():
             whole.append(wall(pre + argv, env, 3))
         rate = insns / c_time
         fmt = lambda v: "%9.3f" % v if v is not None else "%9s" % "n/a"
-        print("  %-9s %9d %10.2e %10s %10s %8.1f %8s %8.3f %9d %7.1f %s %s %s" % (
+        print("  %-9s %9d %10.2e %10s %10s %8.1f %8s %8.3f %9d %8.1f %8.1f %s %s %s" % (
             name, insns, rate, "%.2e" % (insns / c_cpu) if c_cpu else "n/a",
             "%.2e" % (insns / p_time) if p_time else "n/a", c_time / native,
             "%.1f" % (p_time / c_time) if p_time else "n/a",
-            records / insns if insns else 0, code, rss / 1024, fmt(whole[0]), fmt(whole[1]), fmt(whole[2])))
+            records / insns if insns else 0, code, rss / 2**20, prog_rss / 2**20, fmt(whole[0]), fmt(whole[1]),
+            fmt(whole[2])))
         print("  %-9s   engine time %.4f s (translating %.4f s), wall less untraced run %.4f s" % (
             "", c_time, c_trans, c_wall))
         goal_rate, goal_slow = (60e6, 60) if name == "python3" else (150e6, 25)

@@ -45,6 +45,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peak  # noqa: E402  (tests/bench/peak.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PTDB = os.environ.get("PTDB_BENCH_PTDB") or os.path.join(ROOT, "ptdb")
@@ -98,39 +101,11 @@ def total(out, label):
     return sum(float(v) for v in re.findall(re.escape(label) + r":?\s*([0-9.]+)", out))
 
 
-def status(pid, fields):
-    """The sum of fields (kB values of /proc/PID/status) in bytes, None once
-    pid is gone."""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            text = f.read()
-    except OSError:
-        return None
-    return sum(int(m) for f in fields for m in re.findall(r"^%s:\s+(\d+) kB" % f, text, re.M)) * 1024
-
-
 def peak_rss(argv, cpus, env):
-    """ptdb's peak RSS and its program's (bytes), each its own, read every
-    10 ms until each is gone.  The program's is its high-water mark
-    (VmHWM): the code cache, lookup tables and record rings are its pages.
-    ptdb's is the largest of its private and file pages (RssAnon +
-    RssFile) seen: its own mapping of the code cache and rings (a memfd
-    mapped in both) is the program's pages again, counted there.
-    (/usr/bin/time's %M is the larger of ptdb's and the program's: the
-    program's where it is the larger, as cc1's.)"""
-    p = subprocess.Popen(pinned(argv, cpus), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    top, prog = 0, {}
-    while p.poll() is None:
-        top = max(top, status(p.pid, ("RssAnon", "RssFile")) or 0)
-        try:
-            kids = [int(k) for t in os.listdir("/proc/%d/task" % p.pid)
-                    for k in open("/proc/%d/task/%s/children" % (p.pid, t)).read().split()]
-        except OSError:
-            kids = []
-        for k in kids:
-            prog[k] = max(prog.get(k, 0), status(k, ("VmHWM",)) or 0)
-        time.sleep(0.01)
-    return top, max(prog.values(), default=0)
+    """ptdb's peak RSS and its program's (bytes), each its own
+    (tests/bench/peak.py)."""
+    _, _, top, prog = peak.run(pinned(argv, cpus), env)
+    return top, prog
 
 
 def untraced_rss(setup, env, cpus):
