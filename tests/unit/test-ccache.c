@@ -381,6 +381,66 @@ TEST(ccache_syscall_runs_in_place_after_a_check)
 	CHECK_INT(ccache_translate(&Env_sys, ORIG + 5, BASE, 0, &b), -1);
 }
 
+/* With a ring, the record stub keeps one register (rcx) and no flags,
+ * and leaves the limit to the ring stub at each CCACHE_RING_ALIGN
+ * boundary: its slow part after the block's code when a jrcxz reaches
+ * it, else inline, jumped over. */
+TEST(ccache_ring_record_stub_keeps_one_register)
+{
+	struct ccache_env r = Env;
+	struct ccache_block b;
+	uint8_t many[160];
+	uint32_t j;
+
+	r.recptr = REGION + 4096 - 64;	/* (in reach: RIP-relative) */
+	r.ring = REGION + CCACHE_CODE_OFF;
+	code((const uint8_t[]){ 0x90, 0xc3 }, 2);	/* nop; ret */
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 5, &b), 0);
+	/* mov %rcx,RC; mov head,%rcx; movl $5,(%rcx); lea 4(%rcx),%rcx;
+	 * mov %rcx,head; movzbl %cl,%ecx; jrcxz slow; mov RC,%rcx */
+	CHECK(!memcmp(b.code, "\x48\x89\x0d", 3) && abs_at(&b, 3, 7) == REGION + CCACHE_SLOT_RC);
+	CHECK(!memcmp(b.code + 7, "\x48\x8b\x0d", 3) && abs_at(&b, 10, 14) == r.recptr);
+	CHECK_INT(b.rec_off, 14);
+	CHECK(!memcmp(b.code + 14, "\xc7\x01", 2) && rd32(b.code + 16) == 5);
+	CHECK(!memcmp(b.code + 20, "\x48\x8d\x49\x04", 4));
+	CHECK(!memcmp(b.code + 24, "\x48\x89\x0d", 3) && abs_at(&b, 27, 31) == r.recptr);
+	CHECK(!memcmp(b.code + 31, "\x0f\xb6\xc9\xe3", 4));
+	CHECK(!memcmp(b.code + 36, "\x48\x8b\x0d", 3) && abs_at(&b, 39, 43) == REGION + CCACHE_SLOT_RC);
+	CHECK_INT(b.ins[0].coff, 43);
+	/* the slow part after the block's code: lea back,%rcx (back: the
+	 * restore); mov %rcx,RRET; jmp ring */
+	j = 36u + b.code[35];
+	CHECK(j > 43 && j + 19 <= b.len);
+	CHECK(!memcmp(b.code + j, "\x48\x8d\x0d", 3) && abs_at(&b, j + 3, j + 7) == BASE + 36);
+	CHECK(!memcmp(b.code + j + 7, "\x48\x89\x0d", 3) && abs_at(&b, j + 10, j + 14) == REGION + CCACHE_SLOT_RRET);
+	CHECK(b.code[j + 14] == 0xe9 && abs_at(&b, j + 15, j + 19) == r.ring);
+	CHECK_INT(ccache_where(&b, BASE + j, (int[]){ 0 }), CCACHE_INSIDE);
+	ccache_block_release(&b);
+	/* 150 nops; ret: out of a jrcxz's reach, jrcxz slow; jmp back; slow */
+	memset(many, 0x90, sizeof(many));
+	many[150] = 0xc3;
+	code(many, sizeof(many));
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 5, &b), 0);
+	CHECK_INT(b.n, 151);
+	CHECK(!memcmp(b.code + 34, "\xe3\x02\xeb\x13\x48\x8d\x0d", 7) && abs_at(&b, 41, 45) == BASE + 57);
+	CHECK(b.code[52] == 0xe9 && abs_at(&b, 53, 57) == r.ring);
+	CHECK(!memcmp(b.code + 57, "\x48\x8b\x0d", 3) && abs_at(&b, 60, 64) == REGION + CCACHE_SLOT_RC);
+	CHECK_INT(b.ins[0].coff, 64);
+	ccache_block_release(&b);
+	/* a header out of RIP-relative reach: through rax, back before the jrcxz */
+	r.recptr = RECPTR;
+	code((const uint8_t[]){ 0x90, 0xc3 }, 2);
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 5, &b), 0);
+	CHECK(!memcmp(b.code + 7, "\x48\x89\x05", 3) && abs_at(&b, 10, 14) == REGION + CCACHE_SLOT_R);
+	CHECK(!memcmp(b.code + 14, "\x48\xa1", 2) && rd64(b.code + 16) == RECPTR);
+	CHECK(!memcmp(b.code + 24, "\x48\x89\xc1\xc7\x01", 5));
+	CHECK_INT(b.rec_off, 27);
+	CHECK(!memcmp(b.code + 37, "\x48\x89\xc8\x48\xa3", 5) && rd64(b.code + 42) == RECPTR);
+	CHECK(!memcmp(b.code + 50, "\x48\x8b\x05", 3) && abs_at(&b, 53, 57) == REGION + CCACHE_SLOT_R);
+	CHECK(!memcmp(b.code + 57, "\x0f\xb6\xc9\xe3", 4));
+	ccache_block_release(&b);
+}
+
 /* Per-thread slots (CCACHE_GS): the record stub's and the indirect
  * end's slots at %gs:off; the program's own gs code ends the block
  * before it (it would see the slot page), or, first, is not run. */
@@ -413,7 +473,8 @@ TEST(ccache_per_thread_slots_through_gs)
 	ccache_block_release(&b);
 }
 
-TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
+TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_ring_record_stub_keeps_one_register,
+	  ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
 	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,
