@@ -223,8 +223,8 @@ static void add_insn(struct ccache_block *b, const struct disasm_insn *in, size_
 	ci->coff = (uint32_t)coff;
 }
 
-/* The end of a block at an indirect transfer or return: the target into
- * slot T, then the dispatcher. */
+/* The end of a block at an indirect transfer or return: rax into slot A,
+ * the target into rax, then the dispatcher's second entry. */
 static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 			const struct disasm_insn *in, uint64_t *retc_fix)
 {
@@ -236,8 +236,6 @@ static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 	} else if (ind_to_mov(e, in) < 0) {
 		return -1;
 	}
-	save(e, 0, r, CCACHE_SLOT_T);
-	load(e, 0, r, CCACHE_SLOT_A);
 	if (in->kind == DISASM_KIND_RET) {
 		ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0xa4, 0x24 }, 4);	/* lea 8+imm(%rsp),%rsp */
 		ccache_put32(e, 8u + in->ret_imm);
@@ -245,7 +243,7 @@ static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 		*retc_fix = e->n;	/* pushq retc(%rip), fixed when constants land */
 		ccache_put(e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
 	}
-	jmp_to(e, env->dispatch);
+	jmp_to(e, env->dispatch + ccache_dispatch_rax(r));
 	return 0;
 }
 
@@ -613,32 +611,40 @@ void ccache_block_release(struct ccache_block *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* The dispatcher: rax into A, the target from T into rax; (second
+ * entry) rcx, rdx into C, D; the lookup (two probes); a miss puts the
+ * target back in T for the trap (or the served miss, which probes again
+ * at probe: T into rax, on to the lookup); a hit jumps to the block,
+ * rax, rcx, rdx back. */
 static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off)
 {
 	uint64_t base = ccache_region_addr(region) + CCACHE_CODE_OFF;
 	struct ccache_emit e = { buf, 0, cap, base, 0 };
+	uint8_t st = (region & CCACHE_GS) ? 9 : 7;	/* (a slot store's length) */
+	size_t lookup, to_serve = 0, probe;
 
 	save(&e, 0, region, CCACHE_SLOT_A);
+	load(&e, 0, region, CCACHE_SLOT_T);
+	if (e.n != ccache_dispatch_rax(region))
+		return 0;
 	save(&e, 1, region, CCACHE_SLOT_C);
 	save(&e, 2, region, CCACHE_SLOT_D);
-	size_t probe = e.n, to_serve = 0;
-
-	load(&e, 0, region, CCACHE_SLOT_T);
+	lookup = e.n;
 	ccache_put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
 	ccache_put_rel(&e, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, ccache_region_addr(region) + CCACHE_TABLE_OFF);
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	ccache_put(&e, (const uint8_t[]){ 0xe3, ctl ? 0x13 : 0x0f }, 2);	/* jrcxz hit */
+	ccache_put(&e, (const uint8_t[]){ 0xe3, (uint8_t)((ctl ? 0x13 : 0x0f) + st) }, 2);	/* jrcxz hit */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	ccache_put(&e, (const uint8_t[]){ 0xe3, (uint8_t)((ctl ? 5 : 1) + st) }, 2);	/* jrcxz hit2 */
+	save(&e, 0, region, CCACHE_SLOT_T);
 	if (ctl) {
-		ccache_put(&e, (const uint8_t[]){ 0xe3, 0x05 }, 2);		/* jrcxz hit2 */
 		to_serve = e.n;
 		ccache_put(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp serve */
 	} else {
-		ccache_put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);		/* jrcxz hit2 */
 		*miss_off = (uint32_t)e.n;
 		ccache_put8(&e, 0xcc);
 	}
@@ -650,11 +656,16 @@ static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap
 	load(&e, 2, region, CCACHE_SLOT_D);
 	ccache_put_slot(&e, (const uint8_t[]){ 0xff, 0x25 }, 2, region, CCACHE_SLOT_J);
 	if (ctl && !e.bad) {
-		int32_t d = (int32_t)(e.n - (to_serve + 5));
-		size_t n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n, miss_off);
+		int32_t d;
+		size_t n;
 
-		if (!n)
+		probe = e.n;
+		load(&e, 0, region, CCACHE_SLOT_T);
+		jmp_to(&e, base + lookup);
+		if (e.bad || !(n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n,
+						     miss_off)))
 			return 0;
+		d = (int32_t)(e.n - (to_serve + 5));
 		memcpy(e.p + to_serve + 1, &d, 4);
 		*miss_off += (uint32_t)e.n;
 		e.n += n;

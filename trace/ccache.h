@@ -181,6 +181,14 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		     struct ccache_block *b);
 void ccache_block_release(struct ccache_block *b);
 
+/* The dispatcher's second entry, this far into its code: the target in
+ * rax (the program's rax in slot A), not in slot T (a block's indirect
+ * end and an exit's stub come here: no round trip through the slots). */
+static inline uint64_t ccache_dispatch_rax(uint64_t region)
+{
+	return (region & CCACHE_GS) ? 18 : 14;
+}
+
 /* The dispatcher for a region at base (its code starts at base +
  * CCACHE_CODE_OFF): writes it into buf (cap bytes) and returns its length;
  * *miss_off is the offset of its miss trap (an int3: the target is in slot
@@ -194,7 +202,8 @@ size_t ccache_dispatcher_served(uint64_t region, uint64_t ctl, uint8_t *buf, siz
 /* trace/ccache_shm.c.  The served miss's code for cache address at (the
  * dispatcher's probe again at probe when served): its length (0: no
  * room or out of reach), *trap_off the offset of its trap.  An exit's
- * stub: the target into slot T, then the dispatcher: its length. */
+ * stub: rax into slot A, the target into rax, then the dispatcher's
+ * second entry (ccache_dispatch_rax): its length. */
 size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t probe, uint8_t *buf, size_t cap,
 			 uint32_t *trap_off);
 size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,

@@ -157,9 +157,7 @@ size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t 
 	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_A);
 	ccache_put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $target,%rax */
 	ccache_put64(&o, target);
-	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_T);
-	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_A);
-	ccache_put_rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
+	ccache_put_rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch + ccache_dispatch_rax(region));
 	return o.bad ? 0 : o.n;
 }
 

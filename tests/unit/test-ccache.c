@@ -151,13 +151,14 @@ TEST(ccache_direct_call_pushes_original_return_address)
 	p = b.ins[0].coff;
 	CHECK(b.code[p] == 0xff && b.code[p + 1] == 0x35);	/* pushq c(%rip) */
 	CHECK(rd64(b.code + (abs_at(&b, p + 2, p + 6) - BASE)) == ORIG + 5);
-	/* the ret: the target read into slot T, rsp += 8, on to the dispatcher */
+	/* the ret: rax into slot A, the target read into rax, rsp += 8, on
+	 * to the dispatcher's second entry (the target in rax) */
 	p = b.ins[1].coff;
 	CHECK(abs_at(&b, p + 3, p + 7) == REGION + CCACHE_SLOT_A);
 	CHECK(!memcmp(b.code + p + 7, "\x48\x8b\x04\x24", 4));
-	CHECK(abs_at(&b, p + 14, p + 18) == REGION + CCACHE_SLOT_T);
-	CHECK(!memcmp(b.code + p + 25, "\x48\x8d\xa4\x24\x08\x00\x00\x00", 8));
-	CHECK(b.code[p + 33] == 0xe9 && abs_at(&b, p + 34, p + 38) == REGION + CCACHE_CODE_OFF);
+	CHECK(!memcmp(b.code + p + 11, "\x48\x8d\xa4\x24\x08\x00\x00\x00", 8));
+	CHECK(b.code[p + 19] == 0xe9 &&
+	      abs_at(&b, p + 20, p + 24) == REGION + CCACHE_CODE_OFF + ccache_dispatch_rax(REGION));
 	CHECK_INT(b.nexit, 0);
 	ccache_block_release(&b);
 }
@@ -178,7 +179,7 @@ TEST(ccache_indirect_jump_operand_becomes_a_load)
 	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
 	p = b.ins[0].coff + 7;
 	CHECK(!memcmp(b.code + p, "\x48\x8b\x44\xcb\x08", 5));
-	p += 5 + 7 + 7;		/* save T, load A */
+	p += 5;
 	CHECK(b.code[p] == 0xff && b.code[p + 1] == 0x35);
 	CHECK(rd64(b.code + (abs_at(&b, p + 2, p + 6) - BASE)) == ORIG + 4);
 	ccache_block_release(&b);
@@ -268,12 +269,19 @@ TEST(ccache_dispatcher_looks_up_and_traps_on_a_miss)
 	size_t n = ccache_dispatcher(REGION, buf, sizeof(buf), &miss);
 
 	CHECK(n > 40 && n < 200);
+	/* rax into A, T into rax: the second entry (the target in rax) */
+	CHECK(!memcmp(buf, "\x48\x89\x05", 3) && !memcmp(buf + 7, "\x48\x8b\x05", 3));
+	CHECK_INT(ccache_dispatch_rax(REGION), 14);
+	CHECK(!memcmp(buf + 14, "\x48\x89\x0d", 3));	/* mov %rcx,C */
 	CHECK_INT(buf[miss], 0xcc);
-	CHECK(buf[miss - 2] == 0xe3 && buf[miss - 1] == 1);	/* jrcxz over the trap */
+	/* a miss: the target into T (mov %rax,T), then the trap */
+	CHECK(!memcmp(buf + miss - 7, "\x48\x89\x05", 3));
+	CHECK(REGION + CCACHE_CODE_OFF + miss + (uint64_t)(int64_t)rd32(buf + miss - 4) == REGION + CCACHE_SLOT_T);
+	CHECK(buf[miss - 9] == 0xe3 && buf[miss - 8] == 8);	/* jrcxz over them */
 	/* the second probe: the next entry's key, and its entry on a hit */
-	CHECK(!memcmp(buf + miss - 10, "\x48\x8b\x4a\x10", 4));
+	CHECK(!memcmp(buf + miss - 17, "\x48\x8b\x4a\x10", 4));
 	CHECK(!memcmp(buf + miss + 1, "\x48\x8d\x52\x10", 4));
-	CHECK(buf[miss - 12] == 0xe3 && buf[miss - 11] == 0x0f);	/* the first hit: past it all */
+	CHECK(buf[miss - 19] == 0xe3 && buf[miss - 18] == 0x16);	/* the first hit: past it all */
 	CHECK(!memcmp(buf + miss + 5, "\x48\x8b\x42\x08", 4));
 	/* it ends in jmp *J(%rip) */
 	CHECK(buf[n - 6] == 0xff && buf[n - 5] == 0x25);
