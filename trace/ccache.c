@@ -223,8 +223,8 @@ static void add_insn(struct ccache_block *b, const struct disasm_insn *in, size_
 	ci->coff = (uint32_t)coff;
 }
 
-/* The end of a block at an indirect transfer or return: the target into
- * slot T, then the dispatcher. */
+/* The end of a block at an indirect transfer or return: rax into slot A,
+ * the target into rax, then the dispatcher's second entry. */
 static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 			const struct disasm_insn *in, uint64_t *retc_fix)
 {
@@ -236,8 +236,6 @@ static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 	} else if (ind_to_mov(e, in) < 0) {
 		return -1;
 	}
-	save(e, 0, r, CCACHE_SLOT_T);
-	load(e, 0, r, CCACHE_SLOT_A);
 	if (in->kind == DISASM_KIND_RET) {
 		ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0xa4, 0x24 }, 4);	/* lea 8+imm(%rsp),%rsp */
 		ccache_put32(e, 8u + in->ret_imm);
@@ -245,67 +243,106 @@ static int end_indirect(const struct ccache_env *env, struct ccache_emit *e,
 		*retc_fix = e->n;	/* pushq retc(%rip), fixed when constants land */
 		ccache_put(e, (const uint8_t[]){ 0xff, 0x35, 0, 0, 0, 0 }, 6);
 	}
-	jmp_to(e, env->dispatch);
+	jmp_to(e, env->dispatch + ccache_dispatch_rax(r));
 	return 0;
 }
 
-/* The record: mov %rax,R; movabs recptr,%rax; movl $id,(%rax);
- * lea 4(%rax),%rax; movabs %rax,recptr; mov R,%rax.  With a ring
- * (env->ring), rcx kept in RC too, and before the restores the head
- * compared with the ring's limit (rcx = head - limit: lea, jrcxz; no
- * flags touched): at the limit, to the ring stub, which comes back to
- * the restores.  Returns the offset of the store (a full buffer without
- * a ring faults there). */
-static uint32_t record_stub(const struct ccache_env *env, struct ccache_emit *e, uint32_t id)
+/* The record without a ring (env->ring 0): mov %rax,R; movabs
+ * recptr,%rax; movl $id,(%rax); lea 4(%rax),%rax; movabs %rax,recptr;
+ * mov R,%rax.  Returns the offset of the store (a full buffer faults
+ * there: a guard page). */
+static uint32_t record_plain(const struct ccache_env *env, struct ccache_emit *e, uint32_t id)
 {
 	uint32_t at;
-	size_t back;
-	uint8_t slow;
-
-	uint32_t hdr = CCACHE_SLOT_CTL + CCACHE_CTL_RING;	/* (the thread's: %gs:) */
-	int own = (env->region & CCACHE_GS_CTL) != 0;
 
 	save(e, 0, env->region, CCACHE_SLOT_R);
-	if (env->ring)
-		save(e, 1, env->region, CCACHE_SLOT_RC);
-	if (own) {
-		load(e, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %gs:head,%rax */
-	} else {
-		ccache_put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
-		ccache_put64(e, env->recptr);
-	}
+	ccache_put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
+	ccache_put64(e, env->recptr);
 	at = (uint32_t)e->n;
 	ccache_put(e, (const uint8_t[]){ 0xc7, 0x00 }, 2);
 	ccache_put32(e, id);
 	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x40, 0x04 }, 4);
-	if (own) {
-		save(e, 0, env->region, hdr + CCACHE_RING_HEAD);	/* mov %rax,%gs:head */
-	} else {
-		ccache_put(e, (const uint8_t[]){ 0x48, 0xa3 }, 2);
+	ccache_put(e, (const uint8_t[]){ 0x48, 0xa3 }, 2);
+	ccache_put64(e, env->recptr);
+	load(e, 0, env->region, CCACHE_SLOT_R);
+	return at;
+}
+
+/* mov head,%rcx (store 0) or mov %rcx,head: the thread's header at %gs:
+ * (CCACHE_GS_CTL), or recptr RIP-relative */
+static void head_rcx(const struct ccache_env *env, struct ccache_emit *e, int store)
+{
+	if (env->region & CCACHE_GS_CTL)
+		(store ? save : load)(e, 1, env->region, CCACHE_SLOT_CTL + CCACHE_CTL_RING + CCACHE_RING_HEAD);
+	else
+		ccache_put_rel(e, (const uint8_t[]){ 0x48, store ? 0x89 : 0x8b, 0x0d }, 3, env->recptr);
+}
+
+/* The record stub's slow part, taken when the head lands on a
+ * CCACHE_RING_ALIGN boundary: lea back,%rcx; mov %rcx,RRET; jmp ring
+ * (the ring stub's limit check: on at RRET, or the ring stub). */
+static void record_slow(const struct ccache_env *env, struct ccache_emit *e, size_t back)
+{
+	ccache_put_rel(e, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, e->at + back);
+	save(e, 1, env->region, CCACHE_SLOT_RRET);
+	jmp_to(e, env->ring);
+}
+
+/* The record with a ring: mov %rcx,RC; mov head,%rcx; movl $id,(%rcx);
+ * lea 4(%rcx),%rcx; mov %rcx,head; movzbl %cl,%ecx; jrcxz slow; back:
+ * mov RC,%rcx.  One register, no flags touched, the limit left to the
+ * ring stub's check (ccache_ring_code) at each CCACHE_RING_ALIGN
+ * boundary.  (A header out of RIP-relative reach: through rax, kept in
+ * R, with movabs, rax back before the jrcxz.)  The slow part
+ * (record_slow) is out of line, in the block's trailer: *jr is the
+ * jrcxz's offset, its rel8 fixed there; or, with slow_inline (the
+ * trailer out of its reach), right here over a jmp (*jr 0).  Returns the
+ * offset of the store. */
+static uint32_t record_stub(const struct ccache_env *env, struct ccache_emit *e, uint32_t id, int slow_inline,
+			    uint32_t *jr)
+{
+	uint32_t at;
+	uint8_t slow = 7 + ((env->region & CCACHE_GS) ? 9 : 7) + 5;
+	int far = !(env->region & CCACHE_GS_CTL) && (!ccache_fits32((int64_t)(env->recptr - e->at)) ||
+						    !ccache_fits32((int64_t)(env->recptr - e->at - 64)));
+
+	*jr = 0;
+	if (!env->ring)
+		return record_plain(env, e, id);
+	save(e, 1, env->region, CCACHE_SLOT_RC);
+	if (far) {
+		save(e, 0, env->region, CCACHE_SLOT_R);
+		ccache_put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);		/* movabs recptr,%rax */
 		ccache_put64(e, env->recptr);
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1 }, 3);	/* mov %rax,%rcx */
+	} else {
+		head_rcx(env, e, 0);
 	}
-	if (env->ring) {
-		ccache_put(e, (const uint8_t[]){ 0x48, 0x89, 0xc1 }, 3);		/* mov %rax,%rcx */
-		if (own) {
-			load(e, 0, env->region, hdr + CCACHE_RING_LIMNEG);	/* limneg,%rax */
-		} else {
-			ccache_put(e, (const uint8_t[]){ 0x48, 0xa1 }, 2);
-			ccache_put64(e, env->recptr + CCACHE_RING_LIMNEG);
-		}
-		ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
-		/* the slow part: lea (7), the RRET store (7, or 9 at %gs:),
-		 * jmp rel32 (5) */
-		slow = 7 + ((env->region & CCACHE_GS) ? 9 : 7) + 5;
+	at = (uint32_t)e->n;
+	ccache_put(e, (const uint8_t[]){ 0xc7, 0x01 }, 2);			/* movl $id,(%rcx) */
+	ccache_put32(e, id);
+	ccache_put(e, (const uint8_t[]){ 0x48, 0x8d, 0x49, 0x04 }, 4);	/* lea 4(%rcx),%rcx */
+	if (far) {
+		ccache_put(e, (const uint8_t[]){ 0x48, 0x89, 0xc8, 0x48, 0xa3 }, 5);	/* mov %rcx,%rax; movabs */
+		ccache_put64(e, env->recptr);
+		load(e, 0, env->region, CCACHE_SLOT_R);
+	} else {
+		head_rcx(env, e, 1);
+	}
+	ccache_put(e, (const uint8_t[]){ 0x0f, 0xb6, 0xc9 }, 3);		/* movzbl %cl,%ecx */
+	if (slow_inline) {
+		size_t back;
+
 		ccache_put(e, (const uint8_t[]){ 0xe3, 0x02, 0xeb, slow }, 4);	/* jrcxz slow; jmp back */
 		back = e->n + slow;
-		ccache_put_rel(e, (const uint8_t[]){ 0x48, 0x8d, 0x0d }, 3, e->at + back);	/* lea back,%rcx */
-		save(e, 1, env->region, CCACHE_SLOT_RRET);
-		jmp_to(e, env->ring);
+		record_slow(env, e, back);
 		if (e->n != back)
 			e->bad = 1;	/* (the slow part's length above) */
-		load(e, 1, env->region, CCACHE_SLOT_RC);
+	} else {
+		*jr = (uint32_t)e->n;
+		ccache_put(e, (const uint8_t[]){ 0xe3, 0x00 }, 2);		/* jrcxz slow (fixed later) */
 	}
-	load(e, 0, env->region, CCACHE_SLOT_R);
+	load(e, 1, env->region, CCACHE_SLOT_RC);
 	return at;
 }
 
@@ -408,8 +445,40 @@ static int watch_check(const struct ccache_env *env, struct ccache_emit *e, cons
 static _Thread_local uint8_t scratch_code[CCACHE_BLOCK_MAX_BYTES];
 static _Thread_local struct ccache_insn scratch_ins[CCACHE_BLOCK_MAX_INSNS];
 
-int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
-		     struct ccache_block *b)
+/* The record stub's slow part in the trailer, at e->n, its jrcxz at jr
+ * (0: none) fixed: 0, or -1 if out of the jrcxz's reach. */
+static int slow_out_of_line(const struct ccache_env *env, struct ccache_emit *e, uint32_t jr)
+{
+	size_t d = e->n - (jr + 2u);
+
+	if (!jr || e->bad)
+		return 0;
+	if (d > 127)
+		return -1;
+	e->p[jr + 1] = (uint8_t)d;
+	record_slow(env, e, jr + 2u);
+	return 0;
+}
+
+/* Whether a block of b->n (> 0) instructions ends before the one at a
+ * (decoded into *in): one of them already (a loop), full, a stop, not
+ * to run here, or gs code with per-thread slots. */
+static int ends_before(const struct ccache_env *env, const struct ccache_block *b, const struct ccache_emit *e,
+		       uint64_t a, struct disasm_insn *in)
+{
+	for (int i = 0; i < b->n; i++)
+		if (b->ins[i].addr == a)
+			return 1;
+	return b->n >= CCACHE_BLOCK_MAX_INSNS - 1 || e->n > CCACHE_BLOCK_MAX_BYTES / 2 || env->stop(env->ctx, a) ||
+	       env->decode(env->ctx, a, in) < 0 ||
+	       (!ccache_translatable(in) && !(env->syscalls && in->kind == DISASM_KIND_SYSCALL)) ||
+	       ((env->region & CCACHE_GS) && uses_gs(in));
+}
+
+/* ccache_translate, with the record stub's slow part inline or not: 0,
+ * -1, or -2 if it must be inline (the block's trailer out of reach). */
+static int translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
+		     struct ccache_block *b, int slow_inline)
 {
 	uint8_t *buf = scratch_code;
 	struct ccache_emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, base, 0 };
@@ -417,6 +486,7 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	uint64_t calls[CCACHE_BLOCK_MAX_INSNS + 1][2];
 	int ncalls = 0, ended = 0;
 	uint64_t a = start;
+	uint32_t jr = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->start = start;
@@ -424,28 +494,19 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 	b->id = id;
 	b->ins = scratch_ins;
 	/* (checking watchpoints, nothing is recorded) */
-	b->rec_off = env->watch ? 0 : record_stub(env, &e, id);
+	b->rec_off = env->watch ? 0 : record_stub(env, &e, id, slow_inline, &jr);
 
 	while (!ended && !e.bad) {
 		struct disasm_insn in;
-		int seen = 0;
 		size_t at = e.n;
 
-		for (int i = 0; i < b->n && !seen; i++)
-			seen = b->ins[i].addr == a;
-		if (b->n && (seen || b->n >= CCACHE_BLOCK_MAX_INSNS - 1 || e.n > CCACHE_BLOCK_MAX_BYTES / 2 ||
-			     env->stop(env->ctx, a) || env->decode(env->ctx, a, &in) < 0 ||
-			     (!ccache_translatable(&in) && !(env->syscalls && in.kind == DISASM_KIND_SYSCALL)))) {
+		if (b->n && ends_before(env, b, &e, a, &in)) {
 			exit_jmp(&e, b, -1, a);
 			break;
 		}
 		if (!b->n && (env->decode(env->ctx, a, &in) < 0 || !ccache_translatable(&in) ||
 			      ((env->region & CCACHE_GS) && uses_gs(&in))))
 			goto fail;
-		if (b->n && (env->region & CCACHE_GS) && uses_gs(&in)) {
-			exit_jmp(&e, b, -1, a);
-			break;
-		}
 		if (env->watch && watch_check(env, &e, &in) < 0)
 			break;
 		at = e.n;
@@ -518,6 +579,10 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			break;
 		}
 	}
+	if (slow_out_of_line(env, &e, jr) < 0) {
+		memset(b, 0, sizeof(*b));
+		return -2;
+	}
 	trailer(env, &e, b, calls, ncalls);
 	if (e.bad || !b->n)
 		goto fail;
@@ -531,6 +596,14 @@ fail:
 	return -1;
 }
 
+int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
+		     struct ccache_block *b)
+{
+	int rc = translate(env, start, base, id, b, 0);
+
+	return rc == -2 ? translate(env, start, base, id, b, 1) : rc;
+}
+
 void ccache_block_release(struct ccache_block *b)
 {
 	free(b->ins);
@@ -538,32 +611,40 @@ void ccache_block_release(struct ccache_block *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* The dispatcher: rax into A, the target from T into rax; (second
+ * entry) rcx, rdx into C, D; the lookup (two probes); a miss puts the
+ * target back in T for the trap (or the served miss, which probes again
+ * at probe: T into rax, on to the lookup); a hit jumps to the block,
+ * rax, rcx, rdx back. */
 static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap, uint32_t *miss_off)
 {
 	uint64_t base = ccache_region_addr(region) + CCACHE_CODE_OFF;
 	struct ccache_emit e = { buf, 0, cap, base, 0 };
+	uint8_t st = (region & CCACHE_GS) ? 9 : 7;	/* (a slot store's length) */
+	size_t lookup, to_serve = 0, probe;
 
 	save(&e, 0, region, CCACHE_SLOT_A);
+	load(&e, 0, region, CCACHE_SLOT_T);
+	if (e.n != ccache_dispatch_rax(region))
+		return 0;
 	save(&e, 1, region, CCACHE_SLOT_C);
 	save(&e, 2, region, CCACHE_SLOT_D);
-	size_t probe = e.n, to_serve = 0;
-
-	load(&e, 0, region, CCACHE_SLOT_T);
+	lookup = e.n;
 	ccache_put(&e, (const uint8_t[]){ 0x0f, 0xb7, 0xc8 }, 3);		/* movzwl %ax,%ecx */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x09 }, 4);	/* lea (%rcx,%rcx),%rcx */
 	ccache_put_rel(&e, (const uint8_t[]){ 0x48, 0x8d, 0x15 }, 3, ccache_region_addr(region) + CCACHE_TABLE_OFF);
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x14, 0xca }, 4);	/* lea (%rdx,%rcx,8),%rdx */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x0a }, 3);		/* mov (%rdx),%rcx: -orig */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
-	ccache_put(&e, (const uint8_t[]){ 0xe3, ctl ? 0x13 : 0x0f }, 2);	/* jrcxz hit */
+	ccache_put(&e, (const uint8_t[]){ 0xe3, (uint8_t)((ctl ? 0x13 : 0x0f) + st) }, 2);	/* jrcxz hit */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8b, 0x4a, 0x10 }, 4);	/* mov 16(%rdx),%rcx */
 	ccache_put(&e, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x01 }, 4);	/* lea (%rcx,%rax),%rcx */
+	ccache_put(&e, (const uint8_t[]){ 0xe3, (uint8_t)((ctl ? 5 : 1) + st) }, 2);	/* jrcxz hit2 */
+	save(&e, 0, region, CCACHE_SLOT_T);
 	if (ctl) {
-		ccache_put(&e, (const uint8_t[]){ 0xe3, 0x05 }, 2);		/* jrcxz hit2 */
 		to_serve = e.n;
 		ccache_put(&e, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5);	/* jmp serve */
 	} else {
-		ccache_put(&e, (const uint8_t[]){ 0xe3, 0x01 }, 2);		/* jrcxz hit2 */
 		*miss_off = (uint32_t)e.n;
 		ccache_put8(&e, 0xcc);
 	}
@@ -575,11 +656,16 @@ static size_t dispatcher(uint64_t region, uint64_t ctl, uint8_t *buf, size_t cap
 	load(&e, 2, region, CCACHE_SLOT_D);
 	ccache_put_slot(&e, (const uint8_t[]){ 0xff, 0x25 }, 2, region, CCACHE_SLOT_J);
 	if (ctl && !e.bad) {
-		int32_t d = (int32_t)(e.n - (to_serve + 5));
-		size_t n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n, miss_off);
+		int32_t d;
+		size_t n;
 
-		if (!n)
+		probe = e.n;
+		load(&e, 0, region, CCACHE_SLOT_T);
+		jmp_to(&e, base + lookup);
+		if (e.bad || !(n = ccache_serve_code(base + e.n, region, ctl, base + probe, e.p + e.n, e.cap - e.n,
+						     miss_off)))
 			return 0;
+		d = (int32_t)(e.n - (to_serve + 5));
 		memcpy(e.p + to_serve + 1, &d, 4);
 		*miss_off += (uint32_t)e.n;
 		e.n += n;

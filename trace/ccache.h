@@ -34,8 +34,10 @@ enum {
 	/* r11, rdi, rsi, r10 while a miss waits to be served (ccache_shm.c) */
 	CCACHE_SLOT_R11 = 256, CCACHE_SLOT_RDI = 264, CCACHE_SLOT_RSI = 272, CCACHE_SLOT_R10 = 280,
 	/* the record stub's rcx, and, in its ring stub (ccache_shm.c), rdx
-	 * and where the record stub goes on (the ring stub's trap: there) */
-	CCACHE_SLOT_RC = 288, CCACHE_SLOT_RDX = 296, CCACHE_SLOT_RRET = 304,
+	 * and where the record stub goes on (the ring stub's trap: there;
+	 * while the ring stub runs, RRET is its own way back, the record
+	 * stub's in RB) */
+	CCACHE_SLOT_RC = 288, CCACHE_SLOT_RDX = 296, CCACHE_SLOT_RRET = 304, CCACHE_SLOT_RB = 312,
 	/* with CCACHE_GS_CTL, the thread's own control block in its slot
 	 * page: its request word, target and region (CCACHE_CTL_REQ, ...),
 	 * and its record ring's header (CCACHE_CTL_RING), at these offsets
@@ -179,6 +181,14 @@ int ccache_translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		     struct ccache_block *b);
 void ccache_block_release(struct ccache_block *b);
 
+/* The dispatcher's second entry, this far into its code: the target in
+ * rax (the program's rax in slot A), not in slot T (a block's indirect
+ * end and an exit's stub come here: no round trip through the slots). */
+static inline uint64_t ccache_dispatch_rax(uint64_t region)
+{
+	return (region & CCACHE_GS) ? 18 : 14;
+}
+
 /* The dispatcher for a region at base (its code starts at base +
  * CCACHE_CODE_OFF): writes it into buf (cap bytes) and returns its length;
  * *miss_off is the offset of its miss trap (an int3: the target is in slot
@@ -192,22 +202,26 @@ size_t ccache_dispatcher_served(uint64_t region, uint64_t ctl, uint8_t *buf, siz
 /* trace/ccache_shm.c.  The served miss's code for cache address at (the
  * dispatcher's probe again at probe when served): its length (0: no
  * room or out of reach), *trap_off the offset of its trap.  An exit's
- * stub: the target into slot T, then the dispatcher: its length. */
+ * stub: rax into slot A, the target into rax, then the dispatcher's
+ * second entry (ccache_dispatch_rax): its length. */
 size_t ccache_serve_code(uint64_t at, uint64_t region, uint64_t ctl, uint64_t probe, uint8_t *buf, size_t cap,
 			 uint32_t *trap_off);
 size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t dispatch, uint8_t *buf,
 			size_t cap);
-/* The region's ring stub for cache address at: called by a record stub
- * whose head met the ring's limit (rax and rcx in slots R and RC, where
- * to go on in slot RRET), it posts 1 in the ring's request word (header
- * at ring), wakes the tracer (a FUTEX_WAKE at wake: the word its thread
- * waits on) and waits until the tracer answers 0 (head and limit moved:
- * back to the record stub) or 2 (or finds 2 posted: nobody serves): its
- * trap, *trap_off, with every register but rax and rcx the program's
- * (the tracer then moves head and limit and sends the thread to slot
- * RRET).  Its length, 0 if out of room or reach.  With CCACHE_GS_CTL in
- * region the header is the thread's (ring unused) and wake the doorbell,
- * set to 1 before the wake. */
+/* The region's ring stub for cache address at: a record stub whose head
+ * landed on a CCACHE_RING_ALIGN boundary comes here (rcx in slot RC,
+ * where to go on in slot RRET); the head compared with the ring's limit
+ * (rax kept in slot R meanwhile); short of it, back at once.  At it, the
+ * stub posts 1 in the ring's request word (header at ring), wakes the
+ * tracer (a FUTEX_WAKE at wake: the word its thread waits on) and waits
+ * until the tracer answers 0 (head and limit moved: back to the record
+ * stub) or 2 (or finds 2 posted: nobody serves): its trap, *trap_off,
+ * with every register but rax and rcx the program's (the tracer then
+ * moves head and limit and sends the thread to slot RRET: the stub's
+ * own way back, which puts rax back and goes on at slot RB).  Its
+ * length, 0 if out of room or reach.  With CCACHE_GS_CTL in region the
+ * header is the thread's (ring unused) and wake the doorbell, set to 1
+ * before the wake. */
 size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wake, uint8_t *buf, size_t cap,
 			uint32_t *trap_off);
 

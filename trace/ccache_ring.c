@@ -5,7 +5,7 @@
 void ccache_ring_init(struct ccache_ring *r, uint64_t start, uint64_t bytes)
 {
 	r->start = start;
-	r->end = start + (bytes & ~(uint64_t)3);
+	r->end = start + (bytes & ~(uint64_t)(CCACHE_RING_ALIGN - 1));
 	r->tail = start;
 }
 
@@ -82,6 +82,7 @@ uint64_t ccache_ring_limit(const struct ccache_ring *r, uint64_t head)
 {
 	uint64_t t = tail_at(r, head);
 
-	/* (the slot before the tail stays empty) */
-	return t <= head ? r->end : t - 4;
+	/* (the slot before the tail stays empty; the stub checks only on
+	 * CCACHE_RING_ALIGN boundaries) */
+	return t <= head ? r->end : (t - 4) & ~(uint64_t)(CCACHE_RING_ALIGN - 1);
 }

@@ -3,9 +3,10 @@
  * tracer reads them from its tail and turns them into packets while the
  * program runs.  The header (CCACHE_RING_*) sits in memory shared with
  * the tracer: the head (the address of the next record, written by the
- * record stub after each record), the negated limit (the stub calls the
- * region's ring stub when the head reaches it: the ring wraps there, or
- * the records would reach the tail), the request word (a futex: 0 idle,
+ * record stub after each record), the negated limit (when the head lands
+ * on a CCACHE_RING_ALIGN boundary the stub calls the region's ring stub,
+ * which compares it with the limit; at it, the ring wraps, or the
+ * records would reach the tail), the request word (a futex: 0 idle,
  * 1 posted by the ring stub, 2 not served: the ring stub's trap) and the
  * tail (the tracer's, for information).  One slot is always left empty
  * (head == tail: empty).  struct ccache_ring is the tracer's side: pure
@@ -20,7 +21,12 @@
 enum {
 	CCACHE_RING_HEAD = 0, CCACHE_RING_LIMNEG = 8, CCACHE_RING_WORD = 16, CCACHE_RING_TAIL = 24,
 	CCACHE_RING_HDR_BYTES = 32,
-	CCACHE_RING_IDLE = 0, CCACHE_RING_POSTED = 1, CCACHE_RING_TRAP = 2
+	CCACHE_RING_IDLE = 0, CCACHE_RING_POSTED = 1, CCACHE_RING_TRAP = 2,
+	/* the ring's start and end, and every limit, are multiples of this:
+	 * the stub compares its head with the limit only when the head
+	 * lands on one (its low byte 0: movzbl, jrcxz, no flags touched),
+	 * not after every record */
+	CCACHE_RING_ALIGN = 256
 };
 
 struct ccache_ring {
@@ -29,7 +35,8 @@ struct ccache_ring {
 	uint64_t tail;		/* the next record to read */
 };
 
-/* A ring over [start, start + bytes), empty, the head at start. */
+/* A ring over [start, start + bytes rounded down to CCACHE_RING_ALIGN),
+ * empty, the head at start (start a multiple of CCACHE_RING_ALIGN). */
 void ccache_ring_init(struct ccache_ring *r, uint64_t start, uint64_t bytes);
 /* Whether head is one the stub can have written (in [start, end], on a
  * record's boundary). */
@@ -48,7 +55,8 @@ void ccache_ring_consumed(struct ccache_ring *r, uint64_t head, size_t n);
  * ring's tail moves to the start with the head). */
 int ccache_ring_room(struct ccache_ring *r, uint64_t head, uint64_t *nhead, uint64_t *nlim);
 /* The limit for a head not at the end, as far as the tail allows (the
- * end, or the slot before the tail).  The reader may raise the limit to
+ * end, or the slot before the tail rounded down to CCACHE_RING_ALIGN: at
+ * or below the head, the ring is full).  The reader may raise the limit to
  * it while the stub runs: the stub compares for equality, and a head
  * short of the old limit is short of this one (the head moves from the
  * end to the start only when the reader serves the stub). */

@@ -157,10 +157,55 @@ size_t ccache_exit_stub(uint64_t at, uint64_t region, uint64_t target, uint64_t 
 	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_A);
 	ccache_put(&o, (const uint8_t[]){ 0x48, 0xb8 }, 2);			/* movabs $target,%rax */
 	ccache_put64(&o, target);
-	slot(&o, 0x48, 1, 0, region, CCACHE_SLOT_T);
-	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_A);
-	ccache_put_rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch);
+	ccache_put_rel(&o, (const uint8_t[]){ 0xe9 }, 1, dispatch + ccache_dispatch_rax(region));
 	return o.bad ? 0 : o.n;
+}
+
+/* jmp *slot */
+static void jmp_slot(struct ccache_emit *o, uint64_t region, uint32_t off)
+{
+	if (region & CCACHE_GS) {
+		ccache_put(o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
+		ccache_put32(o, off);
+	} else {
+		ccache_put_rel(o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + off);
+	}
+}
+
+/* The ring stub's check: rax into R, rcx = head - limit (the header's
+ * head and negated limit: the thread's at %gs:, or movabs from ring);
+ * short of the limit rax back and on at RRET; at it, RRET into RB and
+ * RRET pointed at the way back (*resume: the lea's offset, its disp32
+ * fixed by the caller), then what follows (the post and wait). */
+static void ring_check(struct ccache_emit *o, uint64_t region, uint64_t ring, size_t *resume)
+{
+	uint32_t hdr = CCACHE_SLOT_CTL + CCACHE_CTL_RING;
+	size_t j;
+
+	slot(o, 0x48, 1, 0, region, CCACHE_SLOT_R);
+	if (region & CCACHE_GS_CTL) {
+		slot(o, 0x48, 0, 1, region, hdr + CCACHE_RING_HEAD);
+		slot(o, 0x48, 0, 0, region, hdr + CCACHE_RING_LIMNEG);
+	} else {
+		ccache_put(o, (const uint8_t[]){ 0x48, 0xa1 }, 2);		/* movabs head,%rax */
+		ccache_put64(o, ring + CCACHE_RING_HEAD);
+		ccache_put(o, (const uint8_t[]){ 0x48, 0x89, 0xc1, 0x48, 0xa1 }, 5);	/* mov %rax,%rcx; movabs */
+		ccache_put64(o, ring + CCACHE_RING_LIMNEG);
+	}
+	ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
+	j = o->n;
+	ccache_put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz full */
+	slot(o, 0x48, 0, 0, region, CCACHE_SLOT_R);
+	jmp_slot(o, region, CCACHE_SLOT_RRET);
+	if (o->n - (j + 2) > 127)
+		o->bad = 1;
+	else if (!o->bad)
+		o->p[j + 1] = (uint8_t)(o->n - (j + 2));
+	slot(o, 0x48, 0, 1, region, CCACHE_SLOT_RRET);			/* full: */
+	slot(o, 0x48, 1, 1, region, CCACHE_SLOT_RB);
+	*resume = o->n;
+	ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0x0d, 0, 0, 0, 0 }, 7);	/* lea resume(%rip),%rcx */
+	slot(o, 0x48, 1, 1, region, CCACHE_SLOT_RRET);
 }
 
 size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wake, uint8_t *buf, size_t cap,
@@ -168,17 +213,22 @@ size_t ccache_ring_code(uint64_t at, uint64_t region, uint64_t ring, uint64_t wa
 {
 	struct ccache_emit o = { buf, 0, cap, at, 0 };
 	struct post p;
+	size_t resume, n;
+	int32_t d;
 
+	ring_check(&o, region, ring, &resume);
 	keep(&o, region, 1);
 	slot(&o, 0x48, 1, 2, region, CCACHE_SLOT_RDX);
 	rdi_at(&o, region, ring + CCACHE_RING_WORD, CCACHE_SLOT_CTL + CCACHE_CTL_RING + CCACHE_RING_WORD);
 	post_wait(&o, region, ring + CCACHE_RING_WORD, CCACHE_SLOT_CTL + CCACHE_CTL_RING + CCACHE_RING_WORD, wake,
 		  1, &p);
-	if (region & CCACHE_GS) {					/* served: jmp *RRET */
-		ccache_put(&o, (const uint8_t[]){ 0x65, 0xff, 0x24, 0x25 }, 4);
-		ccache_put32(&o, CCACHE_SLOT_RRET);
-	} else {
-		ccache_put_rel(&o, (const uint8_t[]){ 0xff, 0x25 }, 2, region + CCACHE_SLOT_RRET);
-	}
-	return post_end(&o, &p, trap_off);
+	jmp_slot(&o, region, CCACHE_SLOT_RRET);				/* served: the way back */
+	if (!(n = post_end(&o, &p, trap_off)))
+		return 0;
+	/* the way back: rax back, on in the record stub */
+	d = (int32_t)(o.n - (resume + 7));
+	memcpy(buf + resume + 3, &d, 4);
+	slot(&o, 0x48, 0, 0, region, CCACHE_SLOT_R);
+	jmp_slot(&o, region, CCACHE_SLOT_RB);
+	return o.bad ? 0 : o.n;
 }

@@ -32,49 +32,58 @@ TEST(ccache_ring_spans_wrap_and_full)
 	struct ccache_ring r;
 	uint64_t s[2][2], h, l;
 
-	ccache_ring_init(&r, 0x1000, 64);	/* 16 slots */
-	CHECK_INT(ccache_ring_spans(&r, 0x1000, 100, s), 0);
-	CHECK_INT(ccache_ring_room(&r, 0x1000, &h, &l), 1);
-	CHECK(h == 0x1000 && l == 0x1040);
+	ccache_ring_init(&r, 0x10000, 0x400 + 8);	/* 256 slots (rounded down to CCACHE_RING_ALIGN) */
+	CHECK(r.end == 0x10400);
+	CHECK_INT(ccache_ring_spans(&r, 0x10000, 1000, s), 0);
+	CHECK_INT(ccache_ring_room(&r, 0x10000, &h, &l), 1);
+	CHECK(h == 0x10000 && l == 0x10400);
 	/* a whole lap written: full (the head at the end, the tail at the start) */
-	CHECK_INT(ccache_ring_room(&r, 0x1040, &h, &l), 0);
-	CHECK_INT(ccache_ring_spans(&r, 0x1040, 100, s), 1);
-	CHECK(s[0][0] == 0x1000 && s[0][1] == 0x1040);
-	/* 3 read: the head wraps, up to the slot before the tail */
-	ccache_ring_consumed(&r, 0x1040, 3);
-	CHECK(r.tail == 0x100c);
-	CHECK_INT(ccache_ring_room(&r, 0x1040, &h, &l), 1);
-	CHECK(h == 0x1000 && l == 0x1008);
+	CHECK_INT(ccache_ring_room(&r, 0x10400, &h, &l), 0);
+	CHECK_INT(ccache_ring_spans(&r, 0x10400, 1000, s), 1);
+	CHECK(s[0][0] == 0x10000 && s[0][1] == 0x10400);
+	/* 3 read: still full (the limit is a multiple of CCACHE_RING_ALIGN
+	 * before the slot before the tail) */
+	ccache_ring_consumed(&r, 0x10400, 3);
+	CHECK(r.tail == 0x1000c);
+	CHECK_INT(ccache_ring_room(&r, 0x10400, &h, &l), 0);
+	/* 64 more read: the head wraps, up to the boundary before the tail */
+	ccache_ring_consumed(&r, 0x10400, 64);
+	CHECK(r.tail == 0x1010c);
+	CHECK_INT(ccache_ring_room(&r, 0x10400, &h, &l), 1);
+	CHECK(h == 0x10000 && l == 0x10100);
 	/* 2 more written after the wrap: two spans, oldest first, at most max */
-	CHECK_INT(ccache_ring_spans(&r, 0x1008, 100, s), 2);
-	CHECK(s[0][0] == 0x100c && s[0][1] == 0x1040 && s[1][0] == 0x1000 && s[1][1] == 0x1008);
-	CHECK_INT(ccache_ring_spans(&r, 0x1008, 14, s), 2);
-	CHECK(s[1][1] == 0x1004);
-	CHECK_INT(ccache_ring_room(&r, 0x1008, &h, &l), 0);	/* (the slot before the tail stays empty) */
-	ccache_ring_consumed(&r, 0x1008, 14);
-	CHECK(r.tail == 0x1004);
-	CHECK_INT(ccache_ring_spans(&r, 0x1008, 100, s), 1);
-	CHECK(s[0][0] == 0x1004 && s[0][1] == 0x1008);
-	ccache_ring_consumed(&r, 0x1008, 1);
-	CHECK_INT(ccache_ring_spans(&r, 0x1008, 100, s), 0);
-	CHECK_INT(ccache_ring_room(&r, 0x1008, &h, &l), 1);
-	CHECK(h == 0x1008 && l == 0x1040);
+	CHECK_INT(ccache_ring_spans(&r, 0x10008, 1000, s), 2);
+	CHECK(s[0][0] == 0x1010c && s[0][1] == 0x10400 && s[1][0] == 0x10000 && s[1][1] == 0x10008);
+	CHECK_INT(ccache_ring_spans(&r, 0x10008, 190, s), 2);
+	CHECK(s[1][1] == 0x10004);
+	CHECK_INT(ccache_ring_room(&r, 0x10008, &h, &l), 1);
+	CHECK(h == 0x10008 && l == 0x10100);
+	/* written up to the limit: full (the slot before the tail stays empty) */
+	CHECK_INT(ccache_ring_room(&r, 0x10100, &h, &l), 0);
+	ccache_ring_consumed(&r, 0x10100, 189 + 63);
+	CHECK(r.tail == 0x100fc);
+	CHECK_INT(ccache_ring_spans(&r, 0x10100, 1000, s), 1);
+	CHECK(s[0][0] == 0x100fc && s[0][1] == 0x10100);
+	ccache_ring_consumed(&r, 0x10100, 1);
+	CHECK_INT(ccache_ring_spans(&r, 0x10100, 1000, s), 0);
+	CHECK_INT(ccache_ring_room(&r, 0x10100, &h, &l), 1);
+	CHECK(h == 0x10100 && l == 0x10400);
 	/* a lap read to its end with the head there, the head wraps, and a
 	 * whole lap more is written: not an empty ring */
-	ccache_ring_init(&r, 0x1000, 64);
-	ccache_ring_consumed(&r, 0x1040, 16);
-	CHECK_INT(ccache_ring_spans(&r, 0x1040, 100, s), 0);
-	CHECK_INT(ccache_ring_room(&r, 0x1040, &h, &l), 1);
-	CHECK(h == 0x1000 && l == 0x1040);
-	CHECK_INT(ccache_ring_spans(&r, 0x1040, 100, s), 1);
-	CHECK(s[0][0] == 0x1000 && s[0][1] == 0x1040);
-	CHECK(!ccache_ring_head_ok(&r, 0x1002) && !ccache_ring_head_ok(&r, 0x1044));
+	ccache_ring_init(&r, 0x10000, 0x400);
+	ccache_ring_consumed(&r, 0x10400, 256);
+	CHECK_INT(ccache_ring_spans(&r, 0x10400, 1000, s), 0);
+	CHECK_INT(ccache_ring_room(&r, 0x10400, &h, &l), 1);
+	CHECK(h == 0x10000 && l == 0x10400);
+	CHECK_INT(ccache_ring_spans(&r, 0x10400, 1000, s), 1);
+	CHECK(s[0][0] == 0x10000 && s[0][1] == 0x10400);
+	CHECK(!ccache_ring_head_ok(&r, 0x10002) && !ccache_ring_head_ok(&r, 0x10404));
 }
 
 /* ---- the stubs, run ---- */
 
 #define SIZE (CCACHE_CODE_OFF + 65536)
-#define SLOTS 16
+#define SLOTS (2 * CCACHE_RING_ALIGN / 4)
 #define NBLK 3
 
 static uint8_t *Reg;		/* the region: slots, (table,) code */
@@ -82,7 +91,7 @@ static uint8_t *Hdr;		/* the ring's header (shared page, or the
 				 * thread's slot page: CCACHE_GS_CTL) */
 static uint8_t *Shared;
 static uint32_t Bell;		/* the doorbell (CCACHE_GS_CTL) */
-static uint32_t Recs[SLOTS];
+static _Alignas(CCACHE_RING_ALIGN) uint32_t Recs[SLOTS];
 static uint64_t Blk[NBLK];	/* the blocks' cache addresses */
 static uint32_t Trap;		/* the ring stub's trap, from its start */
 static struct ccache_ring Ring;
@@ -342,7 +351,7 @@ static void on_trap(int sig, siginfo_t *si, void *uc_)
 
 static void trapped_as(int gs)
 {
-	enum { RUNS = 100 };
+	enum { RUNS = 10 * SLOTS + 5 };
 	struct sigaction sa, old;
 	int kept = 1;
 

@@ -151,13 +151,14 @@ TEST(ccache_direct_call_pushes_original_return_address)
 	p = b.ins[0].coff;
 	CHECK(b.code[p] == 0xff && b.code[p + 1] == 0x35);	/* pushq c(%rip) */
 	CHECK(rd64(b.code + (abs_at(&b, p + 2, p + 6) - BASE)) == ORIG + 5);
-	/* the ret: the target read into slot T, rsp += 8, on to the dispatcher */
+	/* the ret: rax into slot A, the target read into rax, rsp += 8, on
+	 * to the dispatcher's second entry (the target in rax) */
 	p = b.ins[1].coff;
 	CHECK(abs_at(&b, p + 3, p + 7) == REGION + CCACHE_SLOT_A);
 	CHECK(!memcmp(b.code + p + 7, "\x48\x8b\x04\x24", 4));
-	CHECK(abs_at(&b, p + 14, p + 18) == REGION + CCACHE_SLOT_T);
-	CHECK(!memcmp(b.code + p + 25, "\x48\x8d\xa4\x24\x08\x00\x00\x00", 8));
-	CHECK(b.code[p + 33] == 0xe9 && abs_at(&b, p + 34, p + 38) == REGION + CCACHE_CODE_OFF);
+	CHECK(!memcmp(b.code + p + 11, "\x48\x8d\xa4\x24\x08\x00\x00\x00", 8));
+	CHECK(b.code[p + 19] == 0xe9 &&
+	      abs_at(&b, p + 20, p + 24) == REGION + CCACHE_CODE_OFF + ccache_dispatch_rax(REGION));
 	CHECK_INT(b.nexit, 0);
 	ccache_block_release(&b);
 }
@@ -178,7 +179,7 @@ TEST(ccache_indirect_jump_operand_becomes_a_load)
 	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
 	p = b.ins[0].coff + 7;
 	CHECK(!memcmp(b.code + p, "\x48\x8b\x44\xcb\x08", 5));
-	p += 5 + 7 + 7;		/* save T, load A */
+	p += 5;
 	CHECK(b.code[p] == 0xff && b.code[p + 1] == 0x35);
 	CHECK(rd64(b.code + (abs_at(&b, p + 2, p + 6) - BASE)) == ORIG + 4);
 	ccache_block_release(&b);
@@ -268,12 +269,19 @@ TEST(ccache_dispatcher_looks_up_and_traps_on_a_miss)
 	size_t n = ccache_dispatcher(REGION, buf, sizeof(buf), &miss);
 
 	CHECK(n > 40 && n < 200);
+	/* rax into A, T into rax: the second entry (the target in rax) */
+	CHECK(!memcmp(buf, "\x48\x89\x05", 3) && !memcmp(buf + 7, "\x48\x8b\x05", 3));
+	CHECK_INT(ccache_dispatch_rax(REGION), 14);
+	CHECK(!memcmp(buf + 14, "\x48\x89\x0d", 3));	/* mov %rcx,C */
 	CHECK_INT(buf[miss], 0xcc);
-	CHECK(buf[miss - 2] == 0xe3 && buf[miss - 1] == 1);	/* jrcxz over the trap */
+	/* a miss: the target into T (mov %rax,T), then the trap */
+	CHECK(!memcmp(buf + miss - 7, "\x48\x89\x05", 3));
+	CHECK(REGION + CCACHE_CODE_OFF + miss + (uint64_t)(int64_t)rd32(buf + miss - 4) == REGION + CCACHE_SLOT_T);
+	CHECK(buf[miss - 9] == 0xe3 && buf[miss - 8] == 8);	/* jrcxz over them */
 	/* the second probe: the next entry's key, and its entry on a hit */
-	CHECK(!memcmp(buf + miss - 10, "\x48\x8b\x4a\x10", 4));
+	CHECK(!memcmp(buf + miss - 17, "\x48\x8b\x4a\x10", 4));
 	CHECK(!memcmp(buf + miss + 1, "\x48\x8d\x52\x10", 4));
-	CHECK(buf[miss - 12] == 0xe3 && buf[miss - 11] == 0x0f);	/* the first hit: past it all */
+	CHECK(buf[miss - 19] == 0xe3 && buf[miss - 18] == 0x16);	/* the first hit: past it all */
 	CHECK(!memcmp(buf + miss + 5, "\x48\x8b\x42\x08", 4));
 	/* it ends in jmp *J(%rip) */
 	CHECK(buf[n - 6] == 0xff && buf[n - 5] == 0x25);
@@ -381,6 +389,66 @@ TEST(ccache_syscall_runs_in_place_after_a_check)
 	CHECK_INT(ccache_translate(&Env_sys, ORIG + 5, BASE, 0, &b), -1);
 }
 
+/* With a ring, the record stub keeps one register (rcx) and no flags,
+ * and leaves the limit to the ring stub at each CCACHE_RING_ALIGN
+ * boundary: its slow part after the block's code when a jrcxz reaches
+ * it, else inline, jumped over. */
+TEST(ccache_ring_record_stub_keeps_one_register)
+{
+	struct ccache_env r = Env;
+	struct ccache_block b;
+	uint8_t many[160];
+	uint32_t j;
+
+	r.recptr = REGION + 4096 - 64;	/* (in reach: RIP-relative) */
+	r.ring = REGION + CCACHE_CODE_OFF;
+	code((const uint8_t[]){ 0x90, 0xc3 }, 2);	/* nop; ret */
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 5, &b), 0);
+	/* mov %rcx,RC; mov head,%rcx; movl $5,(%rcx); lea 4(%rcx),%rcx;
+	 * mov %rcx,head; movzbl %cl,%ecx; jrcxz slow; mov RC,%rcx */
+	CHECK(!memcmp(b.code, "\x48\x89\x0d", 3) && abs_at(&b, 3, 7) == REGION + CCACHE_SLOT_RC);
+	CHECK(!memcmp(b.code + 7, "\x48\x8b\x0d", 3) && abs_at(&b, 10, 14) == r.recptr);
+	CHECK_INT(b.rec_off, 14);
+	CHECK(!memcmp(b.code + 14, "\xc7\x01", 2) && rd32(b.code + 16) == 5);
+	CHECK(!memcmp(b.code + 20, "\x48\x8d\x49\x04", 4));
+	CHECK(!memcmp(b.code + 24, "\x48\x89\x0d", 3) && abs_at(&b, 27, 31) == r.recptr);
+	CHECK(!memcmp(b.code + 31, "\x0f\xb6\xc9\xe3", 4));
+	CHECK(!memcmp(b.code + 36, "\x48\x8b\x0d", 3) && abs_at(&b, 39, 43) == REGION + CCACHE_SLOT_RC);
+	CHECK_INT(b.ins[0].coff, 43);
+	/* the slow part after the block's code: lea back,%rcx (back: the
+	 * restore); mov %rcx,RRET; jmp ring */
+	j = 36u + b.code[35];
+	CHECK(j > 43 && j + 19 <= b.len);
+	CHECK(!memcmp(b.code + j, "\x48\x8d\x0d", 3) && abs_at(&b, j + 3, j + 7) == BASE + 36);
+	CHECK(!memcmp(b.code + j + 7, "\x48\x89\x0d", 3) && abs_at(&b, j + 10, j + 14) == REGION + CCACHE_SLOT_RRET);
+	CHECK(b.code[j + 14] == 0xe9 && abs_at(&b, j + 15, j + 19) == r.ring);
+	CHECK_INT(ccache_where(&b, BASE + j, (int[]){ 0 }), CCACHE_INSIDE);
+	ccache_block_release(&b);
+	/* 150 nops; ret: out of a jrcxz's reach, jrcxz slow; jmp back; slow */
+	memset(many, 0x90, sizeof(many));
+	many[150] = 0xc3;
+	code(many, sizeof(many));
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 5, &b), 0);
+	CHECK_INT(b.n, 151);
+	CHECK(!memcmp(b.code + 34, "\xe3\x02\xeb\x13\x48\x8d\x0d", 7) && abs_at(&b, 41, 45) == BASE + 57);
+	CHECK(b.code[52] == 0xe9 && abs_at(&b, 53, 57) == r.ring);
+	CHECK(!memcmp(b.code + 57, "\x48\x8b\x0d", 3) && abs_at(&b, 60, 64) == REGION + CCACHE_SLOT_RC);
+	CHECK_INT(b.ins[0].coff, 64);
+	ccache_block_release(&b);
+	/* a header out of RIP-relative reach: through rax, back before the jrcxz */
+	r.recptr = RECPTR;
+	code((const uint8_t[]){ 0x90, 0xc3 }, 2);
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 5, &b), 0);
+	CHECK(!memcmp(b.code + 7, "\x48\x89\x05", 3) && abs_at(&b, 10, 14) == REGION + CCACHE_SLOT_R);
+	CHECK(!memcmp(b.code + 14, "\x48\xa1", 2) && rd64(b.code + 16) == RECPTR);
+	CHECK(!memcmp(b.code + 24, "\x48\x89\xc1\xc7\x01", 5));
+	CHECK_INT(b.rec_off, 27);
+	CHECK(!memcmp(b.code + 37, "\x48\x89\xc8\x48\xa3", 5) && rd64(b.code + 42) == RECPTR);
+	CHECK(!memcmp(b.code + 50, "\x48\x8b\x05", 3) && abs_at(&b, 53, 57) == REGION + CCACHE_SLOT_R);
+	CHECK(!memcmp(b.code + 57, "\x0f\xb6\xc9\xe3", 4));
+	ccache_block_release(&b);
+}
+
 /* Per-thread slots (CCACHE_GS): the record stub's and the indirect
  * end's slots at %gs:off; the program's own gs code ends the block
  * before it (it would see the slot page), or, first, is not run. */
@@ -413,7 +481,8 @@ TEST(ccache_per_thread_slots_through_gs)
 	ccache_block_release(&b);
 }
 
-TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
+TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_ring_record_stub_keeps_one_register,
+	  ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
 	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,
