@@ -292,11 +292,10 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
  * record in each chain.  The plans 8 records ahead fetched up to pf
  * (the last 8 records: none, in a loop of their own). */
 static const uint32_t *__attribute__((noinline))
-quiet(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_pkt **qp, const uint32_t *r,
-      const uint32_t *end, const uint32_t *pf, uint64_t *stack, struct fast *f, uint64_t *insns,
-      uint64_t *plain)
+quiet(const struct ccache_pkt *pk, uint32_t npk, struct quiet *st, const uint32_t *r, const uint32_t *end,
+      const uint32_t *pf, uint64_t *stack)
 {
-	struct quiet s = { *qp, f->bits, 0, 0, f->nbits, f->top, f->depth };
+	struct quiet s = *st;
 
 	for (; r < pf; r++) {
 		if (__builtin_expect(*r >= npk, 0))
@@ -309,13 +308,26 @@ quiet(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_pkt **qp, c
 		if (__builtin_expect(*r >= npk, 0) || !quiet_one(&s, &pk[*r], stack))
 			break;
 out:
-	f->bits = s.bits;
-	f->nbits = s.nbits;
-	f->top = s.top;
-	f->depth = s.depth;
-	*insns += s.ins;
-	*plain += s.plain;
-	*qp = s.q;
+	*st = s;
+	return r;
+}
+
+/* quiet() from r, through a copy of f's fields (f itself stays in the
+ * caller's registers): where it stopped. */
+INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_pkt **q,
+				  const uint32_t *r, const uint32_t *end, const uint32_t *pf, uint64_t *stack,
+				  struct fast *f, uint64_t *insns, uint64_t *plain)
+{
+	struct quiet qs = { *q, f->bits, 0, 0, f->nbits, f->top, f->depth };
+
+	r = quiet(pk, npk, &qs, r, end, pf, stack);
+	*q = qs.q;
+	f->bits = qs.bits;
+	f->nbits = qs.nbits;
+	f->top = qs.top;
+	f->depth = qs.depth;
+	*insns += qs.ins;
+	*plain += qs.plain;
 	return r;
 }
 
@@ -335,7 +347,7 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 	uint64_t insns = 0, plain = 0;
 	const uint32_t *r, *r0, *rs, *end, *pf;
 	size_t i;
-	unsigned kind, top;
+	unsigned kind, top, skip = 0;
 
 	/* (tracing on: the last IP is valid) */
 	if (t->cpu || !t->w.packet_en || !t->w.last_ip_valid || trace_ptw_psb_due(&t->w) || *cur >= (int64_t)npk)
@@ -359,8 +371,18 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 		uint32_t id;
 		const struct ccache_pkt *p;
 
-		if ((r = quiet(pk, npk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
-			break;
+		if (skip) {
+			skip--;
+		} else {
+			const uint32_t *from = r;
+
+			if ((r = quiet_from(pk, npk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
+				break;
+			/* (short runs between records that write, as with
+			 * indirect calls: the writing loop takes the next
+			 * records alone, the call not worth its cost) */
+			skip = r - from < 8 ? 64 : 0;
+		}
 		id = *r;
 		/* (an id not ours cannot happen; the caller skips it) */
 		if (__builtin_expect(id >= npk, 0))
