@@ -4,7 +4,10 @@
  * instructions (trace/swc.h, trace/ptw.h): the instructions and transfers
  * counted, each push onto the shadow stack, each TNT bit (a TNT-64 out at
  * the 47th), each TIP after the pending bits, and the PSB+ once the bytes
- * since the last one reach the period, with the same FUP. */
+ * since the last one reach the period, with the same FUP.  Most records
+ * write nothing (a TNT bit pending, a push, a compressed return): those
+ * go through a loop of their own (quiet), whose state fits in
+ * registers. */
 #include "trace/ccache_pkt.h"
 
 #include <stdlib.h>
@@ -235,8 +238,102 @@ INLINE void tip(struct fast *f, struct trace_swc_thread *t, uint64_t ip)
 	f->last_ip = ip;
 }
 
+/* The quiet loop's state, in registers. */
+struct quiet {
+	const struct ccache_pkt *q;	/* the block whose record came last */
+	uint64_t bits, ins, plain;
+	unsigned nbits, top, depth;
+};
+
+/* The record of the block at p (after q's) taken if it writes no bytes:
+ * 1, else 0 (nothing done: the loop that writes takes it). */
+INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stack)
+{
+	const struct ccache_pkt *q = s->q;
+	/* (kind and pushes at once: a plan with pushes is the writer's) */
+	unsigned kn = (unsigned)q->kind | (unsigned)q->npush << 8;
+
+	if (__builtin_expect(kn == CCACHE_PKT_COND, 1)) {
+		if (__builtin_expect(s->nbits == 46, 0))
+			return 0;
+		s->bits = s->bits << 1 | (uint64_t)(p->start != q->nlip);
+		s->nbits++;
+	} else if (kn == CCACHE_PKT_NONE) {
+		s->plain++;
+	} else if (kn == CCACHE_PKT_RET) {
+		unsigned t1 = (s->top + TRACE_PTW_STACK - 1) % TRACE_PTW_STACK;
+
+		if (!s->depth || stack[t1] != p->start || s->nbits == 46)
+			return 0;
+		s->top = t1;
+		s->depth--;
+		s->bits = s->bits << 1 | 1;
+		s->nbits++;
+	} else if (kn == CCACHE_PKT_CALL) {
+		stack[s->top] = q->nlip;
+		s->top = (s->top + 1) % TRACE_PTW_STACK;
+		s->depth += s->depth < TRACE_PTW_STACK;
+		s->plain++;
+	} else {
+		return 0;
+	}
+	s->ins += q->n;
+	s->q = p;
+	return 1;
+}
+
+/* The records that write no bytes, from r on, in registers: conditional
+ * exits short of the 47th pending bit, returns to the shadow stack's
+ * top, blocks with no exit that writes and direct calls (no pushes
+ * before the exit).  Stops at the first record that may write (or end,
+ * or an id not ours), unread; *qp the plan of the last block read.
+ * Kept apart from the loop that writes: there, the writer's state
+ * (pending bits, counts) lived on the stack, a store and a load per
+ * record in each chain.  The plans 8 records ahead fetched up to pf
+ * (the last 8 records: none, in a loop of their own). */
+static const uint32_t *__attribute__((noinline))
+quiet(const struct ccache_pkt *pk, uint32_t npk, struct quiet *st, const uint32_t *r, const uint32_t *end,
+      const uint32_t *pf, uint64_t *stack)
+{
+	struct quiet s = *st;
+
+	for (; r < pf; r++) {
+		if (__builtin_expect(*r >= npk, 0))
+			goto out;
+		__builtin_prefetch(&pk[r[8]]);	/* (never faults) */
+		if (!quiet_one(&s, &pk[*r], stack))
+			goto out;
+	}
+	for (; r < end; r++)
+		if (__builtin_expect(*r >= npk, 0) || !quiet_one(&s, &pk[*r], stack))
+			break;
+out:
+	*st = s;
+	return r;
+}
+
+/* quiet() from r, through a copy of f's fields (f itself stays in the
+ * caller's registers): where it stopped. */
+INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_pkt **q,
+				  const uint32_t *r, const uint32_t *end, const uint32_t *pf, uint64_t *stack,
+				  struct fast *f, uint64_t *insns, uint64_t *plain)
+{
+	struct quiet qs = { *q, f->bits, 0, 0, f->nbits, f->top, f->depth };
+
+	r = quiet(pk, npk, &qs, r, end, pf, stack);
+	*q = qs.q;
+	f->bits = qs.bits;
+	f->nbits = qs.nbits;
+	f->top = qs.top;
+	f->depth = qs.depth;
+	*insns += qs.ins;
+	*plain += qs.plain;
+	return r;
+}
+
 /* The record loop.  Kept lean, as it runs once per block the program
- * runs: the pending bits, the ring position and the counts in registers;
+ * runs: the records that write nothing taken by quiet(), the others
+ * here, the ring position and the counts in registers;
  * the PSB+ check only after a record wrote bytes (the record's other work
  * done first: pushes, a pop); transfers counted as the records of blocks
  * with a state-dependent exit, from the number of records less those
@@ -250,7 +347,7 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 	uint64_t insns = 0, plain = 0;
 	const uint32_t *r, *r0, *rs, *end, *pf;
 	size_t i;
-	unsigned kind, top;
+	unsigned kind, top, skip = 0;
 
 	/* (tracing on: the last IP is valid) */
 	if (t->cpu || !t->w.packet_en || !t->w.last_ip_valid || trace_ptw_psb_due(&t->w) || *cur >= (int64_t)npk)
@@ -271,9 +368,22 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 	/* (the plans ahead fetched where they do not all stay in L1) */
 	pf = npk > 256 && n - i > 8 ? end - 8 : r;
 	for (; r < end; r++) {
-		uint32_t id = *r;
+		uint32_t id;
 		const struct ccache_pkt *p;
 
+		if (skip) {
+			skip--;
+		} else {
+			const uint32_t *from = r;
+
+			if ((r = quiet_from(pk, npk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
+				break;
+			/* (short runs between records that write, as with
+			 * indirect calls: the writing loop takes the next
+			 * records alone, the call not worth its cost) */
+			skip = r - from < 8 ? 64 : 0;
+		}
+		id = *r;
 		/* (an id not ours cannot happen; the caller skips it) */
 		if (__builtin_expect(id >= npk, 0))
 			break;

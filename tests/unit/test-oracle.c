@@ -783,7 +783,7 @@ TEST(oracle_spinning_threads_cache_engine)
  * holds it (one preempted in the cache holding it keeps the others
  * spinning for a quantum): in each thread's trace, exactly the failed
  * tries the program counted. */
-TEST(oracle_contended_mutex_cache_engine)
+static void contended_mutex(void)
 {
 	struct dbg d;
 	struct dbg_stop st;
@@ -828,6 +828,21 @@ TEST(oracle_contended_mutex_cache_engine)
 	CHECK(same);
 	if (!sum)
 		printf("#   (no contention this time)\n");
+}
+
+TEST(oracle_contended_mutex_cache_engine)
+{
+	contended_mutex();
+}
+
+/* The same with a drainer for every two workers (by default one per two
+ * CPUs: one for all four where there are two CPUs): each worker's records
+ * read by its own drainer, the second woken for its rings' requests. */
+TEST(oracle_contended_mutex_two_drainers)
+{
+	setenv("PTDB_CACHE_DRAINERS", "2", 1);
+	contended_mutex();
+	unsetenv("PTDB_CACHE_DRAINERS");
 }
 
 static struct tseq mwant[MAXT];
@@ -1315,6 +1330,7 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_two_threads, oracle_two_threads_cache_engine, oracle_mutex_threads_stepped, oracle_mutex_threads_ptrace_engine,
 	  oracle_mutex_threads_cache_engine, oracle_fork_exec_both_engines,
 	  oracle_spinning_threads_cache_engine, oracle_contended_mutex_cache_engine,
+	  oracle_contended_mutex_two_drainers,
 	  oracle_self_patching_ptrace_engine, oracle_self_patching_cache_engine,
 	  oracle_wx_jit_ptrace_engine, oracle_wx_jit_cache_engine,
 	  oracle_dual_mapped_jit_ptrace_engine, oracle_dual_mapped_jit_cache_engine,
