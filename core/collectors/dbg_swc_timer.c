@@ -155,9 +155,10 @@ void dbg_swc_timer_called(struct dbg_tracee *d, struct trace_swc_thread *th, con
 	struct user_regs_struct r;
 	struct target_sigsets ss;
 
-	if (!bit || s->timer_masked != c->sig || target_get_regs(d->proc, th->tid, &r, NULL) < 0 || r.rip != c->ret)
+	if (!bit || s->timer_masked != c->sig)
 		return;
-	if (c->nr == SYS_rt_sigprocmask && r.rax == 0) {
+	if (c->nr == SYS_rt_sigprocmask && target_get_regs(d->proc, th->tid, &r, NULL) == 0 && r.rip == c->ret &&
+	    r.rax == 0) {
 		/* the mask it read back is its own; one it now blocks itself
 		 * is its own too */
 		if (c->old && target_read_mem(d->proc, c->old, &old, 8, NULL) == 0 && (old & bit)) {
@@ -167,7 +168,9 @@ void dbg_swc_timer_called(struct dbg_tracee *d, struct trace_swc_thread *th, con
 		if (c->has_set && (c->how == SIG_BLOCK || c->how == SIG_SETMASK) && (c->set & bit))
 			s->timer_masked = 0;
 	}
-	/* (one that set the mask, rt_sigreturn's frame's: ptdb's bit gone) */
+	/* (one that set the mask, rt_sigreturn's frame's, wherever it
+	 * returned to: ptdb's bit gone, set again at the next turn; else
+	 * the thread would resume with the signal open, and stop again) */
 	if (target_thread_sigsets(d->pid, th->tid, &ss) == 0 && !(ss.blocked & bit))
 		s->timer_masked = 0;
 }
