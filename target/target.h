@@ -198,6 +198,16 @@ int target_pending_signal(const struct target_proc *p, pid_t tid);
  * again, it stops tid once more after the one carried is delivered (its
  * siginfo then says ptdb sent it).  0, or -1. */
 int target_thread_raise(struct target_proc *p, pid_t tid, int sig);
+/* Blocks (block 1) or unblocks signal sig in the mask of thread tid,
+ * stopped: 1 if that changed the mask, 0 if it was so already, -1 on
+ * error.  (Every thread recomputes its pending signals as it resumes.) */
+int target_thread_block_signal(struct target_proc *p, pid_t tid, int sig, int block);
+/* Thread tid, stopped at a SYSCALL instruction with no breakpoint there,
+ * enters the call (PTRACE_SYSCALL): 1, stopped inside it (a resume runs
+ * it); 0 when something else stopped it first (its event reported next,
+ * as any); -1 if it cannot (not stopped, a signal or event carried, a
+ * breakpoint at its pc). */
+int target_thread_enter_call(struct target_proc *p, pid_t tid);
 /* The kernel's signal sets of thread tid (its /proc status SigPnd, SigBlk,
  * SigCgt, SigIgn: bit n-1 for signal n); -1 if it cannot be read. */
 struct target_sigsets {

@@ -514,6 +514,19 @@ int target_thread_raise(struct target_proc *p, pid_t tid, int sig)
 	return p->alive && sig > 0 ? (int)syscall(SYS_tgkill, (int)p->pid, (int)tid, sig) : -1;
 }
 
+int target_thread_block_signal(struct target_proc *p, pid_t tid, int sig, int block)
+{
+	uint64_t m, bit = sig > 0 && sig < 65 ? 1ull << (sig - 1) : 0;
+
+	/* (PTRACE_GETSIGMASK's size argument: the kernel's sigset, 8 bytes) */
+	if (!p->alive || !bit || ptrace(PTRACE_GETSIGMASK, tid, (void *)8, &m) < 0)
+		return -1;
+	if (!(m & bit) == !block)
+		return 0;
+	m = block ? m | bit : m & ~bit;
+	return ptrace(PTRACE_SETSIGMASK, tid, (void *)8, &m) < 0 ? -1 : 1;
+}
+
 int target_pending_signal(const struct target_proc *p, pid_t tid)
 {
 	struct target_thread *t = target_find_thread(p, tid);

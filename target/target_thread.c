@@ -185,6 +185,38 @@ int target_thread_cont(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 	return 0;
 }
 
+int target_thread_enter_call(struct target_proc *p, pid_t tid)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+	struct __ptrace_syscall_info si;
+	struct target_stop ev;
+	int st, r;
+
+	if (!t || !t->stopped || t->has_event || t->pending_sig || target_find_bp(p, target_thread_pc(tid)))
+		return -1;
+	t->stopped = 0;
+	if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0) {
+		t->stopped = 1;
+		return -1;
+	}
+	while ((r = waitpid(tid, &st, __WALL)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return 0;
+	if (WIFSTOPPED(st) && (WSTOPSIG(st) & 0x7f) == SIGTRAP &&
+	    ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(si), &si) > 0 && si.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		t->stopped = 1;
+		return 1;
+	}
+	/* (anything else: handled as any stop, its event reported next) */
+	r = target_handle_status(p, tid, st, &ev);
+	if (r == TARGET_EV_EXIT)
+		p->exit_reported = 1;
+	else if (r == TARGET_EV_REPORT && (t = target_find_thread(p, tid)))
+		target_ev_push(t, &ev);
+	return 0;
+}
+
 int target_thread_cont_raw(struct target_proc *p, pid_t tid, struct ptdb_err *err)
 {
 	int rc;

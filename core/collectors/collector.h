@@ -94,6 +94,8 @@ struct dbg_swc_thread {
 				 * + 1 (0: none yet) */
 	uint64_t timer_ns;	/* and when (monotonic) */
 	int timer_held;		/* a timer signal held back meanwhile */
+	int timer_masked;	/* the one ptdb blocks in its mask meanwhile
+				 * (core/collectors/dbg_swc_timer.c), 0: none */
 };
 
 /* Interval timers' pace (core/collectors/dbg_swc.c): is th's next timer
@@ -101,6 +103,11 @@ struct dbg_swc_thread {
  * is, one that comes is held back (timer_held), and the cache engine
  * merges the next ones into it where they stop th. */
 int dbg_swc_timer_due(const struct trace_swc_thread *th, int blocks);
+/* Does ptdb block a held timer signal in some traced thread's mask (the
+ * cache engine then runs no rt_sigprocmask in the cache)?  _deadline: when
+ * a turn in the cache that begins now ends (0: no such bound). */
+int dbg_swc_timers_masked(const struct dbg_tracee *d);
+uint64_t dbg_swc_timer_deadline(const struct dbg_tracee *d);
 
 /* A traced thread as the session holds it (live, or a loaded bundle's;
  * each its own allocation: the packet writer points at its ring).  The

@@ -210,6 +210,11 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 		      ? dbg_cache_now_ns() + QUANTUM_NS : 0;
 	if (c->watch)
 		c->deadline = c->wquantum ? dbg_cache_now_ns() + c->wquantum : 0;
+	/* (a held timer signal blocked in a thread's mask, core/collectors/
+	 * dbg_swc_timer.c: nothing else may end a loop's turn, and the
+	 * signal is delivered at the next) */
+	if (dbg_swc_timer_deadline(d) && (!c->deadline || dbg_swc_timer_deadline(d) < c->deadline))
+		c->deadline = dbg_swc_timer_deadline(d);
 	c->whit = 0;
 	/* (a signal the kernel holds for it: the ptrace engine takes this
 	 * turn, at the original pc; see dbg_cache_signal_waits) */
@@ -247,6 +252,7 @@ static int run(struct dbg_tracee *d, struct dbg_cache **cp, struct trace_swc_thr
 	if (dbg_cache_gs_enter(c, t, r) < 0)
 		return DBG_CACHE_OFF;	/* (no slot page for it: the ptrace engine) */
 	c->rr = dbg_cache_gs_ring(c, t);	/* (its records: its own ring) */
+	dbg_cache_sys_sync(c);
 	c->st.entries++;
 	c->entry_tid = t;
 	c->entry_pc = r->rip;

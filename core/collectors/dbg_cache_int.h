@@ -142,6 +142,8 @@ struct dbg_cache {
 	struct pset pages;		/* original code read: page -> bytes */
 	struct pset tpages;		/* pages translated code came from */
 	int need_flush;			/* the ptrace engine ran meanwhile */
+	int sys_masked;			/* rt_sigprocmask out of the regions'
+					 * tables (dbg_cache_sys_sync) */
 	/* a signal (or an interrupt) that stopped an injected call before it
 	 * ran: the caller's event, not lost */
 	struct target_stop ev;
@@ -395,6 +397,10 @@ void dbg_cache_shm_links_now(struct dbg_cache *c);
  * ones (r->rip included): 0, or -1. */
 int dbg_cache_sys_runs(unsigned nr);
 int dbg_cache_sys_table_write(struct dbg_tracee *d, uint64_t region);
+/* rt_sigprocmask runs in the cache unless ptdb blocks a held timer signal
+ * in a thread's mask (core/collectors/dbg_swc_timer.c): the regions'
+ * tables say so before a thread enters. */
+void dbg_cache_sys_sync(struct dbg_cache *c);
 int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct ccache_block *b, int where,
 		       int idx, struct user_regs_struct *r);
 

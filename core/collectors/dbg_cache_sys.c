@@ -52,7 +52,24 @@ int dbg_cache_sys_table_write(struct dbg_tracee *d, uint64_t region)
 
 	for (unsigned nr = 0; nr < CCACHE_SYSTAB_ENTRIES; nr++)
 		tab[nr] = (uint8_t)dbg_cache_sys_runs(nr);
+	if (dbg_swc_timers_masked(d))
+		tab[SYS_rt_sigprocmask] = 0;
 	return target_write_mem(d->proc, region + CCACHE_SYSTAB_OFF, tab, sizeof(tab), NULL);
+}
+
+/* While ptdb blocks a held timer signal in a thread's mask, the program's
+ * rt_sigprocmask leaves the cache: the collector gives the thread its
+ * own mask back before the call reads or sets it. */
+void dbg_cache_sys_sync(struct dbg_cache *c)
+{
+	int m = dbg_swc_timers_masked(c->d);
+	uint8_t on = (uint8_t)dbg_cache_sys_runs(SYS_rt_sigprocmask) && !m;
+
+	if (m == c->sys_masked)
+		return;
+	for (int i = 0; i < c->nreg; i++)
+		target_write_mem(c->d->proc, c->reg[i].addr + CCACHE_SYSTAB_OFF + SYS_rt_sigprocmask, &on, 1, NULL);
+	c->sys_masked = m;
 }
 
 int dbg_cache_sys_back(struct dbg_cache *c, const struct region *g, const struct ccache_block *b, int where,

@@ -261,8 +261,13 @@ static int park(struct dbg_tracee *d, struct trace_swc_thread *th, struct ptdb_e
 {
 	struct user_regs_struct r;
 
+	int in;
+
 	if (target_bp_insert(d->proc, dbg_traced(th)->sw.parked_at, err) < 0)
 		return -1;
+	in = dbg_swc_timer_park(d, th);
+	if (!in)
+		return 0;	/* (stopped before the call: its event next) */
 	/* inside the call (pc = its return address) or at a SYSCALL without
 	 * a breakpoint: nothing to step over, and a step would block */
 	if (target_get_regs(d->proc, th->tid, &r, err) < 0)
@@ -533,82 +538,6 @@ static int restart_interrupted(struct dbg_tracee *d, pid_t t, struct user_regs_s
 	return target_set_regs(d->proc, t, r, err) < 0 ? -1 : 1;
 }
 
-/* Interval timers (SIGALRM, SIGVTALRM, SIGPROF) tick in real or CPU time
- * while tracing slows the thread down a hundredfold and more: delivered as
- * they come, a fast one (100 us) runs the handler again as soon as it
- * returns and the program never gets on.  So a thread takes a timer signal
- * at most once per TIMER_PACE of its instructions; one that comes sooner
- * is held (as the kernel merges a repeated one) and given at its first
- * turn past that.  At a system call that may block (it may wait for that
- * very signal) the pace is TIMER_BLOCK_NS of real time instead: the call
- * gets to run between two (a starved setitimer could not stop the timer),
- * and an interval timer that fires while it waits is delivered then.
- * Returns the signal to deliver now. */
-#define TIMER_PACE 20000
-#define TIMER_BLOCK_NS 10000000ull
-/* (a thread that runs nothing between two ticks, each stopping it before
- * an instruction, still takes one this often: its handler runs) */
-#define TIMER_STARVE_NS 100000000ull
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int dbg_swc_timer_due(const struct trace_swc_thread *th, int blocks)
-{
-	const struct dbg_swc_thread *s = &dbg_traced(th)->sw;
-
-	if (!s->timer_at)
-		return 1;
-	if (blocks)
-		return now_ns() >= s->timer_ns + TIMER_BLOCK_NS;
-	return th->insns + 1 >= s->timer_at + TIMER_PACE || now_ns() >= s->timer_ns + TIMER_STARVE_NS;
-}
-
-static int pace_timer(struct dbg_tracee *d, struct trace_swc_thread *th, uint64_t pc, int sig, int blocks)
-{
-	struct dbg_swc_thread *s = &dbg_traced(th)->sw;
-	int timer = sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF;
-
-	if (!timer && (sig || !s->timer_held))
-		return sig;
-	if (!dbg_swc_timer_due(th, blocks)) {
-		if (timer) {
-			s->timer_held = sig;
-			target_set_pending_signal(d->proc, th->tid, 0);
-		}
-		return 0;
-	}
-	if (!timer) {
-		sig = s->timer_held;
-		target_set_pending_signal(d->proc, th->tid, sig);
-		trace_swc_pause(th, pc);	/* (as at a signal's stop) */
-	}
-	s->timer_held = 0;
-	s->timer_at = th->insns + 1;
-	s->timer_ns = now_ns();
-	return sig;
-}
-
-/* The timer signals held when the run ends: pending again, delivered when
- * the threads resume. */
-static void unhold_timers(struct dbg_tracee *d)
-{
-	for (int i = 0; d->trace && i < d->trace->nth; i++) {
-		struct trace_swc_thread *th = d->trace->th[i];
-		struct dbg_swc_thread *s = &dbg_traced(th)->sw;
-
-		if (s->timer_held && target_thread_index(d->proc, th->tid) &&
-		    !target_pending_signal(d->proc, th->tid))
-			target_set_pending_signal(d->proc, th->tid, s->timer_held);
-		s->timer_held = 0;
-	}
-}
-
 /* One turn of th: a system call that may block is parked; else the
  * engine runs it (the cache engine, the ptrace engine's blocks) or, when
  * neither can, one instruction is single-stepped. */
@@ -620,6 +549,7 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	struct disasm_insn in;
 	pid_t t = th->tid;
 	int have, sig, rr, engines, vm_child;
+	struct dbg_swc_call call;
 
 	if (target_get_regs(d->proc, t, &r, err) < 0)
 		return -1;
@@ -637,8 +567,11 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	have = d->host->insn_at(d->s, r.rip, &in) == 0;
 	if (have)	/* (its code kept: the code as it ran) */
 		dbg_code_pages_insn(d, th, &in, r.rip);
-	sig = pace_timer(d, th, r.rip, sig, have && in.kind == DISASM_KIND_SYSCALL &&
-			 !trace_syscall_returns_at_once(r.rax, r.rsi));
+	sig = dbg_swc_pace_timer(d, th, r.rip, sig, have && in.kind == DISASM_KIND_SYSCALL &&
+				 !trace_syscall_returns_at_once(r.rax, r.rsi));
+	/* (a held one blocked while th runs: its next ticks do not stop
+	 * it; its mask its own at a delivery, or a call that passes it on) */
+	dbg_swc_timer_mask(d, th, sig, have ? &in : NULL, &r);
 	if (!sig)
 		trace_swc_resume(th, r.rip);
 	engines = !sig && have && !rq->step_tid && !o->single_step;
@@ -688,7 +621,9 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 		if (rr != EV_NOTHING)
 			return rr;
 	}
+	dbg_swc_timer_call(d, th, have ? &in : NULL, &r, &call);
 	rr = step_one(d, th, &in, have, sig, rq, stop, err);
+	dbg_swc_timer_called(d, th, &call);
 	if (vm_child && target_get_regs(d->proc, t, &r, NULL) == 0 && r.rip == in.addr + in.len && (long)r.rax > 0)
 		dbg_swc_vm_child(d, (pid_t)r.rax);
 	return rr;
@@ -750,7 +685,7 @@ static int swc_run(struct dbg_tracee *d, const struct dbg_run_req *rq, struct db
 	if (d->host->alive(d->s)) {
 		int died;
 
-		unhold_timers(d);
+		dbg_swc_unhold_timers(d);
 		unplant_parks(d);
 		died = target_thread_end(d->proc, &ex);
 		if (d->trace) {

@@ -265,7 +265,8 @@ int dbg_swc_run_block(struct dbg_tracee *d, struct trace_swc_thread *th, struct 
 		uint64_t next;
 		int rr;
 
-		if (budget-- <= 0 || *d->interrupt_requested)
+		/* (a held timer signal due: the collector's turn delivers it) */
+		if (budget-- <= 0 || *d->interrupt_requested || (!first && dbg_swc_timer_turn_over(th)))
 			return EV_GO_ON;
 		d->host->progress_tick(d->s);
 		if (!b->stop_ok)

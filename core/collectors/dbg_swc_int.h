@@ -137,4 +137,33 @@ void dbg_swc_cache_count_fallback(struct dbg_tracee *d);
 void dbg_swc_cache_syscall(struct dbg_tracee *d, pid_t t, const struct user_regs_struct *r);
 void dbg_swc_cache_free(struct dbg_tracee *d);
 
+/* Interval timers' pace (core/collectors/dbg_swc_timer.c): the signal to
+ * deliver to th now, sig or 0 (a timer's held; or the one held, due). */
+int dbg_swc_pace_timer(struct dbg_tracee *d, struct trace_swc_thread *th, uint64_t pc, int sig, int blocks);
+/* th is about to take signal sig, or else run the instruction in (NULL:
+ * unknown; r its registers): its held timer signal blocked in its mask
+ * while it runs its own code, the mask its own before a delivery or a
+ * call that passes it on. */
+void dbg_swc_timer_mask(struct dbg_tracee *d, struct trace_swc_thread *th, int sig, const struct disasm_insn *in,
+			const struct user_regs_struct *r);
+/* Around a system call th runs (stepped) with ptdb's bit in its mask:
+ * _call before, _called after: what rt_sigprocmask reads back is the
+ * program's own mask, and a call that sets the mask takes ptdb's bit. */
+struct dbg_swc_call {
+	int sig, has_set;
+	uint64_t nr, ret, how, old, set;
+};
+void dbg_swc_timer_call(struct dbg_tracee *d, struct trace_swc_thread *th, const struct disasm_insn *in,
+			const struct user_regs_struct *r, struct dbg_swc_call *c);
+void dbg_swc_timer_called(struct dbg_tracee *d, struct trace_swc_thread *th, const struct dbg_swc_call *c);
+/* th is parked at a system call that may block: entered with ptdb's bit
+ * (the next tick cannot stop it first), then its own mask.  1: inside
+ * the call, or not masked: to let run; 0: another stop came first (its
+ * event next): not to resume; -1: not entered (its own mask: as before). */
+int dbg_swc_timer_park(struct dbg_tracee *d, struct trace_swc_thread *th);
+/* Does th's turn end here: a timer signal it holds, blocked, is due? */
+int dbg_swc_timer_turn_over(const struct trace_swc_thread *th);
+/* The end of a run: every mask the program's, the held signals pending. */
+void dbg_swc_unhold_timers(struct dbg_tracee *d);
+
 #endif

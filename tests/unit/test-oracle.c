@@ -1232,25 +1232,33 @@ TEST(oracle_fast_timer_cache_engine)
 	fast_timer(DBG_ENGINE_CACHE, NULL);
 }
 
-/* Every 100 us: faster than a ptrace stop's round trip on a loaded
- * machine.  The cache engine handed each tick to
- * the collector, which held it back (its pace) and sent the thread in
- * again, where the next tick, already pending, stopped it before one
- * instruction: the program never got on, its handler never ran (the run
- * hung; at 100 us it got through now and then, slowly, at 50 us never).
- * The ticks that come while one is held merge into it in the cache, and
- * into the one a thread carries while it is stepped out of a stub.
- * (At 50 us the cache engine still starves where ptdb and the program
- * run on different CPUs of this VM, whose cross-CPU ptrace round trip is
- * longer than that: a tick must leave the thread one instruction.) */
+/* Every 50 us: faster than a ptrace stop's round trip where ptdb and the
+ * program run on different CPUs of this VM.  Each tick stopped the
+ * thread, and the next was pending again as it resumed: it stopped
+ * before one instruction, again and again, and neither the program nor
+ * its handler (paced by the thread's instructions) got on; the run hung.
+ * A tick ptdb holds is blocked in the thread's mask while it runs its
+ * code (core/collectors/dbg_swc_timer.c): the next ones wait, merged, in
+ * the kernel, and the thread runs its pace's instructions. */
 TEST(oracle_faster_timer_ptrace_engine)
 {
-	fast_timer(DBG_ENGINE_PTRACE, "100");
+	fast_timer(DBG_ENGINE_PTRACE, "50");
 }
 
 TEST(oracle_faster_timer_cache_engine)
 {
-	fast_timer(DBG_ENGINE_CACHE, "100");
+	fast_timer(DBG_ENGINE_CACHE, "50");
+}
+
+/* Every 10 us: faster than any ptrace round trip here, on one CPU too. */
+TEST(oracle_fastest_timer_ptrace_engine)
+{
+	fast_timer(DBG_ENGINE_PTRACE, "10");
+}
+
+TEST(oracle_fastest_timer_cache_engine)
+{
+	fast_timer(DBG_ENGINE_CACHE, "10");
 }
 
 /* GCC nested functions called through pointers: trampolines on the
@@ -1337,6 +1345,7 @@ TEST_MAIN(oracle_single_step_reference, oracle_trace_equals_stepping,
 	  oracle_code_moved_ptrace_engine, oracle_code_moved_cache_engine,
 	  oracle_fast_timer_ptrace_engine, oracle_fast_timer_cache_engine,
 	  oracle_faster_timer_ptrace_engine, oracle_faster_timer_cache_engine,
+	  oracle_fastest_timer_ptrace_engine, oracle_fastest_timer_cache_engine,
 	  oracle_clone_vm_child_ptrace_engine, oracle_clone_vm_child_cache_engine,
 	  oracle_code_read_ptrace_engine, oracle_code_read_by_untraced_thread_ptrace_engine,
 	  oracle_code_read_cache_engine, oracle_code_read_by_untraced_thread_cache_engine,
