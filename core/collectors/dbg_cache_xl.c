@@ -305,8 +305,10 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		c->pk = ccache_pkt_grow(c->pk, c->nblk, c->cblk);
 	}
 	c->blk[c->nblk] = b;
-	c->plan[c->nblk] = dbg_cache_plan_new(&b);
+	/* (the compact plan where the packet plan does not serve; the
+	 * others' at their first use: dbg_cache_rec.c) */
 	ccache_pkt_plan(&b, &c->pk[c->nblk]);
+	c->plan[c->nblk] = c->pk[c->nblk].kind == CCACHE_PKT_SLOW ? dbg_cache_plan_new(&b) : NULL;
 	if (g->nids == g->cids) {
 		g->cids = g->cids ? 2 * g->cids : 1024;
 		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));
