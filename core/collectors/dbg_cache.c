@@ -63,9 +63,7 @@ void dbg_cache_flush(struct dbg_cache *c)
 		free(c->plan[i]);
 	}
 	c->nblk = 0;
-	free(c->hkey);
 	free(c->hval);
-	c->hkey = NULL;
 	c->hval = NULL;
 	c->hcap = c->hn = 0;
 	dbg_cache_pset_clear(&c->pages, 1);
@@ -303,7 +301,6 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->plan = NULL;
 	free(c->pk);
 	c->pk = NULL;
-	free(c->hkey);
 	free(c->hval);
 	free(c->maps);
 	c->maps = NULL;
@@ -330,7 +327,6 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->npend = c->cpend = c->pend_free = 0;
 	c->need_flush = 0;
 	c->blk = NULL;
-	c->hkey = NULL;
 	c->hval = NULL;
 	c->nblk = c->cblk = 0;
 	c->hcap = c->hn = 0;

@@ -112,8 +112,8 @@ struct dbg_cache {
 	 * above serve the blocks it does not cover) */
 	struct ccache_pkt *pk;
 	uint32_t nblk, cblk;
-	uint64_t *hkey;			/* original start -> id + 1 */
-	uint32_t *hval;
+	uint32_t *hval;			/* original start -> id + 1 (the
+					 * key: the block's start) */
 	size_t hcap, hn;
 	uint32_t *ids;			/* the records read (REC_BYTES; heap) */
 	/* instructions decoded for translation (DCACHE_SIZE, heap) */
@@ -272,6 +272,8 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t);
 struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
 uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg);
 void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
+/* pg taken out of p (its value is the caller's) */
+void dbg_cache_pset_del(struct pset *p, uint64_t pg);
 void dbg_cache_pset_clear(struct pset *p, int free_vals);
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
 void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c);

@@ -399,9 +399,14 @@ static int dbg_cache_runnable(struct dbg_cache *c, uint64_t addr)
 	return 0;
 }
 
+static size_t pset_slot_home(const struct pset *p, uint64_t pg)
+{
+	return (size_t)(((pg >> 12) ^ pg) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+}
+
 static size_t pset_slot(const struct pset *p, uint64_t pg)
 {
-	size_t i = (size_t)(((pg >> 12) ^ pg) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+	size_t i = pset_slot_home(p, pg);
 
 	while (p->key[i] && p->key[i] != pg)
 		i = (i + 1) & (p->cap - 1);
@@ -448,6 +453,29 @@ void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
 		p->n++;
 	}
 	p->val[i] = v;
+}
+
+/* (linear probing: the keys after the hole that would no longer be
+ * found across it move back into it, so no tombstones stay) */
+void dbg_cache_pset_del(struct pset *p, uint64_t pg)
+{
+	size_t i, j, home, mask = p->cap - 1;
+
+	if (!p->cap || !p->key[i = pset_slot(p, pg)])
+		return;
+	p->last = 0;
+	p->n--;
+	for (j = (i + 1) & mask; p->key[j]; j = (j + 1) & mask) {
+		home = pset_slot_home(p, p->key[j]);
+		/* (j's key stays if its home lies cyclically in (i, j]) */
+		if (i <= j ? home > i && home <= j : home > i || home <= j)
+			continue;
+		p->key[i] = p->key[j];
+		p->val[i] = p->val[j];
+		i = j;
+	}
+	p->key[i] = 0;
+	p->val[i] = NULL;
 }
 
 void dbg_cache_pset_clear(struct pset *p, int free_vals)

@@ -17,28 +17,26 @@
 
 /* ---- blocks ---- */
 
+/* The hash holds ids only (4 bytes a slot): a slot's key is its block's
+ * start. */
 static void hput(struct dbg_cache *c, uint64_t key, uint32_t id)
 {
 	if (2 * (c->hn + 1) > c->hcap) {
-		uint64_t *ok = c->hkey;
 		uint32_t *ov = c->hval;
 		size_t ocap = c->hcap;
 
 		c->hcap = c->hcap ? 2 * c->hcap : 4096;
-		c->hkey = xcalloc(c->hcap, sizeof(*c->hkey));
 		c->hval = xcalloc(c->hcap, sizeof(*c->hval));
 		c->hn = 0;
 		for (size_t i = 0; i < ocap; i++)
 			if (ov[i])
-				hput(c, ok[i], ov[i] - 1);
-		free(ok);
+				hput(c, c->blk[ov[i] - 1].start, ov[i] - 1);
 		free(ov);
 	}
 	for (size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
 		size_t i = h & (c->hcap - 1);
 
 		if (!c->hval[i]) {
-			c->hkey[i] = key;
 			c->hval[i] = id + 1;
 			c->hn++;
 			return;
@@ -55,7 +53,7 @@ static int64_t hget(const struct dbg_cache *c, uint64_t key)
 
 		if (!c->hval[i])
 			return -1;
-		if (c->hkey[i] == key)
+		if (c->blk[c->hval[i] - 1].start == key)
 			return (int64_t)c->hval[i] - 1;
 	}
 }
@@ -330,8 +328,9 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 			c->pend[i].next = (int64_t)c->pend_free - 1;
 			c->pend_free = (size_t)i + 1;
 		}
+		/* (served: out of the set, which holds the targets waiting now) */
 		if (h)
-			*h = NULL;
+			dbg_cache_pset_del(&c->pend_head, pc);
 	}
 	c->st.translate_ns += dbg_cache_now_ns() - t0;
 	return c->nblk++;
