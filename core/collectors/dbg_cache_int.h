@@ -139,7 +139,9 @@ struct dbg_cache {
 	int nmaps, maps_stale;
 	uint64_t mcall_pc;		/* a mapping call there, not run yet */
 	pid_t mcall_tid;
-	struct pset pages;		/* original code read: page -> bytes */
+	struct pset pages;		/* original code read: page -> bytes
+					 * (the trace's copy where there is one,
+					 * the value's low bit set) */
 	struct pset tpages;		/* pages translated code came from */
 	int need_flush;			/* the ptrace engine ran meanwhile */
 	/* a signal (or an interrupt) that stopped an injected call before it

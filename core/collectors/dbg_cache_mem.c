@@ -480,8 +480,11 @@ void dbg_cache_pset_del(struct pset *p, uint64_t pg)
 
 void dbg_cache_pset_clear(struct pset *p, int free_vals)
 {
+	/* (a value whose low bit is set is borrowed: c->pages's from the
+	 * trace, dbg_cache_page_at) */
 	for (size_t k = 0; free_vals && k < p->cap; k++)
-		free(p->val[k]);
+		if (!((uintptr_t)p->val[k] & 1))
+			free(p->val[k]);
 	free(p->key);
 	free(p->val);
 	memset(p, 0, sizeof(*p));
@@ -493,9 +496,10 @@ static const uint8_t *dbg_cache_page_at(struct dbg_cache *c, uint64_t addr)
 {
 	uint64_t pg = addr & ~4095ull;
 	uint8_t **v = dbg_cache_pset_find(&c->pages, pg), *b;
+	const uint8_t *kept;
 
 	if (v)
-		return *v;
+		return (const uint8_t *)((uintptr_t)*v & ~(uintptr_t)1);
 	if (!dbg_cache_runnable(c, pg))
 		return NULL;
 	b = xmalloc(4096);
@@ -503,8 +507,15 @@ static const uint8_t *dbg_cache_page_at(struct dbg_cache *c, uint64_t addr)
 		free(b);
 		return NULL;
 	}
+	/* (the code as it ran; the trace's copy is the same bytes, kept for
+	 * longer than the cache keeps its pages: borrowed, not kept twice) */
+	kept = dbg_code_pages_page(c->d->trace, pg, b);
+	if (kept) {
+		free(b);
+		dbg_cache_pset_add(&c->pages, pg, (uint8_t *)((uintptr_t)kept | 1));
+		return kept;
+	}
 	dbg_cache_pset_add(&c->pages, pg, b);
-	dbg_code_pages_page(c->d->trace, pg, b);	/* (the code as it ran) */
 	return b;
 }
 
