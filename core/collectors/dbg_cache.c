@@ -293,8 +293,9 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->tq = NULL;
 	free(c->ids);
 	c->ids = NULL;
-	dbg_cache_zfree(c->dcache, DCACHE_SIZE * sizeof(*c->dcache));
+	dbg_cache_zfree(c->dcache, c->ndcache * sizeof(*c->dcache));
 	c->dcache = NULL;
+	c->ndcache = c->dcache_kept = 0;
 	c->ntq = c->ctq = 0;
 	free(c->blk);
 	free(c->plan);

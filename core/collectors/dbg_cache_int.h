@@ -42,6 +42,7 @@
 #define QUANTUM_FILLS 8
 #define QUANTUM_NS 1000000000ull
 #define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
+#define DCACHE_MIN (1u << 12)			/* its first size (it grows) */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -124,6 +125,9 @@ struct dbg_cache {
 		uint16_t ret_imm;
 		char mnem[8];		/* the mnemonic's start, NUL-padded */
 	} *dcache;
+	/* its entries (DCACHE_MIN..DCACHE_SIZE: twice those kept, so a
+	 * program whose code is small touches few pages), and those kept */
+	size_t ndcache, dcache_kept;
 	/* translated code not written into the inferior yet (written in one
 	 * go before the thread runs): stage_len bytes for stage_base */
 	int sched_fd;			/* the traced thread's schedstat, or 0 */

@@ -531,9 +531,28 @@ static void dbg_cache_note_tpage(struct dbg_cache *c, uint64_t pg)
  * only if its bytes are the code's now. */
 static struct dcent *decoded_slot(struct dbg_cache *c, uint64_t addr)
 {
-	if (!c->dcache)
-		c->dcache = dbg_cache_zalloc(DCACHE_SIZE * sizeof(*c->dcache));
-	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)] : NULL;
+	if (!c->dcache) {
+		c->dcache = dbg_cache_zalloc(DCACHE_MIN * sizeof(*c->dcache));
+		c->ndcache = c->dcache ? DCACHE_MIN : 0;
+	}
+	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (c->ndcache - 1)] : NULL;
+}
+
+/* The decode cache twice as large, its entries moved (a hash spreads
+ * them over the whole table: its size is what it touches). */
+static void decoded_grow(struct dbg_cache *c)
+{
+	struct dcent *o = c->dcache, *n = dbg_cache_zalloc(2 * c->ndcache * sizeof(*n));
+	size_t on = c->ndcache;
+
+	if (!n)
+		return;
+	c->dcache = n;
+	c->ndcache = 2 * on;
+	for (size_t i = 0; i < on; i++)
+		if (o[i].len)
+			*decoded_slot(c, o[i].addr) = o[i];
+	dbg_cache_zfree(o, on * sizeof(*o));
 }
 
 static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, size_t n,
@@ -561,8 +580,11 @@ static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, 
 
 static void decoded_keep(struct dbg_cache *c, const struct disasm_insn *in)
 {
-	struct dcent *e = decoded_slot(c, in->addr);
+	struct dcent *e;
 
+	if (c->dcache && ++c->dcache_kept > c->ndcache / 2 && c->ndcache < DCACHE_SIZE)
+		decoded_grow(c);
+	e = decoded_slot(c, in->addr);
 	if (!e)
 		return;
 	e->addr = in->addr;
