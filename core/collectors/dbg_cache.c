@@ -58,6 +58,7 @@ void dbg_cache_flush(struct dbg_cache *c)
 	free(zero);
 	dbg_cache_table_reset(c);
 	c->stage_len = 0;
+	dbg_cache_ins_free(c);
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
 		free(c->plan[i]);
@@ -278,6 +279,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 		dbg_cache_unmap_left(d, c);
 	if (c->run_bytes > c->st.peak_cache)
 		c->st.peak_cache = c->run_bytes;
+	dbg_cache_ins_free(c);
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
 		free(c->plan[i]);

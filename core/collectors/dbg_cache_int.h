@@ -94,6 +94,14 @@ struct dbg_cache {
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
+	/* the blocks' instructions (their ins), packed in chunks rather
+	 * than one allocation each (a heap header and rounding a block):
+	 * freed with the blocks (dbg_cache_ins_free) */
+	struct ins_chunk {
+		struct ins_chunk *next;
+		size_t used, cap;
+		struct ccache_insn ins[];
+	} *ichunk;
 	/* by id: what reading a record back writes, in one allocation (a
 	 * record costs a few cache lines, not the block's four arrays): the
 	 * instructions that write packets, each after the run of those that
@@ -291,6 +299,8 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c);
  * come from the heap, zeroed and faulted in whole), or NULL; its free. */
 void *dbg_cache_zalloc(size_t n);
 void dbg_cache_zfree(void *p, size_t n);
+/* The blocks' instructions freed (c->ichunk), their ins pointers NULL. */
+void dbg_cache_ins_free(struct dbg_cache *c);
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
 void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);

@@ -209,6 +209,39 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 	put_code(c, b->base + o1, rel, 4, 0);
 }
 
+/* b's instructions moved into the chunks (ichunk). */
+static void ins_keep(struct dbg_cache *c, struct ccache_block *b)
+{
+	struct ins_chunk *k = c->ichunk;
+	size_t n = (size_t)b->n;
+
+	if (!k || k->used + n > k->cap) {
+		size_t cap = n > 4096 ? n : 4096;
+
+		k = xmalloc(sizeof(*k) + cap * sizeof(k->ins[0]));
+		k->next = c->ichunk;
+		k->used = 0;
+		k->cap = cap;
+		c->ichunk = k;
+	}
+	memcpy(k->ins + k->used, b->ins, n * sizeof(*b->ins));
+	free(b->ins);
+	b->ins = k->ins + k->used;
+	k->used += n;
+}
+
+void dbg_cache_ins_free(struct dbg_cache *c)
+{
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].ins = NULL;
+	while (c->ichunk) {
+		struct ins_chunk *k = c->ichunk;
+
+		c->ichunk = k->next;
+		free(k);
+	}
+}
+
 /* The block at pc translated into g's free space (ccache_translate). */
 static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, struct ccache_block *b)
 {
@@ -302,6 +335,7 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		c->plan = xrealloc(c->plan, c->cblk * sizeof(*c->plan));
 		c->pk = ccache_pkt_grow(c->pk, c->nblk, c->cblk);
 	}
+	ins_keep(c, &b);
 	c->blk[c->nblk] = b;
 	/* (the compact plan where the packet plan does not serve; the
 	 * others' at their first use: dbg_cache_rec.c) */
