@@ -443,6 +443,7 @@ static int watch_check(const struct ccache_env *env, struct ccache_emit *e, cons
 /* A block is built in these and copied out at its size (two small
  * allocations, not two of the largest size cut down). */
 static _Thread_local uint8_t scratch_code[CCACHE_BLOCK_MAX_BYTES];
+_Static_assert(CCACHE_BLOCK_MAX_BYTES <= UINT16_MAX + 1, "a block's code offsets are 16 bits");
 static _Thread_local struct ccache_insn scratch_ins[CCACHE_BLOCK_MAX_INSNS];
 
 /* The record stub's slow part in the trailer, at e->n, its jrcxz at jr

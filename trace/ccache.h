@@ -153,17 +153,21 @@ struct ccache_insn {
 /* A direct exit: a jmp/jcc whose rel32 (at patch_off, relative to end_off)
  * goes to its trap (an int3 at trap_off) until the tracer links it to the
  * target's block, directly or through the far jump at far_off. */
+/* (offsets in a block's code: 16 bits, as CCACHE_BLOCK_MAX_BYTES; the
+ * tracer keeps a block for as long as the cache lives, so its size is
+ * much of what ptdb keeps a block) */
 struct ccache_exit {
 	uint64_t target;
-	uint32_t patch_off, end_off, trap_off, far_off;
+	uint16_t patch_off, end_off, trap_off, far_off;
 };
 
 struct ccache_block {
 	uint64_t start, base;	/* original start; cache address of code[0] */
 	uint32_t id, len;
-	uint32_t rec_off;	/* the record store (without a ring, a full
+	uint16_t rec_off;	/* the record store (without a ring, a full
 				 * buffer faults there) */
-	int n, nexit;
+	uint16_t nexit;
+	int n;
 	struct ccache_insn *ins;	/* heap */
 	struct ccache_exit exit[2];
 	uint8_t *code;		/* heap, len bytes */

@@ -15,7 +15,8 @@
 
 #include "base/err.h"
 
-_Static_assert(sizeof(struct ccache_pkt) == 64, "a plan is one cache line");
+_Static_assert(sizeof(struct ccache_pkt) == 32, "a plan is half a cache line");
+_Static_assert(CCACHE_BLOCK_MAX_INSNS <= UINT16_MAX, "a plan counts a block's instructions in 16 bits");
 
 struct ccache_pkt *ccache_pkt_grow(struct ccache_pkt *pk, size_t n, size_t cap)
 {
@@ -33,7 +34,7 @@ void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->start = b->start;
-	p->n = (uint32_t)b->n;
+	p->n = (uint16_t)b->n;
 	p->kind = CCACHE_PKT_NONE;
 	for (int i = 0; i < b->n; i++) {
 		const struct ccache_insn *ci = &b->ins[i];
@@ -44,12 +45,14 @@ void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p)
 			continue;
 		if (i + 1 < b->n) {
 			/* a direct call followed inside the block */
-			if (ci->kind != DISASM_KIND_CALL || (!zero && p->npush == CCACHE_PKT_PUSHES)) {
+			if (ci->kind != DISASM_KIND_CALL ||
+			    (!zero && (p->npush == CCACHE_PKT_PUSHES ||
+				       (uint64_t)(int64_t)(int32_t)(nlip - b->start) != nlip - b->start))) {
 				p->kind = CCACHE_PKT_SLOW;
 				return;
 			}
 			if (!zero)
-				p->push[p->npush++] = nlip;
+				p->push[p->npush++] = (int32_t)(nlip - b->start);
 			continue;
 		}
 		p->nlip = nlip;
@@ -396,7 +399,7 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 		insns += q->n;
 		if (q->npush)
 			for (unsigned k = 0; k < q->npush; k++)
-				push(&f, stack, q->push[k]);
+				push(&f, stack, q->start + (uint64_t)(int64_t)q->push[k]);
 		if (kind == CCACHE_PKT_COND) {
 			f.bits = f.bits << 1 | (uint64_t)(p->start != q->nlip);
 			if (__builtin_expect(++f.nbits == 47, 0)) {

@@ -32,24 +32,27 @@ enum {
 	CCACHE_PKT_RET,		/* TNT(1) and a pop when next is the shadow
 				 * stack's top, else TIP(next) */
 };
-#define CCACHE_PKT_PUSHES 5
+#define CCACHE_PKT_PUSHES 3
 
-/* A block's packet plan (64 bytes: one cache line in an array from
- * ccache_pkt_grow). */
+/* A block's packet plan (32 bytes: two to a cache line in an array from
+ * ccache_pkt_grow; one a block, so its size is much of what ptdb keeps a
+ * block). */
 struct ccache_pkt {
 	uint64_t start;		/* the block's first instruction */
 	uint64_t nlip;		/* after its last instruction (the exit's) */
-	uint64_t push[CCACHE_PKT_PUSHES];	/* what its direct calls before
-						 * the exit push, in order */
-	uint32_t n;		/* its instructions */
+	uint16_t n;		/* its instructions (CCACHE_BLOCK_MAX_INSNS) */
 	uint8_t kind, npush;
+	int32_t push[CCACHE_PKT_PUSHES];	/* what its direct calls before
+						 * the exit push, in order, from
+						 * start */
 };
 
 /* The plans pk[0..n) moved to an array of cap (> n) plans, 64-byte
  * aligned; pk freed (free() the array). */
 struct ccache_pkt *ccache_pkt_grow(struct ccache_pkt *pk, size_t n, size_t cap);
 /* b's plan (CCACHE_PKT_SLOW where the exit is another kind, a transfer
- * that writes packets is not the last instruction, or more calls push). */
+ * that writes packets is not the last instruction, or more calls push,
+ * or one pushes beyond an int32 of start). */
 void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p);
 
 /* Records ids[0..n) into t's trace through the plans pk[0..npk): *cur is

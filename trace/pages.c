@@ -204,6 +204,13 @@ int trace_pages_put(struct trace_pages *p, uint64_t page, const uint8_t *bytes)
 	return moved;
 }
 
+const uint8_t *trace_pages_latest(const struct trace_pages *p, uint64_t page)
+{
+	const struct tp_page *e = find(p, page);
+
+	return e && e->n ? e->v[e->n - 1].bytes : NULL;
+}
+
 size_t trace_pages_read(const struct trace_pages *p, uint64_t gen, uint64_t addr, uint8_t *buf,
 			size_t n)
 {

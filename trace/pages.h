@@ -47,6 +47,10 @@ int trace_pages_known(const struct trace_pages *p, uint64_t addr, const uint8_t 
  * generation, moved on first (returns 1) when nothing said the page
  * changed (the caller's threads then say the new generation at once). */
 int trace_pages_put(struct trace_pages *p, uint64_t page, const uint8_t *bytes);
+/* The bytes of page's latest version (TRACE_PAGE of them), NULL when
+ * the page was never kept: they stay where they are until
+ * trace_pages_free. */
+const uint8_t *trace_pages_latest(const struct trace_pages *p, uint64_t page);
 /* Up to n bytes at addr as they were at generation gen, across pages
  * kept; 0 when addr's page was never kept. */
 size_t trace_pages_read(const struct trace_pages *p, uint64_t gen, uint64_t addr, uint8_t *buf,

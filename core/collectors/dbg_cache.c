@@ -58,14 +58,13 @@ void dbg_cache_flush(struct dbg_cache *c)
 	free(zero);
 	dbg_cache_table_reset(c);
 	c->stage_len = 0;
+	dbg_cache_ins_free(c);
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
 		free(c->plan[i]);
 	}
 	c->nblk = 0;
-	free(c->hkey);
 	free(c->hval);
-	c->hkey = NULL;
 	c->hval = NULL;
 	c->hcap = c->hn = 0;
 	dbg_cache_pset_clear(&c->pages, 1);
@@ -286,6 +285,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 		dbg_cache_unmap_left(d, c);
 	if (c->run_bytes > c->st.peak_cache)
 		c->st.peak_cache = c->run_bytes;
+	dbg_cache_ins_free(c);
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		ccache_block_release(&c->blk[i]);
 		free(c->plan[i]);
@@ -301,15 +301,15 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->tq = NULL;
 	free(c->ids);
 	c->ids = NULL;
-	dbg_cache_zfree(c->dcache, DCACHE_SIZE * sizeof(*c->dcache));
+	dbg_cache_zfree(c->dcache, c->ndcache * sizeof(*c->dcache));
 	c->dcache = NULL;
+	c->ndcache = c->dcache_kept = 0;
 	c->ntq = c->ctq = 0;
 	free(c->blk);
 	free(c->plan);
 	c->plan = NULL;
 	free(c->pk);
 	c->pk = NULL;
-	free(c->hkey);
 	free(c->hval);
 	free(c->maps);
 	c->maps = NULL;
@@ -336,7 +336,6 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 	c->npend = c->cpend = c->pend_free = 0;
 	c->need_flush = 0;
 	c->blk = NULL;
-	c->hkey = NULL;
 	c->hval = NULL;
 	c->nblk = c->cblk = 0;
 	c->hcap = c->hn = 0;

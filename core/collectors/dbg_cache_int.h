@@ -42,6 +42,7 @@
 #define QUANTUM_FILLS 8
 #define QUANTUM_NS 1000000000ull
 #define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
+#define DCACHE_MIN (1u << 12)			/* its first size (it grows) */
 
 struct region {
 	uint64_t addr, used;		/* code bytes used after the dispatcher */
@@ -93,6 +94,14 @@ struct dbg_cache {
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	struct ccache_block *blk;	/* by id */
+	/* the blocks' instructions (their ins), packed in chunks rather
+	 * than one allocation each (a heap header and rounding a block):
+	 * freed with the blocks (dbg_cache_ins_free) */
+	struct ins_chunk {
+		struct ins_chunk *next;
+		size_t used, cap;
+		struct ccache_insn ins[];
+	} *ichunk;
 	/* by id: what reading a record back writes, in one allocation (a
 	 * record costs a few cache lines, not the block's four arrays): the
 	 * instructions that write packets, each after the run of those that
@@ -112,8 +121,8 @@ struct dbg_cache {
 	 * above serve the blocks it does not cover) */
 	struct ccache_pkt *pk;
 	uint32_t nblk, cblk;
-	uint64_t *hkey;			/* original start -> id + 1 */
-	uint32_t *hval;
+	uint32_t *hval;			/* original start -> id + 1 (the
+					 * key: the block's start) */
 	size_t hcap, hn;
 	uint32_t *ids;			/* the records read (REC_BYTES; heap) */
 	/* instructions decoded for translation (DCACHE_SIZE, heap) */
@@ -124,6 +133,9 @@ struct dbg_cache {
 		uint16_t ret_imm;
 		char mnem[8];		/* the mnemonic's start, NUL-padded */
 	} *dcache;
+	/* its entries (DCACHE_MIN..DCACHE_SIZE: twice those kept, so a
+	 * program whose code is small touches few pages), and those kept */
+	size_t ndcache, dcache_kept;
 	/* translated code not written into the inferior yet (written in one
 	 * go before the thread runs): stage_len bytes for stage_base */
 	int sched_fd;			/* the traced thread's schedstat, or 0 */
@@ -139,7 +151,9 @@ struct dbg_cache {
 	int nmaps, maps_stale;
 	uint64_t mcall_pc;		/* a mapping call there, not run yet */
 	pid_t mcall_tid;
-	struct pset pages;		/* original code read: page -> bytes */
+	struct pset pages;		/* original code read: page -> bytes
+					 * (the trace's copy where there is one,
+					 * the value's low bit set) */
 	struct pset tpages;		/* pages translated code came from */
 	int need_flush;			/* the ptrace engine ran meanwhile */
 	int sys_masked;			/* rt_sigprocmask out of the regions'
@@ -275,6 +289,8 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t);
 struct region *dbg_cache_region_near(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint64_t addr, uint64_t need);
 uint8_t **dbg_cache_pset_find(struct pset *p, uint64_t pg);
 void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v);
+/* pg taken out of p (its value is the caller's) */
+void dbg_cache_pset_del(struct pset *p, uint64_t pg);
 void dbg_cache_pset_clear(struct pset *p, int free_vals);
 int dbg_cache_decode(void *ctx, uint64_t addr, struct disasm_insn *in);
 void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c);
@@ -286,6 +302,8 @@ void dbg_cache_unmap_left(struct dbg_tracee *d, struct dbg_cache *c);
  * come from the heap, zeroed and faulted in whole), or NULL; its free. */
 void *dbg_cache_zalloc(size_t n);
 void dbg_cache_zfree(void *p, size_t n);
+/* The blocks' instructions freed (c->ichunk), their ins pointers NULL. */
+void dbg_cache_ins_free(struct dbg_cache *c);
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
 void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);

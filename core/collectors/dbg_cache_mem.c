@@ -402,9 +402,14 @@ static int dbg_cache_runnable(struct dbg_cache *c, uint64_t addr)
 	return 0;
 }
 
+static size_t pset_slot_home(const struct pset *p, uint64_t pg)
+{
+	return (size_t)(((pg >> 12) ^ pg) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+}
+
 static size_t pset_slot(const struct pset *p, uint64_t pg)
 {
-	size_t i = (size_t)(((pg >> 12) ^ pg) * 0x9e3779b97f4a7c15ull >> 32) & (p->cap - 1);
+	size_t i = pset_slot_home(p, pg);
 
 	while (p->key[i] && p->key[i] != pg)
 		i = (i + 1) & (p->cap - 1);
@@ -453,10 +458,36 @@ void dbg_cache_pset_add(struct pset *p, uint64_t pg, uint8_t *v)
 	p->val[i] = v;
 }
 
+/* (linear probing: the keys after the hole that would no longer be
+ * found across it move back into it, so no tombstones stay) */
+void dbg_cache_pset_del(struct pset *p, uint64_t pg)
+{
+	size_t i, j, home, mask = p->cap - 1;
+
+	if (!p->cap || !p->key[i = pset_slot(p, pg)])
+		return;
+	p->last = 0;
+	p->n--;
+	for (j = (i + 1) & mask; p->key[j]; j = (j + 1) & mask) {
+		home = pset_slot_home(p, p->key[j]);
+		/* (j's key stays if its home lies cyclically in (i, j]) */
+		if (i <= j ? home > i && home <= j : home > i || home <= j)
+			continue;
+		p->key[i] = p->key[j];
+		p->val[i] = p->val[j];
+		i = j;
+	}
+	p->key[i] = 0;
+	p->val[i] = NULL;
+}
+
 void dbg_cache_pset_clear(struct pset *p, int free_vals)
 {
+	/* (a value whose low bit is set is borrowed: c->pages's from the
+	 * trace, dbg_cache_page_at) */
 	for (size_t k = 0; free_vals && k < p->cap; k++)
-		free(p->val[k]);
+		if (!((uintptr_t)p->val[k] & 1))
+			free(p->val[k]);
 	free(p->key);
 	free(p->val);
 	memset(p, 0, sizeof(*p));
@@ -468,9 +499,10 @@ static const uint8_t *dbg_cache_page_at(struct dbg_cache *c, uint64_t addr)
 {
 	uint64_t pg = addr & ~4095ull;
 	uint8_t **v = dbg_cache_pset_find(&c->pages, pg), *b;
+	const uint8_t *kept;
 
 	if (v)
-		return *v;
+		return (const uint8_t *)((uintptr_t)*v & ~(uintptr_t)1);
 	if (!dbg_cache_runnable(c, pg))
 		return NULL;
 	b = xmalloc(4096);
@@ -478,8 +510,15 @@ static const uint8_t *dbg_cache_page_at(struct dbg_cache *c, uint64_t addr)
 		free(b);
 		return NULL;
 	}
+	/* (the code as it ran; the trace's copy is the same bytes, kept for
+	 * longer than the cache keeps its pages: borrowed, not kept twice) */
+	kept = dbg_code_pages_page(c->d->trace, pg, b);
+	if (kept) {
+		free(b);
+		dbg_cache_pset_add(&c->pages, pg, (uint8_t *)((uintptr_t)kept | 1));
+		return kept;
+	}
 	dbg_cache_pset_add(&c->pages, pg, b);
-	dbg_code_pages_page(c->d->trace, pg, b);	/* (the code as it ran) */
 	return b;
 }
 
@@ -495,9 +534,28 @@ static void dbg_cache_note_tpage(struct dbg_cache *c, uint64_t pg)
  * only if its bytes are the code's now. */
 static struct dcent *decoded_slot(struct dbg_cache *c, uint64_t addr)
 {
-	if (!c->dcache)
-		c->dcache = dbg_cache_zalloc(DCACHE_SIZE * sizeof(*c->dcache));
-	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (DCACHE_SIZE - 1)] : NULL;
+	if (!c->dcache) {
+		c->dcache = dbg_cache_zalloc(DCACHE_MIN * sizeof(*c->dcache));
+		c->ndcache = c->dcache ? DCACHE_MIN : 0;
+	}
+	return c->dcache ? &c->dcache[(addr ^ addr >> 14) & (c->ndcache - 1)] : NULL;
+}
+
+/* The decode cache twice as large, its entries moved (a hash spreads
+ * them over the whole table: its size is what it touches). */
+static void decoded_grow(struct dbg_cache *c)
+{
+	struct dcent *o = c->dcache, *n = dbg_cache_zalloc(2 * c->ndcache * sizeof(*n));
+	size_t on = c->ndcache;
+
+	if (!n)
+		return;
+	c->dcache = n;
+	c->ndcache = 2 * on;
+	for (size_t i = 0; i < on; i++)
+		if (o[i].len)
+			*decoded_slot(c, o[i].addr) = o[i];
+	dbg_cache_zfree(o, on * sizeof(*o));
 }
 
 static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, size_t n,
@@ -525,8 +583,11 @@ static int decoded_before(struct dbg_cache *c, uint64_t addr, const uint8_t *q, 
 
 static void decoded_keep(struct dbg_cache *c, const struct disasm_insn *in)
 {
-	struct dcent *e = decoded_slot(c, in->addr);
+	struct dcent *e;
 
+	if (c->dcache && ++c->dcache_kept > c->ndcache / 2 && c->ndcache < DCACHE_SIZE)
+		decoded_grow(c);
+	e = decoded_slot(c, in->addr);
 	if (!e)
 		return;
 	e->addr = in->addr;

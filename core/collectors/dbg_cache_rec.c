@@ -153,11 +153,28 @@ static void emit_each(struct dbg_cache *c, struct trace_swc_thread *th, int64_t 
 		emit_one(th, &b->ins[j], j + 1 < b->n ? b->ins[j + 1].addr : next);
 }
 
+/* Block id's compact plan, made at its first use where its packet plan
+ * serves it (the compact one is then for the rare record that the packet
+ * plan does not take: a PSB+ due, tracing off).  (Drainers may read
+ * records at once, under the engine's read lock: one plan kept.) */
+static const struct plan *plan_of(struct dbg_cache *c, int64_t id)
+{
+	struct plan *pl = __atomic_load_n(&c->plan[id], __ATOMIC_ACQUIRE), *none = NULL;
+
+	if (pl)
+		return pl;
+	pl = dbg_cache_plan_new(&c->blk[id]);
+	if (__atomic_compare_exchange_n(&c->plan[id], &none, pl, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return pl;
+	free(pl);
+	return none;
+}
+
 /* All of block id, going on to next: the runs between the instructions
  * that write packets are counted at once. */
 static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t id, uint64_t next)
 {
-	const struct plan *pl = c->plan[id];
+	const struct plan *pl = plan_of(c, id);
 	struct disasm_insn in;
 
 	for (uint32_t k = 0; k < pl->nseg; k++) {
@@ -197,7 +214,7 @@ void dbg_cache_rr_emit(struct dbg_cache *c, struct rring *rr, struct trace_swc_t
 		if (i + 4 < n && ids[i + 4] < c->nblk)
 			__builtin_prefetch(c->plan[ids[i + 4]]);
 		if (rr->cur >= 0)
-			emit_all(c, th, rr->cur, c->plan[ids[i]]->start);
+			emit_all(c, th, rr->cur, c->blk[ids[i]].start);
 		rr->cur = ids[i];
 	}
 }

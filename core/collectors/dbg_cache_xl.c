@@ -17,28 +17,26 @@
 
 /* ---- blocks ---- */
 
+/* The hash holds ids only (4 bytes a slot): a slot's key is its block's
+ * start. */
 static void hput(struct dbg_cache *c, uint64_t key, uint32_t id)
 {
 	if (2 * (c->hn + 1) > c->hcap) {
-		uint64_t *ok = c->hkey;
 		uint32_t *ov = c->hval;
 		size_t ocap = c->hcap;
 
 		c->hcap = c->hcap ? 2 * c->hcap : 4096;
-		c->hkey = xcalloc(c->hcap, sizeof(*c->hkey));
 		c->hval = xcalloc(c->hcap, sizeof(*c->hval));
 		c->hn = 0;
 		for (size_t i = 0; i < ocap; i++)
 			if (ov[i])
-				hput(c, ok[i], ov[i] - 1);
-		free(ok);
+				hput(c, c->blk[ov[i] - 1].start, ov[i] - 1);
 		free(ov);
 	}
 	for (size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
 		size_t i = h & (c->hcap - 1);
 
 		if (!c->hval[i]) {
-			c->hkey[i] = key;
 			c->hval[i] = id + 1;
 			c->hn++;
 			return;
@@ -55,7 +53,7 @@ static int64_t hget(const struct dbg_cache *c, uint64_t key)
 
 		if (!c->hval[i])
 			return -1;
-		if (c->hkey[i] == key)
+		if (c->blk[c->hval[i] - 1].start == key)
 			return (int64_t)c->hval[i] - 1;
 	}
 }
@@ -211,6 +209,39 @@ void dbg_cache_write_link(struct dbg_cache *c, const struct ccache_block *b, int
 	put_code(c, b->base + o1, rel, 4, 0);
 }
 
+/* b's instructions moved into the chunks (ichunk). */
+static void ins_keep(struct dbg_cache *c, struct ccache_block *b)
+{
+	struct ins_chunk *k = c->ichunk;
+	size_t n = (size_t)b->n;
+
+	if (!k || k->used + n > k->cap) {
+		size_t cap = n > 4096 ? n : 4096;
+
+		k = xmalloc(sizeof(*k) + cap * sizeof(k->ins[0]));
+		k->next = c->ichunk;
+		k->used = 0;
+		k->cap = cap;
+		c->ichunk = k;
+	}
+	memcpy(k->ins + k->used, b->ins, n * sizeof(*b->ins));
+	free(b->ins);
+	b->ins = k->ins + k->used;
+	k->used += n;
+}
+
+void dbg_cache_ins_free(struct dbg_cache *c)
+{
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].ins = NULL;
+	while (c->ichunk) {
+		struct ins_chunk *k = c->ichunk;
+
+		c->ichunk = k->next;
+		free(k);
+	}
+}
+
 /* The block at pc translated into g's free space (ccache_translate). */
 static int translate_in(struct dbg_cache *c, struct region *g, uint64_t pc, struct ccache_block *b)
 {
@@ -304,9 +335,12 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 		c->plan = xrealloc(c->plan, c->cblk * sizeof(*c->plan));
 		c->pk = ccache_pkt_grow(c->pk, c->nblk, c->cblk);
 	}
+	ins_keep(c, &b);
 	c->blk[c->nblk] = b;
-	c->plan[c->nblk] = dbg_cache_plan_new(&b);
+	/* (the compact plan where the packet plan does not serve; the
+	 * others' at their first use: dbg_cache_rec.c) */
 	ccache_pkt_plan(&b, &c->pk[c->nblk]);
+	c->plan[c->nblk] = c->pk[c->nblk].kind == CCACHE_PKT_SLOW ? dbg_cache_plan_new(&b) : NULL;
 	if (g->nids == g->cids) {
 		g->cids = g->cids ? 2 * g->cids : 1024;
 		g->ids = xrealloc(g->ids, g->cids * sizeof(*g->ids));
@@ -328,8 +362,9 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 			c->pend[i].next = (int64_t)c->pend_free - 1;
 			c->pend_free = (size_t)i + 1;
 		}
+		/* (served: out of the set, which holds the targets waiting now) */
 		if (h)
-			*h = NULL;
+			dbg_cache_pset_del(&c->pend_head, pc);
 	}
 	c->st.translate_ns += dbg_cache_now_ns() - t0;
 	return c->nblk++;

@@ -37,7 +37,8 @@ void dbg_code_pages_syscall(struct dbg_tracee *d, const struct user_regs_struct 
  * changed unannounced). */
 void dbg_code_pages_insn(struct dbg_tracee *d, struct trace_swc_thread *th,
 			 const struct disasm_insn *in, uint64_t pc);
-/* The bytes of a page as an engine read them to run them. */
-void dbg_code_pages_page(struct dbg_trace *t, uint64_t page, const uint8_t *bytes);
+/* The bytes of a page as an engine read them to run them: t's copy of
+ * them (kept until t's trace ends), NULL with no trace. */
+const uint8_t *dbg_code_pages_page(struct dbg_trace *t, uint64_t page, const uint8_t *bytes);
 
 #endif

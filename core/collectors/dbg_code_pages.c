@@ -68,9 +68,11 @@ void dbg_code_pages_insn(struct dbg_tracee *d, struct trace_swc_thread *th,
 		trace_swc_code_moved(th, pc);
 }
 
-void dbg_code_pages_page(struct dbg_trace *t, uint64_t page, const uint8_t *bytes)
+const uint8_t *dbg_code_pages_page(struct dbg_trace *t, uint64_t page, const uint8_t *bytes)
 {
 	if (!t)		/* a cache run with no trace (watchpoints) keeps none */
-		return;
+		return NULL;
 	trace_pages_put(dbg_code_pages(t), page, bytes);
+	/* (its latest version: these bytes) */
+	return trace_pages_latest(dbg_code_pages(t), page);
 }

@@ -392,7 +392,7 @@ TEST(plan_kinds)
 	CHECK_INT(p.kind, CCACHE_PKT_COND);
 	CHECK_INT(p.n, 4);
 	CHECK_INT(p.npush, 1);
-	CHECK_INT(p.push[0], 0x1008);
+	CHECK_INT(p.start + (uint64_t)(int64_t)p.push[0], 0x1008);
 	CHECK_INT(p.nlip, 0x2004);
 	/* a call to the next instruction pushes nothing */
 	ins[1].target = 0x1008;

@@ -131,7 +131,7 @@ TEST(ccache_link_near_and_far)
 	CHECK(BASE + b.exit[0].end_off + (uint64_t)(int64_t)rd32(rel) == BASE + 0x1000);
 	/* beyond rel32: through the far slot, jmp *0(%rip) then the address */
 	ccache_link(&b, 0, BASE + (8ull << 30), rel, &o1, far, &o2);
-	CHECK(o2 == b.exit[0].far_off + 6 && rd64(far) == BASE + (8ull << 30));
+	CHECK(o2 == (uint32_t)b.exit[0].far_off + 6 && rd64(far) == BASE + (8ull << 30));
 	CHECK(b.exit[0].end_off + (int64_t)rd32(rel) == b.exit[0].far_off);
 	CHECK(b.code[b.exit[0].far_off] == 0xff && b.code[b.exit[0].far_off + 1] == 0x25 &&
 	      rd32(b.code + b.exit[0].far_off + 2) == 0);
