@@ -421,18 +421,20 @@ static long drain_cpus(const struct dbg_cache_live *l)
 	return cpus < 1 ? 1 : cpus;
 }
 
-/* How many drainers a crew of n gets: one per two CPUs ptdb may use, at
- * most one per member, PTDB_CACHE_DRAINERS at most.  A drainer turns a
+/* How many drainers a crew of n gets: one per CPU ptdb may use, at most
+ * one per member, PTDB_CACHE_DRAINERS at most.  A drainer turns a
  * thread's records into packets in less CPU time than the thread takes
- * to write them (0.3 against 0.4 ns an instruction in a loop), so half
- * the CPUs keep up with threads on all of them; one per CPU took turns
- * with the threads for the same CPUs, each drainer with its own waits
- * and wake-ups (four times the context switches of one, for four
- * threads on two CPUs, and 10% more CPU time in all). */
+ * to write them (0.3 against 0.4 ns an instruction in a loop), but with
+ * more threads than CPUs the scheduler gives each runnable thread the
+ * same share: one drainer among four threads on two CPUs got a fifth of
+ * the CPU time while its work was two fifths, the threads waited for it
+ * with full rings, and while they all waited the other CPU idled (four
+ * threads ran 1.18x one thread's rate, ~1.1 CPUs busy).  One per CPU
+ * drains on both CPUs while the threads wait. */
 static unsigned drainers_for(const struct dbg_cache_live *l, size_t n)
 {
 	const char *e = getenv("PTDB_CACHE_DRAINERS");
-	long cpus = drain_cpus(l), want = e && *e ? atol(e) : (cpus + 1) / 2;
+	long cpus = drain_cpus(l), want = e && *e ? atol(e) : cpus;
 
 	want = want < cpus ? want : cpus;
 	want = want < (long)n ? want : (long)n;
