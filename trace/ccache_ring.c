@@ -86,3 +86,19 @@ uint64_t ccache_ring_limit(const struct ccache_ring *r, uint64_t head)
 	 * CCACHE_RING_ALIGN boundaries) */
 	return t <= head ? r->end : (t - 4) & ~(uint64_t)(CCACHE_RING_ALIGN - 1);
 }
+
+uint64_t ccache_ring_wrap(struct ccache_ring *r, uint64_t head)
+{
+	uint64_t w;
+
+	if (!ccache_ring_head_ok(r, head))
+		return 0;
+	if (r->tail == r->end && head != r->end)
+		r->tail = r->start;
+	if (r->tail > head)
+		return 0;
+	/* (a tail at the end, everything read: short of the end, so the
+	 * head cannot come back to the end before the tracer has read) */
+	w = (r->tail - 4) & ~(uint64_t)(CCACHE_RING_ALIGN - 1);
+	return r->tail >= r->start + 4 && w > r->start ? w : 0;
+}

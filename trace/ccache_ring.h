@@ -7,8 +7,12 @@
  * on a CCACHE_RING_ALIGN boundary the stub calls the region's ring stub,
  * which compares it with the limit; at it, the ring wraps, or the
  * records would reach the tail), the request word (a futex: 0 idle,
- * 1 posted by the ring stub, 2 not served: the ring stub's trap) and the
- * tail (the tracer's, for information).  One slot is always left empty
+ * 1 posted by the ring stub, 2 not served: the ring stub's trap), the
+ * tail (the tracer's, for information), the ring's bounds and the limit
+ * for a wrap: a head that meets its limit at the ring's end goes back to
+ * the start by itself when the tracer has said how far it may go there
+ * (the records it has read at the start), without a request: only a
+ * full ring, or a wrap onto records not read yet, waits for the tracer.  One slot is always left empty
  * (head == tail: empty).  struct ccache_ring is the tracer's side: pure
  * arithmetic over addresses in the program, one object per ring (per
  * record buffer). */
@@ -20,7 +24,11 @@
 
 enum {
 	CCACHE_RING_HEAD = 0, CCACHE_RING_LIMNEG = 8, CCACHE_RING_WORD = 16, CCACHE_RING_TAIL = 24,
-	CCACHE_RING_HDR_BYTES = 32,
+	/* the ring's end negated and its start (fixed), and the negated
+	 * limit a head at the end may wrap to by itself (the tracer's, 0:
+	 * it may not; ccache_ring_wrap) */
+	CCACHE_RING_ENDNEG = 32, CCACHE_RING_START = 40, CCACHE_RING_WRAPNEG = 48,
+	CCACHE_RING_HDR_BYTES = 56,
 	CCACHE_RING_IDLE = 0, CCACHE_RING_POSTED = 1, CCACHE_RING_TRAP = 2,
 	/* the ring's start and end, and every limit, are multiples of this:
 	 * the stub compares its head with the limit only when the head
@@ -61,5 +69,15 @@ int ccache_ring_room(struct ccache_ring *r, uint64_t head, uint64_t *nhead, uint
  * short of the old limit is short of this one (the head moves from the
  * end to the start only when the reader serves the stub). */
 uint64_t ccache_ring_limit(const struct ccache_ring *r, uint64_t head);
+/* For a head read just now (the stub may move it on, never past the
+ * limit): the limit a head at the end may take at the start by itself
+ * (the slot before the tail rounded down, above the start), or 0 (the
+ * head is past the end already, or too little is read: it waits).  A
+ * tail at the end with the head past it is moved to the start first
+ * (the head wrapped by itself: a whole lap was read), so that a tail at
+ * the end always means the lap the head is in.  The tracer publishes it
+ * (CCACHE_RING_WRAPNEG) before it raises the limit to the end: a stub
+ * at the end sees one for its own lap. */
+uint64_t ccache_ring_wrap(struct ccache_ring *r, uint64_t head);
 
 #endif

@@ -16,7 +16,8 @@
  * the record ring: a record stub whose head met the ring's limit
  * (trace/ccache_ring.h) posts in the ring's word, wakes the tracer's
  * thread and waits until it has moved head and limit, or takes its trap;
- * rdx too in a slot, rax and rcx in the record stub's. */
+ * rdx too in a slot, rax and rcx in the record stub's.  At the ring's
+ * end it goes back to the start by itself when the tracer allows it. */
 #include "trace/ccache.h"
 #include "trace/ccache_emit.h"
 #include "trace/ccache_ring.h"
@@ -172,9 +173,73 @@ static void jmp_slot(struct ccache_emit *o, uint64_t region, uint32_t off)
 	}
 }
 
+/* mov field,%reg (reg 0: rax, 1: rcx) of the ring's header: the
+ * thread's at %gs:, or movabs from ring (through rax) */
+static void hdr_load(struct ccache_emit *o, uint64_t region, uint64_t ring, uint32_t f, int reg)
+{
+	if (region & CCACHE_GS_CTL) {
+		slot(o, 0x48, 0, reg, region, CCACHE_SLOT_CTL + CCACHE_CTL_RING + f);
+		return;
+	}
+	ccache_put(o, (const uint8_t[]){ 0x48, 0xa1 }, 2);			/* movabs field,%rax */
+	ccache_put64(o, ring + f);
+	if (reg)
+		ccache_put(o, (const uint8_t[]){ 0x48, 0x89, 0xc1 }, 3);	/* mov %rax,%rcx */
+}
+
+/* mov %rax,field of the ring's header */
+static void hdr_store(struct ccache_emit *o, uint64_t region, uint64_t ring, uint32_t f)
+{
+	if (region & CCACHE_GS_CTL) {
+		slot(o, 0x48, 1, 0, region, CCACHE_SLOT_CTL + CCACHE_CTL_RING + f);
+		return;
+	}
+	ccache_put(o, (const uint8_t[]){ 0x48, 0xa3 }, 2);			/* movabs %rax,field */
+	ccache_put64(o, ring + f);
+}
+
+/* o->p[j + 1], a jrcxz's or short jmp's rel8 at j, pointed here */
+static void rel8_here(struct ccache_emit *o, size_t j)
+{
+	if (o->n - (j + 2) > 127)
+		o->bad = 1;
+	else if (!o->bad)
+		o->p[j + 1] = (uint8_t)(o->n - (j + 2));
+}
+
+/* The head met its limit: at the ring's end, with a limit for the
+ * wrap from the tracer (CCACHE_RING_WRAPNEG, not 0), the head goes to
+ * the start and the limit to that one (the head first: a reader that
+ * sees the new limit sees the new head), rax back and on at RRET: no
+ * request, no wait.  Else on after this (the post).  About half the
+ * requests were wraps, each a wake-up of the tracer and a wait. */
+static void ring_wrap(struct ccache_emit *o, uint64_t region, uint64_t ring)
+{
+	size_t p1, p2;
+
+	hdr_load(o, region, ring, CCACHE_RING_HEAD, 1);
+	hdr_load(o, region, ring, CCACHE_RING_ENDNEG, 0);
+	ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0x0c, 0x08 }, 4);	/* lea (%rax,%rcx),%rcx */
+	ccache_put(o, (const uint8_t[]){ 0xe3, 0x02 }, 2);			/* jrcxz end */
+	p1 = o->n;
+	ccache_put(o, (const uint8_t[]){ 0xeb, 0 }, 2);			/* jmp post */
+	hdr_load(o, region, ring, CCACHE_RING_WRAPNEG, 1);		/* end: */
+	p2 = o->n;
+	ccache_put(o, (const uint8_t[]){ 0xe3, 0 }, 2);			/* jrcxz post */
+	hdr_load(o, region, ring, CCACHE_RING_START, 0);
+	hdr_store(o, region, ring, CCACHE_RING_HEAD);
+	ccache_put(o, (const uint8_t[]){ 0x48, 0x89, 0xc8 }, 3);		/* mov %rcx,%rax */
+	hdr_store(o, region, ring, CCACHE_RING_LIMNEG);
+	slot(o, 0x48, 0, 0, region, CCACHE_SLOT_R);
+	jmp_slot(o, region, CCACHE_SLOT_RRET);
+	rel8_here(o, p1);
+	rel8_here(o, p2);
+}
+
 /* The ring stub's check: rax into R, rcx = head - limit (the header's
  * head and negated limit: the thread's at %gs:, or movabs from ring);
- * short of the limit rax back and on at RRET; at it, RRET into RB and
+ * short of the limit rax back and on at RRET; at it, the wrap by
+ * itself at the ring's end (ring_wrap), else RRET into RB and
  * RRET pointed at the way back (*resume: the lea's offset, its disp32
  * fixed by the caller), then what follows (the post and wait). */
 static void ring_check(struct ccache_emit *o, uint64_t region, uint64_t ring, size_t *resume)
@@ -201,7 +266,8 @@ static void ring_check(struct ccache_emit *o, uint64_t region, uint64_t ring, si
 		o->bad = 1;
 	else if (!o->bad)
 		o->p[j + 1] = (uint8_t)(o->n - (j + 2));
-	slot(o, 0x48, 0, 1, region, CCACHE_SLOT_RRET);			/* full: */
+	ring_wrap(o, region, ring);					/* full: */
+	slot(o, 0x48, 0, 1, region, CCACHE_SLOT_RRET);			/* post: */
 	slot(o, 0x48, 1, 1, region, CCACHE_SLOT_RB);
 	*resume = o->n;
 	ccache_put(o, (const uint8_t[]){ 0x48, 0x8d, 0x0d, 0, 0, 0, 0 }, 7);	/* lea resume(%rip),%rcx */

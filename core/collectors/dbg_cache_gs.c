@@ -71,7 +71,7 @@ static struct gs_thread *gs_find(struct dbg_cache *c, pid_t t)
 static void own_ring(struct dbg_cache *c, struct gs_thread *g, size_t i)
 {
 	uint8_t *m = c->gs_map + (g->page - c->gs_pool) + CCACHE_SLOT_CTL;
-	uint64_t start = c->gs_pool + GS_SLOT_BYTES + (uint64_t)i * REC_BYTES, hdr[4];
+	uint64_t start = c->gs_pool + GS_SLOT_BYTES + (uint64_t)i * REC_BYTES, hdr[CCACHE_RING_HDR_BYTES / 8];
 	uint32_t trap = CCACHE_RING_TRAP;
 
 	g->rr = xcalloc(1, sizeof(*g->rr));
@@ -83,6 +83,9 @@ static void own_ring(struct dbg_cache *c, struct gs_thread *g, size_t i)
 	hdr[1] = (uint64_t)0 - g->rr->ring.end;
 	hdr[2] = CCACHE_RING_TRAP;
 	hdr[3] = start;
+	hdr[4] = (uint64_t)0 - g->rr->ring.end;
+	hdr[5] = start;
+	hdr[6] = 0;	/* (no wrap by itself until the tracer reads) */
 	memcpy(g->rr->map, hdr, sizeof(hdr));
 	__atomic_store_n((uint32_t *)(m + CCACHE_CTL_REQ), trap, __ATOMIC_RELEASE);
 	g->ctl = m;

@@ -4,10 +4,11 @@
  * so far into its record ring (trace/ccache_ring.h) and turns them into
  * packets (the same calls as dbg_cache_drain), so at the stop only the
  * last few are left.  The thread never stops for its ring: at the ring's
- * limit (its end, or the slot before the records not read yet) its ring
- * stub posts a request and waits on a futex; the drainer reads until
- * there is room (half the ring when it was full), moves head and limit
- * and wakes it.  The drainer runs only between dbg_cache_live_begin and
+ * end its ring stub goes back to the start by itself as far as the
+ * drainer has read there (trace/ccache_ring.h); at the ring's limit
+ * otherwise (the slot before the records not read yet) it posts a
+ * request and waits on a futex; the drainer reads until there is room
+ * (half the ring when it was full), moves head and limit and wakes it.  The drainer runs only between dbg_cache_live_begin and
  * dbg_cache_live_end (which waits until it is idle, then makes a request
  * posted or to come take the ring stub's trap): the engine's state and
  * the thread's trace are never used by both at once.  It reads the

@@ -171,7 +171,7 @@ static int do_mprotect(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, uint6
  * dbg_cache_shm.c). */
 int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 {
-	uint64_t p, b, hdr[4];
+	uint64_t p, b, hdr[CCACHE_RING_HDR_BYTES / 8];
 
 	c->sc = dbg_cache_find_syscall(d);
 	c->rec = do_mmap(d, c, t, 0, REC_MAP_BYTES, PROT_READ | PROT_WRITE, 0);
@@ -193,6 +193,9 @@ int dbg_cache_setup(struct dbg_tracee *d, struct dbg_cache *c, pid_t t)
 	hdr[1] = (uint64_t)0 - c->rr0.ring.end;
 	hdr[2] = CCACHE_RING_TRAP;	/* (served only while the drainer runs) */
 	hdr[3] = p;
+	hdr[4] = (uint64_t)0 - c->rr0.ring.end;
+	hdr[5] = p;
+	hdr[6] = 0;	/* (no wrap by itself until the tracer reads) */
 	if (c->ctl_map) {
 		c->rr0.hdr = c->ctl + CCACHE_CTL_RING;
 		c->rr0.map = c->ctl_map + CCACHE_CTL_RING;

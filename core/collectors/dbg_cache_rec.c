@@ -256,8 +256,13 @@ int dbg_cache_rr_set(struct dbg_cache *c, struct rring *rr, uint64_t head, uint6
 	uint64_t neg = (uint64_t)0 - lim;
 
 	if (rr->map) {
+		uint64_t h = head ? head : __atomic_load_n((uint64_t *)(rr->map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE);
+
 		if (head)
 			__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_HEAD), head, __ATOMIC_RELAXED);
+		/* (the thread waits or is stopped: the head stays) */
+		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_WRAPNEG), (uint64_t)0 - ccache_ring_wrap(&rr->ring, h),
+				 __ATOMIC_RELAXED);
 		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_LIMNEG), neg, __ATOMIC_RELAXED);
 		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_TAIL), rr->ring.tail, __ATOMIC_RELEASE);
 		return 0;
@@ -324,6 +329,32 @@ static int ring_copy(struct dbg_cache *c, uint32_t *ids, uint64_t span[2][2], in
 	return 0;
 }
 
+/* After records were copied (the stub may write over them now: they are
+ * turned into packets from the copy, while it runs on): the limit for a
+ * wrap and the tail published, then the limit raised as far as they
+ * allow (release stores, after the reads of the records).  The limit is
+ * read before the head (the ring stub moves the head before the limit
+ * at a wrap), both now: a limit below the end cannot change under the
+ * reader (the stub wraps only at the end), and a head read before a
+ * wrap would raise a wrapped head's limit to the end, over records not
+ * read.  The stub meets the limit only when the ring is full, or at its
+ * end with too little read at the start. */
+static void raise_limit(struct rring *rr)
+{
+	uint64_t *neg = (uint64_t *)(rr->map + CCACHE_RING_LIMNEG);
+	uint64_t cur = (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_ACQUIRE);
+	uint64_t h = __atomic_load_n((uint64_t *)(rr->map + CCACHE_RING_HEAD), __ATOMIC_ACQUIRE), w, lim;
+
+	if (!ccache_ring_head_ok(&rr->ring, h))
+		return;
+	w = ccache_ring_wrap(&rr->ring, h);
+	__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_WRAPNEG), (uint64_t)0 - w, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_TAIL), rr->ring.tail, __ATOMIC_RELEASE);
+	lim = ccache_ring_limit(&rr->ring, h);
+	if (h != rr->ring.end && cur < lim)
+		__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELEASE);
+}
+
 /* Up to max of the records the stub wrote into ring rd->rr, through
  * rd's buffer (REC_BYTES), into trace th: the number, or -1.  Each ring
  * has one reader at a time (dbg_cache_live.c); several rings may be read
@@ -345,18 +376,8 @@ long dbg_cache_rd_read(struct dbg_cache *c, const struct reader *rd, struct trac
 	if ((mapped = ring_copy(c, rd->ids, span, k, n)) < 0)
 		return -1;
 	ccache_ring_consumed(&rr->ring, h, n);
-	if (rr->map) {
-		/* the limit raised as far as the records copied allow (the
-		 * stub may write over them now: they are turned into packets
-		 * from the copy, while it runs on; a release store, after
-		 * the reads of the records): the stub meets it only when the
-		 * ring is full, or at its end */
-		uint64_t *neg = (uint64_t *)(rr->map + CCACHE_RING_LIMNEG), lim = ccache_ring_limit(&rr->ring, h);
-
-		if (h != rr->ring.end && (uint64_t)0 - __atomic_load_n(neg, __ATOMIC_RELAXED) < lim)
-			__atomic_store_n(neg, (uint64_t)0 - lim, __ATOMIC_RELEASE);
-		__atomic_store_n((uint64_t *)(rr->map + CCACHE_RING_TAIL), rr->ring.tail, __ATOMIC_RELEASE);
-	}
+	if (rr->map)
+		raise_limit(rr);
 	dbg_cache_rr_emit(c, rr, th, rd->ids, n);
 	rd->st->records += n;
 	rd->st->records_mapped += mapped ? n : 0;
