@@ -59,6 +59,11 @@ struct region {
 	int watch_set;			/* its watched ranges written */
 	uint64_t *tkey;			/* the original pc each lookup table
 					 * slot holds, 0: none (heap, or NULL) */
+	/* when each slot was last filled for a lookup that missed (or a
+	 * return address: dbg_cache_tclock's count then, 0: entered only
+	 * because its block was translated), which picks the slot a new
+	 * entry takes when both of its probes hold others (heap, or NULL) */
+	uint16_t *tage;
 };
 
 /* A set of pages (open addressing; slot 0 unused as a key: page 0 is
@@ -178,6 +183,7 @@ struct dbg_cache {
 		uint64_t addr, e[2];
 	} *tq;
 	size_t ntq, ctq;
+	uint16_t tclock;		/* lookup table fills that replace */
 	struct dbg_tracee *d;
 	const struct dbg_goal *goals;
 	int ngoals;
