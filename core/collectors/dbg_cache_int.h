@@ -313,6 +313,9 @@ void dbg_cache_ins_free(struct dbg_cache *c);
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
 void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);
+/* The entries queued for regions mapped here too written through the
+ * mapping, in an order a probe never misreads (out of the queue). */
+void dbg_cache_table_store_mapped(struct dbg_cache *c);
 void dbg_cache_table_reset(struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
 void dbg_cache_close_fd(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int64_t fd);

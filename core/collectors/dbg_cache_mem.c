@@ -382,6 +382,7 @@ void dbg_cache_table_flush(struct dbg_cache *c)
 
 	if (c->hold_tables)
 		return;	/* (after the code they lead to: dbg_cache_shm.c) */
+	dbg_cache_table_store_mapped(c);
 	for (size_t i = 0; i < c->ntq; i += N) {
 		size_t n = c->ntq - i < N ? c->ntq - i : N;
 		ssize_t w;

@@ -5,7 +5,8 @@
  * target while an entry no lookup ever asked for (entered only because
  * its block was translated) holds the other slot, else two hot targets
  * whose low bits agree evict each other at every call, each lookup a
- * round trip to ptdb. */
+ * round trip to ptdb.  And the entries queued for a region mapped in
+ * ptdb too are written through that mapping, not the process. */
 #include "core/collectors/dbg_cache_int.h"
 #include "tests/unit/test.h"
 
@@ -85,4 +86,25 @@ TEST(reset_forgets_ages)
 	tear_down(c);
 }
 
-TEST_MAIN(fill_evicts_cold_entry_first, reset_forgets_ages)
+TEST(entries_stored_through_mapping)
+{
+	struct dbg_cache *c = xcalloc(1, sizeof(*c));
+	struct region *g = &c->reg[c->nreg++], *h = &c->reg[c->nreg++];
+	uint64_t *e;
+
+	g->addr = 0x3000000;
+	h->addr = 0x5000000;	/* (not mapped here: left for the process) */
+	g->map = dbg_cache_zalloc(REGION_SIZE);
+	CHECK(g->map);
+	dbg_cache_table_put(c, g, 0x40b988, 0x3102100, 1);
+	dbg_cache_table_put(c, h, 0x40b988, 0x5102100, 1);
+	dbg_cache_table_store_mapped(c);
+	e = (uint64_t *)(void *)(g->map + CCACHE_TABLE_OFF + 0xb988 * 16);
+	CHECK(e[0] == (uint64_t)0 - 0x40b988 && e[1] == 0x3102100);
+	CHECK_INT(c->ntq, 1);
+	CHECK_INT(c->tq[0].addr, h->addr + CCACHE_TABLE_OFF + 0xb988 * 16ull);
+	dbg_cache_zfree(g->map, REGION_SIZE);
+	tear_down(c);
+}
+
+TEST_MAIN(fill_evicts_cold_entry_first, reset_forgets_ages, entries_stored_through_mapping)
