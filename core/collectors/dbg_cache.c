@@ -296,6 +296,7 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 		c->reg[i].map = NULL;
 		free(c->reg[i].ids);
 		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
+		dbg_cache_zfree(c->reg[i].tage, (CCACHE_TABLE_ENTRIES + 1) * 2);
 	}
 	free(c->tq);
 	c->tq = NULL;

@@ -59,6 +59,11 @@ struct region {
 	int watch_set;			/* its watched ranges written */
 	uint64_t *tkey;			/* the original pc each lookup table
 					 * slot holds, 0: none (heap, or NULL) */
+	/* when each slot was last filled for a lookup that missed (or a
+	 * return address: dbg_cache_tclock's count then, 0: entered only
+	 * because its block was translated), which picks the slot a new
+	 * entry takes when both of its probes hold others (heap, or NULL) */
+	uint16_t *tage;
 };
 
 /* A set of pages (open addressing; slot 0 unused as a key: page 0 is
@@ -178,6 +183,7 @@ struct dbg_cache {
 		uint64_t addr, e[2];
 	} *tq;
 	size_t ntq, ctq;
+	uint16_t tclock;		/* lookup table fills that replace */
 	struct dbg_tracee *d;
 	const struct dbg_goal *goals;
 	int ngoals;
@@ -307,6 +313,9 @@ void dbg_cache_ins_free(struct dbg_cache *c);
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace);
 void dbg_cache_table_enter(struct dbg_cache *c, uint64_t pc, uint64_t base);
 void dbg_cache_table_flush(struct dbg_cache *c);
+/* The entries queued for regions mapped here too written through the
+ * mapping, in an order a probe never misreads (out of the queue). */
+void dbg_cache_table_store_mapped(struct dbg_cache *c);
 void dbg_cache_table_reset(struct dbg_cache *c);
 void dbg_cache_leave_behind(struct dbg_tracee *d, struct dbg_cache *c, uint64_t addr, uint64_t len, uint64_t magic_off);
 void dbg_cache_close_fd(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int64_t fd);

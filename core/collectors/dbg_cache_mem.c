@@ -316,22 +316,50 @@ void dbg_cache_zfree(void *p, size_t n)
 		munmap(p, n);
 }
 
+/* Which of pc's two slots (s, s + 1) a fill that replaces takes when
+ * both hold other entries: one entered only because its block was
+ * translated (age 0) before one a lookup asked for, else the one filled
+ * longer ago.  (Always the second, as before, let two hot targets whose
+ * low bits agree evict each other at every call while a cold entry sat
+ * in the first: every lookup of either then missed, a round trip to
+ * ptdb each.) */
+static uint32_t table_victim(const struct dbg_cache *c, const struct region *g, uint32_t s)
+{
+	uint16_t a0, a1;
+
+	if (!g->tage)
+		return s + 1;
+	a0 = g->tage[s] ? (uint16_t)(c->tclock - g->tage[s]) : UINT16_MAX;
+	a1 = g->tage[s + 1] ? (uint16_t)(c->tclock - g->tage[s + 1]) : UINT16_MAX;
+	return a0 > a1 ? s : s + 1;
+}
+
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace)
 {
 	uint32_t s = (uint32_t)(pc & 0xffff);
 
-	if (!g->tkey)
+	if (!g->tkey) {
 		g->tkey = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 8);
+		g->tage = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 2);
+	}
 	if (!g->tkey && !replace)
 		return;
 	/* the dispatcher probes the slot of pc's low 16 bits and the next */
 	if (g->tkey && g->tkey[s] && g->tkey[s] != pc) {
-		s++;
-		if (g->tkey[s] && g->tkey[s] != pc && !replace)
+		if (!g->tkey[s + 1] || g->tkey[s + 1] == pc)
+			s++;
+		else if (!replace)
 			return;
+		else
+			s = table_victim(c, g, s);
 	}
 	if (g->tkey)
 		g->tkey[s] = pc;
+	if (g->tage && replace) {
+		if (!++c->tclock)
+			c->tclock = 1;	/* (0 marks an entry no lookup asked for) */
+		g->tage[s] = c->tclock;
+	}
 	if (c->ntq == c->ctq) {
 		c->ctq = c->ctq ? 2 * c->ctq : 1024;
 		c->tq = xrealloc(c->tq, c->ctq * sizeof(*c->tq));
@@ -357,6 +385,7 @@ void dbg_cache_table_flush(struct dbg_cache *c)
 
 	if (c->hold_tables)
 		return;	/* (after the code they lead to: dbg_cache_shm.c) */
+	dbg_cache_table_store_mapped(c);
 	for (size_t i = 0; i < c->ntq; i += N) {
 		size_t n = c->ntq - i < N ? c->ntq - i : N;
 		ssize_t w;
@@ -375,9 +404,12 @@ void dbg_cache_table_flush(struct dbg_cache *c)
 
 void dbg_cache_table_reset(struct dbg_cache *c)
 {
-	for (int i = 0; i < c->nreg; i++)
+	for (int i = 0; i < c->nreg; i++) {
 		if (c->reg[i].tkey)
 			memset(c->reg[i].tkey, 0, (CCACHE_TABLE_ENTRIES + 1) * 8);
+		if (c->reg[i].tage)
+			memset(c->reg[i].tage, 0, (CCACHE_TABLE_ENTRIES + 1) * 2);
+	}
 	c->ntq = 0;
 }
 

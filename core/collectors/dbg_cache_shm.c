@@ -320,6 +320,36 @@ static void links_now(struct dbg_cache *c)
 		}
 }
 
+/* Entry e written through its region's mapping here (the table is the
+ * region's memfd too): its key cleared, its block, its key, in that
+ * order (release stores), as the three writes of one process_vm_writev
+ * gave it, without a system call and the pinning of the inferior's
+ * pages it costs (a large program enters every block it translates in
+ * every region's table).  -1: the region is not mapped here. */
+static int table_store(struct dbg_cache *c, const struct tput *e)
+{
+	struct region *g = dbg_cache_region_of(c, e->addr);
+	uint64_t *p;
+
+	if (!g || !g->map || e->addr + 16 > g->addr + REGION_SIZE)
+		return -1;
+	p = (uint64_t *)(void *)(g->map + (e->addr - g->addr));
+	__atomic_store_n(&p[0], (uint64_t)0, __ATOMIC_RELEASE);
+	__atomic_store_n(&p[1], e->e[1], __ATOMIC_RELEASE);
+	__atomic_store_n(&p[0], e->e[0], __ATOMIC_RELEASE);
+	return 0;
+}
+
+void dbg_cache_table_store_mapped(struct dbg_cache *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->ntq; i++)
+		if (table_store(c, &c->tq[i]) < 0)
+			c->tq[k++] = c->tq[i];
+	c->ntq = k;
+}
+
 /* The staged code, then the lookup table entries queued, each as: its
  * key cleared, its block, its key (in one call, in that order: a probe
  * that runs meanwhile misses or finds a whole entry, never a key with
@@ -334,6 +364,7 @@ static void publish(struct dbg_cache *c)
 		dbg_cache_code_write(c, c->stage_base, c->stage, c->stage_len);
 	c->stage_len = 0;
 	dbg_cache_links_live(c);
+	dbg_cache_table_store_mapped(c);
 	for (size_t i = 0; i < c->ntq; i += N) {
 		size_t n = c->ntq - i < N ? c->ntq - i : N;
 
