@@ -34,6 +34,7 @@
 #define GS_SLOT_BYTES ((GS_RINGS + 1) * 4096u)
 #define GS_SHARED_BYTES ((uint64_t)GS_SLOT_BYTES + (uint64_t)GS_RINGS * REC_BYTES)
 #define AHEAD 48
+#define TKEY_BYTES ((CCACHE_TABLE_ENTRIES + 1) * sizeof(uint32_t))
 /* A thread's turn in the cache while other traced threads wait for theirs:
  * counted in full record buffers (65,536 blocks each), so the schedule
  * repeats from run to run, as the ptrace engine's (which counts steps);
@@ -57,8 +58,9 @@ struct region {
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
 	int watch_set;			/* its watched ranges written */
-	uint64_t *tkey;			/* the original pc each lookup table
-					 * slot holds, 0: none (heap, or NULL) */
+	uint32_t *tkey;			/* which original pc each lookup table
+					 * slot holds (dbg_cache_mem.c: tkey_of),
+					 * 0: none (TKEY_BYTES mapped, or NULL) */
 };
 
 /* A set of pages (open addressing; slot 0 unused as a key: page 0 is
