@@ -76,7 +76,10 @@ int ccache_translatable(const struct disasm_insn *in)
 		return 0;
 	case DISASM_KIND_JMP: case DISASM_KIND_CALL: case DISASM_KIND_JCC:
 	case DISASM_KIND_JRCXZ: case DISASM_KIND_LOOP:
-		return in->has_target;
+		/* (a target out of an int32 of the next pc: not a rel8/rel32
+		 * x86-64 decodes, and more than struct ccache_insn holds) */
+		return in->has_target && (int64_t)(in->target - (in->addr + in->len)) ==
+						 (int32_t)(in->target - (in->addr + in->len));
 	default:
 		break;
 	}
@@ -216,11 +219,13 @@ static void add_insn(struct ccache_block *b, const struct disasm_insn *in, size_
 	struct ccache_insn *ci = &b->ins[b->n++];
 
 	ci->addr = in->addr;
-	ci->len = in->len;
+	ci->len = in->len & 0x7f;
 	ci->kind = (uint8_t)in->kind;
-	ci->has_target = (uint8_t)in->has_target;
-	ci->target = in->target;
-	ci->coff = (uint32_t)coff;
+	ci->has_target = 0;
+	ci->trel = 0;
+	if (in->has_target)
+		ccache_insn_set_target(ci, in->target);
+	ci->coff = (uint16_t)coff;
 }
 
 /* The end of a block at an indirect transfer or return: rax into slot A,

@@ -144,11 +144,30 @@ struct ccache_watch {
 int ccache_watch_code(const struct ccache_watch *w, void *ctx, uint64_t at, uint64_t region,
 		      const struct disasm_insn *in, uint8_t *out, size_t cap);
 
+/* (16 bytes: the tracer keeps one per instruction of every block for as
+ * long as the cache lives, the largest of what it keeps a block; a
+ * direct transfer's target is within an int32 of its next pc, as
+ * ccache_translatable makes sure) */
 struct ccache_insn {
-	uint64_t addr, target;
-	uint32_t coff;		/* where its translation starts in the block */
-	uint8_t len, kind, has_target;
+	uint64_t addr;
+	int32_t trel;		/* the target - (addr + len), with has_target */
+	uint16_t coff;		/* where its translation starts in the block
+				 * (< CCACHE_BLOCK_MAX_BYTES) */
+	uint8_t len : 7, has_target : 1;
+	uint8_t kind;
 };
+
+/* ci's direct target (0: none), and set (after its addr and len). */
+static inline uint64_t ccache_insn_target(const struct ccache_insn *ci)
+{
+	return ci->has_target ? ci->addr + ci->len + (uint64_t)(int64_t)ci->trel : 0;
+}
+
+static inline void ccache_insn_set_target(struct ccache_insn *ci, uint64_t target)
+{
+	ci->has_target = 1;
+	ci->trel = (int32_t)(target - (ci->addr + ci->len));
+}
 
 /* A direct exit: a jmp/jcc whose rel32 (at patch_off, relative to end_off)
  * goes to its trap (an int3 at trap_off) until the tracer links it to the

@@ -39,7 +39,7 @@ void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p)
 	for (int i = 0; i < b->n; i++) {
 		const struct ccache_insn *ci = &b->ins[i];
 		uint64_t nlip = ci->addr + ci->len;
-		int zero = ci->has_target && ci->target == nlip;
+		int zero = ci->has_target && ccache_insn_target(ci) == nlip;
 
 		if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
 			continue;

@@ -50,8 +50,15 @@ void dbg_cache_flush(struct dbg_cache *c)
 	for (int i = 0; i < c->nreg; i++) {
 		struct region *g = &c->reg[i];
 
-		target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero, (CCACHE_TABLE_ENTRIES + 1) * 16,
-				 NULL);
+		/* a shared region's table pages given back (a hole in the
+		 * memfd: zeros in both views), not all written with zeros
+		 * and so all resident in the program; the entry after the
+		 * last page's end written */
+		if (g->map && madvise(g->map + CCACHE_TABLE_OFF, CCACHE_TABLE_ENTRIES * 16, MADV_REMOVE) == 0)
+			memset(g->map + CCACHE_TABLE_OFF + CCACHE_TABLE_ENTRIES * 16, 0, 16);
+		else
+			target_write_mem(c->d->proc, g->addr + CCACHE_TABLE_OFF, zero,
+					 (CCACHE_TABLE_ENTRIES + 1) * 16, NULL);
 		g->used = g->disp_len;
 		g->nids = 0;
 	}
@@ -295,8 +302,8 @@ void dbg_cache_finish(struct dbg_tracee *d, struct dbg_cache *c)
 			munmap(c->reg[i].map, REGION_SIZE);
 		c->reg[i].map = NULL;
 		free(c->reg[i].ids);
-		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
-		dbg_cache_zfree(c->reg[i].tage, (CCACHE_TABLE_ENTRIES + 1) * 2);
+		dbg_cache_zfree(c->reg[i].tkey, TKEY_BYTES);
+		dbg_cache_zfree(c->reg[i].tage, TAGE_BYTES);
 	}
 	free(c->tq);
 	c->tq = NULL;

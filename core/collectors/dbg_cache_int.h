@@ -34,6 +34,8 @@
 #define GS_SLOT_BYTES ((GS_RINGS + 1) * 4096u)
 #define GS_SHARED_BYTES ((uint64_t)GS_SLOT_BYTES + (uint64_t)GS_RINGS * REC_BYTES)
 #define AHEAD 48
+#define TKEY_BYTES ((CCACHE_TABLE_ENTRIES + 1) * sizeof(uint32_t))
+#define TAGE_BYTES ((CCACHE_TABLE_ENTRIES + 1) * sizeof(uint16_t))
 /* A thread's turn in the cache while other traced threads wait for theirs:
  * counted in full record buffers (65,536 blocks each), so the schedule
  * repeats from run to run, as the ptrace engine's (which counts steps);
@@ -41,7 +43,10 @@
  * jumps) and would otherwise never give its turn up. */
 #define QUANTUM_FILLS 8
 #define QUANTUM_NS 1000000000ull
-#define DCACHE_SIZE (1u << 16)			/* blocks translated ahead at a trap */
+/* the decode cache's largest size (48-byte entries: 1.5 MiB; twice as
+ * many, 3 MiB, were a tenth of ptdb's peak tracing python3 and did not
+ * translate it faster) */
+#define DCACHE_SIZE (1u << 15)
 #define DCACHE_MIN (1u << 12)			/* its first size (it grows) */
 
 struct region {
@@ -57,8 +62,9 @@ struct region {
 	uint32_t *ids;			/* its blocks, in address order */
 	size_t nids, cids;
 	int watch_set;			/* its watched ranges written */
-	uint64_t *tkey;			/* the original pc each lookup table
-					 * slot holds, 0: none (heap, or NULL) */
+	uint32_t *tkey;			/* which original pc each lookup table
+					 * slot holds (dbg_cache_mem.c: tkey_of),
+					 * 0: none (TKEY_BYTES mapped, or NULL) */
 	/* when each slot was last filled for a lookup that missed (or a
 	 * return address: dbg_cache_tclock's count then, 0: entered only
 	 * because its block was translated), which picks the slot a new

@@ -334,19 +334,32 @@ static uint32_t table_victim(const struct dbg_cache *c, const struct region *g, 
 	return a0 > a1 ? s : s + 1;
 }
 
+/* What slot s of a table mirror (tkey) says of pc there: pc's bits above
+ * the 16 that index it, and whether s is their slot's next (4 bytes a
+ * slot, not 8: the mirror is the largest thing ptdb keeps per region, its
+ * pages touched as far apart as the table's); 0 is no pc (page 0 is
+ * never code).  A pc beyond 47 bits reads as one that is not there: the
+ * mirror only says where entries go, the dispatcher checks the whole key. */
+static uint32_t tkey_of(uint64_t pc, uint32_t s)
+{
+	if (pc >> 47)
+		return UINT32_MAX;
+	return (uint32_t)(pc >> 16) << 1 | ((pc & 0xffff) != (s & 0xffff));
+}
+
 void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uint64_t base, int replace)
 {
 	uint32_t s = (uint32_t)(pc & 0xffff);
 
 	if (!g->tkey) {
-		g->tkey = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 8);
-		g->tage = dbg_cache_zalloc((CCACHE_TABLE_ENTRIES + 1) * 2);
+		g->tkey = dbg_cache_zalloc(TKEY_BYTES);
+		g->tage = dbg_cache_zalloc(TAGE_BYTES);
 	}
 	if (!g->tkey && !replace)
 		return;
 	/* the dispatcher probes the slot of pc's low 16 bits and the next */
-	if (g->tkey && g->tkey[s] && g->tkey[s] != pc) {
-		if (!g->tkey[s + 1] || g->tkey[s + 1] == pc)
+	if (g->tkey && g->tkey[s] && g->tkey[s] != tkey_of(pc, s)) {
+		if (!g->tkey[s + 1] || g->tkey[s + 1] == tkey_of(pc, s + 1))
 			s++;
 		else if (!replace)
 			return;
@@ -354,7 +367,7 @@ void dbg_cache_table_put(struct dbg_cache *c, struct region *g, uint64_t pc, uin
 			s = table_victim(c, g, s);
 	}
 	if (g->tkey)
-		g->tkey[s] = pc;
+		g->tkey[s] = tkey_of(pc, s);
 	if (g->tage && replace) {
 		if (!++c->tclock)
 			c->tclock = 1;	/* (0 marks an entry no lookup asked for) */
@@ -405,10 +418,11 @@ void dbg_cache_table_flush(struct dbg_cache *c)
 void dbg_cache_table_reset(struct dbg_cache *c)
 {
 	for (int i = 0; i < c->nreg; i++) {
+		/* (zero again, and no longer resident) */
 		if (c->reg[i].tkey)
-			memset(c->reg[i].tkey, 0, (CCACHE_TABLE_ENTRIES + 1) * 8);
+			madvise(c->reg[i].tkey, TKEY_BYTES, MADV_DONTNEED);
 		if (c->reg[i].tage)
-			memset(c->reg[i].tage, 0, (CCACHE_TABLE_ENTRIES + 1) * 2);
+			madvise(c->reg[i].tage, TAGE_BYTES, MADV_DONTNEED);
 	}
 	c->ntq = 0;
 }

@@ -79,7 +79,7 @@ void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, i
 		struct disasm_insn in;
 
 		if ((ci->kind == DISASM_KIND_OTHER && to == ci->addr + ci->len) ||
-		    (ci->kind == DISASM_KIND_JMP && ci->has_target && to == ci->target)) {
+		    (ci->kind == DISASM_KIND_JMP && ci->has_target && to == ccache_insn_target(ci))) {
 			if (i + 1 < k && i + 1 < b->n) {
 				run++;
 				continue;
@@ -97,7 +97,7 @@ void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, i
 			in.len = ci->len;
 			in.kind = (enum disasm_kind)ci->kind;
 			in.has_target = ci->has_target;
-			in.target = ci->target;
+			in.target = ccache_insn_target(ci);
 			trace_swc_executed(th, &in, j + 1 < b->n ? b->ins[j + 1].addr : next);
 		}
 		run = 0;
@@ -121,7 +121,7 @@ struct plan *dbg_cache_plan_new(const struct ccache_block *b)
 
 		if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
 			continue;
-		pl->seg[k] = (struct seg){ ci->addr, ci->target, i + 1 < b->n ? b->ins[i + 1].addr : 0,
+		pl->seg[k] = (struct seg){ ci->addr, ccache_insn_target(ci), i + 1 < b->n ? b->ins[i + 1].addr : 0,
 					   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind, ci->has_target };
 		k++;
 		prev = i + 1;
@@ -138,7 +138,7 @@ static void emit_one(struct trace_swc_thread *th, const struct ccache_insn *ci, 
 	in.len = ci->len;
 	in.kind = (enum disasm_kind)ci->kind;
 	in.has_target = ci->has_target;
-	in.target = ci->target;
+	in.target = ccache_insn_target(ci);
 	trace_swc_executed(th, &in, next);
 }
 

@@ -397,7 +397,7 @@ void dbg_cache_ahead(struct dbg_cache *c, pid_t t, int64_t id)
 			tg[k] = b->exit[k].target;
 		for (int j = 0; j < b->n && n < 10; j++)
 			if (b->ins[j].kind == DISASM_KIND_CALL || b->ins[j].kind == DISASM_KIND_CALL_IND) {
-				callee[n] = b->ins[j].kind == DISASM_KIND_CALL ? b->ins[j].target : 0;
+				callee[n] = b->ins[j].kind == DISASM_KIND_CALL ? ccache_insn_target(&b->ins[j]) : 0;
 				tg[n++] = b->ins[j].addr + b->ins[j].len;
 			}
 		for (int k = 0; k < n && done < AHEAD; k++) {

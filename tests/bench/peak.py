@@ -39,6 +39,14 @@ def children(pid):
         return []
 
 
+def exe(pid):
+    """The program pid runs, None once gone."""
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return None
+
+
 def run(argv, env=None, out=subprocess.DEVNULL):
     """Runs argv (ptdb, or taskset that execs it) to its end, its output
     to out (a file, or DEVNULL), looking at ptdb and its programs every
@@ -54,8 +62,12 @@ def run(argv, env=None, out=subprocess.DEVNULL):
     def look():
         while not done.is_set():
             top[0] = max(top[0], status(p.pid, ("RssAnon", "RssFile")) or 0)
+            me = exe(p.pid)
             for k in children(p.pid):
-                prog[k] = max(prog.get(k, 0), status(k, ("VmHWM",)) or 0)
+                # (not a child between fork and exec: ptdb's own pages,
+                # copied, would count as the program's peak)
+                if me and exe(k) != me:
+                    prog[k] = max(prog.get(k, 0), status(k, ("VmHWM",)) or 0)
             done.wait(PERIOD)
 
     th = threading.Thread(target=look)

@@ -49,6 +49,23 @@ static uint64_t addr_in(uint32_t area)
 	return Areas[area] + ((uint64_t)rnd(1u << 22) << 4);
 }
 
+/* A direct transfer's target: in the area of its source (a rel32's
+ * reach, as struct ccache_insn holds it). */
+static uint64_t addr_near(uint64_t at)
+{
+	return addr_in(at >= Areas[2] ? 2 : at >= Areas[1] ? 1 : 0);
+}
+
+/* An instruction of a block made by hand (target 0: none). */
+static struct ccache_insn insn(uint64_t addr, int len, int kind, uint64_t target)
+{
+	struct ccache_insn ci = { .addr = addr, .len = len & 0x7f, .kind = (uint8_t)kind };
+
+	if (target)
+		ccache_insn_set_target(&ci, target);
+	return ci;
+}
+
 static struct ccache_insn *add_insn(struct ccache_block *b, uint64_t at, int kind)
 {
 	struct ccache_insn *ci;
@@ -109,12 +126,11 @@ static void new_block(struct world *wd, uint64_t start, int profile)
 		ci = add_insn(b, at, k);
 		at += ci->len;
 		if (k == DISASM_KIND_CALL || k == DISASM_KIND_JMP) {
-			ci->has_target = 1;
 			/* a call to the next instruction pushes nothing */
-			ci->target = k == DISASM_KIND_CALL && rnd(8) == 0 ? at : addr_in(rnd(3) ? 0 : 1);
-			if (k == DISASM_KIND_CALL && ci->target != at)
+			ccache_insn_set_target(ci, k == DISASM_KIND_CALL && rnd(8) == 0 ? at : addr_near(at));
+			if (k == DISASM_KIND_CALL && ccache_insn_target(ci) != at)
 				note_push(wd, at);
-			at = ci->target;
+			at = ccache_insn_target(ci);
 		}
 	}
 	end = only_fast ? fast[rnd(8)] : ends[rnd(16)];
@@ -130,10 +146,9 @@ static void new_block(struct world *wd, uint64_t start, int profile)
 
 		if (end == DISASM_KIND_CALL || end == DISASM_KIND_JCC || end == DISASM_KIND_JMP ||
 		    end == DISASM_KIND_JRCXZ || end == DISASM_KIND_LOOP) {
-			ci->has_target = 1;
-			ci->target = end == DISASM_KIND_CALL && rnd(10) == 0 ? nlip : addr_in(0);
+			ccache_insn_set_target(ci, end == DISASM_KIND_CALL && rnd(10) == 0 ? nlip : addr_near(at));
 		}
-		if ((end == DISASM_KIND_CALL && ci->target != nlip) || end == DISASM_KIND_CALL_IND)
+		if ((end == DISASM_KIND_CALL && ccache_insn_target(ci) != nlip) || end == DISASM_KIND_CALL_IND)
 			note_push(wd, nlip);
 	}
 }
@@ -218,7 +233,7 @@ static uint32_t *walk(struct world *wd, size_t n)
 		for (int k = 0; k < b->n; k++) {
 			const struct ccache_insn *ci = &b->ins[k];
 
-			if ((ci->kind == DISASM_KIND_CALL && ci->target != ci->addr + ci->len) ||
+			if ((ci->kind == DISASM_KIND_CALL && ccache_insn_target(ci) != ci->addr + ci->len) ||
 			    (ci->kind == DISASM_KIND_CALL_IND && k == b->n - 1))
 				stack[sp++ % 256] = ci->addr + ci->len;
 		}
@@ -383,10 +398,10 @@ TEST(plan_kinds)
 	b.start = 0x1000;
 	b.ins = ins;
 	/* other; call 0x2000 (followed); other; jcc */
-	ins[0] = (struct ccache_insn){ 0x1000, 0, 0, 3, DISASM_KIND_OTHER, 0 };
-	ins[1] = (struct ccache_insn){ 0x1003, 0x2000, 0, 5, DISASM_KIND_CALL, 1 };
-	ins[2] = (struct ccache_insn){ 0x2000, 0, 0, 2, DISASM_KIND_OTHER, 0 };
-	ins[3] = (struct ccache_insn){ 0x2002, 0x1000, 0, 2, DISASM_KIND_JCC, 1 };
+	ins[0] = insn(0x1000, 3, DISASM_KIND_OTHER, 0);
+	ins[1] = insn(0x1003, 5, DISASM_KIND_CALL, 0x2000);
+	ins[2] = insn(0x2000, 2, DISASM_KIND_OTHER, 0);
+	ins[3] = insn(0x2002, 2, DISASM_KIND_JCC, 0x1000);
 	b.n = 4;
 	ccache_pkt_plan(&b, &p);
 	CHECK_INT(p.kind, CCACHE_PKT_COND);
@@ -395,9 +410,9 @@ TEST(plan_kinds)
 	CHECK_INT(p.start + (uint64_t)(int64_t)p.push[0], 0x1008);
 	CHECK_INT(p.nlip, 0x2004);
 	/* a call to the next instruction pushes nothing */
-	ins[1].target = 0x1008;
+	ccache_insn_set_target(&ins[1], 0x1008);
 	ins[2].addr = 0x1008;
-	ins[3].addr = 0x100a;
+	ins[3] = insn(0x100a, 2, DISASM_KIND_JCC, 0x1000);
 	ccache_pkt_plan(&b, &p);
 	CHECK_INT(p.npush, 0);
 	/* ending in a call, a return, straight code */

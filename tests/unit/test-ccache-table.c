@@ -10,10 +10,17 @@
 #include "core/collectors/dbg_cache_int.h"
 #include "tests/unit/test.h"
 
-/* The target the table (as ptdb keeps it) holds in slot s. */
-static uint64_t key(const struct region *g, uint32_t s)
+/* What the table's mirror (as ptdb keeps it) holds in slot s. */
+static uint32_t key(const struct region *g, uint32_t s)
 {
 	return g->tkey ? g->tkey[s] : 0;
+}
+
+/* What it holds there for pc (dbg_cache_mem.c tkey_of: the bits above
+ * the 16 that index it, and whether s is the second probe). */
+static uint32_t mirror(uint64_t pc, uint32_t s)
+{
+	return (uint32_t)(pc >> 16) << 1 | ((pc & 0xffff) != (s & 0xffff));
 }
 
 /* Whether pc is in one of its two slots. */
@@ -21,14 +28,14 @@ static int holds(const struct region *g, uint64_t pc)
 {
 	uint32_t s = (uint32_t)(pc & 0xffff);
 
-	return key(g, s) == pc || key(g, s + 1) == pc;
+	return key(g, s) == mirror(pc, s) || key(g, s + 1) == mirror(pc, s + 1);
 }
 
 static void tear_down(struct dbg_cache *c)
 {
 	for (int i = 0; i < c->nreg; i++) {
-		dbg_cache_zfree(c->reg[i].tkey, (CCACHE_TABLE_ENTRIES + 1) * 8);
-		dbg_cache_zfree(c->reg[i].tage, (CCACHE_TABLE_ENTRIES + 1) * 2);
+		dbg_cache_zfree(c->reg[i].tkey, TKEY_BYTES);
+		dbg_cache_zfree(c->reg[i].tage, TAGE_BYTES);
 	}
 	free(c->tq);
 	free(c);
@@ -43,7 +50,7 @@ TEST(fill_evicts_cold_entry_first)
 	g->addr = 0x3000000;
 	/* translated only: the first slot */
 	dbg_cache_table_put(c, g, cold, 0x3102100, 0);
-	CHECK(key(g, 0xb988) == cold);
+	CHECK(key(g, 0xb988) == mirror(cold, 0xb988));
 	/* a lookup of b missed: the second */
 	dbg_cache_table_put(c, g, b, 0x3102200, 1);
 	CHECK(holds(g, b) && holds(g, cold));

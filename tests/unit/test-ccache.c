@@ -246,7 +246,7 @@ TEST(ccache_loop_and_jrcxz_keep_their_opcode)
 	code((const uint8_t[]){ 0xe2, 0xfe }, 2);	/* loop . */
 	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
 	p = b.exit[0].patch_off - 3;	/* (NOPs from coff to there: rel32s 4-aligned) */
-	CHECK(p >= b.ins[0].coff && p <= b.ins[0].coff + 3);
+	CHECK(p >= b.ins[0].coff && p <= b.ins[0].coff + 3u);
 	CHECK(b.code[p] == 0xe2 && b.code[p + 1] == 5 && b.code[p + 2] == 0xe9);
 	/* (the loop jumps over the first jmp onto the second's NOPs) */
 	CHECK(b.code[b.exit[1].patch_off - 1] == 0xe9 && b.exit[1].patch_off - 1 - (p + 7) <= 3);
@@ -481,9 +481,45 @@ TEST(ccache_per_thread_slots_through_gs)
 	ccache_block_release(&b);
 }
 
+/* An instruction's record is 16 bytes (ptdb keeps one per instruction of
+ * every block): a direct target kept as its distance from the next pc,
+ * either way, and none read as 0; a target an int32 cannot reach (no
+ * x86-64 rel8/rel32 does) is not run in the cache. */
+TEST(ccache_insn_keeps_targets_in_16_bytes)
+{
+	struct ccache_block b;
+	struct disasm_insn in;
+
+	CHECK_INT(sizeof(struct ccache_insn), 16);
+	/* jmp back to itself; call forward by 0x7ffffff0 */
+	code((const uint8_t[]){ 0xeb, 0xfe }, 2);
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK(b.ins[0].has_target && ccache_insn_target(&b.ins[0]) == ORIG);
+	ccache_block_release(&b);
+	code((const uint8_t[]){ 0x90, 0xe8, 0xf0, 0xff, 0xff, 0x7f }, 6);
+	Stop_at = ORIG + 6 + 0x7ffffff0ull;
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 0, &b), 0);
+	CHECK_INT(b.n, 2);
+	CHECK(!b.ins[0].has_target && ccache_insn_target(&b.ins[0]) == 0);
+	CHECK(ccache_insn_target(&b.ins[1]) == ORIG + 6 + 0x7ffffff0ull);
+	ccache_block_release(&b);
+	memset(&in, 0, sizeof(in));
+	in.kind = DISASM_KIND_JMP;
+	in.addr = 0x400000;
+	in.len = 5;
+	in.has_target = 1;
+	in.target = 0x400005 - 0x80000000ull;
+	CHECK(ccache_translatable(&in));
+	in.target = 0x400005 - 0x80000001ull;
+	CHECK(!ccache_translatable(&in));
+	in.target = 0x7ffff7a00000ull;
+	CHECK(!ccache_translatable(&in));
+}
+
 TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_ring_record_stub_keeps_one_register,
 	  ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
 	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,
-	  ccache_word_and_sse_rip_operands_are_moved, ccache_syscall_runs_in_place_after_a_check)
+	  ccache_word_and_sse_rip_operands_are_moved, ccache_syscall_runs_in_place_after_a_check,
+	  ccache_insn_keeps_targets_in_16_bytes)
