@@ -418,8 +418,7 @@ void dbg_cache_table_flush(struct dbg_cache *c)
 void dbg_cache_table_reset(struct dbg_cache *c)
 {
 	for (int i = 0; i < c->nreg; i++) {
-		/* (zero again, and no longer resident) */
-		if (c->reg[i].tkey)
+		if (c->reg[i].tkey)	/* (zero again, and no longer resident) */
 			madvise(c->reg[i].tkey, TKEY_BYTES, MADV_DONTNEED);
 		if (c->reg[i].tage)
 			madvise(c->reg[i].tage, TAGE_BYTES, MADV_DONTNEED);
