@@ -241,7 +241,8 @@ static uint32_t side_jcc(struct ccache_emit *e, struct ccache_block *b, int cc, 
 	at = (uint32_t)e->n;
 	ccache_put32(e, 0);
 	b->exit[b->nexit++].target = target;
-	b->nside++;
+	b->side_push[b->nside] = (uint8_t)ccache_side_pushes(b->ins, b->n);
+	b->side_n[b->nside++] = (uint8_t)b->n;
 	return at;
 }
 

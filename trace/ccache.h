@@ -188,10 +188,25 @@ struct ccache_block {
 	uint8_t nside;		/* exit[0..nside): the side exits, in order;
 				 * the block's own end's after them */
 	int n;
+	uint8_t side_n[CCACHE_SIDE_MAX];	/* instructions through side
+						 * exit k's jcc */
+	uint8_t side_push[CCACHE_SIDE_MAX];	/* the direct calls before it
+						 * that push */
 	struct ccache_insn *ins;	/* heap */
 	struct ccache_exit exit[CCACHE_EXITS_MAX];
 	uint8_t *code;		/* heap, len bytes */
 };
+
+/* How many of the direct calls ins[0..n) push (a call to the next
+ * instruction does not): a block's side_push. */
+static inline int ccache_side_pushes(const struct ccache_insn *ins, int n)
+{
+	int c = 0;
+
+	for (int i = 0; i < n; i++)
+		c += ins[i].kind == DISASM_KIND_CALL && !(ins[i].has_target && ins[i].target == ins[i].addr + ins[i].len);
+	return c;
+}
 
 /* 1 if in can run in the cache (its effect does not depend on its
  * address, or the translator rewrites it). */

@@ -313,6 +313,19 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
 	/* (kind and pushes at once: a plan with pushes is the writer's) */
 	unsigned kn = (unsigned)q->kind | (unsigned)q->npush << 8;
 
+	if (kn >> CCACHE_PKT_SIDE_SHIFT) {
+		/* side exits not taken, then a conditional exit or none,
+		 * short of the 47th bit */
+		unsigned ns = kn >> CCACHE_PKT_SIDE_SHIFT, e = kn & ((1u << CCACHE_PKT_SIDE_SHIFT) - 1);
+
+		if (ns > 15 || s->nbits + ns + (e == CCACHE_PKT_COND) > 46 ||
+		    (e != CCACHE_PKT_COND && e != CCACHE_PKT_NONE))
+			return 0;
+		s->bits <<= ns;
+		s->nbits += ns;
+		s->plain -= ns;
+		kn = e;
+	}
 	if (__builtin_expect(kn == CCACHE_PKT_COND, 1)) {
 		if (__builtin_expect(s->nbits == 46, 0))
 			return 0;
@@ -342,6 +355,34 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
 	return 1;
 }
 
+/* The side exit's record at *r after s->q's, if it writes no bytes
+ * (short of the 47th bit, the next record its target's): it and the next taken (*r that one), 1; else 0
+ * (nothing done). */
+static int __attribute__((noinline)) quiet_side(struct quiet *s, const struct ccache_pkt *pk, uint32_t npk,
+						const struct ccache_block *blk, const uint32_t **r, const uint32_t *end,
+						uint64_t *stack)
+{
+	const struct ccache_pkt *q = s->q;
+	unsigned ns = (unsigned)q->kind >> CCACHE_PKT_SIDE_SHIFT;
+	int k = ccache_rec_side(**r);
+	const struct ccache_block *b = &blk[q - pk];
+
+	if (k < 0 || (unsigned)k >= ns || q->kind == CCACHE_PKT_SLOW || s->nbits + (unsigned)k + 1 > 46 ||
+	    *r + 1 == end || (*r)[1] >= npk || pk[(*r)[1]].start != b->exit[k].target)
+		return 0;
+	for (unsigned j = 0; j < b->side_push[k]; j++) {
+		stack[s->top] = q->start + (uint64_t)(int64_t)q->push[j];
+		s->top = (s->top + 1) % TRACE_PTW_STACK;
+		s->depth += s->depth < TRACE_PTW_STACK;
+	}
+	s->bits = (s->bits << k << 1) | 1;
+	s->nbits += (unsigned)k + 1;
+	s->ins += b->side_n[k];
+	s->plain += 1 - (uint64_t)k;	/* (k + 1 transfers in two records) */
+	s->q = &pk[*++*r];
+	return 1;
+}
+
 /* The records that write no bytes, from r on, in registers: conditional
  * exits short of the 47th pending bit, returns to the shadow stack's
  * top, blocks with no exit that writes and direct calls (no pushes
@@ -352,20 +393,24 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
  * record in each chain.  The plans 8 records ahead fetched up to pf
  * (the last 8 records: none, in a loop of their own). */
 static const uint32_t *__attribute__((noinline))
-quiet(const struct ccache_pkt *pk, uint32_t npk, struct quiet *st, const uint32_t *r, const uint32_t *end,
-      const uint32_t *pf, uint64_t *stack)
+quiet(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_block *blk, struct quiet *st, const uint32_t *r,
+      const uint32_t *end, const uint32_t *pf, uint64_t *stack)
 {
 	struct quiet s = *st;
 
 	for (; r < pf; r++) {
-		if (__builtin_expect(*r >= npk, 0))
-			goto out;
+		if (__builtin_expect(*r >= npk, 0)) {
+			if (!quiet_side(&s, pk, npk, blk, &r, end, stack))
+				goto out;
+			continue;
+		}
 		__builtin_prefetch(&pk[r[8]]);	/* (never faults) */
 		if (!quiet_one(&s, &pk[*r], stack))
 			goto out;
 	}
 	for (; r < end; r++)
-		if (__builtin_expect(*r >= npk, 0) || !quiet_one(&s, &pk[*r], stack))
+		if (__builtin_expect(*r >= npk, 0) ? !quiet_side(&s, pk, npk, blk, &r, end, stack)
+						    : !quiet_one(&s, &pk[*r], stack))
 			break;
 out:
 	*st = s;
@@ -374,13 +419,14 @@ out:
 
 /* quiet() from r, through a copy of f's fields (f itself stays in the
  * caller's registers): where it stopped. */
-INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_pkt **q,
+INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_block *blk,
+				  const struct ccache_pkt **q,
 				  const uint32_t *r, const uint32_t *end, const uint32_t *pf, uint64_t *stack,
 				  struct fast *f, uint64_t *insns, uint64_t *plain)
 {
 	struct quiet qs = { *q, f->bits, 0, 0, f->nbits, f->top, f->depth };
 
-	r = quiet(pk, npk, &qs, r, end, pf, stack);
+	r = quiet(pk, npk, blk, &qs, r, end, pf, stack);
 	*q = qs.q;
 	f->bits = qs.bits;
 	f->nbits = qs.nbits;
@@ -391,17 +437,27 @@ INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, con
 	return r;
 }
 
-/* The record id after b's (plan kind): b's side exit k's, k an exit
- * of b: b's bits up to there, k + 1 transfers for this record, 1; else
- * 0 (nothing done). */
-INLINE int side_taken(struct fast *f, struct trace_swc_thread *t, const struct ccache_block *b, unsigned kind,
-		      uint32_t id, uint64_t *insns, uint64_t *plain, uint64_t *to)
+/* The record id after block b's (plan q): b's side exit k's, k an exit
+ * of b: b's pushes and bits up to there, k + 1 transfers for this
+ * record, 1; else 0 (nothing done). */
+INLINE int side_taken(struct fast *f, struct trace_swc_thread *t, const struct ccache_block *b,
+		      const struct ccache_pkt *q, uint32_t id, uint64_t *insns, uint64_t *plain, uint64_t *to)
 {
 	int k = ccache_rec_side(id);
+	unsigned kind = q->kind;
 
 	if (k < 0 || k >= (int)(kind >> CCACHE_PKT_SIDE_SHIFT) || kind == CCACHE_PKT_SLOW)
 		return 0;
-	*insns += side_walk_from(f, t, b, k);
+	if (f->nbits + (unsigned)k + 1 < 47) {
+		/* (no TNT packet: no walk; its pushes the plan's first) */
+		for (unsigned j = 0; j < b->side_push[k]; j++)
+			push(f, t->w.stack, q->start + (uint64_t)(int64_t)q->push[j]);
+		f->bits = (f->bits << k << 1) | 1;
+		f->nbits += (unsigned)k + 1;
+		*insns += b->side_n[k];
+	} else {
+		*insns += side_walk_from(f, t, b, k);
+	}
 	*plain -= (uint64_t)k;
 	*to = b->exit[k].target;
 	return 1;
@@ -496,7 +552,7 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, const struct cc
 		} else {
 			const uint32_t *from = r;
 
-			if ((r = quiet_from(pk, npk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
+			if ((r = quiet_from(pk, npk, blk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
 				break;
 			/* (short runs between records that write, as with
 			 * indirect calls: the writing loop takes the next
@@ -507,7 +563,7 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, const struct cc
 		kind = q->kind;
 		if (__builtin_expect(id >= npk, 0)) {
 			/* (an id not ours cannot happen; the caller skips it) */
-			if (!side_taken(&f, t, &blk[q - pk], kind, id, &insns, &plain, &side_to))
+			if (!side_taken(&f, t, &blk[q - pk], q, id, &insns, &plain, &side_to))
 				break;
 			/* (the next record's block current, writing nothing) */
 			if ((none = ++r == end || *r >= npk))

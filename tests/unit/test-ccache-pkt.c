@@ -120,7 +120,8 @@ static void new_block(struct world *wd, uint64_t start, int profile)
 			ci->has_target = 1;
 			ci->target = addr_in(rnd(3) ? 0 : 1);
 			b->exit[b->nexit++].target = ci->target;
-			b->nside++;
+			b->side_push[b->nside] = (uint8_t)ccache_side_pushes(b->ins, b->n);
+			b->side_n[b->nside++] = (uint8_t)b->n;
 			continue;
 		}
 		ci = add_insn(b, at, k);
@@ -142,7 +143,8 @@ static void new_block(struct world *wd, uint64_t start, int profile)
 		ci->has_target = 1;
 		ci->target = addr_in(0);
 		b->exit[b->nexit++].target = ci->target;
-		b->nside++;
+		b->side_push[b->nside] = (uint8_t)ccache_side_pushes(b->ins, b->n);
+		b->side_n[b->nside++] = (uint8_t)b->n;
 		return;
 	}
 	if (profile == 1 && rnd(8))
