@@ -213,8 +213,10 @@ static void make_world(struct world *wd, uint32_t nb, int profile)
 		const struct ccache_block *b = &wd->blk[i];
 		const struct ccache_insn *ci = &b->ins[b->n - 1];
 
-		if (ci->kind == DISASM_KIND_JCC && find(wd, ci->addr + ci->len) < 0)
+		if (ci->kind == DISASM_KIND_JCC && find(wd, ci->addr + ci->len) < 0) {
 			new_block(wd, ci->addr + ci->len, profile);
+			b = &wd->blk[i];	/* (moved) */
+		}
 		for (int k = 0; k < b->nside && wd->n < 6 * nb; k++)
 			if (find(wd, b->exit[k].target) < 0) {
 				new_block(wd, b->exit[k].target, profile);
