@@ -197,10 +197,8 @@ static void align_rel32(struct ccache_emit *e, size_t k)
 
 /* An exit: a jmp (or jcc with cc >= 0) whose rel32, 4-aligned, is patched
  * later. */
-static void exit_jmp(struct ccache_emit *e, struct ccache_block *b, int cc, uint64_t target)
+static void exit_code(struct ccache_emit *e, struct ccache_exit *x, int cc, uint64_t target)
 {
-	struct ccache_exit *x = &b->exit[b->nexit++];
-
 	align_rel32(e, cc >= 0 ? 2 : 1);
 	if (cc >= 0) {
 		ccache_put8(e, 0x0f);
@@ -212,6 +210,43 @@ static void exit_jmp(struct ccache_emit *e, struct ccache_block *b, int cc, uint
 	x->patch_off = (uint32_t)e->n;
 	ccache_put32(e, 0);
 	x->end_off = (uint32_t)e->n;
+}
+
+static void exit_jmp(struct ccache_emit *e, struct ccache_block *b, int cc, uint64_t target)
+{
+	exit_code(e, &b->exit[b->nexit++], cc, target);
+}
+
+/* Whether the jcc in (the block's last instruction so far) may be a side
+ * exit, the block running on along its fall-through: records written
+ * (no watchpoints), through a ring (no store that faults but the
+ * block's first), room left, and a target outside the block (a branch
+ * back into it is a loop: it ends the block, as the next one starts
+ * there) and not its own fall-through. */
+static int side_ok(const struct ccache_env *env, const struct ccache_block *b, const struct disasm_insn *in)
+{
+	if (env->watch || !env->ring || b->nside >= CCACHE_SIDE_MAX || in->target == in->addr + in->len)
+		return 0;
+	for (int i = 0; i < b->n; i++)
+		if (b->ins[i].addr == in->target)
+			return 0;
+	return 1;
+}
+
+/* A side exit: the jcc to its stub in the trailer (side_stubs), its rel32
+ * at the offset returned; its exit reserved (the next of b->exit). */
+static uint32_t side_jcc(struct ccache_emit *e, struct ccache_block *b, int cc, uint64_t target)
+{
+	uint32_t at;
+
+	ccache_put8(e, 0x0f);
+	ccache_put8(e, (uint8_t)(0x80 | cc));
+	at = (uint32_t)e->n;
+	ccache_put32(e, 0);
+	b->exit[b->nexit++].target = target;
+	b->side_push[b->nside] = (uint8_t)ccache_side_pushes(b->ins, b->n);
+	b->side_n[b->nside++] = (uint8_t)b->n;
+	return at;
 }
 
 static void add_insn(struct ccache_block *b, const struct disasm_insn *in, size_t coff)
@@ -351,13 +386,30 @@ static uint32_t record_stub(const struct ccache_env *env, struct ccache_emit *e,
 	return at;
 }
 
+/* The side exits' stubs: each jcc's rel32 (at side_at[k]) to its own,
+ * which writes the side exit's record (CCACHE_REC_SIDE + k: the record
+ * stub, its slow part inline), then the exit's patchable jmp. */
+static void side_stubs(const struct ccache_env *env, struct ccache_emit *e, struct ccache_block *b,
+		       const uint32_t *side_at)
+{
+	for (int k = 0; k < b->nside && !e->bad; k++) {
+		int32_t d = (int32_t)(e->n - (side_at[k] + 4u));
+		uint32_t jr;
+
+		memcpy(e->p + side_at[k], &d, 4);
+		record_stub(env, e, CCACHE_REC_SIDE + (uint32_t)k, 1, &jr);
+		exit_code(e, &b->exit[k], -1, b->exit[k].target);
+	}
+}
+
 /* The block's trailer: each exit's trap and far jump (the exit goes to
  * its trap until linked, or, served, to its stub after them: the target
  * through the dispatcher; an exit to the block's own SYSCALL keeps its
  * trap), then the return addresses its calls push. */
 static void trailer(const struct ccache_env *env, struct ccache_emit *e, struct ccache_block *b,
-		    uint64_t (*calls)[2], int ncalls)
+		    uint64_t (*calls)[2], int ncalls, const uint32_t *side_at)
 {
+	side_stubs(env, e, b, side_at);
 	for (int k = 0; k < b->nexit; k++) {
 		struct ccache_exit *x = &b->exit[k];
 		int32_t rel;
@@ -373,7 +425,7 @@ static void trailer(const struct ccache_env *env, struct ccache_emit *e, struct 
 		ccache_put(e, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
 		ccache_put64(e, 0);
 		to = x->trap_off;
-		if (env->served && !(b->n && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL &&
+		if (env->served && !(k >= b->nside && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL &&
 				     x->target == b->ins[b->n - 1].addr)) {
 			size_t n = e->bad ? 0 : ccache_exit_stub(e->at + e->n, env->region, x->target, env->dispatch,
 							      e->p + e->n, e->cap - e->n);
@@ -486,13 +538,12 @@ static int ends_before(const struct ccache_env *env, const struct ccache_block *
 static int translate(const struct ccache_env *env, uint64_t start, uint64_t base, uint32_t id,
 		     struct ccache_block *b, int slow_inline)
 {
-	uint8_t *buf = scratch_code;
-	struct ccache_emit e = { buf, 0, CCACHE_BLOCK_MAX_BYTES - 256, base, 0 };
+	struct ccache_emit e = { scratch_code, 0, CCACHE_BLOCK_MAX_BYTES - 256, base, 0 };
 	/* call sites: where a pushq retc(%rip) sits and what it pushes */
 	uint64_t calls[CCACHE_BLOCK_MAX_INSNS + 1][2];
 	int ncalls = 0, ended = 0;
 	uint64_t a = start;
-	uint32_t jr = 0;
+	uint32_t jr = 0, side_at[CCACHE_SIDE_MAX];
 
 	memset(b, 0, sizeof(*b));
 	b->start = start;
@@ -537,6 +588,11 @@ static int translate(const struct ccache_env *env, uint64_t start, uint64_t base
 			break;
 		case DISASM_KIND_JCC:
 			add_insn(b, &in, at);
+			if (side_ok(env, b, &in)) {
+				side_at[b->nside] = side_jcc(&e, b, jcc_cc(&in), in.target);
+				a = in.addr + in.len;
+				break;
+			}
 			exit_jmp(&e, b, jcc_cc(&in), in.target);
 			exit_jmp(&e, b, -1, in.addr + in.len);
 			ended = 1;
@@ -589,10 +645,10 @@ static int translate(const struct ccache_env *env, uint64_t start, uint64_t base
 		memset(b, 0, sizeof(*b));
 		return -2;
 	}
-	trailer(env, &e, b, calls, ncalls);
+	trailer(env, &e, b, calls, ncalls, side_at);
 	if (e.bad || !b->n)
 		goto fail;
-	b->code = memcpy(xmalloc(e.n), buf, e.n);
+	b->code = memcpy(xmalloc(e.n), scratch_code, e.n);
 	b->len = (uint32_t)e.n;
 	/* (a block keeps its instructions for as long as it lives) */
 	b->ins = memcpy(xmalloc((size_t)b->n * sizeof(*b->ins)), b->ins, (size_t)b->n * sizeof(*b->ins));

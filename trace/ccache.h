@@ -4,8 +4,10 @@
  * a stub that stores its 4-byte id through a record pointer (no flags, no
  * stack touched), copies the original instructions (RIP-relative operands
  * moved), follows direct jumps and calls (a call pushes the ORIGINAL return
- * address), and ends in its transfer: a conditional one as two patchable
- * exits, an indirect one or a return through the region's dispatcher (a
+ * address), runs on past a few conditional branches along their
+ * fall-through (a taken one leaves through a side exit that writes a
+ * record of its own), and ends in its transfer: a conditional one as two
+ * patchable exits, an indirect one or a return through the region's dispatcher (a
  * lookup table original -> cache that the tracer fills; a miss traps).
  * Pure: bytes and addresses in, bytes out; the caller writes them into the
  * inferior and turns the records back into instructions. */
@@ -63,8 +65,24 @@ enum {
 	CCACHE_SYSTAB_OFF = CCACHE_TABLE_OFF + (CCACHE_TABLE_ENTRIES + 4) * 16,
 	CCACHE_SYSTAB_ENTRIES = 512,
 	CCACHE_BLOCK_MAX_INSNS = 256,
-	CCACHE_BLOCK_MAX_BYTES = 8192
+	CCACHE_BLOCK_MAX_BYTES = 8192,
+	/* a block runs on past up to this many conditional branches along
+	 * their fall-through, each taken branch a side exit */
+	CCACHE_SIDE_MAX = 4,
+	CCACHE_EXITS_MAX = CCACHE_SIDE_MAX + 2
 };
+
+/* A side exit k taken writes its own record, CCACHE_REC_SIDE + k, after
+ * its block's (ids of blocks stay below it): the block ran up to its k-th
+ * conditional branch (its k-th instruction of kind DISASM_KIND_JCC: the
+ * first nside are its side exits, in order), not taking those before,
+ * taking that one.  Without one,
+ * the block ran to its end.  Any two exits may go to the same address. */
+#define CCACHE_REC_SIDE 0xfffffff0u
+static inline int ccache_rec_side(uint32_t rec)
+{
+	return rec >= CCACHE_REC_SIDE ? (int)(rec - CCACHE_REC_SIDE) : -1;
+}
 
 /* Per-thread slots.  A region's address given to the translator (env's
  * region, and the region argument of every function below) may carry
@@ -185,12 +203,29 @@ struct ccache_block {
 	uint32_t id, len;
 	uint16_t rec_off;	/* the record store (without a ring, a full
 				 * buffer faults there) */
-	uint16_t nexit;
+	uint8_t nexit;
+	uint8_t nside;		/* exit[0..nside): the side exits, in order;
+				 * the block's own end's after them */
 	int n;
+	uint8_t side_n[CCACHE_SIDE_MAX];	/* instructions through side
+						 * exit k's jcc */
+	uint8_t side_push[CCACHE_SIDE_MAX];	/* the direct calls before it
+						 * that push */
 	struct ccache_insn *ins;	/* heap */
-	struct ccache_exit exit[2];
+	struct ccache_exit exit[CCACHE_EXITS_MAX];
 	uint8_t *code;		/* heap, len bytes */
 };
+
+/* How many of the direct calls ins[0..n) push (a call to the next
+ * instruction does not): a block's side_push. */
+static inline int ccache_side_pushes(const struct ccache_insn *ins, int n)
+{
+	int c = 0;
+
+	for (int i = 0; i < n; i++)
+		c += ins[i].kind == DISASM_KIND_CALL && !(ins[i].has_target && ins[i].trel == 0);
+	return c;
+}
 
 /* 1 if in can run in the cache (its effect does not depend on its
  * address, or the translator rewrites it). */

@@ -17,6 +17,7 @@
 
 _Static_assert(sizeof(struct ccache_pkt) == 32, "a plan is half a cache line");
 _Static_assert(CCACHE_BLOCK_MAX_INSNS <= UINT16_MAX, "a plan counts a block's instructions in 16 bits");
+_Static_assert(CCACHE_SIDE_MAX < 1 << (8 - CCACHE_PKT_SIDE_SHIFT), "a plan's kind holds its side exits");
 
 struct ccache_pkt *ccache_pkt_grow(struct ccache_pkt *pk, size_t n, size_t cap)
 {
@@ -36,13 +37,20 @@ void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p)
 	p->start = b->start;
 	p->n = (uint16_t)b->n;
 	p->kind = CCACHE_PKT_NONE;
-	for (int i = 0; i < b->n; i++) {
+	for (int i = 0, side = 0; i < b->n; i++) {
 		const struct ccache_insn *ci = &b->ins[i];
 		uint64_t nlip = ci->addr + ci->len;
 		int zero = ci->has_target && ccache_insn_target(ci) == nlip;
 
 		if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
 			continue;
+		if (ci->kind == DISASM_KIND_JCC && side < b->nside) {
+			/* a side exit's: not taken (the last: the block goes
+			 * on to its fall-through, no exit that writes) */
+			side++;
+			p->nlip = nlip;
+			continue;
+		}
 		if (i + 1 < b->n) {
 			/* a direct call followed inside the block */
 			if (ci->kind != DISASM_KIND_CALL ||
@@ -79,6 +87,8 @@ void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p)
 			break;
 		}
 	}
+	if (p->kind != CCACHE_PKT_SLOW)
+		p->kind |= (uint8_t)(b->nside << CCACHE_PKT_SIDE_SHIFT);
 }
 
 /* The writer's state the loop keeps in registers (the thread's and its
@@ -241,6 +251,53 @@ INLINE void tip(struct fast *f, struct trace_swc_thread *t, uint64_t ip)
 	f->last_ip = ip;
 }
 
+/* Block b's instructions up to its side exit k, taken (k < 0: all but
+ * the last, every side exit not taken), as the per-instruction path
+ * writes them: each push, each side exit's bit, the PSB+ right after
+ * the TNT packet that reached the period (it clears the shadow stack:
+ * the pushes after it stay).  Its instructions up to there. */
+static unsigned __attribute__((noinline)) side_walk(struct fast *f, struct trace_swc_thread *t,
+						    const struct ccache_block *b, int k)
+{
+	uint64_t *stack = t->w.stack;
+	int j = 0;
+
+	for (int i = 0; i < b->n; i++) {
+		const struct ccache_insn *ci = &b->ins[i];
+		uint64_t nlip = ci->addr + ci->len;
+		int taken;
+
+		if (ci->kind == DISASM_KIND_CALL && i + 1 < b->n) {
+			if (!(ci->has_target && ccache_insn_target(ci) == nlip))
+				push(f, stack, nlip);
+			continue;
+		}
+		if (ci->kind != DISASM_KIND_JCC || j >= b->nside)
+			continue;
+		taken = j++ == k;
+		bit(f, t, taken);
+		if (!f->nbits && f->pos >= f->psb_pos) {
+			put_back(f, t);
+			psb(t, taken ? b->exit[k].target : nlip);
+			get(f, t);
+		}
+		if (taken)
+			return (unsigned)i + 1;
+	}
+	return (unsigned)b->n;
+}
+
+/* side_walk through a copy of f (f itself stays in the caller's
+ * registers). */
+INLINE unsigned side_walk_from(struct fast *f, struct trace_swc_thread *t, const struct ccache_block *b, int k)
+{
+	struct fast g = *f;
+	unsigned n = side_walk(&g, t, b, k);
+
+	*f = g;
+	return n;
+}
+
 /* The quiet loop's state, in registers. */
 struct quiet {
 	const struct ccache_pkt *q;	/* the block whose record came last */
@@ -256,6 +313,19 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
 	/* (kind and pushes at once: a plan with pushes is the writer's) */
 	unsigned kn = (unsigned)q->kind | (unsigned)q->npush << 8;
 
+	if (kn >> CCACHE_PKT_SIDE_SHIFT) {
+		/* side exits not taken, then a conditional exit or none,
+		 * short of the 47th bit */
+		unsigned ns = kn >> CCACHE_PKT_SIDE_SHIFT, e = kn & ((1u << CCACHE_PKT_SIDE_SHIFT) - 1);
+
+		if (ns > 15 || s->nbits + ns + (e == CCACHE_PKT_COND) > 46 ||
+		    (e != CCACHE_PKT_COND && e != CCACHE_PKT_NONE))
+			return 0;
+		s->bits <<= ns;
+		s->nbits += ns;
+		s->plain -= ns;
+		kn = e;
+	}
 	if (__builtin_expect(kn == CCACHE_PKT_COND, 1)) {
 		if (__builtin_expect(s->nbits == 46, 0))
 			return 0;
@@ -285,6 +355,34 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
 	return 1;
 }
 
+/* The side exit's record at *r after s->q's, if it writes no bytes
+ * (short of the 47th bit, the next record its target's): it and the next taken (*r that one), 1; else 0
+ * (nothing done). */
+static int __attribute__((noinline)) quiet_side(struct quiet *s, const struct ccache_pkt *pk, uint32_t npk,
+						const struct ccache_block *blk, const uint32_t **r, const uint32_t *end,
+						uint64_t *stack)
+{
+	const struct ccache_pkt *q = s->q;
+	unsigned ns = (unsigned)q->kind >> CCACHE_PKT_SIDE_SHIFT;
+	int k = ccache_rec_side(**r);
+	const struct ccache_block *b = &blk[q - pk];
+
+	if (k < 0 || (unsigned)k >= ns || q->kind == CCACHE_PKT_SLOW || s->nbits + (unsigned)k + 1 > 46 ||
+	    *r + 1 == end || (*r)[1] >= npk || pk[(*r)[1]].start != b->exit[k].target)
+		return 0;
+	for (unsigned j = 0; j < b->side_push[k]; j++) {
+		stack[s->top] = q->start + (uint64_t)(int64_t)q->push[j];
+		s->top = (s->top + 1) % TRACE_PTW_STACK;
+		s->depth += s->depth < TRACE_PTW_STACK;
+	}
+	s->bits = (s->bits << k << 1) | 1;
+	s->nbits += (unsigned)k + 1;
+	s->ins += b->side_n[k];
+	s->plain += 1 - (uint64_t)k;	/* (k + 1 transfers in two records) */
+	s->q = &pk[*++*r];
+	return 1;
+}
+
 /* The records that write no bytes, from r on, in registers: conditional
  * exits short of the 47th pending bit, returns to the shadow stack's
  * top, blocks with no exit that writes and direct calls (no pushes
@@ -295,20 +393,24 @@ INLINE int quiet_one(struct quiet *s, const struct ccache_pkt *p, uint64_t *stac
  * record in each chain.  The plans 8 records ahead fetched up to pf
  * (the last 8 records: none, in a loop of their own). */
 static const uint32_t *__attribute__((noinline))
-quiet(const struct ccache_pkt *pk, uint32_t npk, struct quiet *st, const uint32_t *r, const uint32_t *end,
-      const uint32_t *pf, uint64_t *stack)
+quiet(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_block *blk, struct quiet *st, const uint32_t *r,
+      const uint32_t *end, const uint32_t *pf, uint64_t *stack)
 {
 	struct quiet s = *st;
 
 	for (; r < pf; r++) {
-		if (__builtin_expect(*r >= npk, 0))
-			goto out;
+		if (__builtin_expect(*r >= npk, 0)) {
+			if (!quiet_side(&s, pk, npk, blk, &r, end, stack))
+				goto out;
+			continue;
+		}
 		__builtin_prefetch(&pk[r[8]]);	/* (never faults) */
 		if (!quiet_one(&s, &pk[*r], stack))
 			goto out;
 	}
 	for (; r < end; r++)
-		if (__builtin_expect(*r >= npk, 0) || !quiet_one(&s, &pk[*r], stack))
+		if (__builtin_expect(*r >= npk, 0) ? !quiet_side(&s, pk, npk, blk, &r, end, stack)
+						    : !quiet_one(&s, &pk[*r], stack))
 			break;
 out:
 	*st = s;
@@ -317,13 +419,14 @@ out:
 
 /* quiet() from r, through a copy of f's fields (f itself stays in the
  * caller's registers): where it stopped. */
-INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_pkt **q,
+INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_block *blk,
+				  const struct ccache_pkt **q,
 				  const uint32_t *r, const uint32_t *end, const uint32_t *pf, uint64_t *stack,
 				  struct fast *f, uint64_t *insns, uint64_t *plain)
 {
 	struct quiet qs = { *q, f->bits, 0, 0, f->nbits, f->top, f->depth };
 
-	r = quiet(pk, npk, &qs, r, end, pf, stack);
+	r = quiet(pk, npk, blk, &qs, r, end, pf, stack);
 	*q = qs.q;
 	f->bits = qs.bits;
 	f->nbits = qs.nbits;
@@ -334,6 +437,78 @@ INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, con
 	return r;
 }
 
+/* The record id after block b's (plan q): b's side exit k's, k an exit
+ * of b: b's pushes and bits up to there, k + 1 transfers for this
+ * record, 1; else 0 (nothing done). */
+INLINE int side_taken(struct fast *f, struct trace_swc_thread *t, const struct ccache_block *b,
+		      const struct ccache_pkt *q, uint32_t id, uint64_t *insns, uint64_t *plain, uint64_t *to)
+{
+	int k = ccache_rec_side(id);
+	unsigned kind = q->kind;
+
+	if (k < 0 || k >= (int)(kind >> CCACHE_PKT_SIDE_SHIFT) || kind == CCACHE_PKT_SLOW)
+		return 0;
+	if (f->nbits + (unsigned)k + 1 < 47) {
+		/* (no TNT packet: no walk; its pushes the plan's first) */
+		for (unsigned j = 0; j < b->side_push[k]; j++)
+			push(f, t->w.stack, q->start + (uint64_t)(int64_t)q->push[j]);
+		f->bits = (f->bits << k << 1) | 1;
+		f->nbits += (unsigned)k + 1;
+		*insns += b->side_n[k];
+	} else {
+		*insns += side_walk_from(f, t, b, k);
+	}
+	*plain -= (uint64_t)k;
+	*to = b->exit[k].target;
+	return 1;
+}
+
+/* Block b (plan *kind, with side exits) ran to its end: a bit for each
+ * side exit, not taken, *kind its end's.  1 where a TNT packet comes out
+ * among them: a walk wrote them with the pushes (then done); else 0. */
+INLINE int sides_not_taken(struct fast *f, struct trace_swc_thread *t, const struct ccache_block *b,
+			   unsigned *kind, uint64_t *plain)
+{
+	unsigned ns = *kind >> CCACHE_PKT_SIDE_SHIFT;
+
+	*kind &= (1u << CCACHE_PKT_SIDE_SHIFT) - 1;
+	*plain -= ns;
+	if (f->nbits + ns >= 47) {
+		side_walk_from(f, t, b, -1);
+		return 1;
+	}
+	f->bits <<= ns;
+	f->nbits += ns;
+	return 0;
+}
+
+/* f back into t, with the counts of recs records: insns instructions,
+ * the transfers of all but plain of them (both zeroed). */
+INLINE void counts_out(const struct fast *f, struct trace_swc_thread *t, uint64_t *insns, uint64_t *plain,
+		       uint64_t recs)
+{
+	put_back(f, t);
+	t->insns += *insns;
+	t->transfers += recs - *plain;
+	*insns = *plain = 0;
+}
+
+/* Where the records from ids[0..n) start, *cur < 0: the first of a
+ * block (*cur, its exit written with the next), after it (n: none);
+ * else 0. */
+INLINE size_t first(const uint32_t *ids, size_t n, uint32_t npk, int64_t *cur)
+{
+	size_t i = 0;
+
+	if (*cur >= 0)
+		return 0;
+	while (i < n && ids[i] >= npk)
+		i++;
+	if (i < n)
+		*cur = ids[i++];
+	return i;
+}
+
 /* The record loop.  Kept lean, as it runs once per block the program
  * runs: the records that write nothing taken by quiet(), the others
  * here, the ring position and the counts in registers;
@@ -341,8 +516,8 @@ INLINE const uint32_t *quiet_from(const struct ccache_pkt *pk, uint32_t npk, con
  * done first: pushes, a pop); transfers counted as the records of blocks
  * with a state-dependent exit, from the number of records less those
  * that have none. */
-size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_swc_thread *t,
-		      const uint32_t *ids, size_t n, int64_t *cur)
+size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_block *blk,
+		      struct trace_swc_thread *t, const uint32_t *ids, size_t n, int64_t *cur)
 {
 	uint64_t *stack = t->w.stack;
 	const struct ccache_pkt *q;
@@ -351,19 +526,17 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 	const uint32_t *r, *r0, *rs, *end, *pf;
 	size_t i;
 	unsigned kind, top, skip = 0;
+	/* (after a side exit's record, gone to side_to: no block current,
+	 * or the one whose record came next, fresh) */
+	const uint32_t *fresh = NULL;
+	uint64_t side_to = 0;
+	int none = 0;
 
 	/* (tracing on: the last IP is valid) */
 	if (t->cpu || !t->w.packet_en || !t->w.last_ip_valid || trace_ptw_psb_due(&t->w) || *cur >= (int64_t)npk)
 		return 0;
-	i = 0;
-	if (*cur < 0) {
-		/* (the first record: its block's exit comes with the next) */
-		while (i < n && ids[i] >= npk)
-			i++;
-		if (i == n)
-			return n;
-		*cur = ids[i++];
-	}
+	if ((i = first(ids, n, npk, cur)) == n)
+		return n;
 	get(&f, t);
 	q = &pk[*cur];
 	r = r0 = rs = ids + i;
@@ -379,7 +552,7 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 		} else {
 			const uint32_t *from = r;
 
-			if ((r = quiet_from(pk, npk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
+			if ((r = quiet_from(pk, npk, blk, &q, r, end, pf, stack, &f, &insns, &plain)) == end)
 				break;
 			/* (short runs between records that write, as with
 			 * indirect calls: the writing loop takes the next
@@ -387,19 +560,32 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 			skip = r - from < 8 ? 64 : 0;
 		}
 		id = *r;
-		/* (an id not ours cannot happen; the caller skips it) */
-		if (__builtin_expect(id >= npk, 0))
-			break;
+		kind = q->kind;
+		if (__builtin_expect(id >= npk, 0)) {
+			/* (an id not ours cannot happen; the caller skips it) */
+			if (!side_taken(&f, t, &blk[q - pk], q, id, &insns, &plain, &side_to))
+				break;
+			/* (the next record's block current, writing nothing) */
+			if ((none = ++r == end || *r >= npk))
+				break;
+			q = &pk[*r];
+			plain++;
+			fresh = r;
+			continue;
+		}
 		if (r < pf)
 			__builtin_prefetch(&pk[r[8]]);	/* (never faults) */
 		p = &pk[id];
-		kind = q->kind;
 		if (__builtin_expect(kind == CCACHE_PKT_SLOW, 0))
 			break;
 		insns += q->n;
+		if (__builtin_expect(kind >> CCACHE_PKT_SIDE_SHIFT, 0) &&
+		    sides_not_taken(&f, t, &blk[q - pk], &kind, &plain))
+			goto last;
 		if (q->npush)
 			for (unsigned k = 0; k < q->npush; k++)
 				push(&f, stack, q->start + (uint64_t)(int64_t)q->push[k]);
+	last:
 		if (kind == CCACHE_PKT_COND) {
 			f.bits = f.bits << 1 | (uint64_t)(p->start != q->nlip);
 			if (__builtin_expect(++f.nbits == 47, 0)) {
@@ -420,23 +606,15 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 				tip(&f, t, p->start);	/* (§6: no pop) */
 				goto written;
 			}
+		} else if (kind == CCACHE_PKT_JMP_IND || kind == CCACHE_PKT_CALL_IND) {
+			if (kind == CCACHE_PKT_CALL_IND)
+				push(&f, stack, q->nlip);
+			tip(&f, t, p->start);
+			goto written;
 		} else {
-			switch (kind) {
-			case CCACHE_PKT_JMP_IND:
-				tip(&f, t, p->start);
-				goto written;
-			case CCACHE_PKT_CALL_IND:
+			if (kind == CCACHE_PKT_CALL)
 				push(&f, stack, q->nlip);
-				tip(&f, t, p->start);
-				goto written;
-			case CCACHE_PKT_CALL:
-				push(&f, stack, q->nlip);
-				plain++;
-				break;
-			default:
-				plain++;
-				break;
-			}
+			plain++;
 		}
 		q = p;
 		continue;
@@ -445,21 +623,15 @@ size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_sw
 		if (__builtin_expect(f.pos < f.psb_pos, 1))
 			continue;
 		/* (a PSB+ once the record's bytes reached the period) */
-		put_back(&f, t);
-		t->insns += insns;
-		t->transfers += (uint64_t)(r + 1 - r0) - plain;
-		insns = plain = 0;
+		counts_out(&f, t, &insns, &plain, (uint64_t)(r + 1 - r0));
 		r0 = r + 1;
 		psb(t, p->start);
 		get(&f, t);
 	}
-	put_back(&f, t);
-	t->insns += insns;
-	t->transfers += (uint64_t)(r - r0) - plain;
-	/* (where the last record's block went on: the start of the block
-	 * now current, unless no record was written) */
+	counts_out(&f, t, &insns, &plain, (uint64_t)(r - r0));
+	/* (where the last record's block went on, unless none was written) */
 	if (r != rs)
-		t->next_ip = q->start;
-	*cur = q - pk;
+		t->next_ip = none || r == fresh + 1 ? side_to : q->start;
+	*cur = none ? -1 : q - pk;
 	return (size_t)(r - ids);
 }

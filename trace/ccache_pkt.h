@@ -33,6 +33,11 @@ enum {
 				 * stack's top, else TIP(next) */
 };
 #define CCACHE_PKT_PUSHES 3
+/* A block with side exits (trace/ccache.h): its plan's kind is its end's
+ * or'ed with its number of side exits shifted by this; the plan is what
+ * its record writes when it ran to its end (each side exit's jcc not
+ * taken, a bit each); a side exit's record after it says otherwise. */
+#define CCACHE_PKT_SIDE_SHIFT 4
 
 /* A block's packet plan (32 bytes: two to a cache line in an array from
  * ccache_pkt_grow; one a block, so its size is much of what ptdb keeps a
@@ -51,17 +56,20 @@ struct ccache_pkt {
  * aligned; pk freed (free() the array). */
 struct ccache_pkt *ccache_pkt_grow(struct ccache_pkt *pk, size_t n, size_t cap);
 /* b's plan (CCACHE_PKT_SLOW where the exit is another kind, a transfer
- * that writes packets is not the last instruction, or more calls push,
- * or one pushes beyond an int32 of start). */
+ * that writes packets is not the last instruction nor a side exit's, or
+ * more calls push, or one pushes beyond an int32 of start). */
 void ccache_pkt_plan(const struct ccache_block *b, struct ccache_pkt *p);
 
-/* Records ids[0..n) into t's trace through the plans pk[0..npk): *cur is
- * the block whose record came last (its exit written once the next record
- * says where it went; -1: none), updated.  Returns how many records were
- * written: all n, or fewer where the per-instruction path must take the
- * next record (its predecessor *cur not planned, tracing not enabled, a
- * PSB+ due, per-CPU tracing); ids not below npk are skipped. */
-size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, struct trace_swc_thread *t,
-		      const uint32_t *ids, size_t n, int64_t *cur);
+/* Records ids[0..n) into t's trace through the plans pk[0..npk) (of the
+ * blocks blk[0..npk): a side exit's, or a TNT packet written inside a
+ * block with side exits, walks its instructions): *cur is the block whose
+ * record came last (its exit written once the next record says where it
+ * went; -1: none), updated.  Returns how many records were written: all
+ * n, or fewer where the per-instruction path must take the next record
+ * (its predecessor *cur not planned, tracing not enabled, a PSB+ due,
+ * per-CPU tracing, an id not below npk but a side exit's of *cur); ids
+ * not below npk are skipped. */
+size_t ccache_pkt_run(const struct ccache_pkt *pk, uint32_t npk, const struct ccache_block *blk,
+		      struct trace_swc_thread *t, const uint32_t *ids, size_t n, int64_t *cur);
 
 #endif

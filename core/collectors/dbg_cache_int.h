@@ -330,6 +330,7 @@ void dbg_cache_close_fd(struct dbg_tracee *d, struct dbg_cache *c, pid_t t, int6
  * b, the k-th going on to next; the records since the last drain (0, -1
  * on a broken buffer); the last block ran to its end and went on to pc. */
 void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next);
+void dbg_cache_emit_side(struct trace_swc_thread *th, const struct ccache_block *b, int k);
 /* b's compact plan (c->plan's; xmalloc'd). */
 struct plan *dbg_cache_plan_new(const struct ccache_block *b);
 int dbg_cache_drain(struct dbg_cache *c, struct trace_swc_thread *th);

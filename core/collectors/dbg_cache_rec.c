@@ -1,6 +1,7 @@
 /* core/collectors/dbg_cache_rec.c: the cache engine's records turned into the trace.
  * A thread in the cache writes one 4-byte block id per block it runs into
- * its record buffer; at each drain the ids become the same trace_swc_*
+ * its record buffer (and a side exit's record where a block left through
+ * one, trace/ccache.h); at each drain the ids become the same trace_swc_*
  * calls the ptrace engine makes (through each block's packet plan,
  * trace/ccache_pkt.c, or its compact plan of instructions), so
  * the packet stream is byte for byte the ptrace engine's.  And the
@@ -67,15 +68,16 @@ uint64_t dbg_cache_thread_cpu_ns(struct dbg_cache *c, pid_t pid, pid_t t)
 
 /* ---- records -> instructions ---- */
 
-/* The first k instructions of b; the k-th goes on to next.  Runs of
- * instructions that write no packets are counted at once. */
+/* The first k instructions of b; the k-th goes on to next (a side
+ * exit's jcc: its target).  Runs of instructions that write no packets
+ * are counted at once. */
 void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, int k, uint64_t next)
 {
 	int run = 0;
 
 	for (int i = 0; i < k && i < b->n; i++) {
 		const struct ccache_insn *ci = &b->ins[i];
-		uint64_t to = i + 1 < b->n ? b->ins[i + 1].addr : next;
+		uint64_t to = i + 1 < k && i + 1 < b->n ? b->ins[i + 1].addr : next;
 		struct disasm_insn in;
 
 		if ((ci->kind == DISASM_KIND_OTHER && to == ci->addr + ci->len) ||
@@ -98,7 +100,7 @@ void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, i
 			in.kind = (enum disasm_kind)ci->kind;
 			in.has_target = ci->has_target;
 			in.target = ccache_insn_target(ci);
-			trace_swc_executed(th, &in, j + 1 < b->n ? b->ins[j + 1].addr : next);
+			trace_swc_executed(th, &in, j + 1 < k && j + 1 < b->n ? b->ins[j + 1].addr : next);
 		}
 		run = 0;
 	}
@@ -108,7 +110,7 @@ void dbg_cache_emit(struct trace_swc_thread *th, const struct ccache_block *b, i
  * each after the run of those that do not. */
 struct plan *dbg_cache_plan_new(const struct ccache_block *b)
 {
-	int np = 0, prev = 0, k = 0;
+	int np = 0, prev = 0, k = 0, side = 0;
 	struct plan *pl;
 
 	for (int i = 0; i < b->n; i++)
@@ -119,9 +121,15 @@ struct plan *dbg_cache_plan_new(const struct ccache_block *b)
 	for (int i = 0; i < b->n; i++) {
 		const struct ccache_insn *ci = &b->ins[i];
 
+		uint64_t next = i + 1 < b->n ? b->ins[i + 1].addr : 0;
+
 		if (ci->kind == DISASM_KIND_OTHER || ci->kind == DISASM_KIND_JMP)
 			continue;
-		pl->seg[k] = (struct seg){ ci->addr, ccache_insn_target(ci), i + 1 < b->n ? b->ins[i + 1].addr : 0,
+		/* (a side exit's jcc last: not taken, or its record would
+		 * have said so) */
+		if (ci->kind == DISASM_KIND_JCC && side++ < b->nside && !next)
+			next = ci->addr + ci->len;
+		pl->seg[k] = (struct seg){ ci->addr, ccache_insn_target(ci), next,
 					   (uint32_t)(i - prev), (uint32_t)i, ci->len, ci->kind, ci->has_target };
 		k++;
 		prev = i + 1;
@@ -199,18 +207,39 @@ static void emit_all(struct dbg_cache *c, struct trace_swc_thread *th, int64_t i
 	}
 }
 
+/* Block b's side exit k taken: its instructions up to that jcc, the
+ * jcc going to its target. */
+void dbg_cache_emit_side(struct trace_swc_thread *th, const struct ccache_block *b, int k)
+{
+	for (int i = 0, j = 0; i < b->n; i++)
+		if (b->ins[i].kind == DISASM_KIND_JCC && j++ == k) {
+			dbg_cache_emit(th, b, i + 1, b->exit[k].target);
+			return;
+		}
+}
+
 /* Records ids[0..n) into the trace: every block but the last is complete
- * (it went on to the next one's start).  Through the blocks' packet plans
+ * (it went on to the next one's start), or a side exit's record after it
+ * says where it left.  Through the blocks' packet plans
  * (trace/ccache_pkt.c) where they serve, else a record at a time through
  * the per-instruction path (c->pk NULL: always). */
 void dbg_cache_rr_emit(struct dbg_cache *c, struct rring *rr, struct trace_swc_thread *th, const uint32_t *ids,
 		       size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, th, ids + i, n - i, &rr->cur)) == n)
+		if (c->pk && (i += ccache_pkt_run(c->pk, c->nblk, c->blk, th, ids + i, n - i, &rr->cur)) == n)
 			break;
-		if (ids[i] >= c->nblk)
-			continue;	/* cannot happen: the ids are ours */
+		if (ids[i] >= c->nblk) {
+			int k = ccache_rec_side(ids[i]);
+
+			/* (a side exit's record right after its block's; any
+			 * other id cannot happen: the ids are ours) */
+			if (k >= 0 && rr->cur >= 0 && k < c->blk[rr->cur].nside) {
+				dbg_cache_emit_side(th, &c->blk[rr->cur], k);
+				rr->cur = -1;
+			}
+			continue;
+		}
 		if (i + 4 < n && ids[i + 4] < c->nblk)
 			__builtin_prefetch(c->plan[ids[i + 4]]);
 		if (rr->cur >= 0)

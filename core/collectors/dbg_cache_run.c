@@ -54,7 +54,7 @@ static int map_back(struct dbg_cache *c, struct trace_swc_thread *th, struct use
 		r->rip = b->start;
 		return 1;
 	case CCACHE_AT_TRAP:
-		if (idx == 0 && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL) {
+		if (idx == b->nside && b->ins[b->n - 1].kind == DISASM_KIND_SYSCALL) {
 			/* the SYSCALL's check left the cache before it: the
 			 * block but its SYSCALL ran (the tracer runs that) */
 			idx = b->n - 1;

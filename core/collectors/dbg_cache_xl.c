@@ -280,7 +280,7 @@ int64_t dbg_cache_block_for(struct dbg_cache *c, pid_t t, uint64_t pc, int priva
 	}
 	/* exits whose targets exist already are linked before it is written;
 	 * the others when their target is translated */
-	int waiting[2], nw = 0;
+	int waiting[CCACHE_EXITS_MAX], nw = 0;
 
 	for (int k = 0; k < b.nexit; k++) {
 		uint64_t tg = b.exit[k].target;
@@ -390,12 +390,12 @@ void dbg_cache_ahead(struct dbg_cache *c, pid_t t, int64_t id)
 	q[nq++] = id;
 	for (int i = 0; i < nq && done < AHEAD && !dbg_cache_shm_posted(c); i++) {
 		const struct ccache_block *b = &c->blk[q[i]];
-		uint64_t tg[2 + 8], callee[2 + 8];
+		uint64_t tg[CCACHE_EXITS_MAX + 8], callee[CCACHE_EXITS_MAX + 8];
 		int n = b->nexit, nexit = b->nexit;
 
 		for (int k = 0; k < n; k++)
 			tg[k] = b->exit[k].target;
-		for (int j = 0; j < b->n && n < 10; j++)
+		for (int j = 0; j < b->n && n < CCACHE_EXITS_MAX + 8; j++)
 			if (b->ins[j].kind == DISASM_KIND_CALL || b->ins[j].kind == DISASM_KIND_CALL_IND) {
 				callee[n] = b->ins[j].kind == DISASM_KIND_CALL ? ccache_insn_target(&b->ins[j]) : 0;
 				tg[n++] = b->ins[j].addr + b->ins[j].len;

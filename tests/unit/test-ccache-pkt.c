@@ -9,7 +9,8 @@
  * calls to the next instruction), returns compressed or not (the stack
  * wrapping at 64), indirect calls and jumps (TIP with every IP
  * compression), and what plans leave to the per-instruction path (system
- * calls, INT, far transfers, transfers inside a block, many calls), with
+ * calls, INT, far transfers, transfers inside a block, many calls), blocks
+ * with side exits (taken: a record of their own; or not), with
  * stops between pieces (a block's end written at a stop, tracing disabled
  * and enabled, the code generation moved), records naming no block.
  * Also the two paths' cost per record, printed. */
@@ -24,6 +25,7 @@
 
 static uint64_t Rnd;
 static unsigned Stray;	/* ids not of a block put among the records */
+static unsigned Sides;	/* blocks with side exits, taken one time in Sides */
 
 static uint32_t rnd(uint32_t n)
 {
@@ -117,12 +119,27 @@ static void new_block(struct world *wd, uint64_t start, int profile)
 		profile -= 2;
 	else if (rnd(20) == 0)
 		mid += 6;	/* (more calls than a plan holds) */
+	int inner = 0;	/* a transfer inside the block (not a side exit's) */
+
+	if (Sides && rnd(2))
+		mid += 4;
 	for (int i = 0; i < mid; i++) {
 		int k = rnd(3) == 0 ? DISASM_KIND_CALL : rnd(4) == 0 ? DISASM_KIND_JMP : DISASM_KIND_OTHER;
 		struct ccache_insn *ci;
 
-		if (rnd(60) == 0 && !only_fast)
+		if (rnd(60) == 0 && !only_fast) {
 			k = DISASM_KIND_JCC;	/* (a transfer inside a block: not planned) */
+			inner = 1;
+		} else if (Sides && !inner && b->nside < CCACHE_SIDE_MAX && rnd(3) == 0) {
+			/* a side exit: the block runs on along its fall-through */
+			ci = add_insn(b, at, DISASM_KIND_JCC);
+			at += ci->len;
+			ccache_insn_set_target(ci, addr_near(at));
+			b->exit[b->nexit++].target = ccache_insn_target(ci);
+			b->side_push[b->nside] = (uint8_t)ccache_side_pushes(b->ins, b->n);
+			b->side_n[b->nside++] = (uint8_t)b->n;
+			continue;
+		}
 		ci = add_insn(b, at, k);
 		at += ci->len;
 		if (k == DISASM_KIND_CALL || k == DISASM_KIND_JMP) {
@@ -134,6 +151,16 @@ static void new_block(struct world *wd, uint64_t start, int profile)
 		}
 	}
 	end = only_fast ? fast[rnd(8)] : ends[rnd(16)];
+	if (Sides && !inner && b->nside < CCACHE_SIDE_MAX && rnd(8) == 0) {
+		/* a side exit last: the block goes on to its fall-through */
+		struct ccache_insn *ci = add_insn(b, at, DISASM_KIND_JCC);
+
+		ccache_insn_set_target(ci, addr_near(at));
+		b->exit[b->nexit++].target = ccache_insn_target(ci);
+		b->side_push[b->nside] = (uint8_t)ccache_side_pushes(b->ins, b->n);
+		b->side_n[b->nside++] = (uint8_t)b->n;
+		return;
+	}
 	if (profile == 1 && rnd(8))
 		end = DISASM_KIND_JCC;
 	else if (profile == 2 && rnd(3) == 0)
@@ -199,8 +226,15 @@ static void make_world(struct world *wd, uint32_t nb, int profile)
 		const struct ccache_block *b = &wd->blk[i];
 		const struct ccache_insn *ci = &b->ins[b->n - 1];
 
-		if (ci->kind == DISASM_KIND_JCC && find(wd, ci->addr + ci->len) < 0)
+		if (ci->kind == DISASM_KIND_JCC && find(wd, ci->addr + ci->len) < 0) {
 			new_block(wd, ci->addr + ci->len, profile);
+			b = &wd->blk[i];	/* (moved) */
+		}
+		for (int k = 0; k < b->nside && wd->n < 6 * nb; k++)
+			if (find(wd, b->exit[k].target) < 0) {
+				new_block(wd, b->exit[k].target, profile);
+				b = &wd->blk[i];	/* (moved) */
+			}
 	}
 }
 
@@ -212,6 +246,16 @@ static void free_world(struct world *wd)
 	free(wd->push_at);
 	free(wd->hk);
 	free(wd->hv);
+}
+
+/* Whether b's last instruction is a side exit's jcc. */
+static int side_last(const struct ccache_block *b)
+{
+	int j = 0;
+
+	for (int i = 0; i < b->n; i++)
+		j += b->ins[i].kind == DISASM_KIND_JCC;
+	return b->ins[b->n - 1].kind == DISASM_KIND_JCC && j <= b->nside;
 }
 
 /* n records: after a return, mostly the block the last call returns to
@@ -229,18 +273,33 @@ static uint32_t *walk(struct world *wd, size_t n)
 		const struct ccache_insn *last = &b->ins[b->n - 1];
 		int64_t nx = -1;
 
+		int side = b->nside && i + 1 < n && rnd(Sides) == 0 ? (int)rnd(b->nside) : -1;
+		/* (a side exit's jcc last: the block goes on to its
+		 * fall-through, or leaves through a side exit) */
+		int64_t fall = last->kind == DISASM_KIND_JCC ? find(wd, last->addr + last->len) : -1;
+
+		if (b->nside && b->n && last->kind == DISASM_KIND_JCC && side < 0 && fall < 0 &&
+		    b->ins[b->n - 1].kind == DISASM_KIND_JCC && i + 1 < n && side_last(b))
+			side = (int)rnd(b->nside);
+
 		ids[i] = cur;
-		for (int k = 0; k < b->n; k++) {
+		for (int k = 0, j = 0; k < b->n; k++) {
 			const struct ccache_insn *ci = &b->ins[k];
 
+			if (ci->kind == DISASM_KIND_JCC && j < b->nside && j++ == side)
+				break;
 			if ((ci->kind == DISASM_KIND_CALL && ccache_insn_target(ci) != ci->addr + ci->len) ||
 			    (ci->kind == DISASM_KIND_CALL_IND && k == b->n - 1))
 				stack[sp++ % 256] = ci->addr + ci->len;
 		}
-		if (last->kind == DISASM_KIND_RET && sp && rnd(8)) {
+		if (side >= 0) {
+			/* the side exit's record, then mostly its target */
+			ids[++i] = CCACHE_REC_SIDE + (uint32_t)side;
+			nx = rnd(4) ? find(wd, b->exit[side].target) : -1;
+		} else if (last->kind == DISASM_KIND_RET && sp && rnd(8)) {
 			nx = find(wd, stack[--sp % 256]);
-		} else if (last->kind == DISASM_KIND_JCC && rnd(2)) {
-			nx = find(wd, last->addr + last->len);
+		} else if (last->kind == DISASM_KIND_JCC && (rnd(2) || side_last(b))) {
+			nx = fall;
 		}
 		cur = nx >= 0 ? (uint32_t)nx : rnd(wd->n);
 	}
@@ -317,8 +376,15 @@ static long compare(uint64_t seed, uint32_t nb, int profile, size_t nrec, size_t
 	for (uint32_t i = 0; i < wd.n; i++)
 		plans[i] = dbg_cache_plan_new(&wd.blk[i]);
 	ids = walk(&wd, nrec);
-	for (unsigned k = 0; k < Stray; k++)
-		ids[1 + rnd((uint32_t)nrec - 1)] = wd.n + rnd(5);	/* (both paths skip them) */
+	for (unsigned k = 0; k < Stray; k++) {
+		size_t at = 1 + rnd((uint32_t)nrec - 1);
+
+		/* (both paths skip them; not beside a side exit's record,
+		 * which always follows its block's in a ring: there the two
+		 * paths differ on what a stray id means) */
+		if (ccache_rec_side(ids[at]) < 0 && (at + 1 == nrec || ccache_rec_side(ids[at + 1]) < 0))
+			ids[at] = wd.n + rnd(5);
+	}
 	side_init(a, &wd, plans, ring, period, 0);
 	side_init(b, &wd, plans, ring, period, 1);
 	trace_swc_resume(&a->t, wd.blk[ids[0]].start);
@@ -335,7 +401,7 @@ static long compare(uint64_t seed, uint32_t nb, int profile, size_t nrec, size_t
 			bad = piece;
 			break;
 		}
-		if (i < nrec && stops && rnd(stops) == 0) {
+		if (i < nrec && stops && ccache_rec_side(ids[i]) < 0 && rnd(stops) == 0) {
 			uint64_t pc = wd.blk[ids[i]].start;
 
 			switch (rnd(4)) {
@@ -433,6 +499,18 @@ TEST(plan_kinds)
 	ins[0].kind = DISASM_KIND_JRCXZ;
 	ccache_pkt_plan(&b, &p);
 	CHECK_INT(p.kind, CCACHE_PKT_SLOW);
+	/* a jcc inside the block: planned where it is a side exit's */
+	ins[0].kind = DISASM_KIND_JCC;
+	ccache_insn_set_target(&ins[0], 0x3000);
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_SLOW);
+	b.nside = 1;
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_COND | 1 << CCACHE_PKT_SIDE_SHIFT);
+	CHECK_INT(p.n, 4);
+	b.nside = 2;	/* (the last one a side exit's too: on to its fall-through) */
+	ccache_pkt_plan(&b, &p);
+	CHECK_INT(p.kind, CCACHE_PKT_NONE | 2 << CCACHE_PKT_SIDE_SHIFT);
 }
 
 TEST(same_bytes_mixed)
@@ -463,6 +541,24 @@ TEST(same_bytes_stray_ids)
 	for (uint64_t seed = 400; seed < 404; seed++)
 		CHECK_INT(compare(seed, 120, (int)(seed % 3), 20000, 4096, 64, 20), -1);
 	Stray = 0;
+}
+
+TEST(same_bytes_side_exits)
+{
+	/* blocks that run on past conditional branches: side exits taken
+	 * (their records) or not, TNT packets and PSB+ among their bits,
+	 * pushes on both sides of a PSB+, a side exit last */
+	for (uint64_t seed = 500; seed < 512; seed++) {
+		Sides = 1 + (unsigned)(seed % 4);
+		CHECK_INT(compare(seed, 150, (int)(seed % 3), 60000, 4096, seed % 2 ? 64 : 512, seed % 3 ? 30 : 0), -1);
+	}
+	Stray = 30;
+	for (uint64_t seed = 520; seed < 524; seed++) {
+		Sides = 2;
+		CHECK_INT(compare(seed, 100, (int)(seed % 3), 20000, 4096, 64, 3), -1);
+	}
+	Stray = 0;
+	Sides = 0;
 }
 
 TEST(same_bytes_one_at_a_time)
@@ -518,4 +614,4 @@ TEST(cost)
 }
 
 TEST_MAIN(plan_kinds, same_bytes_mixed, same_bytes_loops, same_bytes_calls, same_bytes_stray_ids,
-	  same_bytes_one_at_a_time, cost)
+	  same_bytes_side_exits, same_bytes_one_at_a_time, cost)

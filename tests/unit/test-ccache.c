@@ -3,8 +3,8 @@
  * instructions and their moved RIP-relative displacements, the exits of
  * conditional branches and their links (near and far), direct calls that
  * push the original return address, indirect transfers through the
- * dispatcher, block ends at stops and at code the cache does not run, and
- * where a cache pc maps back to. */
+ * dispatcher, block ends at stops and at code the cache does not run, side
+ * exits past conditional branches, and where a cache pc maps back to. */
 #include "trace/ccache.h"
 #include "tests/unit/test.h"
 #include "tests/unit/ccache_code.h"
@@ -516,10 +516,65 @@ TEST(ccache_insn_keeps_targets_in_16_bytes)
 	CHECK(!ccache_translatable(&in));
 }
 
+/* With a ring, a block runs on past a conditional branch along its
+ * fall-through: the branch goes to a side exit's stub, which writes the
+ * side exit's record and then leaves through a patchable exit; a branch
+ * back into the block, or to its own fall-through, ends the block. */
+TEST(ccache_side_exits_run_on_past_conditional_branches)
+{
+	struct ccache_env r = Env;
+	struct ccache_block b;
+	uint32_t side = CCACHE_REC_SIDE + 1;
+	int idx;
+
+	r.ring = REGION + CCACHE_CODE_OFF;
+	/* cmp $1,%rax; jne +0x10; cmp $2,%rax; je +0x20; ret */
+	code((const uint8_t[]){ 0x48, 0x83, 0xf8, 0x01, 0x75, 0x10, 0x48, 0x83, 0xf8, 0x02, 0x74, 0x20, 0xc3 }, 13);
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 7, &b), 0);
+	CHECK_INT(b.n, 5);
+	CHECK_INT(b.nside, 2);
+	CHECK_INT(b.nexit, 2);
+	CHECK(b.exit[0].target == ORIG + 6 + 0x10 && b.exit[1].target == ORIG + 12 + 0x20);
+	CHECK(ccache_rec_side(CCACHE_REC_SIDE + 1) == 1 && ccache_rec_side(7) == -1);
+	for (int k = 0; k < 2; k++) {
+		uint32_t j = b.ins[2 * k + 1].coff, stub = j + 6 + (uint32_t)rd32(b.code + j + 2);
+
+		/* jne/je rel32 to the stub, the instruction after it right there */
+		CHECK(b.code[j] == 0x0f && b.code[j + 1] == (k ? 0x84 : 0x85));
+		CHECK_INT(b.ins[2 * k + 2].coff, j + 6);
+		CHECK(stub > b.ins[4].coff && stub < b.exit[k].patch_off);
+		/* the stub's record: movl $CCACHE_REC_SIDE + k,(%rcx) */
+		side = CCACHE_REC_SIDE + (uint32_t)k;
+		CHECK(memmem(b.code + stub, b.exit[k].patch_off - stub, (const uint8_t[]){ 0xc7, 0x01 }, 2) != NULL);
+		CHECK(memmem(b.code + stub, b.exit[k].patch_off - stub, &side, 4) != NULL);
+		/* then its exit, unlinked: to its trap */
+		CHECK_INT((BASE + b.exit[k].patch_off) % 4, 0);
+		CHECK(b.exit[k].end_off + (int64_t)rd32(b.code + b.exit[k].patch_off) == b.exit[k].trap_off);
+		CHECK_INT(ccache_where(&b, BASE + b.exit[k].trap_off + 1, &idx), CCACHE_AT_TRAP);
+		CHECK_INT(idx, k);
+		CHECK_INT(ccache_where(&b, BASE + stub, &idx), CCACHE_INSIDE);
+	}
+	ccache_block_release(&b);
+	/* without a ring (nothing but the block's own record stub may be
+	 * where a full buffer faults): the branch ends the block */
+	CHECK_INT(ccache_translate(&Env, ORIG, BASE, 7, &b), 0);
+	CHECK(b.n == 2 && b.nside == 0 && b.nexit == 2);
+	ccache_block_release(&b);
+	/* cmp; jne back to the block's start; jne to its own fall-through */
+	code((const uint8_t[]){ 0x48, 0x83, 0xf8, 0x01, 0x75, 0xfa }, 6);
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 7, &b), 0);
+	CHECK(b.n == 2 && b.nside == 0 && b.nexit == 2 && b.exit[0].target == ORIG);
+	ccache_block_release(&b);
+	code((const uint8_t[]){ 0x48, 0x83, 0xf8, 0x01, 0x75, 0x00 }, 6);
+	CHECK_INT(ccache_translate(&r, ORIG, BASE, 7, &b), 0);
+	CHECK(b.n == 2 && b.nside == 0 && b.nexit == 2);
+	ccache_block_release(&b);
+}
+
 TEST_MAIN(ccache_record_stub_then_copies_with_moved_rip_operand, ccache_ring_record_stub_keeps_one_register,
 	  ccache_per_thread_slots_through_gs, ccache_where_maps_cache_pcs_back,
 	  ccache_link_near_and_far, ccache_direct_call_pushes_original_return_address,
 	  ccache_indirect_jump_operand_becomes_a_load, ccache_ends_before_stops_and_untranslatable_code,
 	  ccache_loop_and_jrcxz_keep_their_opcode, ccache_dispatcher_looks_up_and_traps_on_a_miss,
 	  ccache_word_and_sse_rip_operands_are_moved, ccache_syscall_runs_in_place_after_a_check,
-	  ccache_insn_keeps_targets_in_16_bytes)
+	  ccache_insn_keeps_targets_in_16_bytes, ccache_side_exits_run_on_past_conditional_branches)
