@@ -25,8 +25,10 @@
  * through everything but:
  * - a signal's delivery: the mask its own first (the handler's frame
  *   saves it, rt_sigreturn puts it back);
- * - a system call that passes the mask on (fork, clone, clone3, vfork,
- *   execve, execveat);
+ * - a system call that passes the mask on (vfork, clone with
+ *   CLONE_VFORK: the child runs untraced); fork, clone, clone3 and exec
+ *   run with it, and it comes off in the new task or image at its first
+ *   stop (new_task_seen);
  * - a system call that may block (it may wait for that very signal): it
  *   is entered with the bit (PTRACE_SYSCALL's entry stop), then the mask
  *   is its own, and a tick interrupts the call as it would untraced;
