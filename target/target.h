@@ -202,6 +202,11 @@ int target_thread_raise(struct target_proc *p, pid_t tid, int sig);
  * stopped: 1 if that changed the mask, 0 if it was so already, -1 on
  * error.  (Every thread recomputes its pending signals as it resumes.) */
 int target_thread_block_signal(struct target_proc *p, pid_t tid, int sig, int block);
+/* Signals (bit n-1 for signal n) ptdb blocks in thread tid's mask, not
+ * the program, as it makes a task (fork, clone, clone3) or execs: the
+ * new task, or the new image, starts with them off, as the thread's own
+ * mask would have them (taken off at its first stop; 0: none). */
+void target_thread_pass_mask(struct target_proc *p, pid_t tid, uint64_t bits);
 /* Thread tid, stopped at a SYSCALL instruction with no breakpoint there,
  * enters the call (PTRACE_SYSCALL): 1, stopped inside it (a resume runs
  * it); 0 when something else stopped it first (its event reported next,

@@ -1,15 +1,20 @@
 /* target/target_detach.c: what a detached process is left with: running,
- * no stop signal pending or in effect, whatever stopped it last. */
+ * no stop signal pending or in effect, whatever stopped it last; a forked
+ * child let go with its own code and mask. */
 #include "target/target_int.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 int target_is_stop_signal(int sig)
 {
@@ -182,4 +187,36 @@ void target_drop_event(struct target_proc *p, pid_t tid)
 
 	if (t)
 		target_ev_remove(t, 0);
+}
+
+/* A child the process forked: waits for its first stop, writes the
+ * original bytes over the breakpoints its copy of the memory holds, and
+ * detaches it, so it runs on as if never traced.  A child that shares the
+ * parent's memory (clone with CLONE_VM) has no copy: the bytes written
+ * would be the parent's, whose breakpoints would be gone for good; it is
+ * let go as it is. */
+void target_release_fork_child(struct target_proc *p, pid_t parent, pid_t child)
+{
+	char path[64];
+	int st, fd;
+
+	while (waitpid(child, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return;
+	if (!WIFSTOPPED(st))
+		return;	/* gone already */
+	target_drop_mask(child, target_find_thread(p, parent)->pass_mask);
+	if (syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0) == 0) {
+		ptrace(PTRACE_DETACH, child, 0, 0);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	for (int i = 0; fd >= 0 && i < p->nbps; i++)
+		if (target_bp_planted(p, p->bps[i].addr) &&
+		    pwrite(fd, &p->bps[i].orig, 1, (off_t)p->bps[i].addr) != 1)
+			break;
+	if (fd >= 0)
+		close(fd);
+	ptrace(PTRACE_DETACH, child, 0, 0);
 }

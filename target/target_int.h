@@ -19,6 +19,11 @@ struct target_thread {
 	/* stopped inside a system call whose result the kernel writes to
 	 * rax only as the thread resumes (target_thread_leave_call) */
 	int in_call;        /* 0, TARGET_IN_EVENT, TARGET_IN_ENTRY */
+	/* signals ptdb blocks in its mask that a task it makes (fork,
+	 * clone) or the image it execs must not inherit
+	 * (target_thread_pass_mask); the new thread's, to take off at its
+	 * first stop */
+	uint64_t pass_mask, drop_mask;
 	/* stops queued, not yet reported, in order (queued[0] first): one
 	 * that raced another's, and those a collector gives back (an
 	 * interrupt and a signal of one thread, taken as it was stepped) */
@@ -88,10 +93,16 @@ struct target_proc {
  * it must survive ptdb being killed, so no EXITKILL. */
 #define TARGET_PTRACE_OPTS_ATTACH (TARGET_PTRACE_OPTS & ~PTRACE_O_EXITKILL)
 
+/* Takes bits off the mask of task tid, in a ptrace-stop (target_proc.c). */
+void target_drop_mask(pid_t tid, uint64_t bits);
+
 /* target_detach.c */
 int target_is_stop_signal(int sig);
 /* SIGCONT to a detached pid that has a stop signal pending or is stopped. */
 void target_leave_running(pid_t pid);
+/* A forked child let go: its first stop taken, its copy of the
+ * breakpoints and ptdb's bits in its mask removed, detached. */
+void target_release_fork_child(struct target_proc *p, pid_t parent, pid_t child);
 
 /* target_thread.c: a thread's queue of stops.  _push appends (-1 when
  * full), _pop takes the first into *st, _remove drops the i-th. */

@@ -527,6 +527,24 @@ int target_thread_block_signal(struct target_proc *p, pid_t tid, int sig, int bl
 	return ptrace(PTRACE_SETSIGMASK, tid, (void *)8, &m) < 0 ? -1 : 1;
 }
 
+void target_thread_pass_mask(struct target_proc *p, pid_t tid, uint64_t bits)
+{
+	struct target_thread *t = target_find_thread(p, tid);
+
+	if (t)
+		t->pass_mask = bits;
+}
+
+void target_drop_mask(pid_t tid, uint64_t bits)
+{
+	uint64_t m;
+
+	if (bits && ptrace(PTRACE_GETSIGMASK, tid, (void *)8, &m) == 0 && (m & bits)) {
+		m &= ~bits;
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)8, &m);
+	}
+}
+
 int target_pending_signal(const struct target_proc *p, pid_t tid)
 {
 	struct target_thread *t = target_find_thread(p, tid);

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/kcmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +97,8 @@ static void after_exec(struct target_proc *p, pid_t tid)
 
 	keep = *t;
 	keep.tid = p->pid;
+	target_drop_mask(p->pid, keep.pass_mask);
+	keep.pass_mask = 0;
 	for (int i = p->nthreads - 1; i >= 0; i--)
 		if (p->threads[i].tid != tid)
 			target_remove_thread(p, p->threads[i].tid);
@@ -107,38 +108,6 @@ static void after_exec(struct target_proc *p, pid_t tid)
 	p->stepover_active = 0;
 	target_open_mem(p);
 }
-
-/* A child the process forked: waits for its first stop, writes the
- * original bytes over the breakpoints its copy of the memory holds, and
- * detaches it, so it runs on as if never traced.  A child that shares the
- * parent's memory (clone with CLONE_VM) has no copy: the bytes written
- * would be the parent's, whose breakpoints would be gone for good; it is
- * let go as it is. */
-static void release_fork_child(struct target_proc *p, pid_t parent, pid_t child)
-{
-	char path[64];
-	int st, fd;
-
-	while (waitpid(child, &st, __WALL) < 0)
-		if (errno != EINTR)
-			return;
-	if (!WIFSTOPPED(st))
-		return;	/* gone already */
-	if (syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0) == 0) {
-		ptrace(PTRACE_DETACH, child, 0, 0);
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	for (int i = 0; fd >= 0 && i < p->nbps; i++)
-		if (target_bp_planted(p, p->bps[i].addr) &&
-		    pwrite(fd, &p->bps[i].orig, 1, (off_t)p->bps[i].addr) != 1)
-			break;
-	if (fd >= 0)
-		close(fd);
-	ptrace(PTRACE_DETACH, child, 0, 0);
-}
-
 
 /* Following the child of a single-threaded parent stopped at its fork
  * event: the parent gets its original bytes back and is detached; the
@@ -153,6 +122,7 @@ static int follow_fork_child(struct target_proc *p, pid_t parent, pid_t child)
 			return -1;
 	if (!WIFSTOPPED(st))
 		return -1;
+	target_drop_mask(child, target_find_thread(p, parent)->pass_mask);
 	/* a breakpoint lifted in the parent for a step-over is missing from
 	 * the child's copy too: planted again there below */
 	int lifted = p->stepover_active && target_find_bp(p, p->stepover_addr);
@@ -248,9 +218,14 @@ static int event_stop(struct target_proc *p, pid_t tid, int ev, struct target_st
 	if (ev == PTRACE_EVENT_CLONE) {
 		unsigned long msg = 0;
 
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg &&
-		    !target_find_thread(p, (pid_t)msg)) {
-			target_add_thread(p, (pid_t)msg)->starting = 1;
+		uint64_t pass = target_find_thread(p, tid)->pass_mask;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg && (t = target_find_thread(p, (pid_t)msg)))
+			target_drop_mask((pid_t)msg, pass);	/* (stopped already) */
+		else if (msg) {
+			t = target_add_thread(p, (pid_t)msg);
+			t->starting = 1;
+			t->drop_mask = pass;
 			if (p->one_by_one)
 				new_thread_stop(p, (pid_t)msg);
 		}
@@ -263,7 +238,7 @@ static int event_stop(struct target_proc *p, pid_t tid, int ev, struct target_st
 			if (p->follow_child && p->nthreads == 1 && tid == p->pid &&
 			    follow_fork_child(p, tid, (pid_t)msg) == 0)
 				return TARGET_EV_NONE;
-			release_fork_child(p, tid, (pid_t)msg);
+			target_release_fork_child(p, tid, (pid_t)msg);
 		}
 		return TARGET_EV_NONE;
 	}
@@ -334,6 +309,8 @@ int target_handle_status(struct target_proc *p, pid_t tid, int status,
 	t->in_call = 0;
 	if (t->starting && p->dr7)
 		target_dr_apply(p, tid);	/* threads do not inherit them */
+	target_drop_mask(tid, t->drop_mask);
+	t->drop_mask = 0;
 	t->starting = 0;
 	sig = WSTOPSIG(status);
 	ev = status >> 16;

@@ -32,6 +32,14 @@
       sender's waits one by one, a minute).  (The cache engine, stepping the thread out of its
       code cache after the first signal's stop, took the second's stop and
       dropped it: one thread carries one signal to its resume.)
+  P16 a fast timer (20 us) ticks in an attached program traced with
+      either engine: once ptdb holds a tick (SIGALRM in the thread's mask),
+      detach at an interrupt, SIGTERM and SIGHUP (its terminal closing) each
+      leave the program running with its own mask, its ticks delivered
+  P17 the same timer while the program forks (fork passes the mask on: the
+      children's masks are their own, and the forks go on, not stalled
+      before the call by each tick) or sleeps (a tick ptdb holds interrupted
+      the call: restarted where it was, not 2 bytes before the cache pc)
 """
 import os
 import re
@@ -583,6 +591,129 @@ def signal_pair(engine, trace):
     results.ok(name)
 
 
+TIMER = os.path.join(PROG, "rel_timer")
+
+
+def timer_vars(pid):
+    """rel_timer's [ticks, rounds, masked]; None once it is gone."""
+    try:
+        with open("/proc/%d/mem" % pid, "rb") as f:
+            out = []
+            for n in ("ticks", "rounds", "masked"):
+                f.seek(func_addr(TIMER, n))
+                out.append(struct.unpack("<Q", f.read(8))[0])
+            return out
+    except OSError:
+        return None
+
+
+def alarm_blocked(pid):
+    """1 if a thread of pid has SIGALRM in its mask (SigBlk), 0 if none,
+    None once gone."""
+    bit = 1 << (signal.SIGALRM - 1)
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/status" % (pid, t)) as f:
+                if any(l.startswith("SigBlk:") and int(l.split()[1], 16) & bit for l in f):
+                    return 1
+    except OSError:
+        return None
+    return 0
+
+
+def timer_goes_on(pid, why, rounds=3):
+    """The timer's ticks and the program's rounds go on (None: gone)."""
+    v0 = timer_vars(pid)
+    if v0 is None or not until(lambda: (timer_vars(pid) or [0, 0])[0] > v0[0] + 50 and
+                               (timer_vars(pid) or [0, 0])[1] >= v0[1] + rounds, 60):
+        why.append("ticks and rounds %s, then %s" % (v0, timer_vars(pid)))
+
+
+def timer_runs_on(pid, why):
+    """After ptdb left: untraced, running, SIGALRM not blocked, ticking."""
+    if not until(lambda: state(pid)[1] == 0 and (state(pid)[0] or "X") not in "tTZX", 10):
+        why.append("process state %r, tracer %d after ptdb left" % state(pid))
+        return
+    # (the kernel blocks it while the handler runs: seen unblocked once)
+    if not until(lambda: alarm_blocked(pid) == 0, 10):
+        why.append("SIGALRM still blocked in the program's mask")
+    timer_goes_on(pid, why, 1)
+
+
+def timer_session(engine, mode):
+    """rel_timer 20 MODE attached and traced with engine, running: (p, s,
+    index past its 'resuming' line or None)."""
+    p = subprocess.Popen([TIMER, "20"] + ([mode] if mode else []), stdout=subprocess.DEVNULL)
+    s = Session()
+    s.send("settings set trace.software.engine " + engine, "attach %d" % p.pid,
+           "thread trace start", "c")
+    return p, s, s.wait_for("Process %d resuming" % p.pid)
+
+
+def timer_held_detach(engine, how):
+    name = "P16 a held tick's mask bit gone after %s (%s engine)" % (how, engine)
+    p, s, at = timer_session(engine, None)
+    why = []
+    # (a tick held: ptdb's bit in the thread's mask)
+    if at is None or not until(lambda: alarm_blocked(p.pid) == 1):
+        why.append("no tick held while traced")
+    elif how == "detach":
+        s.p.send_signal(signal.SIGINT)
+        if s.wait_for("stop reason = signal SIGSTOP", at) is None:
+            why.append("SIGINT did not stop the process")
+        else:
+            s.send("detach")
+            if s.wait_for("Process %d detached" % p.pid, at) is None:
+                why.append("no 'detached' line")
+    else:
+        sig = signal.SIGTERM if how == "SIGTERM" else signal.SIGHUP
+        s.p.send_signal(sig)
+        if s.finish() != 128 + sig:
+            why.append("ptdb's exit status %s" % s.p.returncode)
+    if not why:
+        timer_runs_on(p.pid, why)
+    if s.p.poll() is None:
+        s.send("quit")
+    s.finish()
+    out = s.output()
+    p.kill()
+    p.wait()
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-2000:])
+    results.ok(name)
+
+
+def timer_calls(engine, mode):
+    name = "P17 a 20 us timer while the program %ss (%s engine): it goes on" % (mode, engine)
+    p, s, at = timer_session(engine, mode)
+    why = []
+    if at is None:
+        why.append("no 'resuming' line")
+    else:
+        timer_goes_on(p.pid, why)
+        v = timer_vars(p.pid)
+        if v and v[2]:
+            why.append("%d children with SIGALRM blocked" % v[2])
+        s.p.send_signal(signal.SIGINT)
+        if s.wait_for("stop reason =", at) is None:
+            why.append("SIGINT did not stop the process")
+        s.send("detach")
+        if s.wait_for("Process %d detached" % p.pid, at) is None:
+            why.append("no 'detached' line")
+        else:
+            timer_runs_on(p.pid, why)
+    s.send("quit")
+    s.finish()
+    out = s.output()
+    if "error:" in out:
+        why.append("an error")
+    p.kill()
+    p.wait()
+    if why:
+        return results.fail(name, "\n".join(why) + "\n" + out[-2000:])
+    results.ok(name)
+
+
 def run_all():
     attach_deleted()
     attach_kill9()
@@ -604,6 +735,11 @@ def run_all():
     signal_pair("cache", "thread trace start")
     signal_pair("cache", "process trace start")
     signal_pair("ptrace", "thread trace start")
+    for engine in ("ptrace", "cache"):
+        for how in ("detach", "SIGTERM", "SIGHUP"):
+            timer_held_detach(engine, how)
+        for mode in ("fork", "sleep"):
+            timer_calls(engine, mode)
 
 
 if __name__ == "__main__":

@@ -548,7 +548,7 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	struct user_regs_struct r;
 	struct disasm_insn in;
 	pid_t t = th->tid;
-	int have, sig, rr, engines, vm_child;
+	int have, sig, rr, engines, vm_child, held;
 	struct dbg_swc_call call;
 
 	if (target_get_regs(d->proc, t, &r, err) < 0)
@@ -567,8 +567,18 @@ static int turn(struct dbg_tracee *d, struct trace_swc_thread *th, const struct 
 	have = d->host->insn_at(d->s, r.rip, &in) == 0;
 	if (have)	/* (its code kept: the code as it ran) */
 		dbg_code_pages_insn(d, th, &in, r.rip);
+	held = sig;
 	sig = dbg_swc_pace_timer(d, th, r.rip, sig, have && in.kind == DISASM_KIND_SYSCALL &&
 				 !trace_syscall_returns_at_once(r.rax, r.rsi));
+	/* (a tick held that interrupted a system call: the thread resumes
+	 * without it, and the call restarts; the cache engine, entered past
+	 * the SYSCALL, had the kernel move its pc 2 bytes back into the
+	 * cache: SIGILL) */
+	held = held && !sig ? restart_interrupted(d, t, &r, err) : 0;
+	if (held < 0)
+		return -1;
+	if (held)
+		have = d->host->insn_at(d->s, r.rip, &in) == 0;
 	/* (a held one blocked while th runs: its next ticks do not stop
 	 * it; its mask its own at a delivery, or a call that passes it on) */
 	dbg_swc_timer_mask(d, th, sig, have ? &in : NULL, &r);

@@ -25,8 +25,10 @@
  * through everything but:
  * - a signal's delivery: the mask its own first (the handler's frame
  *   saves it, rt_sigreturn puts it back);
- * - a system call that passes the mask on (fork, clone, clone3, vfork,
- *   execve, execveat);
+ * - a system call that passes the mask on (vfork, clone with
+ *   CLONE_VFORK: the child runs untraced); fork, clone, clone3 and exec
+ *   run with it, and it comes off in the new task or image at its first
+ *   stop (new_task_seen);
  * - a system call that may block (it may wait for that very signal): it
  *   is entered with the bit (PTRACE_SYSCALL's entry stop), then the mask
  *   is its own, and a tick interrupts the call as it would untraced;
@@ -45,6 +47,7 @@
 #include "core/collectors/dbg_swc_int.h"
 #include "trace/swc.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -111,6 +114,26 @@ static int passes_mask(uint64_t nr)
 	       nr == SYS_execveat;
 }
 
+/* Of those, the ones whose new task (fork's, clone's but CLONE_VFORK's:
+ * traced from its first stop) or new image (exec's event) ptdb sees
+ * before it runs: ptdb's bit stays on through the call and comes off
+ * there (target_thread_pass_mask).  Off before the call, a tick faster
+ * than a stop was pending again as the thread resumed and stopped it
+ * before the call, every time, and fork and clone start over for a
+ * signal pending as they begin: the call never ran, one handler run per
+ * TIMER_STARVE_NS.  (vfork's child runs untraced: its mask is its own
+ * from the start, so the bit comes off before.) */
+static int new_task_seen(struct dbg_tracee *d, const struct user_regs_struct *r)
+{
+	uint64_t fl = r->rdi;
+
+	if (r->rax == SYS_fork || r->rax == SYS_execve || r->rax == SYS_execveat)
+		return 1;
+	if (r->rax == SYS_clone3 && target_read_mem(d->proc, r->rdi, &fl, 8, NULL) < 0)
+		return 0;
+	return (r->rax == SYS_clone || r->rax == SYS_clone3) && !(fl & (CLONE_VFORK | CLONE_UNTRACED));
+}
+
 static void set_mask(struct dbg_tracee *d, struct trace_swc_thread *th, int want)
 {
 	struct dbg_swc_thread *s = &dbg_traced(th)->sw;
@@ -127,10 +150,14 @@ static void set_mask(struct dbg_tracee *d, struct trace_swc_thread *th, int want
 void dbg_swc_timer_mask(struct dbg_tracee *d, struct trace_swc_thread *th, int sig, const struct disasm_insn *in,
 			const struct user_regs_struct *r)
 {
-	int own = !sig && in && in->kind != DISASM_KIND_INT &&
-		  !(in->kind == DISASM_KIND_SYSCALL && passes_mask(r->rax));
+	int passes = in && in->kind == DISASM_KIND_SYSCALL && passes_mask(r->rax);
+	int seen = passes && !sig && new_task_seen(d, r);
+	int own = !sig && in && in->kind != DISASM_KIND_INT && (!passes || seen), m;
 
 	set_mask(d, th, own ? dbg_traced(th)->sw.timer_held : 0);
+	m = dbg_traced(th)->sw.timer_masked;
+	if (passes)
+		target_thread_pass_mask(d->proc, th->tid, seen && m ? 1ull << (m - 1) : 0);
 }
 
 void dbg_swc_timer_call(struct dbg_tracee *d, struct trace_swc_thread *th, const struct disasm_insn *in,
@@ -177,14 +204,18 @@ void dbg_swc_timer_called(struct dbg_tracee *d, struct trace_swc_thread *th, con
 
 int dbg_swc_timer_park(struct dbg_tracee *d, struct trace_swc_thread *th)
 {
-	int in;
+	struct user_regs_struct r;
+	int in, keep;
 
 	if (!dbg_traced(th)->sw.timer_masked)
 		return 1;
+	/* (fork, exec: ptdb's bit kept through them, see new_task_seen) */
+	keep = target_get_regs(d->proc, th->tid, &r, NULL) == 0 && passes_mask(r.rax) && new_task_seen(d, &r);
 	/* (entered with the signal blocked, the next tick cannot stop it
 	 * before; inside, the call may wait for it) */
 	in = target_thread_enter_call(d->proc, th->tid);
-	set_mask(d, th, 0);
+	if (!keep)
+		set_mask(d, th, 0);
 	return in;
 }
 

@@ -145,7 +145,7 @@ def traced_rss(setup, env, multi, cpus):
 
 
 def traced(setup, env, multi, until_exit, cpus):
-    argv = ["/usr/bin/time", "-f", "RSS %M", PTDB, "-b", "-o", "settings set trace.software.engine cache"]
+    argv = [PTDB, "-b", "-o", "settings set trace.software.engine cache"]
     for c in setup:
         argv += ["-o", c]
     argv += ["-o", ("process trace start -s " + BUF) if multi else ("thread trace start -s " + BUF),
