@@ -82,16 +82,8 @@ def attached_sigint(name, mode, traced):
         why.append("no 'resuming' line")
     elif mode == "block" and not until(lambda: blocked(p.pid)):
         why.append("the thread never got back into read")
-    else:
-        s.p.send_signal(signal.SIGINT)
-        if s.wait_for("stop reason = signal SIGSTOP", at) is None:
-            why.append("SIGINT did not stop the process")
-        else:
-            s.send("detach")
-            if s.wait_for("Process %d detached" % p.pid, at) is None:
-                why.append("no 'detached' line")
-            else:
-                runs_on(p.pid, why)
+    elif s.interrupt_detach(p.pid, why, at):
+        runs_on(p.pid, why)
     s.send("quit")
     if s.finish() is None:
         why.append("ptdb did not quit")

@@ -658,13 +658,7 @@ def timer_held_detach(engine, how):
     if at is None or not until(lambda: alarm_blocked(p.pid) == 1):
         why.append("no tick held while traced")
     elif how == "detach":
-        s.p.send_signal(signal.SIGINT)
-        if s.wait_for("stop reason = signal SIGSTOP", at) is None:
-            why.append("SIGINT did not stop the process")
-        else:
-            s.send("detach")
-            if s.wait_for("Process %d detached" % p.pid, at) is None:
-                why.append("no 'detached' line")
+        s.interrupt_detach(p.pid, why, at)
     else:
         sig = signal.SIGTERM if how == "SIGTERM" else signal.SIGHUP
         s.p.send_signal(sig)
@@ -694,13 +688,7 @@ def timer_calls(engine, mode):
         v = timer_vars(p.pid)
         if v and v[2]:
             why.append("%d children with SIGALRM blocked" % v[2])
-        s.p.send_signal(signal.SIGINT)
-        if s.wait_for("stop reason =", at) is None:
-            why.append("SIGINT did not stop the process")
-        s.send("detach")
-        if s.wait_for("Process %d detached" % p.pid, at) is None:
-            why.append("no 'detached' line")
-        else:
+        if s.interrupt_detach(p.pid, why, at, stop="stop reason ="):
             timer_runs_on(p.pid, why)
     s.send("quit")
     s.finish()

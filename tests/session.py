@@ -2,6 +2,7 @@
 until() polls a condition, Session runs ptdb on pipes and waits for lines of
 its output.  The deadlines only turn a hang into a failure."""
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -80,6 +81,19 @@ class Session:
                 if self.eof or left <= 0:
                     return None
                 self.cv.wait(left)
+
+    def interrupt_detach(self, pid, why, start=0, stop="stop reason = signal SIGSTOP"):
+        """Ctrl-C (SIGINT to ptdb) until the stop line, then `detach` until
+        its line: True, else False with what did not happen added to why."""
+        self.p.send_signal(signal.SIGINT)
+        if self.wait_for(stop, start) is None:
+            why.append("SIGINT did not stop the process")
+            return False
+        self.send("detach")
+        if self.wait_for("Process %d detached" % pid, start) is None:
+            why.append("no 'detached' line")
+            return False
+        return True
 
     def output(self):
         with self.cv:
