@@ -355,13 +355,13 @@ static void on_trap(int sig, siginfo_t *si, void *uc_)
 	uc->uc_mcontext.gregs[REG_RIP] = (greg_t) * (uint64_t *)(Reg + CCACHE_SLOT_RRET);
 }
 
-static void trapped_as(int gs)
+/* A ring that traps when the head meets its limit, set up for gs (the
+ * layout setup_as made), with no trap counted yet and on_trap installed
+ * for SIGTRAP (the handler before it in *old). */
+static void trapping(int gs, struct sigaction *old)
 {
-	enum { RUNS = 10 * SLOTS + 5 };
-	struct sigaction sa, old;
-	int kept = 1;
+	struct sigaction sa;
 
-	CHECK_INT(setup_as(gs), 0);
 	if (gs)
 		gs_base(at(0));
 	ring_reset(CCACHE_RING_TRAP);
@@ -369,7 +369,17 @@ static void trapped_as(int gs)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_trap;
 	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGTRAP, &sa, &old);
+	sigaction(SIGTRAP, &sa, old);
+}
+
+static void trapped_as(int gs)
+{
+	enum { RUNS = 10 * SLOTS + 5 };
+	struct sigaction old;
+	int kept = 1;
+
+	CHECK_INT(setup_as(gs), 0);
+	trapping(gs, &old);
 	for (int i = 0; i < RUNS; i++) {
 		struct regs r = run_block(i % NBLK);
 
@@ -412,19 +422,12 @@ TEST(ccache_ring_trapped_with_the_ring_in_the_slot_page)
 static void wraps_as(int gs)
 {
 	enum { Q = CCACHE_RING_ALIGN / 4 };
-	struct sigaction sa, old;
+	struct sigaction old;
 	int kept = 1, n = 0;
 	long traps[4];
 
 	CHECK_INT(setup_as(gs), 0);
-	if (gs)
-		gs_base(at(0));
-	ring_reset(CCACHE_RING_TRAP);
-	Traps = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_trap;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGTRAP, &sa, &old);
+	trapping(gs, &old);
 	for (int q = 0; q < 4; q++) {
 		for (int i = 0; i < (q ? Q : 3 * Q); i++, n++) {
 			struct regs r = run_block(n % NBLK);
